@@ -1,0 +1,107 @@
+package rocketmq
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// BrokerRuntimeInfo is a broker's runtime table (GET_BROKER_RUNTIME_INFO):
+// version, throughput, disk use, thread-pool queues. Every value is a string
+// as the broker formats it; the methods parse the common ones.
+type BrokerRuntimeInfo struct {
+	Table map[string]string `json:"table"`
+}
+
+// BrokerRuntimeInfo returns the runtime table of the broker at addr, and
+// records its version for BrokerVersion.
+func (c *Client) BrokerRuntimeInfo(ctx context.Context, addr string) (*BrokerRuntimeInfo, error) {
+	resp, err := c.call(ctx, addr, CodeGetBrokerRuntimeInfo, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("runtime info of broker %s: %w", addr, err)
+	}
+	var info BrokerRuntimeInfo
+	if err := decodeBody(resp.Body, &info); err != nil {
+		return nil, fmt.Errorf("runtime info of broker %s: %w", addr, err)
+	}
+	if v := info.Version(); v.Ordinal > 0 || v.Name != "" {
+		if v.Ordinal == 0 {
+			v.Ordinal = resp.Version
+		}
+		c.setVersion(addr, v)
+	}
+	return &info, nil
+}
+
+// Version returns the broker's version from brokerVersionDesc ("V5_3_3")
+// and brokerVersion (the ordinal).
+func (r *BrokerRuntimeInfo) Version() BrokerVersion {
+	v := BrokerVersion{Name: r.Table["brokerVersionDesc"]}
+	v.Ordinal, _ = strconv.Atoi(r.Table["brokerVersion"])
+	return v
+}
+
+// Float parses a numeric entry; for the tps entries, which hold three
+// space-separated rates (over about 10 s, 1 min and 10 min), it returns the
+// first.
+func (r *BrokerRuntimeInfo) Float(key string) (float64, bool) {
+	s, ok := r.Table[key]
+	if !ok {
+		return 0, false
+	}
+	if f := strings.Fields(s); len(f) > 0 {
+		s = f[0]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// PutTps returns the broker's message put rate (messages/s, ~10 s window).
+func (r *BrokerRuntimeInfo) PutTps() float64 { v, _ := r.Float("putTps"); return v }
+
+// GetTransferredTps returns the rate of messages handed to consumers
+// (messages/s, ~10 s window). 4.9.x spells the key getTransferedTps.
+func (r *BrokerRuntimeInfo) GetTransferredTps() float64 {
+	if v, ok := r.Float("getTransferredTps"); ok {
+		return v
+	}
+	v, _ := r.Float("getTransferedTps")
+	return v
+}
+
+// CommitLogDiskRatio returns how full the commit-log disk is, 0..1.
+func (r *BrokerRuntimeInfo) CommitLogDiskRatio() (float64, bool) {
+	return r.Float("commitLogDiskRatio")
+}
+
+// Connection is one client connected to a broker.
+type Connection struct {
+	ClientID   string `json:"clientId"`
+	ClientAddr string `json:"clientAddr"`
+	Language   string `json:"language"` // JAVA, GO, CPP, ...
+	// Version is the client's MQVersion ordinal (a Go client reports 317).
+	Version int `json:"version"`
+}
+
+// ProducerConnections lists the producers of a producer group that send
+// heartbeats to the broker at addr. A group with none answers an error
+// matching ErrProducerNotOnline.
+func (c *Client) ProducerConnections(ctx context.Context, addr, producerGroup string) ([]Connection, error) {
+	resp, err := c.call(ctx, addr, CodeGetProducerConnectionList, map[string]string{"producerGroup": producerGroup}, nil)
+	if err != nil {
+		markKind(err, CodeSystemError, ErrProducerNotOnline)
+		return nil, fmt.Errorf("producer connections of %q on %s: %w", producerGroup, addr, err)
+	}
+	var pc struct {
+		ConnectionSet []Connection `json:"connectionSet"`
+	}
+	if err := decodeBody(resp.Body, &pc); err != nil {
+		return nil, fmt.Errorf("producer connections of %q on %s: %w", producerGroup, addr, err)
+	}
+	sortConnections(pc.ConnectionSet)
+	return pc.ConnectionSet, nil
+}
