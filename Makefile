@@ -1,0 +1,75 @@
+# rmqconsole — the two commands that matter are `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+RMQ_VERSION ?= 5.3.3
+export RMQ_VERSION
+RMQDEV := $(GO) run ./dev/cmd/rmqdev
+VENDOR_SRC := static/vendor-src
+VENDOR := static/vendor
+
+.PHONY: run build test test-unit lint generate check-generated bench vendor rocketmq-up rocketmq-down rocketmq-fetch
+
+build:
+	$(GO) build -o bin/rmqconsole .
+
+# Without RMQC_NAMESRV, start a local RocketMQ (and demo traffic) and the console against it;
+# with it, just the console. Ctrl-C stops everything that was started here.
+run: build
+ifeq ($(strip $(RMQC_NAMESRV)),)
+	$(RMQDEV) run $(if $(wildcard dev/demo/go.mod),--also "$(GO) run -C dev/demo .") -- ./bin/rmqconsole
+else
+	./bin/rmqconsole
+endif
+
+generate:
+	$(GO) tool templ generate
+
+# Generated templ code is committed; this fails when it is stale or unformatted.
+check-generated:
+	$(GO) tool templ generate
+	git diff --exit-code -- '*_templ.go'
+	$(GO) tool templ fmt -fail .
+
+lint:
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+# Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
+# One shared cluster serves every test package (RMQC_TEST_NAMESRV); it is stopped afterwards.
+test: lint check-generated
+	@set -o pipefail; \
+	started=0; \
+	if [ -z "$$RMQC_TEST_NAMESRV" ]; then \
+	  $(RMQDEV) up && started=1; \
+	  export RMQC_TEST_NAMESRV=127.0.0.1:19876; \
+	fi; \
+	$(GO) test -race -count=1 -timeout 25m ./... ; rc=$$?; \
+	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
+	exit $$rc
+
+test-unit:
+	$(GO) test -count=1 -short ./...
+
+bench:
+	@./dev/bench.sh
+
+rocketmq-fetch:
+	$(RMQDEV) fetch
+
+rocketmq-up:
+	$(RMQDEV) up
+
+rocketmq-down:
+	$(RMQDEV) down
+
+# Refresh the vendored front-end libraries (needs npm; building and testing never do).
+vendor:
+	cd $(VENDOR_SRC) && npm ci --ignore-scripts --no-audit --no-fund
+	cp $(VENDOR_SRC)/node_modules/htmx.org/dist/htmx.min.js $(VENDOR)/htmx.min.js
+	cp $(VENDOR_SRC)/node_modules/htmx-ext-ws/dist/ws.min.js $(VENDOR)/htmx-ext-ws.min.js
+	cp $(VENDOR_SRC)/node_modules/uplot/dist/uPlot.iife.min.js $(VENDOR)/uPlot.iife.min.js
+	cp $(VENDOR_SRC)/node_modules/uplot/dist/uPlot.min.css $(VENDOR)/uPlot.min.css
+	cp $(VENDOR_SRC)/node_modules/@picocss/pico/css/pico.min.css $(VENDOR)/pico.min.css
+	cd $(VENDOR) && sha256sum *.js *.css > SHA256SUMS
+	rm -rf $(VENDOR_SRC)/node_modules

@@ -1,0 +1,205 @@
+// Package cluster builds the cluster overview: which NameServers answer, the brokers with
+// their role, version, traffic and disk, and how many topics and groups there are.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// Admin is what the overview needs from RocketMQ.
+type Admin interface {
+	NameServers() []string
+	PingNameServer(ctx context.Context, addr string) error
+	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
+	TopicList(ctx context.Context) ([]string, error)
+	BrokerRuntimeInfo(ctx context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error)
+}
+
+// Overview is the state of the cluster at CheckedAt.
+type Overview struct {
+	NameServers []NameServer `json:"nameServers"`
+	Brokers     []Broker     `json:"brokers"`
+	// Clusters maps cluster name to its broker names.
+	Clusters map[string][]string `json:"clusters"`
+	// Topics counts user topics (not retry, DLQ or system topics); -1 when unknown.
+	Topics int `json:"topics"`
+	// SystemTopics counts the rest.
+	SystemTopics int `json:"systemTopics"`
+	// Errors names what could not be read, as sentences.
+	Errors    []string  `json:"errors,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+}
+
+// NameServer is one configured NameServer and whether it answered.
+type NameServer struct {
+	Addr    string        `json:"addr"`
+	OK      bool          `json:"ok"`
+	Latency time.Duration `json:"latencyNs"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// Broker is one broker process (one address of a broker group).
+type Broker struct {
+	Cluster string `json:"cluster"`
+	Name    string `json:"brokerName"`
+	ID      int64  `json:"brokerId"`
+	Addr    string `json:"addr"`
+	// Role is "master" for broker id 0, else "slave".
+	Role    string `json:"role"`
+	Version string `json:"version,omitempty"`
+	// PutTPS and GetTPS are messages per second over the last minute, as the broker counts.
+	PutTPS float64 `json:"putTps"`
+	GetTPS float64 `json:"getTps"`
+	// DiskRatio is the used share of the commit log's disk, 0..1.
+	DiskRatio float64 `json:"diskRatio"`
+	// Error says why the runtime info could not be read (the broker row still shows).
+	Error string `json:"error,omitempty"`
+}
+
+// Read gathers the overview; every part that fails is named in Errors and the rest is
+// still returned. It returns an error only when nothing at all could be read.
+func Read(ctx context.Context, a Admin) (*Overview, error) {
+	ov := &Overview{CheckedAt: time.Now(), Topics: -1}
+	var wg sync.WaitGroup
+
+	ov.NameServers = make([]NameServer, len(a.NameServers()))
+	for i, addr := range a.NameServers() {
+		wg.Go(func() {
+			start := time.Now()
+			err := a.PingNameServer(ctx, addr)
+			ns := NameServer{Addr: addr, OK: err == nil, Latency: time.Since(start)}
+			if err != nil {
+				ns.Error = err.Error()
+			}
+			ov.NameServers[i] = ns
+		})
+	}
+	var topics []string
+	var topicsErr error
+	wg.Go(func() { topics, topicsErr = a.TopicList(ctx) })
+	info, err := a.ClusterInfo(ctx)
+	if err != nil {
+		wg.Wait()
+		ov.Errors = append(ov.Errors, "Cluster info: "+err.Error())
+		if topicsErr != nil {
+			ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
+		}
+		if !anyNameServerOK(ov) {
+			return ov, errors.New("no NameServer answered: " + err.Error())
+		}
+		return ov, nil
+	}
+	ov.Clusters = info.Clusters
+	clusterOf := map[string]string{}
+	for cl, names := range info.Clusters {
+		for _, n := range names {
+			clusterOf[n] = cl
+		}
+	}
+	for _, name := range info.BrokerNames() {
+		bd := info.Brokers[name]
+		for id, addr := range bd.Addrs {
+			b := Broker{Cluster: clusterOf[name], Name: name, ID: id, Addr: addr, Role: "slave"}
+			if b.Cluster == "" {
+				b.Cluster = bd.Cluster
+			}
+			if id == 0 {
+				b.Role = "master"
+			}
+			ov.Brokers = append(ov.Brokers, b)
+		}
+	}
+	for i := range ov.Brokers {
+		wg.Go(func() {
+			b := &ov.Brokers[i]
+			rt, err := a.BrokerRuntimeInfo(ctx, b.Addr)
+			if err != nil {
+				b.Error = err.Error()
+				return
+			}
+			b.Version = rt.Table["brokerVersionDesc"]
+			b.PutTPS = firstFloat(rt.Table["putTps"])
+			b.GetTPS = firstFloat(rt.Table["getTransferredTps"])
+			b.DiskRatio = firstFloat(rt.Table["commitLogDiskRatio"])
+		})
+	}
+	wg.Wait()
+	if topicsErr != nil {
+		ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
+	} else {
+		ov.countTopics(topics, info)
+	}
+	sort.Slice(ov.Brokers, func(i, j int) bool {
+		x, y := ov.Brokers[i], ov.Brokers[j]
+		if x.Cluster != y.Cluster {
+			return x.Cluster < y.Cluster
+		}
+		if x.Name != y.Name {
+			return x.Name < y.Name
+		}
+		return x.ID < y.ID
+	})
+	return ov, nil
+}
+
+// countTopics splits topics into the applications' and RocketMQ's own; the broker creates
+// a topic named after each cluster and each broker, which count as system topics too.
+func (ov *Overview) countTopics(topics []string, info *rocketmq.ClusterInfo) {
+	ov.Topics = 0
+	for _, t := range topics {
+		_, isBroker := info.Brokers[t]
+		_, isCluster := info.Clusters[t]
+		if IsSystemTopic(t) || isBroker || isCluster {
+			ov.SystemTopics++
+		} else {
+			ov.Topics++
+		}
+	}
+}
+
+func anyNameServerOK(ov *Overview) bool {
+	for _, ns := range ov.NameServers {
+		if ns.OK {
+			return true
+		}
+	}
+	return false
+}
+
+// firstFloat reads the first number of a runtime-info value; TPS values come as
+// "10s 60s 600s" triples ("12.5 11.0 9.8"), and the minute figure is the second.
+func firstFloat(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return 0
+	}
+	pick := f[0]
+	if len(f) >= 2 {
+		pick = f[1]
+	}
+	v, _ := strconv.ParseFloat(pick, 64)
+	return v
+}
+
+// IsSystemTopic reports whether a topic is RocketMQ's own (retry, dead-letter, schedule,
+// trace, cluster and broker topics...) rather than an application's.
+func IsSystemTopic(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "%RETRY%"), strings.HasPrefix(t, "%DLQ%"), strings.HasPrefix(t, "%SYS%"),
+		strings.HasPrefix(t, "rmq_sys_"), strings.HasPrefix(t, "RMQ_SYS_"),
+		strings.HasPrefix(t, "SCHEDULE_TOPIC_"), strings.HasPrefix(t, "TRANS_"),
+		strings.HasPrefix(t, "RMQ_SYS_TRANS_"), strings.HasPrefix(t, "OFFSET_MOVED_EVENT"),
+		t == "TBW102", t == "SELF_TEST_TOPIC", t == "BenchmarkTest", t == "DefaultCluster",
+		t == "RMQ_SYS_TRACE_TOPIC", strings.HasSuffix(t, "_REPLY_TOPIC"):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/views"
+)
+
+// Home is the cluster overview: / and GET /api/v1/cluster.
+type Home struct {
+	*Env
+	// Overview reads the cluster; nil when no NameServer is configured.
+	Overview func(ctx context.Context) (*cluster.Overview, error)
+}
+
+// Show renders the overview page. A broker that does not answer is shown as such; the
+// page still renders.
+func (h *Home) Show(c *gin.Context) {
+	vm := views.HomeVM{Configured: h.Overview != nil}
+	if h.Overview != nil {
+		ov, err := h.Overview(c.Request.Context())
+		if ov != nil {
+			vm = homeVM(ov)
+		}
+		if err != nil && ov == nil {
+			vm.Errors = append(vm.Errors, err.Error())
+		}
+	}
+	h.render(c, http.StatusOK, h.page(c, "Overview", "home"), views.HomePage(vm))
+}
+
+// API answers GET /api/v1/cluster.
+func (h *Home) API(c *gin.Context) {
+	if h.Overview == nil {
+		h.Fail(c, &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+			Message: "No NameServer is configured. Set RMQC_NAMESRV."})
+		return
+	}
+	ov, err := h.Overview(c.Request.Context())
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, ov)
+}
+
+func homeVM(ov *cluster.Overview) views.HomeVM {
+	vm := views.HomeVM{
+		Configured: true,
+		Topics:     ov.Topics,
+		SysTopics:  ov.SystemTopics,
+		Errors:     ov.Errors,
+		CheckedAt:  views.TimeUTC(ov.CheckedAt),
+	}
+	for _, ns := range ov.NameServers {
+		vm.NameServers = append(vm.NameServers, views.NameServerRow{
+			Addr: ns.Addr, OK: ns.OK, Error: ns.Error, Latency: ns.Latency.Round(100 * time.Microsecond).String(),
+		})
+	}
+	for _, b := range ov.Brokers {
+		vm.Brokers = append(vm.Brokers, views.BrokerRow{
+			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: b.Version,
+			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
+			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error,
+		})
+	}
+	return vm
+}

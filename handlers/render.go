@@ -1,0 +1,129 @@
+// Package handlers holds the console's HTTP handlers, one file per page or action. Each
+// handler parses and validates its input, calls one service, builds a view model and
+// renders it — as HTML for pages and as JSON under /api/v1.
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/views"
+)
+
+// Env is what every handler may use: the logger, the page chrome and whether the
+// request wants only a fragment (htmx).
+type Env struct {
+	Log *slog.Logger
+	// Warning is shown on every page (e.g. auth disabled on a public address).
+	Warning string
+	// User returns the signed-in user's name for the page header ("" when none).
+	User func(*gin.Context) string
+}
+
+// page returns the chrome of a page for this request.
+func (e *Env) page(c *gin.Context, title, nav string) views.Page {
+	p := views.Page{Title: title, Nav: nav, Warning: e.Warning}
+	if e.User != nil {
+		p.User = e.User(c)
+	}
+	return p
+}
+
+// render writes a full page: layout around body. It renders into a buffer first, so a
+// failing component never leaves half a page on the wire.
+func (e *Env) render(c *gin.Context, status int, p views.Page, body templ.Component) {
+	e.renderComponent(c, status, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return views.Layout(p).Render(templ.WithChildren(ctx, body), w)
+	}))
+}
+
+// renderFragment writes only body: for htmx requests that swap part of a page.
+func (e *Env) renderFragment(c *gin.Context, status int, body templ.Component) {
+	e.renderComponent(c, status, body)
+}
+
+// renderPageOrFragment answers htmx requests with the fragment and others with the page.
+func (e *Env) renderPageOrFragment(c *gin.Context, status int, p views.Page, body templ.Component) {
+	if isHTMX(c) {
+		e.renderFragment(c, status, body)
+		return
+	}
+	e.render(c, status, p, body)
+}
+
+func (e *Env) renderComponent(c *gin.Context, status int, comp templ.Component) {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request.Context(), &buf); err != nil {
+		e.Log.Error("render page", "path", c.Request.URL.Path, "err", err)
+		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8",
+			[]byte("The page could not be rendered. The console logged the details.\n"))
+		return
+	}
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+func isHTMX(c *gin.Context) bool { return c.GetHeader("HX-Request") == "true" }
+
+// isAPI reports whether the request is for the JSON API.
+func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
+
+// APIError is the JSON body of every API error.
+type APIError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+// Fail answers an error in the form the request wants: JSON for the API, a page otherwise.
+// The status and code come from the error (see errorStatus).
+func (e *Env) Fail(c *gin.Context, err error) {
+	status, code := errorStatus(err)
+	if status >= 500 {
+		e.Log.Error("request failed", "path", c.Request.URL.Path, "err", err)
+	}
+	msg := err.Error()
+	var ue *UserError
+	if errors.As(err, &ue) {
+		msg = ue.Message
+	}
+	if isAPI(c) {
+		c.JSON(status, APIError{Error: msg, Code: code})
+		return
+	}
+	e.render(c, status, e.page(c, http.StatusText(status), ""), views.ErrorPage(status, msg))
+}
+
+// NotFound answers routes that do not exist.
+func (e *Env) NotFound(c *gin.Context) {
+	e.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found",
+		Message: "There is no page at " + c.Request.URL.Path + ". Use the navigation above."})
+}
+
+// UserError is an error meant to be shown as it is: a sentence with the next step.
+type UserError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *UserError) Error() string { return e.Message }
+
+// errorStatus maps an error to its HTTP status and API code, in one table.
+func errorStatus(err error) (int, string) {
+	var ue *UserError
+	switch {
+	case errors.As(err, &ue):
+		return ue.Status, ue.Code
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "broker_timeout"
+	default:
+		return http.StatusBadGateway, "broker_error"
+	}
+}

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything the console is told at start-up, from flags and RMQC_* variables.
+// A flag wins over its variable; the variable wins over the default.
+type Config struct {
+	NameServers []string
+	Listen      string
+	DataDir     string
+	DB          string
+	Timeout     time.Duration
+	LogLevel    slog.Level
+	LogFormat   string
+	// NoAuth allows listening on a non-loopback address without users. Every page then
+	// carries a warning banner.
+	NoAuth bool
+}
+
+// setting describes one configuration entry; the same table drives parsing, defaults,
+// validation and --help.
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
+	{"listen", "RMQC_LISTEN", "127.0.0.1:8090", "address the console listens on"},
+	{"data-dir", "RMQC_DATA_DIR", "./data", "directory for the console's files"},
+	{"db", "RMQC_DB", "", "SQLite file (default $RMQC_DATA_DIR/rmqconsole.db)"},
+	{"timeout", "RMQC_TIMEOUT", "5s", "deadline of one broker call (Go duration, e.g. 5s)"},
+	{"log-level", "RMQC_LOG_LEVEL", "info", "log level: debug, info, warn, error"},
+	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},
+	{"no-auth", "RMQC_NO_AUTH", "false", "serve without sign-in even on a non-loopback address (a warning banner shows on every page)"},
+}
+
+// ConfigError names the setting that is wrong; start-up prints it as one line.
+type ConfigError struct {
+	Setting string // the flag name
+	Env     string
+	Value   string
+	Reason  string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("invalid --%s (%s) %q: %s", e.Setting, e.Env, e.Value, e.Reason)
+}
+
+// errHelp is returned when --help was asked for; usage has been printed.
+var errHelp = flag.ErrHelp
+
+// ParseConfig reads flags from args and variables from getenv.
+func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet("rmqconsole", flag.ContinueOnError)
+	fs.SetOutput(out)
+	values := map[string]*string{}
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		values[s.flag] = fs.String(s.flag, def, s.usage+" [$"+s.env+"]")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(out, "rmqconsole — a web console for Apache RocketMQ\n\nUsage: rmqconsole [flags]\n\nEvery flag can also be set by the environment variable in brackets.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see rmqconsole --help)", fs.Arg(0))
+	}
+	get := func(name string) string { return strings.TrimSpace(*values[name]) }
+	bad := func(name, reason string) error {
+		for _, s := range settings {
+			if s.flag == name {
+				return &ConfigError{Setting: name, Env: s.env, Value: get(name), Reason: reason}
+			}
+		}
+		panic("unknown setting " + name)
+	}
+
+	c := &Config{DataDir: get("data-dir"), DB: get("db"), LogFormat: get("log-format")}
+	var err error
+	if c.NameServers, err = ParseNameServers(get("namesrv")); err != nil {
+		return nil, bad("namesrv", err.Error())
+	}
+	c.Listen = get("listen")
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
+		return nil, bad("listen", "want host:port, e.g. 127.0.0.1:8090")
+	}
+	if c.DataDir == "" {
+		return nil, bad("data-dir", "must not be empty")
+	}
+	if c.DB == "" {
+		c.DB = filepath.Join(c.DataDir, "rmqconsole.db")
+	}
+	if c.Timeout, err = time.ParseDuration(get("timeout")); err != nil || c.Timeout <= 0 {
+		return nil, bad("timeout", "want a positive duration such as 5s or 1500ms")
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("log-level"))); err != nil {
+		return nil, bad("log-level", "want debug, info, warn or error")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return nil, bad("log-format", "want text or json")
+	}
+	if c.NoAuth, err = strconv.ParseBool(get("no-auth")); err != nil {
+		return nil, bad("no-auth", "want true or false")
+	}
+	return c, nil
+}
+
+// ParseNameServers splits a RocketMQ-style ';'-separated NameServer list and checks each
+// entry is host:port. An empty list is allowed (no cluster configured).
+func ParseNameServers(s string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		host, port, err := net.SplitHostPort(part)
+		if err != nil || host == "" || port == "" {
+			return nil, fmt.Errorf("%q is not host:port (separate several with ';', e.g. 10.0.0.1:9876;10.0.0.2:9876)", part)
+		}
+		out = append(out, part)
+	}
+	return out, nil
+}
+
+// newLogger builds the process logger from the configuration.
+func newLogger(c *Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// isHelp reports whether err means usage was printed on request.
+func isHelp(err error) bool { return errors.Is(err, errHelp) }

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/handlers"
+	"rmqconsole/rocketmq"
+	"rmqconsole/static"
+)
+
+// routes is the console's one route table.
+func (a *App) routes() http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(recovery(a.log), requestLog(a.log), securityHeaders())
+
+	env := &handlers.Env{Log: a.log, Warning: a.warning}
+	health := &handlers.Health{DB: a.store}
+	if a.rmq != nil {
+		health.NameServer = nameServerPinger{a.rmq}
+	}
+	home := &handlers.Home{Env: env, Overview: a.overview()}
+
+	r.GET("/healthz", health.Live)
+	r.GET("/readyz", health.Ready)
+	r.GET(static.Prefix+"*path", gin.WrapH(static.Handler()))
+
+	r.GET("/", home.Show)
+	r.GET("/api/v1/cluster", home.API)
+
+	r.NoRoute(env.NotFound)
+	r.NoMethod(func(c *gin.Context) {
+		env.Fail(c, &handlers.UserError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+			Message: c.Request.Method + " is not allowed on " + c.Request.URL.Path + "."})
+	})
+
+	// Cross-origin protection covers every state-changing route: a form posted from
+	// another site is refused before it reaches a handler.
+	return http.NewCrossOriginProtection().Handler(r)
+}
+
+// overview returns the cluster overview reader, or nil without a cluster.
+func (a *App) overview() func(context.Context) (*cluster.Overview, error) {
+	if a.rmq == nil {
+		return nil
+	}
+	return func(ctx context.Context) (*cluster.Overview, error) { return cluster.Read(ctx, a.rmq) }
+}
+
+// nameServerPinger adapts the RocketMQ client for /readyz.
+type nameServerPinger struct{ c *rocketmq.Client }
+
+func (p nameServerPinger) PingNameServers(ctx context.Context) (string, error) {
+	var errs []error
+	for _, addr := range p.c.NameServers() {
+		if err := p.c.PingNameServer(ctx, addr); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return addr, nil
+	}
+	return "", errors.Join(errs...)
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// Main runs the console with the given arguments and returns the process exit code.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, os.Getenv, os.Stdout, os.Stderr)
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := ParseConfig(args, getenv, stderr)
+	if isHelp(err) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
+		return 2
+	}
+	log := newLogger(cfg, stderr)
+	app, err := New(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
+		return 1
+	}
+	defer app.Close()
+	if err := app.ListenAndServe(ctx); err != nil {
+		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// App is a configured console: its database, its RocketMQ client and its HTTP handler.
+type App struct {
+	cfg     *Config
+	log     *slog.Logger
+	store   *store.Store
+	rmq     *rocketmq.Client // nil when no NameServer is configured
+	handler http.Handler
+	warning string
+}
+
+// New opens the database, connects the services and builds the routes.
+func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
+	a := &App{cfg: cfg, log: log}
+	if err := a.checkListenAddress(); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	if len(cfg.NameServers) > 0 {
+		a.rmq, err = rocketmq.New(rocketmq.Config{
+			NameServer: joinNameServers(cfg.NameServers),
+			Timeout:    cfg.Timeout,
+			Logger:     log.With("component", "rocketmq"),
+		})
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	a.handler = a.routes()
+	return a, nil
+}
+
+// checkListenAddress refuses a non-loopback address unless sign-in is explicitly turned
+// off: an ops console that can reset offsets must not be open to whoever finds its port.
+func (a *App) checkListenAddress() error {
+	host, _, _ := net.SplitHostPort(a.cfg.Listen)
+	if isLoopback(host) {
+		return nil
+	}
+	if !a.cfg.NoAuth {
+		return fmt.Errorf("refusing to listen on %s without users: listen on 127.0.0.1, or pass --no-auth (RMQC_NO_AUTH=true) to serve everyone without sign-in", a.cfg.Listen)
+	}
+	a.warning = "Sign-in is turned off and this console listens on " + a.cfg.Listen + ": anyone who can reach it can reset offsets."
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler is the console's whole HTTP handler (used by tests through httptest).
+func (a *App) Handler() http.Handler { return a.handler }
+
+// ListenAndServe serves until ctx is cancelled, then shuts down gracefully.
+func (a *App) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s (--listen): %w", a.cfg.Listen, err)
+	}
+	return a.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is cancelled.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	a.log.Info("rmqconsole listening", "url", "http://"+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+		err = serveErr
+	}
+	return err
+}
+
+// Close releases the database and broker connections.
+func (a *App) Close() {
+	if a.rmq != nil {
+		a.rmq.Close()
+	}
+	if a.store != nil {
+		a.store.Close()
+	}
+}
+
+func joinNameServers(ns []string) string { return strings.Join(ns, ";") }

@@ -1,0 +1,110 @@
+// Package store keeps the console's own state (audit log, rebalance history, users,
+// sessions) in one SQLite file through GORM. The schema comes only from the embedded
+// migrations, applied when the file is opened.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/pressly/goose/v3"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"rmqconsole/migrations"
+)
+
+// ErrNewerSchema means the file was migrated by a newer console than this one.
+var ErrNewerSchema = errors.New("database was written by a newer rmqconsole")
+
+// Store is an open SQLite database with the schema up to date.
+type Store struct {
+	DB  *gorm.DB
+	sql *sql.DB
+	// SchemaVersion is the migration version the file is at after Open.
+	SchemaVersion int64
+}
+
+// pragmas as recommended for a small write-rarely, read-often console database: WAL so
+// readers never wait for the writer, a busy timeout instead of SQLITE_BUSY errors, and
+// immediate transactions so two writers queue instead of deadlocking on upgrade.
+const pragmas = "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+
+// Open opens (creating if needed) the SQLite file at path and applies pending migrations.
+// It refuses a file whose schema is newer than this binary knows.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create database directory %s: %w", dir, err)
+		}
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	s := &Store{DB: db, sql: sqlDB}
+	if err := s.migrate(ctx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	provider, err := newProvider(s.sql)
+	if err != nil {
+		return err
+	}
+	current, err := provider.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if latest := latestVersion(provider); current > latest {
+		return fmt.Errorf("%w (schema version %d, this binary knows up to %d): upgrade rmqconsole or use another --db file", ErrNewerSchema, current, latest)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	s.SchemaVersion, err = provider.GetDBVersion(ctx)
+	return err
+}
+
+func newProvider(db *sql.DB) (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations.FS, ".")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectSQLite3, db, sub)
+}
+
+func latestVersion(p *goose.Provider) int64 {
+	var v int64
+	for _, src := range p.ListSources() {
+		v = max(v, src.Version)
+	}
+	return v
+}
+
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// SQL exposes the underlying database handle (for migrations tests and backups).
+func (s *Store) SQL() *sql.DB { return s.sql }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.sql.Close() }

@@ -1,0 +1,60 @@
+// Package views holds the console's templ components and the view models they render.
+// Nothing here does I/O: handlers build view models from service results.
+package views
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func statusTitle(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return strconv.Itoa(status) + " " + t
+	}
+	return strconv.Itoa(status)
+}
+
+// Thousands formats n with thin separators for dense tables: 1234567 → "1,234,567".
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// TimeUTC formats t for a table cell: ISO-like, seconds, always with its zone.
+func TimeUTC(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000 UTC")
+}
+
+// ISO formats t as RFC 3339 in UTC with milliseconds, for datetime attributes and exports.
+func ISO(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// Percent formats a ratio 0..1 as "42.0 %".
+func Percent(r float64) string {
+	return strconv.FormatFloat(r*100, 'f', 1, 64) + " %"
+}
+
+// Rate formats a per-second rate with up to two decimals.
+func Rate(r float64) string {
+	return strconv.FormatFloat(r, 'f', 2, 64)
+}
