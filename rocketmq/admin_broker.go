@@ -105,3 +105,32 @@ func (c *Client) ProducerConnections(ctx context.Context, addr, producerGroup st
 	sortConnections(pc.ConnectionSet)
 	return pc.ConnectionSet, nil
 }
+
+// BrokerConfig returns the broker's configuration (GET_BROKER_CONFIG) as
+// key/value pairs, e.g. brokerName, useServerSideResetOffset (5.1+), which
+// decides whether ResetOffset works with the group offline.
+func (c *Client) BrokerConfig(ctx context.Context, addr string) (map[string]string, error) {
+	resp, err := c.call(ctx, addr, CodeGetBrokerConfig, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("config of broker %s: %w", addr, err)
+	}
+	return parsePropertiesText(resp.Body), nil
+}
+
+// parsePropertiesText reads the "key=value" lines of java.util.Properties text
+// as MixAll.properties2String writes it (no escapes, no continuations).
+func parsePropertiesText(b []byte) map[string]string {
+	out := make(map[string]string)
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out
+}

@@ -13,6 +13,7 @@ const (
 	CodeQueryConsumerOffset        RequestCode = 14
 	CodeUpdateConsumerOffset       RequestCode = 15
 	CodeGetAllTopicConfig          RequestCode = 21
+	CodeGetBrokerConfig            RequestCode = 26
 	CodeGetBrokerRuntimeInfo       RequestCode = 28
 	CodeSearchOffsetByTimestamp    RequestCode = 29
 	CodeGetMaxOffset               RequestCode = 30
@@ -44,6 +45,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeQueryConsumerOffset:        "QUERY_CONSUMER_OFFSET",
 	CodeUpdateConsumerOffset:       "UPDATE_CONSUMER_OFFSET",
 	CodeGetAllTopicConfig:          "GET_ALL_TOPIC_CONFIG",
+	CodeGetBrokerConfig:            "GET_BROKER_CONFIG",
 	CodeGetBrokerRuntimeInfo:       "GET_BROKER_RUNTIME_INFO",
 	CodeSearchOffsetByTimestamp:    "SEARCH_OFFSET_BY_TIMESTAMP",
 	CodeGetMaxOffset:               "GET_MAX_OFFSET",

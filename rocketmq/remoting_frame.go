@@ -304,12 +304,12 @@ func decodeHeaderJSON(header []byte) (*command, error) {
 	if len(h.ExtFields) > 0 {
 		c.ExtFields = make(map[string]string, len(h.ExtFields))
 		for k, raw := range h.ExtFields {
+			if string(raw) == "null" {
+				continue
+			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err == nil {
 				c.ExtFields[k] = s
-				continue
-			}
-			if string(raw) == "null" {
 				continue
 			}
 			c.ExtFields[k] = string(raw) // a number or boolean, kept as its text
