@@ -1,0 +1,453 @@
+package dev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure Start.
+type Options struct {
+	// Version is the RocketMQ version to run; "" means VersionFromEnv().
+	Version string
+	// Dir holds configs, stores and logs. "" means a new temporary dir, which
+	// Stop removes unless KeepDir is set. An existing Dir keeps its stores.
+	Dir string
+	// KeepDir keeps a temporary Dir after Stop (so logs can be read).
+	KeepDir bool
+	// SecondBroker adds broker-b on 127.0.0.1:21911.
+	SecondBroker bool
+	// Detached starts the JVMs in their own session so they outlive the
+	// calling program (rmqdev up). Otherwise they get SIGTERM when it dies.
+	Detached bool
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Broker is one broker master of the cluster.
+type Broker struct {
+	Name string `json:"name"`
+	Addr string `json:"addr"`
+}
+
+// StartupTimes records how long each phase of Start took.
+type StartupTimes struct {
+	Fetch      time.Duration `json:"fetch"`      // making sure the jars are cached
+	NameServer time.Duration `json:"nameServer"` // JVM start to the NameServer's boot line
+	Brokers    time.Duration `json:"brokers"`    // broker JVM start to the last boot line
+	Registered time.Duration `json:"registered"` // boot lines to every broker in the NameServer's route
+	Total      time.Duration `json:"total"`
+}
+
+// Cluster is a running local RocketMQ, started by Start, adopted from a
+// State, or attached to by Attach.
+type Cluster struct {
+	Version     string   // e.g. "5.3.3"
+	NameServer  string   // "127.0.0.1:19876"
+	ClusterName string   // "DefaultCluster"
+	Brokers     []Broker // masters, in name order
+	Dir         string   // run dir ("" when attached)
+	Startup     StartupTimes
+
+	procs        []*proc // namesrv first; empty when attached
+	tempDir      bool    // Dir was made by Start
+	keepDir      bool
+	toolsHome    string // ROCKETMQ_HOME and user.home of mqadmin
+	toolsVersion string // whose mqadmin to run; "" means Version
+	stopOnce     sync.Once
+	stopErr      error
+}
+
+// Start runs a NameServer and one or two brokers and returns once every broker
+// is registered in the NameServer, or after 90 s (or ctx) with the logs' tails
+// in the error. It refuses to start when a needed port is already taken.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	began := time.Now()
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	version := opts.Version
+	if version == "" {
+		version = VersionFromEnv()
+	}
+	if m := MissingTools(version); len(m) > 0 {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, ErrMissingTools{Missing: m})
+	}
+	specs := brokerSpecs(opts.SecondBroker)
+	if err := checkPortsFree(specs); err != nil {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second)
+	defer cancel()
+	lib, err := Fetch(ctx, version, log)
+	if err != nil {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+	}
+
+	c := &Cluster{
+		Version:     version,
+		NameServer:  nameServerAddr,
+		ClusterName: ClusterName,
+		Dir:         opts.Dir,
+		keepDir:     opts.KeepDir,
+	}
+	c.Startup.Fetch = time.Since(began)
+	if c.Dir == "" {
+		if c.Dir, err = os.MkdirTemp("", "rmqdev-"+version+"-"); err != nil {
+			return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+		}
+		c.tempDir = true
+	} else if c.Dir, err = filepath.Abs(c.Dir); err != nil {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+	}
+	c.toolsHome = filepath.Join(c.Dir, "tools")
+	if err := prepareDirs(c.Dir, specs); err != nil {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+	}
+
+	if err := c.boot(ctx, version, lib, specs, opts.Detached, log); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("start rocketmq %s in %s: %w", version, c.Dir, err)
+	}
+	c.Startup.Total = time.Since(began)
+	fmt.Fprintf(log, "rmqdev: RocketMQ %s ready in %s (namesrv %s, brokers %s, registered %s) at %s\n",
+		version, c.Startup.Total.Round(100*time.Millisecond), c.Startup.NameServer.Round(100*time.Millisecond),
+		c.Startup.Brokers.Round(100*time.Millisecond), c.Startup.Registered.Round(100*time.Millisecond), c.NameServer)
+	return c, nil
+}
+
+func prepareDirs(dir string, specs []brokerSpec) error {
+	for _, d := range []string{"namesrv", "tools"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, b := range specs {
+		if err := os.MkdirAll(filepath.Join(dir, b.name, "store"), 0o755); err != nil {
+			return err
+		}
+	}
+	// One ROCKETMQ_HOME for every process: only 4.x reads it (conf/logback_*.xml).
+	return writeRocketMQHome(dir)
+}
+
+// boot starts the NameServer, then the brokers, and waits until the NameServer
+// routes to every broker at its expected address.
+func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerSpec, detached bool, log io.Writer) error {
+	env := append(os.Environ(), "ROCKETMQ_HOME="+c.Dir)
+
+	nsHome := filepath.Join(c.Dir, "namesrv")
+	nsConf := filepath.Join(nsHome, "namesrv.properties")
+	if err := writeProperties(nsConf, namesrvProperties(version, nsHome)); err != nil {
+		return err
+	}
+	t := time.Now()
+	ns, err := startJava("namesrv", nsHome, env, javaArgs(version, lib, nsHome, "rmq.namesrv.logback.xml",
+		[]string{"-Xms128m", "-Xmx256m", "-XX:MaxDirectMemorySize=128m"},
+		"org.apache.rocketmq.namesrv.NamesrvStartup", "-c", nsConf), detached)
+	if err != nil {
+		return err
+	}
+	c.procs = append(c.procs, ns)
+	// 5.1+ prints the address; 4.x prints only "boot success. serializeType=JSON".
+	line, err := waitLine(ctx, ns, regexp.MustCompile(`The Name Server boot success\.[^\n]*`))
+	if err != nil {
+		return err
+	}
+	if i := strings.Index(line, "address "); i >= 0 && strings.TrimSpace(line[i+len("address "):]) != c.NameServer {
+		return fmt.Errorf("namesrv booted on the wrong address: %q, want %s", line, c.NameServer)
+	}
+	if err := dialOK(ctx, c.NameServer); err != nil {
+		return fmt.Errorf("namesrv printed its boot line but %w\n%s", err, ns.tails())
+	}
+	c.Startup.NameServer = time.Since(t)
+	fmt.Fprintf(log, "rmqdev: namesrv up in %s\n", c.Startup.NameServer.Round(100*time.Millisecond))
+
+	// Brokers start in parallel: each only needs the NameServer.
+	t = time.Now()
+	var brokers []*proc
+	for _, b := range specs {
+		home := filepath.Join(c.Dir, b.name)
+		conf := filepath.Join(home, "broker.properties")
+		if err := writeProperties(conf, brokerProperties(version, b, filepath.Join(home, "store"))); err != nil {
+			return err
+		}
+		p, err := startJava(b.name, home, env, javaArgs(version, lib, home, "rmq.broker.logback.xml",
+			[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=256m"},
+			"org.apache.rocketmq.broker.BrokerStartup", "-c", conf), detached)
+		if err != nil {
+			return err
+		}
+		c.procs = append(c.procs, p)
+		brokers = append(brokers, p)
+	}
+	for i, b := range specs {
+		// "The broker[broker-a, 127.0.0.1:20911] boot success. serializeType=JSON and name server is ..."
+		line, err := waitLine(ctx, brokers[i], regexp.MustCompile(`The broker\[[^\]]*\] boot success[^\n]*`))
+		if err != nil {
+			return err
+		}
+		if want := "[" + b.name + ", " + b.addr() + "]"; !strings.Contains(line, want) {
+			return fmt.Errorf("%s booted with the wrong name or address: %q, want %s", b.name, line, want)
+		}
+		c.Brokers = append(c.Brokers, Broker{Name: b.name, Addr: b.addr()})
+	}
+	c.Startup.Brokers = time.Since(t)
+	fmt.Fprintf(log, "rmqdev: brokers up in %s\n", c.Startup.Brokers.Round(100*time.Millisecond))
+
+	t = time.Now()
+	if err := c.waitRegistered(ctx); err != nil {
+		return err
+	}
+	c.Startup.Registered = time.Since(t)
+	return nil
+}
+
+// waitLine polls p's stdout until re matches, p exits or ctx ends.
+func waitLine(ctx context.Context, p *proc, re *regexp.Regexp) (string, error) {
+	for {
+		if out, err := os.ReadFile(p.stdoutPath()); err == nil {
+			if m := re.Find(out); m != nil {
+				return string(m), nil
+			}
+		}
+		if gone, status := p.exited(); gone {
+			return "", fmt.Errorf("%s exited (%s) before its boot line\n%s", p.name, status, p.tails())
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("%s: no boot line: %w\n%s", p.name, ctx.Err(), p.tails())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// waitRegistered polls the NameServer's route of the cluster topic (every
+// broker creates a topic named after its cluster) until every expected broker
+// is there with its expected address.
+func (c *Cluster) waitRegistered(ctx context.Context) error {
+	var last error
+	var nudged time.Time
+	for {
+		r, err := queryRoute(ctx, c.NameServer, c.ClusterName)
+		if err == nil {
+			last = c.checkBrokers(r.masters())
+			if last == nil {
+				return nil
+			}
+		} else {
+			last = err
+		}
+		if time.Since(nudged) > time.Second {
+			nudged = time.Now()
+			masters := map[string]string{}
+			if r != nil {
+				masters = r.masters()
+			}
+			for _, b := range c.Brokers {
+				if masters[b.Name] != b.Addr {
+					nudgeRegistration(ctx, b.Addr) // best effort: the broker retries by itself every 10 s
+				}
+			}
+		}
+		for _, p := range c.procs {
+			if gone, status := p.exited(); gone {
+				return fmt.Errorf("%s exited (%s)\n%s", p.name, status, p.tails())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			var tails []string
+			for _, p := range c.procs {
+				tails = append(tails, p.tails())
+			}
+			return fmt.Errorf("brokers not registered in the NameServer (%v): %w\n%s", last, ctx.Err(), strings.Join(tails, "\n"))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) checkBrokers(masters map[string]string) error {
+	for _, b := range c.Brokers {
+		if got, ok := masters[b.Name]; !ok {
+			return fmt.Errorf("%s not registered", b.Name)
+		} else if got != b.Addr {
+			return fmt.Errorf("%s registered as %s, want %s", b.Name, got, b.Addr)
+		}
+	}
+	return nil
+}
+
+// Check reports whether the cluster answers: its processes (if it has any)
+// run, and the NameServer routes to every broker.
+func (c *Cluster) Check(ctx context.Context) error {
+	for _, p := range c.procs {
+		if gone, status := p.exited(); gone || !p.isOurs() {
+			return fmt.Errorf("check rocketmq at %s: %s (pid %d) is not running (%s)", c.NameServer, p.name, p.pid, status)
+		}
+	}
+	r, err := queryRoute(ctx, c.NameServer, c.ClusterName)
+	if err != nil {
+		return fmt.Errorf("check rocketmq at %s: %w", c.NameServer, err)
+	}
+	if err := c.checkBrokers(r.masters()); err != nil {
+		return fmt.Errorf("check rocketmq at %s: %w", c.NameServer, err)
+	}
+	return nil
+}
+
+// Stop stops the cluster's processes: brokers first (they unregister from the
+// NameServer), each with SIGTERM to its process group and SIGKILL after 20 s.
+// It removes a temporary Dir unless KeepDir was set. Attached clusters are
+// left running. Calling Stop again returns the first result.
+func (c *Cluster) Stop() error {
+	c.stopOnce.Do(func() {
+		var errs []error
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, p := range c.procs {
+			if p.name == "namesrv" {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := p.stop(20 * time.Second); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		for _, p := range c.procs {
+			if p.name == "namesrv" {
+				if err := p.stop(20 * time.Second); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+		if c.tempDir && !c.keepDir && len(errs) == 0 {
+			if err := os.RemoveAll(c.Dir); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", c.Dir, err))
+			}
+		}
+		c.stopErr = errors.Join(errs...)
+	})
+	return c.stopErr
+}
+
+// LogFiles lists the stdout/stderr files and RocketMQ logs of every process
+// (nil for an attached cluster).
+func (c *Cluster) LogFiles() []string {
+	var files []string
+	for _, p := range c.procs {
+		files = append(files, p.logFiles()...)
+	}
+	return files
+}
+
+// Process names one JVM of a cluster, for a State.
+type Process struct {
+	Name string `json:"name"`
+	PID  int    `json:"pid"`
+	Home string `json:"home"`
+}
+
+// State is what a detached cluster leaves behind so that later commands can
+// find, check and stop it (rmqdev keeps it in state.json).
+type State struct {
+	Version     string       `json:"version"`
+	NameServer  string       `json:"nameServer"`
+	ClusterName string       `json:"clusterName"`
+	Brokers     []Broker     `json:"brokers"`
+	Dir         string       `json:"dir"`
+	Processes   []Process    `json:"processes"`
+	StartedAt   time.Time    `json:"startedAt"`
+	Startup     StartupTimes `json:"startup"`
+}
+
+// State describes c for a later FromState.
+func (c *Cluster) State() State {
+	s := State{Version: c.Version, NameServer: c.NameServer, ClusterName: c.ClusterName,
+		Brokers: c.Brokers, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup}
+	for _, p := range c.procs {
+		s.Processes = append(s.Processes, Process{Name: p.name, PID: p.pid, Home: p.home})
+	}
+	return s
+}
+
+// FromState adopts a cluster started by another program: Check, Stop,
+// LogFiles and MQAdmin work on it. Stop only signals pids whose command line
+// still names their home dir, so a reused pid is never killed.
+func FromState(s State) *Cluster {
+	c := &Cluster{Version: s.Version, NameServer: s.NameServer, ClusterName: s.ClusterName,
+		Brokers: s.Brokers, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools")}
+	for _, p := range s.Processes {
+		c.procs = append(c.procs, &proc{name: p.Name, pid: p.PID, home: p.Home})
+	}
+	return c
+}
+
+// checkPortsFree fails naming every needed port that something listens on.
+func checkPortsFree(specs []brokerSpec) error {
+	type need struct {
+		port int
+		what string
+	}
+	needs := []need{{NameServerPort, "NameServer"}}
+	for _, b := range specs {
+		for _, p := range b.ports() {
+			needs = append(needs, need{p, b.name})
+		}
+	}
+	var busy []string
+	for _, n := range needs {
+		if err := portFree(n.port); err != nil {
+			busy = append(busy, fmt.Sprintf("port %d (%s): %v", n.port, n.what, err))
+		}
+	}
+	if len(busy) > 0 {
+		return fmt.Errorf("ports already in use, is another RocketMQ running? (go run ./dev/cmd/rmqdev status / down)\n  %s",
+			strings.Join(busy, "\n  "))
+	}
+	return nil
+}
+
+// portFree checks both that nothing answers on loopback and that the port can
+// be bound (the HA port binds every interface, so a listener elsewhere counts).
+func portFree(port int) error {
+	addr := net.JoinHostPort(Host, strconv.Itoa(port))
+	if conn, err := net.DialTimeout("tcp", addr, 300*time.Millisecond); err == nil {
+		conn.Close()
+		return errors.New("something is listening")
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+// dialOK checks that addr accepts TCP connections.
+func dialOK(ctx context.Context, addr string) error {
+	var d net.Dialer
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s does not accept connections: %w", addr, err)
+	}
+	return conn.Close()
+}

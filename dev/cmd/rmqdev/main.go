@@ -1,0 +1,421 @@
+// Command rmqdev runs a local Apache RocketMQ for development: it fetches the
+// jars from Maven Central, starts a NameServer and broker(s) on loopback and
+// lets other commands attach to them. See docs/running-rocketmq.md.
+//
+//	rmqdev up [--second-broker] [--fresh]   start detached (reuse if running)
+//	rmqdev down                             stop what `up` or `run` started
+//	rmqdev status                           exit 0 if a cluster answers, 1 if not
+//	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
+//	rmqdev run [--second-broker] [--also "CMD ARGS"] -- CMD ARGS...
+//	rmqdev fetch [VERSION...]               only fill the jar cache
+//
+// RMQ_VERSION picks the version (default 5.3.3), RMQ_CACHE the cache dir.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"rmqconsole/dev"
+)
+
+const usage = `usage: rmqdev COMMAND
+  up [--second-broker] [--fresh]   start RocketMQ detached, or say it already runs
+  down                             stop it
+  status                           show it; exit 1 when nothing runs
+  mqadmin ARGS...                  run mqadmin against it (-n is added)
+  run [--second-broker] [--also "CMD ARGS"] -- CMD ARGS...
+                                   start it (or reuse it), run CMD with RMQC_NAMESRV set,
+                                   stop it afterwards if run started it
+  fetch [VERSION...]               download the jars into the cache only
+env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `), RMQ_CACHE (default <repo>/.cache/rocketmq)
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var code int
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "up":
+		err = up(args)
+	case "down":
+		err = down()
+	case "status":
+		code, err = status()
+	case "mqadmin":
+		err = mqadmin(args)
+	case "run":
+		code, err = run(args)
+	case "fetch":
+		err = fetch(args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "rmqdev: unknown command %q\n%s", cmd, usage)
+		code = 2
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rmqdev:", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
+}
+
+// runDir is where `up` and `run` keep a version's configs, stores, logs and state.json.
+func runDir(version string) (string, error) {
+	root, err := dev.CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "run-"+version), nil
+}
+
+// known is a cluster recorded in a state file.
+type known struct {
+	path    string
+	state   dev.State
+	cluster *dev.Cluster
+	err     error // nil when it answers
+}
+
+// loadKnown reads every run-*/state.json (any version: they share the ports)
+// and checks whether each cluster still answers.
+func loadKnown(ctx context.Context) ([]known, error) {
+	root, err := dev.CacheRoot()
+	if err != nil {
+		return nil, err
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "run-*", "state.json"))
+	var ks []known
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read state %s: %w", p, err)
+		}
+		var s dev.State
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, fmt.Errorf("read state %s: %w", p, err)
+		}
+		c := dev.FromState(s)
+		ks = append(ks, known{path: p, state: s, cluster: c, err: c.Check(ctx)})
+	}
+	return ks, nil
+}
+
+func writeState(c *dev.Cluster) (string, error) {
+	data, err := json.MarshalIndent(c.State(), "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(c.Dir, "state.json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("write state: %w", err)
+	}
+	return path, nil
+}
+
+// running returns the cluster of version that answers, or nil. Clusters whose
+// state file is stale are cleaned up (leftover processes stopped). A running
+// cluster of another version is an error: it holds the ports.
+func running(ctx context.Context, version string) (*known, error) {
+	ks, err := loadKnown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found *known
+	for i, k := range ks {
+		switch {
+		case k.err == nil && k.state.Version == version:
+			found = &ks[i]
+		case k.err == nil:
+			return nil, fmt.Errorf("RocketMQ %s from rmqdev is running on %s; `rmqdev down` first", k.state.Version, k.state.NameServer)
+		default:
+			fmt.Fprintf(os.Stderr, "rmqdev: cleaning up stale %s (%v)\n", k.path, k.err)
+			if err := k.cluster.Stop(); err != nil {
+				return nil, err
+			}
+			os.Remove(k.path)
+		}
+	}
+	return found, nil
+}
+
+func up(args []string) error {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
+	fresh := fs.Bool("fresh", false, "delete the stores and logs of the previous run first")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	version := dev.VersionFromEnv()
+	k, err := running(ctx, version)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		if *second && len(k.state.Brokers) < 2 {
+			return fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
+		}
+		fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s already running (%s, started %s)\n",
+			version, brokerList(k.state.Brokers), k.state.StartedAt.Local().Format(time.DateTime))
+		fmt.Println("RMQC_NAMESRV=" + k.state.NameServer)
+		return nil
+	}
+	dir, err := runDir(version)
+	if err != nil {
+		return err
+	}
+	if *fresh {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	t := time.Now()
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Detached: true, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	if _, err := writeState(c); err != nil {
+		c.Stop()
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s up in %s (%s); logs in %s; stop with `rmqdev down`\n",
+		version, time.Since(t).Round(100*time.Millisecond), brokerList(c.Brokers), dir)
+	fmt.Println("RMQC_NAMESRV=" + c.NameServer)
+	return nil
+}
+
+func brokerList(bs []dev.Broker) string {
+	var parts []string
+	for _, b := range bs {
+		parts = append(parts, b.Name+" "+b.Addr)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func down() error {
+	ks, err := loadKnown(context.Background())
+	if err != nil {
+		return err
+	}
+	if len(ks) == 0 {
+		fmt.Fprintln(os.Stderr, "rmqdev: nothing to stop")
+		return nil
+	}
+	var errs []error
+	for _, k := range ks {
+		t := time.Now()
+		if err := k.cluster.Stop(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		os.Remove(k.path)
+		fmt.Fprintf(os.Stderr, "rmqdev: stopped RocketMQ %s in %s\n", k.state.Version, time.Since(t).Round(100*time.Millisecond))
+	}
+	return errors.Join(errs...)
+}
+
+func status() (int, error) {
+	ks, err := loadKnown(context.Background())
+	if err != nil {
+		return 1, err
+	}
+	code := 1
+	for _, k := range ks {
+		if k.err != nil {
+			fmt.Printf("RocketMQ %s: not running (%v); state %s\n", k.state.Version, k.err, k.path)
+			continue
+		}
+		code = 0
+		fmt.Printf("RocketMQ %s: running since %s, dir %s\n", k.state.Version,
+			k.state.StartedAt.Local().Format(time.DateTime), k.state.Dir)
+		for _, p := range k.state.Processes {
+			addr := k.state.NameServer
+			for _, b := range k.state.Brokers {
+				if b.Name == p.Name {
+					addr = b.Addr
+				}
+			}
+			fmt.Printf("  %-9s %-16s pid %d\n", p.Name, addr, p.PID)
+		}
+		fmt.Println("RMQC_NAMESRV=" + k.state.NameServer)
+	}
+	if len(ks) == 0 {
+		fmt.Println("RocketMQ: not running (no state file; start it with `rmqdev up`)")
+	}
+	return code, nil
+}
+
+func mqadmin(args []string) error {
+	ctx := context.Background()
+	k, err := running(ctx, dev.VersionFromEnv())
+	if err != nil {
+		return err
+	}
+	var c *dev.Cluster
+	switch {
+	case k != nil:
+		c = k.cluster
+	case os.Getenv("RMQC_NAMESRV") != "":
+		if c, err = dev.Attach(ctx, os.Getenv("RMQC_NAMESRV")); err != nil {
+			return err
+		}
+	default:
+		return errors.New("no RocketMQ running: `rmqdev up` first (or set RMQC_NAMESRV)")
+	}
+	out, err := c.MQAdmin(ctx, args...)
+	fmt.Print(out)
+	if err != nil {
+		return errors.New("mqadmin failed (output above)")
+	}
+	return nil
+}
+
+func fetch(args []string) error {
+	versions := args
+	if len(versions) == 0 {
+		versions = []string{dev.VersionFromEnv()}
+	}
+	for _, v := range versions {
+		t := time.Now()
+		lib, err := dev.Fetch(context.Background(), v, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s %s (%s)\n", v, lib, time.Since(t).Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+// run starts (or reuses) the cluster, runs the command with RMQC_NAMESRV set,
+// forwards SIGINT/SIGTERM to it, and stops what it started when it exits.
+func run(args []string) (int, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
+	also := fs.String("also", "", "a second command (run by sh -c) to run in the background meanwhile, e.g. demo traffic")
+	if err := fs.Parse(args); err != nil {
+		return 2, err
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return 2, errors.New("run: no command (rmqdev run [flags] -- CMD ARGS...)")
+	}
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startDone := make(chan struct{})
+	go func() { // a signal while RocketMQ boots aborts the boot
+		select {
+		case <-sigs:
+			cancel()
+		case <-startDone:
+		}
+	}()
+
+	version := dev.VersionFromEnv()
+	var c *dev.Cluster
+	var statePath string
+	k, err := running(ctx, version)
+	if err == nil && k != nil {
+		c = k.cluster
+		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
+	} else if err == nil {
+		dir, derr := runDir(version)
+		if derr != nil {
+			return 1, derr
+		}
+		// Not detached: the JVMs get SIGTERM if rmqdev itself dies.
+		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Log: os.Stderr})
+		if err == nil {
+			statePath, err = writeState(c)
+			defer func() {
+				fmt.Fprintln(os.Stderr, "rmqdev: stopping RocketMQ")
+				if serr := c.Stop(); serr != nil {
+					fmt.Fprintln(os.Stderr, "rmqdev:", serr)
+				}
+				os.Remove(statePath)
+			}()
+		}
+	}
+	close(startDone)
+	if err != nil {
+		return 1, err
+	}
+
+	env := append(os.Environ(), "RMQC_NAMESRV="+c.NameServer)
+	var alsoCmd *exec.Cmd
+	if *also != "" {
+		alsoCmd = exec.Command("sh", "-c", *also)
+		alsoCmd.Env, alsoCmd.Stdout, alsoCmd.Stderr = env, os.Stdout, os.Stderr
+		alsoCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+		if err := alsoCmd.Start(); err != nil {
+			return 1, fmt.Errorf("run --also %q: %w", *also, err)
+		}
+		go func() {
+			if err := alsoCmd.Wait(); err != nil {
+				fmt.Fprintf(os.Stderr, "rmqdev: --also command ended: %v\n", err)
+			}
+		}()
+		defer stopGroup(alsoCmd.Process.Pid)
+	}
+
+	child := exec.Command(argv[0], argv[1:]...)
+	child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	// Own process group: a terminal's Ctrl-C reaches only rmqdev, which
+	// forwards it once, so the child never sees the signal twice.
+	child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := child.Start(); err != nil {
+		return 1, fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	for {
+		select {
+		case sig := <-sigs:
+			child.Process.Signal(sig)
+		case err := <-exited:
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+				return 0, nil
+			case errors.As(err, &ee):
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					return 128 + int(ws.Signal()), nil
+				}
+				return ee.ExitCode(), nil
+			default:
+				return 1, fmt.Errorf("run %s: %w", argv[0], err)
+			}
+		}
+	}
+}
+
+// stopGroup ends a background child's process group: SIGTERM, then SIGKILL.
+func stopGroup(pid int) {
+	if syscall.Kill(-pid, syscall.SIGTERM) != nil {
+		return
+	}
+	for range 50 {
+		if syscall.Kill(-pid, 0) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+}

@@ -1,0 +1,225 @@
+package dev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// completeMarker is written into <cache>/<version>/ only after lib/ holds every
+// jar, so an interrupted download is never mistaken for a usable cache.
+const completeMarker = ".complete"
+
+// pluginCoords pins the dependency plugin: Maven 3.8 would otherwise resolve "latest".
+const pluginCoords = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
+
+const pomTemplate = `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <!-- Throw-away POM written by rmqconsole/dev: copy-dependencies needs a project. -->
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.rmqconsole</groupId>
+  <artifactId>rocketmq-runtime</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-namesrv</artifactId><version>%[1]s</version></dependency>
+    <dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-broker</artifactId><version>%[1]s</version></dependency>
+  </dependencies>
+</project>
+`
+
+// LibDir returns <cache>/<version>/lib whether or not it has been fetched.
+func LibDir(version string) (string, error) {
+	root, err := CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, version, "lib"), nil
+}
+
+// Cached reports whether version's jars are completely in the cache.
+func Cached(version string) bool {
+	lib, err := LibDir(version)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(filepath.Dir(lib), completeMarker))
+	return err == nil
+}
+
+// Fetch makes sure the NameServer, Broker and mqadmin jars of version are in
+// the cache and returns the lib dir to put on a classpath ("<lib>/*"). A
+// complete cache is reused without touching the network; otherwise mvn
+// downloads from Maven Central. Concurrent callers (test binaries run in
+// parallel) serialise on a lock file. Progress lines go to log (may be nil).
+func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	lib, err := LibDir(version)
+	if err != nil {
+		return "", err
+	}
+	verDir := filepath.Dir(lib)
+	if Cached(version) {
+		return lib, nil
+	}
+	if err := os.MkdirAll(verDir, 0o755); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	unlock, err := lockFile(ctx, verDir+".lock")
+	if err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	defer unlock()
+	if Cached(version) { // someone else finished while we waited for the lock
+		return lib, nil
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, ErrMissingTools{Missing: []string{"mvn"}})
+	}
+
+	pom := filepath.Join(verDir, "pom.xml")
+	if err := os.WriteFile(pom, fmt.Appendf(nil, pomTemplate, version), 0o644); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: write pom: %w", version, err)
+	}
+	tmp := lib + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	logPath := filepath.Join(verDir, "fetch.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	defer logFile.Close()
+
+	fmt.Fprintf(log, "rmqdev: fetching RocketMQ %s from Maven Central into %s (mvn log: %s)\n", version, lib, logPath)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "mvn", "-B", "-ntp", "-f", pom, pluginCoords,
+		"-DoutputDirectory="+tmp, "-DincludeScope=runtime")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Run(); err != nil {
+		if missing := notOnCentral(logPath, version); missing != "" {
+			return "", fmt.Errorf("fetch rocketmq %s: %s %s is not on Maven Central%s (mvn log: %s)",
+				version, missing, version, versionHint(version), logPath)
+		}
+		return "", fmt.Errorf("fetch rocketmq %s: mvn: %w\n%s", version, err, tailFile(logPath, 30))
+	}
+	// Check the jars we start from are really there before declaring the cache complete.
+	for _, a := range []string{"rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools"} {
+		jar := filepath.Join(tmp, a+"-"+version+".jar")
+		if _, err := os.Stat(jar); err != nil {
+			return "", fmt.Errorf("fetch rocketmq %s: %s missing after mvn: %w", version, filepath.Base(jar), err)
+		}
+	}
+	if err := os.RemoveAll(lib); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	if err := os.Rename(tmp, lib); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+	}
+	n, size := dirSize(lib)
+	marker := fmt.Sprintf("version=%s\njars=%d\nbytes=%d\nfetched=%s\n", version, n, size, time.Now().UTC().Format(time.RFC3339))
+	if err := os.WriteFile(filepath.Join(verDir, completeMarker), []byte(marker), 0o644); err != nil {
+		return "", fmt.Errorf("fetch rocketmq %s: write marker: %w", version, err)
+	}
+	fmt.Fprintf(log, "rmqdev: fetched RocketMQ %s: %d jars, %.1f MiB in %s\n",
+		version, n, float64(size)/(1<<20), time.Since(start).Round(100*time.Millisecond))
+	return lib, nil
+}
+
+// lockFile takes an exclusive flock, polling so ctx can cancel the wait.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// dirSize counts the regular files directly in dir and their bytes.
+func dirSize(dir string) (n int, size int64) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n++
+			size += info.Size()
+		}
+	}
+	return n, size
+}
+
+// ErrMissingTools says which programs needed to run RocketMQ are not on PATH.
+type ErrMissingTools struct{ Missing []string }
+
+func (e ErrMissingTools) Error() string {
+	hints := map[string]string{
+		"java": "java (a JDK 17, e.g. apt-get install openjdk-17-jdk-headless)",
+		"mvn":  "mvn (Maven 3.8+, e.g. apt-get install maven)",
+	}
+	var parts []string
+	for _, m := range e.Missing {
+		parts = append(parts, hints[m])
+	}
+	return "not on PATH: " + strings.Join(parts, ", ") + "; install them to run the local RocketMQ"
+}
+
+// MissingTools returns the programs that running version needs but PATH lacks:
+// java always, mvn only while the cache is incomplete.
+func MissingTools(version string) []string {
+	var missing []string
+	if _, err := exec.LookPath("java"); err != nil {
+		missing = append(missing, "java")
+	}
+	if !Cached(version) {
+		if _, err := exec.LookPath("mvn"); err != nil {
+			missing = append(missing, "mvn")
+		}
+	}
+	return missing
+}
+
+// notOnCentral returns the artifact mvn could not find at all (as opposed to a
+// network failure), e.g. "rocketmq-namesrv".
+func notOnCentral(mvnLog, version string) string {
+	data, _ := os.ReadFile(mvnLog)
+	for _, a := range []string{"rocketmq-namesrv", "rocketmq-broker"} {
+		if strings.Contains(string(data), "Could not find artifact org.apache.rocketmq:"+a+":jar:"+version) {
+			return a
+		}
+	}
+	return ""
+}
+
+// versionHint explains the one gap we know of: Apache released 4.9.8 but
+// published only its client-side modules to Maven Central, not the
+// NameServer or Broker.
+func versionHint(version string) string {
+	if version == "4.9.8" {
+		return "; only its client-side modules were published there. The newest 4.x NameServer and Broker on Central are " +
+			Version4 + ": use RMQ_VERSION=" + Version4
+	}
+	return ""
+}

@@ -1,0 +1,106 @@
+package dev
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The test harness: one cluster per test binary, started on the first
+// RequireCluster and stopped by RunTests after m.Run, or an existing cluster
+// named by RMQC_TEST_NAMESRV (how `make test` shares one across packages).
+var harness struct {
+	active  bool // RunTests is running
+	once    sync.Once
+	cluster *Cluster
+	owned   bool // started here, so RunTests stops it
+	err     error
+	missing []string
+}
+
+// RunTests runs m and stops the cluster RequireCluster may have started. Use
+// it as TestMain's body: func TestMain(m *testing.M) { os.Exit(dev.RunTests(m)) }.
+// Tests that never call RequireCluster cost nothing.
+func RunTests(m *testing.M) int {
+	harness.active = true
+	code := m.Run()
+	if c := harness.cluster; c != nil && harness.owned {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
+			code = max(code, 1)
+		}
+		if code == 0 {
+			os.RemoveAll(c.Dir)
+		} else {
+			fmt.Fprintf(os.Stderr, "dev: RocketMQ %s logs kept in %s\n", c.Version, c.Dir)
+		}
+	}
+	return code
+}
+
+// RequireCluster returns the test binary's cluster, starting it on first use
+// (or attaching to RMQC_TEST_NAMESRV). Without java or mvn it skips the test
+// saying what to install, or fails it when CI=true.
+func RequireCluster(t testing.TB) *Cluster {
+	t.Helper()
+	if !harness.active {
+		t.Fatal("dev.RequireCluster needs TestMain to call dev.RunTests (it stops the cluster)")
+	}
+	harness.once.Do(setupCluster)
+	if len(harness.missing) > 0 {
+		msg := "local RocketMQ: " + ErrMissingTools{Missing: harness.missing}.Error()
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if harness.err != nil {
+		t.Fatal(harness.err)
+	}
+	return harness.cluster
+}
+
+func setupCluster() {
+	version := VersionFromEnv()
+	if ns := os.Getenv("RMQC_TEST_NAMESRV"); ns != "" {
+		// Attaching only needs java (for mqadmin) and jars that rmqdev fetched.
+		if harness.missing = MissingTools(version); len(harness.missing) > 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		harness.cluster, harness.err = Attach(ctx, ns)
+		if harness.err != nil {
+			harness.err = fmt.Errorf("RMQC_TEST_NAMESRV=%s: %w", ns, harness.err)
+		}
+		return
+	}
+	if harness.missing = MissingTools(version); len(harness.missing) > 0 {
+		return
+	}
+	harness.cluster, harness.err = Start(context.Background(), Options{
+		Version:      version,
+		KeepDir:      true, // RunTests removes it only when the tests passed
+		SecondBroker: os.Getenv("RMQC_TEST_SECOND_BROKER") == "true",
+		Log:          os.Stderr,
+	})
+	var missing ErrMissingTools
+	if errors.As(harness.err, &missing) {
+		harness.missing, harness.err = missing.Missing, nil
+	}
+	harness.owned = harness.err == nil
+}
+
+// UniqueName returns prefix plus a random suffix, usable as a topic or group
+// name, so tests sharing a cluster never collide.
+func UniqueName(prefix string) string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,193 @@
+package dev
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// mqadminJVM keeps the CLI quick to start and small: it runs one command.
+var mqadminJVM = []string{"-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}
+
+// mqadminFailure matches what mqadmin prints when a command fails. It exits 0
+// anyway (MQAdminStartup catches and prints every exception), so output is
+// the only signal: a stack trace, "<X>SubCommand command failed", or an
+// unknown subcommand.
+var mqadminFailure = regexp.MustCompile(`(?m)(^Exception in thread|^[\w.$]+(Exception|Error)(: |$)|^\s+at [\w.$]+\(|command failed|^The sub command \S+ not exist)`)
+
+// MQAdmin runs RocketMQ's own admin CLI (org.apache.rocketmq.tools.command.MQAdminStartup)
+// with args and "-n <NameServer>" added unless args has -n. It returns stdout
+// and stderr combined, and an error when mqadmin exits non-zero or its output
+// shows a failure (it exits 0 after most failures).
+func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("mqadmin: no subcommand")
+	}
+	toolsVersion := c.toolsVersion
+	if toolsVersion == "" {
+		toolsVersion = c.Version
+	}
+	lib, err := Fetch(ctx, toolsVersion, nil)
+	if err != nil {
+		return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
+	}
+	if err := writeRocketMQHome(c.toolsHome); err != nil {
+		return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
+	}
+	args = append([]string{}, args...) // never write into the caller's array
+	if !hasFlag(args, "-n") {
+		args = append(args, "-n", c.NameServer)
+	}
+	jargs := append([]string{}, mqadminJVM...)
+	jargs = append(jargs, jdkOpens...)
+	jargs = append(jargs, "-Duser.home="+c.toolsHome)
+	if !is4x(toolsVersion) {
+		jargs = append(jargs, "-Drmq.logback.configurationFile=rmq.tools.logback.xml")
+	}
+	jargs = append(jargs, "-cp", filepath.Join(lib, "*"), "org.apache.rocketmq.tools.command.MQAdminStartup")
+	jargs = append(jargs, args...)
+
+	cmd := exec.CommandContext(ctx, "java", jargs...)
+	cmd.Env = append(os.Environ(), "ROCKETMQ_HOME="+c.toolsHome)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	text := out.String()
+	switch {
+	case runErr != nil:
+		return text, fmt.Errorf("mqadmin %s: %w\n%s", args[0], runErr, text)
+	case mqadminFailure.MatchString(text):
+		return text, fmt.Errorf("mqadmin %s failed:\n%s", args[0], text)
+	}
+	return text, nil
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateTopic creates topic with queues read and write queues on every broker
+// of the cluster (mqadmin updateTopic -c), then waits until the NameServer
+// routes it to every broker, so a producer started next finds it.
+func (c *Cluster) CreateTopic(ctx context.Context, topic string, queues int) error {
+	q := strconv.Itoa(queues)
+	if _, err := c.MQAdmin(ctx, "updateTopic", "-c", c.ClusterName, "-t", topic, "-r", q, "-w", q); err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	var last error
+	for {
+		r, err := queryRoute(ctx, c.NameServer, topic)
+		if err == nil {
+			last = topicOnEveryBroker(r, c.Brokers, queues)
+			if last == nil {
+				return nil
+			}
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("create topic %s: route never complete (%v): %w", topic, last, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func topicOnEveryBroker(r *route, brokers []Broker, queues int) error {
+	have := map[string]bool{}
+	for _, q := range r.QueueDatas {
+		if q.WriteQueueNums == queues && q.ReadQueueNums == queues {
+			have[q.BrokerName] = true
+		}
+	}
+	for _, b := range brokers {
+		if !have[b.Name] {
+			return fmt.Errorf("no %d queues on %s yet", queues, b.Name)
+		}
+	}
+	return nil
+}
+
+// Attach returns a Cluster for a running NameServer without starting
+// anything: brokers, cluster name and version come from mqadmin clusterList.
+// MQAdmin and CreateTopic work on it; Stop does nothing. mqadmin comes from
+// RMQ_VERSION's jars, then from the cluster's own version's when those are cached.
+func Attach(ctx context.Context, nameServer string) (*Cluster, error) {
+	version := VersionFromEnv()
+	root, err := CacheRoot()
+	if err != nil {
+		return nil, fmt.Errorf("attach to %s: %w", nameServer, err)
+	}
+	c := &Cluster{Version: version, toolsVersion: version, NameServer: nameServer,
+		toolsHome: filepath.Join(root, "tools-home")}
+	// mqadmin's own request timeout is short; on a busy machine one try can
+	// time out, so try a few times before giving up.
+	var rows []clusterListRow
+	for attempt := 1; ; attempt++ {
+		out, err := c.MQAdmin(ctx, "clusterList")
+		if err == nil {
+			if rows = parseClusterList(out); len(rows) > 0 {
+				break
+			}
+			err = fmt.Errorf("clusterList shows no broker:\n%s", out)
+		}
+		if attempt == 3 || ctx.Err() != nil {
+			return nil, fmt.Errorf("attach to %s: %w", nameServer, err)
+		}
+	}
+	c.ClusterName = rows[0].cluster
+	for _, r := range rows {
+		if r.cluster == c.ClusterName && r.brokerID == "0" {
+			c.Brokers = append(c.Brokers, Broker{Name: r.broker, Addr: r.addr})
+		}
+	}
+	sort.Slice(c.Brokers, func(i, j int) bool { return c.Brokers[i].Name < c.Brokers[j].Name })
+	// "V5_3_3" -> "5.3.3". Use that version's mqadmin when it is cached.
+	if v := strings.ReplaceAll(strings.TrimPrefix(rows[0].version, "V"), "_", "."); v != "" {
+		c.Version = v
+		if Cached(v) {
+			c.toolsVersion = v
+		}
+	}
+	return c, nil
+}
+
+type clusterListRow struct{ cluster, broker, brokerID, addr, version string }
+
+// parseClusterList reads the table of `mqadmin clusterList`:
+// "#Cluster Name  #Broker Name  #BID  #Addr  #Version ..." then one row per broker.
+// Names and addresses hold no spaces, so fields split on whitespace.
+func parseClusterList(out string) []clusterListRow {
+	var rows []clusterListRow
+	header := false
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "#Cluster Name") {
+			header = true
+			continue
+		}
+		f := strings.Fields(line)
+		if !header || len(f) < 5 {
+			continue
+		}
+		rows = append(rows, clusterListRow{cluster: f[0], broker: f[1], brokerID: f[2], addr: f[3], version: f[4]})
+	}
+	return rows
+}
