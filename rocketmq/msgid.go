@@ -132,16 +132,27 @@ func LooksLikeOffsetMsgID(s string) bool {
 	return id.StoreHost.Port() != 0 && id.CommitLogOffset < maxPlausibleCommitLogOffset
 }
 
-// ClassifyID says which kind of id s most likely is: IDOffsetMsgID when it
-// passes LooksLikeOffsetMsgID, IDUniqueKey for any other string of hex
-// digits of a length a unique key can have, IDInvalid otherwise.
+// maxIDLen bounds what ClassifyID accepts as an id at all.
+const maxIDLen = 128
+
+// ClassifyID says which kind of id s (surrounding spaces ignored) most
+// likely is: IDOffsetMsgID when it passes LooksLikeOffsetMsgID; otherwise
+// IDUniqueKey for any token of printable ASCII without spaces (at most 128
+// characters), since the key index is the only way to find other ids
+// (client-made ids of every layout, or a UNIQ_KEY a producer set itself);
+// IDInvalid for anything else, e.g. an empty string.
 func ClassifyID(s string) IDKind {
 	s = strings.TrimSpace(s)
 	if LooksLikeOffsetMsgID(s) {
 		return IDOffsetMsgID
 	}
-	if _, err := decodeUniqueKeyBytes(s); err == nil {
-		return IDUniqueKey
+	if s == "" || len(s) > maxIDLen {
+		return IDInvalid
 	}
-	return IDInvalid
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7F {
+			return IDInvalid
+		}
+	}
+	return IDUniqueKey
 }

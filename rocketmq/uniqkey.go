@@ -1,9 +1,11 @@
 package rocketmq
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
 	"time"
@@ -12,36 +14,44 @@ import (
 // UniqueKeyInfo is what a client message id (the UNIQ_KEY property, which
 // clients show as "msgId") reveals about the producer that made it.
 //
-// Both the Java client (MessageClientIDSetter) and rocketmq-client-go write
-// the same byte layout, big-endian, hex-encoded:
+// Remoting clients (the Java client's MessageClientIDSetter and
+// rocketmq-client-go) write one byte layout, big-endian, hex-encoded:
 //
 //	IP (4 bytes, or 16 for an IPv6 Java producer) | pid (2) |
 //	class-loader hash (4; always 0 from Go) | ms since month start (4) | counter (2)
 //
-// That is 32 hex characters for IPv4 and 56 for IPv6.
+// That is 32 hex characters for IPv4 and 56 for IPv6. RocketMQ 5 gRPC
+// clients (every language) write 34 characters instead:
+//
+//	"01" | MAC address (6 bytes) | pid (2) | seconds since 2021-01-01 (4) | sequence (4)
 type UniqueKeyInfo struct {
-	// IP is the producer's address as the client saw it. Java uses a
-	// "fake IP" (low bytes of the clock) when it finds none; Go then uses
-	// four ASCII digits of the clock, which look like 48.x–57.x.
+	// Client tells which family of client made the id: "java" or "go"
+	// for the remoting layout (see below), "grpc" for a RocketMQ 5 gRPC
+	// client. It is "" for a remoting id that gives no hint: the Go
+	// client alone writes the time and counter in lower-case hex, and the
+	// Java client alone writes a non-zero class-loader hash.
+	Client string
+	// IP is the producer's address as the client saw it (remoting ids
+	// only). Java uses a "fake IP" (low bytes of the clock) when it finds
+	// none; Go then uses four ASCII digits of the clock, which look like
+	// 48.x–57.x.
 	IP netip.Addr
+	// MAC is the low six bytes of the producer's MAC address (gRPC ids only).
+	MAC net.HardwareAddr
 	// PID is the producer's process id, truncated to 16 bits.
 	PID int
 	// ClientHash is the Java producer's class-loader hash; it tells apart
 	// producers sharing a host and pid. rocketmq-client-go writes 0.
 	ClientHash uint32
-	// SinceMonthStart is the time field: how long after the start of the
-	// producer's month the id was made.
+	// SinceMonthStart is the remoting time field: how long after the start
+	// of the producer's month the id was made (whole seconds from Go).
 	SinceMonthStart time.Duration
 	// BornApprox is the approximate creation time; see ParseUniqueKeyAt for
 	// how it is rebuilt and why it can be off.
 	BornApprox time.Time
-	// Counter is the producer's 16-bit sequence number.
+	// Counter is the producer's sequence number: 16 bits in remoting ids,
+	// 32 bits in gRPC ids.
 	Counter int
-	// Client guesses which client library made the id: "go" when the time
-	// and counter hex is lower-case (only rocketmq-client-go writes that),
-	// "java" when it is upper-case with letters, or with a non-zero
-	// class-loader hash; "" when the id cannot tell.
-	Client string
 }
 
 // ParseUniqueKey decodes a client message id using the current time and the
@@ -52,17 +62,27 @@ func ParseUniqueKey(s string) (UniqueKeyInfo, error) {
 
 // ParseUniqueKeyAt decodes a client message id (UNIQ_KEY), case-insensitive.
 //
-// The id holds only the milliseconds since the start of the month in which
-// it was made (second resolution from Go producers), so the born time is
-// rebuilt as Java's MessageClientIDSetter.getNearlyTimeFromID does: the
-// start of now's month plus that span, or of the previous month if that
-// lands at or after now. The month start is taken in now's location, but
-// the producer computed it in its own local time zone: when the two zones
-// differ, BornApprox is off by the difference of their UTC offsets (and by
-// a whole month near month boundaries). Treat it as a hint, and use the
-// broker's born and store timestamps when the message itself is at hand.
+// The born time is approximate, and assumes the producer's time zone is
+// now's location:
+//
+//   - A remoting id holds only the milliseconds since the start of the month
+//     in which it was made, so the time is rebuilt as Java's
+//     MessageClientIDSetter.getNearlyTimeFromID does: the start of now's
+//     month plus that span, or of the previous month if that lands at or
+//     after now. The producer computed the month start in its own local
+//     zone: when that differs from now's location, BornApprox is off by the
+//     difference of the UTC offsets, and near a month boundary by a whole
+//     month. Ids older than about a month come out a month (or more) late.
+//   - A gRPC id holds seconds since 2021-01-01 00:00 in the producer's local
+//     zone, so only the UTC offset difference can be wrong.
+//
+// Treat BornApprox as a hint; when the message itself is at hand, its
+// broker-recorded born and store timestamps are exact.
 func ParseUniqueKeyAt(s string, now time.Time) (UniqueKeyInfo, error) {
 	s = strings.TrimSpace(s)
+	if len(s) == grpcIDLen {
+		return parseGRPCID(s, now)
+	}
 	b, err := decodeUniqueKeyBytes(s)
 	if err != nil {
 		return UniqueKeyInfo{}, err
@@ -98,10 +118,32 @@ func ParseUniqueKeyAt(s string, now time.Time) (UniqueKeyInfo, error) {
 	return info, nil
 }
 
-// decodeUniqueKeyBytes checks the length and hex of a unique key.
+// grpcIDLen is the length of a RocketMQ 5 gRPC client message id (v1).
+const grpcIDLen = 34
+
+// parseGRPCID decodes "01" + MAC(6) + pid(2) + seconds since 2021(4) + seq(4).
+func parseGRPCID(s string, now time.Time) (UniqueKeyInfo, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return UniqueKeyInfo{}, fmt.Errorf("parse unique key %q: it is not hexadecimal; a RocketMQ 5 client message id is 34 hex characters starting with 01", s)
+	}
+	if b[0] != 1 {
+		return UniqueKeyInfo{}, fmt.Errorf("parse unique key %q: a 34-character id is a RocketMQ 5 client message id, which starts with version 01, not %02X", s, b[0])
+	}
+	epoch := time.Date(2021, time.January, 1, 0, 0, 0, 0, now.Location())
+	return UniqueKeyInfo{
+		Client:     "grpc",
+		MAC:        net.HardwareAddr(bytes.Clone(b[1:7])),
+		PID:        int(binary.BigEndian.Uint16(b[7:])),
+		BornApprox: epoch.Add(time.Duration(binary.BigEndian.Uint32(b[9:])) * time.Second),
+		Counter:    int(binary.BigEndian.Uint32(b[13:])),
+	}, nil
+}
+
+// decodeUniqueKeyBytes checks the length and hex of a remoting unique key.
 func decodeUniqueKeyBytes(s string) ([]byte, error) {
 	if len(s) != 32 && len(s) != 56 {
-		return nil, fmt.Errorf("parse unique key %q: it has %d characters, but a client message id (UNIQ_KEY) is 32 hex characters (IPv4 producer) or 56 (IPv6): producer IP, pid, class-loader hash, time and counter. A broker-made offsetMsgId has the same lengths and is decoded with ParseOffsetMsgID", truncateForError(s), len(s))
+		return nil, fmt.Errorf("parse unique key %q: it has %d characters, but a client message id (UNIQ_KEY) is 32 hex characters (IPv4 producer) or 56 (IPv6): producer IP, pid, class-loader hash, time and counter; or 34 from a RocketMQ 5 gRPC client. A broker-made offsetMsgId is also 32 or 56 characters and is decoded with ParseOffsetMsgID", truncateForError(s), len(s))
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil {
