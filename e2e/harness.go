@@ -57,7 +57,7 @@ func Binary(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		cmd := exec.Command("go", "build", "-race", "-o", binPath, ".")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

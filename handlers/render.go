@@ -127,3 +127,16 @@ func errorStatus(err error) (int, string) {
 		return http.StatusBadGateway, "broker_error"
 	}
 }
+
+// ActorKey is the gin context key under which authentication stores the signed-in
+// user's name; audit entries record it.
+const ActorKey = "actor"
+
+// Actor returns who is making the request, for the audit log: the signed-in user, or
+// "local" in single-user mode.
+func Actor(c *gin.Context) string {
+	if a := c.GetString(ActorKey); a != "" {
+		return a
+	}
+	return "local"
+}

@@ -34,6 +34,11 @@ func (a *App) routes() http.Handler {
 	r.GET("/", home.Show)
 	r.GET("/api/v1/cluster", home.API)
 
+	// Each area registers its pages and API in its own file (routes_<area>.go).
+	a.messageRoutes(r, env)
+	a.groupRoutes(r, env)
+	a.resetRoutes(r, env)
+
 	r.NoRoute(env.NotFound)
 	r.NoMethod(func(c *gin.Context) {
 		env.Fail(c, &handlers.UserError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",

@@ -26,6 +26,12 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	// Subcommands work on the same configuration (flags after the subcommand's own).
+	if len(args) > 0 {
+		switch args[0] {
+		// case "audit": return auditCommand(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
 	cfg, err := ParseConfig(args, getenv, stderr)
 	if isHelp(err) {
 		return 0
