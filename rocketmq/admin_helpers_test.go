@@ -1,0 +1,275 @@
+package rocketmq
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+
+	"rmqconsole/dev"
+)
+
+// itEnv is what an integration test works with: the cluster, our client on
+// it, the first broker's address and its version.
+type itEnv struct {
+	cluster *dev.Cluster
+	c       *Client
+	addr    string
+	broker  string
+	version BrokerVersion
+}
+
+func newITEnv(t *testing.T) *itEnv {
+	t.Helper()
+	cl := dev.RequireCluster(t)
+	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	e := &itEnv{cluster: cl, c: c, addr: cl.Brokers[0].Addr, broker: cl.Brokers[0].Name}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if e.version, err = c.BrokerVersion(ctx, e.addr); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// createTopic makes a topic with n queues on every broker.
+func (e *itEnv) createTopic(t *testing.T, prefix string, n int) string {
+	t.Helper()
+	topic := dev.UniqueName(prefix)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	if err := e.cluster.CreateTopic(ctx, topic, n); err != nil {
+		t.Fatal(err)
+	}
+	return topic
+}
+
+// eventually polls cond until it returns nil or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startProducer starts a rocketmq-client-go producer, shut down at cleanup.
+func startProducer(t testing.TB, ns, group string) rmq.Producer {
+	t.Helper()
+	p, err := rmq.NewProducer(
+		producer.WithNameServer([]string{ns}),
+		producer.WithGroupName(group),
+		producer.WithInstanceName(dev.UniqueName("p")),
+		producer.WithRetry(2),
+		producer.WithSendMsgTimeout(10*time.Second),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Shutdown() })
+	return p
+}
+
+// sent is what a producer reported for one message.
+type sent struct {
+	msgID       string // UNIQ_KEY
+	offsetMsgID string
+	queueID     int
+	queueOffset int64
+	body        string
+	keys        []string
+	tag         string
+	props       map[string]string
+}
+
+func sendGo(t *testing.T, p rmq.Producer, topic string, body string, keys []string, tag string, props map[string]string) sent {
+	t.Helper()
+	m := primitive.NewMessage(topic, []byte(body))
+	if len(keys) > 0 {
+		m.WithKeys(keys)
+	}
+	if tag != "" {
+		m.WithTag(tag)
+	}
+	for k, v := range props {
+		m.WithProperty(k, v)
+	}
+	r, err := p.SendSync(ctxT(t), m)
+	if err != nil {
+		t.Fatalf("send %q: %v", body, err)
+	}
+	if r.Status != primitive.SendOK {
+		t.Fatalf("send %q: status %v", body, r.Status)
+	}
+	return sent{msgID: r.MsgID, offsetMsgID: r.OffsetMsgID, queueID: r.MessageQueue.QueueId, queueOffset: r.QueueOffset,
+		body: body, keys: keys, tag: tag, props: props}
+}
+
+var mqadminSendRow = regexp.MustCompile(`(?m)^(\S+)\s+(\d+)\s+SEND_OK\s+([0-9A-Fa-f]+)\s*$`)
+
+// sendMQAdmin sends one message with RocketMQ's own mqadmin sendMessage.
+func (e *itEnv) sendMQAdmin(t *testing.T, topic, body, key, tag string) sent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	out, err := e.cluster.MQAdmin(ctx, "sendMessage", "-t", topic, "-p", body, "-k", key, "-c", tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mqadminSendRow.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no SEND_OK row in mqadmin sendMessage output:\n%s", out)
+	}
+	qid, _ := strconv.Atoi(m[2])
+	return sent{msgID: m[3], queueID: qid, queueOffset: -1, body: body, keys: []string{key}, tag: tag}
+}
+
+// pushConsumer is a running rocketmq-client-go push consumer that counts
+// what it consumes.
+type pushConsumer struct {
+	rmq.PushConsumer
+	instance string
+	mu       sync.Mutex
+	seen     map[string]int // UNIQ_KEY -> deliveries
+	total    int
+}
+
+func startPushConsumer(t *testing.T, ns, group, topic string) *pushConsumer {
+	t.Helper()
+	pc := &pushConsumer{instance: dev.UniqueName("c"), seen: map[string]int{}}
+	c, err := rmq.NewPushConsumer(
+		consumer.WithNameServer([]string{ns}),
+		consumer.WithGroupName(group),
+		consumer.WithInstance(pc.instance),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+		consumer.WithConsumerModel(consumer.Clustering),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		pc.mu.Lock()
+		defer pc.mu.Unlock()
+		for _, m := range msgs {
+			pc.seen[m.MsgId]++
+			pc.total++
+		}
+		return consumer.ConsumeSuccess, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pc.PushConsumer = c
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			_ = c.Shutdown()
+		}
+	})
+	return pc
+}
+
+func (pc *pushConsumer) counts() (distinct, total int) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return len(pc.seen), pc.total
+}
+
+// captureDir is where raw broker bodies go when RMQC_CAPTURE=1.
+func captureDir(v BrokerVersion) string {
+	return filepath.Join("testdata", "captured", v.String())
+}
+
+// capture saves a raw answer body as testdata/captured/<version>/<name>.json
+// when RMQC_CAPTURE=1, so decoding tests can replay it offline.
+func (e *itEnv) capture(t *testing.T, name string, code RequestCode, addr string, ext map[string]string) {
+	t.Helper()
+	if !captureOn() {
+		return
+	}
+	var resp *command
+	var err error
+	if addr == "" {
+		resp, err = e.c.callNameServer(ctxT(t), code, ext)
+	} else {
+		resp, err = e.c.call(ctxT(t), addr, code, ext, nil)
+	}
+	if err != nil {
+		t.Fatalf("capture %s: %v", name, err)
+	}
+	writeCapture(t, e.version, name, resp.Body)
+}
+
+func writeCapture(t *testing.T, v BrokerVersion, name string, body []byte) {
+	t.Helper()
+	dir := captureDir(v)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// parseTable splits mqadmin's whitespace-aligned rows whose first field is
+// first, e.g. the queue rows of consumerProgress.
+func parseTable(out, first string) [][]string {
+	var rows [][]string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == first {
+			rows = append(rows, f)
+		}
+	}
+	return rows
+}
+
+func keysOf[V any](m map[string]V) []string { return sortedKeys(m) }
+
+func fmtQueues(qs []MessageQueue) string {
+	var b strings.Builder
+	for _, q := range qs {
+		fmt.Fprintf(&b, "%s/%d ", q.BrokerName, q.QueueID)
+	}
+	return b.String()
+}
+
+func captureOn() bool { return os.Getenv("RMQC_CAPTURE") == "1" }
+
+func startBenchProducer(b *testing.B, ns string) rmq.Producer {
+	return startProducer(b, ns, dev.UniqueName("bench-pg"))
+}
