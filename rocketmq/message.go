@@ -186,7 +186,11 @@ var ErrTruncatedRecord = errors.New("message record is truncated or its lengths 
 // expanded into their messages. On a corrupt record it returns the messages
 // decoded before it together with an error that says where decoding stopped.
 func DecodeMessages(b []byte) ([]*Message, error) {
-	d := decoder{budget: maxDecompressedPerCall}
+	// One copy of the input serves as the backing store of every stored
+	// body, instead of one allocation per message; the messages of one
+	// response are normally used (and dropped) together.
+	d := decoder{budget: maxDecompressedPerCall, owned: true}
+	b = bytes.Clone(b)
 	// Capacity bounded by what the input can hold, never by a length field.
 	msgs := make([]*Message, 0, min(len(b)/minRecordSize, 64))
 	for off := 0; off < len(b); {
@@ -215,7 +219,9 @@ func DecodeMessage(b []byte) (*Message, int, error) {
 
 // decoder carries state across the records of one response.
 type decoder struct {
-	budget int // bytes still allowed to be produced by decompression
+	budget    int    // bytes still allowed to be produced by decompression
+	owned     bool   // the input is our own copy: bodies may point into it
+	lastTopic string // reused while records share a topic, as they usually do
 }
 
 // reader is a bounds-checked big-endian cursor: after the first short read
@@ -235,7 +241,9 @@ func (r *reader) take(n int) []byte {
 		r.err = ErrTruncatedRecord
 		return nil
 	}
-	s := r.b[r.pos : r.pos+n]
+	// Cap the capacity so appending to a body can never write over the
+	// bytes that follow it (the next message's body shares the array).
+	s := r.b[r.pos : r.pos+n : r.pos+n]
 	r.pos += n
 	return s
 }
@@ -322,7 +330,12 @@ func (d *decoder) decodeRecord(b []byte) ([]*Message, int, error) {
 	} else {
 		topicLen = int(r.i16())
 	}
-	m.Topic = string(r.take(topicLen))
+	if topic := r.take(topicLen); string(topic) == d.lastTopic {
+		m.Topic = d.lastTopic
+	} else {
+		m.Topic = string(topic)
+		d.lastTopic = m.Topic
+	}
 	props := r.take(int(r.i16()))
 	if r.err != nil {
 		return nil, 0, fmt.Errorf("record of %d bytes: %w", total, r.err)
@@ -330,7 +343,7 @@ func (d *decoder) decodeRecord(b []byte) ([]*Message, int, error) {
 	m.Properties = parseProperties(props)
 	m.StoredBodySize = len(stored)
 
-	body, shared := stored, true
+	body, shared := stored, !d.owned
 	if sysFlag&SysFlagCompressed != 0 {
 		m.BodyCompressed = true
 		m.Compression = compressionName(int(sysFlag))
@@ -342,14 +355,14 @@ func (d *decoder) decodeRecord(b []byte) ([]*Message, int, error) {
 		}
 	}
 	if m.BodyError == "" && sysFlag&(SysFlagInnerBatch|SysFlagNeedUnwrap) == SysFlagInnerBatch|SysFlagNeedUnwrap {
-		msgs, err := unwrapInnerBatch(m, body)
+		msgs, err := unwrapInnerBatch(m, body, shared)
 		if err == nil {
 			return msgs, total, nil
 		}
 		m.BodyError = fmt.Sprintf("the inner batch could not be unwrapped: %v; showing the stored body", err)
 	}
 	if shared {
-		// Copy stored bytes so a message does not pin the whole response.
+		// The caller's buffer may be reused: the body needs its own copy.
 		body = bytes.Clone(body)
 	}
 	m.Body = body
@@ -375,7 +388,8 @@ func compressionName(sysFlag int) string {
 // sub-messages (TOTALSIZE, MAGICCODE, BODYCRC, FLAG, body, properties),
 // which take topic, queue, hosts, times, sysFlag and commit-log offset from
 // the outer record, and consecutive queue offsets.
-func unwrapInnerBatch(outer *Message, body []byte) ([]*Message, error) {
+// Sub-message bodies are copied when body is the caller's memory (shared).
+func unwrapInnerBatch(outer *Message, body []byte, shared bool) ([]*Message, error) {
 	r := reader{b: body}
 	var msgs []*Message
 	for i := 0; r.pos < len(body); i++ {
@@ -387,6 +401,9 @@ func unwrapInnerBatch(outer *Message, body []byte) ([]*Message, error) {
 		props := r.take(int(r.i16()))
 		if r.err != nil {
 			return nil, fmt.Errorf("sub-message %d at byte %d of %d: %w", i, r.pos, len(body), r.err)
+		}
+		if shared {
+			sub = bytes.Clone(sub)
 		}
 		msgs = append(msgs, &Message{
 			Topic:           outer.Topic,
@@ -401,7 +418,7 @@ func unwrapInnerBatch(outer *Message, body []byte) ([]*Message, error) {
 			StoreHost:       outer.StoreHost,
 			StoreSize:       outer.StoreSize,
 			Properties:      parseProperties(props),
-			Body:            bytes.Clone(sub),
+			Body:            sub,
 			StoredBodySize:  outer.StoredBodySize,
 			BodyCompressed:  outer.BodyCompressed,
 			Compression:     outer.Compression,
@@ -439,13 +456,61 @@ func parseProperties(b []byte) map[string]string {
 		}
 		k, v, ok := bytes.Cut(entry, []byte{nameValueSeparator})
 		if ok && len(k) > 0 && len(v) > 0 {
-			m[string(k)] = string(v)
+			m[propertyName(k)] = string(v)
 		}
 	}
 	if len(m) == 0 {
 		return nil
 	}
 	return m
+}
+
+// propertyName returns the name as a string, sharing one constant for the
+// names nearly every message carries instead of allocating each time.
+func propertyName(k []byte) string {
+	switch string(k) { // compiled without allocating
+	case PropertyKeys:
+		return PropertyKeys
+	case PropertyTags:
+		return PropertyTags
+	case PropertyUniqueKey:
+		return PropertyUniqueKey
+	case "WAIT":
+		return "WAIT"
+	case "CLUSTER":
+		return "CLUSTER"
+	case "MIN_OFFSET":
+		return "MIN_OFFSET"
+	case "MAX_OFFSET":
+		return "MAX_OFFSET"
+	case "TRACE_ON":
+		return "TRACE_ON"
+	case "MSG_REGION":
+		return "MSG_REGION"
+	case "REAL_TOPIC":
+		return "REAL_TOPIC"
+	case "REAL_QID":
+		return "REAL_QID"
+	case "RECONSUME_TIME":
+		return "RECONSUME_TIME"
+	case "MAX_RECONSUME_TIMES":
+		return "MAX_RECONSUME_TIMES"
+	case "ORIGIN_MESSAGE_ID":
+		return "ORIGIN_MESSAGE_ID"
+	case "RETRY_TOPIC":
+		return "RETRY_TOPIC"
+	case "DELAY":
+		return "DELAY"
+	case "PGROUP":
+		return "PGROUP"
+	case "TRAN_MSG":
+		return "TRAN_MSG"
+	case "__SHARDINGKEY":
+		return "__SHARDINGKEY"
+	case "CONSUME_START_TIME":
+		return "CONSUME_START_TIME"
+	}
+	return string(k)
 }
 
 var errBodyTooLarge = fmt.Errorf("the body inflates beyond %d MiB, the limit for one message", MaxDecompressedBodySize>>20)

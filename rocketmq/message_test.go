@@ -498,6 +498,31 @@ func TestDecodeMessagesCorruptFraming(t *testing.T) {
 	})
 }
 
+// Messages must not alias the caller's buffer (it is often reused for the
+// next response) nor each other.
+func TestDecodeMessagesOwnsItsMemory(t *testing.T) {
+	a, b := baseRecord(), baseRecord()
+	b.body = []byte("second")
+	in := slicesConcat(a.build(), b.build())
+	msgs, err := DecodeMessages(in)
+	if err != nil || len(msgs) != 2 {
+		t.Fatal(err)
+	}
+	one, _, err := DecodeMessage(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(in)
+	if string(msgs[0].Body) != "hello" || string(msgs[1].Body) != "second" || string(one.Body) != "hello" {
+		t.Fatalf("bodies changed with the input buffer: %q %q %q", msgs[0].Body, msgs[1].Body, one.Body)
+	}
+	// Fill whatever spare capacity the first body has.
+	_ = append(msgs[0].Body, bytes.Repeat([]byte("X"), cap(msgs[0].Body)-len(msgs[0].Body))...)
+	if string(msgs[1].Body) != "second" {
+		t.Fatalf("appending to one body overwrote the next: %q", msgs[1].Body)
+	}
+}
+
 func TestMessageAccessors(t *testing.T) {
 	m := wantBase()
 	if got := m.OffsetMsgID(); got != "C0A8011400002A9F00000000075BCD15" {

@@ -69,7 +69,8 @@ func ParseUniqueKey(s string) (UniqueKeyInfo, error) {
 //     in which it was made, so the time is rebuilt as Java's
 //     MessageClientIDSetter.getNearlyTimeFromID does: the start of now's
 //     month plus that span, or of the previous month if that lands at or
-//     after now. The producer computed the month start in its own local
+//     after now (and further back if the span is longer than that month,
+//     where Java would answer a time in the future). The producer computed the month start in its own local
 //     zone: when that differs from now's location, BornApprox is off by the
 //     difference of the UTC offsets, and near a month boundary by a whole
 //     month. Ids older than about a month come out a month (or more) late.
@@ -102,8 +103,11 @@ func ParseUniqueKeyAt(s string, now time.Time) (UniqueKeyInfo, error) {
 	info.SinceMonthStart = span
 	info.Counter = int(binary.BigEndian.Uint16(b[ipLen+10:]))
 
+	// Java steps back one month when start+span is not before now; a span
+	// longer than the previous month (up to 2^32 ms, 49.7 days) would then
+	// still be in the future, so keep stepping (at most twice more).
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, now.Location())
-	if !monthStart.Add(span).Before(now) {
+	for i := 0; i < 3 && !monthStart.Add(span).Before(now); i++ {
 		monthStart = monthStart.AddDate(0, -1, 0)
 	}
 	info.BornApprox = monthStart.Add(span)
