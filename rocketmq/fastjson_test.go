@@ -188,3 +188,63 @@ func compactJSON(t *testing.T, v json.RawMessage) string {
 	b, _ := json.Marshal(x)
 	return string(b)
 }
+
+// TestNormalizeCapturedBodies normalises every body captured from real
+// brokers (testdata/captured/<version>/*.json) and checks each
+// MessageQueue-keyed table: every key parses, and none is lost.
+func TestNormalizeCapturedBodies(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "captured", "*", "*.json"))
+	if len(files) == 0 {
+		t.Skip("no captured replies")
+	}
+	tables := map[string]bool{"offsetTable": true, "mqTable": true, "mqPopTable": true, "messageQueueTable": true}
+	for _, f := range files {
+		t.Run(filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f), func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) == 0 {
+				t.Skip("empty body")
+			}
+			norm, err := NormalizeJSON(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if json.Valid(raw) && string(norm) != string(raw) {
+				t.Fatal("valid JSON was changed")
+			}
+			var doc any
+			if err := json.Unmarshal(norm, &doc); err != nil {
+				t.Fatal(err)
+			}
+			keys := 0
+			var walk func(v any)
+			walk = func(v any) {
+				switch v := v.(type) {
+				case map[string]any:
+					for k, child := range v {
+						if tab, ok := child.(map[string]any); ok && tables[k] {
+							for mqKey := range tab {
+								if _, err := ParseMessageQueueKey(mqKey); err != nil {
+									t.Errorf("%s key: %v", k, err)
+								}
+								keys++
+							}
+						}
+						walk(child)
+					}
+				case []any:
+					for _, child := range v {
+						walk(child)
+					}
+				}
+			}
+			walk(doc)
+			// Every object key fastjson wrote is a queue; none may vanish.
+			if want := strings.Count(string(raw), `{{"`) + strings.Count(string(raw), `},{"brokerName"`) + strings.Count(string(raw), `},{"topic"`); keys != want {
+				t.Errorf("%d queue keys after normalising, %d in the body", keys, want)
+			}
+		})
+	}
+}

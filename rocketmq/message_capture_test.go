@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/dev"
 )
 
 // Real message bodies, as brokers send them, are kept under
@@ -35,7 +37,7 @@ func TestCaptureMessages(t *testing.T) {
 	if !captureOn() {
 		t.Skip("set RMQC_CAPTURE=1 to capture real message bodies")
 	}
-	e := newITEnv(t)
+	e := captureEnv(t)
 	topic := e.createTopic(t, "capmsg", 1)
 	p := startProducer(t, e.cluster.NameServer, "capmsg-pg")
 
@@ -106,6 +108,25 @@ func TestCaptureMessages(t *testing.T) {
 		writeMessageCapture(t, e.version, "query_key", resp.Body, want[:1])
 		return nil
 	})
+}
+
+// captureEnv attaches to the test cluster like newITEnv, but waits for the
+// broker's version: a 5.x broker answers GET_BROKER_RUNTIME_INFO with
+// SYSTEM_ERROR (NoSuchElementException) for a moment after it starts.
+func captureEnv(t *testing.T) *itEnv {
+	t.Helper()
+	cl := dev.RequireCluster(t)
+	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	e := &itEnv{cluster: cl, c: c, addr: cl.Brokers[0].Addr, broker: cl.Brokers[0].Name}
+	eventually(t, 30*time.Second, "read the broker version", func() error {
+		e.version, err = c.BrokerVersion(ctxT(t), e.addr)
+		return err
+	})
+	return e
 }
 
 func writeMessageCapture(t *testing.T, v BrokerVersion, op string, body []byte, want []wantMessage) {
