@@ -206,7 +206,10 @@ func MissingTools(version string) []string {
 func notOnCentral(mvnLog, version string) string {
 	data, _ := os.ReadFile(mvnLog)
 	for _, a := range []string{"rocketmq-namesrv", "rocketmq-broker"} {
-		if strings.Contains(string(data), "Could not find artifact org.apache.rocketmq:"+a+":jar:"+version) {
+		coords := "org.apache.rocketmq:" + a + ":jar:" + version
+		// First attempt: "Could not find artifact X"; later ones (failure cached
+		// in ~/.m2): "X was not found in https://... during a previous attempt".
+		if strings.Contains(string(data), "Could not find artifact "+coords) || strings.Contains(string(data), coords+" was not found in") {
 			return a
 		}
 	}

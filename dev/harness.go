@@ -31,13 +31,17 @@ func RunTests(m *testing.M) int {
 	harness.active = true
 	code := m.Run()
 	if c := harness.cluster; c != nil && harness.owned {
-		if err := c.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
-			code = max(code, 1)
-		}
 		if code == 0 {
+			// The store is thrown away: skip the brokers' 10-30 s shutdown.
+			if err := c.Kill(); err != nil {
+				fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
+			}
 			os.RemoveAll(c.Dir)
 		} else {
+			// Stop cleanly so the logs are complete for whoever reads them.
+			if err := c.Stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
+			}
 			fmt.Fprintf(os.Stderr, "dev: RocketMQ %s logs kept in %s\n", c.Version, c.Dir)
 		}
 	}
@@ -91,8 +95,13 @@ func setupCluster() {
 		Log:          os.Stderr,
 	})
 	var missing ErrMissingTools
-	if errors.As(harness.err, &missing) {
+	var busy ErrPortsBusy
+	switch {
+	case errors.As(harness.err, &missing):
 		harness.missing, harness.err = missing.Missing, nil
+	case errors.As(harness.err, &busy):
+		harness.err = fmt.Errorf("%w\nto share one cluster between test packages, start it once and attach: "+
+			"go run ./dev/cmd/rmqdev up; RMQC_TEST_NAMESRV=127.0.0.1:19876 go test ./...", harness.err)
 	}
 	harness.owned = harness.err == nil
 }

@@ -129,6 +129,11 @@ func topicOnEveryBroker(r *route, brokers []Broker, queues int) error {
 // MQAdmin and CreateTopic work on it; Stop does nothing. mqadmin comes from
 // RMQ_VERSION's jars, then from the cluster's own version's when those are cached.
 func Attach(ctx context.Context, nameServer string) (*Cluster, error) {
+	// mqadmin clusterList prints an empty table, not an error, when nothing
+	// listens; say so plainly and fast instead.
+	if err := dialOK(ctx, nameServer); err != nil {
+		return nil, fmt.Errorf("attach: no NameServer: %w (start one with: go run ./dev/cmd/rmqdev up)", err)
+	}
 	version := VersionFromEnv()
 	root, err := CacheRoot()
 	if err != nil {

@@ -115,17 +115,23 @@ func (p *proc) isOurs() bool {
 }
 
 // stop sends SIGTERM to the process group (RocketMQ's shutdown hooks flush the
-// store and unregister from the NameServer), then SIGKILL after grace.
+// store and unregister from the NameServer), then SIGKILL after grace; with
+// grace 0 it sends SIGKILL at once.
 func (p *proc) stop(grace time.Duration) error {
 	if gone, _ := p.exited(); gone || !p.isOurs() {
 		return nil
 	}
-	signalGroup(p.pid, syscall.SIGTERM)
-	if p.waitGone(grace) {
-		return nil
+	if grace > 0 {
+		signalGroup(p.pid, syscall.SIGTERM)
+		if p.waitGone(grace) {
+			return nil
+		}
 	}
 	signalGroup(p.pid, syscall.SIGKILL)
 	if p.waitGone(10 * time.Second) {
+		if grace == 0 {
+			return nil
+		}
 		return fmt.Errorf("stop %s (pid %d): killed after %s without exiting on SIGTERM", p.name, p.pid, grace)
 	}
 	return fmt.Errorf("stop %s (pid %d): still running after SIGKILL", p.name, p.pid)
