@@ -1,0 +1,163 @@
+package lookup
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// IDResult is the one message an id names.
+type IDResult struct {
+	Message Message
+	// Kind says which kind of id matched: rocketmq.IDOffsetMsgID or rocketmq.IDUniqueKey.
+	Kind rocketmq.IDKind
+	// Copies are the other stored messages with the same unique key (a producer that
+	// sent again after a timeout stores the message twice), oldest first.
+	Copies []Message
+	// Failures are brokers that did not answer the unique-key lookup; Message was found
+	// on another one.
+	Failures []BrokerFailure
+}
+
+// ByID finds the message an id names. An offsetMsgId is decoded and read from the
+// broker it names (VIEW_MESSAGE_BY_ID), after checking that the address is one of the
+// cluster's brokers. Anything else is a unique key, looked up in the index of every broker
+// of q.Topic; the oldest stored copy is the message and the others are listed. An id
+// shaped like an offsetMsgId that no broker holds is tried as a unique key too when a
+// topic is given.
+func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
+	kind, err := q.Validate()
+	if err != nil {
+		return nil, err
+	}
+	if kind == rocketmq.IDOffsetMsgID {
+		res, err := s.byOffsetMsgID(ctx, q)
+		if err == nil || q.Topic == "" || !errors.Is(err, ErrNotFound) {
+			return res, err
+		}
+		// A unique key can look like an offsetMsgId; the topic's index decides.
+		res, err2 := s.byUniqueKey(ctx, q)
+		if err2 == nil {
+			return res, nil
+		}
+		if errors.Is(err2, ErrNotFound) {
+			return nil, &NotFoundError{Message: err.Error() + " It is not a unique key in topic " + quote(q.Topic) + " either."}
+		}
+		return nil, err2
+	}
+	return s.byUniqueKey(ctx, q)
+}
+
+func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, error) {
+	id, err := rocketmq.ParseOffsetMsgID(q.ID)
+	if err != nil { // Validate classified it, so this does not happen
+		return nil, &InputError{Field: "id", Code: "bad_id", Message: err.Error()}
+	}
+	ci, err := s.clusterInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("look up offsetMsgId %s: %w", q.ID, err)
+	}
+	host := id.StoreHost.String()
+	broker, ok := brokerAt(ci, host)
+	if !ok {
+		// Never connect to an address taken from user input unless it is one of the
+		// cluster's own brokers.
+		return nil, &NotFoundError{Message: fmt.Sprintf(
+			"The offsetMsgId %s names store host %s, which is not a broker of this cluster (%s). If it is a producer's message id, search it as a unique key with its topic.",
+			q.ID, host, strings.Join(brokerAddrs(ci), ", "))}
+	}
+	m, err := s.admin.ViewMessageAt(ctx, host, id.CommitLogOffset, q.Topic)
+	if errors.Is(err, rocketmq.ErrMessageNotFound) {
+		return nil, &NotFoundError{Message: fmt.Sprintf(
+			"Broker %s (%s) holds no message at commit-log offset %d: the message may be older than the broker keeps (its commit-log file was deleted), or the id is mistyped.",
+			broker, host, id.CommitLogOffset)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read offsetMsgId %s from broker %s: %w", q.ID, broker, err)
+	}
+	return &IDResult{Message: Message{BrokerName: broker, Message: m}, Kind: rocketmq.IDOffsetMsgID}, nil
+}
+
+func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error) {
+	_, brokers, routeFails, err := s.route(ctx, q.Topic)
+	if err != nil {
+		return nil, err
+	}
+	var fails failures
+	for _, f := range routeFails {
+		fails.add(f.Broker, f.Err)
+	}
+	answers := make([][]*rocketmq.Message, len(brokers))
+	g := s.group()
+	for i, b := range brokers {
+		g.Go(func() error {
+			r, err := s.admin.QueryMessageByUniqueKey(ctx, b.addr, q.Topic, q.ID, time.Time{}, time.Time{})
+			if err != nil {
+				fails.add(b.name, err)
+				return nil
+			}
+			answers[i] = r.Messages
+			return nil
+		})
+	}
+	g.Wait()
+	var found []Message
+	for i, msgs := range answers {
+		for _, m := range msgs {
+			found = append(found, Message{BrokerName: brokers[i].name, Message: m})
+		}
+	}
+	found = dedupe(found)
+	failed := fails.all()
+	if len(found) == 0 {
+		if len(failed) > 0 {
+			errs := make([]error, len(failed))
+			for i, f := range failed {
+				errs[i] = f
+			}
+			return nil, fmt.Errorf("look up unique key %s in topic %s: no broker that answered holds it, and %d failed: %w",
+				q.ID, q.Topic, len(failed), errors.Join(errs...))
+		}
+		return nil, &NotFoundError{Message: fmt.Sprintf(
+			"No message of topic %s has the unique key %s. Check the topic; a message sent in the last seconds may not be indexed yet, so try again shortly.",
+			q.Topic, q.ID)}
+	}
+	slices.SortFunc(found, func(a, b Message) int {
+		if c := cmp.Compare(a.StoreTimestamp, b.StoreTimestamp); c != 0 {
+			return c
+		}
+		return -newestFirst(a, b)
+	})
+	return &IDResult{Message: found[0], Kind: rocketmq.IDUniqueKey, Copies: found[1:], Failures: failed}, nil
+}
+
+// brokerAt returns the name of the broker group with a member at addr.
+func brokerAt(ci *rocketmq.ClusterInfo, addr string) (string, bool) {
+	for _, name := range ci.BrokerNames() {
+		for _, a := range ci.Brokers[name].Addrs {
+			if a == addr {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
+func brokerAddrs(ci *rocketmq.ClusterInfo) []string {
+	var out []string
+	for _, name := range ci.BrokerNames() {
+		for _, a := range ci.Brokers[name].Addrs {
+			out = append(out, name+" "+a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,0 +1,106 @@
+package lookup
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// ByKey asks every broker of the topic for the messages indexed under q.Key
+// (QUERY_MESSAGE), merges their answers, drops duplicates and returns the newest
+// KeyLimit, newest first. A broker answers at most KeyLimit messages itself (its newest
+// index entries); when one did, older matches may exist that no broker returned, and the
+// result says so.
+func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	_, brokers, routeFails, err := s.route(ctx, q.Topic)
+	if err != nil {
+		return nil, err
+	}
+	var fails failures
+	for _, f := range routeFails {
+		fails.add(f.Broker, f.Err)
+	}
+	// The index keeps store times in whole seconds, so the broker is asked for the
+	// seconds around the range and the exact range is applied here.
+	begin, end := q.Begin, q.End
+	if !begin.IsZero() {
+		begin = begin.Truncate(time.Second)
+	}
+	if !end.IsZero() {
+		end = end.Truncate(time.Second).Add(time.Second)
+	}
+	answers := make([][]*rocketmq.Message, len(brokers))
+	g := s.group()
+	for i, b := range brokers {
+		g.Go(func() error {
+			r, err := s.admin.QueryMessageByKey(ctx, b.addr, q.Topic, q.Key, KeyLimit, begin, end)
+			if err != nil {
+				fails.add(b.name, err)
+				return nil
+			}
+			answers[i] = r.Messages
+			return nil
+		})
+	}
+	g.Wait()
+
+	res := &Result{Limit: KeyLimit}
+	var found []Message
+	for i, msgs := range answers {
+		if len(msgs) >= KeyLimit {
+			res.CappedBrokers = append(res.CappedBrokers, brokers[i].name)
+		}
+		for _, m := range msgs {
+			if inWindow(m, q) {
+				found = append(found, Message{BrokerName: brokers[i].name, Message: m})
+			}
+		}
+	}
+	found = dedupe(found)
+	slices.SortFunc(found, newestFirst)
+	res.Total = int64(len(found))
+	res.TotalIsLowerBound = len(res.CappedBrokers) > 0
+	res.Truncated = len(found) > KeyLimit || res.TotalIsLowerBound
+	if len(found) > KeyLimit {
+		found = found[:KeyLimit]
+	}
+	res.Messages = found
+	res.Failures = fails.all()
+	return res, nil
+}
+
+// inWindow applies the optional time range exactly.
+func inWindow(m *rocketmq.Message, q KeyQuery) bool {
+	if !q.Begin.IsZero() && m.StoreTimestamp < q.Begin.UnixMilli() {
+		return false
+	}
+	if !q.End.IsZero() && m.StoreTimestamp > q.End.UnixMilli() {
+		return false
+	}
+	return true
+}
+
+// dedupe drops repeated answers for one stored message (one position in one queue).
+func dedupe(ms []Message) []Message {
+	type pos struct {
+		broker string
+		queue  int
+		offset int64
+	}
+	seen := make(map[pos]bool, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		p := pos{m.BrokerName, m.QueueID, m.QueueOffset}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,419 @@
+package lookup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/lookup/lookuptest"
+	"rmqconsole/rocketmq"
+)
+
+var _ Admin = (*lookuptest.Fake)(nil)
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+// fakeCluster is two brokers with a topic of four queues on each, holding n messages
+// whose store times are spread over an hour with the given spacing function.
+func fakeCluster(t *testing.T, n int, storeAt func(i int) time.Time) (*lookuptest.Fake, []*rocketmq.Message) {
+	t.Helper()
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 4, "broker-a", "broker-b")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all []*rocketmq.Message
+	for i := range n {
+		b := []string{"broker-a", "broker-b"}[rng.IntN(2)]
+		m := lookuptest.NewMessage(fmt.Sprintf("m%d", i), []string{"red", "blue", "blue", "blue"}[i%4],
+			[]string{fmt.Sprintf("k%d", i), "shared"}, fmt.Sprintf("U%05d", i), storeAt(i))
+		all = append(all, f.Put("T", b, rng.IntN(4), m))
+	}
+	return f, all
+}
+
+func even(n int) func(int) time.Time {
+	return func(i int) time.Time { return t0.Add(time.Duration(i) * time.Hour / time.Duration(n)) }
+}
+
+// newest returns the messages stored within [b, e] matching tag, newest first by store
+// time only (ties in any order).
+func newest(all []*rocketmq.Message, b, e time.Time, tag string) []*rocketmq.Message {
+	var out []*rocketmq.Message
+	for _, m := range all {
+		if m.StoreTimestamp >= b.UnixMilli() && m.StoreTimestamp <= e.UnixMilli() && (tag == "" || m.Tags() == tag) {
+			out = append(out, m)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StoreTimestamp > out[j].StoreTimestamp })
+	return out
+}
+
+// checkNewestN fails unless got is exactly a newest-first answer of limit messages from
+// want (ties at the cut may be any of the tied messages).
+func checkNewestN(t *testing.T, got []Message, want []*rocketmq.Message, limit int) {
+	t.Helper()
+	n := min(limit, len(want))
+	if len(got) != n {
+		t.Fatalf("got %d messages, want %d", len(got), n)
+	}
+	if n == 0 {
+		return
+	}
+	cut := want[n-1].StoreTimestamp
+	have := map[string]bool{}
+	for i, m := range got {
+		have[m.UniqueKey()] = true
+		if m.StoreTimestamp < cut {
+			t.Errorf("message %s stored at %d is older than the cut %d", m.UniqueKey(), m.StoreTimestamp, cut)
+		}
+		if i > 0 && m.StoreTimestamp > got[i-1].StoreTimestamp {
+			t.Errorf("not newest first at %d", i)
+		}
+	}
+	for _, m := range want {
+		if m.StoreTimestamp > cut && !have[m.UniqueKey()] {
+			t.Errorf("missing %s stored at %d, newer than the cut %d", m.UniqueKey(), m.StoreTimestamp, cut)
+		}
+	}
+}
+
+func TestRangeNewestAcrossQueues(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n       int
+		storeAt func(int) time.Time
+	}{
+		{"evenly spread", 5000, even(5000)},
+		// Most messages in the last minute: interpolation overshoots, bisection must
+		// still converge.
+		{"burst at the end", 5000, func(i int) time.Time {
+			if i < 200 {
+				return t0.Add(time.Duration(i) * time.Minute / 4)
+			}
+			return t0.Add(59*time.Minute + time.Duration(i)*time.Millisecond*10)
+		}},
+		// Many messages share a millisecond.
+		{"same millisecond", 3000, func(i int) time.Time { return t0.Add(time.Duration(i/50) * time.Millisecond) }},
+		{"fewer than the limit", 700, even(700)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, all := fakeCluster(t, tc.n, tc.storeAt)
+			svc := New(f, Options{})
+			b, e := t0, t0.Add(2*time.Hour)
+			res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: b, End: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := newest(all, b, e, "")
+			checkNewestN(t, res.Messages, want, RangeLimit)
+			if res.Total != int64(len(want)) || res.TotalIsLowerBound || res.Truncated != (len(want) > RangeLimit) {
+				t.Errorf("total %d (lower bound %v), truncated %v; want %d exact", res.Total, res.TotalIsLowerBound, res.Truncated, len(want))
+			}
+			// Never read much more than returned: 8 queues cost at most one partial pull each.
+			pulls := f.Calls()["Pull"]
+			if limit := (len(res.Messages)+int(slack(RangeLimit)))/pullBatch + 8 + 1; pulls > limit {
+				t.Errorf("%d pulls for %d messages; at most %d expected", pulls, len(res.Messages), limit)
+			}
+			t.Logf("%d pulls, %d offset searches", pulls, f.Calls()["SearchOffset"])
+		})
+	}
+}
+
+func TestRangeWindowAndTag(t *testing.T) {
+	f, all := fakeCluster(t, 4000, even(4000))
+	svc := New(f, Options{})
+	b, e := t0.Add(10*time.Minute), t0.Add(40*time.Minute)
+	ctx := context.Background()
+
+	res, err := svc.ByRange(ctx, RangeQuery{Topic: "T", Begin: b, End: e, Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newest(all, b, e, "")
+	checkNewestN(t, res.Messages, want, 500)
+	if res.Total != int64(len(want)) || !res.Truncated {
+		t.Errorf("total %d truncated %v, want %d truncated", res.Total, res.Truncated, len(want))
+	}
+
+	// A rare tag (a quarter of the messages): the newest matches, and the count is a
+	// lower bound because the search stopped early.
+	red, err := svc.ByRange(ctx, RangeQuery{Topic: "T", Begin: b, End: e, Tag: "red", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRed := newest(all, b, e, "red")
+	checkNewestN(t, red.Messages, wantRed, 100)
+	if !red.Truncated || !red.TotalIsLowerBound || red.Total <= 100 || red.Total > int64(len(wantRed)) {
+		t.Errorf("tag red: total %d (lower bound %v) truncated %v; want > 100 as a lower bound of %d", red.Total, red.TotalIsLowerBound, red.Truncated, len(wantRed))
+	}
+	for _, m := range red.Messages {
+		if m.Tags() != "red" {
+			t.Fatalf("tag red returned a %q message", m.Tags())
+		}
+	}
+	// A tag that never matches reads the whole range and says none.
+	none, err := svc.ByRange(ctx, RangeQuery{Topic: "T", Begin: b, End: e, Tag: "green"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(none.Messages) != 0 || none.Total != 0 || none.TotalIsLowerBound || none.Truncated || none.InRange != int64(len(want)) {
+		t.Errorf("tag green: %d messages, total %d (lower bound %v), in range %d", len(none.Messages), none.Total, none.TotalIsLowerBound, none.InRange)
+	}
+}
+
+// A broker that times out or fails: the others' messages come back, and the failure
+// names the broker and the error.
+func TestRangePartialWhenBrokerFails(t *testing.T) {
+	for _, op := range []string{"SearchOffset", "Pull"} {
+		t.Run(op, func(t *testing.T) {
+			f, all := fakeCluster(t, 1000, even(1000))
+			f.Fail = func(o, broker string) error {
+				if o == op && broker == "broker-b" {
+					return &rocketmq.TimeoutError{Addr: "10.0.0.2:10911", Code: rocketmq.CodePullMessage, Elapsed: 5 * time.Second}
+				}
+				return nil
+			}
+			svc := New(f, Options{})
+			res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: t0, End: t0.Add(time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fromA []*rocketmq.Message
+			for _, m := range newest(all, t0, t0.Add(time.Hour), "") {
+				if m.StoreHost.String() == "10.0.0.1:10911" {
+					fromA = append(fromA, m)
+				}
+			}
+			if len(res.Messages) != len(fromA) {
+				t.Errorf("%d messages, want broker-a's %d", len(res.Messages), len(fromA))
+			}
+			for _, m := range res.Messages {
+				if m.BrokerName != "broker-a" {
+					t.Fatalf("message from %s in the answer", m.BrokerName)
+				}
+			}
+			if len(res.Failures) != 1 || res.Failures[0].Broker != "broker-b" || !errors.Is(res.Failures[0].Err, context.DeadlineExceeded) {
+				t.Fatalf("failures %v, want broker-b timing out", res.Failures)
+			}
+			if !strings.Contains(res.Failures[0].Error(), "broker-b") || !strings.Contains(res.Failures[0].Error(), "no answer within 5s") {
+				t.Errorf("failure reads %q", res.Failures[0].Error())
+			}
+		})
+	}
+}
+
+func TestKeyMergesCapsAndReportsCap(t *testing.T) {
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 2, "broker-a", "broker-b")
+	for i := range 40 {
+		f.Put("T", "broker-a", i%2, lookuptest.NewMessage(fmt.Sprint("a", i), "", []string{"K", "J"}, fmt.Sprint("UA", i), t0.Add(time.Duration(2*i)*time.Second)))
+		f.Put("T", "broker-b", i%2, lookuptest.NewMessage(fmt.Sprint("b", i), "", []string{"K"}, fmt.Sprint("UB", i), t0.Add(time.Duration(2*i+1)*time.Second)))
+	}
+	for i := range 70 {
+		f.Put("T", "broker-b", 0, lookuptest.NewMessage(fmt.Sprint("c", i), "", []string{"MANY"}, fmt.Sprint("UC", i), t0.Add(time.Duration(i)*time.Second)))
+	}
+	svc := New(f, Options{})
+	ctx := context.Background()
+
+	res, err := svc.ByKey(ctx, KeyQuery{Topic: "T", Key: "K"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 80 matches, 40 per broker: no broker capped, the merge keeps the newest 64.
+	if len(res.Messages) != 64 || !res.Truncated || res.Total != 80 || res.TotalIsLowerBound || len(res.CappedBrokers) != 0 {
+		t.Errorf("K: %d messages, truncated %v, total %d (lower bound %v), capped %v", len(res.Messages), res.Truncated, res.Total, res.TotalIsLowerBound, res.CappedBrokers)
+	}
+	if oldest := res.Messages[63].StoreTime(); !oldest.Equal(t0.Add(16 * time.Second)) {
+		t.Errorf("the 64th newest was stored at %s, want %s", oldest, t0.Add(16*time.Second))
+	}
+	many, err := svc.ByKey(ctx, KeyQuery{Topic: "T", Key: "MANY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(many.Messages) != 64 || !many.Truncated || !many.TotalIsLowerBound || len(many.CappedBrokers) != 1 || many.CappedBrokers[0] != "broker-b" {
+		t.Errorf("MANY: %d, truncated %v, lower bound %v, capped %v; want broker-b capped", len(many.Messages), many.Truncated, many.TotalIsLowerBound, many.CappedBrokers)
+	}
+	// A time range applies exactly, to the millisecond.
+	win, err := svc.ByKey(ctx, KeyQuery{Topic: "T", Key: "J", Begin: t0.Add(10 * time.Second), End: t0.Add(20*time.Second - time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(win.Messages) != 5 {
+		t.Errorf("J in [10 s, 20 s): %d messages, want 5 (a10..a18)", len(win.Messages))
+	}
+	// One broker failing: the other's matches, and the failure.
+	f.Fail = func(op, broker string) error {
+		if broker == "broker-a" {
+			return errors.New("connection reset")
+		}
+		return nil
+	}
+	part, err := svc.ByKey(ctx, KeyQuery{Topic: "T", Key: "K"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(part.Messages) != 40 || len(part.Failures) != 1 || part.Failures[0].Broker != "broker-a" {
+		t.Errorf("with broker-a failing: %d messages, failures %v", len(part.Messages), part.Failures)
+	}
+}
+
+func TestIDBothKinds(t *testing.T) {
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 2, "broker-a", "broker-b")
+	one := f.Put("T", "broker-b", 1, lookuptest.NewMessage("one", "", nil, "7F0000010001000000000000000A0001", t0))
+	f.Put("T", "broker-a", 0, lookuptest.NewMessage("filler", "", nil, "X1", t0))
+	first := f.Put("T", "broker-a", 0, lookuptest.NewMessage("first", "", nil, "DUP", t0.Add(time.Second)))
+	resent := f.Put("T", "broker-b", 0, lookuptest.NewMessage("resent", "", nil, "DUP", t0.Add(2*time.Second)))
+	svc := New(f, Options{})
+	ctx := context.Background()
+
+	r, err := svc.ByID(ctx, IDQuery{ID: one.OffsetMsgID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != rocketmq.IDOffsetMsgID || string(r.Message.Body) != "one" || r.Message.BrokerName != "broker-b" {
+		t.Errorf("offsetMsgId: kind %v body %q broker %q", r.Kind, r.Message.Body, r.Message.BrokerName)
+	}
+	if c := f.Calls(); c["QueryMessageByUniqueKey"] != 0 || c["ViewMessageAt"] != 1 {
+		t.Errorf("an offsetMsgId lookup made calls %v; want one VIEW_MESSAGE_BY_ID", c)
+	}
+	r, err = svc.ByID(ctx, IDQuery{ID: "DUP", Topic: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != rocketmq.IDUniqueKey || r.Message.OffsetMsgID() != first.OffsetMsgID() || len(r.Copies) != 1 || r.Copies[0].OffsetMsgID() != resent.OffsetMsgID() {
+		t.Errorf("unique key stored twice: kind %v, shown %q, copies %d", r.Kind, r.Message.Body, len(r.Copies))
+	}
+	// One broker failing: the message is found on the other, and the failure is listed.
+	f.Fail = func(op, broker string) error {
+		if broker == "broker-a" {
+			return errors.New("connection reset")
+		}
+		return nil
+	}
+	r, err = svc.ByID(ctx, IDQuery{ID: one.UniqueKey(), Topic: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Message.Body) != "one" || len(r.Failures) != 1 || r.Failures[0].Broker != "broker-a" {
+		t.Errorf("with broker-a failing: %q, failures %v", r.Message.Body, r.Failures)
+	}
+	// Not found anywhere, but a broker failed: not "not found", an error naming it.
+	_, err = svc.ByID(ctx, IDQuery{ID: "NOPE", Topic: "T"})
+	if err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "broker-a") {
+		t.Errorf("missing id with a failing broker: %v; want an error naming broker-a", err)
+	}
+	f.Fail = nil
+	_, err = svc.ByID(ctx, IDQuery{ID: "NOPE", Topic: "T"})
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing id: %v, want not found", err)
+	}
+	// An id shaped like an offsetMsgId of a host outside the cluster never connects.
+	before := f.Calls()["ViewMessageAt"]
+	foreign := rocketmq.OffsetMsgID{StoreHost: netipPort("192.168.1.1:10911"), CommitLogOffset: 5}.String()
+	if _, err := svc.ByID(ctx, IDQuery{ID: foreign}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("foreign offsetMsgId: %v", err)
+	}
+	if f.Calls()["ViewMessageAt"] != before {
+		t.Errorf("a foreign host was asked for the message")
+	}
+}
+
+func TestGroupStates(t *testing.T) {
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddTopic("T", 1, "broker-a")
+	var msgs []*rocketmq.Message
+	for i := range 10 {
+		msgs = append(msgs, f.Put("T", "broker-a", 0, lookuptest.NewMessage(fmt.Sprint(i), "red", nil, fmt.Sprint("U", i), t0.Add(time.Duration(i)*time.Second))))
+	}
+	m := msgs[5]
+	mq := rocketmq.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 0}
+	f.AddGroup(&lookuptest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 8}})
+	f.AddGroup(&lookuptest.Group{Name: "g-behind", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 5}})
+	f.AddGroup(&lookuptest.Group{Name: "g-new", Topics: []string{"T"}, Online: true})
+	f.AddGroup(&lookuptest.Group{Name: "g-gone", Topics: []string{"T"}, Offsets: map[rocketmq.MessageQueue]int64{mq: 9}})
+	f.AddGroup(&lookuptest.Group{Name: "g-blue", Topics: []string{"T"}, Online: true, Subscription: "blue || green", Offsets: map[rocketmq.MessageQueue]int64{mq: 10}})
+	f.AddGroup(&lookuptest.Group{Name: "g-bcast", Topics: []string{"T"}, Online: true, MessageModel: "BROADCASTING"})
+	f.AddGroup(&lookuptest.Group{Name: "g-broken", Topics: []string{"T"}, Online: true, OffsetErr: errors.New("broker busy")})
+	svc := New(f, Options{})
+	states, fails, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
+	if err != nil || len(fails) > 0 {
+		t.Fatal(err, fails)
+	}
+	want := map[string]ConsumeState{
+		"g-done": Consumed, "g-behind": NotConsumed, "g-new": NotConsumed, "g-gone": Offline,
+		"g-blue": Filtered, "g-bcast": Unknown, "g-broken": Unknown,
+	}
+	if len(states) != len(want) {
+		t.Fatalf("%d groups, want %d", len(states), len(want))
+	}
+	for _, s := range states {
+		if s.State != want[s.Group] {
+			t.Errorf("%s: %s (%s), want %s", s.Group, s.State, s.Reason, want[s.Group])
+		}
+		if s.State != Consumed && s.State != NotConsumed && s.Reason == "" {
+			t.Errorf("%s: %s without a reason", s.Group, s.State)
+		}
+	}
+}
+
+func TestBadInputAsksNoBroker(t *testing.T) {
+	f, _ := fakeCluster(t, 10, even(10))
+	svc := New(f, Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		code string
+	}{
+		{"range without topic", func() error { _, err := svc.ByRange(ctx, RangeQuery{Begin: t0, End: t0.Add(time.Hour)}); return err }, "missing_topic"},
+		{"range begins after end", func() error {
+			_, err := svc.ByRange(ctx, RangeQuery{Topic: "T", Begin: t0.Add(time.Hour), End: t0})
+			return err
+		}, "bad_range"},
+		{"range without times", func() error { _, err := svc.ByRange(ctx, RangeQuery{Topic: "T"}); return err }, "missing_range"},
+		{"range limit too high", func() error {
+			_, err := svc.ByRange(ctx, RangeQuery{Topic: "T", Begin: t0, End: t0, Limit: 2001})
+			return err
+		}, "bad_limit"},
+		{"topic with a space", func() error { _, err := svc.ByRange(ctx, RangeQuery{Topic: "a b", Begin: t0, End: t0}); return err }, "bad_topic"},
+		{"unknown topic", func() error { _, err := svc.ByRange(ctx, RangeQuery{Topic: "Nope", Begin: t0, End: t0}); return err }, "unknown_topic"},
+		{"key without key", func() error { _, err := svc.ByKey(ctx, KeyQuery{Topic: "T"}); return err }, "missing_key"},
+		{"key with spaces", func() error { _, err := svc.ByKey(ctx, KeyQuery{Topic: "T", Key: "a b"}); return err }, "bad_key"},
+		{"key unknown topic", func() error { _, err := svc.ByKey(ctx, KeyQuery{Topic: "Nope", Key: "a"}); return err }, "unknown_topic"},
+		{"empty id", func() error { _, err := svc.ByID(ctx, IDQuery{}); return err }, "missing_id"},
+		{"malformed id", func() error { _, err := svc.ByID(ctx, IDQuery{ID: "<script>"}); return err }, "bad_id"},
+		{"unique key without topic", func() error { _, err := svc.ByID(ctx, IDQuery{ID: "ABCDEF0123"}); return err }, "missing_topic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.BrokerCalls()
+			err := tc.run()
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Code != tc.code {
+				t.Fatalf("error %v, want input error %s", err, tc.code)
+			}
+			if ie.Field == "" || !strings.HasSuffix(ie.Message, ".") {
+				t.Errorf("input error %+v lacks a field or a full sentence", ie)
+			}
+			if n := f.BrokerCalls() - before; n != 0 {
+				t.Errorf("%d broker calls for bad input", n)
+			}
+		})
+	}
+	// The id error explains both forms.
+	_, err := svc.ByID(ctx, IDQuery{ID: "zz"})
+	if !strings.Contains(err.Error(), "offsetMsgId") || !strings.Contains(err.Error(), "unique key") {
+		t.Errorf("malformed id message %q does not explain both id forms", err)
+	}
+}

@@ -1,0 +1,449 @@
+// Package lookuptest provides a fake RocketMQ cluster behind lookup.Admin, for unit and
+// handler tests: brokers holding messages in queues, consumer groups with offsets, call
+// counting, and failure injection (a broker that times out or answers an error).
+package lookuptest
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// Fake is an in-memory cluster. Add brokers, messages and groups before use; it is safe
+// for concurrent calls afterwards.
+type Fake struct {
+	mu      sync.Mutex
+	brokers []*broker
+	queues  map[rocketmq.MessageQueue][]*rocketmq.Message
+	topics  map[string]map[string]int // topic -> broker -> queue count
+	groups  map[string]*Group
+
+	// Fail, when set, is asked before every call; a non-nil error is returned instead
+	// of an answer. op is the Admin method name, broker the broker's name ("" for
+	// NameServer calls).
+	Fail func(op, broker string) error
+	// Version is what BrokerVersion answers (default 5.3.3).
+	Version rocketmq.BrokerVersion
+
+	calls       map[string]int
+	brokerCalls int
+}
+
+type broker struct {
+	name, addr string
+	nextPhys   int64
+}
+
+// Group is a consumer group as the fake's brokers know it.
+type Group struct {
+	Name         string
+	Topics       []string
+	Online       bool
+	MessageModel string // "CLUSTERING" unless set
+	Subscription string // "*" unless set
+	// Offsets are the committed offsets per queue; a queue missing has none.
+	Offsets map[rocketmq.MessageQueue]int64
+	// OffsetErr, when set, is what reading the group's offset answers.
+	OffsetErr error
+}
+
+// New returns an empty fake cluster.
+func New() *Fake {
+	return &Fake{
+		queues:  map[rocketmq.MessageQueue][]*rocketmq.Message{},
+		topics:  map[string]map[string]int{},
+		groups:  map[string]*Group{},
+		calls:   map[string]int{},
+		Version: rocketmq.BrokerVersion{Ordinal: rocketmq.VersionOrdinal5_3_3, Name: "V5_3_3"},
+	}
+}
+
+// AddBroker adds a broker master at addr ("127.0.0.1:10911").
+func (f *Fake) AddBroker(name, addr string) {
+	f.brokers = append(f.brokers, &broker{name: name, addr: addr})
+}
+
+// AddTopic creates topic with n queues on each named broker.
+func (f *Fake) AddTopic(topic string, n int, brokers ...string) {
+	if f.topics[topic] == nil {
+		f.topics[topic] = map[string]int{}
+	}
+	for _, b := range brokers {
+		f.topics[topic][b] = n
+	}
+}
+
+// Put stores m in a queue: it fills in topic, queue id, queue offset, commit-log offset,
+// store host and store size, and returns m.
+func (f *Fake) Put(topic, brokerName string, queueID int, m *rocketmq.Message) *rocketmq.Message {
+	b := f.broker(brokerName)
+	mq := rocketmq.MessageQueue{Topic: topic, BrokerName: brokerName, QueueID: queueID}
+	m.Topic, m.QueueID = topic, queueID
+	m.QueueOffset = int64(len(f.queues[mq]))
+	m.CommitLogOffset = b.nextPhys
+	m.StoreHost = netip.MustParseAddrPort(b.addr)
+	if !m.BornHost.IsValid() {
+		m.BornHost = netip.MustParseAddrPort("10.0.0.9:40000")
+	}
+	if m.BornTimestamp == 0 {
+		m.BornTimestamp = m.StoreTimestamp - 3
+	}
+	if m.StoreSize == 0 {
+		m.StoreSize = 100 + len(m.Body)
+	}
+	b.nextPhys += int64(m.StoreSize)
+	f.queues[mq] = append(f.queues[mq], m)
+	return m
+}
+
+// NewMessage builds a message with a body, tag, keys and store time; UNIQ_KEY is set
+// from uniq when not empty.
+func NewMessage(body, tag string, keys []string, uniq string, stored time.Time) *rocketmq.Message {
+	props := map[string]string{}
+	if tag != "" {
+		props[rocketmq.PropertyTags] = tag
+	}
+	if len(keys) > 0 {
+		props[rocketmq.PropertyKeys] = strings.Join(keys, " ")
+	}
+	if uniq != "" {
+		props[rocketmq.PropertyUniqueKey] = uniq
+	}
+	return &rocketmq.Message{Body: []byte(body), Properties: props, StoreTimestamp: stored.UnixMilli(), StoredBodySize: len(body)}
+}
+
+// AddGroup registers a consumer group.
+func (f *Fake) AddGroup(g *Group) {
+	if g.MessageModel == "" {
+		g.MessageModel = "CLUSTERING"
+	}
+	if g.Subscription == "" {
+		g.Subscription = "*"
+	}
+	f.groups[g.Name] = g
+}
+
+// Calls returns how many times each Admin method was called.
+func (f *Fake) Calls() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.calls {
+		out[k] = v
+	}
+	return out
+}
+
+// BrokerCalls returns how many calls went to brokers (NameServer calls not counted).
+func (f *Fake) BrokerCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.brokerCalls
+}
+
+// TotalCalls returns how many calls of any kind were made.
+func (f *Fake) TotalCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, v := range f.calls {
+		n += v
+	}
+	return n
+}
+
+func (f *Fake) broker(name string) *broker {
+	for _, b := range f.brokers {
+		if b.name == name {
+			return b
+		}
+	}
+	panic("lookuptest: no broker " + name)
+}
+
+func (f *Fake) brokerAt(addr string) (*broker, error) {
+	for _, b := range f.brokers {
+		if b.addr == addr {
+			return b, nil
+		}
+	}
+	return nil, &rocketmq.ConnError{Addr: addr, Err: fmt.Errorf("connection refused")}
+}
+
+// enter counts a call and applies failure injection.
+func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
+	f.mu.Lock()
+	f.calls[op]++
+	var b *broker
+	var err error
+	if addr != "" {
+		f.brokerCalls++
+		b, err = f.brokerAt(addr)
+	}
+	fail := f.Fail
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if b != nil {
+		name = b.name
+	}
+	if fail != nil {
+		if err := fail(op, name); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ClusterInfo implements lookup.Admin.
+func (f *Fake) ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {
+	if _, err := f.enter(ctx, "ClusterInfo", ""); err != nil {
+		return nil, err
+	}
+	ci := &rocketmq.ClusterInfo{Brokers: map[string]rocketmq.BrokerData{}, Clusters: map[string][]string{}}
+	for _, b := range f.brokers {
+		ci.Brokers[b.name] = rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: map[int64]string{0: b.addr}}
+		ci.Clusters["DefaultCluster"] = append(ci.Clusters["DefaultCluster"], b.name)
+	}
+	return ci, nil
+}
+
+// TopicList implements lookup.Admin.
+func (f *Fake) TopicList(ctx context.Context) ([]string, error) {
+	if _, err := f.enter(ctx, "TopicList", ""); err != nil {
+		return nil, err
+	}
+	var out []string
+	for t := range f.topics {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// TopicRoute implements lookup.Admin.
+func (f *Fake) TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error) {
+	if _, err := f.enter(ctx, "TopicRoute", ""); err != nil {
+		return nil, err
+	}
+	on, ok := f.topics[topic]
+	if !ok {
+		return nil, fmt.Errorf("route of topic %q: %w", topic, &rocketmq.BrokerError{Addr: "namesrv", Code: rocketmq.CodeTopicNotExist, Remark: "No topic route info in name server for the topic: " + topic})
+	}
+	r := &rocketmq.TopicRoute{Topic: topic}
+	for _, b := range f.brokers {
+		n, ok := on[b.name]
+		if !ok {
+			continue
+		}
+		r.QueueDatas = append(r.QueueDatas, rocketmq.QueueData{BrokerName: b.name, ReadQueueNums: n, WriteQueueNums: n, Perm: 6})
+		r.BrokerDatas = append(r.BrokerDatas, rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: map[int64]string{0: b.addr}})
+	}
+	return r, nil
+}
+
+// TopicConfigs implements lookup.Admin.
+func (f *Fake) TopicConfigs(ctx context.Context, addr string) (*rocketmq.TopicConfigTable, error) {
+	b, err := f.enter(ctx, "TopicConfigs", addr)
+	if err != nil {
+		return nil, err
+	}
+	t := &rocketmq.TopicConfigTable{Topics: map[string]rocketmq.TopicConfig{}}
+	for topic, on := range f.topics {
+		if n, ok := on[b.name]; ok {
+			t.Topics[topic] = rocketmq.TopicConfig{TopicName: topic, ReadQueueNums: n, WriteQueueNums: n, Perm: 6}
+		}
+	}
+	return t, nil
+}
+
+// BrokerVersion implements lookup.Admin.
+func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error) {
+	if _, err := f.enter(ctx, "BrokerVersion", addr); err != nil {
+		return rocketmq.BrokerVersion{}, err
+	}
+	return f.Version, nil
+}
+
+// TopicStats implements lookup.Admin: each queue's offsets and last store time.
+func (f *Fake) TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error) {
+	b, err := f.enter(ctx, "TopicStats", addr)
+	if err != nil {
+		return nil, err
+	}
+	n, ok := f.topics[topic][b.name]
+	if !ok {
+		return nil, &rocketmq.BrokerError{Addr: addr, Code: rocketmq.CodeTopicNotExist, Remark: "topic not exist"}
+	}
+	st := &rocketmq.TopicStats{Offsets: map[rocketmq.MessageQueue]rocketmq.TopicOffset{}}
+	for q := range n {
+		mq := rocketmq.MessageQueue{Topic: topic, BrokerName: b.name, QueueID: q}
+		msgs := f.queues[mq]
+		o := rocketmq.TopicOffset{MaxOffset: int64(len(msgs))}
+		if len(msgs) > 0 {
+			o.LastUpdateTimestamp = msgs[len(msgs)-1].StoreTimestamp
+		}
+		st.Offsets[mq] = o
+	}
+	return st, nil
+}
+
+// SearchOffset implements lookup.Admin with 5.x LOWER semantics: the first offset
+// stored at or after t, the max offset when all are older.
+func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error) {
+	if _, err := f.enter(ctx, "SearchOffset", addr); err != nil {
+		return 0, err
+	}
+	msgs := f.queues[mq]
+	ms := t.UnixMilli()
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].StoreTimestamp >= ms })
+	if boundary == rocketmq.BoundaryUpper {
+		j := sort.Search(len(msgs), func(i int) bool { return msgs[i].StoreTimestamp > ms })
+		return int64(max(j-1, 0)), nil
+	}
+	return int64(i), nil
+}
+
+// Pull implements lookup.Admin, 32 messages at most.
+func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error) {
+	if _, err := f.enter(ctx, "Pull", addr); err != nil {
+		return nil, err
+	}
+	msgs := f.queues[mq]
+	n := int64(len(msgs))
+	r := &rocketmq.PullResult{MinOffset: 0, MaxOffset: n}
+	switch {
+	case offset == n:
+		r.Status, r.NextBeginOffset = rocketmq.PullNoNewMsg, n
+		return r, nil
+	case offset < 0 || offset > n:
+		r.Status, r.NextBeginOffset = rocketmq.PullOffsetIllegal, n
+		return r, nil
+	}
+	end := min(offset+int64(min(maxNums, 32)), n)
+	r.Status, r.NextBeginOffset = rocketmq.PullFound, end
+	r.Messages = slices.Clone(msgs[offset:end])
+	return r, nil
+}
+
+// QueryMessageByKey implements lookup.Admin: the newest maxNum messages with the key.
+func (f *Fake) QueryMessageByKey(ctx context.Context, addr, topic, key string, maxNum int, begin, end time.Time) (*rocketmq.QueryResult, error) {
+	b, err := f.enter(ctx, "QueryMessageByKey", addr)
+	if err != nil {
+		return nil, err
+	}
+	return f.query(b, topic, begin, end, maxNum, func(m *rocketmq.Message) bool { return slices.Contains(m.Keys(), key) }), nil
+}
+
+// QueryMessageByUniqueKey implements lookup.Admin.
+func (f *Fake) QueryMessageByUniqueKey(ctx context.Context, addr, topic, uniqKey string, begin, end time.Time) (*rocketmq.QueryResult, error) {
+	b, err := f.enter(ctx, "QueryMessageByUniqueKey", addr)
+	if err != nil {
+		return nil, err
+	}
+	return f.query(b, topic, begin, end, 32, func(m *rocketmq.Message) bool { return m.UniqueKey() == uniqKey }), nil
+}
+
+func (f *Fake) query(b *broker, topic string, begin, end time.Time, maxNum int, match func(*rocketmq.Message) bool) *rocketmq.QueryResult {
+	var all []*rocketmq.Message
+	for mq, msgs := range f.queues {
+		if mq.Topic != topic || mq.BrokerName != b.name {
+			continue
+		}
+		for _, m := range msgs {
+			if !match(m) || (!begin.IsZero() && m.StoreTimestamp < begin.UnixMilli()) || (!end.IsZero() && m.StoreTimestamp > end.UnixMilli()) {
+				continue
+			}
+			all = append(all, m)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].StoreTimestamp > all[j].StoreTimestamp })
+	if len(all) > maxNum {
+		all = all[:maxNum]
+	}
+	return &rocketmq.QueryResult{Messages: all}
+}
+
+// ViewMessageAt implements lookup.Admin.
+func (f *Fake) ViewMessageAt(ctx context.Context, addr string, commitLogOffset int64, topic string) (*rocketmq.Message, error) {
+	b, err := f.enter(ctx, "ViewMessageAt", addr)
+	if err != nil {
+		return nil, err
+	}
+	for mq, msgs := range f.queues {
+		if mq.BrokerName != b.name {
+			continue
+		}
+		for _, m := range msgs {
+			if m.CommitLogOffset == commitLogOffset {
+				return m, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("message at commit-log offset %d on %s: %w", commitLogOffset, addr, rocketmq.ErrMessageNotFound)
+}
+
+// TopicConsumerGroups implements lookup.Admin.
+func (f *Fake) TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error) {
+	if _, err := f.enter(ctx, "TopicConsumerGroups", addr); err != nil {
+		return nil, err
+	}
+	var out []string
+	for name, g := range f.groups {
+		if slices.Contains(g.Topics, topic) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ConsumerConnections implements lookup.Admin.
+func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error) {
+	if _, err := f.enter(ctx, "ConsumerConnections", addr); err != nil {
+		return nil, err
+	}
+	g := f.groups[group]
+	if g == nil || !g.Online {
+		return nil, fmt.Errorf("connections of consumer group %q on %s: %w", group, addr,
+			&rocketmq.BrokerError{Addr: addr, Code: rocketmq.CodeConsumerNotOnline, Remark: "the consumer group not online"})
+	}
+	cc := &rocketmq.ConsumerConnection{
+		Connections:   []rocketmq.Connection{{ClientID: "10.0.0.7@1", ClientAddr: "10.0.0.7:50000", Language: "GO"}},
+		Subscriptions: map[string]rocketmq.SubscriptionData{},
+		MessageModel:  g.MessageModel, ConsumeType: "CONSUME_PASSIVELY",
+	}
+	for _, t := range g.Topics {
+		cc.Subscriptions[t] = rocketmq.SubscriptionData{Topic: t, SubString: g.Subscription, ExpressionType: "TAG"}
+	}
+	return cc, nil
+}
+
+// QueryConsumerOffset implements lookup.Admin.
+func (f *Fake) QueryConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error) {
+	if _, err := f.enter(ctx, "QueryConsumerOffset", addr); err != nil {
+		return 0, err
+	}
+	g := f.groups[group]
+	if g != nil && g.OffsetErr != nil {
+		return 0, fmt.Errorf("consumer offset of %q for %s on %s: %w", group, mq, addr, g.OffsetErr)
+	}
+	if g != nil {
+		if off, ok := g.Offsets[mq]; ok {
+			return off, nil
+		}
+	}
+	return 0, fmt.Errorf("consumer offset of %q for %s on %s: %w", group, mq, addr, rocketmq.ErrNoConsumerOffset)
+}

@@ -1,0 +1,152 @@
+package lookup
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// maxTextLen bounds what a user may type into a topic, key or tag field; RocketMQ's own
+// limits are lower (topic 127, key index entries much less).
+const maxTextLen = 255
+
+// RangeQuery asks for the newest messages of a topic stored within [Begin, End].
+type RangeQuery struct {
+	Topic string
+	Begin time.Time
+	End   time.Time
+	// Tag keeps only messages with this tag (property TAGS); "" keeps all.
+	Tag string
+	// Limit caps the answer; 0 means RangeLimit, and more than RangeLimit is refused.
+	Limit int
+}
+
+// Validate checks the query without asking any broker.
+func (q *RangeQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Tag = strings.TrimSpace(q.Tag)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Begin.IsZero() || q.End.IsZero() {
+		return errMissing("begin", "missing_range", "Give both a begin and an end time, or pick a quick range.")
+	}
+	if q.Begin.After(q.End) {
+		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
+			"The range begins (%s) after it ends (%s). Swap the two times.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
+	}
+	if len(q.Tag) > maxTextLen || strings.ContainsAny(q.Tag, " |") {
+		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag is one word without spaces or '|'; search one tag at a time."}
+	}
+	if q.Limit == 0 {
+		q.Limit = RangeLimit
+	}
+	if q.Limit < 0 || q.Limit > RangeLimit {
+		return &InputError{Field: "limit", Code: "bad_limit", Message: fmt.Sprintf("The limit must be between 1 and %d.", RangeLimit)}
+	}
+	return nil
+}
+
+// KeyQuery asks the brokers' key index for a topic's messages with a key, optionally
+// stored within [Begin, End] (zero times are unbounded).
+type KeyQuery struct {
+	Topic string
+	Key   string
+	Begin time.Time
+	End   time.Time
+}
+
+// Validate checks the query without asking any broker.
+func (q *KeyQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Key = strings.TrimSpace(q.Key)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Key == "" {
+		return errMissing("key", "missing_key", "Type the message key to look for (what the producer set as KEYS).")
+	}
+	if len(q.Key) > maxTextLen || strings.ContainsAny(q.Key, " \t\r\n") {
+		return &InputError{Field: "key", Code: "bad_key", Message: "A key has no spaces: the KEYS property holds several keys separated by spaces, and each is indexed on its own. Search one key at a time."}
+	}
+	if !q.Begin.IsZero() && !q.End.IsZero() && q.Begin.After(q.End) {
+		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
+			"The range begins (%s) after it ends (%s). Swap the two times, or leave both empty to search the whole index.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
+	}
+	return nil
+}
+
+// IDQuery asks for one message by id: an offsetMsgId, or a unique key in Topic.
+type IDQuery struct {
+	ID    string
+	Topic string // needed for a unique key; optional for an offsetMsgId
+}
+
+// Validate checks the query without asking any broker, and says which kind of id it
+// holds.
+func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
+	q.ID = strings.TrimSpace(q.ID)
+	q.Topic = strings.TrimSpace(q.Topic)
+	if q.ID == "" {
+		return rocketmq.IDInvalid, errMissing("id", "missing_id", "Paste a message id. "+idForms)
+	}
+	kind := rocketmq.ClassifyID(q.ID)
+	if kind == rocketmq.IDUniqueKey && !plausibleUniqueKey(q.ID) {
+		kind = rocketmq.IDInvalid
+	}
+	if kind == rocketmq.IDInvalid {
+		return kind, &InputError{Field: "id", Code: "bad_id", Message: fmt.Sprintf("%q is not a message id. %s", short(q.ID), idForms)}
+	}
+	if q.Topic != "" {
+		if err := checkTopic(q.Topic); err != nil {
+			return kind, err
+		}
+	}
+	if kind == rocketmq.IDUniqueKey && q.Topic == "" {
+		return kind, &InputError{Field: "topic", Code: "missing_topic", Message: fmt.Sprintf(
+			"%q is not an offsetMsgId, so it is looked up as a unique key in a topic's index: give the topic. %s", short(q.ID), idForms)}
+	}
+	return kind, nil
+}
+
+// plausibleUniqueKey accepts what producers write as UNIQ_KEY: hex from every client, and
+// the letters, digits and separators of ids a producer sets itself. Anything else (markup,
+// quotes, a pasted sentence) is a mistake worth pointing out before asking the index.
+func plausibleUniqueKey(s string) bool {
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || r == ':' || r == '@' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func checkTopic(t string) error {
+	if t == "" {
+		return errMissing("topic", "missing_topic", "Choose a topic: start typing its name for suggestions.")
+	}
+	if len(t) > maxTextLen {
+		return &InputError{Field: "topic", Code: "bad_topic", Message: "A topic name has at most 255 characters. Check what was pasted."}
+	}
+	for _, r := range t {
+		ok := r == '-' || r == '_' || r == '%' || r == '|' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return &InputError{Field: "topic", Code: "bad_topic", Message: fmt.Sprintf(
+				"%q is not a topic name: topics use only letters, digits, '-', '_', '%%' and '|'.", short(t))}
+		}
+	}
+	return nil
+}
+
+// short cuts a user's input for quoting it back in a message.
+func short(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
