@@ -34,6 +34,10 @@ func NormalizeJSON(body []byte) ([]byte, error) {
 	if json.Valid(body) {
 		return body, nil
 	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		// Usually an error reply's missing body: say so plainly.
+		return nil, errors.New("normalize JSON: the body is empty")
+	}
 	n := normalizer{in: body, out: make([]byte, 0, len(body)+len(body)/8+16)}
 	n.skipSpace()
 	if err := n.value(0); err != nil {

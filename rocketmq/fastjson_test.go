@@ -69,8 +69,11 @@ func TestNormalizeJSONKeepsValidJSON(t *testing.T) {
 }
 
 func TestNormalizeJSONRejectsMalformed(t *testing.T) {
+	if _, err := NormalizeJSON(nil); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty body: %v, want an error saying it is empty", err)
+	}
 	for _, in := range []string{
-		``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `{1 2}`, `{"a":1}x`, `{"a":01}`,
+		``, " \n", `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `{1 2}`, `{"a":1}x`, `{"a":01}`,
 		`{"a":1.}`, `{"a":-}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"unterminated}`, `{{"a":1}}`,
 		`{{"a":1:2}`, `{'a':tru}`, `{"a":1 "b":2}`, `@`, `{:1}`,
 		// Too deep for the normaliser (valid JSON this deep is passed through).

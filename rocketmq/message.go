@@ -33,13 +33,13 @@ const (
 
 // SysFlag bits of a stored message (MessageSysFlag, same in 4.x and 5.x).
 const (
-	SysFlagCompressed       = 0x1
-	SysFlagMultiTags        = 0x2
-	SysFlagTransactionMask  = 0xC // 0x4 prepared, 0x8 commit, 0xC rollback
-	SysFlagBornHostV6       = 0x10
-	SysFlagStoreHostV6      = 0x20
-	SysFlagNeedUnwrap       = 0x40
-	SysFlagInnerBatch       = 0x80
+	SysFlagCompressed       = 0x1   // the stored body is compressed
+	SysFlagMultiTags        = 0x2   // TAGS holds several tags
+	SysFlagTransactionMask  = 0xC   // 0x4 prepared, 0x8 commit, 0xC rollback; 0 = not transactional
+	SysFlagBornHostV6       = 0x10  // the born host IP is 16 bytes
+	SysFlagStoreHostV6      = 0x20  // the store host IP is 16 bytes
+	SysFlagNeedUnwrap       = 0x40  // with SysFlagInnerBatch: the body holds sub-messages
+	SysFlagInnerBatch       = 0x80  // a 5.x inner batch record
 	SysFlagCompressionMask  = 0x700 // (sysFlag & mask) >> 8: 1 LZ4, 2 ZSTD, 3 or 0 ZLIB
 	sysFlagCompressionShift = 8
 )
@@ -81,9 +81,11 @@ const minRecordSize = 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 
 // console's JSON API reports epoch ms and no precision or zone is lost; use
 // BornTime and StoreTime for time.Time values.
 type Message struct {
-	Topic       string
-	Flag        int
-	QueueID     int
+	Topic string
+	// Flag is the producer's user flag (Message.setFlag), not SysFlag.
+	Flag    int
+	QueueID int
+	// QueueOffset is the message's logical offset in its queue.
 	QueueOffset int64
 	// CommitLogOffset is the record's physical offset in the broker's
 	// commit log; with StoreHost it makes the offsetMsgId.
@@ -95,8 +97,11 @@ type Message struct {
 	BornTimestamp int64
 	// StoreTimestamp is when the broker stored it, epoch ms.
 	StoreTimestamp int64
-	BornHost       netip.AddrPort
-	StoreHost      netip.AddrPort
+	// BornHost is the producer's address as the broker saw it.
+	BornHost netip.AddrPort
+	// StoreHost is the storing broker's address (brokerIP1:listenPort).
+	StoreHost netip.AddrPort
+	// ReconsumeTimes counts redeliveries of a retried message.
 	ReconsumeTimes int
 	// PreparedTransactionOffset is the commit-log offset of the prepared
 	// half message for a transaction commit/rollback record.

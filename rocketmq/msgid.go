@@ -28,9 +28,11 @@ const (
 
 // String encodes the id as the broker does: upper-case hex of store IP,
 // port (int32) and commit-log offset (int64), 32 characters for an IPv4
-// store host and 56 for IPv6. An IPv4-mapped IPv6 address keeps its 16
-// bytes, because that is how a broker with such an address writes it. The
-// zero OffsetMsgID encodes as "".
+// store host and 56 for IPv6. An IPv4-mapped IPv6 address (::ffff:a.b.c.d)
+// keeps its 16 bytes so the id round-trips through ParseOffsetMsgID; Java
+// would collapse it to IPv4 and pad a 56-character id with zeros, which
+// decodes to a wrong host, but a Java broker never stores such an address
+// (it sees the IPv4 form). The zero OffsetMsgID encodes as "".
 func (id OffsetMsgID) String() string {
 	addr := id.StoreHost.Addr()
 	if !addr.IsValid() {
