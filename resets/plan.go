@@ -1,0 +1,505 @@
+package resets
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// Method is how a broker is asked to move a group's offsets.
+type Method string
+
+// The ways to reset (see the package documentation).
+const (
+	MethodResetQueue     Method = "reset-queue"
+	MethodResetTimestamp Method = "reset-timestamp"
+	MethodUpdateOffset   Method = "update-offset"
+)
+
+// Explain says in a sentence what the method does to the group.
+func (m Method) Explain() string {
+	switch m {
+	case MethodResetQueue:
+		return "the broker sets each queue's offset itself (INVOKE_BROKER_TO_RESET_OFFSET per queue); online clients are redirected to the new offsets on their next pull"
+	case MethodResetTimestamp:
+		return "the broker tells every online client to restart from the timestamp's offsets (INVOKE_BROKER_TO_RESET_OFFSET by timestamp), and the clients commit them"
+	case MethodUpdateOffset:
+		return "the offsets are written directly on the broker (UPDATE_CONSUMER_OFFSET per queue, as mqadmin does for an offline group); consumers start from them when they come back"
+	}
+	return string(m)
+}
+
+// QueuePlan is one queue of a plan: where the group is and where the reset moves it.
+type QueuePlan struct {
+	QueueState
+	Target int64
+	// Note explains a clamped target.
+	Note string
+}
+
+// Delta is Target - Current: negative means that many messages are consumed again,
+// positive that many are skipped.
+func (q QueuePlan) Delta() int64 { return q.Target - q.Current }
+
+// LagAfter is the backlog right after the reset.
+func (q QueuePlan) LagAfter() int64 { return max(q.Max-q.Target, 0) }
+
+// BrokerPlan is a broker of the plan and how it will be asked.
+type BrokerPlan struct {
+	BrokerState
+	Method Method
+}
+
+// Plan is a previewed reset: every queue's current and target offset and what will
+// happen. Apply takes its ID.
+type Plan struct {
+	ID string
+	// Hash identifies the plan's content (request, queues, offsets, targets).
+	Hash        string
+	Request     Request
+	Topics      []string
+	Online      bool
+	OnlineKnown bool
+	Clients     []string
+	Brokers     []BrokerPlan
+	Queues      []QueuePlan
+	// Warnings say what will happen and what to watch, as sentences.
+	Warnings []string
+	Failures []BrokerFailure
+	At       time.Time
+}
+
+// Changes counts the queues whose offset the reset moves.
+func (p *Plan) Changes() int {
+	n := 0
+	for _, q := range p.Queues {
+		if q.Target != q.Current {
+			n++
+		}
+	}
+	return n
+}
+
+// Reconsumed and Skipped total the messages consumed again and skipped.
+func (p *Plan) Reconsumed() int64 {
+	var n int64
+	for _, q := range p.Queues {
+		n += max(-q.Delta(), 0)
+	}
+	return n
+}
+
+// Skipped totals the messages the reset skips.
+func (p *Plan) Skipped() int64 {
+	var n int64
+	for _, q := range p.Queues {
+		n += max(q.Delta(), 0)
+	}
+	return n
+}
+
+// Action names what applying the plan does, for the button that applies it:
+// "Reset 8 queues of group G to 2026-11-29 10:00:00 UTC".
+func (p *Plan) Action() string {
+	what := fmt.Sprintf("%d queues", len(p.Queues))
+	if len(p.Queues) == 1 {
+		q := p.Queues[0].Queue
+		what = fmt.Sprintf("queue %s/%d of topic %s", q.BrokerName, q.QueueID, q.Topic)
+	} else if len(p.Topics) == 1 {
+		what += " of topic " + p.Topics[0]
+	}
+	return fmt.Sprintf("Reset %s of group %s %s", what, p.Request.Group, p.Request.Describe())
+}
+
+func (p *Plan) method(broker string) Method {
+	for _, b := range p.Brokers {
+		if b.Name == broker {
+			return b.Method
+		}
+	}
+	return ""
+}
+
+// auditPlan is the plan as the pending audit entry stores it.
+func (p *Plan) auditPlan() store.AuditPlan {
+	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients, Warnings: p.Warnings}
+	for _, b := range p.Brokers {
+		ap.Brokers = append(ap.Brokers, store.AuditBroker{Name: b.Name, Addr: b.Addr, Version: versionText(b.Version), Method: string(b.Method)})
+	}
+	for _, f := range p.Failures {
+		ap.Warnings = append(ap.Warnings, "Not in the plan: "+f.String())
+	}
+	for _, q := range p.Queues {
+		ap.Queues = append(ap.Queues, store.AuditQueue{
+			Topic: q.Queue.Topic, BrokerName: q.Queue.BrokerName, QueueID: q.Queue.QueueID, BrokerAddr: q.Addr,
+			Before: q.Current, Target: q.Target, MinOffset: q.Min, MaxOffset: q.Max,
+			Method: string(p.method(q.Queue.BrokerName)), Note: q.Note,
+		})
+	}
+	return ap
+}
+
+func versionText(v rocketmq.BrokerVersion) string {
+	if v.Ordinal == 0 && v.Name == "" {
+		return "unknown"
+	}
+	return v.String()
+}
+
+// Plan previews a reset: it reads every queue's offsets, computes the targets and says
+// what will happen. It changes nothing. Bad input (including what only the cluster can
+// tell: an unknown group, topic or queue, an offset past the end) is answered as
+// InputErrors and recorded in the audit log as refused.
+func (s *Service) Plan(ctx context.Context, req Request, who Who) (*Plan, error) {
+	p, err := s.plan(ctx, req)
+	if err != nil {
+		var ie InputErrors
+		if errors.As(err, &ie) {
+			s.recordRefusal(ctx, who, req.Group, nil, "", req, "preview", err, nil)
+		}
+		return nil, err
+	}
+	s.previews.put(p)
+	return p, nil
+}
+
+func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
+	if errs := req.Check(s.now()); len(errs) > 0 {
+		return nil, errs
+	}
+	snap, err := s.Snapshot(ctx, req.Group, req.Topic)
+	if err != nil {
+		return nil, err
+	}
+	return s.planFrom(ctx, req, snap)
+}
+
+// planFrom computes the targets of req on a snapshot.
+func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
+	p := &Plan{
+		Request: req, Topics: snap.Topics, Online: snap.Online, OnlineKnown: snap.OnlineKnown,
+		Clients: snap.Clients, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
+	}
+	queues := snap.Queues
+	if req.OneQueue() {
+		q, err := pickQueue(req, snap)
+		if err != nil {
+			return nil, err
+		}
+		queues = []QueueState{q}
+	}
+	if len(queues) == 0 {
+		switch {
+		case len(snap.Failures) > 0:
+			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %s", req.Group, failuresText(snap.Failures))
+		case len(snap.Topics) == 0:
+			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
+				"Group %q has no offsets on any topic yet and no online client subscribes to one: choose the topic to reset.", req.Group)}}
+		default:
+			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
+				"Topic %s has no readable queue: there is nothing to reset.", strings.Join(snap.Topics, ", "))}}
+		}
+	}
+
+	// How each broker will be asked.
+	used := map[string]bool{}
+	for _, q := range queues {
+		used[q.Queue.BrokerName] = true
+	}
+	var errs InputErrors
+	for _, b := range snap.Brokers {
+		if !used[b.Name] {
+			continue
+		}
+		bp := BrokerPlan{BrokerState: b}
+		switch {
+		case b.ServerSideReset:
+			bp.Method = MethodResetQueue
+		case snap.OnlineKnown && !snap.Online:
+			bp.Method = MethodUpdateOffset
+		case (req.Mode == ModeTimestamp || req.Mode == ModeEarliest || req.Mode == ModeLatest) && !req.OneQueue():
+			bp.Method = MethodResetTimestamp
+		default:
+			errs.add("mode", "Broker %s runs RocketMQ %s, which can reset an online group only through its clients, by timestamp, for every queue of a topic. "+
+				"Stop the group's clients first (an offline group's offsets are written directly), or reset the whole topic by timestamp, earliest or latest.",
+				b.Name, versionText(b.Version))
+		}
+		p.Brokers = append(p.Brokers, bp)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	// Targets. Timestamps need one SEARCH_OFFSET_BY_TIMESTAMP per queue.
+	p.Queues = make([]QueuePlan, len(queues))
+	var mu sync.Mutex
+	failed := map[int]bool{}
+	idx := make([]int, len(queues))
+	for i := range idx {
+		idx[i] = i
+	}
+	parallel(idx, 8, func(i int) {
+		q := queues[i]
+		qp := QueuePlan{QueueState: q}
+		var err error
+		switch req.Mode {
+		case ModeTimestamp:
+			qp.Target, err = s.admin.SearchOffset(ctx, q.Addr, q.Queue, req.Timestamp, rocketmq.BoundaryLower)
+		case ModeEarliest:
+			qp.Target = q.Min
+		case ModeLatest:
+			qp.Target = q.Max
+		case ModeOffset:
+			qp.Target = req.Offset
+		case ModeShift:
+			if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
+				err = InputErrors{{Field: "shift", Message: fmt.Sprintf(
+					"Shifting queue %s/%d of topic %s (offset %d) forward by %d overflows a 64-bit offset. Enter a smaller shift, or choose latest to skip the whole backlog.",
+					q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Current, req.Shift)}}
+			} else {
+				qp.Target = q.Current + req.Shift
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			var ie InputErrors
+			if errors.As(err, &ie) {
+				errs = append(errs, ie...)
+			} else {
+				failed[i] = true
+				p.Failures = append(p.Failures, BrokerFailure{Broker: q.Queue.BrokerName, Addr: q.Addr, Topic: q.Queue.Topic,
+					Error: fmt.Sprintf("queue %d: %v", q.Queue.QueueID, err)})
+			}
+			return
+		}
+		if req.Mode == ModeOffset && qp.Target > q.Max {
+			errs.add("offset", "Offset %d is past the end of queue %s/%d of topic %s: its offsets run from %d to %d (the next message gets %d). Enter an offset in that range, or choose latest.",
+				qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)
+			return
+		}
+		qp.Target, qp.Note = clamp(qp.Target, q.Min, q.Max)
+		p.Queues[i] = qp
+	})
+	if len(errs) > 0 {
+		return nil, dedupe(errs)
+	}
+	if len(failed) > 0 {
+		kept := p.Queues[:0]
+		for i, q := range p.Queues {
+			if !failed[i] {
+				kept = append(kept, q)
+			}
+		}
+		p.Queues = kept
+		if len(p.Queues) == 0 {
+			return nil, fmt.Errorf("preview reset of group %q: %s", req.Group, failuresText(p.Failures))
+		}
+	}
+	sortFailures(p.Failures)
+	p.Warnings = warnings(p)
+	p.Hash = planHash(p)
+	p.ID = newID()
+	return p, nil
+}
+
+// pickQueue finds the one queue a request names.
+func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
+	var hosts []string
+	var ids []int
+	for _, q := range snap.Queues {
+		if q.Queue.Topic != req.Topic {
+			continue
+		}
+		if req.BrokerName == "" || q.Queue.BrokerName == req.BrokerName {
+			ids = append(ids, q.Queue.QueueID)
+		}
+		if q.Queue.QueueID == req.QueueID && (req.BrokerName == "" || q.Queue.BrokerName == req.BrokerName) {
+			hosts = append(hosts, q.Queue.BrokerName)
+		}
+	}
+	switch {
+	case len(hosts) == 1:
+		q, _ := snap.Queue(rocketmq.MessageQueue{Topic: req.Topic, BrokerName: hosts[0], QueueID: req.QueueID})
+		return q, nil
+	case len(hosts) > 1:
+		return QueueState{}, InputErrors{{Field: "brokerName", Message: fmt.Sprintf(
+			"Topic %s has a queue %d on %s: choose the broker.", req.Topic, req.QueueID, strings.Join(hosts, " and "))}}
+	}
+	for _, f := range snap.Failures {
+		if req.BrokerName == "" || f.Broker == req.BrokerName {
+			return QueueState{}, fmt.Errorf("preview reset of queue %d of topic %q: %s", req.QueueID, req.Topic, f)
+		}
+	}
+	where := "the topic"
+	if req.BrokerName != "" {
+		where = "broker " + req.BrokerName
+	}
+	have := "no queue there"
+	if len(ids) > 0 {
+		sort.Ints(ids)
+		have = fmt.Sprintf("queues %d to %d", ids[0], ids[len(ids)-1])
+	}
+	name := fmt.Sprint(req.QueueID)
+	if req.BrokerName != "" {
+		name = req.BrokerName + "/" + name
+	}
+	return QueueState{}, InputErrors{{Field: "queueId", Message: fmt.Sprintf(
+		"Queue %s of topic %s does not exist: %s has %s. Choose one of those.", name, req.Topic, where, have)}}
+}
+
+// clamp keeps a target within the queue's offsets and says so when it had to.
+func clamp(target, lo, hi int64) (int64, string) {
+	switch {
+	case target < lo:
+		return lo, fmt.Sprintf("target %d is before the oldest message kept (min offset %d); clamped to %d", target, lo, lo)
+	case target > hi:
+		return hi, fmt.Sprintf("target %d is past the end of the queue (max offset %d); clamped to %d", target, hi, hi)
+	}
+	return target, ""
+}
+
+func dedupe(errs InputErrors) InputErrors {
+	seen := map[InputError]bool{}
+	out := errs[:0]
+	for _, e := range errs {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func failuresText(fs []BrokerFailure) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// warnings say what applying the plan will do, given the group's state and the brokers.
+func warnings(p *Plan) []string {
+	var w []string
+	g := p.Request.Group
+	switch {
+	case p.Online:
+		w = append(w, fmt.Sprintf("%d client(s) of group %s are online (%s). They are told by the broker and restart from the new offsets.",
+			len(p.Clients), g, strings.Join(p.Clients, ", ")))
+	case p.OnlineKnown:
+		w = append(w, fmt.Sprintf("No client of group %s is online: the offsets are written on the brokers, and consumers start from them when they come back.", g))
+	default:
+		w = append(w, fmt.Sprintf("No broker could say whether group %s is online.", g))
+	}
+	for _, b := range p.Brokers {
+		w = append(w, fmt.Sprintf("Broker %s (RocketMQ %s): %s.", b.Name, versionText(b.Version), b.Method.Explain()))
+	}
+	if p.Online {
+		w = append(w, "Clients that commit offsets asynchronously can write an old offset back right after the reset; the console reads every offset back after applying and reports any queue that did not stay at its target.")
+	}
+	clamped, unchanged := 0, 0
+	for _, q := range p.Queues {
+		if q.Note != "" {
+			clamped++
+		}
+		if q.Target == q.Current {
+			unchanged++
+		}
+	}
+	if clamped > 0 {
+		w = append(w, fmt.Sprintf("%d target(s) fell outside their queue's offsets and were clamped; see the notes.", clamped))
+	}
+	switch {
+	case unchanged == len(p.Queues):
+		w = append(w, "Every queue is already at its target: applying changes nothing.")
+	case unchanged > 0:
+		w = append(w, fmt.Sprintf("%d queue(s) are already at their target and do not change.", unchanged))
+	}
+	for _, f := range p.Failures {
+		w = append(w, fmt.Sprintf("Broker %s did not answer. Its queues are not in this preview and will not be reset.", f))
+	}
+	return w
+}
+
+func planHash(p *Plan) string {
+	type q struct {
+		T string
+		B string
+		Q int
+		C int64
+		X int64
+	}
+	qs := make([]q, len(p.Queues))
+	for i, x := range p.Queues {
+		qs[i] = q{x.Queue.Topic, x.Queue.BrokerName, x.Queue.QueueID, x.Current, x.Target}
+	}
+	b, _ := json.Marshal(struct {
+		G string
+		P map[string]any
+		Q []q
+	}{p.Request.Group, p.Request.Params(), qs})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// previewCache keeps previews until they are applied or expire; a preview can be
+// applied once.
+type previewCache struct {
+	mu    sync.Mutex
+	ttl   time.Duration
+	limit int
+	m     map[string]*Plan
+	order []string
+}
+
+func newPreviewCache(ttl time.Duration, limit int) *previewCache {
+	return &previewCache{ttl: ttl, limit: limit, m: map[string]*Plan{}}
+}
+
+func (c *previewCache) put(p *Plan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[p.ID] = p
+	c.order = append(c.order, p.ID)
+	for len(c.order) > c.limit {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// take removes and returns a preview; expired reports one older than the TTL.
+func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[id]
+	if !ok {
+		return nil, false
+	}
+	delete(c.m, id)
+	for i, o := range c.order {
+		if o == id {
+			c.order = append(c.order[:i], c.order[i+1:]...)
+			break
+		}
+	}
+	return p, now.Sub(p.At) > c.ttl
+}

@@ -1,0 +1,61 @@
+package resets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// RecoverInterrupted finishes every entry a previous run left pending (the console was
+// killed or crashed between writing the entry and recording the outcome) as interrupted,
+// with each queue's committed offset as found now, so the log says where the group
+// ended up. It assumes one console process per database file. It returns how many
+// entries it marked.
+func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
+	pending, err := s.audit.Pending(ctx)
+	if err != nil {
+		return 0, err
+	}
+	marked := 0
+	for i := range pending {
+		e := &pending[i]
+		rows := append([]store.AuditQueue(nil), e.Plan.Queues...)
+		now := s.now()
+		why := ""
+		switch {
+		case s.admin == nil:
+			why = "no cluster is configured now, so the offsets could not be read"
+		case e.Cluster != s.cluster:
+			why = fmt.Sprintf("the console now talks to %s, not %s, so the offsets were not read", s.cluster, e.Cluster)
+		default:
+			rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			found := s.readBack(rctx, e.Group, rows)
+			cancel()
+			for j := range rows {
+				if found[j].read {
+					after := found[j].offset
+					rows[j].After = &after
+					rows[j].Note = joinNote(rows[j].Note, "offset found when the console started again")
+				} else {
+					rows[j].Note = joinNote(rows[j].Note, "offset could not be read at restart: "+found[j].err)
+				}
+			}
+		}
+		e.Result = rows
+		e.Status = store.AuditInterrupted
+		e.FinishedAt = now
+		e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; "+
+			"the offsets shown as after were found then: compare them with the targets to see which queues were reset.", now.UTC().Format("2006-01-02 15:04:05 UTC"))
+		if why != "" {
+			e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; %s.", now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
+		}
+		if err := s.audit.Finish(ctx, e); err != nil {
+			return marked, err
+		}
+		s.log.Warn("reset interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "actor", e.Actor)
+		marked++
+	}
+	return marked, nil
+}

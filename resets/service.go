@@ -1,0 +1,214 @@
+// Package resets moves consumer groups' offsets safely: Plan previews every queue's
+// current and target offset without changing anything, Apply writes the audit entry
+// first, asks the brokers, reads every offset back and records the outcome.
+//
+// How each broker is asked (Method):
+//   - reset-queue: brokers from 5.1 with server-side reset on (the default from 5.2) get
+//     one INVOKE_BROKER_TO_RESET_OFFSET per queue with its exact target. It works with the
+//     group online or offline; online clients are redirected on their next pull.
+//   - reset-timestamp: older brokers (4.x, 5.0, 5.1 with server-side reset off) can only
+//     reset an online group through its clients, by timestamp, for every queue of a topic.
+//     Plans that need per-queue targets are refused for an online group on such brokers.
+//   - update-offset: when no client is online (CONSUMER_NOT_ONLINE), the targets are
+//     written with UPDATE_CONSUMER_OFFSET per queue, as mqadmin does.
+//
+// When a preview is stale (the rule Apply uses to re-preview instead of applying): after
+// the pending audit entry is written, Apply reads every queue again and refuses, with a
+// fresh preview, when
+//   - a queue's committed offset is lower than at preview time (someone reset it back),
+//   - it changed at all while the group had no client online (nothing consumed it),
+//   - it is past the queue's max offset (consumption cannot explain that),
+//   - a target is no longer within the queue's [min, max] (messages were deleted),
+//   - the queues or the way a broker would be asked changed (route, broker version, the
+//     group came online or went offline on an older broker), or
+//   - the preview is older than PreviewTTL.
+//
+// A committed offset that moved forward, up to the max offset, while clients were online
+// is what consumption does; the confirmed targets are then applied as shown and the audit
+// entry records the offsets read at apply time as "before".
+package resets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+	_ "time/tzdata" // time zones typed in forms resolve even where the OS has no zoneinfo
+
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// Admin is what resets need from RocketMQ; *rocketmq.Client implements it.
+type Admin interface {
+	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
+	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
+	SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error)
+	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
+	ConsumeStats(ctx context.Context, addr, group, topic string) (*rocketmq.ConsumeStats, error)
+	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
+	QueryConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error)
+	SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error)
+	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
+	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
+	ResetOffset(ctx context.Context, addr string, req rocketmq.ResetOffsetRequest) (map[rocketmq.MessageQueue]int64, error)
+	UpdateConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, offset int64) error
+}
+
+// AuditLog is where resets are recorded; *store.AuditLog implements it.
+type AuditLog interface {
+	Begin(ctx context.Context, e *store.AuditEntry) error
+	Finish(ctx context.Context, e *store.AuditEntry) error
+	Record(ctx context.Context, e *store.AuditEntry) error
+	Pending(ctx context.Context) ([]store.AuditEntry, error)
+}
+
+// Errors Apply answers with; the console maps them to HTTP statuses.
+var (
+	// ErrAuditUnavailable: the pending audit entry could not be written, so nothing was
+	// changed.
+	ErrAuditUnavailable = errors.New("the audit log cannot be written")
+	// ErrConflict: the reset was not applied because of another reset or because
+	// offsets moved since the preview; preview again.
+	ErrConflict = errors.New("reset conflicts with the group's current state")
+	// ErrNoCluster: the console has no NameServer configured.
+	ErrNoCluster = errors.New("no cluster configured")
+)
+
+// AuditUnavailableError says why the audit entry could not be written.
+type AuditUnavailableError struct{ Err error }
+
+func (e *AuditUnavailableError) Error() string {
+	return "The audit log could not be written (" + e.Err.Error() + "), so nothing was changed. " +
+		"Check the disk and the database file (RMQC_DB), then preview again."
+}
+
+// Is makes errors.Is(err, ErrAuditUnavailable) hold.
+func (e *AuditUnavailableError) Is(target error) bool { return target == ErrAuditUnavailable }
+
+// Unwrap returns the store's error.
+func (e *AuditUnavailableError) Unwrap() error { return e.Err }
+
+// ConflictError is a reset that was not applied: another reset of the group is in
+// flight, the preview expired, or offsets moved since the preview. Fresh is a new
+// preview when one could be made; EntryID is the audit entry that records the refusal.
+type ConflictError struct {
+	Message string
+	Reasons []string
+	Fresh   *Plan
+	EntryID int64
+}
+
+func (e *ConflictError) Error() string { return e.Message }
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Who is the person making a request, for the audit log.
+type Who struct {
+	Actor string
+	Addr  string
+}
+
+// Config configures a Service.
+type Config struct {
+	Admin Admin
+	Audit AuditLog
+	// Cluster names the cluster in audit entries: the NameServer list.
+	Cluster string
+	Log     *slog.Logger
+	// Now is the clock (tests set it).
+	Now func() time.Time
+	// Settle is how long Apply waits after the last broker answered before reading the
+	// offsets back (default 1 s).
+	Settle time.Duration
+	// VerifyWait bounds how long Apply keeps re-reading offsets that are not at their
+	// target yet, for resets that clients commit asynchronously (default 5 s).
+	VerifyWait time.Duration
+	// PreviewTTL is how long a preview can be applied (default 15 min).
+	PreviewTTL time.Duration
+	// AfterPending runs right after the pending audit entry is written and before any
+	// broker is asked anything. Only tests set it (see server's
+	// RMQC_TEST_PAUSE_AFTER_AUDIT), to stop the process at exactly that point.
+	AfterPending func(ctx context.Context, e *store.AuditEntry)
+}
+
+// Service plans, applies and verifies offset resets.
+type Service struct {
+	admin        Admin
+	audit        AuditLog
+	cluster      string
+	log          *slog.Logger
+	now          func() time.Time
+	settle       time.Duration
+	verifyWait   time.Duration
+	previewTTL   time.Duration
+	afterPending func(ctx context.Context, e *store.AuditEntry)
+	previews     *previewCache
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	s := &Service{
+		admin: cfg.Admin, audit: cfg.Audit, cluster: cfg.Cluster, log: cfg.Log, now: cfg.Now,
+		settle: cfg.Settle, verifyWait: cfg.VerifyWait, previewTTL: cfg.PreviewTTL, afterPending: cfg.AfterPending,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.settle <= 0 {
+		s.settle = time.Second
+	}
+	if s.verifyWait <= 0 {
+		s.verifyWait = 5 * time.Second
+	}
+	if s.previewTTL <= 0 {
+		s.previewTTL = 15 * time.Minute
+	}
+	s.previews = newPreviewCache(s.previewTTL, 500)
+	return s
+}
+
+// Cluster returns the NameServer list audit entries name.
+func (s *Service) Cluster() string { return s.cluster }
+
+// Refuse records a refused attempt (bad input found before the service was asked, or a
+// permission refusal) and returns the entry. params is what was asked, as typed.
+func (s *Service) Refuse(ctx context.Context, who Who, group string, params any, stage string, reason error) *store.AuditEntry {
+	return s.recordRefusal(ctx, who, group, nil, "", params, stage, reason, nil)
+}
+
+// recordRefusal writes a refused entry. A failure to write it is logged: the refusal is
+// answered either way, and nothing was changed.
+func (s *Service) recordRefusal(ctx context.Context, who Who, group string, topics []string, mode string, params any, stage string, reason error, plan *Plan) *store.AuditEntry {
+	e := &store.AuditEntry{
+		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.cluster,
+		Group: group, Topics: topics, Mode: mode, Status: store.AuditRefused,
+		Error: "Refused at " + stage + ": " + reason.Error(),
+	}
+	if req, ok := params.(Request); ok {
+		e.Mode, e.Reason = string(req.Mode), req.Reason
+		if e.Topics == nil && req.Topic != "" {
+			e.Topics = []string{req.Topic}
+		}
+		params = req.Params()
+	}
+	e.Params = mustJSON(params)
+	if plan != nil {
+		e.Plan = plan.auditPlan()
+	}
+	e.FinishedAt = e.StartedAt
+	if err := s.audit.Record(context.WithoutCancel(ctx), e); err != nil {
+		s.log.Error("record refused reset", "group", group, "actor", who.Actor, "reason", reason, "err", err)
+		return nil
+	}
+	return e
+}
+
+func wrapf(err error, format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
