@@ -116,7 +116,9 @@ func (f *fakeCluster) setOffset(mq rocketmq.MessageQueue, v int64) {
 	f.offsets[mq] = v
 }
 
-func (f *fakeCluster) maxOf(mq rocketmq.MessageQueue) int64 { return f.mins[mq] + int64(len(f.times[mq])) }
+func (f *fakeCluster) maxOf(mq rocketmq.MessageQueue) int64 {
+	return f.mins[mq] + int64(len(f.times[mq]))
+}
 
 func (f *fakeCluster) brokerAt(addr string) *fakeBroker {
 	for _, b := range f.brokers {
