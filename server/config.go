@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,6 +27,11 @@ type Config struct {
 	// NoAuth allows listening on a non-loopback address without users. Every page then
 	// carries a warning banner.
 	NoAuth bool
+	// Access control (parsed by parseAuthSettings in auth.go).
+	SessionIdle, SessionMax          time.Duration
+	TrustedProxies                   []netip.Prefix
+	ProxyUserHeader, ProxyRoleHeader string
+	TLSCert, TLSKey                  string
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
@@ -43,6 +49,13 @@ var settings = []setting{
 	{"log-level", "RMQC_LOG_LEVEL", "info", "log level: debug, info, warn, error"},
 	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},
 	{"no-auth", "RMQC_NO_AUTH", "false", "serve without sign-in even on a non-loopback address (a warning banner shows on every page)"},
+	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
+	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
+	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", "", "reverse proxies (comma-separated CIDRs or IPs) whose user and role headers are believed"},
+	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", "X-Forwarded-User", "header in which a trusted proxy names the user"},
+	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", "X-Forwarded-Role", "header in which a trusted proxy names the role (viewer, operator, admin; missing: viewer)"},
+	{"tls-cert", "RMQC_TLS_CERT", "", "serve HTTPS with this PEM certificate (with --tls-key)"},
+	{"tls-key", "RMQC_TLS_KEY", "", "PEM private key of --tls-cert"},
 }
 
 // ConfigError names the setting that is wrong; start-up prints it as one line.
@@ -118,6 +131,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.NoAuth, err = strconv.ParseBool(get("no-auth")); err != nil {
 		return nil, bad("no-auth", "want true or false")
+	}
+	if err := parseAuthSettings(c, get, bad); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -18,9 +18,12 @@ func (a *App) routes() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
 	r.Use(recovery(a.log), requestLog(a.log), securityHeaders())
+	a.engine = r
 
-	env := &handlers.Env{Log: a.log, Warning: a.warning}
+	env := &handlers.Env{Log: a.log, Warning: a.warning, User: handlers.SignedInUser}
+	r.Use(a.access(env)) // who the caller is and what they may do (auth.go)
 	health := &handlers.Health{DB: a.store}
 	if a.rmq != nil {
 		health.NameServer = nameServerPinger{a.rmq}
@@ -38,6 +41,7 @@ func (a *App) routes() http.Handler {
 	a.messageRoutes(r, env)
 	a.groupRoutes(r, env)
 	a.resetRoutes(r, env)
+	a.authRoutes(r, env)
 
 	r.NoRoute(env.NotFound)
 	r.NoMethod(func(c *gin.Context) {

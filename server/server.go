@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -30,6 +33,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 {
 		switch args[0] {
 		// case "audit": return auditCommand(ctx, args[1:], getenv, stdout, stderr)
+		case "users":
+			return usersCommand(ctx, args[1:], getenv, os.Stdin, stdout, stderr)
+		case "tokens":
+			return tokensCommand(ctx, args[1:], getenv, stdout, stderr)
 		}
 	}
 	cfg, err := ParseConfig(args, getenv, stderr)
@@ -62,19 +69,27 @@ type App struct {
 	rmq     *rocketmq.Client // nil when no NameServer is configured
 	handler http.Handler
 	warning string
+	sec     *security   // access control (auth.go)
+	engine  *gin.Engine // the router inside handler, for Routes
 }
 
 // New opens the database, connects the services and builds the routes.
 func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	a := &App{cfg: cfg, log: log}
-	if err := a.checkListenAddress(); err != nil {
-		return nil, err
-	}
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
 	a.store = st
+	// The listen address is judged after opening the database: whether users exist
+	// decides whether a public address is allowed.
+	if a.sec, err = newSecurity(cfg, st, log); err == nil {
+		err = a.checkListenAddress(ctx)
+	}
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	if len(cfg.NameServers) > 0 {
 		a.rmq, err = rocketmq.New(rocketmq.Config{
 			NameServer: joinNameServers(cfg.NameServers),
@@ -90,17 +105,25 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	return a, nil
 }
 
-// checkListenAddress refuses a non-loopback address unless sign-in is explicitly turned
-// off: an ops console that can reset offsets must not be open to whoever finds its port.
-func (a *App) checkListenAddress() error {
+// checkListenAddress refuses a non-loopback address unless users can sign in (users
+// exist, or a proxy is trusted to name them) or sign-in is explicitly turned off: an ops
+// console that can reset offsets must not be open to whoever finds its port.
+func (a *App) checkListenAddress(ctx context.Context) error {
 	host, _, _ := net.SplitHostPort(a.cfg.Listen)
+	if a.cfg.NoAuth {
+		a.warning = "Sign-in is turned off (--no-auth) and this console listens on " + a.cfg.Listen + ": anyone who can reach it can reset offsets."
+		return nil
+	}
 	if isLoopback(host) {
 		return nil
 	}
-	if !a.cfg.NoAuth {
-		return fmt.Errorf("refusing to listen on %s without users: listen on 127.0.0.1, or pass --no-auth (RMQC_NO_AUTH=true) to serve everyone without sign-in", a.cfg.Listen)
+	ok, err := a.sec.signInConfigured(ctx)
+	if err != nil {
+		return err
 	}
-	a.warning = "Sign-in is turned off and this console listens on " + a.cfg.Listen + ": anyone who can reach it can reset offsets."
+	if !ok {
+		return fmt.Errorf("refusing to listen on %s without users: add one with `rmqconsole users add NAME --role admin` (same --db), listen on 127.0.0.1, or pass --no-auth (RMQC_NO_AUTH=true) to serve everyone without sign-in", a.cfg.Listen)
+	}
 	return nil
 }
 
@@ -131,7 +154,13 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	a.log.Info("rmqconsole listening", "url", "http://"+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB)
+	scheme := "http://"
+	if a.sec.tls != nil {
+		srv.TLSConfig = a.sec.tls
+		ln = tls.NewListener(ln, a.sec.tls)
+		scheme = "https://"
+	}
+	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,52 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// ErrBadCredentials means the user name or the password is wrong. Which one is not said,
+// so that sign-in does not reveal which user names exist.
+var ErrBadCredentials = errors.New("wrong user name or password")
+
+// ErrSessionEnded means a session cookie names no live session: it expired (idle or
+// absolute), was signed out, or its user changed password or was removed.
+var ErrSessionEnded = errors.New("session ended")
+
+// ErrTokenInvalid means a bearer token is unknown or revoked.
+var ErrTokenInvalid = errors.New("API token is not valid")
+
+// ErrThrottled is matched (errors.Is) by every *ThrottledError.
+var ErrThrottled = errors.New("too many failed sign-ins")
+
+// ThrottledError says sign-in is refused for a while after repeated failures.
+type ThrottledError struct {
+	Wait time.Duration // how long until the next attempt is allowed
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("too many failed sign-ins: try again in %s", e.Wait.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrThrottled) true.
+func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
+
+// InvalidError is input that cannot be accepted (a user name, password, role or token
+// name). Reason is a sentence for the user.
+type InvalidError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InvalidError) Error() string { return e.Reason }
+
+// Not-found errors of the store, re-exported so callers of this package need not import
+// the store to tell them apart.
+var (
+	ErrUserNotFound  = store.ErrUserNotFound
+	ErrUserExists    = store.ErrUserExists
+	ErrTokenNotFound = store.ErrTokenNotFound
+)

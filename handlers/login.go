@@ -1,0 +1,147 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/views"
+)
+
+// RoleKey is the gin context key under which authentication stores the caller's
+// auth.Role (auth.Admin in single-user local mode, where the one user may do everything).
+const RoleKey = "role"
+
+// SessionCookie names the cookie that carries a browser's session token.
+const SessionCookie = "rmqc_session"
+
+// CallerRole returns the caller's role, auth.NoRole when not signed in.
+func CallerRole(c *gin.Context) auth.Role {
+	v, _ := c.Get(RoleKey)
+	r, _ := v.(auth.Role)
+	return r
+}
+
+// SignedInUser returns the signed-in user's name for the page header: "" in single-user
+// local mode and for anonymous callers.
+func SignedInUser(c *gin.Context) string { return c.GetString(ActorKey) }
+
+// Sessions is what sign-in and sign-out need from package auth.
+type Sessions interface {
+	Login(ctx context.Context, name string, password []byte, addr, userAgent string) (*auth.NewSession, error)
+	Logout(ctx context.Context, token string) error
+}
+
+// Login is the sign-in page: GET and POST /login.
+type Login struct {
+	*Env
+	Auth Sessions
+	// SignInRequired reports whether the console asks callers to sign in (false in
+	// single-user local mode and with --no-auth).
+	SignInRequired func(*gin.Context) bool
+	// Secure reports whether the request came over HTTPS, so the cookie gets Secure.
+	Secure func(*gin.Context) bool
+}
+
+// Form shows the sign-in form, or sends a signed-in caller on to where they were going.
+func (h *Login) Form(c *gin.Context) {
+	next := SafeNext(c.Query("next"))
+	if SignedInUser(c) != "" {
+		c.Redirect(http.StatusSeeOther, next)
+		return
+	}
+	vm := views.LoginVM{Next: next, NotNeeded: !h.SignInRequired(c)}
+	switch c.Query("reason") {
+	case "signed-out":
+		vm.Notice = "You are signed out."
+	case "ended":
+		vm.Notice = "Your session ended (idle too long, too old, or signed out elsewhere). Sign in again to continue."
+	}
+	h.render(c, http.StatusOK, h.page(c, "Sign in", ""), views.LoginPage(vm))
+}
+
+// Submit checks the user name and password, starts a session and redirects to next.
+func (h *Login) Submit(c *gin.Context) {
+	name := strings.TrimSpace(c.PostForm("name"))
+	password := c.PostForm("password")
+	vm := views.LoginVM{Name: name, Next: SafeNext(c.PostForm("next"))}
+	if !h.SignInRequired(c) {
+		vm.NotNeeded = true
+		h.render(c, http.StatusOK, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		return
+	}
+	if name == "" || password == "" {
+		vm.Error = "Enter your user name and your password."
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		return
+	}
+	ns, err := h.Auth.Login(c.Request.Context(), name, []byte(password), c.ClientIP(), c.Request.UserAgent())
+	var throttled *auth.ThrottledError
+	switch {
+	case err == nil:
+	case errors.Is(err, auth.ErrBadCredentials):
+		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP())
+		vm.Error = "Wrong user name or password. Check both and try again; repeated failures slow sign-in down."
+		h.render(c, http.StatusUnauthorized, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		return
+	case errors.As(err, &throttled):
+		h.Log.Warn("sign-in throttled", "user", name, "remote", c.ClientIP(), "wait", throttled.Wait)
+		secs := int(throttled.Wait.Round(time.Second) / time.Second)
+		secs = max(secs, 1)
+		c.Header("Retry-After", strconv.Itoa(secs))
+		vm.Error = fmt.Sprintf("Too many failed sign-ins for this user or from this address. Wait %d s, then try again.", secs)
+		h.render(c, http.StatusTooManyRequests, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		return
+	default:
+		h.Log.Error("sign-in failed", "user", name, "err", err)
+		h.Fail(c, &UserError{Status: http.StatusInternalServerError, Code: "internal",
+			Message: "Sign-in failed because the console's database did not answer. Try again; if it keeps failing, check the console's log."})
+		return
+	}
+	h.Log.Info("signed in", "user", ns.Caller.Name, "role", ns.Caller.Role.String(), "remote", c.ClientIP())
+	SetSessionCookie(c, ns.Token, ns.ExpiresAt, h.Secure(c))
+	c.Redirect(http.StatusSeeOther, vm.Next)
+}
+
+// SetSessionCookie gives the browser its session token: HttpOnly (no script reads it),
+// SameSite=Lax (not sent on cross-site form posts), Secure over HTTPS, and ending with
+// the session's absolute expiry.
+func SetSessionCookie(c *gin.Context, token string, expires time.Time, secure bool) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: SessionCookie, Value: token, Path: "/",
+		Expires: expires, MaxAge: max(1, int(time.Until(expires).Seconds())),
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// ClearSessionCookie tells the browser to forget its session token.
+func ClearSessionCookie(c *gin.Context, secure bool) {
+	http.SetCookie(c.Writer, &http.Cookie{
+		Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// SafeNext returns target if it is a path on this console, else "/": after sign-in the
+// console never redirects to another site.
+func SafeNext(target string) string {
+	if target == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") {
+		return "/"
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "" || u.Host != "" || strings.ContainsAny(target, "\r\n\t") {
+		return "/"
+	}
+	if u.Path == "/login" || u.Path == "/logout" {
+		return "/"
+	}
+	return target
+}

@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/views"
+)
+
+// CreateTokenRequest is the body of POST /api/v1/users/{user}/tokens.
+type CreateTokenRequest struct {
+	Name string `json:"name"`
+}
+
+// CreatedTokenJSON answers POST /api/v1/users/{user}/tokens. Secret is shown this once.
+type CreatedTokenJSON struct {
+	Token  auth.Token `json:"token"`
+	Secret string     `json:"secret"`
+}
+
+// Create is POST /users/{user}/tokens: it creates a token and shows its secret once.
+func (h *Tokens) Create(c *gin.Context) {
+	user, name := c.Param("user"), c.PostForm("name")
+	secret, tok, err := h.Auth.CreateToken(c.Request.Context(), user, name, Actor(c))
+	var inv *auth.InvalidError
+	if errors.As(err, &inv) {
+		vm, verr := h.tokensVM(c, user)
+		if verr != nil {
+			h.Fail(c, verr)
+			return
+		}
+		vm.Name, vm.Error = name, inv.Reason
+		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+		return
+	}
+	if err != nil {
+		h.Fail(c, h.createError(c, err))
+		return
+	}
+	h.Log.Info("API token created", "user", user, "token", tok.ID, "name", tok.Name, "by", Actor(c))
+	vm, err := h.tokensVM(c, user)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	vm.NewSecret, vm.NewName = secret, tok.Name
+	// The secret must not linger in caches or history.
+	c.Header("Cache-Control", "no-store")
+	h.renderPageOrFragment(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+}
+
+// CreateAPI is POST /api/v1/users/{user}/tokens.
+func (h *Tokens) CreateAPI(c *gin.Context) {
+	var req CreateTokenRequest
+	if err := c.ShouldBindJSON(&req); err != nil {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request",
+			Message: `Send a JSON body such as {"name": "ci-deploy"}.`})
+		return
+	}
+	user := c.Param("user")
+	secret, tok, err := h.Auth.CreateToken(c.Request.Context(), user, req.Name, Actor(c))
+	var inv *auth.InvalidError
+	if errors.As(err, &inv) {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "invalid_" + inv.Field, Message: inv.Reason})
+		return
+	}
+	if err != nil {
+		h.Fail(c, h.createError(c, err))
+		return
+	}
+	h.Log.Info("API token created", "user", user, "token", tok.ID, "name", tok.Name, "by", Actor(c))
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusCreated, CreatedTokenJSON{Token: *tok, Secret: secret})
+}
+
+func (h *Tokens) createError(c *gin.Context, err error) error {
+	if errors.Is(err, auth.ErrUserNotFound) {
+		_, oerr := h.owner(c.Request.Context(), c.Param("user"))
+		if oerr != nil {
+			return oerr
+		}
+	}
+	return tokenStoreError(err)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

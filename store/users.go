@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// User is one console user. Role is "viewer", "operator" or "admin" (the schema checks it);
+// PasswordHash is a bcrypt hash. Times are Unix milliseconds.
+type User struct {
+	ID           int64
+	Name         string
+	Role         string
+	PasswordHash string
+	CreatedAt    int64 `gorm:"autoCreateTime:false"`
+	UpdatedAt    int64 `gorm:"autoUpdateTime:false"`
+}
+
+// ErrUserNotFound means no user has that name or id.
+var ErrUserNotFound = errors.New("user not found")
+
+// ErrUserExists means a user of that name already exists.
+var ErrUserExists = errors.New("user already exists")
+
+// CreateUser adds u and sets its ID.
+func (s *Store) CreateUser(ctx context.Context, u *User) error {
+	err := s.DB.WithContext(ctx).Create(u).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return fmt.Errorf("create user %q: %w", u.Name, ErrUserExists)
+	}
+	if err != nil {
+		return fmt.Errorf("create user %q: %w", u.Name, err)
+	}
+	return nil
+}
+
+// UserByName returns the user called name, or ErrUserNotFound.
+func (s *Store) UserByName(ctx context.Context, name string) (*User, error) {
+	var u User
+	err := s.DB.WithContext(ctx).Where("name = ?", name).Take(&u).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, fmt.Errorf("user %q: %w", name, ErrUserNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read user %q: %w", name, err)
+	}
+	return &u, nil
+}
+
+// Users returns every user, by name.
+func (s *Store) Users(ctx context.Context) ([]User, error) {
+	var us []User
+	if err := s.DB.WithContext(ctx).Order("name").Find(&us).Error; err != nil {
+		return nil, fmt.Errorf("list users: %w", err)
+	}
+	return us, nil
+}
+
+// CountUsers returns how many users exist.
+func (s *Store) CountUsers(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.DB.WithContext(ctx).Model(&User{}).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("count users: %w", err)
+	}
+	return n, nil
+}
+
+// SetPassword replaces the user's password hash and ends all of their sessions in the
+// same transaction, so an old session can never outlive the password it was opened with.
+// It returns how many sessions were ended.
+func (s *Store) SetPassword(ctx context.Context, name, hash string, now int64) (int64, error) {
+	var ended int64
+	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var u User
+		if err := tx.Where("name = ?", name).Take(&u).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return ErrUserNotFound
+			}
+			return err
+		}
+		if err := tx.Model(&u).Updates(map[string]any{"password_hash": hash, "updated_at": now}).Error; err != nil {
+			return err
+		}
+		res := tx.Where("user_id = ?", u.ID).Delete(&Session{})
+		ended = res.RowsAffected
+		return res.Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("set password of user %q: %w", name, err)
+	}
+	return ended, nil
+}
+
+// DeleteUser removes the user; the schema removes their sessions and API tokens with it.
+func (s *Store) DeleteUser(ctx context.Context, name string) error {
+	res := s.DB.WithContext(ctx).Where("name = ?", name).Delete(&User{})
+	if res.Error != nil {
+		return fmt.Errorf("remove user %q: %w", name, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("remove user %q: %w", name, ErrUserNotFound)
+	}
+	return nil
+}
