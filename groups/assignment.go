@@ -1,0 +1,195 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"rmqconsole/rocketmq"
+)
+
+// Assignment sets the queues the group's allocation strategy should give each client
+// (from the sorted client ids and queues, as the clients compute it) beside what each
+// client reports it holds.
+type Assignment struct {
+	// Applicable is false when there is no client-side assignment to check (no client
+	// online, broadcasting, POP consumers, a strategy the console cannot compute); Note
+	// says which.
+	Applicable bool   `json:"applicable"`
+	Note       string `json:"note,omitempty"`
+	Strategy   string `json:"strategy,omitempty"`
+	// Queues are every queue of every subscribed topic, expected and actual owner.
+	Queues []AssignedQueue `json:"queues"`
+	// IdleClients are online clients that hold no queue of the group's topics (retry
+	// topic aside).
+	IdleClients []string `json:"idleClients"`
+	// MoreClientsThanQueues: some clients are idle by design.
+	MoreClientsThanQueues bool `json:"moreClientsThanQueues,omitempty"`
+	Unowned               int  `json:"unowned"`
+	OwnedTwice            int  `json:"ownedTwice"`
+	Differs               int  `json:"differs"`
+	// Matches is true when every queue has exactly the owner expected.
+	Matches bool `json:"matches"`
+}
+
+// Problems of an AssignedQueue.
+const (
+	ProblemUnowned    = "unowned"
+	ProblemOwnedTwice = "owned-twice"
+	ProblemDiffers    = "differs"
+)
+
+// AssignedQueue is one queue's expected and actual owner.
+type AssignedQueue struct {
+	Topic      string   `json:"topic"`
+	BrokerName string   `json:"brokerName"`
+	QueueID    int      `json:"queueId"`
+	Expected   string   `json:"expected"`
+	Actual     []string `json:"actual"`
+	// Problem is "", "unowned", "owned-twice" or "differs" (one owner, not the one
+	// expected).
+	Problem string `json:"problem,omitempty"`
+}
+
+// Queue returns the queue's identity.
+func (a AssignedQueue) Queue() rocketmq.MessageQueue {
+	return rocketmq.MessageQueue{Topic: a.Topic, BrokerName: a.BrokerName, QueueID: a.QueueID}
+}
+
+// assignment computes the expected against the actual assignment from what Detail read.
+// Clients allocate every subscribed topic's readable queues over every client id of the
+// group (whether or not a client subscribes to that topic), which is why inconsistent
+// subscriptions leave queues unconsumed.
+func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool) Assignment {
+	a := Assignment{Queues: []AssignedQueue{}, IdleClients: []string{}}
+	switch {
+	case !d.Online:
+		a.Note = "No client is online, so no queue is assigned."
+		return a
+	case d.MessageModel == "BROADCASTING":
+		a.Note = "Broadcasting: every client consumes every queue; there is no assignment to check."
+		return a
+	case d.ConsumeType == "pop":
+		a.Note = "POP consumers share queues through the broker; there is no client-side assignment to check."
+		return a
+	}
+	strategy, note := groupStrategy(d.Clients)
+	if strategy == "" {
+		a.Note = note
+		return a
+	}
+	a.Applicable, a.Strategy, a.Note = true, strategy, note
+
+	cids := make([]string, 0, len(d.Clients))
+	for _, c := range d.Clients {
+		cids = append(cids, c.ClientID)
+	}
+	byTopic := map[string][]rocketmq.MessageQueue{}
+	actual := map[rocketmq.MessageQueue][]string{}
+	for _, q := range d.Queues {
+		if !subs[q.Topic] {
+			continue // offsets left from a topic no longer subscribed
+		}
+		byTopic[q.Topic] = append(byTopic[q.Topic], q.Queue())
+		if len(q.Owners) > 0 {
+			actual[q.Queue()] = q.Owners
+		} else if q.Owner != "" {
+			actual[q.Queue()] = []string{q.Owner}
+		}
+	}
+	holds := map[string]bool{}
+	realQueues := 0
+	for _, topic := range slices.Sorted(mapKeys(byTopic)) {
+		queues := byTopic[topic]
+		expected, err := rocketmq.ExpectedAssignment(strategy, queues, cids)
+		if err != nil {
+			a.Applicable, a.Note = false, err.Error()
+			return a
+		}
+		if !IsRetryTopic(topic) {
+			realQueues += len(queues)
+		}
+		for _, mq := range queues {
+			aq := AssignedQueue{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID,
+				Expected: expected[mq], Actual: actual[mq]}
+			if aq.Actual == nil {
+				aq.Actual = []string{}
+			}
+			switch {
+			case len(aq.Actual) == 0:
+				aq.Problem = ProblemUnowned
+				a.Unowned++
+			case len(aq.Actual) > 1:
+				aq.Problem = ProblemOwnedTwice
+				a.OwnedTwice++
+			case aq.Actual[0] != aq.Expected:
+				aq.Problem = ProblemDiffers
+				a.Differs++
+			}
+			if !IsRetryTopic(topic) {
+				for _, c := range aq.Actual {
+					holds[c] = true
+				}
+			}
+			a.Queues = append(a.Queues, aq)
+		}
+	}
+	sort.SliceStable(a.Queues, func(i, j int) bool { return compareQueues(a.Queues[i].Queue(), a.Queues[j].Queue()) < 0 })
+	for _, c := range d.Clients {
+		if !holds[c.ClientID] && c.RunningInfoError == "" {
+			a.IdleClients = append(a.IdleClients, c.ClientID)
+		}
+	}
+	a.MoreClientsThanQueues = realQueues > 0 && len(cids) > realQueues
+	a.Matches = a.Unowned == 0 && a.OwnedTwice == 0 && a.Differs == 0
+	if !d.ownersKnown {
+		a.Note = strings.TrimSpace(a.Note + " Some clients did not report their queues; their queues show as unowned.")
+	}
+	return a
+}
+
+// groupStrategy picks the allocation strategy the group's clients report. Clients of
+// one group should all use the same; when they do not, the most common is used and the
+// note says so. It returns "" when no reported strategy can be computed.
+func groupStrategy(clients []Client) (string, string) {
+	count := map[string]int{}
+	var uncomputable []string
+	for _, c := range clients {
+		if c.RunningInfoError != "" {
+			continue
+		}
+		if c.Strategy == "" {
+			uncomputable = append(uncomputable, c.StrategyProperty)
+			continue
+		}
+		count[c.Strategy]++
+	}
+	if len(count) == 0 {
+		if len(uncomputable) > 0 {
+			return "", fmt.Sprintf("The clients use allocation strategy %s, which the console cannot compute (it computes AVG, AVG_BY_CIRCLE and CONSISTENT_HASH).", uncomputable[0])
+		}
+		return "", "No client reported its allocation strategy."
+	}
+	best := ""
+	for _, st := range slices.Sorted(mapKeys(count)) {
+		if best == "" || count[st] > count[best] {
+			best = st
+		}
+	}
+	if len(count) > 1 || len(uncomputable) > 0 {
+		return best, fmt.Sprintf("Clients of this group use different allocation strategies; expected owners follow %s, the most common. Clients must agree, or queues are assigned twice or not at all.", best)
+	}
+	return best, ""
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,580 @@
+package groups
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// Detail is one consumer group as the cluster saw it at CheckedAt: every queue of every
+// topic it consumes (its retry topic included) with lag and owner, its clients with their
+// subscriptions, and the expected against the actual assignment.
+type Detail struct {
+	Group  string `json:"group"`
+	Online bool   `json:"online"`
+	// ConsumeType is push, pull or pop; "" while no client is online.
+	ConsumeType string `json:"consumeType"`
+	// MessageModel is CLUSTERING or BROADCASTING; "" while no client is online.
+	MessageModel     string         `json:"messageModel"`
+	ConsumeFromWhere string         `json:"consumeFromWhere,omitempty"`
+	Clients          []Client       `json:"clients"`
+	Queues           []QueueLag     `json:"queues"`
+	Topics           []TopicSummary `json:"topics"`
+	// TotalLag sums the queues whose lag is known; nil when none is.
+	TotalLag *int64 `json:"totalLag"`
+	// TotalLagNote says why TotalLag is unknown, or that it leaves queues out.
+	TotalLagNote string  `json:"totalLagNote,omitempty"`
+	ConsumeTPS   float64 `json:"consumeTps"`
+	// SubscriptionsDiffer is set when the group's clients do not all subscribe to the
+	// same topics with the same expressions: queues of a topic are shared out among all
+	// clients, so those given to a client that does not subscribe go unconsumed.
+	SubscriptionsDiffer bool       `json:"subscriptionsDiffer"`
+	Assignment          Assignment `json:"assignment"`
+	// Failures name the brokers (or clients) that did not answer, and why.
+	Failures  []BrokerFailure `json:"failures,omitempty"`
+	CheckedAt time.Time       `json:"checkedAt"`
+
+	// clientsKnown: some broker answered the connection list, so Clients is the truth.
+	clientsKnown bool
+	// ownersKnown: every online client reported its queues, so owners are the truth.
+	ownersKnown bool
+}
+
+// Client is one online client of the group.
+type Client struct {
+	ClientID   string `json:"clientId"`
+	ClientAddr string `json:"clientAddr"`
+	Language   string `json:"language"`
+	// Version is what the client reports (V5_3_3, v2.1.1), else the protocol ordinal.
+	Version       string         `json:"version"`
+	Subscriptions []Subscription `json:"subscriptions"`
+	// SubscriptionDiffers marks a client whose subscriptions are not the group's most
+	// common set.
+	SubscriptionDiffers bool `json:"subscriptionDiffers,omitempty"`
+	// Strategy is the allocation strategy the client reports (AVG when it reports none,
+	// as Go clients do); "" when the console cannot compute it.
+	Strategy         string `json:"strategy,omitempty"`
+	StrategyProperty string `json:"strategyProperty,omitempty"`
+	// Queues counts the queues the client holds (its running info's queue table).
+	Queues     int     `json:"queues"`
+	ConsumeTPS float64 `json:"consumeTps"`
+	// RunningInfoError says why the client's own report could not be read; its queues
+	// and subscriptions are then unknown.
+	RunningInfoError string `json:"runningInfoError,omitempty"`
+
+	via string // the broker address the client was seen on
+}
+
+// Subscription is one topic a client subscribes to, with its filter.
+type Subscription struct {
+	Topic          string `json:"topic"`
+	Expression     string `json:"expression"`
+	ExpressionType string `json:"expressionType,omitempty"`
+}
+
+// QueueLag is one queue's progress for the group.
+type QueueLag struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+	// BrokerOffset is the queue's max offset; nil when the broker did not say.
+	BrokerOffset *int64 `json:"brokerOffset"`
+	// ConsumerOffset is the group's committed offset; nil when none is stored.
+	ConsumerOffset *int64 `json:"consumerOffset"`
+	// Lag is BrokerOffset - ConsumerOffset; nil when it cannot be known, with the reason
+	// in LagUnknown.
+	Lag        *int64 `json:"lag"`
+	LagUnknown string `json:"lagUnknown,omitempty"`
+	// InFlight is pulled but not yet committed (brokers from 5.1 report it).
+	InFlight *int64 `json:"inFlight,omitempty"`
+	// LastTimestamp is the store time (epoch ms) of the last consumed message, 0 if none.
+	LastTimestamp int64 `json:"lastTimestamp"`
+	// Owner is the client holding the queue, "" when none does.
+	Owner string `json:"owner"`
+	// Owners lists every holder when more than one client holds the queue.
+	Owners []string `json:"owners,omitempty"`
+	Retry  bool     `json:"retry"`
+}
+
+// Queue returns the queue's identity.
+func (q QueueLag) Queue() rocketmq.MessageQueue {
+	return rocketmq.MessageQueue{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID}
+}
+
+// TopicSummary sums one topic's queues.
+type TopicSummary struct {
+	Topic    string `json:"topic"`
+	Retry    bool   `json:"retry"`
+	Queues   int    `json:"queues"`
+	Lag      int64  `json:"lag"`
+	Unknown  int    `json:"unknownQueues"`
+	Owned    int    `json:"ownedQueues"`
+	LastTime int64  `json:"lastTimestamp"`
+}
+
+// Lookup reads the group for a page or the API: like Detail, but a group that no broker
+// knows at all (no client, no offsets, no subscription config) is ErrGroupNotFound.
+func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
+	d, err := s.Detail(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	if d.Online || len(d.Queues) > 0 || len(d.Failures) > 0 {
+		return d, nil
+	}
+	exists, err := s.groupConfigured(ctx, group)
+	if err != nil {
+		d.Failures = append(d.Failures, BrokerFailure{Broker: "subscription groups", Error: err.Error()})
+		return d, nil
+	}
+	if !exists {
+		return nil, &NotFoundError{Group: group}
+	}
+	return d, nil
+}
+
+// groupConfigured reports whether some master has a subscription config for group,
+// answering from the list cache when it is fresh.
+func (s *Service) groupConfigured(ctx context.Context, group string) (bool, error) {
+	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
+		for _, g := range l.Groups {
+			if g.Group == group {
+				return true, nil
+			}
+		}
+	}
+	masters, err := s.Masters(ctx)
+	if err != nil {
+		return false, err
+	}
+	var errs []error
+	for _, b := range masters {
+		t, err := s.admin.SubscriptionGroups(ctx, b.Addr)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, ok := t.Groups[group]; ok {
+			return true, nil
+		}
+	}
+	if len(errs) == len(masters) {
+		return false, errors.Join(errs...)
+	}
+	return false, nil
+}
+
+// brokerAnswer is what one master said about the group.
+type brokerAnswer struct {
+	broker   Broker
+	conns    *rocketmq.ConsumerConnection
+	connErr  error
+	stats    *rocketmq.ConsumeStats
+	statsErr error
+}
+
+// Detail reads the group from every master in parallel: its connections and consume
+// stats, then each online client's running info (which queues it holds), also in
+// parallel. A broker or client that fails is named in Failures; the rest is shown.
+func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
+	masters, err := s.Masters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := &Detail{Group: group, CheckedAt: s.opts.Now()}
+
+	answers := make([]brokerAnswer, len(masters))
+	var wg sync.WaitGroup
+	for i, b := range masters {
+		answers[i].broker = b
+		wg.Go(func() { answers[i].conns, answers[i].connErr = s.admin.ConsumerConnections(ctx, b.Addr, group) })
+		wg.Go(func() { answers[i].stats, answers[i].statsErr = s.admin.ConsumeStats(ctx, b.Addr, group, "") })
+	}
+	wg.Wait()
+
+	subs := d.mergeConnections(answers)
+	statsFailed := d.mergeStats(answers)
+	infos := s.runningInfos(ctx, d)
+	d.applyRunningInfos(infos)
+	for _, c := range d.Clients {
+		for _, sub := range c.Subscriptions {
+			subs[sub.Topic] = true
+		}
+	}
+	s.fillRouteQueues(ctx, d, subs, statsFailed)
+	d.applyOwners(infos)
+	d.sortQueues()
+	d.summarise()
+	d.checkSubscriptions()
+	d.Assignment = s.assignment(ctx, d, subs)
+	return d, nil
+}
+
+// mergeConnections unions the clients every broker lists and returns the subscribed
+// topics. Clients heartbeat to every broker of their topics, so brokers can differ
+// for a moment while one joins or leaves.
+func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
+	subs := map[string]bool{}
+	seen := map[string]bool{}
+	for _, a := range answers {
+		if a.connErr != nil {
+			if errors.Is(a.connErr, rocketmq.ErrConsumerNotOnline) || errors.Is(a.connErr, rocketmq.ErrGroupNotFound) {
+				d.clientsKnown = true
+				continue
+			}
+			d.Failures = append(d.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Addr, Error: "connections: " + a.connErr.Error()})
+			continue
+		}
+		d.clientsKnown = true
+		cc := a.conns
+		if d.ConsumeType == "" {
+			d.ConsumeType = ConsumeTypeName(cc.ConsumeType)
+			d.MessageModel = cc.MessageModel
+			d.ConsumeFromWhere = cc.ConsumeFromWhere
+		}
+		for topic := range cc.Subscriptions {
+			subs[topic] = true
+		}
+		for _, cn := range cc.Connections {
+			if seen[cn.ClientID] {
+				continue
+			}
+			seen[cn.ClientID] = true
+			d.Clients = append(d.Clients, Client{
+				ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language,
+				Version: "ordinal " + strconv.Itoa(cn.Version), via: a.broker.Addr,
+			})
+		}
+	}
+	sort.Slice(d.Clients, func(i, j int) bool { return d.Clients[i].ClientID < d.Clients[j].ClientID })
+	d.Online = len(d.Clients) > 0
+	return subs
+}
+
+// mergeStats turns every broker's consume stats into queue rows and returns the
+// brokers whose stats failed (their queues' lag is unknown).
+func (d *Detail) mergeStats(answers []brokerAnswer) map[string]string {
+	failed := map[string]string{}
+	for _, a := range answers {
+		if a.statsErr != nil {
+			if errors.Is(a.statsErr, rocketmq.ErrGroupNotFound) || errors.Is(a.statsErr, rocketmq.ErrConsumerNotOnline) {
+				continue // nothing stored there for the group
+			}
+			failed[a.broker.Name] = a.statsErr.Error()
+			d.Failures = append(d.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Addr, Error: "consume stats: " + a.statsErr.Error()})
+			continue
+		}
+		d.ConsumeTPS += a.stats.ConsumeTps
+		for mq, o := range a.stats.Offsets {
+			d.Queues = append(d.Queues, queueFromOffsets(mq, o, d.MessageModel))
+		}
+	}
+	return failed
+}
+
+// queueFromOffsets is one row from a broker's OffsetWrapper.
+func queueFromOffsets(mq rocketmq.MessageQueue, o rocketmq.OffsetWrapper, model string) QueueLag {
+	q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic),
+		LastTimestamp: max(o.LastTimestamp, 0)}
+	bo := o.BrokerOffset
+	q.BrokerOffset = &bo
+	switch {
+	case o.ConsumerOffset < 0:
+		q.LagUnknown = "No offset is committed for this queue yet."
+	case model == "BROADCASTING":
+		co := o.ConsumerOffset
+		q.ConsumerOffset = &co
+		q.LagUnknown = "Broadcasting consumers keep their offsets on the clients; the broker's copy may be stale."
+	default:
+		co := o.ConsumerOffset
+		q.ConsumerOffset = &co
+		if co > bo {
+			q.LagUnknown = fmt.Sprintf("The committed offset %d is past the queue's max offset %d (was the queue truncated or the offset reset?).", co, bo)
+			break
+		}
+		lag := bo - co
+		q.Lag = &lag
+		if o.PullOffset > co {
+			inflight := o.PullOffset - co
+			q.InFlight = &inflight
+		}
+	}
+	return q
+}
+
+// runningInfos asks every online client, through a broker it is connected to, which
+// queues it holds; all at once, since each answer waits on a client.
+func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.ConsumerRunningInfo {
+	infos := make([]*rocketmq.ConsumerRunningInfo, len(d.Clients))
+	errs := make([]error, len(d.Clients))
+	sem := make(semaphore, 16)
+	var wg sync.WaitGroup
+	for i, c := range d.Clients {
+		wg.Go(func() {
+			if err := sem.acquire(ctx); err != nil {
+				errs[i] = err
+				return
+			}
+			defer sem.release()
+			infos[i], errs[i] = s.admin.ConsumerRunningInfo(ctx, c.via, d.Group, c.ClientID, false)
+		})
+	}
+	wg.Wait()
+	d.ownersKnown = true
+	for i, err := range errs {
+		if err != nil {
+			d.ownersKnown = false
+			d.Clients[i].RunningInfoError = err.Error()
+			infos[i] = nil
+		}
+	}
+	return infos
+}
+
+func (d *Detail) applyRunningInfos(infos []*rocketmq.ConsumerRunningInfo) {
+	for i, info := range infos {
+		if info == nil {
+			continue
+		}
+		c := &d.Clients[i]
+		if v := info.ClientVersion(); v != "" {
+			c.Version = v
+		}
+		c.StrategyProperty = info.Properties["allocateMessageQueueStrategy"]
+		c.Strategy = rocketmq.StrategyName(c.StrategyProperty)
+		for _, sd := range info.Subscriptions {
+			c.Subscriptions = append(c.Subscriptions, Subscription{Topic: sd.Topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
+		}
+		sort.Slice(c.Subscriptions, func(a, b int) bool { return c.Subscriptions[a].Topic < c.Subscriptions[b].Topic })
+		for _, st := range info.StatusTable {
+			c.ConsumeTPS += st.ConsumeOKTPS
+		}
+		for _, pq := range info.MQTable {
+			if !pq.Dropped {
+				c.Queues++
+			}
+		}
+		if d.ConsumeType == "" {
+			d.ConsumeType = ConsumeTypeName(info.ConsumeType())
+		}
+	}
+}
+
+// fillRouteQueues adds a row for every readable queue of a subscribed topic that has no
+// stats yet (nothing committed, or its broker did not answer), so no queue is silently
+// missing from the table.
+func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[string]bool, statsFailed map[string]string) {
+	have := map[rocketmq.MessageQueue]bool{}
+	for _, q := range d.Queues {
+		have[q.Queue()] = true
+	}
+	topics := slices.Sorted(mapKeys(subs))
+	routes := make([]*rocketmq.TopicRoute, len(topics))
+	errs := make([]error, len(topics))
+	var wg sync.WaitGroup
+	for i, t := range topics {
+		wg.Go(func() { routes[i], errs[i] = s.admin.TopicRoute(ctx, t) })
+	}
+	wg.Wait()
+	for i, t := range topics {
+		if errs[i] != nil {
+			if errors.Is(errs[i], rocketmq.ErrTopicNotFound) {
+				if !IsRetryTopic(t) {
+					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Error: "the NameServer has no route for it: the group subscribes to a topic that does not exist"})
+				}
+				continue
+			}
+			d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Error: "route: " + errs[i].Error()})
+			continue
+		}
+		for _, mq := range routes[i].ReadQueues() {
+			if have[mq] {
+				continue
+			}
+			q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic)}
+			switch {
+			case statsFailed[mq.BrokerName] != "":
+				q.LagUnknown = "Broker " + mq.BrokerName + " did not answer: " + statsFailed[mq.BrokerName]
+			case d.MessageModel == "BROADCASTING":
+				q.LagUnknown = "Broadcasting consumers keep their offsets on the clients."
+			default:
+				q.LagUnknown = "No offset is committed for this queue yet."
+			}
+			d.Queues = append(d.Queues, q)
+			have[mq] = true
+		}
+	}
+}
+
+// applyOwners marks each queue with the clients whose queue table holds it.
+func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
+	owners := map[rocketmq.MessageQueue][]string{}
+	for i, info := range infos {
+		if info == nil {
+			continue
+		}
+		for mq, pq := range info.MQTable {
+			if !pq.Dropped {
+				owners[mq] = append(owners[mq], d.Clients[i].ClientID)
+			}
+		}
+	}
+	have := map[rocketmq.MessageQueue]bool{}
+	for i := range d.Queues {
+		q := &d.Queues[i]
+		have[q.Queue()] = true
+		o := owners[q.Queue()]
+		slices.Sort(o)
+		if len(o) > 0 {
+			q.Owner = o[0]
+		}
+		if len(o) > 1 {
+			q.Owners = o
+		}
+	}
+	// A queue a client holds but no broker reported and no route listed (a topic the
+	// brokers dropped) still shows, so the owner is not lost.
+	for mq, o := range owners {
+		if have[mq] {
+			continue
+		}
+		slices.Sort(o)
+		q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic),
+			Owner: o[0], LagUnknown: "No broker reported this queue."}
+		if len(o) > 1 {
+			q.Owners = o
+		}
+		d.Queues = append(d.Queues, q)
+	}
+}
+
+// sortQueues orders rows as operators read them: the group's topics first, its retry
+// topic last, then broker and queue id.
+func (d *Detail) sortQueues() {
+	sort.Slice(d.Queues, func(i, j int) bool {
+		a, b := d.Queues[i], d.Queues[j]
+		if a.Retry != b.Retry {
+			return !a.Retry
+		}
+		return a.Queue().Less(b.Queue())
+	})
+}
+
+// summarise computes per-topic sums and the total lag, and says when the total leaves
+// queues out or cannot be known at all.
+func (d *Detail) summarise() {
+	byTopic := map[string]*TopicSummary{}
+	var order []string
+	var total int64
+	known, unknown := 0, 0
+	firstReason := ""
+	for _, q := range d.Queues {
+		ts := byTopic[q.Topic]
+		if ts == nil {
+			ts = &TopicSummary{Topic: q.Topic, Retry: q.Retry}
+			byTopic[q.Topic] = ts
+			order = append(order, q.Topic)
+		}
+		ts.Queues++
+		ts.LastTime = max(ts.LastTime, q.LastTimestamp)
+		if q.Owner != "" {
+			ts.Owned++
+		}
+		if q.Lag == nil {
+			ts.Unknown++
+			unknown++
+			if firstReason == "" {
+				firstReason = q.LagUnknown
+			}
+			continue
+		}
+		ts.Lag += *q.Lag
+		total += *q.Lag
+		known++
+	}
+	for _, t := range order {
+		d.Topics = append(d.Topics, *byTopic[t])
+	}
+	switch {
+	case known > 0:
+		d.TotalLag = &total
+		if unknown > 0 {
+			d.TotalLagNote = fmt.Sprintf("Leaves out %d of %d queues whose lag is unknown.", unknown, known+unknown)
+		}
+	case unknown > 0:
+		d.TotalLagNote = firstReason
+	case len(d.Failures) > 0:
+		d.TotalLagNote = "No broker answered with this group's offsets."
+	default:
+		d.TotalLagNote = "No offsets are stored for this group and no client is online."
+	}
+}
+
+// subscriptionKey is a client's subscriptions as one comparable string.
+func subscriptionKey(subs []Subscription) string {
+	parts := make([]string, 0, len(subs))
+	for _, s := range subs {
+		parts = append(parts, s.Topic+"\x00"+s.ExpressionType+"\x00"+s.Expression)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\x01")
+}
+
+// checkSubscriptions flags clients whose subscriptions differ from the group's most
+// common set (ties go to the set of the first client in id order).
+func (d *Detail) checkSubscriptions() {
+	count := map[string]int{}
+	first := map[string]int{}
+	for i, c := range d.Clients {
+		if c.RunningInfoError != "" {
+			continue
+		}
+		k := subscriptionKey(c.Subscriptions)
+		if _, ok := first[k]; !ok {
+			first[k] = i
+		}
+		count[k]++
+	}
+	if len(count) < 2 {
+		return
+	}
+	d.SubscriptionsDiffer = true
+	best := ""
+	for k := range count {
+		if best == "" || count[k] > count[best] || (count[k] == count[best] && first[k] < first[best]) {
+			best = k
+		}
+	}
+	for i := range d.Clients {
+		c := &d.Clients[i]
+		if c.RunningInfoError == "" && subscriptionKey(c.Subscriptions) != best {
+			c.SubscriptionDiffers = true
+		}
+	}
+}
+
+// QueueKey is a stable, id-safe name of a queue for element ids and map keys.
+func QueueKey(mq rocketmq.MessageQueue) string {
+	return mq.Topic + "/" + mq.BrokerName + "/" + strconv.Itoa(mq.QueueID)
+}
+
+// compareQueues orders queues like sortQueues, for slices.SortFunc.
+func compareQueues(a, b rocketmq.MessageQueue) int {
+	ra, rb := IsRetryTopic(a.Topic), IsRetryTopic(b.Topic)
+	if ra != rb {
+		if ra {
+			return 1
+		}
+		return -1
+	}
+	return cmp.Compare(a.Compare(b), 0)
+}

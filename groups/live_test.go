@@ -1,0 +1,328 @@
+package groups
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// scriptedReader returns whatever snapshot the test sets, stamped with the time of the
+// read, and counts reads.
+type scriptedReader struct {
+	mu    sync.Mutex
+	cur   *Detail
+	err   error
+	reads atomic.Int64
+}
+
+func (r *scriptedReader) set(clients []string, owners map[int]string) {
+	d := snap(0, clients, owners)
+	r.mu.Lock()
+	r.cur, r.err = d, nil
+	r.mu.Unlock()
+}
+
+func (r *scriptedReader) fail(err error) {
+	r.mu.Lock()
+	r.err = err
+	r.mu.Unlock()
+}
+
+func (r *scriptedReader) Detail(_ context.Context, group string) (*Detail, error) {
+	r.reads.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return nil, r.err
+	}
+	c := *r.cur
+	c.Group, c.CheckedAt = group, time.Now()
+	return &c, nil
+}
+
+// recordingRenderer counts renders and keeps the updates.
+type recordingRenderer struct {
+	mu      sync.Mutex
+	updates []*Update
+}
+
+func (r *recordingRenderer) Render(u *Update) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, u)
+	return fmt.Appendf(nil, "frame %d full=%v events=%d err=%v", len(r.updates), u.Full, len(u.Events), u.Err != nil), nil
+}
+
+func (r *recordingRenderer) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.updates)
+}
+
+// memStore is an EventStore in memory.
+type memStore struct {
+	mu     sync.Mutex
+	events []store.RebalanceEvent
+}
+
+func (m *memStore) AddRebalanceEvents(_ context.Context, ev []store.RebalanceEvent) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.events = append(m.events, ev...)
+	return nil
+}
+
+func (m *memStore) RebalanceEvents(_ context.Context, group string, limit int, _ time.Time) ([]store.RebalanceEvent, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []store.RebalanceEvent
+	for i := len(m.events) - 1; i >= 0 && len(out) < limit; i-- {
+		if m.events[i].Group == group {
+			out = append(out, m.events[i])
+		}
+	}
+	return out, nil
+}
+
+// noWatchers waits until no watcher goroutine is left: a leaked one is a bug.
+func noWatchers(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "groups.(*watch).run") && !strings.Contains(stacks, "groups.(*Live).stopIfIdle") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watcher goroutines still running:\n%s", stacks)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func next(t *testing.T, v *Viewer) []byte {
+	t.Helper()
+	select {
+	case b, ok := <-v.C:
+		if !ok {
+			t.Fatal("viewer closed")
+		}
+		return b
+	case <-time.After(5 * time.Second):
+		t.Fatal("no frame within 5 s")
+	}
+	return nil
+}
+
+func TestLiveCostsOneReadPerTickWhateverTheNumberOfViewers(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	rend := &recordingRenderer{}
+	l := NewLive(r, LiveOptions{Interval: 20 * time.Millisecond, Renderer: rend})
+	defer l.Close()
+
+	const viewers = 50
+	vs := make([]*Viewer, viewers)
+	for i := range vs {
+		v, err := l.Watch(tG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs[i] = v
+	}
+	// Every viewer first gets the same full frame, then the same deltas.
+	for round := range 5 {
+		var first []byte
+		for i, v := range vs {
+			b := next(t, v)
+			if i == 0 {
+				first = b
+				if round == 0 && !bytes.Contains(b, []byte("full=true")) {
+					t.Fatalf("first frame %q is not full", b)
+				}
+				continue
+			}
+			if !bytes.Equal(b, first) {
+				t.Fatalf("round %d: viewer %d got %q, viewer 0 got %q", round, i, b, first)
+			}
+		}
+	}
+	st := l.Stats()
+	if st.Watchers != 1 || st.Viewers != viewers {
+		t.Errorf("stats %+v: want one watcher for %d viewers", st, viewers)
+	}
+	if reads, ticks := r.reads.Load(), l.ticks.Load(); reads != int64(ticks) {
+		t.Errorf("%d reads in %d ticks: one read per tick, however many viewers", reads, ticks)
+	}
+	if renders, ticks := rend.count(), int(l.ticks.Load()); renders > ticks+1 {
+		t.Errorf("%d renders in %d ticks for %d viewers: render once per tick and share the bytes", renders, ticks, viewers)
+	}
+}
+
+func TestLiveDropsASlowViewerAndKeepsServingTheOthers(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, ViewerBuffer: 2, Renderer: &recordingRenderer{}})
+	defer l.Close()
+	slow, _ := l.Watch(tG)
+	fast, _ := l.Watch(tG)
+	for range 10 { // five times the slow viewer's buffer
+		next(t, fast)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !slow.Dropped() {
+		if time.Now().After(deadline) {
+			t.Fatal("a viewer that never reads was not dropped")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	n := 0
+	for range slow.C { // drains what was queued, then sees the channel closed
+		n++
+	}
+	if n > 2 {
+		t.Errorf("slow viewer held %d frames, more than its buffer of 2", n)
+	}
+	next(t, fast) // the fast one is still served
+	if fast.Dropped() {
+		t.Error("the fast viewer was dropped too")
+	}
+}
+
+func TestLiveStopsShortlyAfterTheLastViewerLeaves(t *testing.T) {
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Linger: 50 * time.Millisecond, Renderer: &recordingRenderer{}})
+	defer l.Close()
+	v1, _ := l.Watch(tG)
+	v2, _ := l.Watch(tG)
+	next(t, v1)
+	v1.Close()
+	v1.Close() // twice is fine
+	next(t, v2)
+	v2.Close()
+	noWatchers(t)
+	if st := l.Stats(); st.Watchers != 0 || st.Viewers != 0 {
+		t.Fatalf("stats %+v after the last viewer left", st)
+	}
+	reads := r.reads.Load()
+	time.Sleep(50 * time.Millisecond)
+	if r.reads.Load() != reads {
+		t.Fatal("the group is still polled with nobody watching")
+	}
+}
+
+func TestLiveReturningWithinTheLingerKeepsTheWatcherAndItsHistory(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Linger: time.Hour, Renderer: &recordingRenderer{}})
+	defer l.Close()
+	v, _ := l.Watch(tG)
+	for range 5 {
+		next(t, v)
+	}
+	v.Close()
+	s1, ok := l.Latest(tG)
+	if !ok {
+		t.Fatal("no latest snapshot while lingering")
+	}
+	v, _ = l.Watch(tG) // a page reload
+	if b := next(t, v); !bytes.Contains(b, []byte("full=true")) {
+		t.Fatalf("a returning viewer's first frame %q is not full", b)
+	}
+	s2, _ := l.Latest(tG)
+	if len(s2.History.Totals) < len(s1.History.Totals) {
+		t.Errorf("history shrank from %d to %d samples: the watcher restarted", len(s1.History.Totals), len(s2.History.Totals))
+	}
+}
+
+func TestLiveStoresEventsAndShowsThemAfterARestart(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	ms := &memStore{}
+	rend := &recordingRenderer{}
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend, Store: ms})
+	v, _ := l.Watch(tG)
+	next(t, v)
+	r.set([]string{"a", "b"}, map[int]string{0: "b"})
+	for {
+		if b := next(t, v); bytes.Contains(b, []byte("events=2")) {
+			break
+		}
+	}
+	l.Close()
+	ms.mu.Lock()
+	stored := append([]store.RebalanceEvent(nil), ms.events...)
+	ms.mu.Unlock()
+	if len(stored) != 2 || stored[0].Kind != KindJoined || stored[0].ClientID != "b" || stored[1].Kind != KindMoved || stored[1].From != "a" {
+		t.Fatalf("stored %+v: want b joined, then queue 0 moved from a", stored)
+	}
+
+	// A new console on the same store: the first frame carries the history.
+	rend2 := &recordingRenderer{}
+	l2 := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend2, Store: ms})
+	defer l2.Close()
+	v2, _ := l2.Watch(tG)
+	next(t, v2)
+	rend2.mu.Lock()
+	first := rend2.updates[0]
+	rend2.mu.Unlock()
+	if len(first.Recent) != 2 || first.Recent[0].Kind != KindMoved || first.Recent[1].Kind != KindJoined {
+		t.Fatalf("recent after restart %+v: want the two stored events, newest first", first.Recent)
+	}
+}
+
+func TestLiveFailedPollSaysSoAndKeepsTheLastState(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	rend := &recordingRenderer{}
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend})
+	defer l.Close()
+	v, _ := l.Watch(tG)
+	next(t, v)
+	r.fail(errors.New("no NameServer answered"))
+	for {
+		if b := next(t, v); bytes.Contains(b, []byte("err=true")) {
+			break
+		}
+	}
+	rend.mu.Lock()
+	last := rend.updates[len(rend.updates)-1]
+	rend.mu.Unlock()
+	if last.Detail == nil || len(last.Detail.Clients) != 1 || len(last.Events) != 0 {
+		t.Fatalf("failed poll update %+v: want the last good state and no events", last)
+	}
+}
+
+func TestLiveCloseEndsEveryViewer(t *testing.T) {
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: &recordingRenderer{}})
+	v, _ := l.Watch(tG)
+	w, _ := l.Watch("other")
+	next(t, v)
+	l.Close()
+	for _, x := range []*Viewer{v, w} {
+		for range x.C {
+		}
+	}
+	if _, err := l.Watch(tG); !errors.Is(err, ErrLiveClosed) {
+		t.Errorf("Watch after Close: %v", err)
+	}
+	noWatchers(t)
+}

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestRebalanceEventsSurviveReopenNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "console.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.UnixMilli(1_700_000_000_000).UTC()
+	q := 3
+	in := []RebalanceEvent{
+		{Group: "G", At: base, Kind: "joined", ClientID: "a"},
+		{Group: "G", At: base.Add(time.Second), Kind: "joined", ClientID: "b"},
+		{Group: "G", At: base.Add(2 * time.Second), Kind: "moved", ClientID: "b", Topic: "T", BrokerName: "broker-a", QueueID: &q, From: "a", To: "b", UnownedMs: 1200},
+		{Group: "other", At: base, Kind: "left", ClientID: "x"},
+	}
+	if err := s.AddRebalanceEvents(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.RebalanceEvents(ctx, "G", 10, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Kind != "moved" || got[2].ClientID != "a" {
+		t.Fatalf("events %+v: want G's three, newest first", got)
+	}
+	m := got[0]
+	if m.QueueID == nil || *m.QueueID != 3 || m.From != "a" || m.To != "b" || m.UnownedMs != 1200 || !m.At.Equal(base.Add(2*time.Second)) {
+		t.Errorf("moved event read back as %+v", m)
+	}
+	if got[1].QueueID != nil {
+		t.Errorf("a client event has queue id %v", *got[1].QueueID)
+	}
+	page, _ := s.RebalanceEvents(ctx, "G", 1, base.Add(2*time.Second))
+	if len(page) != 1 || page[0].ClientID != "b" || page[0].Kind != "joined" {
+		t.Errorf("limit 1 before the move: %+v, want b joined", page)
+	}
+	if err := s.AddRebalanceEvents(ctx, []RebalanceEvent{{Group: "G", At: base, Kind: "exploded"}}); err == nil {
+		t.Error("an unknown kind was stored")
+	}
+}
