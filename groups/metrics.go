@@ -23,7 +23,7 @@ type LagCollector struct {
 	duration float64
 
 	queueLag, groupLag, groupClients, unknown, groupTPS *prometheus.Desc
-	collected, took, failed                            *prometheus.Desc
+	collected, took, failed                             *prometheus.Desc
 }
 
 // NewLagCollector returns a collector refreshing every interval (Run starts it).

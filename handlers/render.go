@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/groups"
 	"rmqconsole/views"
 )
 
@@ -121,6 +122,10 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
+	case errors.Is(err, groups.ErrGroupNotFound):
+		return http.StatusNotFound, "group_not_found"
+	case errors.Is(err, groups.ErrNoBrokers):
+		return http.StatusBadGateway, "no_brokers"
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "broker_timeout"
 	default:

@@ -27,6 +27,10 @@ type Config struct {
 	// NoAuth allows listening on a non-loopback address without users. Every page then
 	// carries a warning banner.
 	NoAuth bool
+	// GroupPoll is how often a watched consumer group is polled for the live view.
+	GroupPoll time.Duration
+	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
+	MetricsInterval time.Duration
 	// Access control (parsed by parseAuthSettings in auth.go).
 	SessionIdle, SessionMax          time.Duration
 	TrustedProxies                   []netip.Prefix
@@ -49,6 +53,8 @@ var settings = []setting{
 	{"log-level", "RMQC_LOG_LEVEL", "info", "log level: debug, info, warn, error"},
 	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},
 	{"no-auth", "RMQC_NO_AUTH", "false", "serve without sign-in even on a non-loopback address (a warning banner shows on every page)"},
+	{"group-poll", "RMQC_GROUP_POLL", "1s", "poll interval of a consumer group page being watched live (one watcher per group, whatever the number of viewers)"},
+	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics (0 turns it off)"},
 	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
 	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
 	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", "", "reverse proxies (comma-separated CIDRs or IPs) whose user and role headers are believed"},
@@ -131,6 +137,13 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.NoAuth, err = strconv.ParseBool(get("no-auth")); err != nil {
 		return nil, bad("no-auth", "want true or false")
+	}
+	if c.GroupPoll, err = time.ParseDuration(get("group-poll")); err != nil || c.GroupPoll < 100*time.Millisecond {
+		return nil, bad("group-poll", "want a duration of at least 100ms, such as 1s")
+	}
+	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
+		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {
+		return nil, bad("metrics-interval", "want 0 (off) or a duration of at least 1s, such as 30s")
 	}
 	if err := parseAuthSettings(c, get, bad); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ func (a *App) routes() http.Handler {
 	r.HandleMethodNotAllowed = true
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
 	r.Use(recovery(a.log), requestLog(a.log), securityHeaders())
+	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
 	a.engine = r
 
 	env := &handlers.Env{Log: a.log, Warning: a.warning, User: handlers.SignedInUser}

@@ -1,11 +1,55 @@
 package server
 
 import (
+	"context"
+
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/groups"
 	"rmqconsole/handlers"
 )
 
-// groupRoutes registers the pages and API of groups.
+// groupRoutes registers the pages and API of groups, the live group websocket and
+// /metrics, and starts the background lag collector.
 func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env) {
+	list := &handlers.GroupsList{Env: env}
+	show := &handlers.GroupShow{Env: env, Events: a.store}
+	live := &handlers.GroupLive{Env: env}
+	history := &handlers.GroupRebalances{Env: env, Events: a.store}
+	if a.rmq != nil {
+		svc := groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups")})
+		hub := groups.NewLive(svc, groups.LiveOptions{
+			Interval: a.cfg.GroupPoll,
+			Timeout:  a.cfg.Timeout,
+			Renderer: handlers.GroupFrames{},
+			Store:    a.store,
+			Log:      a.log.With("component", "live-groups"),
+		})
+		a.onClose(hub.Close)
+		list.Groups, show.Groups, show.Live, live.Live = svc, svc, hub, hub
+		a.metrics().reg.MustRegister(liveMetrics{hub})
+		if a.cfg.MetricsInterval > 0 {
+			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
+			a.metrics().reg.MustRegister(col)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				col.Run(ctx)
+			}()
+			a.onClose(func() { cancel(); <-done })
+		}
+	}
+
+	r.GET("/groups", list.Show)
+	r.GET("/groups/:group", show.Show)
+	r.GET("/ws/groups/:group", live.Serve)
+	r.GET("/api/v1/groups", list.API)
+	r.GET("/api/v1/groups/:group", show.API)
+	r.GET("/api/v1/groups/:group/rebalances", history.API)
+	r.GET("/metrics", gin.WrapH(a.metricsHandler()))
 }
+
+// onClose adds work for Close to do first (stopping background goroutines), in reverse
+// order of registration.
+func (a *App) onClose(f func()) { a.closers = append(a.closers, f) }

@@ -69,6 +69,10 @@ type App struct {
 	rmq     *rocketmq.Client // nil when no NameServer is configured
 	handler http.Handler
 	warning string
+	// metricsReg is the console's Prometheus registry (metrics.go).
+	metricsReg *consoleMetrics
+	// closers stop the areas' background work; Close runs them first.
+	closers []func()
 	sec     *security   // access control (auth.go)
 	engine  *gin.Engine // the router inside handler, for Routes
 }
@@ -180,6 +184,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 
 // Close releases the database and broker connections.
 func (a *App) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
 	if a.rmq != nil {
 		a.rmq.Close()
 	}

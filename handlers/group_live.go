@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gorilla/websocket"
+
+	"rmqconsole/groups"
+	"rmqconsole/views"
+)
+
+// Websocket timing, as in gorilla's chat example: a ping every pingPeriod, and a viewer
+// whose pong does not come within pongWait is gone.
+const (
+	wsWriteWait  = 10 * time.Second
+	wsPongWait   = 60 * time.Second
+	wsPingPeriod = wsPongWait * 9 / 10
+)
+
+// Close codes the htmx websocket extension reconnects after.
+const (
+	wsCloseServiceRestart = 1012 // the console shuts down
+	wsCloseTryAgainLater  = 1013 // the viewer fell behind and was dropped
+)
+
+// wsUpgrader keeps gorilla's default origin check: only pages of this console (same
+// origin) may open the socket.
+var wsUpgrader = websocket.Upgrader{ReadBufferSize: 512, WriteBufferSize: 16 * 1024}
+
+// GroupLive is /ws/groups/{group}: the live group view's frames, pushed as they come.
+type GroupLive struct {
+	*Env
+	// Live is nil when no NameServer is configured.
+	Live LiveGroups
+}
+
+// Serve upgrades the request and streams the group's frames until the browser leaves,
+// falls behind, or the console shuts down.
+func (h *GroupLive) Serve(c *gin.Context) {
+	group := c.Param("group")
+	if !groups.ValidGroupName(group) {
+		h.Fail(c, badGroupName(group))
+		return
+	}
+	if h.Live == nil {
+		h.Fail(c, errGroupsNoCluster)
+		return
+	}
+	conn, err := wsUpgrader.Upgrade(c.Writer, c.Request, nil)
+	if err != nil {
+		return // the upgrader has answered (403 for another origin, 400 for a plain GET)
+	}
+	defer conn.Close()
+	v, err := h.Live.Watch(group)
+	if err != nil {
+		_ = conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(wsCloseServiceRestart, "shutting down"), time.Now().Add(wsWriteWait))
+		return
+	}
+	defer v.Close()
+	readDone := make(chan struct{})
+	go wsReadPump(conn, readDone)
+	wsWritePump(conn, v, readDone)
+}
+
+// wsReadPump reads (and discards) what the browser sends, so pongs and the close frame
+// are processed; it ends when the connection does.
+func wsReadPump(conn *websocket.Conn, done chan<- struct{}) {
+	defer close(done)
+	conn.SetReadLimit(4096)
+	_ = conn.SetReadDeadline(time.Now().Add(wsPongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(wsPongWait)) })
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// wsWritePump sends frames and pings. It is the only writer of the connection.
+func wsWritePump(conn *websocket.Conn, v *groups.Viewer, readDone <-chan struct{}) {
+	ping := time.NewTicker(wsPingPeriod)
+	defer ping.Stop()
+	for {
+		select {
+		case frame, ok := <-v.C:
+			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if !ok {
+				code, reason := wsCloseServiceRestart, "shutting down"
+				if v.Dropped() {
+					code, reason = wsCloseTryAgainLater, "fell behind; reconnect"
+				}
+				_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
+				return
+			}
+			if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
+				return
+			}
+		case <-ping.C:
+			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+			if err := conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		case <-readDone:
+			return
+		}
+	}
+}
+
+// GroupFrames renders live frames for package groups' hub: once per update, whatever
+// the number of viewers.
+type GroupFrames struct{}
+
+// Render implements groups.Renderer.
+func (GroupFrames) Render(u *groups.Update) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := views.GroupLiveFrame(frameVM(u)).Render(context.Background(), &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var _ groups.Renderer = GroupFrames{}

@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/groups"
+	"rmqconsole/store"
+)
+
+// GroupRebalances is GET /api/v1/groups/{group}/rebalances: the stored rebalance history,
+// newest first.
+type GroupRebalances struct {
+	*Env
+	Events RebalanceHistory
+}
+
+// RebalancesJSON is the answer.
+type RebalancesJSON struct {
+	Group  string         `json:"group"`
+	Events []groups.Event `json:"events"`
+	// Limit is how many events were asked for at most; fewer means the history ends.
+	Limit int `json:"limit"`
+}
+
+// API answers [?limit=N (1..1000, default 200)&before=RFC 3339 or epoch ms].
+func (h *GroupRebalances) API(c *gin.Context) {
+	group := c.Param("group")
+	if !groups.ValidGroupName(group) {
+		h.Fail(c, badGroupName(group))
+		return
+	}
+	limit := 200
+	if s := c.Query("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > store.MaxRebalanceEvents {
+			h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_limit",
+				Message: "limit must be a whole number from 1 to " + strconv.Itoa(store.MaxRebalanceEvents) + "."})
+			return
+		}
+		limit = n
+	}
+	var before time.Time
+	if s := c.Query("before"); s != "" {
+		t, ok := parseRebalanceTime(s)
+		if !ok {
+			h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_before",
+				Message: "before must be an RFC 3339 time (2026-01-02T15:04:05Z) or epoch milliseconds."})
+			return
+		}
+		before = t
+	}
+	stored, err := h.Events.RebalanceEvents(c.Request.Context(), group, limit, before)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, RebalancesJSON{Group: group, Events: groups.EventsFromStore(stored), Limit: limit})
+}
+
+// parseRebalanceTime reads RFC 3339 or epoch milliseconds.
+func parseRebalanceTime(s string) (time.Time, bool) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms), true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}

@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/groups"
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+// GroupReader is what the group page needs from package groups.
+type GroupReader interface {
+	Lookup(ctx context.Context, group string) (*groups.Detail, error)
+}
+
+// LiveGroups is the live view's hub, as the group page and its websocket use it.
+type LiveGroups interface {
+	Latest(group string) (*groups.Snapshot, bool)
+	Watch(group string) (*groups.Viewer, error)
+	Interval() time.Duration
+}
+
+// RebalanceHistory reads stored rebalance events.
+type RebalanceHistory interface {
+	RebalanceEvents(ctx context.Context, group string, limit int, before time.Time) ([]store.RebalanceEvent, error)
+}
+
+// GroupShow is /groups/{group} and GET /api/v1/groups/{group}.
+type GroupShow struct {
+	*Env
+	// Groups is nil when no NameServer is configured.
+	Groups GroupReader
+	Live   LiveGroups
+	Events RebalanceHistory
+}
+
+// badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
+func badGroupName(name string) *UserError {
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_group",
+		Message: "“" + name + "” is not a consumer group name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the group from the list."}
+}
+
+// read returns the group's state: the live watcher's latest when someone is watching
+// (no broker call), else a fresh read.
+func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *groups.History, []groups.Event, error) {
+	if h.Live != nil {
+		if s, ok := h.Live.Latest(group); ok {
+			return s.Detail, s.History, s.Recent, nil
+		}
+	}
+	d, err := h.Groups.Lookup(ctx, group)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var recent []groups.Event
+	if h.Events != nil {
+		stored, err := h.Events.RebalanceEvents(ctx, group, groups.RecentEvents, time.Time{})
+		if err != nil {
+			h.Log.Warn("read rebalance history", "group", group, "err", err)
+		}
+		recent = groups.EventsFromStore(stored)
+	}
+	return d, nil, recent, nil
+}
+
+// Show renders the group page.
+func (h *GroupShow) Show(c *gin.Context) {
+	group := c.Param("group")
+	p := h.page(c, group+" · consumer group", "groups")
+	if !groups.ValidGroupName(group) {
+		h.Fail(c, badGroupName(group))
+		return
+	}
+	if h.Groups == nil {
+		h.render(c, http.StatusOK, p, views.GroupPage(views.GroupVM{Group: group, ResetURL: groupPageURL(group) + "/reset"}))
+		return
+	}
+	d, hist, recent, err := h.read(c.Request.Context(), group)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	poll := time.Second
+	if h.Live != nil {
+		poll = h.Live.Interval()
+	}
+	h.render(c, http.StatusOK, p, views.GroupPage(groupPageVM(d, hist, recent, poll)))
+}
+
+// API answers GET /api/v1/groups/{group}.
+func (h *GroupShow) API(c *gin.Context) {
+	group := c.Param("group")
+	if !groups.ValidGroupName(group) {
+		h.Fail(c, badGroupName(group))
+		return
+	}
+	if h.Groups == nil {
+		h.Fail(c, errGroupsNoCluster)
+		return
+	}
+	d, _, _, err := h.read(c.Request.Context(), group)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, d)
+}

@@ -1,0 +1,192 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/groups"
+	"rmqconsole/views"
+)
+
+// GroupLister is what the group list needs from package groups.
+type GroupLister interface {
+	List(ctx context.Context, refresh bool) (*groups.List, error)
+}
+
+// GroupsList is /groups and GET /api/v1/groups.
+type GroupsList struct {
+	*Env
+	// Groups is nil when no NameServer is configured.
+	Groups GroupLister
+	// Now is the clock, for the list's age (tests).
+	Now func() time.Time
+}
+
+// GroupsJSON is the answer of GET /api/v1/groups.
+type GroupsJSON struct {
+	Groups    []groups.Summary       `json:"groups"`
+	Total     int                    `json:"total"`
+	CheckedAt time.Time              `json:"checkedAt"`
+	AgeSecond float64                `json:"ageSeconds"`
+	Failures  []groups.BrokerFailure `json:"failures,omitempty"`
+}
+
+// listQuery reads the filter and order from the query string. A sort key or flag it
+// does not know is a user error: the page says so next to the form.
+func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
+	q := groups.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort")}
+	var ok bool
+	if q.System, ok = queryFlag(c.Query("system")); !ok {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: "system must be 1 or 0 (true or false)."}
+	}
+	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: "desc must be 1 or 0 (true or false)."}
+	}
+	if q.Sort != "" && !slices.Contains(groups.SortKeys, q.Sort) {
+		bad := q.Sort
+		q.Sort = ""
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
+			Message: "Cannot sort by “" + bad + "”. Sort by group, clients, lag, tps or last."}
+	}
+	if len(q.Filter) > 255 {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: "The filter is longer than any group or topic name (255 characters). Shorten it."}
+	}
+	return q, nil
+}
+
+func queryFlag(s string) (bool, bool) {
+	if s == "" {
+		return false, true
+	}
+	b, err := strconv.ParseBool(s)
+	return b, err == nil
+}
+
+func (h *GroupsList) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Show renders /groups.
+func (h *GroupsList) Show(c *gin.Context) {
+	p := h.page(c, "Consumer groups", "groups")
+	if h.Groups == nil {
+		h.render(c, http.StatusOK, p, views.GroupsPage(views.GroupsVM{}))
+		return
+	}
+	q, uerr := listQuery(c)
+	vm := views.GroupsVM{Configured: true, Filter: q.Filter, System: q.System, Sort: q.Sort, Desc: q.Desc}
+	if uerr != nil {
+		vm.FormError = uerr.Message
+		vm.Error = "Fix the filter above to see the groups."
+		vm.SortLinks = groupSortLinks(q)
+		vm.RefreshURL = groupListURL(q, true)
+		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.GroupsPage(vm))
+		return
+	}
+	refresh, _ := queryFlag(c.Query("refresh"))
+	l, err := h.Groups.List(c.Request.Context(), refresh)
+	vm.SortLinks = groupSortLinks(q)
+	vm.RefreshURL = groupListURL(q, true)
+	if err != nil {
+		vm.Error = "The consumer groups could not be read: " + err.Error() + ". Check that the NameServer and brokers answer (see the overview), then refresh."
+		h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
+		return
+	}
+	sel := groups.Select(l, q)
+	vm.Total = len(l.Groups)
+	for _, g := range l.Groups {
+		if g.System && !q.System {
+			vm.Hidden++
+		}
+	}
+	for _, s := range sel {
+		vm.Rows = append(vm.Rows, groupRowVM(s))
+	}
+	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
+	vm.Took = l.Took.Round(time.Millisecond).String()
+	vm.Failures = groupFailures(l.Failures)
+	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
+}
+
+// API answers GET /api/v1/groups[?q=&system=&sort=&desc=&refresh=].
+func (h *GroupsList) API(c *gin.Context) {
+	if h.Groups == nil {
+		h.Fail(c, errGroupsNoCluster)
+		return
+	}
+	q, uerr := listQuery(c)
+	if uerr != nil {
+		h.Fail(c, uerr)
+		return
+	}
+	refresh, _ := queryFlag(c.Query("refresh"))
+	l, err := h.Groups.List(c.Request.Context(), refresh)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	sel := groups.Select(l, q)
+	c.JSON(http.StatusOK, GroupsJSON{Groups: sel, Total: len(l.Groups), CheckedAt: l.CheckedAt,
+		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures})
+}
+
+// errGroupsNoCluster answers the API when no NameServer is configured.
+var errGroupsNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+
+// groupListURL is /groups with q's filter and order.
+func groupListURL(q groups.ListQuery, refresh bool) string {
+	v := url.Values{}
+	if q.Filter != "" {
+		v.Set("q", q.Filter)
+	}
+	if q.System {
+		v.Set("system", "1")
+	}
+	if q.Sort != "" {
+		v.Set("sort", q.Sort)
+	}
+	if q.Desc {
+		v.Set("desc", "1")
+	}
+	if refresh {
+		v.Set("refresh", "1")
+	}
+	if len(v) == 0 {
+		return "/groups"
+	}
+	return "/groups?" + v.Encode()
+}
+
+// groupSortLinks gives each column a link that sorts by it, flipping the direction when it
+// is already the sort column. Numbers start with the largest first.
+func groupSortLinks(q groups.ListQuery) map[string]views.SortLink {
+	out := map[string]views.SortLink{}
+	cur := q.Sort
+	if cur == "" {
+		cur = "group"
+	}
+	for _, k := range groups.SortKeys {
+		n := q
+		n.Sort = k
+		if k == cur {
+			n.Desc = !q.Desc
+		} else {
+			n.Desc = k != "group"
+		}
+		if n.Sort == "group" && !n.Desc {
+			n.Sort = ""
+		}
+		out[k] = views.SortLink{URL: groupListURL(n, false), Active: k == cur, Desc: q.Desc}
+	}
+	return out
+}

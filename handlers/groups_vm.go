@@ -1,0 +1,335 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"rmqconsole/groups"
+	"rmqconsole/rocketmq"
+	"rmqconsole/views"
+)
+
+// View models of the consumer group pages, built from the groups service's results.
+// They are shared by the pages and the live frames, so both render the same rows.
+
+func groupPageURL(group string) string { return "/groups/" + url.PathEscape(group) }
+
+func groupTopicURL(topic string) string { return "/messages?tab=range&topic=" + url.QueryEscape(topic) }
+
+func groupLagCell(lag *int64, note string) views.LagCell {
+	if lag == nil {
+		return views.LagCell{Note: note}
+	}
+	return views.LagCell{Known: true, Value: *lag, Note: note}
+}
+
+func groupEpochMs(ms int64) (text, iso string) {
+	if ms <= 0 {
+		return "", ""
+	}
+	t := time.UnixMilli(ms)
+	return views.TimeUTC(t), views.ISO(t)
+}
+
+func groupOffsetText(p *int64) string {
+	if p == nil {
+		return "—"
+	}
+	return views.Thousands(*p)
+}
+
+func groupFailures(fs []groups.BrokerFailure) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, "Could not read "+f.String())
+	}
+	return out
+}
+
+// groupRowVM is one list row.
+func groupRowVM(s groups.Summary) views.GroupRow {
+	r := views.GroupRow{
+		Group: s.Group, URL: groupPageURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
+		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, Topics: s.Topics,
+		Lag: groupLagCell(s.TotalLag, s.LagNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
+	}
+	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
+	return r
+}
+
+// QueueDOMID is the element id of a queue's row: stable across frames, whatever
+// characters the topic holds.
+func QueueDOMID(mq rocketmq.MessageQueue) string {
+	h := fnv.New64a()
+	h.Write([]byte(groups.QueueKey(mq)))
+	return "q-" + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// lagGrowing reports whether the recent samples rose: the last known value is above the
+// first known one of the window.
+func lagGrowing(values []float64) bool {
+	first, last := math.NaN(), math.NaN()
+	for _, v := range values {
+		if math.IsNaN(v) {
+			continue
+		}
+		if math.IsNaN(first) {
+			first = v
+		}
+		last = v
+	}
+	return !math.IsNaN(first) && last > first
+}
+
+func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {
+	mq := q.Queue()
+	r := views.QueueRow{
+		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: groupTopicURL(q.Topic), Retry: q.Retry,
+		Broker: q.BrokerName, QueueID: q.QueueID,
+		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
+		Lag: groupLagCell(q.Lag, q.LagUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners,
+		Spark: views.Sparkline{Empty: true},
+	}
+	if q.InFlight != nil {
+		r.InFlight = views.Thousands(*q.InFlight)
+	}
+	r.Last, r.LastISO = groupEpochMs(q.LastTimestamp)
+	if hist != nil {
+		if vals := hist.Queues[mq]; len(vals) > 1 {
+			r.Spark = views.NewSparkline(vals)
+			r.Lag.Growing = lagGrowing(vals)
+		}
+	}
+	return r
+}
+
+func clientRowsVM(d *groups.Detail) []views.ClientRow {
+	idle := map[string]bool{}
+	if d.Assignment.Applicable {
+		for _, c := range d.Assignment.IdleClients {
+			idle[c] = true
+		}
+	}
+	out := make([]views.ClientRow, 0, len(d.Clients))
+	for _, c := range d.Clients {
+		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
+			Strategy: c.Strategy, Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
+			TPS: views.Rate(c.ConsumeTPS), Error: c.RunningInfoError}
+		if r.Strategy == "" && c.StrategyProperty != "" {
+			r.Strategy = c.StrategyProperty
+		}
+		for _, s := range c.Subscriptions {
+			r.Subscriptions = append(r.Subscriptions, s.Topic+" : "+s.Expression)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func topicRowsVM(d *groups.Detail) []views.TopicRow {
+	out := make([]views.TopicRow, 0, len(d.Topics))
+	for _, t := range d.Topics {
+		r := views.TopicRow{Topic: t.Topic, URL: groupTopicURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned}
+		lag := t.Lag
+		switch {
+		case t.Unknown == t.Queues:
+			r.Lag = views.LagCell{Note: "No queue of this topic has a known lag."}
+		case t.Unknown > 0:
+			r.Lag = views.LagCell{Known: true, Value: lag, Note: fmt.Sprintf("Leaves out %d queues whose lag is unknown.", t.Unknown)}
+		default:
+			r.Lag = views.LagCell{Known: true, Value: lag}
+		}
+		r.Last, r.LastISO = groupEpochMs(t.LastTime)
+		out = append(out, r)
+	}
+	return out
+}
+
+func assignmentVM(a groups.Assignment) views.AssignmentVM {
+	vm := views.AssignmentVM{Applicable: a.Applicable, Note: a.Note, Strategy: a.Strategy, Matches: a.Matches,
+		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, IdleClients: a.IdleClients,
+		MoreClientsThanQueues: a.MoreClientsThanQueues}
+	for _, q := range a.Queues {
+		vm.Rows = append(vm.Rows, views.AssignmentRow{Topic: q.Topic, Broker: q.BrokerName, QueueID: q.QueueID,
+			Expected: q.Expected, Actual: q.Actual, Problem: q.Problem})
+	}
+	return vm
+}
+
+func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
+	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType,
+		MessageModel: d.MessageModel, ConsumeFrom: d.ConsumeFromWhere,
+		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), TPS: views.Rate(d.ConsumeTPS),
+		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: groupFailures(d.Failures)}
+	if hist != nil && len(hist.Totals) > 1 {
+		vals := make([]float64, 0, groups.QueueSamples)
+		for _, s := range hist.Totals[max(0, len(hist.Totals)-groups.QueueSamples):] {
+			vals = append(vals, s.Lag)
+		}
+		h.TotalLag.Growing = lagGrowing(vals)
+	}
+	return h
+}
+
+// eventRowVM says an event in words.
+func eventRowVM(e groups.Event) views.EventRow {
+	r := views.EventRow{At: views.TimeUTC(e.At), ISO: views.ISO(e.At), Kind: e.Kind}
+	switch e.Kind {
+	case groups.KindJoined:
+		r.Text = "Client " + e.ClientID + " joined."
+	case groups.KindLeft:
+		r.Text = "Client " + e.ClientID + " left."
+	case groups.KindMoved:
+		q := e.Topic + " " + e.BrokerName + "/" + strconv.Itoa(groupQueueID(e.QueueID))
+		from := e.From
+		if from == "" {
+			from = "no owner"
+		}
+		r.Text = "Queue " + q + " moved from " + from + " to " + e.To
+		if e.UnownedMs > 0 {
+			r.Text += " after " + (time.Duration(e.UnownedMs) * time.Millisecond).Round(100*time.Millisecond).String() + " without an owner"
+		}
+		r.Text += "."
+	default:
+		r.Text = e.Kind + " " + e.ClientID
+	}
+	return r
+}
+
+func groupQueueID(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func timelineVM(events []groups.Event) []views.EventRow {
+	out := make([]views.EventRow, 0, len(events))
+	for _, e := range events {
+		out = append(out, eventRowVM(e))
+	}
+	return out
+}
+
+// chartJSON is the total-lag series for the chart: unix seconds and lags (null when
+// unknown).
+type chartJSON struct {
+	T []float64  `json:"t"`
+	V []*float64 `json:"v"`
+}
+
+func groupChartData(hist *groups.History) string {
+	c := chartJSON{T: []float64{}, V: []*float64{}}
+	if hist != nil {
+		for _, s := range hist.Totals {
+			c.T = append(c.T, float64(s.At.UnixMilli())/1000)
+			c.V = append(c.V, groupFinite(s.Lag))
+		}
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+func groupPointJSON(s groups.LagSample) string {
+	if s.At.IsZero() {
+		return ""
+	}
+	b, _ := json.Marshal(struct {
+		T float64  `json:"t"`
+		V *float64 `json:"v"`
+	}{float64(s.At.UnixMilli()) / 1000, groupFinite(s.Lag)})
+	return string(b)
+}
+
+func groupFinite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// groupPageVM is the whole group page.
+func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, poll time.Duration) views.GroupVM {
+	vm := views.GroupVM{
+		Configured: true, Group: d.Group,
+		ResetURL: groupPageURL(d.Group) + "/reset", WSURL: "/ws" + groupPageURL(d.Group),
+		HistoryURL: "/api/v1" + groupPageURL(d.Group) + "/rebalances",
+		Poll:       poll.String(), GroupHeader: headerVM(d, hist),
+		Clients: clientRowsVM(d), SubscriptionsDiffer: d.SubscriptionsDiffer,
+		Topics: topicRowsVM(d), Assignment: assignmentVM(d.Assignment),
+		Timeline: timelineVM(recent), ChartData: groupChartData(hist),
+	}
+	for _, q := range d.Queues {
+		vm.Queues = append(vm.Queues, queueRowVM(q, hist))
+	}
+	return vm
+}
+
+// frameVM is one live frame: only what u says changed.
+func frameVM(u *groups.Update) views.GroupFrameVM {
+	f := views.GroupFrameVM{}
+	d := u.Detail
+	if d == nil {
+		f.Header = views.GroupHeader{LiveError: groupErrText(u.Err), CheckedAt: "—"}
+		return f
+	}
+	f.Header = headerVM(d, u.History)
+	f.Header.Viewers = u.Viewers
+	if u.Err != nil {
+		f.Header.LiveError = groupErrText(u.Err)
+		return f
+	}
+	full := u.Full
+	f.QueuesAll = full || u.QueuesReshaped
+	f.TopicsChanged = f.QueuesAll || len(u.ChangedQueues) > 0
+	if f.QueuesAll {
+		for _, q := range d.Queues {
+			f.Queues = append(f.Queues, queueRowVM(q, u.History))
+		}
+	} else if len(u.ChangedQueues) > 0 {
+		changed := map[rocketmq.MessageQueue]bool{}
+		for _, mq := range u.ChangedQueues {
+			changed[mq] = true
+		}
+		for _, q := range d.Queues {
+			if changed[q.Queue()] {
+				f.Queues = append(f.Queues, queueRowVM(q, u.History))
+			}
+		}
+	}
+	if f.TopicsChanged {
+		f.Topics = topicRowsVM(d)
+	}
+	f.ClientsChanged = full || u.ClientsChanged || u.AssignmentChanged
+	if f.ClientsChanged {
+		f.Clients, f.SubscriptionsDiffer = clientRowsVM(d), d.SubscriptionsDiffer
+	}
+	f.AssignmentChanged = full || u.AssignmentChanged
+	if f.AssignmentChanged {
+		f.Assignment = assignmentVM(d.Assignment)
+	}
+	if full {
+		f.TimelineAll, f.Timeline = true, timelineVM(u.Recent)
+		f.ChartAll, f.ChartData = true, groupChartData(u.History)
+	} else {
+		// Events arrive oldest first within a tick; the timeline shows newest first.
+		for i := len(u.Events) - 1; i >= 0; i-- {
+			f.NewEvents = append(f.NewEvents, eventRowVM(u.Events[i]))
+		}
+		f.Point = groupPointJSON(u.Sample)
+	}
+	return f
+}
+
+func groupErrText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.TrimSuffix(err.Error(), ".")
+}

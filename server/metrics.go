@@ -1,0 +1,120 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"rmqconsole/groups"
+	"rmqconsole/rocketmq"
+)
+
+// consoleMetrics is the console's own Prometheus registry (not the global one, so tests
+// and other libraries cannot pollute it): HTTP requests, broker calls, the live group
+// view, the background lag collector, and the Go runtime.
+type consoleMetrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newConsoleMetrics() *consoleMetrics {
+	m := &consoleMetrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rmqconsole_http_requests_total",
+			Help: "HTTP requests answered, by method, route pattern and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "rmqconsole_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by method and route pattern (websockets left out).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"method", "route"}),
+	}
+	m.reg.MustRegister(m.requests, m.duration,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// metrics returns the App's registry, creating it on first use.
+func (a *App) metrics() *consoleMetrics {
+	if a.metricsReg == nil {
+		a.metricsReg = newConsoleMetrics()
+		if a.rmq != nil {
+			a.metricsReg.reg.MustRegister(brokerCalls{a.rmq})
+		}
+	}
+	return a.metricsReg
+}
+
+// httpMetrics counts and times every request by its route pattern (not its path, so
+// group names do not explode the label set).
+func (a *App) httpMetrics() gin.HandlerFunc {
+	m := a.metrics()
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		route := c.FullPath()
+		if route == "" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Inc()
+		if !strings.HasPrefix(route, "/ws/") {
+			m.duration.WithLabelValues(c.Request.Method, route).Observe(time.Since(start).Seconds())
+		}
+	}
+}
+
+// metricsHandler serves /metrics.
+func (a *App) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(a.metrics().reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{a}})
+}
+
+type slogPrinter struct{ a *App }
+
+func (p slogPrinter) Println(v ...any) { p.a.log.Warn("metrics", "err", v) }
+
+// brokerCalls exposes the RocketMQ client's request counts, by request code.
+type brokerCalls struct{ c *rocketmq.Client }
+
+var brokerCallsDesc = prometheus.NewDesc("rmqconsole_broker_requests_total",
+	"Requests the console sent to NameServers and brokers, by RocketMQ request code.", []string{"code"}, nil)
+
+func (b brokerCalls) Describe(ch chan<- *prometheus.Desc) { ch <- brokerCallsDesc }
+
+func (b brokerCalls) Collect(ch chan<- prometheus.Metric) {
+	for code, n := range b.c.Calls() {
+		ch <- prometheus.MustNewConstMetric(brokerCallsDesc, prometheus.CounterValue, float64(n), code.String())
+	}
+}
+
+// liveMetrics exposes what the live group view is doing.
+type liveMetrics struct{ l *groups.Live }
+
+var (
+	liveWatchersDesc = prometheus.NewDesc("rmqconsole_live_group_watchers", "Consumer groups being watched live.", nil, nil)
+	liveViewersDesc  = prometheus.NewDesc("rmqconsole_live_group_viewers", "Open websocket viewers of live group pages.", nil, nil)
+	liveTicksDesc    = prometheus.NewDesc("rmqconsole_live_group_polls_total", "Polls made by live group watchers.", nil, nil)
+	liveDroppedDesc  = prometheus.NewDesc("rmqconsole_live_group_dropped_viewers_total", "Viewers dropped for falling behind.", nil, nil)
+)
+
+func (m liveMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- liveWatchersDesc
+	ch <- liveViewersDesc
+	ch <- liveTicksDesc
+	ch <- liveDroppedDesc
+}
+
+func (m liveMetrics) Collect(ch chan<- prometheus.Metric) {
+	st := m.l.Stats()
+	ch <- prometheus.MustNewConstMetric(liveWatchersDesc, prometheus.GaugeValue, float64(st.Watchers))
+	ch <- prometheus.MustNewConstMetric(liveViewersDesc, prometheus.GaugeValue, float64(st.Viewers))
+	ch <- prometheus.MustNewConstMetric(liveTicksDesc, prometheus.CounterValue, float64(st.Ticks))
+	ch <- prometheus.MustNewConstMetric(liveDroppedDesc, prometheus.CounterValue, float64(st.Dropped))
+}

@@ -1,0 +1,359 @@
+package views
+
+import (
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+)
+
+// GroupsVM is the consumer group list.
+type GroupsVM struct {
+	Configured bool
+	// Error is shown instead of the table when the list could not be read at all.
+	Error string
+	// FormError is a sentence about bad filter input, shown next to the form.
+	FormError string
+	Rows      []GroupRow
+	// Total counts every group; Hidden the system groups left out.
+	Total, Hidden int
+	Filter        string
+	System        bool
+	Sort          string
+	Desc          bool
+	SortLinks     map[string]SortLink
+	CheckedAt     string
+	CheckedISO    string
+	Took          string
+	RefreshURL    string
+	Failures      []string
+}
+
+// SortLink is a column header's link.
+type SortLink struct {
+	URL    string
+	Active bool
+	Desc   bool
+}
+
+// Arrow returns the sort direction marker of an active column.
+func (s SortLink) Arrow() string {
+	switch {
+	case !s.Active:
+		return ""
+	case s.Desc:
+		return " ▼"
+	default:
+		return " ▲"
+	}
+}
+
+// AriaSort returns the aria-sort value of a column header.
+func (s SortLink) AriaSort() string {
+	switch {
+	case !s.Active:
+		return "none"
+	case s.Desc:
+		return "descending"
+	default:
+		return "ascending"
+	}
+}
+
+// GroupRow is one group in the list.
+type GroupRow struct {
+	Group        string
+	URL          string
+	System       bool
+	Online       bool
+	Clients      int
+	ConsumeType  string
+	MessageModel string
+	Topics       []string
+	Lag          LagCell
+	TPS          string
+	Last         string
+	LastISO      string
+	Failures     []string
+}
+
+// LagCell is a lag as a table shows it: a number, or "unknown" and why.
+type LagCell struct {
+	Known bool
+	Value int64
+	// Note explains an unknown lag, or what a partial total leaves out.
+	Note string
+	// Growing marks a lag that rose over the recent samples.
+	Growing bool
+}
+
+// LagAlert is the lag from which a queue or group is shown as an alert.
+const LagAlert = 10000
+
+// Text is the cell's text.
+func (l LagCell) Text() string {
+	if !l.Known {
+		return "unknown"
+	}
+	return Thousands(l.Value)
+}
+
+// Class is the cell's CSS class: colour says zero, some, growing or high, and the
+// Word says the same for those who do not see the colour.
+func (l LagCell) Class() string {
+	switch {
+	case !l.Known:
+		return "num lag-unknown"
+	case l.Value >= LagAlert:
+		return "num lag-high"
+	case l.Growing:
+		return "num lag-growing"
+	case l.Value == 0:
+		return "num lag-zero"
+	}
+	return "num"
+}
+
+// Word is a short state next to the number, so colour is never the only signal.
+func (l LagCell) Word() string {
+	switch {
+	case !l.Known:
+		return ""
+	case l.Value >= LagAlert:
+		return "high"
+	case l.Growing:
+		return "growing"
+	}
+	return ""
+}
+
+// Title is the hover text of the cell.
+func (l LagCell) Title() string {
+	if l.Note != "" {
+		return l.Note
+	}
+	if l.Known {
+		return "Messages stored but not yet consumed (broker offset − consumer offset)"
+	}
+	return ""
+}
+
+// Sparkline is a small inline SVG line of recent values; Path is its "d" attribute.
+type Sparkline struct {
+	Path  string
+	Title string
+	Empty bool
+}
+
+// Sparkline dimensions, in SVG user units.
+const (
+	SparkWidth  = 80
+	SparkHeight = 18
+)
+
+// NewSparkline draws values (oldest first; NaN for unknown) scaled to the box. Unknown
+// values break the line.
+func NewSparkline(values []float64) Sparkline {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	n := 0
+	for _, v := range values {
+		if math.IsNaN(v) {
+			continue
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		n++
+	}
+	if n == 0 {
+		return Sparkline{Empty: true}
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	var b strings.Builder
+	step := float64(SparkWidth)
+	if len(values) > 1 {
+		step = float64(SparkWidth) / float64(len(values)-1)
+	}
+	pen := false
+	for i, v := range values {
+		if math.IsNaN(v) {
+			pen = false
+			continue
+		}
+		x := float64(i) * step
+		if len(values) == 1 {
+			x = SparkWidth
+		}
+		y := float64(SparkHeight-1) - (v-lo)/(hi-lo)*float64(SparkHeight-2)
+		if pen {
+			b.WriteString(" L")
+		} else {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString("M")
+		}
+		b.WriteString(strconv.FormatFloat(x, 'f', 1, 64))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatFloat(y, 'f', 1, 64))
+		pen = true
+	}
+	last := values[len(values)-1]
+	title := "lag over the last " + strconv.Itoa(len(values)) + " samples"
+	if !math.IsNaN(last) {
+		title += ", now " + Thousands(int64(last))
+	}
+	title += "; min " + Thousands(int64(lo)) + ", max " + Thousands(int64(hi))
+	return Sparkline{Path: b.String(), Title: title}
+}
+
+// GroupVM is one consumer group's page.
+type GroupVM struct {
+	Configured bool
+	Group      string
+	ResetURL   string
+	WSURL      string
+	// Poll is the live view's poll interval, as text.
+	Poll string
+	GroupHeader
+	Clients             []ClientRow
+	SubscriptionsDiffer bool
+	Topics              []TopicRow
+	Queues              []QueueRow
+	Assignment          AssignmentVM
+	Timeline            []EventRow
+	// ChartData is the total lag series as JSON: {"t":[unix s...],"v":[lag or null...]}.
+	ChartData string
+	// HistoryURL is the JSON rebalance history.
+	HistoryURL string
+}
+
+// GroupHeader is the group's header: the figures that change every tick.
+type GroupHeader struct {
+	Online       bool
+	Clients      int
+	ConsumeType  string
+	MessageModel string
+	ConsumeFrom  string
+	TotalLag     LagCell
+	TPS          string
+	CheckedAt    string
+	CheckedISO   string
+	Failures     []string
+	// LiveError says the last poll failed (the figures are from the poll before).
+	LiveError string
+	Viewers   int
+}
+
+// ClientRow is one online client.
+type ClientRow struct {
+	ID, Addr, Language, Version string
+	Strategy                    string
+	Subscriptions               []string
+	Differs                     bool
+	Queues                      int
+	Idle                        bool
+	TPS                         string
+	Error                       string
+}
+
+// TopicRow sums one topic.
+type TopicRow struct {
+	Topic, URL string
+	Retry      bool
+	Queues     int
+	Owned      int
+	Lag        LagCell
+	Last       string
+	LastISO    string
+}
+
+// QueueRow is one queue of the group.
+type QueueRow struct {
+	DOMID          string
+	Topic          string
+	TopicURL       string
+	Retry          bool
+	Broker         string
+	QueueID        int
+	BrokerOffset   string
+	ConsumerOffset string
+	Lag            LagCell
+	InFlight       string
+	Last           string
+	LastISO        string
+	Owner          string
+	Owners         []string
+	Spark          Sparkline
+}
+
+// AssignmentVM sets expected against actual owners.
+type AssignmentVM struct {
+	Applicable            bool
+	Note                  string
+	Strategy              string
+	Matches               bool
+	Unowned               int
+	OwnedTwice            int
+	Differs               int
+	IdleClients           []string
+	MoreClientsThanQueues bool
+	Rows                  []AssignmentRow
+}
+
+// AssignmentRow is one queue's expected and actual owner.
+type AssignmentRow struct {
+	Topic, Broker string
+	QueueID       int
+	Expected      string
+	Actual        []string
+	Problem       string
+}
+
+// ProblemText is the problem in words.
+func (r AssignmentRow) ProblemText() string {
+	switch r.Problem {
+	case "unowned":
+		return "no owner"
+	case "owned-twice":
+		return "owned twice"
+	case "differs":
+		return "not the expected owner"
+	}
+	return "as expected"
+}
+
+// EventRow is one entry of the rebalance timeline.
+type EventRow struct {
+	At, ISO string
+	Kind    string
+	Text    string
+}
+
+// hiddenNote says how many system groups the filter hid, if any.
+func hiddenNote(vm GroupsVM) string {
+	if vm.Hidden == 0 {
+		return ""
+	}
+	return " (" + strconv.Itoa(vm.Hidden) + " system groups are hidden; tick “Show system groups” to include them)"
+}
+
+// topicMessagesURL links a topic to its messages.
+func topicMessagesURL(topic string) string {
+	return "/messages?tab=range&topic=" + url.QueryEscape(topic)
+}
+
+// groupURL links a group to its page.
+func groupURL(group string) string {
+	return "/groups/" + url.PathEscape(group)
+}
+
+// oobAttrs marks an element for an out-of-band swap when it travels in a live frame.
+func oobAttrs(oob bool) templ.Attributes {
+	if oob {
+		return templ.Attributes{"hx-swap-oob": "true"}
+	}
+	return nil
+}
