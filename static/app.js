@@ -70,3 +70,100 @@
     }
   });
 })();
+
+// ---- Consumer groups (/groups, /groups/{group}) -----------------------------------------
+(function () {
+  "use strict";
+
+  // A bad filter answers 422 with the list section explaining it: swap it in like a 200.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target;
+    if (t && t.id === "groups-list" && ev.detail.xhr.status === 422) {
+      ev.detail.shouldSwap = true;
+      ev.detail.isError = false;
+    }
+  });
+
+  function init() {
+    var live = document.getElementById("group-live");
+    if (!live) return;
+
+    // Say whether the page is live: the websocket is open, or it dropped and the htmx
+    // extension is reconnecting.
+    var ind = document.getElementById("live-indicator");
+    function state(cls, text) {
+      if (!ind) return;
+      ind.className = cls;
+      ind.textContent = text;
+    }
+    state("live-connecting", "connecting…");
+    var wasOpen = false;
+    live.addEventListener("htmx:wsOpen", function () {
+      state("live-on", wasOpen ? "live again" : "live");
+      wasOpen = true;
+    });
+    live.addEventListener("htmx:wsClose", function () {
+      state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
+    });
+
+    // Total lag over time: uPlot, fed with the series in #lag-chart-data and one point
+    // per poll in #lag-point.
+    var box = document.getElementById("lag-chart");
+    var plot = null;
+    var data = [[], []];
+    var maxPoints = 600;
+    function readSeries() {
+      var el = document.getElementById("lag-chart-data");
+      if (!el) return;
+      try {
+        var s = JSON.parse(el.getAttribute("data-series") || "{}");
+        data = [s.t || [], s.v || []];
+      } catch (e) { /* keep what is drawn */ }
+    }
+    function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
+    function draw() {
+      if (!box || !window.uPlot) return;
+      if (!plot) {
+        plot = new window.uPlot({
+          width: width(), height: 200,
+          scales: { x: { time: true } },
+          series: [{}, { label: "Total lag", stroke: "#b26a00", width: 2, spanGaps: false }],
+          axes: [{}, { size: 70 }],
+        }, data, box);
+        window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
+        return;
+      }
+      plot.setData(data);
+    }
+    function addPoint(el) {
+      try {
+        var p = JSON.parse(el.getAttribute("data-point"));
+        data[0].push(p.t);
+        data[1].push(p.v);
+        if (data[0].length > maxPoints) { data[0].shift(); data[1].shift(); }
+      } catch (e) { return; }
+      draw();
+    }
+    readSeries();
+    draw();
+
+    // Frames replace elements by id; react to the ones that carry chart data, and keep
+    // the timeline from growing without end on a page left open for days.
+    new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        r.addedNodes.forEach(function (n) {
+          if (n.nodeType !== 1) return;
+          if (n.id === "lag-chart-data") { readSeries(); draw(); }
+          if (n.id === "lag-point") addPoint(n);
+        });
+      });
+      var tl = document.getElementById("timeline");
+      if (tl) {
+        var items = tl.querySelectorAll("li.event");
+        for (var i = 200; i < items.length; i++) items[i].remove();
+      }
+    }).observe(live, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
