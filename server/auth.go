@@ -295,7 +295,7 @@ func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, err err
 // redirect to the sign-in page (back here afterwards) for pages.
 func (a *App) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended bool) {
 	defer c.Abort()
-	if isAPIPath(c.Request.URL.Path) {
+	if isMachinePath(c.Request.URL.Path) {
 		if why == "" {
 			why = "Sign in first: send an API token as Authorization: Bearer TOKEN (create one on the API tokens page, or with rmqconsole tokens create --user NAME)."
 		}
@@ -409,7 +409,10 @@ func (a *App) secure(c *gin.Context) bool {
 	return a.sec.proxy.Trusts(c.Request.RemoteAddr) && strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https")
 }
 
-func isAPIPath(p string) bool { return strings.HasPrefix(p, "/api/") }
+// isMachinePath reports whether programs rather than people call p (the JSON API and
+// the Prometheus endpoint): they get 401 and a WWW-Authenticate header, not a sign-in
+// page.
+func isMachinePath(p string) bool { return strings.HasPrefix(p, "/api/") || p == "/metrics" }
 
 // authRoutes registers sign-in, sign-out and the API token pages.
 func (a *App) authRoutes(r *gin.Engine, env *handlers.Env) {

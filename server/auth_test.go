@@ -577,10 +577,13 @@ func TestBearerTokens(t *testing.T) {
 	if rec := do(http.MethodGet, "/api/v1/users/otto/tokens", created.Secret, ""); rec.Code != http.StatusUnauthorized {
 		t.Fatalf("revoked token: %d, want 401", rec.Code)
 	}
-	// Anonymous API callers get 401 JSON, not a login page.
+	// Anonymous API callers (and Prometheus) get 401, not a sign-in page.
 	rec = do(http.MethodGet, "/api/v1/cluster", "", "")
 	if rec.Code != http.StatusUnauthorized || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		t.Fatalf("anonymous API: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if rec := do(http.MethodGet, "/metrics", "", ""); rec.Code != http.StatusUnauthorized || rec.Header().Get("WWW-Authenticate") == "" {
+		t.Fatalf("anonymous /metrics: %d, want 401 with WWW-Authenticate", rec.Code)
 	}
 }
 
