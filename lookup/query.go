@@ -125,6 +125,10 @@ func plausibleUniqueKey(s string) bool {
 	return true
 }
 
+// CheckTopic checks a topic name as the queries do, without asking anyone, so a form
+// can report every wrong field at once.
+func CheckTopic(t string) error { return checkTopic(strings.TrimSpace(t)) }
+
 func checkTopic(t string) error {
 	if t == "" {
 		return errMissing("topic", "missing_topic", "Choose a topic: start typing its name for suggestions.")

@@ -71,6 +71,43 @@
   });
 })();
 
+// ---- Messages (/messages, /messages/{id}) ----------------------------------------------
+(function () {
+  "use strict";
+
+  function pad(n, w) { n = String(n); while (n.length < (w || 2)) n = "0" + n; return n; }
+  // The form's times are UTC, as its labels say.
+  function utc(d) {
+    return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) + " " +
+      pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds());
+  }
+
+  // Quick ranges end now, not when the page was rendered: fill the fields and search.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest("a[data-quick-range]");
+    if (!a) return;
+    var form = a.closest("form");
+    var begin = form && form.querySelector("input[name=begin]");
+    var end = form && form.querySelector("input[name=end]");
+    if (!begin || !end) return;
+    ev.preventDefault();
+    var now = new Date(Math.ceil(Date.now() / 1000) * 1000);
+    end.value = utc(now);
+    begin.value = utc(new Date(now.getTime() - parseInt(a.dataset.quickRange, 10) * 60000));
+    if (form.requestSubmit) form.requestSubmit(); else form.submit();
+  });
+
+  // A search answers 422 for bad input and 502/504 when brokers fail; both bodies are
+  // the result section with the explanation, so htmx swaps them in like a 200.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target;
+    if (t && t.id === "messages-result" && ev.detail.xhr.status >= 400) {
+      ev.detail.shouldSwap = true;
+      ev.detail.isError = false;
+    }
+  });
+})();
+
 // ---- Consumer groups (/groups, /groups/{group}) -----------------------------------------
 (function () {
   "use strict";

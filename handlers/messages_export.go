@@ -1,0 +1,177 @@
+package handlers
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/lookup"
+	"rmqconsole/views"
+)
+
+// msgExportFlushEvery is how many rows go out between flushes: the browser's download
+// starts at once and the console never holds the whole file.
+const msgExportFlushEvery = 200
+
+// Export is GET /messages/export?<the search>&format=csv|json: the page's result as a
+// file. Missing times get the page's defaults.
+func (h *Messages) Export(c *gin.Context) {
+	if h.Lookup == nil {
+		h.Fail(c, msgNoCluster)
+		return
+	}
+	h.export(c, parseMsgSearchForm(c), c.DefaultQuery("format", "csv"))
+}
+
+func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
+	if format != "csv" && format != "json" {
+		status := http.StatusUnprocessableEntity
+		if isAPI(c) {
+			status = http.StatusBadRequest
+		}
+		h.Fail(c, &UserError{Status: status, Code: "bad_format", Message: "The export format is csv or json."})
+		return
+	}
+	out, bad, err := h.runSearch(c.Request.Context(), &f, !isAPI(c))
+	switch {
+	case bad != nil:
+		e := bad.apiError().(*UserError)
+		if !isAPI(c) {
+			e.Status = http.StatusUnprocessableEntity
+		}
+		h.Fail(c, e)
+		return
+	case err != nil:
+		h.Fail(c, err)
+		return
+	}
+	var msgs []lookup.Message
+	var list MessagesJSON
+	switch {
+	case out.idRes != nil:
+		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
+		list = MessagesJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures)}
+	case out.keyRes != nil:
+		msgs, list = out.keyRes.Messages, messagesJSON(&lookup.Result{Limit: out.keyRes.Limit, Truncated: out.keyRes.Truncated,
+			Total: out.keyRes.Total, TotalIsLowerBound: out.keyRes.TotalIsLowerBound, CappedBrokers: out.keyRes.CappedBrokers,
+			Failures: out.keyRes.Failures}, false)
+	default:
+		r := out.rangeRes
+		msgs, list = r.Messages, messagesJSON(&lookup.Result{Limit: r.Limit, Truncated: r.Truncated, Total: r.Total,
+			TotalIsLowerBound: r.TotalIsLowerBound, InRange: r.InRange, Failures: r.Failures}, true)
+	}
+	name := msgExportName(f, format)
+	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
+	for _, e := range list.Errors {
+		// A CSV has no place for them; the header tells a script the file is partial.
+		c.Writer.Header().Add("X-Partial-Failure", e.Broker+": "+strings.ReplaceAll(e.Error, "\n", " "))
+	}
+	if format == "csv" {
+		c.Header("Content-Type", "text/csv; charset=utf-8")
+		c.Status(http.StatusOK)
+		msgWriteCSV(c, msgs)
+		return
+	}
+	c.Header("Content-Type", "application/json; charset=utf-8")
+	c.Status(http.StatusOK)
+	msgWriteJSON(c, list, msgs)
+}
+
+var msgFileUnsafe = regexp.MustCompile(`[^A-Za-z0-9_%|-]+`)
+
+// msgExportName names the file after what was searched: messages-T-20261129T100000Z.csv.
+func msgExportName(f msgSearchForm, format string) string {
+	what := f.form.Topic
+	if f.tab == views.TabID {
+		what = f.form.ID
+	}
+	what = msgFileUnsafe.ReplaceAllString(what, "_")
+	if what == "" {
+		what = "result"
+	}
+	return "messages-" + what + "-" + time.Now().UTC().Format("20060102T150405Z") + "." + format
+}
+
+// msgCSVHeader are the CSV columns; times are RFC 3339 UTC with milliseconds.
+var msgCSVHeader = []string{"storeTime", "msgId", "offsetMsgId", "topic", "tags", "keys", "brokerName", "queueId",
+	"queueOffset", "commitLogOffset", "bornTime", "bornHost", "storeHost", "reconsumeTimes", "bodySize", "bodyEncoding",
+	"body", "properties"}
+
+func msgWriteCSV(c *gin.Context, msgs []lookup.Message) {
+	bw := bufio.NewWriterSize(c.Writer, 64<<10)
+	w := csv.NewWriter(bw)
+	_ = w.Write(msgCSVHeader)
+	for i, m := range msgs {
+		j := messageJSON(m)
+		props, _ := json.Marshal(j.Properties)
+		_ = w.Write([]string{
+			views.ISO(m.StoreTime()), j.MsgID, j.OffsetMsgID, msgCSVSafe(j.Topic), msgCSVSafe(j.Tags), msgCSVSafe(strings.Join(j.Keys, " ")),
+			j.BrokerName, strconv.Itoa(j.QueueID), strconv.FormatInt(j.QueueOffset, 10), strconv.FormatInt(j.CommitLogOffset, 10),
+			views.ISO(m.BornTime()), j.BornHost, j.StoreHost, strconv.Itoa(j.ReconsumeTimes), strconv.Itoa(j.BodySize),
+			msgBodyEncoding(j), msgCSVSafe(j.Body), msgCSVSafe(string(props)),
+		})
+		if (i+1)%msgExportFlushEvery == 0 {
+			w.Flush()
+			bw.Flush()
+			c.Writer.Flush()
+		}
+	}
+	w.Flush()
+	bw.Flush()
+}
+
+func msgBodyEncoding(j MessageJSON) string {
+	if j.BodyEncoding != "" {
+		return j.BodyEncoding
+	}
+	return "utf-8"
+}
+
+// msgCSVSafe keeps a spreadsheet from running a cell that came from a message as a
+// formula (OWASP's CSV injection advice): such a cell gets a leading apostrophe.
+func msgCSVSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// msgWriteJSON streams the list answer: the summary fields first, then the messages one
+// by one.
+func msgWriteJSON(c *gin.Context, list MessagesJSON, msgs []lookup.Message) {
+	bw := bufio.NewWriterSize(c.Writer, 64<<10)
+	head, _ := json.Marshal(struct {
+		Limit             int               `json:"limit"`
+		Truncated         bool              `json:"truncated"`
+		Total             int64             `json:"total"`
+		TotalIsLowerBound bool              `json:"totalIsLowerBound"`
+		InRange           *int64            `json:"inRange,omitempty"`
+		CappedBrokers     []string          `json:"cappedBrokers,omitempty"`
+		Errors            []BrokerErrorJSON `json:"errors,omitempty"`
+	}{list.Limit, list.Truncated, list.Total, list.TotalIsLowerBound, list.InRange, list.CappedBrokers, list.Errors})
+	bw.Write(head[:len(head)-1])
+	bw.WriteString(`,"messages":[`)
+	enc := json.NewEncoder(bw)
+	for i, m := range msgs {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := enc.Encode(messageJSON(m)); err != nil {
+			fmt.Fprintf(bw, "null")
+		}
+		if (i+1)%msgExportFlushEvery == 0 {
+			bw.Flush()
+			c.Writer.Flush()
+		}
+	}
+	bw.WriteString("]}\n")
+	bw.Flush()
+}

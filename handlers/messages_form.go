@@ -1,0 +1,195 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/lookup"
+	"rmqconsole/views"
+)
+
+// msgSearchForm is the message search as the request carries it: the page's form or the
+// API's query string, before validation.
+type msgSearchForm struct {
+	tab  string
+	form views.MessagesForm
+	sys  bool
+	// submitted is false for a bare /messages?tab=x: the page shows the empty form
+	// without asking anything.
+	submitted bool
+	limit     string
+}
+
+// msgFieldErrors maps a form field to the sentence that says what is wrong with it.
+type msgFieldErrors map[string]string
+
+func parseMsgSearchForm(c *gin.Context) msgSearchForm {
+	q := c.Request.URL.Query()
+	f := msgSearchForm{
+		tab: q.Get("tab"),
+		form: views.MessagesForm{
+			Topic: strings.TrimSpace(q.Get("topic")), Begin: strings.TrimSpace(q.Get("begin")), End: strings.TrimSpace(q.Get("end")),
+			Tag: strings.TrimSpace(q.Get("tag")), Key: strings.TrimSpace(q.Get("key")), ID: strings.TrimSpace(q.Get("id")),
+		},
+		sys:   q.Get("sys") == "1" || q.Get("sys") == "true",
+		limit: q.Get("limit"),
+	}
+	for _, k := range []string{"topic", "begin", "end", "tag", "key", "id"} {
+		if q.Has(k) {
+			f.submitted = true
+		}
+	}
+	switch f.tab {
+	case views.TabRange, views.TabKey, views.TabID:
+	default:
+		// The API and old links say what they want by the fields they carry.
+		switch {
+		case q.Has("id"):
+			f.tab = views.TabID
+		case q.Has("key"):
+			f.tab = views.TabKey
+		default:
+			f.tab = views.TabRange
+		}
+	}
+	return f
+}
+
+// rangeQuery turns the form into a range query. On the page, a missing begin or end is
+// filled in (the last hour, or an hour around the one given) and written back into the
+// form, so the page shows what was searched.
+func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.RangeQuery, msgFieldErrors) {
+	errs := msgFieldErrors{}
+	b, e := parseMsgTimeField(f.form.Begin, "begin", errs), parseMsgTimeField(f.form.End, "end", errs)
+	if fillDefaults && len(errs) == 0 {
+		switch {
+		case b.IsZero() && e.IsZero():
+			e = now
+			b = e.Add(-time.Hour)
+		case b.IsZero():
+			b = e.Add(-time.Hour)
+		case e.IsZero():
+			e = now
+		}
+		f.form.Begin, f.form.End = msgFormTime(b), msgFormTime(e)
+	}
+	q := lookup.RangeQuery{Topic: f.form.Topic, Begin: b, End: e, Tag: f.form.Tag}
+	if f.limit != "" {
+		n, err := strconv.Atoi(f.limit)
+		if err != nil || n <= 0 {
+			errs["limit"] = fmt.Sprintf("The limit must be a whole number between 1 and %d.", lookup.RangeLimit)
+		}
+		q.Limit = n
+	}
+	return q, errs
+}
+
+func (f *msgSearchForm) keyQuery() (lookup.KeyQuery, msgFieldErrors) {
+	errs := msgFieldErrors{}
+	b, e := parseMsgTimeField(f.form.Begin, "begin", errs), parseMsgTimeField(f.form.End, "end", errs)
+	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e}, errs
+}
+
+func (f *msgSearchForm) idQuery() lookup.IDQuery {
+	return lookup.IDQuery{ID: f.form.ID, Topic: f.form.Topic}
+}
+
+// msgTimeLayouts are the zone-less forms accepted in a time field; they mean UTC, as the
+// form's labels say.
+var msgTimeLayouts = []string{
+	"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02",
+}
+
+// parseMsgTime reads a time as RFC 3339 (any zone), epoch milliseconds, or a zone-less
+// "2006-01-02 15:04:05[.000]" taken as UTC. An empty string is the zero time.
+func parseMsgTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 100_000_000_000 { // before 1973 in ms: someone gave seconds
+			return time.Time{}, fmt.Errorf("%q looks like epoch seconds; give epoch milliseconds (%s) or a date and time", s, strconv.FormatInt(n*1000, 10))
+		}
+		return time.UnixMilli(n).UTC(), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	for _, l := range msgTimeLayouts {
+		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time: write 2026-11-29 10:00:00 (UTC), RFC 3339 such as 2026-11-29T11:00:00+01:00, or epoch milliseconds", msgShort(s))
+}
+
+func parseMsgTimeField(s, field string, errs msgFieldErrors) time.Time {
+	t, err := parseMsgTime(s)
+	if err != nil {
+		label := map[string]string{"begin": "Begin", "end": "End"}[field]
+		errs[field] = label + ": " + err.Error() + "."
+	}
+	return t
+}
+
+// msgFormTime writes a time back into a form field: UTC, milliseconds only when there
+// are any.
+func msgFormTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if t.Nanosecond()/int(time.Millisecond) != 0 {
+		return t.Format("2006-01-02 15:04:05.000")
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+func msgShort(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// msgBadForm is input that cannot be searched: a sentence per form field, and the
+// lookup's own error when it found the problem (its code names it for the API).
+type msgBadForm struct {
+	fields msgFieldErrors
+	input  *lookup.InputError
+}
+
+// msgInputError recognises a lookup input error. ok is false when err is something else.
+func msgInputError(err error) (*msgBadForm, bool) {
+	var ie *lookup.InputError
+	if !errors.As(err, &ie) {
+		return nil, false
+	}
+	return &msgBadForm{fields: msgFieldErrors{ie.Field: ie.Message}, input: ie}, true
+}
+
+// apiError is the API's answer to bad input: 400 with the first problem in the form's
+// order.
+func (b *msgBadForm) apiError() error {
+	if b.input != nil {
+		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: b.input.Message}
+	}
+	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit"} {
+		if m := b.fields[f]; m != "" {
+			code := "bad_" + f
+			if f == "begin" || f == "end" {
+				code = "bad_time"
+			}
+			return &UserError{Status: http.StatusBadRequest, Code: code, Message: m}
+		}
+	}
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: "The query is not valid."}
+}

@@ -1,0 +1,165 @@
+package handlers
+
+import (
+	"encoding/base64"
+	"unicode/utf8"
+
+	"rmqconsole/lookup"
+)
+
+// MessageJSON is one message in the API (design.md, "Messages"). Times are epoch ms.
+type MessageJSON struct {
+	MsgID           string            `json:"msgId"`
+	OffsetMsgID     string            `json:"offsetMsgId"`
+	Topic           string            `json:"topic"`
+	Tags            string            `json:"tags"`
+	Keys            []string          `json:"keys"`
+	BrokerName      string            `json:"brokerName"`
+	QueueID         int               `json:"queueId"`
+	QueueOffset     int64             `json:"queueOffset"`
+	CommitLogOffset int64             `json:"commitLogOffset"`
+	BornTimestamp   int64             `json:"bornTimestamp"`
+	StoreTimestamp  int64             `json:"storeTimestamp"`
+	BornHost        string            `json:"bornHost"`
+	StoreHost       string            `json:"storeHost"`
+	ReconsumeTimes  int               `json:"reconsumeTimes"`
+	Flag            int               `json:"flag"`
+	SysFlag         int               `json:"sysFlag"`
+	StoreSize       int               `json:"storeSize"`
+	Properties      map[string]string `json:"properties"`
+	// BodySize is the body's size after decompression.
+	BodySize int `json:"bodySize"`
+	// Compression names the codec the body was stored with ("" when stored plain).
+	Compression string `json:"compression,omitempty"`
+	// Body is UTF-8 text when the body is valid UTF-8, else base64 with BodyEncoding
+	// "base64".
+	Body         string `json:"body"`
+	BodyEncoding string `json:"bodyEncoding,omitempty"`
+	// BodyError says why the body could not be decompressed (Body then holds the stored
+	// bytes).
+	BodyError string `json:"bodyError,omitempty"`
+}
+
+// MessagesJSON answers GET /api/v1/messages: a range or key query.
+type MessagesJSON struct {
+	Messages  []MessageJSON `json:"messages"`
+	Limit     int           `json:"limit"`
+	Truncated bool          `json:"truncated"`
+	// Total is how many matched: exact, or at least that many when TotalIsLowerBound.
+	Total             int64 `json:"total"`
+	TotalIsLowerBound bool  `json:"totalIsLowerBound"`
+	// InRange is how many messages the time range holds before the tag filter (range
+	// queries).
+	InRange *int64 `json:"inRange,omitempty"`
+	// CappedBrokers answered the key query with their maximum of 64 (key queries).
+	CappedBrokers []string `json:"cappedBrokers,omitempty"`
+	// Errors name the brokers that failed; the messages are what the others returned.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
+}
+
+// BrokerErrorJSON is one broker that did not answer.
+type BrokerErrorJSON struct {
+	Broker string `json:"broker"`
+	Error  string `json:"error"`
+}
+
+// MessageByIDJSON answers GET /api/v1/messages/{id}.
+type MessageByIDJSON struct {
+	Message MessageJSON `json:"message"`
+	// IDKind is "offsetMsgId" or "uniqueKey": which kind of id matched.
+	IDKind string `json:"idKind"`
+	// Copies are other stored messages with the same unique key.
+	Copies []MessageJSON `json:"copies,omitempty"`
+	// Groups say, for each group consuming the topic, whether it consumed the message.
+	Groups []GroupConsumeJSON `json:"groups"`
+	Errors []BrokerErrorJSON  `json:"errors,omitempty"`
+}
+
+// GroupConsumeJSON is one group's state towards a message.
+type GroupConsumeJSON struct {
+	Group string `json:"group"`
+	// State is "consumed", "notConsumed", "filtered", "offline" or "unknown".
+	State          string `json:"state"`
+	ConsumerOffset int64  `json:"consumerOffset"`
+	Online         bool   `json:"online"`
+	Subscription   string `json:"subscription,omitempty"`
+	Reason         string `json:"reason,omitempty"`
+}
+
+// TopicsJSON answers GET /api/v1/topics.
+type TopicsJSON struct {
+	Topics []TopicJSON       `json:"topics"`
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
+}
+
+// TopicJSON is one topic with its queues.
+type TopicJSON struct {
+	Topic       string   `json:"topic"`
+	ReadQueues  int      `json:"readQueues"`
+	WriteQueues int      `json:"writeQueues"`
+	Brokers     []string `json:"brokers"`
+	System      bool     `json:"system"`
+}
+
+func messageJSON(m lookup.Message) MessageJSON {
+	j := MessageJSON{
+		MsgID: m.MsgID(), OffsetMsgID: m.OffsetMsgID(), Topic: m.Topic, Tags: m.Tags(), Keys: m.Keys(),
+		BrokerName: m.BrokerName, QueueID: m.QueueID, QueueOffset: m.QueueOffset, CommitLogOffset: m.CommitLogOffset,
+		BornTimestamp: m.BornTimestamp, StoreTimestamp: m.StoreTimestamp,
+		BornHost: msgHostString(m.BornHost.String(), m.BornHost.IsValid()), StoreHost: msgHostString(m.StoreHost.String(), m.StoreHost.IsValid()),
+		ReconsumeTimes: m.ReconsumeTimes, Flag: m.Flag, SysFlag: m.SysFlag, StoreSize: m.StoreSize,
+		Properties: m.Properties, BodySize: len(m.Body), Compression: m.Compression, BodyError: m.BodyError,
+	}
+	if j.Keys == nil {
+		j.Keys = []string{}
+	}
+	if j.Properties == nil {
+		j.Properties = map[string]string{}
+	}
+	if utf8.Valid(m.Body) {
+		j.Body = string(m.Body)
+	} else {
+		j.Body, j.BodyEncoding = base64.StdEncoding.EncodeToString(m.Body), "base64"
+	}
+	return j
+}
+
+func msgHostString(s string, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return s
+}
+
+func msgBrokerErrorsJSON(fs []lookup.BrokerFailure) []BrokerErrorJSON {
+	var out []BrokerErrorJSON
+	for _, f := range fs {
+		out = append(out, BrokerErrorJSON{Broker: f.Broker, Error: f.Err.Error()})
+	}
+	return out
+}
+
+func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
+	j := MessagesJSON{
+		Messages: make([]MessageJSON, 0, len(r.Messages)), Limit: r.Limit, Truncated: r.Truncated,
+		Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound, CappedBrokers: r.CappedBrokers,
+		Errors: msgBrokerErrorsJSON(r.Failures),
+	}
+	if rangeQuery {
+		n := r.InRange
+		j.InRange = &n
+	}
+	for _, m := range r.Messages {
+		j.Messages = append(j.Messages, messageJSON(m))
+	}
+	return j
+}
+
+func msgGroupsJSON(gs []lookup.GroupState) []GroupConsumeJSON {
+	out := make([]GroupConsumeJSON, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, GroupConsumeJSON{Group: g.Group, State: string(g.State), ConsumerOffset: g.ConsumerOffset,
+			Online: g.Online, Subscription: g.Subscription, Reason: g.Reason})
+	}
+	return out
+}

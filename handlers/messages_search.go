@@ -1,0 +1,185 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/lookup"
+	"rmqconsole/views"
+)
+
+// Messages serves message lookup: the search page and its API, the exports, the detail
+// page, the body download and the topic list.
+type Messages struct {
+	*Env
+	// Lookup runs the queries; nil when no NameServer is configured.
+	Lookup *lookup.Service
+	// Now is the clock for default and quick ranges; time.Now when nil.
+	Now func() time.Time
+}
+
+func (h *Messages) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// msgOutcome is a search that ran: exactly one of the results is set.
+type msgOutcome struct {
+	rangeQ   lookup.RangeQuery
+	keyQ     lookup.KeyQuery
+	rangeRes *lookup.Result
+	keyRes   *lookup.Result
+	idRes    *lookup.IDResult
+	took     time.Duration
+}
+
+// runSearch validates the form and runs the search its tab asks for. Bad input comes
+// back as field errors, before any broker is asked; an error is a search that could not
+// run (no broker answered, or the id names no message).
+func (h *Messages) runSearch(ctx context.Context, f *msgSearchForm, page bool) (*msgOutcome, *msgBadForm, error) {
+	out := &msgOutcome{}
+	start := time.Now()
+	var err error
+	switch f.tab {
+	case views.TabKey:
+		q, errs := f.keyQuery()
+		if len(errs) > 0 {
+			return nil, msgAlsoTopic(errs, f.form.Topic), nil
+		}
+		out.keyQ = q
+		out.keyRes, err = h.Lookup.ByKey(ctx, q)
+	case views.TabID:
+		out.idRes, err = h.Lookup.ByID(ctx, f.idQuery())
+	default:
+		q, errs := f.rangeQuery(h.now(), page)
+		if len(errs) > 0 {
+			return nil, msgAlsoTopic(errs, f.form.Topic), nil
+		}
+		out.rangeQ = q
+		out.rangeRes, err = h.Lookup.ByRange(ctx, q)
+	}
+	out.took = time.Since(start)
+	if bad, ok := msgInputError(err); ok {
+		return nil, bad, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, nil, nil
+}
+
+// msgAlsoTopic adds the topic's problem to errors found while reading the form, so the
+// user sees every wrong field at once.
+func msgAlsoTopic(errs msgFieldErrors, topic string) *msgBadForm {
+	bad := &msgBadForm{fields: errs}
+	if err := lookup.CheckTopic(topic); errors.As(err, &bad.input) {
+		errs["topic"] = bad.input.Message
+	}
+	return bad
+}
+
+// Search is GET /messages: the search form, and the result when the form was sent.
+// Requests from htmx get only the result (and the form's error lines).
+func (h *Messages) Search(c *gin.Context) {
+	f := parseMsgSearchForm(c)
+	vm := views.MessagesVM{Configured: h.Lookup != nil, Tab: f.tab, ShowSystem: f.sys}
+	status := http.StatusOK
+	if h.Lookup != nil {
+		ctx := c.Request.Context()
+		topics, err := h.Lookup.TopicNames(ctx, f.sys)
+		if err != nil {
+			vm.TopicsError = err.Error()
+		}
+		vm.Topics = topics
+		if f.submitted {
+			out, bad, err := h.runSearch(ctx, &f, true)
+			switch {
+			case bad != nil:
+				status = http.StatusUnprocessableEntity
+				vm.FieldErrors = bad.fields
+				vm.Result = &views.MessagesResult{}
+			case err != nil:
+				status, _ = errorStatus(err)
+				vm.Result = &views.MessagesResult{Error: msgSearchError(err)}
+			default:
+				vm.Result = msgResultVM(out)
+				vm.Result.Took = out.took.Round(time.Millisecond).String()
+				vm.Result.ExportCSV = msgSearchURL("/messages/export", f, map[string][]string{"format": {"csv"}})
+				vm.Result.ExportJS = msgSearchURL("/messages/export", f, map[string][]string{"format": {"json"}})
+			}
+		}
+	}
+	vm.Form = f.form
+	vm.QuickRanges = msgQuickRanges(f, h.now())
+	if isHTMX(c) && c.GetHeader("HX-History-Restore-Request") != "true" {
+		h.renderFragment(c, status, views.MessagesFragment(vm))
+		return
+	}
+	h.render(c, status, h.page(c, "Messages", "messages"), views.MessagesPage(vm))
+}
+
+func msgResultVM(out *msgOutcome) *views.MessagesResult {
+	switch {
+	case out.keyRes != nil:
+		return msgKeyResultVM(out.keyQ, out.keyRes)
+	case out.idRes != nil:
+		return msgIDResultVM(out.idRes)
+	default:
+		return msgRangeResultVM(out.rangeQ, out.rangeRes)
+	}
+}
+
+// msgSearchError is the sentence shown when a search could not run.
+func msgSearchError(err error) string {
+	if errors.Is(err, lookup.ErrNotFound) {
+		return err.Error()
+	}
+	return "The search could not run: " + err.Error() + ". Check that the NameServer and brokers are up, then search again."
+}
+
+// API is GET /api/v1/messages: a range query (topic, begin, end[, tag][, limit]), a key
+// query (topic, key[, begin, end]) or, with id, an id lookup. With format=csv or
+// format=json the answer is the same export the page offers.
+func (h *Messages) API(c *gin.Context) {
+	if h.Lookup == nil {
+		h.Fail(c, msgNoCluster)
+		return
+	}
+	f := parseMsgSearchForm(c)
+	if format := c.Query("format"); format != "" {
+		h.export(c, f, format)
+		return
+	}
+	out, bad, err := h.runSearch(c.Request.Context(), &f, false)
+	switch {
+	case bad != nil:
+		h.Fail(c, bad.apiError())
+	case err != nil:
+		h.Fail(c, err)
+	case out.idRes != nil:
+		c.JSON(http.StatusOK, msgByIDJSON(out.idRes, nil))
+	case out.keyRes != nil:
+		c.JSON(http.StatusOK, messagesJSON(out.keyRes, false))
+	default:
+		c.JSON(http.StatusOK, messagesJSON(out.rangeRes, true))
+	}
+}
+
+// msgNoCluster answers API calls on a console without a NameServer.
+var msgNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+	Message: "No NameServer is configured. Set RMQC_NAMESRV (or --namesrv) and restart the console."}
+
+func msgByIDJSON(r *lookup.IDResult, groups []lookup.GroupState) MessageByIDJSON {
+	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(groups),
+		Errors: msgBrokerErrorsJSON(r.Failures)}
+	for _, m := range r.Copies {
+		j.Copies = append(j.Copies, messageJSON(m))
+	}
+	return j
+}

@@ -1,0 +1,340 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/lookup"
+	"rmqconsole/lookup/lookuptest"
+	"rmqconsole/rocketmq"
+)
+
+var msgT0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+// msgFake is two brokers holding n messages of topic T, one every 100 ms from msgT0.
+func msgFake(n int) *lookuptest.Fake {
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 2, "broker-a", "broker-b")
+	f.AddTopic("%RETRY%g", 1, "broker-a")
+	for i := range n {
+		b := []string{"broker-a", "broker-b"}[i%2]
+		m := lookuptest.NewMessage(fmt.Sprintf(`{"n":%d,"text":"hello %d"}`, i, i), "TagA", []string{fmt.Sprintf("key-%d", i)},
+			fmt.Sprintf("7F000001%024X", i), msgT0.Add(time.Duration(i)*100*time.Millisecond))
+		m.Properties["color"] = "blue"
+		f.Put("T", b, (i/2)%2, m)
+	}
+	return f
+}
+
+// msgRouter serves the message routes over svc, as server/routes_messages.go does.
+func msgRouter(svc *lookup.Service) *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Now: func() time.Time { return msgT0.Add(time.Hour) }}
+	r.GET("/messages", h.Search)
+	r.GET("/messages/export", h.Export)
+	r.GET("/messages/:id", h.Show)
+	r.GET("/messages/:id/body", h.Body)
+	r.GET("/api/v1/messages", h.API)
+	r.GET("/api/v1/messages/:id", h.ShowAPI)
+	r.GET("/api/v1/topics", h.Topics)
+	return r
+}
+
+func msgGet(t testing.TB, h http.Handler, target string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func msgDoc(t testing.TB, rec *httptest.ResponseRecorder) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func rangeURL(path string, extra ...string) string {
+	v := url.Values{"tab": {"range"}, "topic": {"T"}, "begin": {"2026-11-29 10:00:00"}, "end": {"2026-11-29 10:00:09.999"}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		v.Set(extra[i], extra[i+1])
+	}
+	return path + "?" + v.Encode()
+}
+
+// A broker that times out: the page and the API show what the other answered, and name
+// the broker and its error; neither fails.
+func TestMessagesPartialResultNamesFailingBroker(t *testing.T) {
+	f := msgFake(100)
+	f.Fail = func(op, broker string) error {
+		if broker == "broker-b" && op == "Pull" {
+			return &rocketmq.TimeoutError{Addr: "10.0.0.2:10911", Code: rocketmq.CodePullMessage, Elapsed: 5 * time.Second}
+		}
+		return nil
+	}
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+
+	rec := msgGet(t, r, rangeURL("/messages"))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("page status %d", rec.Code)
+	}
+	doc := msgDoc(t, rec)
+	banner := doc.Find(`[data-testid="broker-failure"]`).Text()
+	if !strings.Contains(banner, "broker-b") || !strings.Contains(banner, "no answer within 5s") {
+		t.Errorf("failure banner %q does not name broker-b and its timeout", banner)
+	}
+	rows := doc.Find(`[data-testid="message-row"]`)
+	if rows.Length() != 50 {
+		t.Errorf("%d rows, want broker-a's 50", rows.Length())
+	}
+	rows.Each(func(_ int, s *goquery.Selection) {
+		if !strings.Contains(s.Text(), "broker-a") {
+			t.Errorf("row from another broker: %s", s.Text())
+		}
+	})
+
+	rec = msgGet(t, r, rangeURL("/api/v1/messages"))
+	var j MessagesJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &j); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("API: %d %v", rec.Code, err)
+	}
+	if len(j.Messages) != 50 || len(j.Errors) != 1 || j.Errors[0].Broker != "broker-b" || !strings.Contains(j.Errors[0].Error, "no answer") {
+		t.Errorf("API: %d messages, errors %+v", len(j.Messages), j.Errors)
+	}
+}
+
+// Bad input: 422 with the form kept and the sentence next to the field on the page, 400
+// with a code in the API, and no broker asked.
+func TestMessagesBadInput(t *testing.T) {
+	f := msgFake(10)
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	for _, tc := range []struct {
+		name, query, field, code, keep string
+	}{
+		{"missing topic", "tab=range&topic=&begin=2026-11-29+10:00:00&end=2026-11-29+11:00:00", "topic", "missing_topic", ""},
+		{"unknown topic", "tab=range&topic=NoSuchTopic&begin=2026-11-29+10:00:00&end=2026-11-29+11:00:00", "topic", "unknown_topic", "NoSuchTopic"},
+		{"begin after end", "tab=range&topic=T&begin=2026-11-29+12:00:00&end=2026-11-29+11:00:00", "begin", "bad_range", "T"},
+		{"unreadable time", "tab=range&topic=T&begin=yesterday&end=2026-11-29+11:00:00", "begin", "bad_time", "T"},
+		{"epoch seconds", "tab=range&topic=T&begin=1764410400&end=2026-11-29+11:00:00", "begin", "bad_time", "T"},
+		{"key missing", "tab=key&topic=T&key=", "key", "missing_key", "T"},
+		{"key unknown topic", "tab=key&topic=Nope&key=k", "topic", "unknown_topic", "Nope"},
+		{"malformed id", "tab=id&id=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "id", "bad_id", ""},
+		{"unique key without topic", "tab=id&id=ABCDEF0123456789", "topic", "missing_topic", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.BrokerCalls()
+			rec := msgGet(t, r, "/messages?"+tc.query)
+			if rec.Code != http.StatusUnprocessableEntity {
+				t.Fatalf("page status %d, want 422", rec.Code)
+			}
+			doc := msgDoc(t, rec)
+			msg := doc.Find(`[data-testid="err-` + tc.field + `"]`).Text()
+			if !strings.HasSuffix(strings.TrimSpace(msg), ".") {
+				t.Errorf("no sentence next to field %s: %q", tc.field, msg)
+			}
+			if tc.keep != "" {
+				if v, _ := doc.Find(`input[name="topic"]`).Attr("value"); v != tc.keep {
+					t.Errorf("the form lost the topic: %q, want %q", v, tc.keep)
+				}
+			}
+			if inv, _ := doc.Find(`[data-testid="f-` + tc.field + `"]`).Attr("aria-invalid"); inv != "true" {
+				t.Errorf("field %s not marked invalid", tc.field)
+			}
+			if doc.Find(`[data-testid="message-row"]`).Length() != 0 {
+				t.Errorf("rows shown for bad input")
+			}
+			if tc.code == "bad_id" && strings.Contains(rec.Body.String(), "<script>alert(1)") {
+				t.Errorf("the malformed id came back unescaped")
+			}
+
+			api := msgGet(t, r, "/api/v1/messages?"+tc.query)
+			var e APIError
+			if err := json.Unmarshal(api.Body.Bytes(), &e); err != nil || api.Code != http.StatusBadRequest || e.Code != tc.code || e.Error == "" {
+				t.Errorf("API: %d %s, want 400 %s", api.Code, api.Body.String(), tc.code)
+			}
+			if n := f.BrokerCalls() - before; n != 0 {
+				t.Errorf("%d broker calls for bad input: %v", n, f.Calls())
+			}
+		})
+	}
+}
+
+// htmx gets the result section and the form's error lines, nothing else; a history
+// restore gets the whole page.
+func TestMessagesHTMXFragment(t *testing.T) {
+	r := msgRouter(lookup.New(msgFake(20), lookup.Options{}))
+	rec := msgGet(t, r, rangeURL("/messages"), "HX-Request", "true")
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || strings.Contains(body, "<html") || !strings.Contains(body, `id="messages-result"`) {
+		t.Fatalf("htmx answer %d is not the result fragment:\n%.300s", rec.Code, body)
+	}
+	doc := msgDoc(t, rec)
+	if n := doc.Find(`[data-testid="message-row"]`).Length(); n != 20 {
+		t.Errorf("fragment has %d rows, want 20", n)
+	}
+	if doc.Find(`[hx-swap-oob="true"]#err-topic`).Length() != 1 {
+		t.Errorf("fragment does not refresh the topic error line")
+	}
+	bad := msgGet(t, r, "/messages?tab=range&topic=&begin=x", "HX-Request", "true")
+	if bad.Code != http.StatusUnprocessableEntity || !strings.Contains(msgDoc(t, bad).Find(`#err-topic`).Text(), "Choose a topic") {
+		t.Errorf("htmx bad input: %d %.300s", bad.Code, bad.Body.String())
+	}
+	full := msgGet(t, r, rangeURL("/messages"), "HX-Request", "true", "HX-History-Restore-Request", "true")
+	if !strings.Contains(full.Body.String(), "<html") {
+		t.Errorf("a history restore got a fragment")
+	}
+}
+
+// The page with only a topic (a link from elsewhere) searches the last hour and shows
+// the range it used; without anything it asks nothing.
+func TestMessagesDefaultsAndEmptyForm(t *testing.T) {
+	f := msgFake(10)
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	rec := msgGet(t, r, "/messages")
+	if rec.Code != http.StatusOK || f.BrokerCalls() != 0 {
+		t.Fatalf("bare page: %d, %d broker calls", rec.Code, f.BrokerCalls())
+	}
+	if msgDoc(t, rec).Find(`[data-testid="result-summary"]`).Length() != 0 {
+		t.Errorf("a bare page shows a result")
+	}
+	rec = msgGet(t, r, "/messages?tab=range&topic=T")
+	doc := msgDoc(t, rec)
+	if b, _ := doc.Find(`input[name="begin"]`).Attr("value"); b != "2026-11-29 10:00:00" {
+		t.Errorf("default begin %q, want an hour before now (2026-11-29 10:00:00)", b)
+	}
+	if e, _ := doc.Find(`input[name="end"]`).Attr("value"); e != "2026-11-29 11:00:00" {
+		t.Errorf("default end %q, want now", e)
+	}
+	if n := doc.Find(`[data-testid="message-row"]`).Length(); n != 10 {
+		t.Errorf("%d rows, want 10", n)
+	}
+	// Suggestions hide retry topics unless asked.
+	if doc.Find(`#topic-suggestions option[value="%RETRY%g"]`).Length() != 0 || doc.Find(`#topic-suggestions option[value="T"]`).Length() != 1 {
+		t.Errorf("suggestions: %s", doc.Find("#topic-suggestions").Text())
+	}
+	withSys := msgDoc(t, msgGet(t, r, "/messages?tab=range&sys=1"))
+	if withSys.Find(`#topic-suggestions option[value="%RETRY%g"]`).Length() != 1 {
+		t.Errorf("sys=1 does not suggest the retry topic")
+	}
+}
+
+// Without a cluster every message page says so and the API answers 503.
+func TestMessagesWithoutCluster(t *testing.T) {
+	r := msgRouter(nil)
+	for _, p := range []string{"/messages", "/messages?tab=key&topic=T&key=k", "/messages/ABC"} {
+		rec := msgGet(t, r, p)
+		if rec.Code != http.StatusOK || msgDoc(t, rec).Find(`[data-testid="no-cluster"]`).Length() != 1 {
+			t.Errorf("%s: %d without the no-cluster notice", p, rec.Code)
+		}
+	}
+	for _, p := range []string{"/api/v1/messages?topic=T", "/api/v1/messages/ABC", "/api/v1/topics"} {
+		rec := msgGet(t, r, p)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "no_cluster") {
+			t.Errorf("%s: %d %s", p, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// The detail page shows the id kind, fields, properties, the body views and the groups.
+func TestMessageDetail(t *testing.T) {
+	f := msgFake(4)
+	mq := rocketmq.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 0}
+	f.AddGroup(&lookuptest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 1}})
+	f.AddGroup(&lookuptest.Group{Name: "g-off", Topics: []string{"T"}})
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	res, err := lookup.New(f, lookup.Options{}).ByRange(context.Background(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
+	if err != nil || len(res.Messages) != 1 {
+		t.Fatal(err, len(res.Messages))
+	}
+	m := res.Messages[0]
+
+	rec := msgGet(t, r, "/messages/"+m.OffsetMsgID()+"?topic=T")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("detail %d", rec.Code)
+	}
+	doc := msgDoc(t, rec)
+	if k, _ := doc.Find(`[data-testid="id-kind"]`).Attr("data-kind"); k != "offsetMsgId" {
+		t.Errorf("id kind %q", k)
+	}
+	if v := doc.Find(`[data-field="Topic"]`).Text(); strings.TrimSpace(v) != "T" {
+		t.Errorf("topic field %q", v)
+	}
+	if v := doc.Find(`[data-testid="body-content"]`).Text(); !strings.Contains(v, "\"text\": \"hello 0\"") {
+		t.Errorf("body not shown as pretty JSON: %q", v)
+	}
+	if v, _ := doc.Find(`[data-testid="body-content"]`).Attr("data-view"); v != "json" {
+		t.Errorf("default view %q, want json", v)
+	}
+	if !strings.Contains(doc.Find(`[data-testid="offset-id"]`).Text(), "10.0.0.1:10911") {
+		t.Errorf("offsetMsgId not decoded to its store host")
+	}
+	if !strings.Contains(doc.Find(`[data-testid="uniq-key"]`).Text(), "127.0.0.1") {
+		t.Errorf("unique key not decoded to its producer IP: %s", doc.Find(`[data-testid="uniq-key"]`).Text())
+	}
+	states := map[string]string{}
+	doc.Find(`[data-testid="consumer-groups"] tbody tr`).Each(func(_ int, s *goquery.Selection) {
+		g, _ := s.Attr("data-group")
+		states[g] = strings.TrimSpace(s.Find(`[data-testid="group-state"]`).Text())
+	})
+	if states["g-done"] != "consumed" || states["g-off"] != "group offline" {
+		t.Errorf("group states %v", states)
+	}
+	hexRec := msgGet(t, r, "/messages/"+m.OffsetMsgID()+"?topic=T&view=hex")
+	if v := msgDoc(t, hexRec).Find(`[data-testid="body-content"]`).Text(); !strings.HasPrefix(v, "00000000  7b 22 6e 22") {
+		t.Errorf("hex view %q", v)
+	}
+	body := msgGet(t, r, "/messages/"+m.OffsetMsgID()+"/body")
+	if body.Body.String() != string(m.Body) || !strings.Contains(body.Header().Get("Content-Disposition"), "attachment") {
+		t.Errorf("body download %q %v", body.Body.String(), body.Header())
+	}
+	api := msgGet(t, r, "/api/v1/messages/"+m.UniqueKey()+"?topic=T")
+	var j MessageByIDJSON
+	if err := json.Unmarshal(api.Body.Bytes(), &j); err != nil || api.Code != http.StatusOK {
+		t.Fatalf("API %d %v", api.Code, err)
+	}
+	if j.IDKind != "uniqueKey" || j.Message.OffsetMsgID != m.OffsetMsgID() || len(j.Groups) != 2 || j.Message.Properties["color"] != "blue" {
+		t.Errorf("API answer %+v", j)
+	}
+	if nf := msgGet(t, r, "/messages/NOPE?topic=T"); nf.Code != http.StatusNotFound {
+		t.Errorf("unknown id: %d, want 404", nf.Code)
+	}
+}
+
+// A large binary body is cut for display and offered whole.
+func TestMessageDetailCutsLargeBody(t *testing.T) {
+	f := msgFake(0)
+	big := bytes.Repeat([]byte{0xff, 0x00, 0x10}, 100_000)
+	m := f.Put("T", "broker-a", 0, &rocketmq.Message{Body: big, StoreTimestamp: msgT0.UnixMilli(), Properties: map[string]string{}})
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	doc := msgDoc(t, msgGet(t, r, "/messages/"+m.OffsetMsgID()))
+	if enc := doc.Find(`[data-testid="body-encoding"]`).Text(); enc != "binary" {
+		t.Errorf("encoding %q", enc)
+	}
+	if doc.Find(`[data-testid="body-cut"]`).Length() != 1 || len(doc.Find(`[data-testid="body-content"]`).Text()) > 100_000 {
+		t.Errorf("a 300 kB body is not cut on the page")
+	}
+	if got := msgGet(t, r, "/messages/"+m.OffsetMsgID()+"/body").Body.Len(); got != len(big) {
+		t.Errorf("download has %d bytes, want %d", got, len(big))
+	}
+}

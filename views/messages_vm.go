@@ -1,0 +1,199 @@
+package views
+
+import "net/url"
+
+// The message search tabs.
+const (
+	TabRange = "range"
+	TabKey   = "key"
+	TabID    = "id"
+)
+
+// MessagesVM is the message search page, /messages.
+type MessagesVM struct {
+	Configured bool
+	Tab        string
+	Form       MessagesForm
+	// FieldErrors holds a sentence per form field ("topic", "begin", "end", "tag",
+	// "key", "id") that is wrong.
+	FieldErrors map[string]string
+	// Topics are the topic suggestions; ShowSystem adds retry, DLQ and system topics.
+	Topics     []string
+	ShowSystem bool
+	// TopicsError says why the suggestions are missing.
+	TopicsError string
+	QuickRanges []QuickRange
+	// Result is nil until a search ran.
+	Result *MessagesResult
+}
+
+// MessagesForm holds what the user typed, as typed, so a form with an error keeps it.
+type MessagesForm struct {
+	Topic, Begin, End, Tag, Key, ID string
+}
+
+// QuickRange is a link that fills the range with the last Minutes minutes.
+type QuickRange struct {
+	Label   string
+	Minutes int
+	URL     string
+}
+
+// MessagesResult is the outcome of one search.
+type MessagesResult struct {
+	// Error is set when the search could not run at all (the form was fine).
+	Error string
+	// Summary says what was searched and how much was found, e.g. "Newest 2,000 of
+	// 2,300 messages stored from … to …".
+	Summary string
+	// Truncated is set when more matched than shown; TruncatedNote says so in words.
+	Truncated     bool
+	TruncatedNote string
+	// Empty says, when nothing matched, what was searched, so the user can adjust it.
+	Empty    string
+	Rows     []MessageRow
+	Failures []string
+	// IDKind says which kind of id matched on the id tab ("offsetMsgId" or
+	// "uniqueKey"), with IDNote explaining it.
+	IDKind string
+	IDNote string
+	// Copies are further stored copies of a unique key.
+	Copies    []MessageRow
+	ExportCSV string
+	ExportJS  string
+	// Took is how long the brokers took, e.g. "142 ms".
+	Took string
+}
+
+// MessageRow is one message in a result table.
+type MessageRow struct {
+	StoreTime   string
+	UniqKey     string
+	OffsetMsgID string
+	Keys        string
+	Tags        string
+	Broker      string
+	QueueID     string
+	QueueOffset string
+	Size        string
+	Preview     string
+	DetailURL   string
+}
+
+// TabURL links to a tab, keeping the topic.
+func (vm MessagesVM) TabURL(tab string) string {
+	v := url.Values{"tab": {tab}}
+	if vm.Form.Topic != "" {
+		v.Set("topic", vm.Form.Topic)
+	}
+	return "/messages?" + v.Encode()
+}
+
+// FieldError returns the error sentence of a field, or "".
+func (vm MessagesVM) FieldError(field string) string { return vm.FieldErrors[field] }
+
+// ErrorList returns the field errors in the order of the form.
+func (vm MessagesVM) ErrorList() []string {
+	var out []string
+	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit"} {
+		if e := vm.FieldErrors[f]; e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// invalid returns "true" for aria-invalid when the field has an error.
+func (vm MessagesVM) invalid(field string) string {
+	if vm.FieldErrors[field] != "" {
+		return "true"
+	}
+	return "false"
+}
+
+func tabCurrent(active, tab string) string {
+	if active == tab {
+		return "page"
+	}
+	return "false"
+}
+
+func tabKey(tab string) string {
+	switch tab {
+	case TabKey:
+		return "2"
+	case TabID:
+		return "3"
+	}
+	return "1"
+}
+
+// MessageDetailVM is one message, /messages/{id}.
+type MessageDetailVM struct {
+	Configured bool
+	// AskedID and AskedTopic are what the URL asked for.
+	AskedID, AskedTopic string
+	IDKind              string
+	IDNote              string
+	Topic               string
+	BackURL             string
+	Fields              []DetailField
+	OffsetMsgID         IDDecoded
+	UniqKey             IDDecoded
+	Properties          []DetailField
+	Body                BodyView
+	Copies              []MessageRow
+	Groups              []GroupConsumeRow
+	GroupsNote          string
+	Failures            []string
+}
+
+// DetailField is one labelled value of the detail page.
+type DetailField struct {
+	Label, Value string
+	Mono         bool
+	// Hint is shown muted after the value (e.g. the age of a time).
+	Hint string
+}
+
+// IDDecoded is one id and what it decodes to.
+type IDDecoded struct {
+	Value  string
+	Parts  []DetailField
+	Reason string // why it could not be decoded
+}
+
+// BodyView is the message body as the page shows it.
+type BodyView struct {
+	// Size is the body's size after decompression; Stored how it was stored (e.g.
+	// "1,234 bytes, zlib-compressed").
+	Size, Stored string
+	// Encoding is "UTF-8 text", "JSON" or "binary".
+	Encoding string
+	// View is the one shown: "text", "json" or "hex"; the others are offered as links.
+	View     string
+	Views    []BodyViewLink
+	Content  string
+	Cut      bool
+	CutNote  string
+	Download string
+	Error    string
+}
+
+// BodyViewLink switches the body view.
+type BodyViewLink struct {
+	Name, Label, URL string
+	Active           bool
+}
+
+// GroupConsumeRow is one group's state towards the message.
+type GroupConsumeRow struct {
+	Group, URL string
+	// State is the label ("consumed", "not consumed yet", "offline", ...) and Class
+	// its status class.
+	State, Class string
+	Offset       string
+	Online       bool
+	Subscription string
+	Reason       string
+}
