@@ -44,7 +44,7 @@ type StartupTimes struct {
 	Fetch      time.Duration `json:"fetch"`      // making sure the jars are cached
 	NameServer time.Duration `json:"nameServer"` // JVM start to the NameServer's boot line
 	Brokers    time.Duration `json:"brokers"`    // broker JVM start to the last boot line
-	Registered time.Duration `json:"registered"` // boot lines to every broker in the NameServer's route
+	Registered time.Duration `json:"registered"` // boot lines to every broker routed by the NameServer and answering runtime info
 	Total      time.Duration `json:"total"`
 }
 
@@ -235,7 +235,7 @@ func waitLine(ctx context.Context, p *proc, re *regexp.Regexp) (string, error) {
 
 // waitRegistered polls the NameServer's route of the cluster topic (every
 // broker creates a topic named after its cluster) until every expected broker
-// is there with its expected address.
+// is there with its expected address and answers runtime-info requests.
 func (c *Cluster) waitRegistered(ctx context.Context) error {
 	var last error
 	var nudged time.Time
@@ -244,7 +244,9 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 		if err == nil {
 			last = c.checkBrokers(r.masters())
 			if last == nil {
-				return nil
+				if last = c.brokersAnswerRuntimeInfo(ctx); last == nil {
+					return nil
+				}
 			}
 		} else {
 			last = err
@@ -278,6 +280,23 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 	}
 }
 
+// brokersAnswerRuntimeInfo checks GET_BROKER_RUNTIME_INFO on every broker. A
+// broker's first second of stats is empty and the request fails with
+// NoSuchElementException (seen on 4.9.7 and 5.x), which makes `mqadmin
+// clusterList` fail; ready means it works.
+func (c *Cluster) brokersAnswerRuntimeInfo(ctx context.Context) error {
+	for _, b := range c.Brokers {
+		code, remark, _, err := call(ctx, b.Addr, codeGetBrokerRuntimeInfo, nil, nil)
+		if err != nil {
+			return fmt.Errorf("%s runtime info: %w", b.Name, err)
+		}
+		if code != 0 {
+			return fmt.Errorf("%s runtime info: code %d: %s", b.Name, code, remark)
+		}
+	}
+	return nil
+}
+
 func (c *Cluster) checkBrokers(masters map[string]string) error {
 	for _, b := range c.Brokers {
 		if got, ok := masters[b.Name]; !ok {
@@ -294,7 +313,10 @@ func (c *Cluster) checkBrokers(masters map[string]string) error {
 func (c *Cluster) Check(ctx context.Context) error {
 	for _, p := range c.procs {
 		if gone, status := p.exited(); gone || !p.isOurs() {
-			return fmt.Errorf("check rocketmq at %s: %s (pid %d) is not running (%s)", c.NameServer, p.name, p.pid, status)
+			if status == "" {
+				status = "pid reused by another program"
+			}
+			return fmt.Errorf("check rocketmq at %s: %s (pid %d) is not running: %s", c.NameServer, p.name, p.pid, status)
 		}
 	}
 	r, err := queryRoute(ctx, c.NameServer, c.ClusterName)
@@ -358,6 +380,18 @@ func (c *Cluster) halt(grace time.Duration) error {
 		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
+}
+
+// Running lists the cluster's processes that are still alive (none for an
+// attached cluster).
+func (c *Cluster) Running() []Process {
+	var live []Process
+	for _, p := range c.procs {
+		if gone, _ := p.exited(); !gone && p.isOurs() {
+			live = append(live, Process{Name: p.name, PID: p.pid, Home: p.home})
+		}
+	}
+	return live
 }
 
 // LogFiles lists the stdout/stderr files and RocketMQ logs of every process

@@ -80,7 +80,7 @@ func (p *proc) exited() (bool, string) {
 		}
 	}
 	if !pidAlive(p.pid) {
-		return true, "not running"
+		return true, "gone"
 	}
 	return false, ""
 }

@@ -16,9 +16,10 @@ import (
 // console's real client lives in rmqconsole/rocketmq.
 
 const (
-	codeGetRouteInfoByTopic = 105
-	codeTopicNotExist       = 17
-	codeUpdateBrokerConfig  = 25
+	codeGetRouteInfoByTopic  = 105
+	codeTopicNotExist        = 17
+	codeUpdateBrokerConfig   = 25
+	codeGetBrokerRuntimeInfo = 28
 	// 409 is V4_9_8: from V4_9_4 on the NameServer answers routes as standard
 	// JSON (quoted brokerId keys), and it is below 5.3.1's GO_AWAY threshold.
 	requestVersion = 409

@@ -145,7 +145,10 @@ func running(ctx context.Context, version string) (*known, error) {
 		default:
 			fmt.Fprintf(os.Stderr, "rmqdev: cleaning up stale %s (%v)\n", k.path, k.err)
 			if err := k.cluster.Stop(); err != nil {
-				return nil, err
+				fmt.Fprintln(os.Stderr, "rmqdev:", err)
+			}
+			if live := k.cluster.Running(); len(live) > 0 {
+				return nil, fmt.Errorf("stale RocketMQ %s: cannot stop %v", k.state.Version, live)
 			}
 			os.Remove(k.path)
 		}
@@ -220,7 +223,11 @@ func down() error {
 	for _, k := range ks {
 		t := time.Now()
 		if err := k.cluster.Stop(); err != nil {
-			errs = append(errs, err)
+			// Killed after the grace period is still stopped; only live processes are a failure.
+			fmt.Fprintln(os.Stderr, "rmqdev:", err)
+		}
+		if live := k.cluster.Running(); len(live) > 0 {
+			errs = append(errs, fmt.Errorf("RocketMQ %s: still running: %v", k.state.Version, live))
 			continue
 		}
 		os.Remove(k.path)

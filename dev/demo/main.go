@@ -1,0 +1,246 @@
+// Command demo makes a local RocketMQ look like a small production system, so a newcomer
+// running `make run` sees lag and rebalances move in the console: it sends keyed messages
+// to a few topics and runs consumer groups whose members join and leave about every
+// half-minute. It reads RMQC_NAMESRV and stops cleanly on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+)
+
+// Topics the demo writes, with how many messages a second and their tags.
+var topics = []struct {
+	name string
+	rate float64
+	tags []string
+}{
+	{"demo-orders", 6, []string{"created", "paid", "shipped"}},
+	{"demo-payments", 3, []string{"authorised", "captured", "refunded"}},
+	{"demo-audit", 2, []string{"login", "change"}},
+}
+
+// A group the demo runs: its topics, how slowly it consumes, and how many members come
+// and go.
+type groupSpec struct {
+	name string
+	// subs lists each member's subscription, by member index modulo its length; a group
+	// whose members subscribe differently shows the console's warning.
+	subs         [][]string
+	perMessage   time.Duration // work per message: more than the send rate makes lag grow
+	minM, maxM   int           // members churn between these counts
+	churnEvery   time.Duration // about how often a member joins or leaves
+	initialCount int
+}
+
+var groups = []groupSpec{
+	// Scales between one and three members: queues move at every change.
+	{name: "demo-order-service", subs: [][]string{{"demo-orders"}}, perMessage: 50 * time.Millisecond,
+		minM: 1, maxM: 3, churnEvery: 30 * time.Second, initialCount: 2},
+	// Two steady members, too slow for the send rate: lag grows, then drains when a
+	// third member joins for a while.
+	{name: "demo-billing", subs: [][]string{{"demo-payments"}}, perMessage: 900 * time.Millisecond,
+		minM: 2, maxM: 3, churnEvery: 45 * time.Second, initialCount: 2},
+	// One member always there.
+	{name: "demo-audit-archiver", subs: [][]string{{"demo-audit"}}, perMessage: 10 * time.Millisecond,
+		minM: 1, maxM: 1, initialCount: 1},
+	// Members subscribe differently (a deploy gone half-way): some queues go unconsumed
+	// and the group page warns.
+	{name: "demo-half-deployed", subs: [][]string{{"demo-orders"}, {"demo-orders", "demo-audit"}},
+		perMessage: 20 * time.Millisecond, minM: 2, maxM: 2, initialCount: 2},
+}
+
+func main() {
+	ns := os.Getenv("RMQC_NAMESRV")
+	if ns == "" {
+		ns = "127.0.0.1:19876"
+	}
+	rlog.SetLogLevel("fatal") // the client logs every retry; the demo says what matters
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.SetPrefix("demo: ")
+	log.SetFlags(log.Ltime)
+	if err := run(ctx, strings.Split(ns, ";")); err != nil {
+		log.Fatal(err)
+	}
+	log.Print("stopped")
+}
+
+func run(ctx context.Context, ns []string) error {
+	if err := createTopics(ctx, ns); err != nil {
+		return err
+	}
+	p, err := rmq.NewProducer(
+		producer.WithNameServer(ns),
+		producer.WithGroupName("demo-producer"),
+		producer.WithInstanceName(fmt.Sprintf("demo-producer-%d", os.Getpid())),
+		producer.WithRetry(2),
+		producer.WithSendMsgTimeout(5*time.Second),
+	)
+	if err != nil {
+		return fmt.Errorf("new producer: %w", err)
+	}
+	if err := p.Start(); err != nil {
+		return fmt.Errorf("start producer on %v: %w", ns, err)
+	}
+	defer p.Shutdown()
+
+	log.Printf("sending to %d topics, running %d consumer groups (NameServer %s); Ctrl-C stops", len(topics), len(groups), strings.Join(ns, ";"))
+
+	var wg sync.WaitGroup
+	for _, t := range topics {
+		wg.Go(func() { produce(ctx, p, t.name, t.rate, t.tags) })
+	}
+	for _, g := range groups {
+		wg.Go(func() { runGroup(ctx, ns, g) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// produce sends keyed messages at about rate per second until ctx ends.
+func produce(ctx context.Context, p rmq.Producer, topic string, rate float64, tags []string) {
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	var lastErr time.Time
+	failed := 0
+	for n := 1; ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := send(ctx, p, topic, tags[n%len(tags)], n)
+		if err == nil || ctx.Err() != nil {
+			continue
+		}
+		// While a broker is down every send fails: say so every 10 s, not every send.
+		failed++
+		if time.Since(lastErr) > 10*time.Second {
+			log.Printf("send to %s: %v (%d failed sends)", topic, err, failed)
+			lastErr = time.Now()
+		}
+	}
+}
+
+func send(ctx context.Context, p rmq.Producer, topic, tag string, n int) error {
+	body := fmt.Sprintf(`{"seq":%d,"topic":%q,"tag":%q,"at":%q}`, n, topic, tag, time.Now().UTC().Format(time.RFC3339Nano))
+	m := primitive.NewMessage(topic, []byte(body))
+	m.WithTag(tag)
+	m.WithKeys([]string{fmt.Sprintf("%s-%d", strings.TrimPrefix(topic, "demo-"), n)})
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := p.SendSync(sctx, m)
+	return err
+}
+
+// member is one running consumer of a group.
+type member struct {
+	c    rmq.PushConsumer
+	name string
+}
+
+// runGroup keeps the group's members between minM and maxM, adding or removing one
+// about every churnEvery, and shuts every member down when ctx ends.
+func runGroup(ctx context.Context, ns []string, g groupSpec) {
+	var members []member
+	next := 0
+	start := func() {
+		idx := next
+		next++
+		m, err := startMember(ns, g, idx)
+		if err != nil {
+			log.Printf("%s: start member %d: %v", g.name, idx, err)
+			return
+		}
+		members = append(members, m)
+		log.Printf("%s: member %s joined (%d running)", g.name, m.name, len(members))
+	}
+	stopOne := func() {
+		m := members[0]
+		members = members[1:]
+		_ = m.c.Shutdown()
+		log.Printf("%s: member %s left (%d running)", g.name, m.name, len(members))
+	}
+	defer func() {
+		for _, m := range members {
+			_ = m.c.Shutdown()
+		}
+	}()
+	for range g.initialCount {
+		start()
+	}
+	if g.churnEvery == 0 || g.minM == g.maxM {
+		<-ctx.Done()
+		return
+	}
+	for {
+		// ±30 % around churnEvery, so groups do not change in lockstep.
+		wait := time.Duration(float64(g.churnEvery) * (0.7 + 0.6*rand.Float64()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		switch {
+		case len(members) <= g.minM:
+			start()
+		case len(members) >= g.maxM:
+			stopOne()
+		case rand.IntN(2) == 0:
+			start()
+		default:
+			stopOne()
+		}
+	}
+}
+
+func startMember(ns []string, g groupSpec, idx int) (member, error) {
+	name := fmt.Sprintf("%s-%d-%d", g.name, os.Getpid(), idx)
+	c, err := rmq.NewPushConsumer(
+		consumer.WithNameServer(ns),
+		consumer.WithGroupName(g.name),
+		consumer.WithInstance(name),
+		consumer.WithConsumerModel(consumer.Clustering),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromLastOffset),
+		consumer.WithConsumeGoroutineNums(1),
+		consumer.WithPullBatchSize(8),
+	)
+	if err != nil {
+		return member{}, err
+	}
+	work := g.perMessage
+	handler := func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		for range msgs {
+			select {
+			case <-time.After(work):
+			case <-ctx.Done():
+				return consumer.ConsumeRetryLater, nil
+			}
+		}
+		return consumer.ConsumeSuccess, nil
+	}
+	for _, topic := range g.subs[idx%len(g.subs)] {
+		if err := c.Subscribe(topic, consumer.MessageSelector{}, handler); err != nil {
+			return member{}, fmt.Errorf("subscribe to %s: %w", topic, err)
+		}
+	}
+	if err := c.Start(); err != nil {
+		return member{}, err
+	}
+	return member{c: c, name: name}, nil
+}
