@@ -267,6 +267,11 @@ func (c *Client) ConsumerRunningInfo(ctx context.Context, addr, group, clientID 
 		}
 		return nil, fmt.Errorf("running info of client %q of group %q via %s: %w", clientID, group, addr, err)
 	}
+	if len(resp.Body) == 0 {
+		// rocketmq-client-go answers SUCCESS without a body when it cannot
+		// encode its info (e.g. a NaN rate); the reason is in the remark.
+		return nil, fmt.Errorf("running info of client %q of group %q via %s: the client sent no running info (%q)", clientID, group, addr, resp.Remark)
+	}
 	info, err := decodeConsumerRunningInfo(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("running info of client %q of group %q via %s: %w", clientID, group, addr, err)
@@ -491,7 +496,9 @@ func (c *Client) SubscriptionGroups(ctx context.Context, addr string) (*Subscrip
 
 // TopicConsumerGroups returns the groups that consume a topic on the broker
 // at addr (QUERY_TOPIC_CONSUME_BY_WHO): groups online for it and groups with
-// offsets stored for it, sorted.
+// offsets stored for it, sorted. On 5.3.3 brokers an online group that has
+// not committed an offset yet is missing (the broker names the topic in its
+// place, which is dropped here).
 func (c *Client) TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error) {
 	resp, err := c.call(ctx, addr, CodeQueryTopicConsumeByWho, map[string]string{"topic": topic}, nil)
 	if err != nil {
@@ -504,8 +511,17 @@ func (c *Client) TopicConsumerGroups(ctx context.Context, addr, topic string) ([
 	if err := decodeBody(resp.Body, &gl); err != nil {
 		return nil, fmt.Errorf("groups consuming topic %q on %s: %w", topic, addr, err)
 	}
-	sort.Strings(gl.GroupList)
-	return gl.GroupList, nil
+	// 5.3.3 brokers list the topic's own name for each online group that
+	// subscribes to it (and the group itself only once it has committed
+	// offsets); a group named like the topic is not a plausible reading.
+	groups := gl.GroupList[:0]
+	for _, g := range gl.GroupList {
+		if g != topic {
+			groups = append(groups, g)
+		}
+	}
+	sort.Strings(groups)
+	return groups, nil
 }
 
 // ConsumeMessageDirectlyResult is a client's report on consuming one

@@ -143,7 +143,16 @@ func (e *itEnv) sendMQAdmin(t *testing.T, topic, body, key, tag string) sent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	out, err := e.cluster.MQAdmin(ctx, "sendMessage", "-t", topic, "-p", body, "-k", key, "-c", tag)
+	var out string
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		// mqadmin's producer gives up on a route lookup that is slow under
+		// load ("No route info of this topic"); a second JVM usually gets it.
+		out, err = e.cluster.MQAdmin(ctx, "sendMessage", "-t", topic, "-p", body, "-k", key, "-c", tag)
+		if err == nil || !strings.Contains(err.Error(), "No route info") {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +239,9 @@ func (e *itEnv) capture(t *testing.T, name string, code RequestCode, addr string
 	}
 	if err != nil {
 		t.Fatalf("capture %s: %v", name, err)
+	}
+	if len(resp.Body) == 0 {
+		t.Fatalf("capture %s: empty body (remark %q)", name, resp.Remark)
 	}
 	writeCapture(t, e.version, name, resp.Body)
 }

@@ -44,7 +44,7 @@ func TestIntegrationMessages(t *testing.T) {
 	for _, s := range append(append([]sent{}, goSent...), adminSent...) {
 		perQueue[s.queueID]++
 	}
-	ctx := ctxT(t)
+	ctx := t.Context() // each call gets the client's default timeout
 
 	// Route and stats.
 	route, err := e.c.TopicRoute(ctx, topic)

@@ -266,10 +266,22 @@ func (v BrokerVersion) Is5() bool { return v.Ordinal >= VersionOrdinal5_0_0 }
 // ordinal.
 func (v BrokerVersion) AtLeast(ordinal int) bool { return v.Ordinal >= ordinal }
 
+// knownOrdinals names the MQVersion ordinals of releases an admin meets,
+// for when a broker told only the ordinal (the version field of every
+// answer) and not the name.
+var knownOrdinals = map[int]string{
+	317: "V4_5_2", 399: "V4_9_3", 401: "V4_9_4", 407: "V4_9_7", 409: "V4_9_8",
+	413: "V5_0_0", 433: "V5_1_0", 453: "V5_2_0", 475: "V5_3_1", 479: "V5_3_3",
+}
+
 // String returns e.g. "5.3.3", or the ordinal when the name is unknown.
 func (v BrokerVersion) String() string {
-	if v.Name != "" {
-		return strings.ReplaceAll(strings.TrimPrefix(v.Name, "V"), "_", ".")
+	name := v.Name
+	if name == "" {
+		name = knownOrdinals[v.Ordinal]
+	}
+	if name != "" {
+		return strings.ReplaceAll(strings.TrimPrefix(name, "V"), "_", ".")
 	}
 	return fmt.Sprintf("ordinal %d", v.Ordinal)
 }
@@ -300,8 +312,14 @@ func (c *Client) BrokerVersion(ctx context.Context, addr string) (BrokerVersion,
 	}
 	info, err := c.BrokerRuntimeInfo(ctx, addr)
 	if err != nil {
+		// Even a failed answer carries the broker's version ordinal (a
+		// broker answers runtime info with SYSTEM_ERROR for its first
+		// seconds, before its statistics have a sample).
+		c.versionMu.Lock()
+		v, ok = c.versions[addr]
+		c.versionMu.Unlock()
 		if ok {
-			return v, nil // the ordinal alone is enough to choose a path
+			return v, nil
 		}
 		return BrokerVersion{}, fmt.Errorf("version of broker %s: %w", addr, err)
 	}
