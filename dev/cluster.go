@@ -68,8 +68,10 @@ type Cluster struct {
 }
 
 // Start runs a NameServer and one or two brokers and returns once every broker
-// is registered in the NameServer, or after 90 s (or ctx) with the logs' tails
-// in the error. It refuses to start when a needed port is already taken.
+// is registered in the NameServer and answers requests, or fails after 90 s
+// (or when ctx ends) with the tails of the logs in the error, leaving Dir in
+// place. It refuses to start when a needed port is already taken. Fetching
+// the jars first, when they are not cached, is not part of the 90 s.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	began := time.Now()
 	log := opts.Log
@@ -88,12 +90,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second)
-	defer cancel()
+	// A cold fetch depends on the network, not on this machine: it is not
+	// part of the 90 s start-up deadline.
 	lib, err := Fetch(ctx, version, log)
 	if err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
+	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second)
+	defer cancel()
 
 	c := &Cluster{
 		Version:     version,
@@ -117,11 +121,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 
 	if err := c.boot(ctx, version, lib, specs, opts.Detached, log); err != nil {
+		c.keepDir = true // the evidence: the error names files in it
 		c.Stop()
-		return nil, fmt.Errorf("start rocketmq %s in %s: %w", version, c.Dir, err)
+		return nil, fmt.Errorf("start rocketmq %s (logs kept in %s): %w", version, c.Dir, err)
 	}
 	c.Startup.Total = time.Since(began)
-	fmt.Fprintf(log, "rmqdev: RocketMQ %s ready in %s (namesrv %s, brokers %s, registered %s) at %s\n",
+	fmt.Fprintf(log, "dev: RocketMQ %s ready in %s (namesrv %s, brokers %s, registered %s) at %s\n",
 		version, c.Startup.Total.Round(100*time.Millisecond), c.Startup.NameServer.Round(100*time.Millisecond),
 		c.Startup.Brokers.Round(100*time.Millisecond), c.Startup.Registered.Round(100*time.Millisecond), c.NameServer)
 	return c, nil
@@ -172,7 +177,7 @@ func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerS
 		return fmt.Errorf("namesrv printed its boot line but %w\n%s", err, ns.tails())
 	}
 	c.Startup.NameServer = time.Since(t)
-	fmt.Fprintf(log, "rmqdev: namesrv up in %s\n", c.Startup.NameServer.Round(100*time.Millisecond))
+	fmt.Fprintf(log, "dev: namesrv up in %s\n", c.Startup.NameServer.Round(100*time.Millisecond))
 
 	// Brokers start in parallel: each only needs the NameServer.
 	t = time.Now()
@@ -204,7 +209,7 @@ func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerS
 		c.Brokers = append(c.Brokers, Broker{Name: b.name, Addr: b.addr()})
 	}
 	c.Startup.Brokers = time.Since(t)
-	fmt.Fprintf(log, "rmqdev: brokers up in %s\n", c.Startup.Brokers.Round(100*time.Millisecond))
+	fmt.Fprintf(log, "dev: brokers up in %s\n", c.Startup.Brokers.Round(100*time.Millisecond))
 
 	t = time.Now()
 	if err := c.waitRegistered(ctx); err != nil {

@@ -100,7 +100,7 @@ func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
 	}
 	defer logFile.Close()
 
-	fmt.Fprintf(log, "rmqdev: fetching RocketMQ %s from Maven Central into %s (mvn log: %s)\n", version, lib, logPath)
+	fmt.Fprintf(log, "dev: fetching RocketMQ %s from Maven Central into %s (mvn log: %s)\n", version, lib, logPath)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-B", "-ntp", "-f", pom, pluginCoords,
 		"-DoutputDirectory="+tmp, "-DincludeScope=runtime")
@@ -130,7 +130,7 @@ func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
 	if err := os.WriteFile(filepath.Join(verDir, completeMarker), []byte(marker), 0o644); err != nil {
 		return "", fmt.Errorf("fetch rocketmq %s: write marker: %w", version, err)
 	}
-	fmt.Fprintf(log, "rmqdev: fetched RocketMQ %s: %d jars, %.1f MiB in %s\n",
+	fmt.Fprintf(log, "dev: fetched RocketMQ %s: %d jars, %.1f MiB in %s\n",
 		version, n, float64(size)/(1<<20), time.Since(start).Round(100*time.Millisecond))
 	return lib, nil
 }

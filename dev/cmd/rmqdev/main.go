@@ -339,7 +339,9 @@ func run(args []string) (int, error) {
 	var c *dev.Cluster
 	var statePath string
 	k, err := running(ctx, version)
-	if err == nil && k != nil {
+	if err == nil && k != nil && *second && len(k.state.Brokers) < 2 {
+		err = fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
+	} else if err == nil && k != nil {
 		c = k.cluster
 		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
 	} else if err == nil {
