@@ -211,7 +211,7 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		rule := ruleFor(c.Request.Method, c.FullPath())
 		required := a.sec.signInRequired(c.Request.Context())
-		caller, ended, err := a.identify(c)
+		caller, ended, refused := a.identify(c)
 		if caller != nil {
 			c.Set(handlers.ActorKey, caller.Name)
 			c.Set(handlers.RoleKey, caller.Role)
@@ -227,8 +227,8 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		if err != nil {
-			a.askToSignIn(c, env, err.Error(), false)
+		if refused != "" {
+			a.askToSignIn(c, env, refused, false)
 			return
 		}
 		if caller == nil {
@@ -249,46 +249,47 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 
 // identify returns the caller named by a trusted proxy, a bearer token or a session
 // cookie, in that order; nil when there is none. ended is true when a session cookie
-// was sent but its session is over (the cookie is then cleared). An error means
-// credentials were sent and are not valid: they are refused, never ignored.
-func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, err error) {
+// was sent but its session is over (the cookie is then cleared). refused, when not
+// empty, says in a sentence why the credentials sent are not valid: they are refused,
+// never ignored.
+func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused string) {
 	ctx := c.Request.Context()
 	if pc, ok, perr := a.sec.proxy.Caller(c.Request.RemoteAddr, c.Request.Header); ok {
 		if perr != nil {
 			a.log.Warn("proxy identity refused", "remote", c.Request.RemoteAddr, "err", perr)
-			return nil, false, fmt.Errorf("The proxy in front of the console sent an identity it cannot accept (%v). Ask its administrator to check the proxy's configuration.", perr)
+			return nil, false, fmt.Sprintf("The proxy in front of the console sent an identity it cannot accept (%v). Ask its administrator to check the proxy's configuration.", perr)
 		}
-		return pc, false, nil
+		return pc, false, ""
 	}
 	if h := c.GetHeader("Authorization"); h != "" {
 		scheme, secret, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			return nil, false, errors.New("Send API tokens as Authorization: Bearer TOKEN.")
+			return nil, false, "Send API tokens as Authorization: Bearer TOKEN."
 		}
 		tc, terr := a.sec.auth.TokenCaller(ctx, strings.TrimSpace(secret))
 		if errors.Is(terr, auth.ErrTokenInvalid) {
-			return nil, false, errors.New("This API token is not valid: it was revoked, its user removed, or it is mistyped. Create a new one on the API tokens page or with rmqconsole tokens create --user NAME.")
+			return nil, false, "This API token is not valid: it was revoked, its user removed, or it is mistyped. Create a new one on the API tokens page or with rmqconsole tokens create --user NAME."
 		}
 		if terr != nil {
 			a.log.Error("check API token", "err", terr)
-			return nil, false, errors.New("The console could not check the API token: its database did not answer. Try again.")
+			return nil, false, "The console could not check the API token: its database did not answer. Try again."
 		}
-		return tc, false, nil
+		return tc, false, ""
 	}
 	token, cerr := c.Cookie(handlers.SessionCookie)
 	if cerr != nil || token == "" {
-		return nil, false, nil
+		return nil, false, ""
 	}
 	sc, serr := a.sec.auth.Session(ctx, token)
 	if errors.Is(serr, auth.ErrSessionEnded) {
 		handlers.ClearSessionCookie(c, a.secure(c))
-		return nil, true, nil
+		return nil, true, ""
 	}
 	if serr != nil {
 		a.log.Error("check session", "err", serr)
-		return nil, false, errors.New("The console could not check your session: its database did not answer. Try again.")
+		return nil, false, "The console could not check your session: its database did not answer. Try again."
 	}
-	return sc, false, nil
+	return sc, false, ""
 }
 
 // askToSignIn answers a request without valid credentials: 401 JSON for the API, a
