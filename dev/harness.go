@@ -100,8 +100,8 @@ func setupCluster() {
 	case errors.As(harness.err, &missing):
 		harness.missing, harness.err = missing.Missing, nil
 	case errors.As(harness.err, &busy):
-		harness.err = fmt.Errorf("%w\nto share one cluster between test packages, start it once and attach: "+
-			"go run ./dev/cmd/rmqdev up; RMQC_TEST_NAMESRV=127.0.0.1:19876 go test ./...", harness.err)
+		harness.err = fmt.Errorf("%w\nto share one cluster between test packages, run `go run ./dev/cmd/rmqdev up` "+
+			"once and set RMQC_TEST_NAMESRV=127.0.0.1:19876", harness.err)
 	}
 	harness.owned = harness.err == nil
 }
