@@ -16,6 +16,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/resets"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -126,6 +128,14 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
+	case errors.As(err, new(resets.InputErrors)):
+		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, resets.ErrConflict):
+		return http.StatusConflict, "conflict"
+	case errors.Is(err, resets.ErrAuditUnavailable):
+		return http.StatusServiceUnavailable, "audit_unavailable"
+	case errors.Is(err, store.ErrAuditNotFound):
+		return http.StatusNotFound, "not_found"
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "broker_timeout"
 	default:

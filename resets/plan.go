@@ -503,3 +503,21 @@ func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool) {
 	}
 	return p, now.Sub(p.At) > c.ttl
 }
+
+// Preview returns a preview that can still be applied, without using it up.
+func (s *Service) Preview(id string) (*Plan, bool) {
+	return s.previews.peek(id, s.now())
+}
+
+func (c *previewCache) peek(id string, now time.Time) (*Plan, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[id]
+	if !ok || now.Sub(p.At) > c.ttl {
+		return nil, false
+	}
+	return p, true
+}
+
+// ExpiresAt is when the preview can no longer be applied.
+func (s *Service) ExpiresAt(p *Plan) time.Time { return p.At.Add(s.previewTTL) }

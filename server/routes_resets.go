@@ -1,11 +1,75 @@
 package server
 
 import (
+	"context"
+	"os"
+	"time"
+
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers"
+	"rmqconsole/resets"
+	"rmqconsole/store"
 )
+
+// pauseAfterAuditEnv is a test-only switch: with RMQC_TEST_PAUSE_AFTER_AUDIT=1 every
+// reset stops for good right after its pending audit entry is written, before any
+// broker is asked, so a test can kill the process at exactly that point and check that
+// the next start marks the entry interrupted. Never set it anywhere else.
+const pauseAfterAuditEnv = "RMQC_TEST_PAUSE_AFTER_AUDIT"
 
 // resetRoutes registers the pages and API of resets and the audit log.
 func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
+	h := &handlers.Resets{Env: env}
+	if a.rmq != nil {
+		h.Service = a.newResetService()
+	}
+	audit := &handlers.Audit{Env: env, Entries: a.store.Audit()}
+
+	r.GET("/groups/:group/reset", h.Form)
+	r.POST("/groups/:group/reset/preview", h.Preview)
+	r.POST("/groups/:group/reset/apply", h.Apply)
+	r.POST("/api/v1/groups/:group/reset-preview", h.PreviewAPI)
+	r.POST("/api/v1/groups/:group/resets", h.ApplyAPI)
+
+	// Read-only: no route edits or deletes an audit entry.
+	r.GET("/audit", audit.List)
+	r.GET("/audit/export", audit.Export)
+	r.GET("/audit/:id", audit.Show)
+	r.GET("/api/v1/audit", audit.ListAPI)
+	r.GET("/api/v1/audit/:id", audit.ShowAPI)
+}
+
+// newResetService builds the reset service over the console's cluster and audit log.
+func (a *App) newResetService() *resets.Service {
+	log := a.log.With("component", "resets")
+	cfg := resets.Config{Audit: a.store.Audit(), Cluster: joinNameServers(a.cfg.NameServers), Log: log}
+	if a.rmq != nil {
+		cfg.Admin = a.rmq
+	}
+	if os.Getenv(pauseAfterAuditEnv) == "1" {
+		log.Warn(pauseAfterAuditEnv + " is set: every reset stops after writing its audit entry, until the process is killed (test use only)")
+		cfg.AfterPending = func(_ context.Context, e *store.AuditEntry) {
+			log.Warn("reset paused after its pending audit entry", "audit_id", e.ID, "env", pauseAfterAuditEnv)
+			select {}
+		}
+	}
+	return resets.New(cfg)
+}
+
+// markInterruptedResets finishes the audit entries a previous run left pending (it was
+// killed between writing an entry and recording the outcome) as interrupted, with the
+// offsets found now. A failure is logged: those groups stay locked for resets until a
+// later start can mark them.
+func (a *App) markInterruptedResets(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	n, err := a.newResetService().RecoverInterrupted(ctx)
+	if err != nil {
+		a.log.Error("mark interrupted resets", "marked", n, "err", err)
+		return
+	}
+	if n > 0 {
+		a.log.Warn("marked resets interrupted by the last stop", "entries", n)
+	}
 }

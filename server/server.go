@@ -32,7 +32,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Subcommands work on the same configuration (flags after the subcommand's own).
 	if len(args) > 0 {
 		switch args[0] {
-		// case "audit": return auditCommand(ctx, args[1:], getenv, stdout, stderr)
+		case "audit":
+			return auditCommand(ctx, args[1:], getenv, stdout, stderr)
 		case "users":
 			return usersCommand(ctx, args[1:], getenv, os.Stdin, stdout, stderr)
 		case "tokens":
@@ -105,6 +106,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 			return nil, err
 		}
 	}
+	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
 	a.handler = a.routes()
 	return a, nil
 }

@@ -1,0 +1,213 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+// AuditReader is what the audit pages need; *store.AuditLog implements it. Nothing here
+// writes: no route edits or deletes an entry.
+type AuditReader interface {
+	List(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, bool, error)
+	Get(ctx context.Context, id int64) (*store.AuditEntry, error)
+	Verify(ctx context.Context) (*store.ChainReport, error)
+}
+
+// Audit serves the audit log: the list with filters, one entry, exports and the API.
+type Audit struct {
+	*Env
+	Entries AuditReader
+}
+
+// auditQuery is the filters as typed, and as read.
+type auditQuery struct {
+	form   views.AuditFilterForm
+	filter store.AuditFilter
+	errs   map[string]string
+}
+
+// parseAuditQuery reads the filters of /audit and /api/v1/audit. Times are UTC unless
+// they say otherwise (RFC 3339), or epoch milliseconds.
+func parseAuditQuery(c *gin.Context) auditQuery {
+	q := auditQuery{errs: map[string]string{}}
+	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
+	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
+		Since: get("since"), Until: get("until")}
+	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
+	if q.form.Status != "" && !q.filter.Status.Valid() {
+		q.errs["status"] = "Status " + strconv.Quote(q.form.Status) + " is unknown: use " + statusList() + "."
+	}
+	for _, tf := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &q.filter.Since}, {"until", &q.filter.Until}} {
+		s := c.Query(tf.name)
+		t, ok := parseResetTime(s, time.UTC)
+		if !ok {
+			q.errs[tf.name] = strconv.Quote(s) + " is not a time: enter it as 2026-11-29 10:00:00 (UTC), RFC 3339, or epoch milliseconds."
+		}
+		*tf.dst = t
+	}
+	if !q.filter.Since.IsZero() && !q.filter.Until.IsZero() && !q.filter.Until.After(q.filter.Since) {
+		q.errs["until"] = "The end is not after the start: swap them or widen the range."
+	}
+	if s := get("before"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+			q.filter.BeforeID = n
+		} else {
+			q.errs["before"] = "before must be an entry id such as 42."
+		}
+	}
+	if s := get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			q.errs["limit"] = "limit must be between 1 and 1000."
+		} else {
+			q.filter.Limit = n
+		}
+	}
+	return q
+}
+
+func statusList() string {
+	var s []string
+	for _, st := range store.AuditStatuses {
+		s = append(s, string(st))
+	}
+	return strings.Join(s, ", ")
+}
+
+// values is the query without paging, for export and paging links.
+func (q auditQuery) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"group": q.form.Group, "topic": q.form.Topic, "actor": q.form.Actor,
+		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
+}
+
+func (q auditQuery) errorText() string {
+	var parts []string
+	for _, k := range []string{"status", "since", "until", "before", "limit"} {
+		if m := q.errs[k]; m != "" {
+			parts = append(parts, m)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// List is GET /audit.
+func (h *Audit) List(c *gin.Context) {
+	q := parseAuditQuery(c)
+	ctx := c.Request.Context()
+	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.errs}
+	for _, s := range store.AuditStatuses {
+		vm.Statuses = append(vm.Statuses, string(s))
+	}
+	vm.Chain = h.chainVM(ctx)
+	base := q.values()
+	vm.ExportCSV = "/audit/export?" + withFormat(base, "csv")
+	vm.ExportJSON = "/audit/export?" + withFormat(base, "json")
+	status := http.StatusOK
+	if len(q.errs) > 0 {
+		status = http.StatusUnprocessableEntity
+		vm.Error = "The filters are not valid, so nothing is listed: " + q.errorText()
+		h.render(c, status, h.page(c, "Audit log", "audit"), views.AuditListPage(vm))
+		return
+	}
+	entries, more, err := h.Entries.List(ctx, q.filter)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	for i := range entries {
+		vm.Rows = append(vm.Rows, auditRowVM(&entries[i]))
+	}
+	if more && len(entries) > 0 {
+		older := q.values()
+		older.Set("before", strconv.FormatInt(entries[len(entries)-1].ID, 10))
+		vm.More, vm.OlderURL = true, "/audit?"+older.Encode()
+	}
+	if q.filter.BeforeID > 0 {
+		vm.NewestURL = "/audit?" + base.Encode()
+	}
+	h.render(c, status, h.page(c, "Audit log", "audit"), views.AuditListPage(vm))
+}
+
+func withFormat(v url.Values, format string) string {
+	out := url.Values{}
+	for k, s := range v {
+		out[k] = s
+	}
+	out.Set("format", format)
+	return out.Encode()
+}
+
+func auditRowVM(e *store.AuditEntry) views.AuditRowVM {
+	return views.AuditRowVM{
+		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
+		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: auditGroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
+		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
+		Queues: strconv.Itoa(len(e.Queues())), Reason: e.Reason, Error: e.Error,
+	}
+}
+
+func (h *Audit) chainVM(ctx context.Context) views.ChainVM {
+	rep, err := h.Entries.Verify(ctx)
+	if err != nil {
+		return views.ChainVM{Error: err.Error()}
+	}
+	vm := views.ChainVM{Checked: true, Intact: rep.Intact, Sealed: views.Thousands(int64(rep.Sealed)),
+		Pending: views.Thousands(int64(rep.Pending)), Head: rep.Head}
+	for _, p := range rep.Problems {
+		vm.Problems = append(vm.Problems, p.Reason)
+	}
+	return vm
+}
+
+// AuditListJSON is GET /api/v1/audit.
+type AuditListJSON struct {
+	Entries []AuditEntryJSON `json:"entries"`
+	Limit   int              `json:"limit"`
+	// Truncated is set when older entries matched; ask again with before=<last id>.
+	Truncated bool               `json:"truncated"`
+	Chain     *store.ChainReport `json:"chain,omitempty"`
+}
+
+// ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&since=&until=&before=&limit=].
+func (h *Audit) ListAPI(c *gin.Context) {
+	q := parseAuditQuery(c)
+	if len(q.errs) > 0 {
+		c.JSON(http.StatusBadRequest, APIError{Error: q.errorText(), Code: "bad_request"})
+		return
+	}
+	ctx := c.Request.Context()
+	entries, more, err := h.Entries.List(ctx, q.filter)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.filter.Limit, Truncated: more}
+	if out.Limit == 0 {
+		out.Limit = 100
+	}
+	for i := range entries {
+		out.Entries[i] = auditEntryJSON(&entries[i])
+	}
+	if rep, err := h.Entries.Verify(ctx); err == nil {
+		out.Chain = rep
+	}
+	c.JSON(http.StatusOK, out)
+}

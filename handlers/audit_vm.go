@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"rmqconsole/resets"
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+func auditURL(id int64) string { return "/audit/" + strconv.FormatInt(id, 10) }
+
+func auditGroupURL(group string) string { return "/groups/" + url.PathEscape(group) }
+
+// auditStatusClass colours a status and gives it an icon: never colour alone.
+func auditStatusClass(s store.AuditStatus) string {
+	switch s {
+	case store.AuditApplied:
+		return "status-ok"
+	case store.AuditPartial, store.AuditInterrupted, store.AuditPending:
+		return "status-warn"
+	}
+	return "status-bad"
+}
+
+// auditStatusText says in a sentence what the status means for the offsets.
+func auditStatusText(e *store.AuditEntry) string {
+	qs := e.Queues()
+	reached := 0
+	for _, q := range qs {
+		if q.Error == "" && q.After != nil && *q.After == q.Target {
+			reached++
+		}
+	}
+	switch e.Status {
+	case store.AuditApplied:
+		return fmt.Sprintf("Applied: every queue (%d) was read back at its target, or past it by what the group consumed since.", len(qs))
+	case store.AuditPartial:
+		return fmt.Sprintf("Partial: %d of %d queues did not reach their target. The queues below say why; preview again to finish.", countErrors(qs), len(qs))
+	case store.AuditFailed:
+		return "Failed: no queue reached its target. The queues below say why."
+	case store.AuditRefused:
+		return "Refused: nothing was changed."
+	case store.AuditInterrupted:
+		return fmt.Sprintf("Interrupted: the console stopped before it recorded the outcome. %d of %d queues were found at their target when it started again.", reached, len(qs))
+	case store.AuditPending:
+		return "In progress: the brokers are being asked. If the console stopped meanwhile, the next start marks this entry interrupted."
+	}
+	return string(e.Status)
+}
+
+func countErrors(qs []store.AuditQueue) int {
+	n := 0
+	for _, q := range qs {
+		if q.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func methodExplain(m string) string { return resets.Method(m).Explain() }
+
+// auditEntryVM builds the page of one entry.
+func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
+	vm := views.AuditEntryVM{
+		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
+		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
+		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
+		GroupURL: auditGroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
+		Params: string(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
+		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
+		Hash: e.Hash, PrevHash: e.PrevHash, JSONURL: "/api/v1/audit/" + strconv.FormatInt(e.ID, 10),
+	}
+	if !e.FinishedAt.IsZero() {
+		vm.Duration = e.Duration.String()
+	}
+	if e.Seq > 0 {
+		vm.Seq = strconv.FormatInt(e.Seq, 10)
+	} else {
+		vm.Seq = "not yet (pending)"
+	}
+	vm.Online = "no"
+	if e.Plan.Online {
+		vm.Online = "yes: " + strings.Join(e.Plan.Clients, ", ")
+	}
+	if e.Plan.Hash == "" {
+		vm.Online, vm.PlannedAt = "—", "—"
+	}
+	for _, b := range e.Plan.Brokers {
+		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: methodExplain(b.Method)})
+	}
+	vm.Queues = auditQueueRows(e.Queues())
+	return vm
+}
+
+func auditQueueRows(qs []store.AuditQueue) []views.AuditQueueRow {
+	rows := make([]views.AuditQueueRow, len(qs))
+	for i, q := range qs {
+		r := views.AuditQueueRow{
+			Topic: q.Topic, Broker: q.BrokerName, QueueID: strconv.Itoa(q.QueueID), Addr: q.BrokerAddr,
+			Before: views.Thousands(q.Before), Target: views.Thousands(q.Target), After: "—",
+			Min: views.Thousands(q.MinOffset), Max: views.Thousands(q.MaxOffset), Method: q.Method, Note: q.Note, Error: q.Error,
+		}
+		if q.After != nil {
+			r.After = views.Thousands(*q.After)
+			d := *q.After - q.Before
+			r.Moved = views.Thousands(d)
+			if d > 0 {
+				r.Moved = "+" + r.Moved
+			}
+		}
+		switch {
+		case q.Error != "":
+			r.Class = "status-bad"
+		case q.After != nil && *q.After == q.Target:
+			r.Class = "status-ok"
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// AuditEntryJSON is an audit entry as the API answers it.
+type AuditEntryJSON struct {
+	ID         int64              `json:"id"`
+	Status     string             `json:"status"`
+	Actor      string             `json:"actor"`
+	ActorAddr  string             `json:"actorAddr"`
+	Cluster    string             `json:"cluster"`
+	Group      string             `json:"group"`
+	Topics     []string           `json:"topics"`
+	Mode       string             `json:"mode"`
+	Params     json.RawMessage    `json:"params"`
+	Reason     string             `json:"reason"`
+	StartedAt  string             `json:"startedAt"`
+	FinishedAt *string            `json:"finishedAt"`
+	DurationMs int64              `json:"durationMs"`
+	Error      string             `json:"error,omitempty"`
+	Plan       AuditPlanJSON      `json:"plan"`
+	Queues     []store.AuditQueue `json:"queues"`
+	Seq        int64              `json:"seq,omitempty"`
+	Hash       string             `json:"hash,omitempty"`
+	PrevHash   string             `json:"prevHash,omitempty"`
+}
+
+// AuditPlanJSON is what the entry says about the confirmed preview.
+type AuditPlanJSON struct {
+	Hash      string              `json:"hash,omitempty"`
+	PlannedAt *string             `json:"plannedAt,omitempty"`
+	Online    bool                `json:"online"`
+	Clients   []string            `json:"clients,omitempty"`
+	Brokers   []store.AuditBroker `json:"brokers,omitempty"`
+	Warnings  []string            `json:"warnings,omitempty"`
+}
+
+func auditEntryJSON(e *store.AuditEntry) AuditEntryJSON {
+	out := AuditEntryJSON{
+		ID: e.ID, Status: string(e.Status), Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
+		Topics: e.Topics, Mode: e.Mode, Params: e.Params, Reason: e.Reason, StartedAt: views.ISO(e.StartedAt),
+		DurationMs: e.Duration.Milliseconds(), Error: e.Error, Queues: e.Queues(), Seq: e.Seq, Hash: e.Hash, PrevHash: e.PrevHash,
+		Plan: AuditPlanJSON{Hash: e.Plan.Hash, Online: e.Plan.Online, Clients: e.Plan.Clients, Brokers: e.Plan.Brokers, Warnings: e.Plan.Warnings},
+	}
+	if out.Topics == nil {
+		out.Topics = []string{}
+	}
+	if out.Queues == nil {
+		out.Queues = []store.AuditQueue{}
+	}
+	if len(out.Params) == 0 || !json.Valid(out.Params) {
+		out.Params = json.RawMessage("{}")
+	}
+	if !e.FinishedAt.IsZero() {
+		f := views.ISO(e.FinishedAt)
+		out.FinishedAt = &f
+	}
+	if !e.Plan.PlannedAt.IsZero() {
+		p := views.ISO(e.Plan.PlannedAt)
+		out.Plan.PlannedAt = &p
+	}
+	return out
+}

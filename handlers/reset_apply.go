@@ -1,0 +1,133 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/resets"
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+// Apply is POST /groups/{group}/reset/apply: applies the confirmed preview and shows
+// what actually happened, linked to its audit entry. A missing confirmation shows the
+// preview again (422); a stale preview shows a fresh one (409); neither changes anything.
+func (h *Resets) Apply(c *gin.Context) {
+	group := c.Param("group")
+	in := resetFormInput(c)
+	ctx := c.Request.Context()
+	if h.Service == nil {
+		h.noCluster(c)
+		return
+	}
+	req, errs := in.request(group, h.now())
+	if len(errs) > 0 {
+		h.Service.Refuse(ctx, who(c), group, in, "apply", errs)
+		h.formWithErrors(c, group, in, errs)
+		return
+	}
+	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
+	var ie resets.InputErrors
+	var ce *resets.ConflictError
+	var fe *resets.FinishError
+	switch {
+	case errors.As(err, &ie):
+		vm := h.baseVM(ctx, group, in)
+		vm.FieldErrors = fieldErrors(ie)
+		if p, ok := h.Service.Preview(in.PlanID); ok {
+			vm.Preview = h.previewVM(p, in)
+			vm.Preview.ConfirmError = ie.For("confirm")
+		}
+		vm.Error = "Nothing was changed: " + ie.Error()
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+	case errors.As(err, &ce):
+		vm := h.baseVM(ctx, group, in)
+		vm.Notice = ce.Message
+		if ce.EntryID > 0 {
+			vm.Notice += fmt.Sprintf(" (Recorded as audit entry #%d.)", ce.EntryID)
+		}
+		if ce.Fresh != nil {
+			vm.Preview = h.previewVM(ce.Fresh, in)
+		}
+		h.render(c, http.StatusConflict, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+	case errors.As(err, &fe):
+		h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset of "+group, "groups"),
+			views.ResetResultPage(resetResultVM(fe.Entry, fe.Error())))
+	case err != nil:
+		status, _ := errorStatus(err)
+		vm := h.baseVM(ctx, group, in)
+		vm.Error = err.Error()
+		h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+	default:
+		h.render(c, http.StatusOK, h.page(c, "Reset of "+group, "groups"), views.ResetResultPage(resetResultVM(entry, "")))
+	}
+}
+
+func resetResultVM(e *store.AuditEntry, warning string) views.ResetResultVM {
+	return views.ResetResultVM{Group: e.Group, EntryID: e.ID, EntryURL: auditURL(e.ID), Action: resetActionText(e), Entry: auditEntryVM(e), Warning: warning}
+}
+
+// resetActionText says who asked what, from the entry.
+func resetActionText(e *store.AuditEntry) string {
+	return fmt.Sprintf("Asked by %s from %s: mode %s on %s, %d queue(s), in %s.", e.Actor, e.ActorAddr, e.Mode,
+		strings.Join(e.Topics, ", "), len(e.Queues()), e.Duration.Round(time.Millisecond))
+}
+
+// ApplyAPI is POST /api/v1/groups/{group}/resets: the preview's fields plus planId and
+// "confirm": true. It answers the audit entry; a stale or expired preview answers 409
+// with a fresh preview to check and apply.
+func (h *Resets) ApplyAPI(c *gin.Context) {
+	group := c.Param("group")
+	if h.Service == nil {
+		h.noCluster(c)
+		return
+	}
+	ctx := c.Request.Context()
+	in, errs := resetAPIInput(c)
+	var req resets.Request
+	if len(errs) == 0 {
+		req, errs = in.request(group, h.now())
+	}
+	if len(errs) > 0 {
+		h.Service.Refuse(ctx, who(c), group, in, "apply", errs)
+		badResetRequest(c, errs)
+		return
+	}
+	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
+	var ie resets.InputErrors
+	var ce *resets.ConflictError
+	var fe *resets.FinishError
+	switch {
+	case errors.As(err, &ie):
+		badResetRequest(c, ie)
+	case errors.As(err, &ce):
+		body := conflictJSON{Error: ce.Message, Code: "conflict", AuditID: ce.EntryID, Reasons: ce.Reasons}
+		if ce.Fresh != nil {
+			pj := planJSON(ce.Fresh, h.Service.ExpiresAt(ce.Fresh))
+			body.Preview = &pj
+		}
+		c.JSON(http.StatusConflict, body)
+	case errors.As(err, &fe):
+		ej := auditEntryJSON(fe.Entry)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": fe.Error(), "code": "audit_unavailable", "entry": ej})
+	case err != nil:
+		h.Fail(c, err)
+	default:
+		c.JSON(http.StatusOK, auditEntryJSON(entry))
+	}
+}
+
+// conflictJSON is a 409: why the reset was not applied, the audit entry recording it,
+// and a fresh preview to check.
+type conflictJSON struct {
+	Error   string    `json:"error"`
+	Code    string    `json:"code"`
+	AuditID int64     `json:"auditId,omitempty"`
+	Reasons []string  `json:"reasons,omitempty"`
+	Preview *PlanJSON `json:"preview,omitempty"`
+}

@@ -1,0 +1,193 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/resets"
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+// ResetService is what the reset pages need; *resets.Service implements it.
+type ResetService interface {
+	Snapshot(ctx context.Context, group, topic string) (*resets.Snapshot, error)
+	Plan(ctx context.Context, req resets.Request, who resets.Who) (*resets.Plan, error)
+	Preview(id string) (*resets.Plan, bool)
+	ExpiresAt(p *resets.Plan) time.Time
+	Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error)
+	Refuse(ctx context.Context, who resets.Who, group string, params any, stage string, reason error) *store.AuditEntry
+}
+
+// Resets serves the reset form of a group, its preview and apply, and their API.
+type Resets struct {
+	*Env
+	// Service plans and applies; nil when no NameServer is configured.
+	Service ResetService
+	// Now is the clock for quick picks and checks; time.Now when nil.
+	Now func() time.Time
+}
+
+func (h *Resets) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+func who(c *gin.Context) resets.Who { return resets.Who{Actor: Actor(c), Addr: c.ClientIP()} }
+
+// resetZones are suggested in the time zone field; any IANA name or offset is accepted.
+var resetZones = []string{"UTC", "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Moscow", "America/New_York",
+	"America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "Asia/Kolkata", "Asia/Shanghai",
+	"Asia/Singapore", "Asia/Tokyo", "Australia/Sydney"}
+
+func resetPath(group string) string { return "/groups/" + url.PathEscape(group) + "/reset" }
+
+// Form is GET /groups/{group}/reset: the form, filled from the query (deep links and
+// quick picks), above the group's current offsets.
+func (h *Resets) Form(c *gin.Context) {
+	group := c.Param("group")
+	in := resetFormInput(c)
+	if in.Mode == "" {
+		in.Mode = string(resets.ModeTimestamp)
+	}
+	vm := h.baseVM(c.Request.Context(), group, in)
+	status := http.StatusOK
+	var ie resets.InputErrors
+	if errors.As(vm.err, &ie) && ie.For("group") != "" {
+		status = http.StatusNotFound
+	}
+	h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+}
+
+type resetPageVM struct {
+	views.ResetVM
+	err error
+}
+
+// baseVM is the page around the form: the group's current offsets, its topics and
+// queues, and quick picks relative to now.
+func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetPageVM {
+	vm := resetPageVM{ResetVM: views.ResetVM{Group: group, Configured: h.Service != nil, Form: in.form(), Zones: resetZones}}
+	vm.QuickPicks = quickPicks(group, in, h.now())
+	if h.Service == nil {
+		return vm
+	}
+	snap, err := h.Service.Snapshot(ctx, group, "")
+	if err != nil {
+		vm.err = err
+		var ie resets.InputErrors
+		if errors.As(err, &ie) {
+			vm.Error = ie.Error()
+		} else {
+			vm.Error = "The group's offsets could not be read: " + err.Error() + ". You can still preview; check that the brokers are up."
+		}
+		return vm
+	}
+	vm.Topics = snap.Topics
+	cur := &views.ResetCurrent{Online: snap.Online, Known: snap.OnlineKnown, Clients: snap.Clients, ReadAt: views.TimeUTC(h.now())}
+	for _, f := range snap.Failures {
+		cur.Failures = append(cur.Failures, "Not shown: "+f.String())
+	}
+	for _, q := range snap.Queues {
+		qid := strconv.Itoa(q.Queue.QueueID)
+		vm.Queues = append(vm.Queues, views.ResetQueueOption{Topic: q.Queue.Topic, Broker: q.Queue.BrokerName, QueueID: qid})
+		link := url.Values{"topic": {q.Queue.Topic}, "brokerName": {q.Queue.BrokerName}, "queueId": {qid},
+			"mode": {"offset"}, "offset": {strconv.FormatInt(q.Current, 10)}}
+		cur.Rows = append(cur.Rows, views.ResetCurrentRow{
+			Topic: q.Queue.Topic, Broker: q.Queue.BrokerName, QueueID: qid,
+			Current: views.Thousands(q.Current), Min: views.Thousands(q.Min), Max: views.Thousands(q.Max), Lag: views.Thousands(q.Lag()),
+			ResetURL: resetPath(group) + "?" + link.Encode(),
+		})
+	}
+	vm.Current = cur
+	return vm
+}
+
+// quickPicks fill the time with recent moments, in the zone of the form.
+func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPick {
+	loc, err := resets.LoadZone(in.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	tz := in.TimeZone
+	if tz == "" {
+		tz = "UTC"
+	}
+	local := now.In(loc)
+	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+	picks := []struct {
+		label string
+		at    time.Time
+	}{
+		{"15 min ago", now.Add(-15 * time.Minute)},
+		{"1 h ago", now.Add(-time.Hour)},
+		{"6 h ago", now.Add(-6 * time.Hour)},
+		{"24 h ago", now.Add(-24 * time.Hour)},
+		{"today 00:00", midnight},
+		{"yesterday 00:00", midnight.AddDate(0, 0, -1)},
+	}
+	out := make([]views.ResetQuickPick, len(picks))
+	for i, p := range picks {
+		f := in.form()
+		f.Mode, f.Timestamp, f.TimeZone = "timestamp", p.at.In(loc).Format("2006-01-02T15:04:05"), tz
+		out[i] = views.ResetQuickPick{Label: p.label, URL: resetPath(group) + "?" + f.Values().Encode()}
+	}
+	return out
+}
+
+// previewVM shows a plan, with the request in hidden fields for the apply form.
+func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
+	pv := &views.ResetPreview{
+		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action(), PlannedAt: views.TimeUTC(p.At),
+		Queues: len(p.Queues), Changes: p.Changes(), Reconsumed: views.Thousands(p.Reconsumed()), Skipped: views.Thousands(p.Skipped()),
+		Warnings: p.Warnings,
+	}
+	for _, f := range p.Failures {
+		pv.Failures = append(pv.Failures, "Not in this preview: "+f.String())
+	}
+	for _, b := range p.Brokers {
+		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: brokerVersion(b.Version.String(), b.Version.Ordinal),
+			Method: string(b.Method), Explain: b.Method.Explain()})
+	}
+	for _, q := range p.Queues {
+		row := views.ResetPreviewRow{
+			Topic: q.Queue.Topic, Broker: q.Queue.BrokerName, QueueID: strconv.Itoa(q.Queue.QueueID),
+			Current: views.Thousands(q.Current), Target: views.Thousands(q.Target), Min: views.Thousands(q.Min),
+			Max: views.Thousands(q.Max), LagAfter: views.Thousands(q.LagAfter()), Delta: strconv.FormatInt(q.Delta(), 10), Note: q.Note,
+		}
+		switch d := q.Delta(); {
+		case d < 0:
+			row.DeltaWord, row.DeltaClass = "re-consume "+views.Thousands(-d), "delta-back"
+		case d > 0:
+			row.DeltaWord, row.DeltaClass = "skip "+views.Thousands(d), "delta-skip"
+		default:
+			row.DeltaWord, row.DeltaClass = "no change", "muted"
+		}
+		pv.Rows = append(pv.Rows, row)
+	}
+	f := in.form()
+	for _, kv := range []views.HiddenField{
+		{Name: "topic", Value: f.Topic}, {Name: "mode", Value: f.Mode}, {Name: "timestamp", Value: f.Timestamp},
+		{Name: "tz", Value: f.TimeZone}, {Name: "brokerName", Value: f.BrokerName}, {Name: "queueId", Value: f.QueueID},
+		{Name: "offset", Value: f.Offset}, {Name: "shift", Value: f.Shift}, {Name: "reason", Value: f.Reason},
+		{Name: "planId", Value: p.ID},
+	} {
+		pv.Hidden = append(pv.Hidden, kv)
+	}
+	return pv
+}
+
+func brokerVersion(name string, ordinal int) string {
+	if ordinal == 0 && (name == "" || name == "ordinal 0") {
+		return "unknown"
+	}
+	return name
+}

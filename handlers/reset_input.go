@@ -1,0 +1,222 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/resets"
+	"rmqconsole/views"
+)
+
+// resetInput is a reset request as typed in the form or sent to the API, before it is
+// read: pages keep it to show the form again, the audit log records it for refusals.
+type resetInput struct {
+	Topic      string `json:"topic"`
+	Mode       string `json:"mode"`
+	Timestamp  string `json:"timestamp,omitempty"`
+	TimeZone   string `json:"timeZone,omitempty"`
+	BrokerName string `json:"brokerName,omitempty"`
+	QueueID    string `json:"queueId,omitempty"`
+	Offset     string `json:"offset,omitempty"`
+	Shift      string `json:"shift,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	PlanID     string `json:"planId,omitempty"`
+	Confirm    bool   `json:"confirm,omitempty"`
+}
+
+// resetFormInput reads the form of a page (POST body, or the query of GET deep links).
+func resetFormInput(c *gin.Context) resetInput {
+	get := c.PostForm
+	if c.Request.Method == "GET" {
+		get = c.Query
+	}
+	confirm := get("confirm")
+	return resetInput{
+		Topic: get("topic"), Mode: get("mode"), Timestamp: get("timestamp"), TimeZone: get("tz"),
+		BrokerName: get("brokerName"), QueueID: get("queueId"), Offset: get("offset"), Shift: get("shift"),
+		Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
+	}
+}
+
+// resetJSON is the API body of both reset POSTs (see design.md): timestamp as epoch ms or
+// RFC 3339; numbers as JSON numbers.
+type resetJSON struct {
+	Topic      string          `json:"topic"`
+	Mode       string          `json:"mode"`
+	Timestamp  json.RawMessage `json:"timestamp"`
+	TimeZone   string          `json:"timeZone"`
+	BrokerName string          `json:"brokerName"`
+	QueueID    *json.Number    `json:"queueId"`
+	Offset     *json.Number    `json:"offset"`
+	Shift      *json.Number    `json:"shift"`
+	Reason     string          `json:"reason"`
+	PlanID     string          `json:"planId"`
+	Confirm    bool            `json:"confirm"`
+}
+
+// resetAPIInput reads an API body. A body that is not the documented JSON is an input
+// error like any other.
+func resetAPIInput(c *gin.Context) (resetInput, resets.InputErrors) {
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 64<<10))
+	if err != nil {
+		return resetInput{}, resets.InputErrors{{Field: "body", Message: "The request body could not be read: " + err.Error()}}
+	}
+	var j resetJSON
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return resetInput{}, resets.InputErrors{{Field: "body", Message: fmt.Sprintf(
+			`The body is not a reset request (%v). Send JSON such as {"topic": "T", "mode": "timestamp", "timestamp": "2026-11-29T10:00:00Z"}.`, err)}}
+	}
+	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
+	num := func(n *json.Number) string {
+		if n == nil {
+			return ""
+		}
+		return n.String()
+	}
+	in.QueueID, in.Offset, in.Shift = num(j.QueueID), num(j.Offset), num(j.Shift)
+	if ts := bytes.TrimSpace(j.Timestamp); len(ts) > 0 && string(ts) != "null" {
+		var s string
+		if json.Unmarshal(ts, &s) == nil {
+			in.Timestamp = s
+		} else {
+			in.Timestamp = string(ts)
+		}
+	}
+	return in, nil
+}
+
+// timestampLayouts are what a datetime-local input sends, with and without seconds,
+// and the same with a space.
+var timestampLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
+
+// parseResetTime reads a time as forms and the API accept it: a local time in the given
+// zone, RFC 3339 (its own zone wins), or epoch milliseconds.
+func parseResetTime(s string, loc *time.Location) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, true
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms), true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
+	}
+	for _, l := range timestampLayouts {
+		if t, err := time.ParseInLocation(l, s, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// request reads the input into a reset request. Every problem is reported at once,
+// including those resets.Request.Check finds, each on its field.
+func (in resetInput) request(group string, now time.Time) (resets.Request, resets.InputErrors) {
+	var errs resets.InputErrors
+	add := func(field, format string, args ...any) {
+		errs = append(errs, resets.InputError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	r := resets.Request{
+		Group: group, Topic: strings.TrimSpace(in.Topic), Mode: resets.Mode(strings.ToLower(strings.TrimSpace(in.Mode))),
+		TimeZone: strings.TrimSpace(in.TimeZone), BrokerName: strings.TrimSpace(in.BrokerName),
+		QueueID: resets.AllQueues, Reason: strings.TrimSpace(in.Reason),
+	}
+	loc, err := resets.LoadZone(r.TimeZone)
+	if err != nil {
+		add("tz", "Time zone %q is unknown: use UTC, a name such as Europe/Paris, or an offset such as +02:00.", r.TimeZone)
+		loc = time.UTC
+	}
+	if r.TimeZone == "" {
+		r.TimeZone = "UTC"
+	}
+	if r.Mode == resets.ModeTimestamp {
+		t, ok := parseResetTime(in.Timestamp, loc)
+		if !ok {
+			add("timestamp", "%q is not a time: enter it as 2026-11-29 10:00:00 (in the time zone next to it), RFC 3339 such as 2026-11-29T10:00:00Z, or epoch milliseconds.", in.Timestamp)
+		}
+		r.Timestamp = t
+	}
+	if s := strings.TrimSpace(in.QueueID); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			add("queueId", "Queue id %q is not a queue number: enter 0, 1, 2… or leave it empty for every queue.", s)
+		} else {
+			r.QueueID = n
+		}
+	}
+	readInt := func(field, what, s string) (int64, bool) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			add(field, "Enter the %s.", what)
+			return 0, false
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			add(field, "%s does not fit in a 64-bit offset: it overflows. Enter a smaller number.", s)
+			return 0, false
+		}
+		if err != nil {
+			add(field, "%q is not a whole number: enter the %s as digits, such as 1200.", s, what)
+			return 0, false
+		}
+		return n, true
+	}
+	switch r.Mode {
+	case resets.ModeOffset:
+		r.Offset, _ = readInt("offset", "offset to reset the queue to", in.Offset)
+	case resets.ModeShift:
+		if n, ok := readInt("shift", "number of messages to shift by", in.Shift); ok {
+			r.Shift = n
+		} else {
+			r.Shift = 1 // already reported; keeps Check from adding "a shift of 0"
+		}
+	}
+	for _, e := range r.Check(now) {
+		if errs.For(e.Field) == "" {
+			errs = append(errs, e)
+		}
+	}
+	return r, errs
+}
+
+// form is the input as the page shows it again.
+func (in resetInput) form() views.ResetForm {
+	tz := in.TimeZone
+	if tz == "" {
+		tz = "UTC"
+	}
+	return views.ResetForm{Topic: in.Topic, Mode: in.Mode, Timestamp: in.Timestamp, TimeZone: tz, BrokerName: in.BrokerName,
+		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, Reason: in.Reason}
+}
+
+// fieldErrors maps input errors to the page's fields; errors on fields the page does
+// not have go under "group" (shown above the button).
+func fieldErrors(errs resets.InputErrors) map[string]string {
+	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
+		"queueId": true, "offset": true, "shift": true, "reason": true, "confirm": true, "group": true}
+	out := map[string]string{}
+	for _, e := range errs {
+		f := e.Field
+		if !known[f] {
+			f = "group"
+		}
+		if out[f] == "" {
+			out[f] = e.Message
+		} else {
+			out[f] += " " + e.Message
+		}
+	}
+	return out
+}

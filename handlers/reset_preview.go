@@ -1,0 +1,175 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/resets"
+	"rmqconsole/views"
+)
+
+// Preview is POST /groups/{group}/reset/preview: the plan under the form, with the
+// button that applies it. Bad input re-renders the form (422) and is audited as refused.
+func (h *Resets) Preview(c *gin.Context) {
+	group := c.Param("group")
+	in := resetFormInput(c)
+	ctx := c.Request.Context()
+	if h.Service == nil {
+		h.noCluster(c)
+		return
+	}
+	req, errs := in.request(group, h.now())
+	if len(errs) > 0 {
+		h.Service.Refuse(ctx, who(c), group, in, "preview", errs)
+		h.formWithErrors(c, group, in, errs)
+		return
+	}
+	p, err := h.Service.Plan(ctx, req, who(c))
+	var ie resets.InputErrors
+	switch {
+	case errors.As(err, &ie):
+		h.formWithErrors(c, group, in, ie)
+		return
+	case err != nil:
+		status, _ := errorStatus(err)
+		vm := h.baseVM(ctx, group, in)
+		vm.Error = "The preview could not be made: " + err.Error() + ". Check that the NameServer and brokers are up, then preview again."
+		h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+		return
+	}
+	vm := h.baseVM(ctx, group, in)
+	vm.Preview = h.previewVM(p, in)
+	h.render(c, http.StatusOK, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+}
+
+// formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
+func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs resets.InputErrors) {
+	vm := h.baseVM(c.Request.Context(), group, in)
+	vm.FieldErrors = fieldErrors(errs)
+	if vm.Error == "" {
+		vm.Error = "Nothing was changed: " + errs.Error()
+	}
+	h.render(c, http.StatusUnprocessableEntity, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+}
+
+func (h *Resets) noCluster(c *gin.Context) {
+	if isAPI(c) {
+		h.Fail(c, &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+			Message: "No NameServer is configured, so there are no offsets to reset. Set RMQC_NAMESRV."})
+		return
+	}
+	vm := views.ResetVM{Group: c.Param("group")}
+	h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset", "groups"), views.ResetPage(vm))
+}
+
+// PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
+func (h *Resets) PreviewAPI(c *gin.Context) {
+	group := c.Param("group")
+	if h.Service == nil {
+		h.noCluster(c)
+		return
+	}
+	ctx := c.Request.Context()
+	in, errs := resetAPIInput(c)
+	var req resets.Request
+	if len(errs) == 0 {
+		req, errs = in.request(group, h.now())
+	}
+	if len(errs) > 0 {
+		h.Service.Refuse(ctx, who(c), group, in, "preview", errs)
+		badResetRequest(c, errs)
+		return
+	}
+	p, err := h.Service.Plan(ctx, req, who(c))
+	var ie resets.InputErrors
+	switch {
+	case errors.As(err, &ie):
+		badResetRequest(c, ie)
+	case err != nil:
+		h.Fail(c, err)
+	default:
+		c.JSON(http.StatusOK, planJSON(p, h.Service.ExpiresAt(p)))
+	}
+}
+
+// badRequestJSON is a 400 answer naming every wrong field.
+type badRequestJSON struct {
+	Error  string              `json:"error"`
+	Code   string              `json:"code"`
+	Fields []resets.InputError `json:"fields"`
+}
+
+func badResetRequest(c *gin.Context, errs resets.InputErrors) {
+	c.JSON(http.StatusBadRequest, badRequestJSON{Error: "Nothing was changed: " + errs.Error(), Code: "bad_request", Fields: errs})
+}
+
+// PlanJSON is the preview as the API answers it.
+type PlanJSON struct {
+	PlanID    string                 `json:"planId"`
+	PlanHash  string                 `json:"planHash"`
+	Action    string                 `json:"action"`
+	Group     string                 `json:"group"`
+	Topics    []string               `json:"topics"`
+	Mode      string                 `json:"mode"`
+	Params    map[string]any         `json:"params"`
+	Online    bool                   `json:"online"`
+	Clients   []string               `json:"clients"`
+	Brokers   []PlanBrokerJSON       `json:"brokers"`
+	Queues    []PlanQueueJSON        `json:"queues"`
+	Warnings  []string               `json:"warnings"`
+	Failures  []resets.BrokerFailure `json:"failures"`
+	PlannedAt string                 `json:"plannedAt"`
+	ExpiresAt string                 `json:"expiresAt"`
+}
+
+// PlanBrokerJSON is a broker of a preview.
+type PlanBrokerJSON struct {
+	BrokerName string `json:"brokerName"`
+	Addr       string `json:"addr"`
+	Version    string `json:"version"`
+	Method     string `json:"method"`
+}
+
+// PlanQueueJSON is one queue of a preview; delta is target - current (negative:
+// consumed again, positive: skipped).
+type PlanQueueJSON struct {
+	Topic         string `json:"topic"`
+	BrokerName    string `json:"brokerName"`
+	QueueID       int    `json:"queueId"`
+	CurrentOffset int64  `json:"currentOffset"`
+	TargetOffset  int64  `json:"targetOffset"`
+	MinOffset     int64  `json:"minOffset"`
+	MaxOffset     int64  `json:"maxOffset"`
+	Delta         int64  `json:"delta"`
+	LagAfter      int64  `json:"lagAfter"`
+	Note          string `json:"note,omitempty"`
+}
+
+func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
+	out := PlanJSON{
+		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action(), Group: p.Request.Group, Topics: p.Topics,
+		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
+		Warnings: p.Warnings, Failures: p.Failures, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
+		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{},
+	}
+	if out.Clients == nil {
+		out.Clients = []string{}
+	}
+	if out.Failures == nil {
+		out.Failures = []resets.BrokerFailure{}
+	}
+	for _, b := range p.Brokers {
+		out.Brokers = append(out.Brokers, PlanBrokerJSON{BrokerName: b.Name, Addr: b.Addr, Version: brokerVersion(b.Version.String(), b.Version.Ordinal), Method: string(b.Method)})
+	}
+	for _, q := range p.Queues {
+		out.Queues = append(out.Queues, PlanQueueJSON{
+			Topic: q.Queue.Topic, BrokerName: q.Queue.BrokerName, QueueID: q.Queue.QueueID,
+			CurrentOffset: q.Current, TargetOffset: q.Target, MinOffset: q.Min, MaxOffset: q.Max,
+			Delta: q.Delta(), LagAfter: q.LagAfter(), Note: q.Note,
+		})
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package views
+
+// AuditListVM is the audit log, /audit: filters, the entries, exports, and whether the
+// hash chain holds.
+type AuditListVM struct {
+	Filter      AuditFilterForm
+	FieldErrors map[string]string
+	Statuses    []string
+	Rows        []AuditRowVM
+	// More is set when older entries matched; OlderURL shows them.
+	More     bool
+	OlderURL string
+	// NewestURL goes back to the first page when paging.
+	NewestURL  string
+	ExportCSV  string
+	ExportJSON string
+	Chain      ChainVM
+	Error      string
+}
+
+// FieldError returns the sentence for a filter field, "" when it is fine.
+func (vm AuditListVM) FieldError(name string) string { return vm.FieldErrors[name] }
+
+// AuditFilterForm is the filters as typed.
+type AuditFilterForm struct {
+	Group, Topic, Actor, Status, Since, Until string
+}
+
+// ChainVM says whether the audit log's hash chain holds.
+type ChainVM struct {
+	Checked  bool
+	Intact   bool
+	Sealed   string
+	Pending  string
+	Head     string
+	Problems []string
+	Error    string
+}
+
+// AuditRowVM is one entry in the list.
+type AuditRowVM struct {
+	ID, URL, Started, Actor, ActorAddr, Group, GroupURL, Topics, Mode, Status, StatusClass, Queues, Reason, Error string
+}
+
+// AuditEntryVM is one entry in full, /audit/{id}.
+type AuditEntryVM struct {
+	ID          string
+	Status      string
+	StatusClass string
+	StatusText  string
+	Started     string
+	Finished    string
+	Duration    string
+	Actor       string
+	ActorAddr   string
+	Cluster     string
+	Group       string
+	GroupURL    string
+	ResetURL    string
+	Topics      []string
+	Mode        string
+	Params      string
+	Reason      string
+	Error       string
+	Warnings    []string
+	Online      string
+	Clients     []string
+	Brokers     []ResetBrokerRow
+	PlanHash    string
+	PlannedAt   string
+	Queues      []AuditQueueRow
+	Seq         string
+	Hash        string
+	PrevHash    string
+	JSONURL     string
+}
+
+// AuditQueueRow is one queue of an entry: before, target, after.
+type AuditQueueRow struct {
+	Topic, Broker, QueueID, Addr    string
+	Before, Target, After, Min, Max string
+	// Moved is After - Before, signed ("" when After is unknown).
+	Moved       string
+	Method      string
+	Note, Error string
+	// OK is true when After equals Target.
+	Class string
+}
+
+// shortHash is the first 12 hex digits of a hash, enough to tell hashes apart by eye.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	return h
+}
+
+func auditInvalid(msg string) string {
+	if msg != "" {
+		return "true"
+	}
+	return "false"
+}
