@@ -423,6 +423,10 @@ func (c *Client) ResetOffset(ctx context.Context, addr string, req ResetOffsetRe
 	}
 	resp, err := c.call(ctx, addr, CodeInvokeBrokerToResetOffset, ext, nil)
 	if err != nil {
+		// 4.9.x says "no topic in this broker" with SYSTEM_ERROR; 5.x uses 17.
+		if be := (*BrokerError)(nil); errors.As(err, &be) && be.Code == CodeSystemError && strings.Contains(be.Remark, "no topic in this broker") {
+			be.kind = ErrTopicNotFound
+		}
 		c.invalidateOnError(req.Topic, err)
 		return fail(err)
 	}

@@ -480,3 +480,53 @@ func TestClosedClient(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// 4.9.x brokers answer a request sent with a binary header with a binary
+// header; the client must read either, whatever it sent.
+func TestBinaryHeaderAnswers(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			b, _ := encodeFrame(reply(req, CodeSuccess, map[string]string{"offset": "77"}, nil), serializeRocketMQ)
+			if _, err := c.Write(b); err != nil {
+				return
+			}
+		}
+	})
+	cl := newTestClient(t, srv.addr())
+	got, err := cl.MaxOffset(t.Context(), srv.addr(), MessageQueue{Topic: "T", BrokerName: "b"})
+	if err != nil || got != 77 {
+		t.Fatalf("MaxOffset over a binary answer = %d, %v", got, err)
+	}
+}
+
+// The same response code means different things per operation: QUERY_NOT_FOUND
+// is "no committed offset" for QUERY_CONSUMER_OFFSET and "nothing matched"
+// for a key query.
+func TestQueryNotFoundPerOperation(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			r := reply(req, CodeQueryNotFound, nil, nil)
+			r.Remark = "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first"
+			_ = send(c, r)
+		}
+	})
+	cl := newTestClient(t, srv.addr())
+	mq := MessageQueue{Topic: "T", BrokerName: "b"}
+	_, err := cl.QueryConsumerOffset(t.Context(), srv.addr(), "g", mq)
+	var be *BrokerError
+	if !errors.Is(err, ErrNoConsumerOffset) || !errors.As(err, &be) || be.Code != CodeQueryNotFound {
+		t.Errorf("QueryConsumerOffset: %v, want ErrNoConsumerOffset from a *BrokerError", err)
+	}
+	r, err := cl.QueryMessageByKey(t.Context(), srv.addr(), "T", "k", 0, time.Time{}, time.Time{})
+	if err != nil || len(r.Messages) != 0 {
+		t.Errorf("QueryMessageByKey: %+v, %v; want an empty result", r, err)
+	}
+}
