@@ -172,7 +172,7 @@ func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext 
 			return nil, err
 		}
 		if ResponseCode(resp.Code) == CodeGoAway {
-			c.pool.drop(addr, cn)
+			cn.fail(errGoAway) // the next attempt dials a new connection
 			if attempt == 0 && ctx.Err() == nil {
 				continue
 			}

@@ -26,7 +26,6 @@ type conn struct {
 	mu      sync.Mutex
 	pending map[int32]chan *command
 	err     error // why the conn broke; nil while healthy
-	used    bool  // has carried at least one call to completion
 
 	opaque atomic.Int32
 	done   chan struct{} // closed when the read loop ends
@@ -176,16 +175,13 @@ func (c *conn) call(ctx context.Context, req *command) (*command, error) {
 	}
 	if err := c.write(frame, deadline); err != nil {
 		forget()
-		if ctxErr := ctx.Err(); ctxErr != nil {
+		if ctx.Err() != nil {
 			return nil, callCtxErr(ctx, c.addr, RequestCode(req.Code), start)
 		}
 		return nil, &ConnError{Addr: c.addr, Err: err}
 	}
 	select {
 	case resp := <-ch:
-		c.mu.Lock()
-		c.used = true
-		c.mu.Unlock()
 		return resp, nil
 	case <-c.done:
 		// The answer may have been delivered just before the loop ended.

@@ -78,17 +78,6 @@ func (p *pool) get(ctx context.Context, addr string) (c *conn, fresh bool, err e
 	return c, true, nil
 }
 
-// drop closes the connection to addr if it is still c (after GO_AWAY).
-func (p *pool) drop(addr string, c *conn) {
-	p.mu.Lock()
-	ep := p.conns[addr]
-	p.mu.Unlock()
-	if ep == nil {
-		return
-	}
-	c.fail(errGoAway)
-}
-
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
