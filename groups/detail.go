@@ -190,7 +190,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Detail{Group: group, CheckedAt: s.opts.Now()}
+	d := &Detail{Group: group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: []QueueLag{}, Topics: []TopicSummary{}}
 
 	answers := make([]brokerAnswer, len(masters))
 	var wg sync.WaitGroup
@@ -251,7 +251,7 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 			seen[cn.ClientID] = true
 			d.Clients = append(d.Clients, Client{
 				ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language,
-				Version: "ordinal " + strconv.Itoa(cn.Version), via: a.broker.Addr,
+				Version: "ordinal " + strconv.Itoa(cn.Version), Subscriptions: []Subscription{}, via: a.broker.Addr,
 			})
 		}
 	}

@@ -105,9 +105,15 @@ func (t *tracker) observeQueues(d *Detail, now time.Time) []Event {
 		}
 		st := t.queues[mq]
 		if st == nil {
+			// A queue new to the group (a topic just subscribed to): its first owner is
+			// an assignment worth seeing, unless this is the baseline.
 			st = &queueState{owner: owner}
 			if owner == "" {
 				st.unownedSince = now
+			} else if t.started {
+				qid := mq.QueueID
+				events = append(events, Event{At: now, Kind: KindMoved, ClientID: owner, Topic: mq.Topic, BrokerName: mq.BrokerName,
+					QueueID: &qid, To: owner})
 			}
 			t.queues[mq] = st
 			continue

@@ -75,6 +75,15 @@ func TestTrackerReportsJoinsLeavesAndMovesWithUnownedTime(t *testing.T) {
 	}
 }
 
+func TestTrackerReportsTheFirstOwnerOfQueuesThatAppearAfterTheBaseline(t *testing.T) {
+	tr := newTracker()
+	tr.observe(snap(0, nil, map[int]string{})) // the group before any consumer
+	ev := tr.observe(snap(1, []string{"a"}, map[int]string{0: "a", 1: "a"}))
+	if got := kinds(ev); len(got) != 3 || got[0] != "joined:a" || got[1] != "moved:>a" || got[2] != "moved:>a" {
+		t.Fatalf("events %v: want a joined and both new queues assigned to it", got)
+	}
+}
+
 func TestTrackerDoesNotMistakeAFailedReadForARebalance(t *testing.T) {
 	tr := newTracker()
 	tr.observe(snap(0, []string{"a", "b"}, map[int]string{0: "a", 1: "b"}))

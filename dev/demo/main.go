@@ -2,6 +2,8 @@
 // running `make run` sees lag and rebalances move in the console: it sends keyed messages
 // to a few topics and runs consumer groups whose members join and leave about every
 // half-minute. It reads RMQC_NAMESRV and stops cleanly on SIGINT or SIGTERM.
+//
+// `demo consume -group G -topics A,B` runs just one push consumer instead (tests use it).
 package main
 
 import (
@@ -74,6 +76,12 @@ func main() {
 	defer stop()
 	log.SetPrefix("demo: ")
 	log.SetFlags(log.Ltime)
+	if len(os.Args) > 1 && os.Args[1] == "consume" {
+		if err := consume(ctx, strings.Split(ns, ";"), os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(ctx, strings.Split(ns, ";")); err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+)
+
+// consume runs one push consumer until ctx ends: `demo consume -group G -topics A,B
+// -instance NAME`. Tests start real consumers this way, each in its own process, so a
+// consumer joins when the process starts and leaves when it gets SIGTERM, and the
+// client library's own data races stay out of the race-checked test binary.
+func consume(ctx context.Context, ns []string, args []string) error {
+	fs := flag.NewFlagSet("consume", flag.ContinueOnError)
+	group := fs.String("group", "", "consumer group")
+	topics := fs.String("topics", "", "comma-separated topics to subscribe to")
+	instance := fs.String("instance", fmt.Sprintf("consume-%d", os.Getpid()), "instance name (the client id is ip@instance)")
+	work := fs.Duration("work", 0, "time spent on each message")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *group == "" || *topics == "" {
+		return fmt.Errorf("consume: -group and -topics are required")
+	}
+	c, err := rmq.NewPushConsumer(
+		consumer.WithNameServer(ns),
+		consumer.WithGroupName(*group),
+		consumer.WithInstance(*instance),
+		consumer.WithConsumerModel(consumer.Clustering),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+	)
+	if err != nil {
+		return err
+	}
+	for _, t := range strings.Split(*topics, ",") {
+		err := c.Subscribe(t, consumer.MessageSelector{}, func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			if *work > 0 {
+				select {
+				case <-time.After(*work * time.Duration(len(msgs))):
+				case <-ctx.Done():
+					return consumer.ConsumeRetryLater, nil
+				}
+			}
+			return consumer.ConsumeSuccess, nil
+		})
+		if err != nil {
+			return fmt.Errorf("subscribe to %s: %w", t, err)
+		}
+	}
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("start consumer of %s: %w", *group, err)
+	}
+	fmt.Printf("consuming group=%s topics=%s instance=%s\n", *group, *topics, *instance)
+	<-ctx.Done()
+	if err := c.Shutdown(); err != nil {
+		return err
+	}
+	fmt.Println("stopped")
+	return nil
+}

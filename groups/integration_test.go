@@ -1,0 +1,549 @@
+package groups
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+
+	"rmqconsole/dev"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// One local RocketMQ serves the integration tests of this package (or the one named by
+// RMQC_TEST_NAMESRV); the unit tests never start it.
+func TestMain(m *testing.M) {
+	code := dev.RunTests(m)
+	if bin, err := demoBinary(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+// itCluster is the real cluster, our client on it, and the service under test.
+type itCluster struct {
+	cl  *dev.Cluster
+	c   *rocketmq.Client
+	svc *Service
+}
+
+func newIT(t *testing.T) *itCluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &itCluster{cl: cl, c: c, svc: NewService(c, Options{})}
+}
+
+func (it *itCluster) topic(t *testing.T, prefix string, queues int) string {
+	t.Helper()
+	topic := dev.UniqueName(prefix)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := it.cl.CreateTopic(ctx, topic, queues); err != nil {
+		t.Fatal(err)
+	}
+	return topic
+}
+
+func (it *itCluster) send(t *testing.T, topic string, n int) {
+	t.Helper()
+	p, err := rmq.NewProducer(producer.WithNameServer([]string{it.cl.NameServer}),
+		producer.WithGroupName(dev.UniqueName("it-pg")), producer.WithInstanceName(dev.UniqueName("p")),
+		producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown()
+	for i := range n {
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))
+		m.WithKeys([]string{fmt.Sprintf("k%d", i)})
+		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+		_, err := p.SendSync(ctx, m)
+		cancel()
+		if err != nil {
+			t.Fatalf("send %d to %s: %v", i, topic, err)
+		}
+	}
+}
+
+// goConsumer is a real rocketmq-client-go push consumer running in its own process
+// (dev/demo's consume mode): starting the process is a client joining, SIGTERM is one
+// leaving, and the client library's own data races stay out of this race-checked binary.
+type goConsumer struct {
+	instance string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	once     sync.Once
+}
+
+// demoBinary builds dev/demo once per test binary.
+var demoBinary = sync.OnceValues(func() (string, error) {
+	root, err := dev.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "rmqconsole-demo-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "demo")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(root, "dev", "demo")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build dev/demo: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// startConsumer starts a push consumer of group on topics and waits until it runs; it
+// is stopped at cleanup unless stopped before.
+func startConsumer(t *testing.T, ns, group string, topics ...string) *goConsumer {
+	t.Helper()
+	bin, err := demoBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := &goConsumer{instance: dev.UniqueName("c"), exited: make(chan struct{})}
+	gc.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", gc.instance)
+	gc.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+ns)
+	out, err := gc.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	gc.cmd.Stderr = &stderr
+	if err := gc.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := false
+		for sc.Scan() {
+			if !ok && strings.HasPrefix(sc.Text(), "consuming ") {
+				ok = true
+				started <- true
+			}
+		}
+		if !ok {
+			started <- false
+		}
+	}()
+	go func() { _ = gc.cmd.Wait(); close(gc.exited) }()
+	t.Cleanup(gc.stop)
+	select {
+	case ok := <-started:
+		if !ok {
+			<-gc.exited
+			t.Fatalf("consumer of %s did not start: %s", group, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("consumer of %s did not start within 60 s: %s", group, stderr.String())
+	}
+	return gc
+}
+
+// stop shuts the consumer down as an operator would (SIGTERM: it unregisters).
+func (gc *goConsumer) stop() {
+	gc.once.Do(func() {
+		_ = gc.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-gc.exited:
+		case <-time.After(30 * time.Second):
+			_ = gc.cmd.Process.Kill()
+			<-gc.exited
+		}
+	})
+}
+
+// idIn finds the consumer's client id (ip@instance) among ids.
+func (gc *goConsumer) idIn(ids []string) string {
+	for _, id := range ids {
+		if strings.Contains(id, "@"+gc.instance) {
+			return id
+		}
+	}
+	return ""
+}
+
+// eventLog collects a watcher's updates.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+	last   *Detail
+}
+
+func (l *eventLog) Render(u *Update) ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u.Err == nil && u.Detail != nil {
+		l.events = append(l.events, u.Events...)
+		l.last = u.Detail
+	}
+	return []byte("x"), nil
+}
+
+func (l *eventLog) snapshot() ([]Event, *Detail) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events), l.last
+}
+
+func clientIDs(d *Detail) []string {
+	var ids []string
+	for _, c := range d.Clients {
+		ids = append(ids, c.ClientID)
+	}
+	return ids
+}
+
+// waitFor polls cond against the watcher's latest state until it holds.
+func waitFor(t *testing.T, log *eventLog, timeout time.Duration, what string, cond func([]Event, *Detail) error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ev, d := log.snapshot()
+		err := fmt.Errorf("no poll yet")
+		if d != nil {
+			err = cond(ev, d)
+		}
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after %s: %v", what, timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// settled: every client reports, every queue has exactly its expected owner, no idle
+// client, and the clients are exactly want.
+func settled(want []string) func([]Event, *Detail) error {
+	return func(_ []Event, d *Detail) error {
+		ids := clientIDs(d)
+		if fmt.Sprint(ids) != fmt.Sprint(want) {
+			return fmt.Errorf("clients %v, want %v", ids, want)
+		}
+		a := d.Assignment
+		if !a.Applicable || !a.Matches || len(a.IdleClients) > 0 {
+			return fmt.Errorf("assignment: applicable %v matches %v unowned %d twice %d differs %d idle %v (%s)",
+				a.Applicable, a.Matches, a.Unowned, a.OwnedTwice, a.Differs, a.IdleClients, a.Note)
+		}
+		return nil
+	}
+}
+
+// expectedOwners is what AVG gives the clients, as the console's own check must agree
+// with: recomputed here from the route and the client ids.
+func expectedOwners(t *testing.T, it *itCluster, topics []string, clients []string) map[rocketmq.MessageQueue]string {
+	t.Helper()
+	out := map[rocketmq.MessageQueue]string{}
+	for _, topic := range topics {
+		it.c.InvalidateRoute(topic)
+		r, err := it.c.TopicRoute(t.Context(), topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := rocketmq.ExpectedAssignment(rocketmq.StrategyAveragely, r.ReadQueues(), clients)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for mq, c := range exp {
+			out[mq] = c
+		}
+	}
+	return out
+}
+
+// checkMoves asserts the moves seen since event index from are exactly the queues whose
+// expected owner changed from before to after, each ending with its new owner.
+func checkMoves(t *testing.T, step string, events []Event, before, after map[rocketmq.MessageQueue]string) {
+	t.Helper()
+	lastTo := map[rocketmq.MessageQueue]string{}
+	for _, e := range events {
+		if e.Kind == KindMoved {
+			lastTo[e.Queue()] = e.To
+		}
+	}
+	for mq, owner := range after {
+		if before[mq] == owner {
+			if to, moved := lastTo[mq]; moved {
+				t.Errorf("%s: queue %s moved to %s though its expected owner stayed %s", step, mq, to, owner)
+			}
+			continue
+		}
+		if lastTo[mq] != owner {
+			t.Errorf("%s: queue %s should have moved from %q to %s; moves seen end at %q", step, mq, before[mq], owner, lastTo[mq])
+		}
+	}
+}
+
+func sinceIndex(events []Event, from int) []Event { return events[min(from, len(events)):] }
+
+// Real push consumers join and leave an 8-queue topic's group; the live watcher reports
+// each join and leave with the queues that moved, and the actual assignment ends equal
+// to the expected one every time.
+func TestWatcherSeesRealConsumersJoinLeaveAndRebalance(t *testing.T) {
+	it := newIT(t)
+	topic := it.topic(t, "grp-it", 8)
+	group := dev.UniqueName("grp-it-cg")
+	it.send(t, topic, 40)
+
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := &eventLog{}
+	live := NewLive(it.svc, LiveOptions{Interval: 500 * time.Millisecond, Timeout: 10 * time.Second, Renderer: log, Store: st})
+	defer live.Close()
+	v, err := live.Watch(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	go func() {
+		for range v.C {
+		}
+	}()
+	topics := []string{topic, RetryTopic(group)}
+	ns := it.cl.NameServer
+
+	var consumers []*goConsumer
+	var ids []string
+	expected := map[rocketmq.MessageQueue]string{}
+	join := func(step string) {
+		t.Helper()
+		evFrom := len(func() []Event { e, _ := log.snapshot(); return e }())
+		c := startConsumer(t, ns, group, topic)
+		consumers = append(consumers, c)
+		var id string
+		waitFor(t, log, 60*time.Second, step+": the watcher reports the join", func(ev []Event, d *Detail) error {
+			if id = c.idIn(clientIDs(d)); id == "" {
+				return fmt.Errorf("client %s not among %v", c.instance, clientIDs(d))
+			}
+			for _, e := range sinceIndex(ev, evFrom) {
+				if e.Kind == KindJoined && e.ClientID == id {
+					return nil
+				}
+			}
+			return fmt.Errorf("no joined event for %s", id)
+		})
+		ids = append(ids, id)
+		slices.Sort(ids)
+		waitFor(t, log, 90*time.Second, step+": actual assignment equals expected", settled(ids))
+		after := expectedOwners(t, it, topics, ids)
+		ev, d := log.snapshot()
+		checkMoves(t, step, sinceIndex(ev, evFrom), expected, after)
+		for _, q := range d.Queues {
+			if want := after[q.Queue()]; q.Owner != want {
+				t.Errorf("%s: queue %s owned by %q, expected %q", step, q.Queue(), q.Owner, want)
+			}
+		}
+		expected = after
+	}
+	join("first consumer")
+	join("second consumer")
+	join("third consumer")
+
+	// Stop the second one to join: a leave event, and its queues re-assigned.
+	gone := consumers[1]
+	goneID := gone.idIn(ids)
+	evFrom := len(func() []Event { e, _ := log.snapshot(); return e }())
+	gone.stop()
+	ids = slices.DeleteFunc(ids, func(s string) bool { return s == goneID })
+	waitFor(t, log, 90*time.Second, "leave: the watcher reports it", func(ev []Event, _ *Detail) error {
+		for _, e := range sinceIndex(ev, evFrom) {
+			if e.Kind == KindLeft && e.ClientID == goneID {
+				return nil
+			}
+		}
+		return fmt.Errorf("no left event for %s", goneID)
+	})
+	waitFor(t, log, 90*time.Second, "leave: actual assignment equals expected", settled(ids))
+	after := expectedOwners(t, it, topics, ids)
+	ev, _ := log.snapshot()
+	checkMoves(t, "leave", sinceIndex(ev, evFrom), expected, after)
+	for mq, owner := range expected {
+		if owner == goneID && after[mq] == goneID {
+			t.Errorf("queue %s still expected at the client that left", mq)
+		}
+	}
+
+	// Every event was stored, in order, for the timeline after a restart.
+	stored, err := st.RebalanceEvents(t.Context(), group, 1000, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ = log.snapshot()
+	if len(stored) != len(ev) {
+		t.Fatalf("stored %d events, the watcher saw %d", len(stored), len(ev))
+	}
+	count := map[string]int{}
+	for _, e := range stored {
+		count[e.Kind]++
+	}
+	if count[KindJoined] != 3 || count[KindLeft] != 1 || count[KindMoved] < 8 {
+		t.Errorf("stored %v: want 3 joins, 1 leave, and at least the 8 first assignments", count)
+	}
+}
+
+// consumerProgressRow is one queue row of mqadmin consumerProgress.
+type consumerProgressRow struct {
+	broker                string
+	qid                   int
+	brokerOff, consumeOff int64
+	diff                  int64
+}
+
+// consumerProgress runs RocketMQ's own mqadmin consumerProgress -g group and parses the
+// rows of topic. 5.x prints a client IP column before the diff.
+func consumerProgress(t *testing.T, cl *dev.Cluster, group, topic string) []consumerProgressRow {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	out, err := cl.MQAdmin(ctx, "consumerProgress", "-g", group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []consumerProgressRow
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[0] != topic {
+			continue
+		}
+		r := consumerProgressRow{broker: f[1]}
+		r.qid, _ = strconv.Atoi(f[2])
+		r.brokerOff, _ = strconv.ParseInt(f[3], 10, 64)
+		r.consumeOff, _ = strconv.ParseInt(f[4], 10, 64)
+		diffAt := 5
+		if _, err := strconv.ParseInt(f[5], 10, 64); err != nil { // the client IP column
+			diffAt = 6
+		}
+		r.diff, _ = strconv.ParseInt(f[diffAt], 10, 64)
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		t.Fatalf("mqadmin consumerProgress -g %s shows no row of %s:\n%s", group, topic, out)
+	}
+	return rows
+}
+
+// Lag is the broker's max offset minus the committed offset, as mqadmin consumerProgress
+// and the broker's own offset queries say.
+func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
+	it := newIT(t)
+	topic := it.topic(t, "grp-lag", 4)
+	group := dev.UniqueName("grp-lag-cg")
+	it.send(t, topic, 20)
+	c := startConsumer(t, it.cl.NameServer, group, topic)
+	// Wait until everything is consumed and committed (the client commits every 5 s).
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err == nil && d.TotalLag != nil && *d.TotalLag == 0 && len(d.Queues) >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the consumer did not catch up: %+v, %v", d, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	c.stop() // offline: offsets stay put while we compare
+	it.send(t, topic, 13)
+
+	d, err := it.svc.Detail(t.Context(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := consumerProgress(t, it.cl, group, topic)
+	var total int64
+	for _, r := range rows {
+		mq := rocketmq.MessageQueue{Topic: topic, BrokerName: r.broker, QueueID: r.qid}
+		var q *QueueLag
+		for i := range d.Queues {
+			if d.Queues[i].Queue() == mq {
+				q = &d.Queues[i]
+			}
+		}
+		if q == nil || q.Lag == nil || q.BrokerOffset == nil || q.ConsumerOffset == nil {
+			t.Fatalf("queue %s: console row %+v, mqadmin says %+v", mq, q, r)
+		}
+		if *q.BrokerOffset != r.brokerOff || *q.ConsumerOffset != r.consumeOff || *q.Lag != r.diff {
+			t.Errorf("queue %s: console broker %d consumer %d lag %d; mqadmin broker %d consumer %d diff %d",
+				mq, *q.BrokerOffset, *q.ConsumerOffset, *q.Lag, r.brokerOff, r.consumeOff, r.diff)
+		}
+		// And straight from the broker: max offset and committed offset.
+		addr := it.cl.Brokers[0].Addr
+		for _, b := range it.cl.Brokers {
+			if b.Name == r.broker {
+				addr = b.Addr
+			}
+		}
+		maxOff, err1 := it.c.MaxOffset(t.Context(), addr, mq)
+		committed, err2 := it.c.QueryConsumerOffset(t.Context(), addr, group, mq)
+		if err1 != nil || err2 != nil || *q.Lag != maxOff-committed {
+			t.Errorf("queue %s: lag %d, broker max %d − committed %d (%v, %v)", mq, *q.Lag, maxOff, committed, err1, err2)
+		}
+		total += *q.Lag
+	}
+	if total != 13 || d.TotalLag == nil || *d.TotalLag < 13 {
+		t.Errorf("lag over the topic %d (total %v), want the 13 unconsumed messages", total, d.TotalLag)
+	}
+}
+
+// Clients of one group that subscribe to different topics are flagged, and the queues
+// allocated to a client that does not subscribe show without an owner.
+func TestDifferentSubscriptionsOnRealClientsAreFlagged(t *testing.T) {
+	it := newIT(t)
+	a := it.topic(t, "grp-sub-a", 4)
+	b := it.topic(t, "grp-sub-b", 4)
+	group := dev.UniqueName("grp-sub-cg")
+	startConsumer(t, it.cl.NameServer, group, a)
+	startConsumer(t, it.cl.NameServer, group, b)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err == nil && len(d.Clients) == 2 && d.SubscriptionsDiffer && d.Assignment.Unowned > 0 {
+			flagged := 0
+			for _, c := range d.Clients {
+				if c.SubscriptionDiffers {
+					flagged++
+				}
+			}
+			if flagged != 1 {
+				t.Fatalf("%d clients flagged, want 1", flagged)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("different subscriptions not flagged: %+v, %v", d, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
