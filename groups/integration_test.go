@@ -197,14 +197,14 @@ type eventLog struct {
 	last   *Detail
 }
 
-func (l *eventLog) Render(u *Update) ([]byte, error) {
+func (l *eventLog) Render(u *Update) (Frame, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if u.Err == nil && u.Detail != nil {
 		l.events = append(l.events, u.Events...)
 		l.last = u.Detail
 	}
-	return []byte("x"), nil
+	return Frame{[]byte("x")}, nil
 }
 
 func (l *eventLog) snapshot() ([]Event, *Detail) {

@@ -51,17 +51,22 @@ type Update struct {
 	Viewers           int
 }
 
-// Renderer turns an update into one frame. Live calls it once per update, however many
+// Frame is one update as it goes to a viewer: websocket messages, sent in order. Each
+// message is parsed and swapped on its own, so table rows travel in a message of their
+// own (rows after other elements would not parse as rows).
+type Frame [][]byte
+
+// Renderer turns an update into a frame. Live calls it once per update, however many
 // viewers the group has, and sends the same bytes to each.
 type Renderer interface {
-	Render(u *Update) ([]byte, error)
+	Render(u *Update) (Frame, error)
 }
 
 // RenderFunc adapts a function to Renderer.
-type RenderFunc func(u *Update) ([]byte, error)
+type RenderFunc func(u *Update) (Frame, error)
 
 // Render calls f.
-func (f RenderFunc) Render(u *Update) ([]byte, error) { return f(u) }
+func (f RenderFunc) Render(u *Update) (Frame, error) { return f(u) }
 
 // Defaults of LiveOptions.
 const (
@@ -127,7 +132,7 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Renderer == nil {
-		opts.Renderer = RenderFunc(func(*Update) ([]byte, error) { return nil, nil })
+		opts.Renderer = RenderFunc(func(*Update) (Frame, error) { return nil, nil })
 	}
 	return &Live{reader: reader, opts: opts, watches: map[string]*watch{}}
 }
@@ -138,8 +143,8 @@ func (l *Live) Interval() time.Duration { return l.opts.Interval }
 // Viewer is one subscriber to a group's frames. Read C until it is closed: it closes
 // when the viewer is dropped for being slow, or when Live shuts down.
 type Viewer struct {
-	C  <-chan []byte
-	ch chan []byte
+	C  <-chan Frame
+	ch chan Frame
 	w  *watch
 
 	// guarded by w.mu
@@ -170,7 +175,7 @@ func (l *Live) Watch(group string) (*Viewer, error) {
 	if w == nil {
 		w = l.start(group)
 	}
-	ch := make(chan []byte, l.opts.ViewerBuffer)
+	ch := make(chan Frame, l.opts.ViewerBuffer)
 	v := &Viewer{C: ch, ch: ch, w: w, needFull: true}
 	w.mu.Lock()
 	w.viewers[v] = true
@@ -262,7 +267,7 @@ type watch struct {
 	history   *history
 	prev      *Detail
 	recent    []Event
-	fullFrame []byte
+	fullFrame Frame
 }
 
 // start must be called with l.mu held.
@@ -389,7 +394,7 @@ func (w *watch) serveNewViewers() {
 	}
 }
 
-func (w *watch) render(u *Update) []byte {
+func (w *watch) render(u *Update) Frame {
 	b, err := w.l.opts.Renderer.Render(u)
 	if err != nil {
 		w.l.opts.Log.Error("render live group frame", "group", w.group, "err", err)
@@ -412,7 +417,7 @@ const (
 )
 
 // broadcast sends a frame to the viewers the mode says.
-func (w *watch) broadcast(frame []byte, mode sendMode) {
+func (w *watch) broadcast(frame Frame, mode sendMode) {
 	if frame == nil {
 		return
 	}
@@ -430,7 +435,7 @@ func (w *watch) broadcast(frame []byte, mode sendMode) {
 }
 
 // sendLocked queues a frame for v, dropping v when its buffer is full.
-func (w *watch) sendLocked(v *Viewer, frame []byte) {
+func (w *watch) sendLocked(v *Viewer, frame Frame) {
 	select {
 	case v.ch <- frame:
 	default:

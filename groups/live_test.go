@@ -55,11 +55,16 @@ type recordingRenderer struct {
 	updates []*Update
 }
 
-func (r *recordingRenderer) Render(u *Update) ([]byte, error) {
+func (r *recordingRenderer) Render(u *Update) (Frame, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, u)
-	return fmt.Appendf(nil, "frame %d full=%v events=%d err=%v", len(r.updates), u.Full, len(u.Events), u.Err != nil), nil
+	// The same state renders the same bytes, as a real renderer does.
+	var at int64
+	if u.Detail != nil {
+		at = u.Detail.CheckedAt.UnixNano()
+	}
+	return Frame{fmt.Appendf(nil, "state %d full=%v events=%d err=%v", at, u.Full, len(u.Events), u.Err != nil)}, nil
 }
 
 func (r *recordingRenderer) count() int {
@@ -113,11 +118,11 @@ func noWatchers(t *testing.T) {
 func next(t *testing.T, v *Viewer) []byte {
 	t.Helper()
 	select {
-	case b, ok := <-v.C:
+	case f, ok := <-v.C:
 		if !ok {
 			t.Fatal("viewer closed")
 		}
-		return b
+		return bytes.Join(f, nil)
 	case <-time.After(5 * time.Second):
 		t.Fatal("no frame within 5 s")
 	}

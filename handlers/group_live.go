@@ -96,8 +96,10 @@ func wsWritePump(conn *websocket.Conn, v *groups.Viewer, readDone <-chan struct{
 				_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
 				return
 			}
-			if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
-				return
+			for _, msg := range frame {
+				if err := conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+					return
+				}
 			}
 		case <-ping.C:
 			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
@@ -114,13 +116,23 @@ func wsWritePump(conn *websocket.Conn, v *groups.Viewer, readDone <-chan struct{
 // the number of viewers.
 type GroupFrames struct{}
 
-// Render implements groups.Renderer.
-func (GroupFrames) Render(u *groups.Update) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := views.GroupLiveFrame(frameVM(u)).Render(context.Background(), &buf); err != nil {
+// Render implements groups.Renderer: one message with everything but the queue rows,
+// and the rows, when any changed, in a second message.
+func (GroupFrames) Render(u *groups.Update) (groups.Frame, error) {
+	vm := frameVM(u)
+	var head bytes.Buffer
+	if err := views.GroupLiveFrame(vm).Render(context.Background(), &head); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	f := groups.Frame{head.Bytes()}
+	if vm.QueuesAll || len(vm.Queues) > 0 {
+		var rows bytes.Buffer
+		if err := views.GroupLiveRows(vm).Render(context.Background(), &rows); err != nil {
+			return nil, err
+		}
+		f = append(f, rows.Bytes())
+	}
+	return f, nil
 }
 
 var _ groups.Renderer = GroupFrames{}
