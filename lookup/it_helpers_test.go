@@ -35,6 +35,7 @@ func newIT(t testing.TB) *itEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	t.Logf("RocketMQ %s at %s", cl.Version, cl.NameServer)
 	return &itEnv{cl: cl, c: c, svc: New(c, Options{})}
 }
 

@@ -417,3 +417,33 @@ func TestBadInputAsksNoBroker(t *testing.T) {
 		t.Errorf("malformed id message %q does not explain both id forms", err)
 	}
 }
+
+// Queues that differ: one queue took all the recent traffic, the others hold older
+// messages. The proportional first read falls short on that queue, and the top-up must
+// still give exactly the newest messages.
+func TestRangeSkewedQueues(t *testing.T) {
+	f := lookuptest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 4, "broker-a", "broker-b")
+	var all []*rocketmq.Message
+	for i := range 3000 { // old messages, spread over every queue but one
+		q := i % 7
+		b := []string{"broker-a", "broker-b"}[q/4]
+		all = append(all, f.Put("T", b, q%4, lookuptest.NewMessage(fmt.Sprint("old", i), "", nil, fmt.Sprint("O", i), t0.Add(time.Duration(i)*time.Second))))
+	}
+	for i := range 2500 { // the newest, all in broker-b queue 3
+		all = append(all, f.Put("T", "broker-b", 3, lookuptest.NewMessage(fmt.Sprint("new", i), "", nil, fmt.Sprint("N", i), t0.Add(time.Hour+time.Duration(i)*time.Millisecond))))
+	}
+	svc := New(f, Options{})
+	b, e := t0, t0.Add(3*time.Hour)
+	res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: b, End: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNewestN(t, res.Messages, newest(all, b, e, ""), RangeLimit)
+	if res.Total != 5500 || !res.Truncated {
+		t.Errorf("total %d truncated %v", res.Total, res.Truncated)
+	}
+	t.Logf("%d pulls, %d offset searches", f.Calls()["Pull"], f.Calls()["SearchOffset"])
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -22,26 +23,34 @@ const pullBatch = 32
 const maxCutRounds = 48
 
 // window is one queue's share of a range query: the offsets [lo, hi) hold the messages
-// stored within the range, and the offsets [top, hi) have been read already.
+// stored within the range, and [top, hi) have been read. oldest is the store time of the
+// oldest message read from it (math.MaxInt64 before any).
 type window struct {
 	broker string
 	addr   string
 	mq     rocketmq.MessageQueue
 	lo, hi int64
 	top    int64
+	oldest int64
 }
 
 // ByRange returns the newest q.Limit messages of the topic stored within [q.Begin,
 // q.End], across every queue of every broker, newest first.
 //
-// It never pulls much more than it returns. For each queue it asks the broker for the
+// It pulls little more than it returns. For each queue it asks the broker for the
 // offsets at Begin and just after End (SEARCH_OFFSET_BY_TIMESTAMP), which also counts
-// exactly what the range holds. When that is more than the limit, it searches for the
-// store time T at which the queues together hold just enough messages (again with
-// offset searches only), and then pulls, in parallel, only the messages stored at or
-// after T. With a tag filter the match count is not known in advance: it pulls in
-// slices going back in time until one more than the limit matched, or the range is
-// exhausted.
+// exactly what the range holds. When that is more than the limit, each queue first gives
+// its newest messages in proportion to its share of the range, rounded up to whole pulls
+// of 32. Let T be the store time of the limit-th newest message read: a queue whose
+// oldest message read is still newer than T may hold more messages at or after T, so
+// for such a queue alone the offset at T is searched and the gap pulled. When messages
+// are spread alike across the queues (the usual case: producers round-robin), no queue
+// falls short and the query costs the two offset searches per queue and the pulls.
+//
+// With a tag filter the number of matches is unknown in advance, so when the first
+// round finds too few, it goes on in slices back in time, each cut at a store time found
+// by offset searches, scaled by the share of messages that matched so far, until one more
+// than the limit matched or the range is exhausted.
 func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -54,7 +63,7 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	for _, f := range routeFails {
 		fails.add(f.Broker, f.Err)
 	}
-	windows, newest := s.windows(ctx, route, brokers, q.Begin, q.End, &fails)
+	windows := s.windows(ctx, route, brokers, q.Begin, q.End, &fails)
 
 	res := &Result{Limit: q.Limit}
 	for _, w := range windows {
@@ -64,25 +73,25 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	if q.Tag != "" {
 		need++ // one more than the limit proves the result is truncated
 	}
+	begin, end := q.Begin.UnixMilli(), q.End.UnixMilli()
 	filter := func(m *rocketmq.Message) bool {
-		if m.StoreTimestamp < q.Begin.UnixMilli() || m.StoreTimestamp > q.End.UnixMilli() {
-			return false
-		}
-		return q.Tag == "" || m.Tags() == q.Tag
+		return m.StoreTimestamp >= begin && m.StoreTimestamp <= end && (q.Tag == "" || m.Tags() == q.Tag)
 	}
 
 	var found []Message
 	var scanned int64
-	topTime := q.End.UnixMilli() + 1 // every unread message is stored before topTime
-	if newest > 0 && newest < q.End.UnixMilli() {
-		topTime = newest + 1
+	if res.InRange > need {
+		found, scanned = s.newestByShare(ctx, windows, need, filter, &fails)
 	}
 	for {
 		remaining := int64(0)
+		topTime := int64(math.MinInt64) // every unread message is stored at or before it
 		for _, w := range windows {
-			if !fails.failed(w.broker) {
-				remaining += w.top - w.lo
+			if fails.failed(w.broker) || w.top <= w.lo {
+				continue
 			}
+			remaining += w.top - w.lo
+			topTime = max(topTime, min(w.oldest, end))
 		}
 		if remaining <= 0 || int64(len(found)) >= need || ctx.Err() != nil {
 			break
@@ -98,21 +107,16 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 			}
 		}
 		cuts := make([]int64, len(windows))
-		cutTime := q.Begin.UnixMilli()
 		if remaining <= want+slack(want) {
 			for i, w := range windows {
 				cuts[i] = w.lo
 			}
 		} else {
-			cutTime, cuts = s.cut(ctx, windows, q.Begin.UnixMilli(), topTime, remaining, want, &fails)
+			cuts = s.cut(ctx, windows, begin, topTime+1, remaining, want, &fails)
 		}
 		msgs, n := s.pullWindows(ctx, windows, cuts, filter, &fails)
 		found = append(found, msgs...)
 		scanned += n
-		for i := range windows {
-			windows[i].top = cuts[i]
-		}
-		topTime = cutTime
 	}
 
 	slices.SortFunc(found, newestFirst)
@@ -138,6 +142,54 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	return res, nil
 }
 
+// newestByShare reads from every queue its newest messages in proportion to its share of
+// the unread range, enough for need in all, rounded up to whole pulls; then tops up the
+// queues that may hold more of the newest need (see ByRange). It returns the messages
+// filter kept and how many were read. When fewer than need were kept, the windows are
+// left for ByRange's slices to continue.
+func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, filter func(*rocketmq.Message) bool, fails *failures) ([]Message, int64) {
+	var total int64
+	for _, w := range ws {
+		total += w.top - w.lo
+	}
+	cuts := make([]int64, len(ws))
+	for i, w := range ws {
+		n := w.top - w.lo
+		share := (n*need + total - 1) / total
+		share = min(n, (share+pullBatch-1)/pullBatch*pullBatch)
+		cuts[i] = w.top - share
+	}
+	found, read := s.pullWindows(ctx, ws, cuts, filter, fails)
+	if int64(len(found)) < need {
+		return found, read
+	}
+	slices.SortFunc(found, newestFirst)
+	cutTime := found[need-1].StoreTimestamp
+	// A queue whose oldest message read is newer than cutTime (or that gave nothing)
+	// may hold more messages at or after it.
+	short := make([]int64, len(ws))
+	g := s.group()
+	for i := range ws {
+		w := &ws[i]
+		short[i] = w.top
+		if fails.failed(w.broker) || w.top <= w.lo || w.oldest <= cutTime {
+			continue
+		}
+		g.Go(func() error {
+			off, err := s.admin.SearchOffset(ctx, w.addr, w.mq, time.UnixMilli(cutTime), rocketmq.BoundaryLower)
+			if err != nil {
+				fails.add(w.broker, err)
+				return nil
+			}
+			short[i] = min(max(off, w.lo), w.top)
+			return nil
+		})
+	}
+	g.Wait()
+	more, n := s.pullWindows(ctx, ws, short, filter, fails)
+	return append(found, more...), read + n
+}
+
 // newestFirst orders messages by store time, newest first; ties keep a stable order by
 // broker, queue and offset so a repeated query shows the same list.
 func newestFirst(a, b Message) int {
@@ -160,9 +212,8 @@ func slack(want int64) int64 {
 }
 
 // windows finds, for every readable queue of the topic, the offsets of the messages
-// stored within [begin, end], and the store time of the newest message of the topic (0
-// when unknown). A broker that fails is recorded and its queues left out.
-func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, brokers []brokerAddr, begin, end time.Time, fails *failures) ([]window, int64) {
+// stored within [begin, end]. A broker that fails is recorded and its queues left out.
+func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, brokers []brokerAddr, begin, end time.Time, fails *failures) []window {
 	addrOf := map[string]string{}
 	for _, b := range brokers {
 		addrOf[b.name] = b.addr
@@ -170,15 +221,14 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 	var ws []window
 	for _, mq := range route.ReadQueues() {
 		if addr, ok := addrOf[mq.BrokerName]; ok {
-			ws = append(ws, window{broker: mq.BrokerName, addr: addr, mq: mq})
+			ws = append(ws, window{broker: mq.BrokerName, addr: addr, mq: mq, oldest: math.MaxInt64})
 		}
 	}
 	// A 4.x broker ignores the boundary type and answers the offset whose store time is
 	// closest; the end offset may then be one short, so it is widened by one and the
-	// pulls drop what lies outside the range. The topic's stats give the store time of
-	// each queue's last message, which bounds the search for the cut from above.
+	// pulls drop what lies outside the range. The version is known from earlier answers,
+	// so asking costs nothing after the first query; everything goes out at once.
 	legacy := map[string]bool{}
-	var newest int64
 	var mu sync.Mutex
 	g := s.group()
 	for _, b := range brokers {
@@ -191,63 +241,50 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 			}
 			return nil
 		})
-		g.Go(func() error {
-			st, err := s.admin.TopicStats(ctx, b.addr, route.Topic)
-			if err != nil {
-				return nil // only a hint; the offset searches report a failing broker
-			}
-			mu.Lock()
-			for _, o := range st.Offsets {
-				newest = max(newest, o.LastUpdateTimestamp)
-			}
-			mu.Unlock()
-			return nil
-		})
 	}
-	g.Wait()
-
-	g = s.group()
 	for i := range ws {
 		w := &ws[i]
-		g.Go(func() error {
-			if fails.failed(w.broker) {
+		for j, at := range []time.Time{begin, end.Add(time.Millisecond)} {
+			g.Go(func() error {
+				if fails.failed(w.broker) {
+					return nil
+				}
+				off, err := s.admin.SearchOffset(ctx, w.addr, w.mq, at, rocketmq.BoundaryLower)
+				if err != nil {
+					fails.add(w.broker, err)
+					return nil
+				}
+				if j == 0 {
+					w.lo = off
+				} else {
+					w.hi = off
+				}
 				return nil
-			}
-			lo, err := s.admin.SearchOffset(ctx, w.addr, w.mq, begin, rocketmq.BoundaryLower)
-			if err != nil {
-				fails.add(w.broker, err)
-				return nil
-			}
-			hi, err := s.admin.SearchOffset(ctx, w.addr, w.mq, end.Add(time.Millisecond), rocketmq.BoundaryLower)
-			if err != nil {
-				fails.add(w.broker, err)
-				return nil
-			}
-			if legacy[w.broker] {
-				hi++
-			}
-			w.lo, w.hi = lo, max(lo, hi)
-			w.top = w.hi
-			return nil
-		})
+			})
+		}
 	}
 	g.Wait()
 	out := ws[:0]
 	for _, w := range ws {
-		if !fails.failed(w.broker) {
-			out = append(out, w)
+		if fails.failed(w.broker) {
+			continue
 		}
+		if legacy[w.broker] {
+			w.hi++
+		}
+		w.hi = max(w.lo, w.hi)
+		w.top = w.hi
+		out = append(out, w)
 	}
-	return out, newest
+	return out
 }
 
 // cut finds a store time T in (loT, hiT) at which the unread parts of the windows
 // together hold at least want messages stored at or after T, and not many more, and
-// returns T with each window's offset at T. loT is the range's begin, where all
-// remaining messages count; at hiT none do. It interpolates on the counts (store times
-// are usually spread evenly enough that two or three rounds do) and falls back to
-// bisection when interpolation stalls.
-func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, want int64, fails *failures) (int64, []int64) {
+// returns each window's offset at T. At loT (the range's begin) every remaining message
+// counts; at hiT none is assumed to. It interpolates on the counts and falls back to
+// bisection when interpolation keeps landing on one side.
+func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, want int64, fails *failures) []int64 {
 	loOffs := make([]int64, len(ws))
 	for i, w := range ws {
 		loOffs[i] = w.lo
@@ -257,9 +294,9 @@ func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, wan
 	for round := 0; round < maxCutRounds && hiT-loT > 1 && ctx.Err() == nil; round++ {
 		var t int64
 		if lastSide >= 2 || lastSide <= -2 {
-			t = loT + (hiT-loT)/2 // interpolation keeps landing on one side: bisect
+			t = loT + (hiT-loT)/2
 		} else {
-			frac := float64(loCount-want) / float64(loCount-hiCount)
+			frac := float64(loCount-want) / float64(max(loCount-hiCount, 1))
 			t = loT + int64(frac*float64(hiT-loT))
 		}
 		t = min(max(t, loT+1), hiT-1)
@@ -275,7 +312,7 @@ func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, wan
 			lastSide = max(lastSide, 0) + 1
 		}
 	}
-	return loT, loOffs
+	return loOffs
 }
 
 // countAt returns each window's offset at store time t (clamped to its unread part) and
@@ -310,52 +347,59 @@ func (s *Service) countAt(ctx context.Context, ws []window, t int64, fails *fail
 }
 
 // pullWindows pulls, for every window, the offsets [cuts[i], top) in batches of 32, all
-// batches in parallel, and keeps the messages filter accepts. It returns them with how
-// many messages were read.
+// batches in parallel, and keeps the messages filter accepts. It moves each window's top
+// down to its cut and records the oldest store time read. It returns the kept messages
+// and how many were read.
 func (s *Service) pullWindows(ctx context.Context, ws []window, cuts []int64, filter func(*rocketmq.Message) bool, fails *failures) ([]Message, int64) {
 	type batch struct {
-		w        *window
+		w        int
 		from, to int64
 		out      []Message
 		read     int64
+		oldest   int64
 	}
 	var batches []*batch
 	for i := range ws {
 		w := &ws[i]
 		for from := cuts[i]; from < w.top; from += pullBatch {
-			batches = append(batches, &batch{w: w, from: from, to: min(from+pullBatch, w.top)})
+			batches = append(batches, &batch{w: i, from: from, to: min(from+pullBatch, w.top), oldest: math.MaxInt64})
 		}
 	}
 	g := s.group()
 	for _, b := range batches {
+		w := &ws[b.w]
 		g.Go(func() error {
-			if fails.failed(b.w.broker) {
+			if fails.failed(w.broker) {
 				return nil
 			}
-			msgs, err := s.pullRange(ctx, b.w.addr, b.w.mq, b.from, b.to)
+			msgs, err := s.pullRange(ctx, w.addr, w.mq, b.from, b.to)
 			b.read = int64(len(msgs))
 			for _, m := range msgs {
+				b.oldest = min(b.oldest, m.StoreTimestamp)
 				if filter(m) {
-					b.out = append(b.out, Message{BrokerName: b.w.broker, Message: m})
+					b.out = append(b.out, Message{BrokerName: w.broker, Message: m})
 				}
 			}
 			if err != nil {
-				fails.add(b.w.broker, err)
+				fails.add(w.broker, err)
 			}
 			return nil
 		})
 	}
 	g.Wait()
-	var out []Message
-	var read int64
 	n := 0
 	for _, b := range batches {
 		n += len(b.out)
 	}
-	out = make([]Message, 0, n)
+	out := make([]Message, 0, n)
+	var read int64
 	for _, b := range batches {
 		out = append(out, b.out...)
 		read += b.read
+		ws[b.w].oldest = min(ws[b.w].oldest, b.oldest)
+	}
+	for i := range ws {
+		ws[i].top = min(ws[i].top, cuts[i])
 	}
 	return out, read
 }
