@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -13,10 +15,15 @@ import (
 	"testing"
 	"time"
 
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/dev"
+	"rmqconsole/rocketmq"
 )
 
 const e2ePassword = "e2e password 123"
@@ -53,8 +60,11 @@ type fetchResult struct {
 
 func pageFetch(t *testing.T, ctx context.Context, method, path, jsonBody string) fetchResult {
 	t.Helper()
-	js := `fetch(` + quoteJS(path) + `, {method: ` + quoteJS(method) + `, headers: {"Content-Type": "application/json"}, body: ` +
-		quoteJS(jsonBody) + `}).then(async r => ({status: r.status, body: await r.text()}))`
+	opts := `{method: ` + quoteJS(method)
+	if jsonBody != "" {
+		opts += `, headers: {"Content-Type": "application/json"}, body: ` + quoteJS(jsonBody)
+	}
+	js := `fetch(` + quoteJS(path) + `, ` + opts + `}).then(async r => ({status: r.status, body: await r.text()}))`
 	return Get(t, ctx, method+" "+path+" from the page", chromedp.Evaluate[fetchResult](js, chromedp.EvalAwaitPromise))
 }
 
@@ -90,25 +100,70 @@ func location(t *testing.T, ctx context.Context) *url.URL {
 	return u
 }
 
-// A viewer and an operator in a real browser: sign-in comes back to the page asked for,
-// the viewer's reset is refused with a sentence, the operator's is let through, a form
-// posted from another site is refused, and signing out ends the session.
+// offlineGroupWithBacklog makes a topic with n messages and a consumer group, not
+// online, whose committed offsets are 0 on every queue: a backlog of n to skip.
+func offlineGroupWithBacklog(t *testing.T, cl *dev.Cluster, n int) (topic, group string) {
+	t.Helper()
+	topic, group = dev.UniqueName("auth-t"), dev.UniqueName("auth-g")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const queues = 2
+	if err := cl.CreateTopic(ctx, topic, queues); err != nil {
+		t.Fatal(err)
+	}
+	rlog.SetLogLevel("error")
+	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("auth-pg")),
+		producer.WithInstanceName(dev.UniqueName("auth-p")), producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if r, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte(fmt.Sprintf("backlog %d", i)))); err != nil || r.Status != primitive.SendOK {
+			p.Shutdown()
+			t.Fatalf("send: %v %v", r, err)
+		}
+	}
+	p.Shutdown()
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, b := range cl.Brokers {
+		if err := c.UpdateSubscriptionGroup(ctx, b.Addr, rocketmq.SubscriptionGroupConfig{GroupName: group, ConsumeEnable: true}); err != nil {
+			t.Fatal(err)
+		}
+		for q := range queues {
+			if err := c.UpdateConsumerOffset(ctx, b.Addr, group, rocketmq.MessageQueue{Topic: topic, BrokerName: b.Name, QueueID: q}, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return topic, group
+}
+
+// A viewer and an operator in a real browser, on the real reset pages: sign-in comes
+// back to the page asked for, the viewer's reset is refused with a sentence and audited
+// as refused, the operator's is applied, a form posted from another site is refused,
+// and signing out ends the session.
 func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	dir := t.TempDir()
 	addUser(t, dir, "vera", "viewer")
 	addUser(t, dir, "otto", "operator")
+	topic, group := offlineGroupWithBacklog(t, cl, 8)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_DATA_DIR="+dir)
 	ctx := Browser(t)
-	group := dev.UniqueName("auth-group")
-	preview := "/api/v1/groups/" + group + "/reset-preview"
-	resetBody := `{"topic":"","mode":"latest","reason":"browser test"}`
+	resetPage := "/groups/" + group + "/reset?topic=" + url.QueryEscape(topic) + "&mode=latest&reason=skip+the+backlog"
 
 	// Anonymous: the sign-in page, remembering the page asked for.
-	Do(t, ctx, "open a group anonymously", chromedp.Navigate(con.URL+"/groups/"+group),
+	Do(t, ctx, "open the reset form anonymously", chromedp.Navigate(con.URL+resetPage),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
-	if u := location(t, ctx); u.Path != "/login" || u.Query().Get("next") != "/groups/"+group {
-		t.Fatalf("anonymous visitor sent to %s, want /login?next=/groups/%s", u, group)
+	if u := location(t, ctx); u.Path != "/login" || u.Query().Get("next") != resetPage {
+		t.Fatalf("anonymous visitor sent to %s, want /login?next=%s", u, resetPage)
 	}
 	signIn(t, ctx, "vera", "not her password")
 	Do(t, ctx, "see the refusal", chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-error"]`)))
@@ -116,40 +171,63 @@ func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 		t.Errorf("after a wrong password the form shows name %q, want vera", v)
 	}
 
-	// The viewer signs in and lands on the page she asked for.
+	// The viewer signs in, lands on the reset form she asked for, and may read it.
 	signIn(t, ctx, "vera", e2ePassword)
-	Do(t, ctx, "land on the group page", chromedp.WaitVisible(chromedp.CSS(`form[action="/logout"]`)))
-	if u := location(t, ctx); u.Path != "/groups/"+group {
-		t.Errorf("after sign-in the browser is at %s, want /groups/%s", u, group)
+	Do(t, ctx, "land on the reset form", chromedp.WaitVisible(chromedp.CSS(`[data-testid="reset-form"]`)))
+	if u := location(t, ctx); u.RequestURI() != resetPage {
+		t.Errorf("after sign-in the browser is at %s, want %s", u.RequestURI(), resetPage)
 	}
 	if nav := Get(t, ctx, "nav", chromedp.Text(chromedp.CSS(`[data-testid="nav"]`))); !strings.Contains(nav, "vera") {
 		t.Errorf("the header does not show who is signed in: %q", nav)
 	}
-	// Her reset is refused, saying why.
-	res := pageFetch(t, ctx, "POST", preview, resetBody)
-	if res.Status != http.StatusForbidden || !strings.Contains(res.Body, "viewer") || !strings.Contains(res.Body, "operator") {
-		t.Fatalf("viewer's reset preview: %d %s, want 403 naming viewer and operator", res.Status, res.Body)
+	// Her preview is refused, saying why, and the attempt is in the audit log.
+	Do(t, ctx, "ask for a preview", chromedp.Click(chromedp.CSS(`[data-testid="preview-button"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="error"]`)))
+	refusal := Get(t, ctx, "read the refusal", chromedp.Text(chromedp.CSS(`[data-testid="error"]`)))
+	if !strings.Contains(refusal, "403") || !strings.Contains(refusal, "viewer") || !strings.Contains(refusal, "operator") {
+		t.Fatalf("viewer's reset answered %q, want 403 naming viewer and operator", refusal)
+	}
+	res := pageFetch(t, ctx, "GET", "/api/v1/audit?actor=vera&status=refused&group="+url.QueryEscape(group), "")
+	var audit struct {
+		Entries []struct {
+			Status, Actor, Group, Mode, Reason string
+			Topics                             []string
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(res.Body), &audit); err != nil || res.Status != 200 || len(audit.Entries) != 1 {
+		t.Fatalf("audit of the refused reset: %d %s", res.Status, res.Body)
+	}
+	if e := audit.Entries[0]; e.Mode != "latest" || e.Reason != "skip the backlog" || len(e.Topics) != 1 || e.Topics[0] != topic {
+		t.Errorf("refused entry %+v does not record what was asked", e)
 	}
 
 	// Signing out ends the session: the next page asks to sign in again.
-	Do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)),
+	Do(t, ctx, "sign out", chromedp.Navigate(con.URL+"/"),
+		chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-notice"]`)))
-	Do(t, ctx, "reopen the overview", chromedp.Navigate(con.URL+"/"),
+	Do(t, ctx, "reopen the reset form", chromedp.Navigate(con.URL+resetPage),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
-	if res := pageFetch(t, ctx, "POST", preview, resetBody); res.Status != http.StatusUnauthorized {
-		t.Fatalf("reset after sign-out: %d, want 401", res.Status)
-	}
 
-	// The operator: the reset gets past access control.
+	// The operator previews and applies the same reset.
 	signIn(t, ctx, "otto", e2ePassword)
-	Do(t, ctx, "land on the overview", chromedp.WaitVisible(chromedp.CSS(`form[action="/logout"]`)))
-	res = pageFetch(t, ctx, "POST", preview, resetBody)
-	if res.Status == http.StatusUnauthorized || res.Status == http.StatusForbidden {
-		t.Fatalf("operator's reset preview refused: %d %s", res.Status, res.Body)
+	Do(t, ctx, "preview as operator",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="reset-form"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="preview-button"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="apply-form"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="confirm"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="result-status"]`)),
+	)
+	if st := Get(t, ctx, "result", chromedp.Text(chromedp.CSS(`[data-testid="result-status"]`))); st != "applied" {
+		t.Fatalf("operator's reset ended %q, want applied", st)
 	}
-	t.Logf("operator's reset preview answered %d: %.200s", res.Status, res.Body)
+	res = pageFetch(t, ctx, "GET", "/api/v1/audit?actor=otto&group="+url.QueryEscape(group), "")
+	if !strings.Contains(res.Body, `"status":"applied"`) {
+		t.Fatalf("operator's reset not audited as applied by otto: %s", res.Body)
+	}
 
-	// A token made through the page's htmx form (a same-origin htmx POST) is shown once.
+	// A token made through the page's htmx form (a same-origin htmx POST) is shown once
+	// and works.
 	Do(t, ctx, "create an API token",
 		chromedp.Navigate(con.URL+"/tokens"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="token-create"]`)),
@@ -190,6 +268,9 @@ func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 
 	Do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-notice"]`)))
+	if res := pageFetch(t, ctx, "GET", "/api/v1/groups", ""); res.Status != http.StatusUnauthorized {
+		t.Fatalf("API after sign-out: %d, want 401", res.Status)
+	}
 }
 
 // The live group websocket keeps gorilla's same-origin check behind sign-in: another

@@ -59,13 +59,18 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 		if err := auth.CheckUserName(name); err != nil {
 			return cmd.fail(err, "")
 		}
+		exists := fmt.Errorf("user %s already exists: change the password with rmqconsole users passwd %s, or remove it first", name, name)
+		// Say so before asking for a password that would be thrown away.
+		if _, err := svc.UserByName(ctx, name); err == nil {
+			return cmd.fail(exists, "")
+		}
 		pw, err := readPassword(stdin, stderr, "Password for "+name)
 		if err != nil {
 			return cmd.fail(err, "")
 		}
 		u, err := svc.AddUser(ctx, name, role, pw)
 		if errors.Is(err, auth.ErrUserExists) {
-			return cmd.fail(fmt.Errorf("user %s already exists: change the password with rmqconsole users passwd %s, or remove it first", name, name), "")
+			return cmd.fail(exists, "")
 		}
 		if err != nil {
 			return cmd.fail(err, "")
