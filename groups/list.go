@@ -233,14 +233,14 @@ func (s *Service) summarise(ctx context.Context, sem semaphore, group string, br
 	case known > 0:
 		sum.TotalLag = &total
 		if unknown > 0 || len(sum.Failures) > 0 {
-			sum.LagNote = "Partial: some queues' lag is unknown."
+			sum.LagNote = "Leaves out queues whose lag is unknown; open the group to see which."
 		}
 	case len(sum.Failures) > 0:
-		sum.LagNote = "Unknown: " + sum.Failures[0].String()
+		sum.LagNote = "Could not read " + sum.Failures[0].String()
 	case sum.MessageModel == "BROADCASTING":
-		sum.LagNote = "Unknown: broadcasting consumers keep their offsets on the clients."
+		sum.LagNote = "Broadcasting consumers keep their offsets on the clients."
 	default:
-		sum.LagNote = "Unknown: no offsets are stored for this group yet."
+		sum.LagNote = "No offsets are stored for this group yet."
 	}
 	return sum
 }

@@ -103,7 +103,7 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range l.Groups {
-		if g.TotalLag != nil || !strings.Contains(g.LagNote, "no offsets") {
+		if g.TotalLag != nil || !strings.Contains(g.LagNote, "No offsets") {
 			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -347,7 +348,7 @@ func (w *watch) tick() {
 	if first {
 		u.Full = true
 	} else {
-		diff(w.prev, d, u)
+		diff(w.prev, d, u, u.History)
 	}
 	w.prev = d
 	w.fullFrame = nil
@@ -508,8 +509,10 @@ func (w *watch) store(events []Event) {
 	}
 }
 
-// diff fills u with what changed between two snapshots.
-func diff(prev, cur *Detail, u *Update) {
+// diff fills u with what changed between two snapshots. A row also counts as changed
+// while its lag history is moving (its sparkline slides) and when its sparkline first
+// becomes drawable; a row whose lag has been flat for a while is left alone.
+func diff(prev, cur *Detail, u *Update, h *History) {
 	if len(prev.Queues) != len(cur.Queues) {
 		u.QueuesReshaped = true
 	} else {
@@ -520,13 +523,28 @@ func diff(prev, cur *Detail, u *Update) {
 				u.ChangedQueues = nil
 				break
 			}
-			if !reflect.DeepEqual(a, b) {
+			if !reflect.DeepEqual(a, b) || sparklineMoves(h.Queues[b.Queue()]) {
 				u.ChangedQueues = append(u.ChangedQueues, b.Queue())
 			}
 		}
 	}
 	u.ClientsChanged = !reflect.DeepEqual(prev.Clients, cur.Clients)
 	u.AssignmentChanged = !reflect.DeepEqual(prev.Assignment, cur.Assignment)
+}
+
+// sparklineMoves reports whether a queue's sparkline looks different from the last
+// tick's: it just got its second sample, or its window holds more than one value.
+func sparklineMoves(values []float64) bool {
+	if len(values) == 2 {
+		return true
+	}
+	for i := 1; i < len(values); i++ {
+		a, b := values[i-1], values[i]
+		if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+			return true
+		}
+	}
+	return false
 }
 
 func reversed(events []Event) []Event {

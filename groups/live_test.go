@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -330,4 +331,33 @@ func TestLiveCloseEndsEveryViewer(t *testing.T) {
 		t.Errorf("Watch after Close: %v", err)
 	}
 	noWatchers(t)
+}
+
+func TestRowsAreResentOnlyWhileTheyChange(t *testing.T) {
+	lag := func(v int64) *int64 { return &v }
+	mk := func(l0, l1 int64) *Detail {
+		return &Detail{Queues: []QueueLag{
+			{Topic: tT, BrokerName: "b", QueueID: 0, Lag: lag(l0)},
+			{Topic: tT, BrokerName: "b", QueueID: 1, Lag: lag(l1)},
+		}}
+	}
+	h := &History{Queues: map[rocketmq.MessageQueue][]float64{
+		mq(tT, "b", 0): {5, 5, 5, 5},
+		mq(tT, "b", 1): {5, 7, 7, 7}, // changed a few ticks ago: its sparkline still slides
+	}}
+	u := &Update{}
+	diff(mk(5, 7), mk(5, 7), u, h)
+	if len(u.ChangedQueues) != 1 || u.ChangedQueues[0].QueueID != 1 {
+		t.Fatalf("changed %v: want only the queue whose recent lag moved", u.ChangedQueues)
+	}
+	u = &Update{}
+	diff(mk(5, 7), mk(6, 7), u, h)
+	if len(u.ChangedQueues) != 2 {
+		t.Fatalf("changed %v: a new lag value must be sent", u.ChangedQueues)
+	}
+	u = &Update{}
+	diff(mk(5, 7), &Detail{Queues: mk(5, 7).Queues[:1]}, u, h)
+	if !u.QueuesReshaped {
+		t.Fatal("a queue that went away did not reshape the table")
+	}
 }

@@ -97,7 +97,7 @@ func sampleDetail() *groups.Detail {
 func sampleList() *groups.List {
 	return &groups.List{CheckedAt: time.Now().Add(-12 * time.Second), Took: 40 * time.Millisecond, Groups: []groups.Summary{
 		{Group: "orders", Online: true, Clients: 2, ConsumeType: "push", MessageModel: "CLUSTERING", Topics: []string{"T"}, TotalLag: i64(1000), ConsumeTPS: 3.5},
-		{Group: "billing", Topics: []string{}, LagNote: "Unknown: no offsets are stored for this group yet."},
+		{Group: "billing", Topics: []string{}, LagNote: "No offsets are stored for this group yet."},
 		{Group: "TOOLS_CONSUMER", System: true, Topics: []string{}},
 	}}
 }
@@ -186,7 +186,7 @@ func TestGroupsAPIShapeHidesSystemGroupsUnlessAsked(t *testing.T) {
 		t.Fatalf("%d groups of %d, age %.1f s: want the two application groups of three, about 12 s old", len(got.Groups), got.Total, got.Age)
 	}
 	b := got.Groups[0]
-	if b.Group != "billing" || b.TotalLag != nil || !strings.Contains(b.LagNote, "no offsets") {
+	if b.Group != "billing" || b.TotalLag != nil || !strings.Contains(b.LagNote, "No offsets") {
 		t.Errorf("billing %+v: lag must be null with the reason", b)
 	}
 	if o := got.Groups[1]; o.TotalLag == nil || *o.TotalLag != 1000 || o.ConsumeType != "push" || o.Clients != 2 {
@@ -216,7 +216,7 @@ func TestGroupsPageShowsUnknownLagAndKeepsTheFormOnBadInput(t *testing.T) {
 		t.Fatalf("%d rows for filter bill, want 1", rows.Length())
 	}
 	lag := strings.Join(strings.Fields(rows.Find(`[data-testid="group-lag"]`).Text()), " ")
-	if !strings.HasPrefix(lag, "unknown") || !strings.Contains(lag, "no offsets") || strings.Contains(lag, "-1") {
+	if !strings.HasPrefix(lag, "unknown") || !strings.Contains(lag, "No offsets") || strings.Contains(lag, "-1") {
 		t.Errorf("lag cell %q: want unknown and why", lag)
 	}
 	if href, _ := rows.Find("a").First().Attr("href"); href != "/groups/billing" {

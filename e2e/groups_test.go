@@ -1,0 +1,240 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
+)
+
+// consumerProc is a real rocketmq-client-go push consumer in its own process (dev/demo's
+// consume mode): starting it is a client joining, SIGTERM one leaving.
+type consumerProc struct {
+	instance string
+	started  time.Time // when the client reported it runs (Start returned)
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	once     sync.Once
+}
+
+var demoBin = sync.OnceValues(func() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "rmqconsole-e2e-demo-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "demo")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(root, "dev", "demo")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build dev/demo: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func startConsumerProc(t *testing.T, ns, group, topic string) *consumerProc {
+	t.Helper()
+	bin, err := demoBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
+	c := &consumerProc{instance: dev.UniqueName("e2e"), exited: make(chan struct{})}
+	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", topic, "-instance", c.instance)
+	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+ns)
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	c.cmd.Stderr = &stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan time.Time, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "consuming ") {
+				ready <- time.Now()
+			}
+		}
+	}()
+	go func() { _ = c.cmd.Wait(); close(c.exited) }()
+	t.Cleanup(c.stop)
+	select {
+	case c.started = <-ready:
+	case <-c.exited:
+		t.Fatalf("consumer exited before starting: %s", stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("consumer did not start within 60 s: %s", stderr.String())
+	}
+	return c
+}
+
+func (c *consumerProc) stop() {
+	c.once.Do(func() {
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.exited:
+		case <-time.After(30 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+}
+
+// waitOnline polls the console's API until the group has n clients.
+func waitOnline(t *testing.T, con *Console, group string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		res, err := http.Get(con.URL + "/api/v1/groups/" + group)
+		if err == nil {
+			var d struct {
+				Clients []any `json:"clients"`
+			}
+			_ = json.NewDecoder(res.Body).Decode(&d)
+			res.Body.Close()
+			if len(d.Clients) == n {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s never had %d clients online", group, n)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+func newTopic(t *testing.T, cl *dev.Cluster, prefix string, queues int) string {
+	t.Helper()
+	topic := dev.UniqueName(prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := cl.CreateTopic(ctx, topic, queues); err != nil {
+		t.Fatal(err)
+	}
+	return topic
+}
+
+// The group page open in a browser: a consumer starts, and its client row and the
+// timeline's "joined" entry appear without a reload; it stops, and "left" appears.
+func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "e2e-live", 4)
+	group := dev.UniqueName("e2e-live-cg")
+	first := startConsumerProc(t, cl.NameServer, group, topic)
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s")
+	waitOnline(t, con, group, 1)
+	ctx := Browser(t)
+
+	Do(t, ctx, "open the group page and wait for the live connection",
+		chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="clients-table"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)),
+	)
+	if n := Get(t, ctx, "count queue rows", chromedp.Evaluate[int](`document.querySelectorAll('#queues-body tr[data-testid="queue-row"]').length`)); n < 4 {
+		t.Errorf("%d queue rows, want the topic's 4 (and the retry queue)", n)
+	}
+	// A marker that a reload would wipe.
+	Do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`))
+
+	second := startConsumerProc(t, cl.NameServer, group, topic)
+	row := `[data-testid="clients-table"] tr[data-client$="@` + second.instance + `"]`
+	joined := `[data-testid="timeline-event"][data-kind="joined"]`
+	Do(t, ctx, "see the new client and its joined event appear",
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.WaitVisible(chromedp.CSS(joined)),
+	)
+	if txt := Get(t, ctx, "read the timeline", chromedp.Text(chromedp.CSS(joined))); !strings.Contains(txt, second.instance) {
+		t.Errorf("joined entry %q does not name the new client", txt)
+	}
+	// Queues move to it: some row of the queue table names it as owner.
+	Do(t, ctx, "see queues move to the new client",
+		chromedp.WaitVisible(chromedp.CSS(`#queues-body td[data-testid="queue-owner"] span[title$="@`+second.instance+`"]`)))
+	if !Get(t, ctx, "check the document was not reloaded", chromedp.Evaluate[bool](`window.__sameDocument === true`)) {
+		t.Fatal("the page reloaded; it must update in place")
+	}
+
+	first.stop()
+	left := `[data-testid="timeline-event"][data-kind="left"]`
+	Do(t, ctx, "see the left event", chromedp.WaitVisible(chromedp.CSS(left)))
+	if txt := Get(t, ctx, "read the left entry", chromedp.Text(chromedp.CSS(left))); !strings.Contains(txt, first.instance) {
+		t.Errorf("left entry %q does not name the client that stopped", txt)
+	}
+	Do(t, ctx, "see the stopped client's row go",
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+first.instance+`"]`)))
+	if !Get(t, ctx, "the chart is drawn", chromedp.Evaluate[bool](`!!document.querySelector('#lag-chart .uplot')`)) {
+		t.Error("the total lag chart was not drawn")
+	}
+}
+
+// Join-to-browser latency: how long from a consumer's Start returning to its client row
+// showing in an open group page, at a 1 s poll. Set RMQC_E2E_LATENCY_SAMPLES (e.g. 20) to
+// run it; dev/bench.sh does.
+func TestGroupJoinToBrowserLatency(t *testing.T) {
+	samples, _ := strconv.Atoi(os.Getenv("RMQC_E2E_LATENCY_SAMPLES"))
+	if samples <= 0 {
+		t.Skip("set RMQC_E2E_LATENCY_SAMPLES=N to measure")
+	}
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "e2e-lat", 4)
+	group := dev.UniqueName("e2e-lat-cg")
+	anchor := startConsumerProc(t, cl.NameServer, group, topic)
+	_ = anchor
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s")
+	waitOnline(t, con, group, 1)
+	ctx := Browser(t)
+	// The page records, in browser time, when each client row first appears.
+	Do(t, ctx, "open the page and watch for rows",
+		chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)),
+		chromedp.Evaluate[chromedp.Void](`window.__seen = {};
+			new MutationObserver(function () {
+				document.querySelectorAll('[data-testid="clients-table"] tr[data-client]').forEach(function (tr) {
+					var id = tr.getAttribute('data-client');
+					if (!window.__seen[id]) window.__seen[id] = Date.now();
+				});
+			}).observe(document.getElementById('group-live'), {childList: true, subtree: true});`),
+	)
+	var lat []time.Duration
+	for i := range samples {
+		c := startConsumerProc(t, cl.NameServer, group, topic)
+		var seenMs float64
+		deadline := time.Now().Add(30 * time.Second)
+		for seenMs == 0 {
+			seenMs = Get(t, ctx, "read", chromedp.Evaluate[float64](fmt.Sprintf(
+				`(function(){for (var k in window.__seen) if (k.endsWith('@%s')) return window.__seen[k]; return 0})()`, c.instance)))
+			if time.Now().After(deadline) {
+				t.Fatalf("sample %d: row never appeared", i)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		lat = append(lat, time.UnixMilli(int64(seenMs)).Sub(c.started))
+		c.stop()
+		Do(t, ctx, "wait for the row to go", chromedp.WaitNotPresent(chromedp.CSS(`tr[data-client$="@`+c.instance+`"]`)))
+	}
+	slices.Sort(lat)
+	p := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
+	t.Logf("join → client row in the browser, %d samples at a 1 s poll: median %s, p95 %s, min %s, max %s",
+		len(lat), p(0.5).Round(time.Millisecond), p(0.95).Round(time.Millisecond), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+}
