@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make bench: every area's benchmarks against a real local RocketMQ, then a short table.
+#
+# Uses the cluster named by RMQC_TEST_NAMESRV, or starts the local one (rmqdev up) and
+# stops it at the end. Raw `go test -bench` output goes to $BENCH_OUT (default
+# /tmp/rmqconsole-bench), one file per area, ready for benchstat.
+#
+# Each area appends one section below: it runs its benchmarks with run_bench, which
+# records them for the table printed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+OUT=${BENCH_OUT:-${TMPDIR:-/tmp}/rmqconsole-bench}
+COUNT=${BENCH_COUNT:-3}
+mkdir -p "$OUT"
+
+started=0
+if [ -z "${RMQC_TEST_NAMESRV:-}" ]; then
+	$GO run ./dev/cmd/rmqdev up
+	started=1
+	export RMQC_TEST_NAMESRV=127.0.0.1:19876
+fi
+
+finish() {
+	rc=$?
+	if [ -n "$(ls "$OUT"/*.txt 2>/dev/null)" ]; then
+		echo
+		echo "== summary ($COUNT runs each; raw output in $OUT/) =="
+		# One line per benchmark run: its name, then every custom metric (value unit).
+		awk '/^Benchmark/ {
+			line = sprintf("%-48s", $1)
+			for (i = 5; i < NF; i += 2) line = line sprintf("  %s %s", $i, $(i + 1))
+			print line
+		}' "$OUT"/*.txt
+	fi
+	if [ "$started" = 1 ]; then $GO run ./dev/cmd/rmqdev down; fi
+	exit $rc
+}
+trap finish EXIT
+
+# run_bench NAME PACKAGE REGEX [go test flags...] runs benchmarks into $OUT/NAME.txt.
+run_bench() {
+	local name=$1 pkg=$2 re=$3
+	shift 3
+	echo "== $name: $pkg $re"
+	$GO test -run='^$' -bench="$re" -count="$COUNT" -timeout 30m "$@" "$pkg" 2>&1 |
+		grep -v -E '^time=|level=' | tee "$OUT/$name.txt"
+}
+
+# ---- messages (lookup): the issue's Performance section ---------------------------------
+# The first run seeds topic bench-lookup-1k (8 queues, 100 000 messages of 1 KiB, about a
+# minute; RMQC_BENCH_MESSAGES changes the count); later runs reuse it.
+# Targets: RangeNewest2000 console/bare <= 1.3; KeyQuery and IDQuery console/bare <= 1.2;
+# RangeMemory held/messages <= 3; MessagesPageRender ms/page <= 15.
+run_bench messages-lookup ./lookup/ 'BenchmarkRangeNewest2000|BenchmarkRangeMemory|BenchmarkKeyQuery|BenchmarkIDQuery' -benchtime=200x
+run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=200x
