@@ -239,6 +239,9 @@ func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 	if u := location(t, ctx); u.Path != "/users/otto/tokens" {
 		t.Errorf("token page at %s", u)
 	}
+	if n := Get(t, ctx, "count headings", chromedp.Evaluate[int](`document.querySelectorAll("h1").length`)); n != 1 {
+		t.Errorf("after creating a token the page has %d headings: the swap nested a page in the page", n)
+	}
 	req, _ := http.NewRequest(http.MethodGet, con.URL+"/api/v1/users/otto/tokens", nil)
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(secret))
 	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 200 {

@@ -51,7 +51,7 @@ func (h *Tokens) List(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	h.renderPageOrFragment(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+	h.render(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
 }
 
 // ListAPI is GET /api/v1/users/{user}/tokens.

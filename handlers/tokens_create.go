@@ -34,7 +34,13 @@ func (h *Tokens) Create(c *gin.Context) {
 			return
 		}
 		vm.Name, vm.Error = name, inv.Reason
-		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+		if isHTMX(c) {
+			// htmx swaps only 2xx answers: the refusal comes as the section with the
+			// sentence next to the field, so the user sees it.
+			h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
+			return
+		}
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, "API tokens", ""), views.TokensPage(*vm))
 		return
 	}
 	if err != nil {
@@ -50,7 +56,11 @@ func (h *Tokens) Create(c *gin.Context) {
 	vm.NewSecret, vm.NewName = secret, tok.Name
 	// The secret must not linger in caches or history.
 	c.Header("Cache-Control", "no-store")
-	h.renderPageOrFragment(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+	if isHTMX(c) {
+		h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
+		return
+	}
+	h.render(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
 }
 
 // CreateAPI is POST /api/v1/users/{user}/tokens.

@@ -673,8 +673,22 @@ func TestCrossOriginPostsRefusedSameOriginServed(t *testing.T) {
 	res := postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"deploy"}},
 		map[string]string{"Origin": console.URL, "Sec-Fetch-Site": "same-origin", "HX-Request": "true"})
 	body := readBody(res)
-	if res.StatusCode != 200 || !strings.Contains(body, `data-testid="token-secret"`) || strings.Contains(body, "<html") {
-		t.Fatalf("same-origin htmx post: %d %.300s", res.StatusCode, body)
+	if res.StatusCode != 200 || !strings.Contains(body, `data-testid="token-secret"`) || strings.Contains(body, "<html") ||
+		!strings.HasPrefix(strings.TrimSpace(body), `<section id="tokens"`) {
+		t.Fatalf("same-origin htmx post: %d %.300s, want only the tokens section", res.StatusCode, body)
+	}
+	// A refused name comes back in the section too (htmx swaps only 2xx answers), next
+	// to the field; without htmx it is a 422 page that keeps what was typed.
+	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}},
+		map[string]string{"Origin": console.URL, "Sec-Fetch-Site": "same-origin", "HX-Request": "true"})
+	body = readBody(res)
+	if res.StatusCode != 200 || !strings.Contains(body, `data-testid="token-error"`) || strings.Contains(body, "<h1") {
+		t.Fatalf("refused name over htmx: %d %.300s", res.StatusCode, body)
+	}
+	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}}, nil)
+	body = readBody(res)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="token-error"`) || !strings.Contains(body, "<html") {
+		t.Fatalf("refused name without htmx: %d, want the 422 page", res.StatusCode)
 	}
 }
 
