@@ -59,10 +59,23 @@ func TestIntegrationMessages(t *testing.T) {
 	if !ok || addr != e.addr {
 		t.Fatalf("master of %s = %q, want %s", e.broker, addr, e.addr)
 	}
-	stats, err := e.c.TopicStats(ctx, e.addr, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The consume queue is built asynchronously after a send is
+	// acknowledged: wait until the stats count every message.
+	var stats *TopicStats
+	eventually(t, 10*time.Second, "topic stats count every message", func() error {
+		stats, err = e.c.TopicStats(ctxT(t), e.addr, topic)
+		if err != nil {
+			return err
+		}
+		var n int64
+		for _, o := range stats.Offsets {
+			n += o.MaxOffset - o.MinOffset
+		}
+		if n != int64(total) {
+			return fmt.Errorf("%d of %d messages", n, total)
+		}
+		return nil
+	})
 	var stored int64
 	for mq, o := range stats.Offsets {
 		if mq.Topic != topic || mq.BrokerName != e.broker {
