@@ -99,5 +99,5 @@ func auditInvalid(msg string) string {
 	if msg != "" {
 		return "true"
 	}
-	return "false"
+	return ""
 }
