@@ -262,7 +262,44 @@ func (f *fakeCluster) SearchOffset(ctx context.Context, addr string, mq rocketmq
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if b := f.brokerAt(addr); b != nil && !b.version.Is5() {
+		return f.closestLocked(mq, t.UnixMilli()), nil
+	}
 	return f.searchLocked(mq, t.UnixMilli()), nil
+}
+
+// closestLocked is 4.x SEARCH_OFFSET: the message stored closest to ts, ties to the
+// older one; the last message when every one is older.
+func (f *fakeCluster) closestLocked(mq rocketmq.MessageQueue, ts int64) int64 {
+	times := f.times[mq]
+	best := 0
+	for i, t := range times {
+		if abs(t-ts) < abs(times[best]-ts) {
+			best = i
+		}
+	}
+	return f.mins[mq] + int64(best)
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func (f *fakeCluster) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error) {
+	if err := f.count("Pull", addr); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res := &rocketmq.PullResult{Status: rocketmq.PullFound, MinOffset: f.mins[mq], MaxOffset: f.maxOf(mq), NextBeginOffset: offset}
+	for i := offset - f.mins[mq]; i >= 0 && i < int64(len(f.times[mq])) && len(res.Messages) < maxNums; i++ {
+		res.Messages = append(res.Messages, &rocketmq.Message{Topic: mq.Topic, QueueID: mq.QueueID, QueueOffset: f.mins[mq] + i, StoreTimestamp: f.times[mq][i]})
+		res.NextBeginOffset = f.mins[mq] + i + 1
+	}
+	return res, nil
 }
 
 func (f *fakeCluster) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error) {
@@ -344,7 +381,7 @@ func (f *fakeCluster) ResetOffset(ctx context.Context, addr string, req rocketmq
 			}
 			target := f.maxOf(mq)
 			if req.Timestamp >= 0 {
-				target = f.searchLocked(mq, req.Timestamp)
+				target = f.closestLocked(mq, req.Timestamp)
 			}
 			changed[mq] = f.offsets[mq]
 			f.offsets[mq], out[mq] = target, target

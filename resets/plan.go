@@ -242,6 +242,10 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		return nil, errs
 	}
 
+	byName := map[string]BrokerPlan{}
+	for _, b := range p.Brokers {
+		byName[b.Name] = b
+	}
 	// Targets. Timestamps need one SEARCH_OFFSET_BY_TIMESTAMP per queue.
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
@@ -256,7 +260,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		var err error
 		switch req.Mode {
 		case ModeTimestamp:
-			qp.Target, err = s.admin.SearchOffset(ctx, q.Addr, q.Queue, req.Timestamp, rocketmq.BoundaryLower)
+			qp.Target, qp.Note, err = s.timestampTarget(ctx, q, req.Timestamp, byName[q.Queue.BrokerName])
 		case ModeEarliest:
 			qp.Target = q.Min
 		case ModeLatest:
@@ -290,7 +294,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 				qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)
 			return
 		}
-		qp.Target, qp.Note = clamp(qp.Target, q.Min, q.Max)
+		var clampNote string
+		qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
+		qp.Note = joinNote(qp.Note, clampNote)
 		p.Queues[i] = qp
 	})
 	if len(errs) > 0 {
@@ -313,6 +319,32 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	p.Hash = planHash(p)
 	p.ID = newID()
 	return p, nil
+}
+
+// timestampTarget is the offset of the first message stored at or after t. 5.x brokers
+// answer that directly (boundary LOWER). 4.x brokers answer the message stored closest to
+// t, and the last one when all are older: when the broker itself applies the timestamp
+// (reset-timestamp) that is what the group gets, so the plan says so; otherwise the
+// answer is corrected by reading that message's store time.
+func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time, b BrokerPlan) (int64, string, error) {
+	off, err := s.admin.SearchOffset(ctx, q.Addr, q.Queue, t, rocketmq.BoundaryLower)
+	if err != nil || b.Version.Is5() || b.Version.Ordinal == 0 {
+		return off, "", err
+	}
+	if b.Method == MethodResetTimestamp {
+		return off, fmt.Sprintf("RocketMQ %s resets to the message stored closest to the time", versionText(b.Version)), nil
+	}
+	if off < q.Min || off >= q.Max {
+		return off, "", nil
+	}
+	res, err := s.admin.Pull(ctx, q.Addr, q.Queue, off, 1)
+	if err != nil {
+		return 0, "", err
+	}
+	if len(res.Messages) > 0 && res.Messages[0].StoreTimestamp < t.UnixMilli() {
+		off = res.Messages[0].QueueOffset + 1
+	}
+	return off, "", nil
 }
 
 // pickQueue finds the one queue a request names.

@@ -50,6 +50,7 @@ type Admin interface {
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
 	QueryConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error)
 	SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error)
+	Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error)
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
 	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
 	ResetOffset(ctx context.Context, addr string, req rocketmq.ResetOffsetRequest) (map[rocketmq.MessageQueue]int64, error)

@@ -309,6 +309,25 @@ func TestOldBrokerPaths(t *testing.T) {
 			t.Fatalf("offset %d, want 2", got)
 		}
 	})
+	t.Run("time between messages", func(t *testing.T) {
+		// 4.x answers the closest message (2, stored 0.4 s before the time); offline the
+		// plan corrects that to the first message at or after the time (3), online it
+		// says the broker will pick the closest.
+		at := func(e *env) time.Time { return e.base.Add(2400 * time.Millisecond) }
+		e := newEnv(t, old)
+		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
+		if p.Queues[0].Target != 3 || p.Queues[0].Note != "" {
+			t.Errorf("offline: target %d note %q, want 3", p.Queues[0].Target, p.Queues[0].Note)
+		}
+		e = newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+		p = e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
+		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note, "closest") {
+			t.Errorf("online: target %d note %q, want 2 with a note", p.Queues[0].Target, p.Queues[0].Note)
+		}
+		if entry := e.apply(t, p); entry.Status != store.AuditApplied {
+			t.Errorf("online: %s %s", entry.Status, entry.Error)
+		}
+	})
 	t.Run("online but clients left", func(t *testing.T) {
 		e := newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
 		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeLatest, QueueID: AllQueues})
