@@ -530,3 +530,75 @@ func TestQueryNotFoundPerOperation(t *testing.T) {
 		t.Errorf("QueryMessageByKey: %+v, %v; want an empty result", r, err)
 	}
 }
+
+// A frame of exactly MaxFrameSize is read whole; the limit is not off by one.
+func TestLargestFrameAccepted(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			r := reply(req, CodeSuccess, nil, nil)
+			h, _ := encodeHeaderJSON(r)
+			r.Body = make([]byte, MaxFrameSize-4-len(h))
+			r.Body[len(r.Body)-1] = 0xAB
+			if send(c, r) != nil {
+				return
+			}
+		}
+	})
+	cl := newTestClient(t, srv.addr())
+	resp, err := cl.call(t.Context(), srv.addr(), CodeQueryMessage, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Body) < MaxFrameSize-200 || resp.Body[len(resp.Body)-1] != 0xAB {
+		t.Fatalf("body of %d bytes", len(resp.Body))
+	}
+}
+
+// A broker that no longer has the topic makes the cached route stale: the
+// next TopicRoute asks the NameServer again.
+func TestRouteInvalidatedOnBrokerError(t *testing.T) {
+	var routeCalls atomic.Int32
+	var brokerAddr string
+	broker := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			r := reply(req, CodeTopicNotExist, nil, nil)
+			r.Remark = "topic[T] not exist"
+			_ = send(c, r)
+		}
+	})
+	brokerAddr = broker.addr()
+	ns := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			routeCalls.Add(1)
+			route := `{"brokerDatas":[{"brokerAddrs":{"0":"` + brokerAddr + `"},"brokerName":"b","cluster":"C"}],"queueDatas":[{"brokerName":"b","perm":6,"readQueueNums":1,"writeQueueNums":1}]}`
+			_ = send(c, reply(req, CodeSuccess, nil, []byte(route)))
+		}
+	})
+	cl := newTestClient(t, ns.addr())
+	r, err := cl.TopicRoute(t.Context(), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := r.MasterAddr("b")
+	if _, err := cl.TopicStats(t.Context(), addr, "T"); !errors.Is(err, ErrTopicNotFound) {
+		t.Fatalf("TopicStats: %v", err)
+	}
+	if _, err := cl.TopicRoute(t.Context(), "T"); err != nil {
+		t.Fatal(err)
+	}
+	if got := routeCalls.Load(); got != 2 {
+		t.Errorf("%d route calls, want 2: the broker's TOPIC_NOT_EXIST should have dropped the cached route", got)
+	}
+}
