@@ -127,7 +127,10 @@ type accessRule struct {
 	prefix bool
 	// open routes need no sign-in at all.
 	open bool
-	need auth.Role
+	// anonymous routes do not even look at credentials: assets and probes are asked
+	// for often and show nothing personal, so they cost no database read.
+	anonymous bool
+	need      auth.Role
 	// others, when set, is the role needed when the :user parameter names someone other
 	// than the caller.
 	others auth.Role
@@ -147,9 +150,9 @@ var accessRules = []accessRule{
 	// Reachable without signing in: signing in and out, probes, assets.
 	{path: "/login", open: true},
 	{path: "/logout", open: true},
-	{path: "/healthz", open: true},
-	{path: "/readyz", open: true},
-	{path: "/static/", prefix: true, open: true},
+	{path: "/healthz", open: true, anonymous: true},
+	{path: "/readyz", open: true, anonymous: true},
+	{path: "/static/", prefix: true, open: true, anonymous: true},
 
 	// Offset resets, previews included, need an operator; a refusal is audited.
 	{methods: writes, path: "/groups/:group/reset", prefix: true, need: auth.Operator, audited: true, what: "reset consumer offsets"},
@@ -210,6 +213,10 @@ func ruleFor(method, pattern string) accessRule {
 func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		rule := ruleFor(c.Request.Method, c.FullPath())
+		if rule.anonymous {
+			c.Next()
+			return
+		}
 		required := a.sec.signInRequired(c.Request.Context())
 		caller, ended, refused := a.identify(c)
 		if caller != nil {

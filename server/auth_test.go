@@ -42,7 +42,7 @@ func noEnv(string) string { return "" }
 
 // newAuthApp builds the real console (router, middleware, SQLite file) without a cluster,
 // with flags added to a loopback listen address and a fresh data directory.
-func newAuthApp(t *testing.T, flags ...string) *App {
+func newAuthApp(t testing.TB, flags ...string) *App {
 	t.Helper()
 	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, flags...)
 	cfg, err := ParseConfig(args, noEnv, io.Discard)
@@ -58,7 +58,7 @@ func newAuthApp(t *testing.T, flags ...string) *App {
 }
 
 // addUsers creates users (name → role) in the app's database.
-func addUsers(t *testing.T, a *App, users map[string]auth.Role) {
+func addUsers(t testing.TB, a *App, users map[string]auth.Role) {
 	t.Helper()
 	for name, role := range users {
 		now := time.Now().UnixMilli()
@@ -576,6 +576,10 @@ func TestBearerTokens(t *testing.T) {
 	}
 	if rec := do(http.MethodGet, "/api/v1/users/otto/tokens", created.Secret, ""); rec.Code != http.StatusUnauthorized {
 		t.Fatalf("revoked token: %d, want 401", rec.Code)
+	}
+	// Probes and assets do not look at credentials at all (no database read per asset).
+	if rec := do(http.MethodGet, "/healthz", "rmqc_nope", ""); rec.Code != 200 {
+		t.Fatalf("probe with a bad token: %d, want 200", rec.Code)
 	}
 	// Anonymous API callers (and Prometheus) get 401, not a sign-in page.
 	rec = do(http.MethodGet, "/api/v1/cluster", "", "")
