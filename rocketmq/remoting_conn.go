@@ -29,17 +29,26 @@ type conn struct {
 
 	opaque atomic.Int32
 	done   chan struct{} // closed when the read loop ends
+
+	answering chan struct{} // slots for answers to server requests
 }
 
-var errConnClosedLocally = errors.New("connection closed by client")
+// errConnClosedLocally is why calls in flight fail when the Client closes.
+var errConnClosedLocally = ErrClosed
+
+// maxServerRequests bounds the answers to server-initiated requests being
+// written at once; a server that floods us with requests gets the rest
+// ignored rather than a goroutine each.
+const maxServerRequests = 16
 
 func newConn(nc net.Conn, addr string, log *slog.Logger) *conn {
 	c := &conn{
-		addr:    addr,
-		nc:      nc,
-		log:     log,
-		pending: make(map[int32]chan *command),
-		done:    make(chan struct{}),
+		addr:      addr,
+		nc:        nc,
+		log:       log,
+		pending:   make(map[int32]chan *command),
+		done:      make(chan struct{}),
+		answering: make(chan struct{}, maxServerRequests),
 	}
 	go c.readLoop()
 	return c
@@ -122,7 +131,13 @@ func (c *conn) serveRequest(req *command) {
 	}
 	// Write from another goroutine: the read loop must never wait on the
 	// write side, or a peer that stops reading would stall every reply.
+	select {
+	case c.answering <- struct{}{}:
+	default:
+		return // too many unanswered: ignore this one
+	}
 	go func() {
+		defer func() { <-c.answering }()
 		_ = c.write(frame, time.Now().Add(5*time.Second))
 	}()
 }

@@ -602,3 +602,28 @@ func TestRouteInvalidatedOnBrokerError(t *testing.T) {
 		t.Errorf("%d route calls, want 2: the broker's TOPIC_NOT_EXIST should have dropped the cached route", got)
 	}
 }
+
+func TestCloseFailsCallsInFlight(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) { _, _ = readFrame(c); time.Sleep(3 * time.Second) })
+	cl := newTestClient(t, srv.addr())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cl.call(t.Context(), srv.addr(), CodeGetMaxOffset, nil, nil)
+		errc <- err
+	}()
+	eventually(t, 2*time.Second, "call in flight", func() error {
+		if cl.CallCount(CodeGetMaxOffset) == 0 {
+			return errors.New("not sent yet")
+		}
+		return nil
+	})
+	cl.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("call in flight at Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close left a call hanging")
+	}
+}
