@@ -266,3 +266,22 @@ func TestCapturedReplies(t *testing.T) {
 }
 
 func bg() context.Context { return context.Background() }
+
+// Java writes "droped", the Go client "dropped"; either sets Dropped, and
+// rates written as null (NaN in Java) read as 0.
+func TestRunningInfoSpellings(t *testing.T) {
+	body := []byte(`{"properties":{"a":"b"},"mqTable":{{"brokerName":"b","queueId":1,"topic":"T"}:{"droped":true,"commitOffset":5},` +
+		`{"brokerName":"b","queueId":2,"topic":"T"}:{"dropped":true},{"brokerName":"b","queueId":3,"topic":"T"}:{"droped":false}},` +
+		`"statusTable":{"T":{"pullRT":null,"pullTPS":1.5,"consumeFailedMsgs":3}}}`)
+	info, err := decodeConsumerRunningInfo(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(id int) ProcessQueueInfo { return info.MQTable[MessageQueue{Topic: "T", BrokerName: "b", QueueID: id}] }
+	if !q(1).Dropped || q(1).CommitOffset != 5 || !q(2).Dropped || q(3).Dropped {
+		t.Errorf("mqTable %+v", info.MQTable)
+	}
+	if st := info.StatusTable["T"]; st.PullRT != 0 || st.PullTPS != 1.5 || st.ConsumeFailedMsgs != 3 {
+		t.Errorf("status %+v", st)
+	}
+}

@@ -156,7 +156,7 @@ type ProcessQueueInfo struct {
 	LastLockTimestamp       int64 `json:"lastLockTimestamp"`
 	// Dropped: the client is giving the queue up (Java spells the field
 	// "droped", Go clients "dropped"; both are read).
-	Dropped              bool  `json:"-"`
+	Dropped              bool  `json:"dropped"`
 	LastPullTimestamp    int64 `json:"lastPullTimestamp"`
 	LastConsumeTimestamp int64 `json:"lastConsumeTimestamp"`
 }
@@ -186,11 +186,11 @@ type PopProcessQueueInfo struct {
 
 // ConsumeStatus is a client's consumption rates for one topic.
 type ConsumeStatus struct {
-	PullRT            float64 `json:"-"`
-	PullTPS           float64 `json:"-"`
-	ConsumeRT         float64 `json:"-"`
-	ConsumeOKTPS      float64 `json:"-"`
-	ConsumeFailedTPS  float64 `json:"-"`
+	PullRT            float64 `json:"pullRT"`
+	PullTPS           float64 `json:"pullTPS"`
+	ConsumeRT         float64 `json:"consumeRT"`
+	ConsumeOKTPS      float64 `json:"consumeOKTPS"`
+	ConsumeFailedTPS  float64 `json:"consumeFailedTPS"`
 	ConsumeFailedMsgs int64   `json:"consumeFailedMsgs"`
 }
 
