@@ -54,3 +54,16 @@ run_bench() {
 # RangeMemory held/messages <= 3; MessagesPageRender ms/page <= 15.
 run_bench messages-lookup ./lookup/ 'BenchmarkRangeNewest2000|BenchmarkRangeMemory|BenchmarkKeyQuery|BenchmarkIDQuery' -benchtime=200x
 run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=200x
+
+# ---- consumer groups: the Performance section ------------------------------------
+# The first run seeds 1000 subscription groups bench-grp-NNNN with committed offsets
+# (RMQC_BENCH_GROUPS changes the count; about ten seconds); later runs reuse them.
+#   GroupList cold vs sequential: a full pass over every group, bounded concurrency against
+#     one call at a time (the baseline); warm: from the cache (0 broker calls).
+#   GroupsPage: GET /groups on the real binary, cold (refresh=1) and warm.
+#   LiveViewers: requests/poll must be the same for 1 and 200 viewers; rss-MiB < 80.
+#   JoinToBrowser: consumer Start → its row in Chromium, at a 1 s poll (median, p95).
+run_bench groups-list ./groups/ 'BenchmarkGroupList' -benchtime=5x
+run_bench groups-page ./e2e/ 'BenchmarkGroupsPage' -benchtime=5x
+run_bench groups-live ./e2e/ 'BenchmarkLiveViewers' -benchtime=10x
+run_bench groups-latency ./e2e/ 'BenchmarkJoinToBrowser' -benchtime=20x

@@ -1,0 +1,148 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"rmqconsole/dev"
+	"rmqconsole/rocketmq"
+)
+
+// benchGroups is how many consumer groups BenchmarkGroupList reads
+// (RMQC_BENCH_GROUPS, default 1000).
+func benchGroups() int {
+	if n, err := strconv.Atoi(os.Getenv("RMQC_BENCH_GROUPS")); err == nil && n > 0 {
+		return n
+	}
+	return 1000
+}
+
+const benchTopic = "bench-groups-t"
+
+// seedGroups makes n subscription groups bench-grp-NNNN on every master, each with a
+// committed offset on every queue of a 4-queue topic, so each group's stats carry real
+// rows. Runs reuse what earlier runs made; creating is bounded to 8 calls at a time.
+func seedGroups(b *testing.B, cl *dev.Cluster, c *rocketmq.Client, n int) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := c.TopicRoute(ctx, benchTopic); err != nil {
+		if err := cl.CreateTopic(ctx, benchTopic, 4); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.InvalidateRoute(benchTopic)
+	route, err := c.TopicRoute(ctx, benchTopic)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, br := range cl.Brokers {
+		have, err := c.SubscriptionGroups(ctx, br.Addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sem := make(semaphore, 8)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var firstErr error
+		made := 0
+		for i := range n {
+			g := fmt.Sprintf("bench-grp-%04d", i)
+			if _, ok := have.Groups[g]; ok {
+				continue
+			}
+			made++
+			wg.Go(func() {
+				_ = sem.acquire(ctx)
+				defer sem.release()
+				err := c.UpdateSubscriptionGroup(ctx, br.Addr, rocketmq.SubscriptionGroupConfig{GroupName: g, ConsumeEnable: true,
+					ConsumeBroadcastEnable: true, ConsumeFromMinEnable: true, NotifyConsumerIdsChangedEnable: true, WhichBrokerWhenConsumeSlowly: 1})
+				for _, mq := range route.ReadQueues() {
+					if err == nil && mq.BrokerName == br.Name {
+						err = c.UpdateConsumerOffset(ctx, br.Addr, g, mq, 0)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if firstErr != nil {
+			b.Fatal(firstErr)
+		}
+		if made > 0 {
+			b.Logf("created %d groups on %s", made, br.Name)
+		}
+	}
+}
+
+// brokerCalls counts requests to brokers (NameServer requests apart).
+func brokerCalls(c *rocketmq.Client) uint64 {
+	n := c.TotalCalls()
+	for _, code := range []rocketmq.RequestCode{rocketmq.CodeGetRouteInfoByTopic, rocketmq.CodeGetBrokerClusterInfo, rocketmq.CodeGetAllTopicListFromNameSrv} {
+		n -= c.CallCount(code)
+	}
+	return n
+}
+
+// BenchmarkGroupList reads every group of a cluster with RMQC_BENCH_GROUPS groups:
+//   - cold: a full pass over the brokers (the list's cache empty), bounded to the
+//     default concurrency;
+//   - sequential: the same pass one call at a time, as consoles that loop over groups
+//     do: the baseline;
+//   - warm: a request answered from the cache.
+//
+// Reported: ms/refresh and broker-calls/refresh (warm: ns/op and broker calls, zero).
+// The page itself, rendered by the real binary, is measured by e2e's BenchmarkGroupsPage.
+func BenchmarkGroupList(b *testing.B) {
+	cl := dev.RequireCluster(b)
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	n := benchGroups()
+	seedGroups(b, cl, c, n)
+	ctx := context.Background()
+
+	pass := func(b *testing.B, concurrency int) {
+		calls, start, groups := brokerCalls(c), time.Now(), 0
+		for b.Loop() {
+			s := NewService(c, Options{Concurrency: concurrency})
+			l, err := s.List(ctx, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			groups = len(l.Groups)
+		}
+		if groups < n {
+			b.Fatalf("listed %d groups, want at least %d", groups, n)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/refresh")
+		b.ReportMetric(float64(brokerCalls(c)-calls)/float64(b.N), "broker-calls/refresh")
+		b.ReportMetric(float64(groups), "groups")
+	}
+	b.Run("cold", func(b *testing.B) { pass(b, DefaultConcurrency) })
+	b.Run("sequential", func(b *testing.B) { pass(b, 1) })
+	b.Run("warm", func(b *testing.B) {
+		s := NewService(c, Options{})
+		if _, err := s.List(ctx, true); err != nil {
+			b.Fatal(err)
+		}
+		calls := c.TotalCalls()
+		for b.Loop() {
+			if _, err := s.List(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(c.TotalCalls()-calls)/float64(b.N), "broker-calls/request")
+	})
+}
