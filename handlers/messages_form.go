@@ -40,11 +40,6 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 		sys:   q.Get("sys") == "1" || q.Get("sys") == "true",
 		limit: q.Get("limit"),
 	}
-	for _, k := range []string{"topic", "begin", "end", "tag", "key", "id"} {
-		if q.Has(k) {
-			f.submitted = true
-		}
-	}
 	switch f.tab {
 	case views.TabRange, views.TabKey, views.TabID:
 	default:
@@ -57,6 +52,17 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 		default:
 			f.tab = views.TabRange
 		}
+	}
+	// A search was asked for when the tab's own field came along: a tab link keeps the
+	// topic but must not search (and complain) before the key or id is typed, while
+	// /messages?tab=range&topic=T, as other pages link it, shows the topic's last hour.
+	switch f.tab {
+	case views.TabKey:
+		f.submitted = q.Has("key")
+	case views.TabID:
+		f.submitted = q.Has("id")
+	default:
+		f.submitted = q.Has("topic") || q.Has("begin") || q.Has("end") || q.Has("tag")
 	}
 	return f
 }

@@ -218,6 +218,17 @@ func TestMessagesDefaultsAndEmptyForm(t *testing.T) {
 	if msgDoc(t, rec).Find(`[data-testid="result-summary"]`).Length() != 0 {
 		t.Errorf("a bare page shows a result")
 	}
+	// A tab link keeps the topic but waits for the key or id.
+	for _, tab := range []string{"key", "id"} {
+		rec = msgGet(t, r, "/messages?tab="+tab+"&topic=T")
+		d := msgDoc(t, rec)
+		if rec.Code != http.StatusOK || d.Find(`[data-testid="form-error"]`).Length() != 0 || f.BrokerCalls() != 0 {
+			t.Errorf("tab %s with a topic: %d, form error %q, %d broker calls", tab, rec.Code, d.Find(`[data-testid="form-error"]`).Text(), f.BrokerCalls())
+		}
+		if v, _ := d.Find(`input[name="topic"]`).Attr("value"); v != "T" {
+			t.Errorf("tab %s lost the topic", tab)
+		}
+	}
 	rec = msgGet(t, r, "/messages?tab=range&topic=T")
 	doc := msgDoc(t, rec)
 	if b, _ := doc.Find(`input[name="begin"]`).Attr("value"); b != "2026-11-29 10:00:00" {

@@ -1,0 +1,331 @@
+package e2e
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
+)
+
+// Payloads that would run script if any string from a message reached the page as
+// markup. CSP would stop most of them anyway, so the test also checks that no element
+// was created from them and that they show as text.
+const (
+	xssBody  = `<script>window.__pwned="body"</script><img src=x onerror="window.__pwned='body-img'">`
+	xssKey   = `<img/src/onerror=window.__pwned=1>`
+	xssTag   = `<svg/onload=window.__pwned=2>`
+	xssProp  = `"><script>window.__pwned=3</script>`
+	xssPropK = `<b>prop</b>`
+)
+
+type sentMessage struct{ uniq, offsetID string }
+
+func produce(t *testing.T, ns, topic string, msgs ...*primitive.Message) []sentMessage {
+	t.Helper()
+	rlog.SetLogLevel("error")
+	p, err := rmq.NewProducer(producer.WithNameServer([]string{ns}), producer.WithGroupName(dev.UniqueName("pg")),
+		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown()
+	var out []sentMessage
+	for _, m := range msgs {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		r, err := p.SendSync(ctx, m)
+		cancel()
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send: %v %v", err, r)
+		}
+		out = append(out, sentMessage{r.MsgID, r.OffsetMsgID})
+	}
+	return out
+}
+
+// noScriptRan fails the test when a payload ran or became markup inside scope.
+func noScriptRan(t *testing.T, ctx context.Context, where, scope string) {
+	t.Helper()
+	pwned := Get(t, ctx, "read window.__pwned", chromedp.Evaluate[string](`String(window.__pwned)`))
+	if pwned != "undefined" {
+		t.Errorf("%s: a payload ran: window.__pwned = %s", where, pwned)
+	}
+	n := Get(t, ctx, "count injected elements", chromedp.Evaluate[int](
+		`document.querySelectorAll('`+scope+` script, `+scope+` img, `+scope+` svg, `+scope+` b').length`))
+	if n != 0 {
+		t.Errorf("%s: %d elements were made from message strings", where, n)
+	}
+}
+
+func rowCount(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	return Get(t, ctx, "count rows", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="messages-table"] [data-testid="message-row"]').length`))
+}
+
+// searchUntil submits the form until the result has want rows (the key index is
+// written a moment after the messages are stored).
+func searchUntil(t *testing.T, ctx context.Context, want int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// Mark the shown result; the answer replaces the whole section, mark and all.
+		Do(t, ctx, "search",
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="messages-result"]').dataset.stale = "1"`),
+			chromedp.Click(chromedp.CSS(`[data-testid="search"]`)),
+			chromedp.WaitReady(chromedp.CSS(`[data-testid="messages-result"]:not([data-stale])`)),
+		)
+		if n := rowCount(t, ctx); n == want {
+			return
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the search shows %d rows, want %d: %s", n, want,
+				Get(t, ctx, "read result", chromedp.Text(chromedp.CSS(`[data-testid="messages-result"]`))))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// Each tab searched in a real browser, a result opened and checked, both exports
+// downloaded and parsed, and message strings full of markup shown as text.
+func TestMessagesSearchDetailExportInBrowser(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	ctx0, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	topic := dev.UniqueName("e2e-msg")
+	if err := cl.CreateTopic(ctx0, topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	key := dev.UniqueName("order")
+	begin := time.Now().Add(-2 * time.Second).UTC()
+	var msgs []*primitive.Message
+	for i := range 6 {
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf(`{"order":%d,"amount":%d.50}`, i, 10+i)))
+		m.WithTag([]string{"Paid", "Open"}[i%2]).WithKeys([]string{key, fmt.Sprintf("n-%d", i)})
+		m.WithProperty("region", "eu-west")
+		msgs = append(msgs, m)
+	}
+	evil := primitive.NewMessage(topic, []byte(xssBody))
+	evil.WithTag(xssTag).WithKeys([]string{xssKey})
+	evil.WithProperty("note", xssProp)
+	evil.WithProperty(xssPropK, "v")
+	msgs = append(msgs, evil)
+	sent := produce(t, cl.NameServer, topic, msgs...)
+	end := time.Now().Add(2 * time.Second).UTC()
+
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	ctx := Browser(t)
+
+	// Tab 1: topic + time range, through the form (htmx swaps the result, the URL follows).
+	Do(t, ctx, "fill the range form",
+		chromedp.Navigate(con.URL+"/messages?tab=range"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="form-range"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-topic`), topic),
+		chromedp.SetValue(chromedp.CSS(`#f-begin`), begin.Format("2006-01-02 15:04:05")),
+		chromedp.SetValue(chromedp.CSS(`#f-end`), end.Format("2006-01-02 15:04:05")),
+	)
+	searchUntil(t, ctx, 7)
+	loc := Get(t, ctx, "location", chromedp.Location())
+	if u, _ := url.Parse(loc); u.Query().Get("topic") != topic || u.Query().Get("tab") != "range" {
+		t.Errorf("the URL %s does not hold the search", loc)
+	}
+	summary := Get(t, ctx, "summary", chromedp.Text(chromedp.CSS(`[data-testid="result-summary"]`)))
+	if !strings.Contains(summary, "7 messages of topic "+topic) {
+		t.Errorf("summary %q", summary)
+	}
+	tableText := Get(t, ctx, "table", chromedp.Text(chromedp.CSS(`[data-testid="messages-table"]`)))
+	for _, p := range []string{xssKey, xssTag, `<script>window.__pwned="body"</script>`} {
+		if !strings.Contains(tableText, p) {
+			t.Errorf("the table does not show %q as text", p)
+		}
+	}
+	noScriptRan(t, ctx, "range result", `[data-testid="messages-result"]`)
+
+	// The URL reproduces the search: reload it.
+	Do(t, ctx, "reload the search", chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
+	if n := rowCount(t, ctx); n != 7 {
+		t.Errorf("reloading %s shows %d rows", loc, n)
+	}
+
+	// Export both formats from the page, as downloads, and parse them.
+	dir := t.TempDir()
+	for _, format := range []string{"csv", "json"} {
+		data := download(t, ctx, dir, `[data-testid="export-`+format+`"]`)
+		switch format {
+		case "csv":
+			rows, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
+			if err != nil || len(rows) != 8 || rows[0][0] != "storeTime" {
+				t.Fatalf("CSV export: %v, %d rows", err, len(rows))
+			}
+			seen := map[string]bool{}
+			for _, r := range rows[1:] {
+				seen[r[1]] = true
+			}
+			for _, s := range sent {
+				if !seen[s.uniq] {
+					t.Errorf("CSV export lacks %s", s.uniq)
+				}
+			}
+		case "json":
+			var j struct {
+				Messages []struct {
+					MsgID string `json:"msgId"`
+					Body  string `json:"body"`
+				} `json:"messages"`
+				Total int `json:"total"`
+			}
+			if err := json.Unmarshal(data, &j); err != nil || len(j.Messages) != 7 || j.Total != 7 {
+				t.Fatalf("JSON export: %v, %d messages", err, len(j.Messages))
+			}
+		}
+	}
+
+	// Tab 2: message key, reached with the keyboard shortcut.
+	Do(t, ctx, "switch to the key tab",
+		chromedp.KeyEvent("2"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="form-key"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-key`), key),
+	)
+	if v := Get(t, ctx, "kept topic", chromedp.Value(chromedp.CSS(`#f-topic`))); v != topic {
+		t.Errorf("the key tab lost the topic: %q", v)
+	}
+	searchUntil(t, ctx, 6)
+	keys := Get(t, ctx, "keys column", chromedp.Text(chromedp.CSS(`[data-testid="messages-table"] tbody`)))
+	if strings.Count(keys, key) != 6 {
+		t.Errorf("key column shows %q %d times, want 6", key, strings.Count(keys, key))
+	}
+
+	// Tab 3: message id, a unique key with its topic, then an offsetMsgId alone.
+	Do(t, ctx, "switch to the id tab",
+		chromedp.Click(chromedp.CSS(`[data-testid="tab-id"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="form-id"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-id`), sent[3].uniq),
+	)
+	searchUntil(t, ctx, 1)
+	if kind := Get(t, ctx, "id kind", chromedp.AttributeValue(chromedp.CSS(`[data-testid="id-kind"]`), "data-kind")); kind.Value != "uniqueKey" {
+		t.Errorf("id kind %q, want uniqueKey", kind.Value)
+	}
+	Do(t, ctx, "search an offsetMsgId",
+		chromedp.Clear(chromedp.CSS(`#f-topic`)),
+		chromedp.SetValue(chromedp.CSS(`#f-id`), sent[6].offsetID),
+	)
+	searchUntil(t, ctx, 1)
+	if kind := Get(t, ctx, "id kind", chromedp.AttributeValue(chromedp.CSS(`[data-testid="id-kind"]`), "data-kind")); kind.Value != "offsetMsgId" {
+		t.Errorf("id kind %q, want offsetMsgId", kind.Value)
+	}
+	noScriptRan(t, ctx, "id result", `[data-testid="messages-result"]`)
+
+	// Back goes to the previous search (htmx restores it from its history).
+	Do(t, ctx, "go back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		loc := Get(t, ctx, "location after back", chromedp.Location())
+		kind := Get(t, ctx, "id kind after back", chromedp.Evaluate[string](
+			`(document.querySelector('[data-testid="id-kind"]') || {dataset: {}}).dataset.kind || ""`))
+		if strings.Contains(loc, "id="+sent[3].uniq) && kind == "uniqueKey" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after going back the browser is at %s showing a %q match; want the unique-key search", loc, kind)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Open the markup-laden message: every field shown as text, nothing run.
+	Do(t, ctx, "open the result",
+		chromedp.Navigate(con.URL+"/messages?tab=id&id="+sent[6].offsetID),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="message-link"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="message-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="fields"]`)),
+	)
+	fields := map[string]string{}
+	for _, f := range []string{"Topic", "Tags", "Keys", "Broker", "Queue offset"} {
+		fields[f] = strings.TrimSpace(Get(t, ctx, "field "+f, chromedp.Text(chromedp.CSS(`[data-field="`+f+`"]`))))
+	}
+	if fields["Topic"] != topic || fields["Tags"] != xssTag || fields["Keys"] != xssKey || fields["Broker"] != cl.Brokers[0].Name {
+		t.Errorf("detail fields %v", fields)
+	}
+	props := Get(t, ctx, "properties", chromedp.Text(chromedp.CSS(`[data-testid="properties"]`)))
+	if !strings.Contains(props, xssProp) || !strings.Contains(props, xssPropK) || !strings.Contains(props, sent[6].uniq) {
+		t.Errorf("properties %q lack the payloads as text or the UNIQ_KEY", props)
+	}
+	body := Get(t, ctx, "body", chromedp.Text(chromedp.CSS(`[data-testid="body-content"]`)))
+	if body != xssBody {
+		t.Errorf("body shown as %q, want the payload as text", body)
+	}
+	offsetID := Get(t, ctx, "offsetMsgId", chromedp.Text(chromedp.CSS(`[data-testid="offset-id-value"]`)))
+	if offsetID != sent[6].offsetID {
+		t.Errorf("offsetMsgId shown %q, want %q", offsetID, sent[6].offsetID)
+	}
+	decoded := Get(t, ctx, "decoded offsetMsgId", chromedp.Text(chromedp.CSS(`[data-testid="offset-id"]`)))
+	if !strings.Contains(decoded, cl.Brokers[0].Addr) {
+		t.Errorf("the offsetMsgId does not decode to the broker address %s: %q", cl.Brokers[0].Addr, decoded)
+	}
+	noScriptRan(t, ctx, "detail page", "main")
+
+	// A JSON body shows pretty-printed, and the hex view is one click away.
+	Do(t, ctx, "open a JSON message",
+		chromedp.Navigate(con.URL+"/messages/"+sent[2].offsetID+"?topic="+topic),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="body-content"]`)),
+	)
+	pretty := Get(t, ctx, "pretty body", chromedp.Text(chromedp.CSS(`[data-testid="body-content"]`)))
+	if pretty != "{\n  \"order\": 2,\n  \"amount\": 12.50\n}" {
+		t.Errorf("JSON body shown as %q", pretty)
+	}
+	Do(t, ctx, "hex view", chromedp.Click(chromedp.CSS(`[data-testid="body-view-hex"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-view="hex"]`)))
+	if hexed := Get(t, ctx, "hex body", chromedp.Text(chromedp.CSS(`[data-testid="body-content"]`))); !strings.HasPrefix(hexed, "00000000  7b 22 6f 72") {
+		t.Errorf("hex view %q", hexed)
+	}
+}
+
+// download clicks a link that downloads, waits for the file and returns its bytes.
+func download(t *testing.T, ctx context.Context, dir, selector string) []byte {
+	t.Helper()
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	progress := chromedp.BrowserEvents(lctx, browser.DownloadProgress)
+	Do(t, ctx, "download "+selector,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			events := true
+			_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events,
+			})
+			return err
+		}),
+		chromedp.Click(chromedp.CSS(selector)),
+	)
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("download %s: %v", selector, err)
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			t.Fatalf("download %s was canceled", selector)
+		}
+		if ev.State != browser.DownloadProgressStateCompleted {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ev.GUID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	t.Fatalf("download %s never completed", selector)
+	return nil
+}

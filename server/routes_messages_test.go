@@ -1,0 +1,248 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+
+	"rmqconsole/dev"
+	"rmqconsole/handlers"
+	"rmqconsole/rocketmq"
+)
+
+// TestMain lets this package's tests use the local RocketMQ (dev.RequireCluster); tests
+// that do not ask for it cost nothing.
+func TestMain(m *testing.M) {
+	rlog.SetLogLevel("error")
+	os.Exit(dev.RunTests(m))
+}
+
+// newMessagesApp builds the real console on the local RocketMQ.
+func newMessagesApp(t *testing.T, ns string) *App {
+	t.Helper()
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", ns}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+// msgBrokerCalls counts the requests the app sent to brokers (NameServer requests apart).
+func msgBrokerCalls(a *App) uint64 {
+	n := a.rmq.TotalCalls()
+	for _, ns := range []rocketmq.RequestCode{rocketmq.CodeGetRouteInfoByTopic, rocketmq.CodeGetBrokerClusterInfo, rocketmq.CodeGetAllTopicListFromNameSrv} {
+		n -= a.rmq.CallCount(ns)
+	}
+	return n
+}
+
+func msgServe(t *testing.T, a *App, target string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// The message routes of the real console against the real broker: JSON shapes, the page
+// and its links, the exports, and bad input answered without asking a broker.
+func TestMessageRoutesOnRealBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	topic := dev.UniqueName("http-msg")
+	if err := cl.CreateTopic(ctx, topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("pg")),
+		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown()
+	key := dev.UniqueName("order")
+	begin := time.Now().Add(-time.Second)
+	type sentMsg struct{ uniq, offsetID, body string }
+	var sent []sentMsg
+	for i := range 5 {
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf(`{"order":%d,"note":"=1+1"}`, i)))
+		m.WithTag("Paid").WithKeys([]string{key, fmt.Sprintf("n-%d", i)})
+		m.WithProperty("region", "eu-west")
+		r, err := p.SendSync(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, sentMsg{r.MsgID, r.OffsetMsgID, string(m.Body)})
+	}
+	end := time.Now().Add(time.Second)
+	a := newMessagesApp(t, cl.NameServer)
+	q := url.Values{"topic": {topic}, "begin": {begin.UTC().Format(time.RFC3339Nano)}, "end": {fmt.Sprint(end.UnixMilli())}}
+
+	// The range API: the documented shape, every message.
+	rec := msgServe(t, a, "/api/v1/messages?"+q.Encode())
+	var list handlers.MessagesJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("range API %d: %v\n%s", rec.Code, err, rec.Body.String())
+	}
+	if len(list.Messages) != 5 || list.Limit != 2000 || list.Truncated || list.Total != 5 || list.TotalIsLowerBound || len(list.Errors) != 0 {
+		t.Fatalf("range API: %d messages, limit %d, truncated %v, total %d, errors %v", len(list.Messages), list.Limit, list.Truncated, list.Total, list.Errors)
+	}
+	var raw map[string]any
+	json.Unmarshal(rec.Body.Bytes(), &raw)
+	first := raw["messages"].([]any)[0].(map[string]any)
+	for _, k := range []string{"msgId", "offsetMsgId", "topic", "tags", "keys", "brokerName", "queueId", "queueOffset", "commitLogOffset",
+		"bornTimestamp", "storeTimestamp", "bornHost", "storeHost", "reconsumeTimes", "properties", "bodySize", "body"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("a message lacks %q: %v", k, first)
+		}
+	}
+	byUniq := map[string]handlers.MessageJSON{}
+	for _, m := range list.Messages {
+		byUniq[m.MsgID] = m
+	}
+	for _, s := range sent {
+		m, ok := byUniq[s.uniq]
+		if !ok || m.OffsetMsgID != s.offsetID || m.Body != s.body || m.Tags != "Paid" || m.Properties["region"] != "eu-west" || m.BrokerName != cl.Brokers[0].Name {
+			t.Errorf("sent %s: got %+v", s.uniq, m)
+		}
+	}
+
+	// The key API, once the index has them.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rec = msgServe(t, a, "/api/v1/messages?"+url.Values{"topic": {topic}, "key": {key}}.Encode())
+		json.Unmarshal(rec.Body.Bytes(), &list)
+		if len(list.Messages) == 5 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if rec.Code != http.StatusOK || len(list.Messages) != 5 || list.Limit != 64 {
+		t.Errorf("key API %d: %d messages, limit %d", rec.Code, len(list.Messages), list.Limit)
+	}
+
+	// By id, both kinds.
+	for _, tc := range []struct{ path, kind string }{
+		{"/api/v1/messages/" + sent[2].offsetID, "offsetMsgId"},
+		{"/api/v1/messages/" + sent[2].uniq + "?topic=" + topic, "uniqueKey"},
+	} {
+		rec = msgServe(t, a, tc.path)
+		var one handlers.MessageByIDJSON
+		if err := json.Unmarshal(rec.Body.Bytes(), &one); err != nil || rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %v", tc.path, rec.Code, err)
+		}
+		if one.IDKind != tc.kind || one.Message.MsgID != sent[2].uniq || one.Groups == nil {
+			t.Errorf("%s: kind %q msgId %q groups %v", tc.path, one.IDKind, one.Message.MsgID, one.Groups)
+		}
+	}
+
+	// Topics with their queues.
+	rec = msgServe(t, a, "/api/v1/topics")
+	var topics handlers.TopicsJSON
+	json.Unmarshal(rec.Body.Bytes(), &topics)
+	found := false
+	for _, tp := range topics.Topics {
+		if tp.Topic == topic {
+			found = tp.ReadQueues == 2*len(cl.Brokers) && !tp.System
+		}
+		if strings.HasPrefix(tp.Topic, "%RETRY%") {
+			t.Errorf("retry topic %s listed without system=true", tp.Topic)
+		}
+	}
+	if !found {
+		t.Errorf("topic %s with 2 queues per broker not in /api/v1/topics", topic)
+	}
+
+	// The page: rows, summary, export links; a row leads to the detail page.
+	pageQ := url.Values{"tab": {"range"}, "topic": {topic}, "begin": {begin.UTC().Format("2006-01-02 15:04:05.000")}, "end": {end.UTC().Format("2006-01-02 15:04:05.000")}}
+	rec = msgServe(t, a, "/messages?"+pageQ.Encode())
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
+	if rec.Code != http.StatusOK || doc.Find(`[data-testid="message-row"]`).Length() != 5 {
+		t.Fatalf("page %d with %d rows", rec.Code, doc.Find(`[data-testid="message-row"]`).Length())
+	}
+	if s := doc.Find(`[data-testid="result-summary"]`).Text(); !strings.Contains(s, "5 messages of topic "+topic) {
+		t.Errorf("summary %q", s)
+	}
+	link, _ := doc.Find(`[data-testid="message-link"]`).First().Attr("href")
+	detail := msgServe(t, a, link)
+	ddoc, _ := goquery.NewDocumentFromReader(bytes.NewReader(detail.Body.Bytes()))
+	if detail.Code != http.StatusOK || strings.TrimSpace(ddoc.Find(`[data-field="Topic"]`).Text()) != topic {
+		t.Errorf("detail %s: %d", link, detail.Code)
+	}
+	if !strings.Contains(ddoc.Find(`[data-testid="properties"]`).Text(), "eu-west") {
+		t.Errorf("detail lacks the property region=eu-west")
+	}
+
+	// CSV export: the same messages, a header, and formulas defused.
+	csvURL, _ := doc.Find(`[data-testid="export-csv"]`).Attr("href")
+	rec = msgServe(t, a, csvURL)
+	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()
+	if err != nil || rec.Code != http.StatusOK || len(rows) != 6 || rows[0][1] != "msgId" {
+		t.Fatalf("CSV export %d: %v, %d rows", rec.Code, err, len(rows))
+	}
+	if cd := rec.Header().Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.HasSuffix(cd, `.csv"`) {
+		t.Errorf("CSV Content-Disposition %q", cd)
+	}
+	jsURL, _ := doc.Find(`[data-testid="export-json"]`).Attr("href")
+	rec = msgServe(t, a, jsURL)
+	var exported handlers.MessagesJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &exported); err != nil || len(exported.Messages) != 5 || exported.Total != 5 {
+		t.Errorf("JSON export: %v, %d messages", err, len(exported.Messages))
+	}
+
+	// Bad input: 422 on the page with the form kept, 400 in the API, no broker asked.
+	for _, bad := range []struct{ name, query, code string }{
+		{"missing topic", "tab=range&topic=&begin=2026-01-01+00:00:00&end=2026-01-01+01:00:00", "missing_topic"},
+		{"unknown topic", "tab=range&topic=" + dev.UniqueName("nosuch") + "&begin=2026-01-01+00:00:00&end=2026-01-01+01:00:00", "unknown_topic"},
+		{"begin after end", "tab=range&topic=" + topic + "&begin=2026-01-02+00:00:00&end=2026-01-01+00:00:00", "bad_range"},
+		{"malformed id", "tab=id&id=not+an+id", "bad_id"},
+		{"unique key without topic", "tab=id&id=" + sent[0].uniq[:20], "missing_topic"},
+	} {
+		before := msgBrokerCalls(a)
+		rec = msgServe(t, a, "/messages?"+bad.query)
+		doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
+		if rec.Code != http.StatusUnprocessableEntity || doc.Find(`form.message-search`).Length() != 1 {
+			t.Errorf("%s: page %d", bad.name, rec.Code)
+		}
+		api := msgServe(t, a, "/api/v1/messages?"+bad.query)
+		var e handlers.APIError
+		if json.Unmarshal(api.Body.Bytes(), &e); api.Code != http.StatusBadRequest || e.Code != bad.code {
+			t.Errorf("%s: API %d %s", bad.name, api.Code, api.Body.String())
+		}
+		if n := msgBrokerCalls(a) - before; n != 0 {
+			t.Errorf("%s: %d broker requests for bad input", bad.name, n)
+		}
+	}
+	// An id that names nothing: 404.
+	if rec = msgServe(t, a, "/api/v1/messages/"+dev.UniqueName("NOPE")+"?topic="+topic); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown unique key: %d %s", rec.Code, rec.Body.String())
+	}
+}
