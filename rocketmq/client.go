@@ -1,3 +1,20 @@
+// Package rocketmq is a client of Apache RocketMQ's TCP "remoting" protocol
+// for an admin console: it talks to NameServers and brokers (4.9.x and 5.x)
+// directly, the way mqadmin and rocketmq-dashboard do.
+//
+// A Client keeps one multiplexed connection per address, matches answers to
+// requests by opaque, applies a deadline to every call (the context's, else
+// Config.Timeout), reconnects after a connection breaks, fails over between
+// NameServers and caches topic routes for a few seconds. Each admin
+// operation is one request to one server, typed and documented with
+// RocketMQ's own vocabulary; broker error codes come back as *BrokerError,
+// matching sentinels such as ErrTopicNotFound and ErrConsumerNotOnline with
+// errors.Is.
+//
+// Broker bodies are fastjson, not always strict JSON; they pass through
+// NormalizeJSON before encoding/json. What real brokers answer, and where it
+// differs between versions, is written down in docs/rocketmq-protocol-notes.md.
+// The package knows nothing of HTTP or SQL.
 package rocketmq
 
 import (
