@@ -167,13 +167,14 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 // new connection when it had been idle in the pool (the server may have
 // closed it; the request most likely never arrived), and after GO_AWAY.
 func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext map[string]string, body []byte) (*command, error) {
+	start := time.Now()
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		cn, fresh, err := c.pool.get(ctx, addr)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, callCtxErr(ctx, addr, code, time.Now())
+				return nil, callCtxErr(ctx, addr, code, start)
 			}
 			return nil, err
 		}
