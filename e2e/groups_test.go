@@ -178,4 +178,9 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 	if !Get(t, ctx, "the chart is drawn", chromedp.Evaluate[bool](`!!document.querySelector('#lag-chart .uplot')`)) {
 		t.Error("the total lag chart was not drawn")
 	}
+	// One point per poll reaches the chart, and rows draw their lag sparkline.
+	Get(t, ctx, "see the chart grow", chromedp.Poll[bool](
+		`parseInt(document.getElementById('lag-chart').getAttribute('data-points') || '0', 10) >= 5`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	Do(t, ctx, "see sparklines drawn", chromedp.WaitVisible(chromedp.CSS(`#queues-body svg.spark path`)))
 }

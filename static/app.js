@@ -160,6 +160,7 @@
     function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
     function draw() {
       if (!box || !window.uPlot) return;
+      box.setAttribute("data-points", String(data[0].length)); // what is drawn, for tests
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
