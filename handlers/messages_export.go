@@ -66,7 +66,8 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	default:
 		r := out.rangeRes
 		msgs, list = r.Messages, messagesJSON(&lookup.Result{Limit: r.Limit, Truncated: r.Truncated, Total: r.Total,
-			TotalIsLowerBound: r.TotalIsLowerBound, InRange: r.InRange, Failures: r.Failures}, true)
+			TotalIsLowerBound: r.TotalIsLowerBound, InRange: r.InRange, Failures: r.Failures,
+			Scanned: r.Scanned, ScanLimited: r.ScanLimited, ScannedBackTo: r.ScannedBackTo}, true)
 	}
 	name := msgExportName(f, format)
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
@@ -154,9 +155,13 @@ func msgWriteJSON(c *gin.Context, list MessagesJSON, msgs []lookup.Message) {
 		Total             int64             `json:"total"`
 		TotalIsLowerBound bool              `json:"totalIsLowerBound"`
 		InRange           *int64            `json:"inRange,omitempty"`
+		Scanned           int64             `json:"scanned,omitempty"`
+		ScanLimited       bool              `json:"scanLimited,omitempty"`
+		ScannedBackTo     int64             `json:"scannedBackTo,omitempty"`
 		CappedBrokers     []string          `json:"cappedBrokers,omitempty"`
 		Errors            []BrokerErrorJSON `json:"errors,omitempty"`
-	}{list.Limit, list.Truncated, list.Total, list.TotalIsLowerBound, list.InRange, list.CappedBrokers, list.Errors})
+	}{list.Limit, list.Truncated, list.Total, list.TotalIsLowerBound, list.InRange, list.Scanned, list.ScanLimited,
+		list.ScannedBackTo, list.CappedBrokers, list.Errors})
 	bw.Write(head[:len(head)-1])
 	bw.WriteString(`,"messages":[`)
 	enc := json.NewEncoder(bw)

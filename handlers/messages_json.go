@@ -51,6 +51,11 @@ type MessagesJSON struct {
 	// InRange is how many messages the time range holds before the tag filter (range
 	// queries).
 	InRange *int64 `json:"inRange,omitempty"`
+	// Scanned is how many messages a tag-filtered range query read; ScanLimited says it
+	// stopped at its budget, having read back to ScannedBackTo (epoch ms).
+	Scanned       int64 `json:"scanned,omitempty"`
+	ScanLimited   bool  `json:"scanLimited,omitempty"`
+	ScannedBackTo int64 `json:"scannedBackTo,omitempty"`
 	// CappedBrokers answered the key query with their maximum of 64 (key queries).
 	CappedBrokers []string `json:"cappedBrokers,omitempty"`
 	// Errors name the brokers that failed; the messages are what the others returned.
@@ -148,6 +153,10 @@ func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
 	if rangeQuery {
 		n := r.InRange
 		j.InRange = &n
+		j.Scanned, j.ScanLimited = r.Scanned, r.ScanLimited
+		if r.ScanLimited {
+			j.ScannedBackTo = r.ScannedBackTo.UnixMilli()
+		}
 	}
 	for _, m := range r.Messages {
 		j.Messages = append(j.Messages, messageJSON(m))

@@ -177,8 +177,16 @@ func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResu
 	default:
 		vm.Summary = fmt.Sprintf("%s %s %s, newest first.", msgCount(shown, "message", "messages"), what, when)
 	}
+	if r.ScanLimited {
+		vm.Truncated = true
+		vm.TruncatedNote = fmt.Sprintf("The tag filter read the newest %s of the %s messages in the range, back to %s, and stopped there: older messages with tag %s may exist. Narrow the time range to search further back.",
+			views.Thousands(r.Scanned), views.Thousands(r.InRange), views.TimeUTC(r.ScannedBackTo), q.Tag)
+	}
 	if shown == 0 {
 		vm.Empty = fmt.Sprintf("No message %s was stored %s (UTC). Widen the range, or check the topic and tag.", what, msgRangeText(q.Begin, q.End))
+		if r.ScanLimited {
+			vm.Empty = fmt.Sprintf("No message %s among the newest %s of the range (back to %s).", what, views.Thousands(r.Scanned), views.TimeUTC(r.ScannedBackTo))
+		}
 	}
 	return vm
 }

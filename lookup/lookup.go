@@ -53,6 +53,9 @@ type Options struct {
 	// Parallelism bounds the broker requests one query has in flight. Default 16, about
 	// what one broker's pull thread pool serves at once.
 	Parallelism int
+	// MaxScan bounds how many messages a range query with a tag filter reads before it
+	// gives up looking further back for matches. Default 100 000.
+	MaxScan int64
 	// ClusterInfoTTL is how long the broker list (used to map an offsetMsgId's store host
 	// to its broker) is reused. Default 10 s.
 	ClusterInfoTTL time.Duration
@@ -64,6 +67,7 @@ type Options struct {
 type Service struct {
 	admin       Admin
 	parallelism int
+	maxScan     int64
 	ciTTL       time.Duration
 	now         func() time.Time
 
@@ -74,7 +78,10 @@ type Service struct {
 
 // New returns a Service over a.
 func New(a Admin, opts Options) *Service {
-	s := &Service{admin: a, parallelism: opts.Parallelism, ciTTL: opts.ClusterInfoTTL, now: opts.Now}
+	s := &Service{admin: a, parallelism: opts.Parallelism, maxScan: opts.MaxScan, ciTTL: opts.ClusterInfoTTL, now: opts.Now}
+	if s.maxScan <= 0 {
+		s.maxScan = 100_000
+	}
 	if s.parallelism <= 0 {
 		s.parallelism = 16
 	}
@@ -118,6 +125,12 @@ type Result struct {
 	// InRange is how many messages the time range holds on the brokers that answered,
 	// before any tag filter (range query only). It bounds Total from above.
 	InRange int64
+	// Scanned is how many messages a tag-filtered range query read. When ScanLimited is
+	// set it stopped at Options.MaxScan, having read back to store time ScannedBackTo:
+	// older matches may exist.
+	Scanned       int64
+	ScanLimited   bool
+	ScannedBackTo time.Time
 	// CappedBrokers are brokers whose key-index answer hit the per-broker cap, so the
 	// result may miss older matches (key query only).
 	CappedBrokers []string

@@ -447,3 +447,33 @@ func TestRangeSkewedQueues(t *testing.T) {
 	}
 	t.Logf("%d pulls, %d offset searches", f.Calls()["Pull"], f.Calls()["SearchOffset"])
 }
+
+// A tag that matches nothing in a big range stops at the scan budget and says how far
+// back it read, instead of pulling the whole range.
+func TestRangeTagScanBudget(t *testing.T) {
+	f, all := fakeCluster(t, 20000, even(20000))
+	svc := New(f, Options{MaxScan: 3000})
+	res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: t0, End: t0.Add(time.Hour), Tag: "green"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ScanLimited || !res.TotalIsLowerBound || len(res.Messages) != 0 {
+		t.Fatalf("scan limited %v, lower bound %v, %d messages", res.ScanLimited, res.TotalIsLowerBound, len(res.Messages))
+	}
+	if res.Scanned < 3000 || res.Scanned > 3000+3000/32+16*8 {
+		t.Errorf("read %d messages for a budget of 3000", res.Scanned)
+	}
+	// Everything stored at or after ScannedBackTo was read.
+	var newer int64
+	for _, m := range all {
+		if m.StoreTimestamp >= res.ScannedBackTo.UnixMilli() {
+			newer++
+		}
+	}
+	if newer > res.Scanned || res.ScannedBackTo.Before(t0) || !res.ScannedBackTo.Before(t0.Add(time.Hour)) {
+		t.Errorf("claims to have read back to %s, but %d messages are newer and %d were read", res.ScannedBackTo, newer, res.Scanned)
+	}
+	if pulls := f.Calls()["Pull"]; pulls > 3000/pullBatch+3*8+8 {
+		t.Errorf("%d pulls for a budget of 3000 messages", pulls)
+	}
+}

@@ -96,15 +96,20 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 		if remaining <= 0 || int64(len(found)) >= need || ctx.Err() != nil {
 			break
 		}
+		if q.Tag != "" && scanned >= s.maxScan {
+			res.ScanLimited = true
+			break
+		}
 		want := need - int64(len(found))
 		if q.Tag != "" && scanned > 0 {
 			// Scale by the share of messages that matched so far; with no match yet,
-			// read eight times more than before.
+			// read eight times more than before. Never past the scan budget.
 			if len(found) == 0 {
 				want = scanned * 8
 			} else {
 				want = want * scanned / int64(len(found))
 			}
+			want = max(min(want, s.maxScan-scanned), 1)
 		}
 		cuts := make([]int64, len(windows))
 		if remaining <= want+slack(want) {
@@ -121,6 +126,18 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 
 	slices.SortFunc(found, newestFirst)
 	res.Failures = fails.all()
+	res.Scanned = scanned
+	if res.ScanLimited {
+		// Every queue was read down to the last cut: the newest of the oldest reads of
+		// the queues that still have unread messages.
+		back := begin
+		for _, w := range windows {
+			if !fails.failed(w.broker) && w.top > w.lo {
+				back = max(back, min(w.oldest, end))
+			}
+		}
+		res.ScannedBackTo = time.UnixMilli(back)
+	}
 	switch {
 	case q.Tag == "":
 		res.Total = res.InRange
