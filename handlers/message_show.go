@@ -51,10 +51,7 @@ func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
 		}
 		h.Fail(c, &UserError{Status: status, Code: ie.Code, Message: ie.Message})
 		return nil, false
-	case errors.Is(err, lookup.ErrNotFound):
-		h.Fail(c, &UserError{Status: http.StatusNotFound, Code: "message_not_found", Message: err.Error()})
-		return nil, false
-	case err != nil:
+	case err != nil: // a message not found is a 404, a broker failure a 502/504 (errorStatus)
 		h.Fail(c, err)
 		return nil, false
 	}

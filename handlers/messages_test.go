@@ -330,6 +330,13 @@ func TestMessageDetail(t *testing.T) {
 	if nf := msgGet(t, r, "/messages/NOPE?topic=T"); nf.Code != http.StatusNotFound {
 		t.Errorf("unknown id: %d, want 404", nf.Code)
 	}
+	nf := msgGet(t, r, "/messages?tab=id&id=NOPE&topic=T")
+	if txt := msgDoc(t, nf).Find(`[data-testid="search-error"]`).Text(); nf.Code != http.StatusNotFound || !strings.Contains(txt, "No message of topic T has the unique key NOPE") {
+		t.Errorf("id tab, unknown id: %d %q", nf.Code, txt)
+	}
+	if api := msgGet(t, r, "/api/v1/messages?id=NOPE&topic=T"); api.Code != http.StatusNotFound || !strings.Contains(api.Body.String(), "message_not_found") {
+		t.Errorf("API, unknown id: %d %s", api.Code, api.Body.String())
+	}
 }
 
 // A large binary body is cut for display and offered whole.

@@ -43,10 +43,8 @@ func msgRows(ms []lookup.Message) []views.MessageRow {
 	return rows
 }
 
-// msgDetailURL links a message to its detail page by its offsetMsgId, which is read
+// msgDetailURLFor links a message to its detail page by its offsetMsgId, which is read
 // straight from the broker; the topic comes along for the group states.
-func msgDetailURL(m lookup.Message) string { return msgDetailURLFor(m.OffsetMsgID(), m) }
-
 func msgDetailURLFor(offsetMsgID string, m lookup.Message) string {
 	id := offsetMsgID
 	if id == "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -126,6 +127,10 @@ func errorStatus(err error) (int, string) {
 		return ue.Status, ue.Code
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
+	case errors.Is(err, lookup.ErrNotFound):
+		return http.StatusNotFound, "message_not_found"
+	case errors.As(err, new(*lookup.InputError)):
+		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(resets.InputErrors)):
