@@ -174,13 +174,11 @@ func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
 		pv.Rows = append(pv.Rows, row)
 	}
 	f := in.form()
-	for _, kv := range []views.HiddenField{
+	pv.Hidden = []views.HiddenField{
 		{Name: "topic", Value: f.Topic}, {Name: "mode", Value: f.Mode}, {Name: "timestamp", Value: f.Timestamp},
 		{Name: "tz", Value: f.TimeZone}, {Name: "brokerName", Value: f.BrokerName}, {Name: "queueId", Value: f.QueueID},
 		{Name: "offset", Value: f.Offset}, {Name: "shift", Value: f.Shift}, {Name: "reason", Value: f.Reason},
 		{Name: "planId", Value: p.ID},
-	} {
-		pv.Hidden = append(pv.Hidden, kv)
 	}
 	return pv
 }
