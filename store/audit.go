@@ -73,8 +73,8 @@ type AuditQueue struct {
 	After *int64 `json:"after"`
 	// Note explains a clamped target or how After came about.
 	Note string `json:"note,omitempty"`
-	// Error says why this queue did not reach its target.
-	Error string `json:"error,omitempty"`
+	// Error says why this queue did not reach its target ("" when it did).
+	Error string `json:"error"`
 }
 
 // AuditBroker is one broker a reset goes through and how.
