@@ -253,6 +253,15 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 			rows[i].Error = err.Error()
 		}
 	}
+	// A queue already at its target is left alone: resetting it would only make its
+	// client drop what it has in flight.
+	unchanged := func(i int) bool {
+		if rows[i].Before != plan.Queues[i].Target {
+			return false
+		}
+		set(i, "already at its target; nothing was sent", nil)
+		return true
+	}
 	update := func(i int, why string) {
 		q := plan.Queues[i]
 		err := s.admin.UpdateConsumerOffset(ctx, q.Addr, group, q.Queue, q.Target)
@@ -266,6 +275,9 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 		switch plan.method(broker) {
 		case MethodResetQueue:
 			parallel(idx, 4, func(i int) {
+				if unchanged(i) {
+					return
+				}
 				q := plan.Queues[i]
 				tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
 				note := ""
@@ -275,7 +287,11 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 				set(i, note, err)
 			})
 		case MethodUpdateOffset:
-			parallel(idx, 4, func(i int) { update(i, "") })
+			parallel(idx, 4, func(i int) {
+				if !unchanged(i) {
+					update(i, "")
+				}
+			})
 		case MethodResetTimestamp:
 			byTopic := map[string][]int{}
 			for _, i := range idx {

@@ -50,7 +50,12 @@ type it struct {
 
 const itQueues = 2
 
-func newIT(t *testing.T, online bool) *it {
+func newIT(t testing.TB, online bool) *it {
+	return newITQueues(t, online, itQueues)
+}
+
+// newITQueues is newIT with the topic's number of queues.
+func newITQueues(t testing.TB, online bool, queues int) *it {
 	t.Helper()
 	cl := dev.RequireCluster(t)
 	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
@@ -58,7 +63,7 @@ func newIT(t *testing.T, online bool) *it {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	e := &it{cl: cl, c: c, topic: dev.UniqueName("rst"), group: dev.UniqueName("rstg"), queues: itQueues, firstB: map[int]int64{}}
+	e := &it{cl: cl, c: c, topic: dev.UniqueName("rst"), group: dev.UniqueName("rstg"), queues: queues, firstB: map[int]int64{}}
 	e.dbPath = filepath.Join(t.TempDir(), "console.db")
 	if e.st, err = store.Open(context.Background(), e.dbPath); err != nil {
 		t.Fatal(err)
@@ -104,7 +109,7 @@ func newIT(t *testing.T, online bool) *it {
 	return e
 }
 
-func (e *it) send(t *testing.T, body string) *primitive.SendResult {
+func (e *it) send(t testing.TB, body string) *primitive.SendResult {
 	t.Helper()
 	r, err := e.prod.SendSync(ctxT(t), primitive.NewMessage(e.topic, []byte(body)))
 	if err != nil || r.Status != primitive.SendOK {
@@ -114,7 +119,7 @@ func (e *it) send(t *testing.T, body string) *primitive.SendResult {
 }
 
 // offsets returns the group's committed offsets per queue id, as our client reads them.
-func (e *it) offsets(t *testing.T) map[int]rocketmq.OffsetWrapper {
+func (e *it) offsets(t testing.TB) map[int]rocketmq.OffsetWrapper {
 	t.Helper()
 	s, err := e.c.ConsumeStats(ctxT(t), e.cl.Brokers[0].Addr, e.group, e.topic)
 	if err != nil {
@@ -127,7 +132,7 @@ func (e *it) offsets(t *testing.T) map[int]rocketmq.OffsetWrapper {
 	return out
 }
 
-func (e *it) waitLag(t *testing.T, lag int64) {
+func (e *it) waitLag(t testing.TB, lag int64) {
 	t.Helper()
 	eventually(t, 90*time.Second, fmt.Sprintf("lag of %s reaches %d", e.group, lag), func() error {
 		s, err := e.c.ConsumeStats(ctxT(t), e.cl.Brokers[0].Addr, e.group, e.topic)
@@ -454,7 +459,7 @@ func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
 
 // --- real clients ---
 
-func startProducer(t *testing.T, ns string) rmq.Producer {
+func startProducer(t testing.TB, ns string) rmq.Producer {
 	t.Helper()
 	p, err := rmq.NewProducer(
 		producer.WithNameServer([]string{ns}),
@@ -482,7 +487,7 @@ type countingConsumer struct {
 	stopped bool
 }
 
-func startConsumer(t *testing.T, ns, group, topic string) *countingConsumer {
+func startConsumer(t testing.TB, ns, group, topic string) *countingConsumer {
 	t.Helper()
 	cc := &countingConsumer{seen: map[string]int{}}
 	c, err := rmq.NewPushConsumer(
@@ -531,7 +536,7 @@ func (c *countingConsumer) counts() (distinct, total int) {
 	return len(c.seen), c.total
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -546,7 +551,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() er
 	}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx

@@ -241,6 +241,11 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 	if e.fake.calls["ResetOffset"] != 4 || e.fake.calls["UpdateConsumerOffset"] != 0 {
 		t.Errorf("calls %v", e.fake.calls)
 	}
+	// Applying a plan whose queues are already at their targets sends nothing.
+	again := e.apply(t, e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues}))
+	if again.Status != store.AuditApplied || e.fake.calls["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note, "nothing was sent") {
+		t.Errorf("a no-op reset: %s, calls %v, note %q", again.Status, e.fake.calls, again.Result[0].Note)
+	}
 	// The preview cannot be applied twice.
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
 	var ce *ConflictError
