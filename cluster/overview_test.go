@@ -25,8 +25,10 @@ func (f *fakeAdmin) PingNameServer(_ context.Context, addr string) error {
 	}
 	return nil
 }
-func (f *fakeAdmin) ClusterInfo(context.Context) (*rocketmq.ClusterInfo, error) { return f.info, f.infoErr }
-func (f *fakeAdmin) TopicList(context.Context) ([]string, error)              { return f.topics, nil }
+func (f *fakeAdmin) ClusterInfo(context.Context) (*rocketmq.ClusterInfo, error) {
+	return f.info, f.infoErr
+}
+func (f *fakeAdmin) TopicList(context.Context) ([]string, error) { return f.topics, nil }
 func (f *fakeAdmin) BrokerRuntimeInfo(_ context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error) {
 	if f.downBroke[addr] {
 		return nil, errors.New("i/o timeout")

@@ -277,7 +277,9 @@ func TestRunningInfoSpellings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := func(id int) ProcessQueueInfo { return info.MQTable[MessageQueue{Topic: "T", BrokerName: "b", QueueID: id}] }
+	q := func(id int) ProcessQueueInfo {
+		return info.MQTable[MessageQueue{Topic: "T", BrokerName: "b", QueueID: id}]
+	}
 	if !q(1).Dropped || q(1).CommitOffset != 5 || !q(2).Dropped || q(3).Dropped {
 		t.Errorf("mqTable %+v", info.MQTable)
 	}
