@@ -83,16 +83,28 @@ func TestDetailLagOwnersAndExpectedAssignment(t *testing.T) {
 }
 
 func TestDetailCallsInParallelNotOneAfterAnother(t *testing.T) {
+	// One broker (two calls at once at most), then four clients' running infos: more
+	// than two calls in flight means the clients are asked in parallel.
 	f := twoClientsOnEightQueues()
-	f.brokers["broker-b"] = "10.0.0.2:10911"
-	f.setClients(tG, map[string]clientSpec{"c1": {topics: []string{tT}}, "c2": {topics: []string{tT}}, "c3": {topics: []string{tT}}})
+	f.setClients(tG, map[string]clientSpec{"c1": {topics: []string{tT}}, "c2": {topics: []string{tT}},
+		"c3": {topics: []string{tT}}, "c4": {topics: []string{tT}}})
 	f.delay = 20 * time.Millisecond
 	if _, err := NewService(f, Options{}).Detail(context.Background(), tG); err != nil {
 		t.Fatal(err)
 	}
-	// 2 brokers × (connections + stats) in parallel, then 3 running infos in parallel.
-	if m := f.maxInflight.Load(); m < 3 {
-		t.Errorf("at most %d calls in flight: broker and client calls must not be made one after another", m)
+	if m := f.maxInflight.Load(); m < 4 {
+		t.Errorf("at most %d calls in flight: each client's running info must be asked in parallel, not one after another", m)
+	}
+	// Two brokers: connections and stats of both at once.
+	f = twoClientsOnEightQueues()
+	f.brokers["broker-b"] = "10.0.0.2:10911"
+	f.setClients(tG, map[string]clientSpec{})
+	f.delay = 20 * time.Millisecond
+	if _, err := NewService(f, Options{}).Detail(context.Background(), tG); err != nil {
+		t.Fatal(err)
+	}
+	if m := f.maxInflight.Load(); m < 4 {
+		t.Errorf("at most %d calls in flight: both brokers' connections and stats must be asked at once", m)
 	}
 }
 
