@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -288,7 +289,8 @@ func BenchmarkJoinToBrowser(b *testing.B) {
 		Do(b, ctx, "wait for the row to go", chromedp.WaitNotPresent(chromedp.CSS(`tr[data-client$="@`+c.instance+`"]`)))
 	}
 	slices.Sort(lat)
-	q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	// Nearest-rank percentiles.
+	q := func(p float64) float64 { return lat[max(0, int(math.Ceil(p*float64(len(lat))))-1)] }
 	b.ReportMetric(q(0.5), "median-ms")
 	b.ReportMetric(q(0.95), "p95-ms")
 	b.ReportMetric(lat[len(lat)-1], "max-ms")

@@ -184,3 +184,41 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 		chromedp.WithPollingTimeout(20*time.Second)))
 	Do(t, ctx, "see sparklines drawn", chromedp.WaitVisible(chromedp.CSS(`#queues-body svg.spark path`)))
 }
+
+// The group list in a browser: filtering narrows the table in place and the address
+// keeps the filter (a deep link); the group links to its page.
+func TestGroupListFiltersAndLinks(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "e2e-list", 2)
+	group := dev.UniqueName("e2e-list-cg")
+	startConsumerProc(t, cl.NameServer, group, topic)
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	waitOnline(t, con, group, 1)
+	ctx := Browser(t)
+	Do(t, ctx, "open the list, fresh",
+		chromedp.Navigate(con.URL+"/groups?refresh=1"),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-group="`+group+`"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
+		chromedp.SendKeys(chromedp.CSS(`#groups-q`), group[len(group)-10:]),
+		chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="groups-count"]`)),
+	)
+	Get(t, ctx, "the table narrows to the group", chromedp.Poll[bool](
+		`document.querySelectorAll('[data-testid="groups-table"] tbody tr').length === 1`, chromedp.WithPollingTimeout(10*time.Second)))
+	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.Contains(loc, "q="+group[len(group)-10:]) {
+		t.Errorf("the address %s does not keep the filter", loc)
+	}
+	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__sameDocument === true`)) {
+		t.Error("filtering reloaded the page instead of swapping the list")
+	}
+	if txt := Get(t, ctx, "clients cell", chromedp.Text(chromedp.CSS(`tr[data-group="`+group+`"] [data-testid="group-clients"]`))); strings.TrimSpace(txt) != "1" {
+		t.Errorf("clients cell %q, want 1", txt)
+	}
+	Do(t, ctx, "follow the group link",
+		chromedp.Click(chromedp.CSS(`tr[data-group="`+group+`"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="group-name"]`)),
+	)
+	if name := Get(t, ctx, "group name", chromedp.Text(chromedp.CSS(`[data-testid="group-name"]`))); name != group {
+		t.Errorf("followed to %q, want %q", name, group)
+	}
+}
