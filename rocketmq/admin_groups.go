@@ -6,11 +6,9 @@ import (
 	"fmt"
 )
 
-// Request codes for managing subscription groups (the same in 4.9.x and 5.x).
-const (
-	CodeUpdateAndCreateSubscriptionGroup RequestCode = 200
-	CodeDeleteSubscriptionGroup          RequestCode = 207
-)
+// CodeUpdateAndCreateSubscriptionGroup creates or updates a subscription group (the
+// same code in 4.9.x and 5.x).
+const CodeUpdateAndCreateSubscriptionGroup RequestCode = 200
 
 // UpdateSubscriptionGroup creates or updates a subscription group on the broker at addr
 // (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP), as mqadmin updateSubGroup does. A zero
@@ -28,16 +26,6 @@ func (c *Client) UpdateSubscriptionGroup(ctx context.Context, addr string, cfg S
 	}
 	if _, err := c.call(ctx, addr, CodeUpdateAndCreateSubscriptionGroup, nil, body); err != nil {
 		return fmt.Errorf("update subscription group %q on %s: %w", cfg.GroupName, addr, err)
-	}
-	return nil
-}
-
-// DeleteSubscriptionGroup removes a subscription group from the broker at addr
-// (DELETE_SUBSCRIPTIONGROUP); cleanOffset also drops its stored offsets (5.x brokers).
-func (c *Client) DeleteSubscriptionGroup(ctx context.Context, addr, group string, cleanOffset bool) error {
-	ext := map[string]string{"groupName": group, "cleanOffset": btoa(cleanOffset)}
-	if _, err := c.call(ctx, addr, CodeDeleteSubscriptionGroup, ext, nil); err != nil {
-		return fmt.Errorf("delete subscription group %q on %s: %w", group, addr, err)
 	}
 	return nil
 }
