@@ -138,18 +138,25 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 		}
 		res.ScannedBackTo = time.UnixMilli(back)
 	}
+	// Unread messages remain only when the search stopped early on a full result.
+	unread := false
+	for _, w := range windows {
+		if !fails.failed(w.broker) && w.top > w.lo {
+			unread = true
+			break
+		}
+	}
 	switch {
+	case !unread:
+		// Everything in the windows was read and filtered by store time: count what
+		// matched. (A 4.x broker's offset search answers the closest message rather than
+		// the first at or after a time, so its windows can hold a neighbour or two.)
+		res.Total = int64(len(found))
 	case q.Tag == "":
 		res.Total = res.InRange
 	default:
 		res.Total = int64(len(found))
-		// Unread messages remain only when the search stopped early on a full result.
-		for _, w := range windows {
-			if !fails.failed(w.broker) && w.top > w.lo {
-				res.TotalIsLowerBound = true
-				break
-			}
-		}
+		res.TotalIsLowerBound = true
 	}
 	res.Truncated = res.Total > int64(q.Limit)
 	if len(found) > q.Limit {
