@@ -18,19 +18,11 @@ import (
 // what actually happened, linked to its audit entry. A missing confirmation shows the
 // preview again (422); a stale preview shows a fresh one (409); neither changes anything.
 func (h *Resets) Apply(c *gin.Context) {
-	group := c.Param("group")
-	in := resetFormInput(c)
+	group, in, req, ok := h.readForm(c, "apply")
+	if !ok {
+		return
+	}
 	ctx := c.Request.Context()
-	if h.Service == nil {
-		h.noCluster(c)
-		return
-	}
-	req, errs := in.request(group, h.now())
-	if len(errs) > 0 {
-		h.Service.Refuse(ctx, who(c), group, in, "apply", errs)
-		h.formWithErrors(c, group, in, errs)
-		return
-	}
 	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
 	var ie resets.InputErrors
 	var ce *resets.ConflictError

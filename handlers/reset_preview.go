@@ -14,19 +14,11 @@ import (
 // Preview is POST /groups/{group}/reset/preview: the plan under the form, with the
 // button that applies it. Bad input re-renders the form (422) and is audited as refused.
 func (h *Resets) Preview(c *gin.Context) {
-	group := c.Param("group")
-	in := resetFormInput(c)
+	group, in, req, ok := h.readForm(c, "preview")
+	if !ok {
+		return
+	}
 	ctx := c.Request.Context()
-	if h.Service == nil {
-		h.noCluster(c)
-		return
-	}
-	req, errs := in.request(group, h.now())
-	if len(errs) > 0 {
-		h.Service.Refuse(ctx, who(c), group, in, "preview", errs)
-		h.formWithErrors(c, group, in, errs)
-		return
-	}
 	p, err := h.Service.Plan(ctx, req, who(c))
 	var ie resets.InputErrors
 	switch {
@@ -46,6 +38,24 @@ func (h *Resets) Preview(c *gin.Context) {
 }
 
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
+// readForm parses and validates the reset form of the request. Without a cluster, or on
+// bad input (which is audited as refused), it answers the request itself and ok is false.
+func (h *Resets) readForm(c *gin.Context, action string) (group string, in resetInput, req resets.Request, ok bool) {
+	group = c.Param("group")
+	in = resetFormInput(c)
+	if h.Service == nil {
+		h.noCluster(c)
+		return group, in, req, false
+	}
+	req, errs := in.request(group, h.now())
+	if len(errs) > 0 {
+		h.Service.Refuse(c.Request.Context(), who(c), group, in, action, errs)
+		h.formWithErrors(c, group, in, errs)
+		return group, in, req, false
+	}
+	return group, in, req, true
+}
+
 func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs resets.InputErrors) {
 	vm := h.baseVM(c.Request.Context(), group, in)
 	vm.FieldErrors = fieldErrors(errs)
