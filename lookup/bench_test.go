@@ -17,6 +17,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"golang.org/x/sync/errgroup"
 
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
@@ -140,7 +141,7 @@ func topicSize(ctx context.Context, c *rocketmq.Client) (int64, error) {
 // over the queues, as on a topic with steady traffic; then benchKeyed messages with
 // benchKey.
 func sendBench(b *testing.B, ns string, n int) error {
-	p := startProducer(b, ns)
+	p := rmqclient.StartProducer(b, ns, "")
 	body := []byte(strings.Repeat("0123456789abcdef", 64)) // 1 KiB
 	bulk := max(n-benchKeyed, 0)
 	var g errgroup.Group

@@ -11,7 +11,6 @@ import (
 	rmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"rmqconsole/dev"
@@ -55,26 +54,6 @@ func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// startProducer starts a rocketmq-client-go producer, shut down at cleanup.
-func startProducer(t testing.TB, ns string) rmq.Producer {
-	t.Helper()
-	p, err := rmq.NewProducer(
-		producer.WithNameServer([]string{ns}),
-		producer.WithGroupName(dev.UniqueName("pg")),
-		producer.WithInstanceName(dev.UniqueName("p")),
-		producer.WithRetry(2),
-		producer.WithSendMsgTimeout(10*time.Second),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown() })
-	return p
 }
 
 // sent is what the producer reported for one message, and when it was sent.
@@ -157,22 +136,6 @@ func span(ss []sent) (time.Time, time.Time) {
 // gap waits long enough that the next messages are stored in a later second than the
 // previous ones, so ranges can separate them.
 func gap() { time.Sleep(1100 * time.Millisecond) }
-
-// eventually polls cond until it returns nil or the timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
 
 // startConsumer starts a push consumer of topic in group; handle decides each delivery.
 func startConsumer(t testing.TB, ns, group, topic string, handle func(*primitive.MessageExt) consumer.ConsumeResult) rmq.PushConsumer {

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
@@ -26,7 +27,7 @@ func TestIntegrationRangeExactSet(t *testing.T) {
 	}
 	e := newIT(t)
 	topic := e.topic(t, "lk-range", 4)
-	p := startProducer(t, e.cl.NameServer)
+	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
 
 	var a, b, c []*primitive.Message
 	for i := range 12 {
@@ -155,7 +156,7 @@ func TestIntegrationRangeNewest2000(t *testing.T) {
 	}
 	e := newIT(t)
 	topic := e.topic(t, "lk-2000", 8)
-	p := startProducer(t, e.cl.NameServer)
+	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
 	const n = 2300
 	ms := make([]*primitive.Message, n)
 	for i := range ms {
@@ -222,7 +223,7 @@ func TestIntegrationKey(t *testing.T) {
 	}
 	e := newIT(t)
 	topic := e.topic(t, "lk-key", 4)
-	p := startProducer(t, e.cl.NameServer)
+	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
 	many, few := dev.UniqueName("many"), dev.UniqueName("few")
 	var ms []*primitive.Message
 	for i := range 70 {
@@ -237,7 +238,7 @@ func TestIntegrationKey(t *testing.T) {
 	ctx := ctxT(t)
 
 	var res *Result
-	eventually(t, 30*time.Second, "index the 70 messages", func() error {
+	dev.Eventually(t, 30*time.Second, "index the 70 messages", func() error {
 		var err error
 		res, err = e.svc.ByKey(ctx, KeyQuery{Topic: topic, Key: many})
 		if err != nil {
@@ -267,7 +268,7 @@ func TestIntegrationKey(t *testing.T) {
 	checkNewestFirst(t, res.Messages)
 
 	var fewRes *Result
-	eventually(t, 30*time.Second, "index the 3 messages", func() error {
+	dev.Eventually(t, 30*time.Second, "index the 3 messages", func() error {
 		var err error
 		fewRes, err = e.svc.ByKey(ctx, KeyQuery{Topic: topic, Key: few})
 		if err != nil {
@@ -299,7 +300,7 @@ func TestIntegrationID(t *testing.T) {
 	}
 	e := newIT(t)
 	topic := e.topic(t, "lk-id", 2)
-	p := startProducer(t, e.cl.NameServer)
+	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
 	one := sendAll(t, p, 1, msg(topic, "the one", "TI", []string{"k-one"}, map[string]string{"color": "green"}))[0]
 	dupID := strings.ToUpper(strings.ReplaceAll(dev.UniqueName("0A0B0C0D0E0F"), "-", "")) // 22 chars, not an offsetMsgId
 	d1 := sendAll(t, p, 1, msg(topic, "first send", "TD", nil, map[string]string{"UNIQ_KEY": dupID}))[0]
@@ -322,7 +323,7 @@ func TestIntegrationID(t *testing.T) {
 	}
 
 	var byUniq *IDResult
-	eventually(t, 30*time.Second, "find by unique key", func() error {
+	dev.Eventually(t, 30*time.Second, "find by unique key", func() error {
 		byUniq, err = e.svc.ByID(ctx, IDQuery{ID: one.uniq, Topic: topic})
 		return err
 	})
@@ -331,7 +332,7 @@ func TestIntegrationID(t *testing.T) {
 	}
 
 	var dup *IDResult
-	eventually(t, 30*time.Second, "find both copies", func() error {
+	dev.Eventually(t, 30*time.Second, "find both copies", func() error {
 		dup, err = e.svc.ByID(ctx, IDQuery{ID: dupID, Topic: topic})
 		if err != nil {
 			return err
@@ -374,7 +375,7 @@ func TestIntegrationGroups(t *testing.T) {
 	}
 	e := newIT(t)
 	topic := e.topic(t, "lk-grp", 1)
-	p := startProducer(t, e.cl.NameServer)
+	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
 	m1 := sendAll(t, p, 1, msg(topic, "consume me", "TG", nil, nil))[0]
 
 	done, stuck := dev.UniqueName("g-done"), dev.UniqueName("g-stuck")
@@ -403,7 +404,7 @@ func TestIntegrationGroups(t *testing.T) {
 		}
 		return GroupState{State: "absent"}
 	}
-	eventually(t, 60*time.Second, "see the group consume", func() error {
+	dev.Eventually(t, 60*time.Second, "see the group consume", func() error {
 		states, fails, err := e.svc.Groups(ctx, found.Message)
 		if err != nil {
 			return err
@@ -424,7 +425,7 @@ func TestIntegrationGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "see the group offline", func() error {
+	dev.Eventually(t, 60*time.Second, "see the group offline", func() error {
 		states, _, err := e.svc.Groups(ctx, found2.Message)
 		if err != nil {
 			return err

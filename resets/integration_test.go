@@ -13,12 +13,11 @@ import (
 	"time"
 
 	rmq "github.com/apache/rocketmq-client-go/v2"
-	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -45,7 +44,7 @@ type it struct {
 	firstB map[int]int64
 	sentB  int
 	prod   rmq.Producer
-	cons   *countingConsumer
+	cons   *rmqclient.CountingConsumer
 }
 
 const itQueues = 2
@@ -76,7 +75,7 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 	if err := cl.CreateTopic(ctx, e.topic, e.queues); err != nil {
 		t.Fatal(err)
 	}
-	e.prod = startProducer(t, cl.NameServer)
+	e.prod = rmqclient.StartProducer(t, cl.NameServer, "")
 	for i := 0; i < 6; i++ {
 		e.send(t, fmt.Sprintf("a%d", i))
 	}
@@ -94,11 +93,11 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 		}
 		e.sentB++
 	}
-	e.cons = startConsumer(t, cl.NameServer, e.group, e.topic)
+	e.cons = rmqclient.StartCountingConsumer(t, cl.NameServer, e.group, e.topic)
 	e.waitLag(t, 0)
 	if !online {
-		e.cons.stop()
-		eventually(t, 60*time.Second, "group goes offline", func() error {
+		e.cons.Stop()
+		dev.Eventually(t, 60*time.Second, "group goes offline", func() error {
 			_, err := c.ConsumerConnections(ctxT(t), cl.Brokers[0].Addr, e.group)
 			if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
 				return nil
@@ -134,7 +133,7 @@ func (e *it) offsets(t testing.TB) map[int]rocketmq.OffsetWrapper {
 
 func (e *it) waitLag(t testing.TB, lag int64) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("lag of %s reaches %d", e.group, lag), func() error {
+	dev.Eventually(t, 90*time.Second, fmt.Sprintf("lag of %s reaches %d", e.group, lag), func() error {
 		s, err := e.c.ConsumeStats(ctxT(t), e.cl.Brokers[0].Addr, e.group, e.topic)
 		if err != nil {
 			return err
@@ -268,7 +267,7 @@ func (e *it) wantFirstB(t *testing.T) map[int]int64 {
 // receives every message sent after the time once more.
 func TestIntegrationResetByTimestampOnline(t *testing.T) {
 	e := newIT(t, true)
-	_, consumedBefore := e.cons.counts()
+	_, consumedBefore := e.cons.Counts()
 	p, entry := e.planApply(t, Request{Mode: ModeTimestamp, Timestamp: e.between, QueueID: AllQueues})
 	if !p.Online || len(p.Clients) != 1 {
 		t.Fatalf("plan: online %v clients %v", p.Online, p.Clients)
@@ -283,8 +282,8 @@ func TestIntegrationResetByTimestampOnline(t *testing.T) {
 	// second batch come again depends on the client's timing (all of them in most runs,
 	// half in one). What the console promises is the verified entry above and offsets that
 	// agree with mqadmin below; the redelivery shows the client was really redirected.
-	eventually(t, 90*time.Second, "the online consumer receives second-batch messages again", func() error {
-		_, total := e.cons.counts()
+	dev.Eventually(t, 90*time.Second, "the online consumer receives second-batch messages again", func() error {
+		_, total := e.cons.Counts()
 		if n := total - consumedBefore; n < 1 {
 			return fmt.Errorf("no redelivery yet of the %d messages sent after the time", e.sentB)
 		}
@@ -507,98 +506,6 @@ func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
 }
 
 // --- real clients ---
-
-func startProducer(t testing.TB, ns string) rmq.Producer {
-	t.Helper()
-	p, err := rmq.NewProducer(
-		producer.WithNameServer([]string{ns}),
-		producer.WithGroupName(dev.UniqueName("rstp")),
-		producer.WithInstanceName(dev.UniqueName("p")),
-		producer.WithRetry(2),
-		producer.WithSendMsgTimeout(10*time.Second),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown() })
-	return p
-}
-
-// countingConsumer is a rocketmq-client-go push consumer that counts deliveries.
-type countingConsumer struct {
-	rmq.PushConsumer
-	mu      sync.Mutex
-	total   int
-	seen    map[string]int
-	stopped bool
-}
-
-func startConsumer(t testing.TB, ns, group, topic string) *countingConsumer {
-	t.Helper()
-	cc := &countingConsumer{seen: map[string]int{}}
-	c, err := rmq.NewPushConsumer(
-		consumer.WithNameServer([]string{ns}),
-		consumer.WithGroupName(group),
-		consumer.WithInstance(dev.UniqueName("c")),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
-		consumer.WithConsumerModel(consumer.Clustering),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-		cc.mu.Lock()
-		defer cc.mu.Unlock()
-		for _, m := range msgs {
-			cc.seen[m.MsgId]++
-			cc.total++
-		}
-		return consumer.ConsumeSuccess, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	cc.PushConsumer = c
-	t.Cleanup(cc.stop)
-	return cc
-}
-
-func (c *countingConsumer) stop() {
-	c.mu.Lock()
-	stopped := c.stopped
-	c.stopped = true
-	c.mu.Unlock()
-	if !stopped {
-		_ = c.Shutdown()
-	}
-}
-
-func (c *countingConsumer) counts() (distinct, total int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.seen), c.total
-}
-
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
 
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

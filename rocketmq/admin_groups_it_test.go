@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // TestIntegrationConsumerGroup runs two rocketmq-client-go push consumers in
@@ -20,7 +21,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 	topic := e.createTopic(t, "it-grp", queues)
 	group := dev.UniqueName("it-cg")
 	pgroup := dev.UniqueName("it-pg")
-	p := startProducer(t, e.cluster.NameServer, pgroup)
+	p := rmqclient.StartProducer(t, e.cluster.NameServer, pgroup)
 	const n = 20
 	var msgs []sent
 	for i := range n {
@@ -33,13 +34,13 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 	}
 	allQueues := route.ReadQueues()
 
-	c1 := startPushConsumer(t, e.cluster.NameServer, group, topic)
-	c2 := startPushConsumer(t, e.cluster.NameServer, group, topic)
+	c1 := rmqclient.StartCountingConsumer(t, e.cluster.NameServer, group, topic)
+	c2 := rmqclient.StartCountingConsumer(t, e.cluster.NameServer, group, topic)
 
 	// Every message consumed (between the two of them).
-	eventually(t, 60*time.Second, "consumers consume every message", func() error {
-		d1, _ := c1.counts()
-		d2, _ := c2.counts()
+	dev.Eventually(t, 60*time.Second, "consumers consume every message", func() error {
+		d1, _ := c1.Counts()
+		d2, _ := c2.Counts()
 		if d1+d2 < n {
 			return fmt.Errorf("consumed %d+%d of %d", d1, d2, n)
 		}
@@ -48,7 +49,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 
 	// Two connections, push consumers in clustering mode.
 	var conns *ConsumerConnection
-	eventually(t, 30*time.Second, "two connections", func() error {
+	dev.Eventually(t, 30*time.Second, "two connections", func() error {
 		conns, err = e.c.ConsumerConnections(ctxT(t), e.addr, group)
 		if err != nil {
 			return err
@@ -78,7 +79,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 
 	// Running info: together the two clients hold every queue exactly once.
 	var infos map[string]*ConsumerRunningInfo
-	eventually(t, 60*time.Second, "queue tables cover every queue once", func() error {
+	dev.Eventually(t, 60*time.Second, "queue tables cover every queue once", func() error {
 		infos = map[string]*ConsumerRunningInfo{}
 		owner := map[MessageQueue]string{}
 		for _, id := range clientIDs {
@@ -126,7 +127,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 
 	// Lag: everything consumed, once the clients have committed.
 	var stats *ConsumeStats
-	eventually(t, 30*time.Second, "lag drops to zero", func() error {
+	dev.Eventually(t, 30*time.Second, "lag drops to zero", func() error {
 		stats, err = e.c.ConsumeStats(ctxT(t), e.addr, group, topic)
 		if err != nil {
 			return err
@@ -154,7 +155,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 			t.Errorf("time span %+v", s)
 		}
 	}
-	eventually(t, 40*time.Second, "producer connection", func() error {
+	dev.Eventually(t, 40*time.Second, "producer connection", func() error {
 		pc, err := e.c.ProducerConnections(ctxT(t), e.addr, pgroup)
 		if err != nil {
 			return err
@@ -179,7 +180,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 		e.capture(t, "consumer_ids", CodeGetConsumerListByGroup, e.addr, map[string]string{"consumerGroup": group})
 		e.capture(t, "consume_stats", CodeGetConsumeStats, e.addr, map[string]string{"consumerGroup": group, "topic": topic})
 		e.capture(t, "consume_stats_all_topics", CodeGetConsumeStats, e.addr, map[string]string{"consumerGroup": group})
-		eventually(t, 30*time.Second, "running info with a body", func() error {
+		dev.Eventually(t, 30*time.Second, "running info with a body", func() error {
 			// rocketmq-client-go sometimes answers without a body (see ConsumerRunningInfo).
 			resp, err := e.c.call(ctxT(t), e.addr, CodeGetConsumerRunningInfo, map[string]string{"consumerGroup": group, "clientId": clientIDs[0], "jstackEnable": "false"}, nil)
 			if err != nil || len(resp.Body) == 0 {
@@ -195,8 +196,8 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 	}
 
 	// Reset online, back to the start: the clients consume everything again.
-	_, before1 := c1.counts()
-	_, before2 := c2.counts()
+	_, before1 := c1.Counts()
+	_, before2 := c2.Counts()
 	table, err := e.c.ResetOffset(ctx, e.addr, ResetByTimestamp(topic, group, 0, true))
 	if err != nil {
 		t.Fatalf("online reset: %v", err)
@@ -209,15 +210,15 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 			t.Errorf("reset %v to %d, want 0", mq, off)
 		}
 	}
-	eventually(t, 60*time.Second, "clients consume again after the reset", func() error {
-		_, a1 := c1.counts()
-		_, a2 := c2.counts()
+	dev.Eventually(t, 60*time.Second, "clients consume again after the reset", func() error {
+		_, a1 := c1.Counts()
+		_, a2 := c2.Counts()
 		if a1+a2-before1-before2 < n {
 			return fmt.Errorf("%d redeliveries of %d", a1+a2-before1-before2, n)
 		}
 		return nil
 	})
-	eventually(t, 30*time.Second, "lag back to zero after re-consuming", func() error {
+	dev.Eventually(t, 30*time.Second, "lag back to zero after re-consuming", func() error {
 		s, err := e.c.ConsumeStats(ctxT(t), e.addr, group, topic)
 		if err != nil {
 			return err
@@ -231,7 +232,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 	// Offline: the consumers leave, more messages arrive, lag = produced - consumed.
 	_ = c1.Shutdown()
 	_ = c2.Shutdown()
-	eventually(t, 30*time.Second, "group goes offline", func() error {
+	dev.Eventually(t, 30*time.Second, "group goes offline", func() error {
 		_, err := e.c.ConsumerConnections(ctxT(t), e.addr, group)
 		if errors.Is(err, ErrConsumerNotOnline) {
 			return nil
@@ -247,7 +248,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 	}
 	// The consume queue (hence brokerOffset) is built asynchronously after
 	// the send is acknowledged, so the last message may take a moment.
-	eventually(t, 10*time.Second, "offline lag = produced - consumed", func() error {
+	dev.Eventually(t, 10*time.Second, "offline lag = produced - consumed", func() error {
 		stats, err = e.c.ConsumeStats(ctxT(t), e.addr, group, topic)
 		if err != nil {
 			return err

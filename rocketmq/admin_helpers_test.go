@@ -8,16 +8,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	rmq "github.com/apache/rocketmq-client-go/v2"
-	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // itEnv is what an integration test works with: the cluster, our client on
@@ -59,46 +57,10 @@ func (e *itEnv) createTopic(t *testing.T, prefix string, n int) string {
 	return topic
 }
 
-// eventually polls cond until it returns nil or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// startProducer starts a rocketmq-client-go producer, shut down at cleanup.
-func startProducer(t testing.TB, ns, group string) rmq.Producer {
-	t.Helper()
-	p, err := rmq.NewProducer(
-		producer.WithNameServer([]string{ns}),
-		producer.WithGroupName(group),
-		producer.WithInstanceName(dev.UniqueName("p")),
-		producer.WithRetry(2),
-		producer.WithSendMsgTimeout(10*time.Second),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown() })
-	return p
 }
 
 // sent is what a producer reported for one message.
@@ -162,60 +124,6 @@ func (e *itEnv) sendMQAdmin(t *testing.T, topic, body, key, tag string) sent {
 	}
 	qid, _ := strconv.Atoi(m[2])
 	return sent{msgID: m[3], queueID: qid, queueOffset: -1, body: body, keys: []string{key}, tag: tag}
-}
-
-// pushConsumer is a running rocketmq-client-go push consumer that counts
-// what it consumes.
-type pushConsumer struct {
-	rmq.PushConsumer
-	instance string
-	mu       sync.Mutex
-	seen     map[string]int // UNIQ_KEY -> deliveries
-	total    int
-}
-
-func startPushConsumer(t *testing.T, ns, group, topic string) *pushConsumer {
-	t.Helper()
-	pc := &pushConsumer{instance: dev.UniqueName("c"), seen: map[string]int{}}
-	c, err := rmq.NewPushConsumer(
-		consumer.WithNameServer([]string{ns}),
-		consumer.WithGroupName(group),
-		consumer.WithInstance(pc.instance),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
-		consumer.WithConsumerModel(consumer.Clustering),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.Subscribe(topic, consumer.MessageSelector{}, func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-		pc.mu.Lock()
-		defer pc.mu.Unlock()
-		for _, m := range msgs {
-			pc.seen[m.MsgId]++
-			pc.total++
-		}
-		return consumer.ConsumeSuccess, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pc.PushConsumer = c
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			_ = c.Shutdown()
-		}
-	})
-	return pc
-}
-
-func (pc *pushConsumer) counts() (distinct, total int) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	return len(pc.seen), pc.total
 }
 
 // captureDir is where raw broker bodies go when RMQC_CAPTURE=1.
@@ -283,5 +191,5 @@ func fmtQueues(qs []MessageQueue) string {
 func captureOn() bool { return os.Getenv("RMQC_CAPTURE") == "1" }
 
 func startBenchProducer(b *testing.B, ns string) rmq.Producer {
-	return startProducer(b, ns, dev.UniqueName("bench-pg"))
+	return rmqclient.StartProducer(b, ns, dev.UniqueName("bench-pg"))
 }

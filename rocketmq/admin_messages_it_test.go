@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // TestIntegrationMessages produces messages with rocketmq-client-go and
@@ -19,7 +20,7 @@ func TestIntegrationMessages(t *testing.T) {
 	e := newITEnv(t)
 	const queues = 4
 	topic := e.createTopic(t, "it-msg", queues)
-	p := startProducer(t, e.cluster.NameServer, dev.UniqueName("pg"))
+	p := rmqclient.StartProducer(t, e.cluster.NameServer, dev.UniqueName("pg"))
 	shared := dev.UniqueName("shared")
 
 	var goSent []sent
@@ -62,7 +63,7 @@ func TestIntegrationMessages(t *testing.T) {
 	// The consume queue is built asynchronously after a send is
 	// acknowledged: wait until the stats count every message.
 	var stats *TopicStats
-	eventually(t, 10*time.Second, "topic stats count every message", func() error {
+	dev.Eventually(t, 10*time.Second, "topic stats count every message", func() error {
 		stats, err = e.c.TopicStats(ctxT(t), e.addr, topic)
 		if err != nil {
 			return err
@@ -192,7 +193,7 @@ func TestIntegrationMessages(t *testing.T) {
 	for _, s := range goSent {
 		wantShared[s.msgID] = true
 	}
-	eventually(t, 20*time.Second, "key query finds every keyed message", func() error {
+	dev.Eventually(t, 20*time.Second, "key query finds every keyed message", func() error {
 		r, err := e.c.QueryMessageByKey(ctxT(t), e.addr, topic, shared, 64, time.Time{}, time.Time{})
 		if err != nil {
 			return err
@@ -219,7 +220,7 @@ func TestIntegrationMessages(t *testing.T) {
 		t.Errorf("unknown key: %v, %v; want nothing", r, err)
 	}
 	var adminFound []string
-	eventually(t, 20*time.Second, "key query finds the mqadmin messages", func() error {
+	dev.Eventually(t, 20*time.Second, "key query finds the mqadmin messages", func() error {
 		r, err := e.c.QueryMessageByKey(ctxT(t), e.addr, topic, adminKey, 64, time.Time{}, time.Time{})
 		if err != nil {
 			return err
@@ -257,7 +258,7 @@ func TestIntegrationMessages(t *testing.T) {
 
 	// Unique key and offsetMsgId find the message whose ids the producer reported.
 	for _, s := range []sent{goSent[0], goSent[7], goSent[11]} {
-		eventually(t, 20*time.Second, "unique key query "+s.msgID, func() error {
+		dev.Eventually(t, 20*time.Second, "unique key query "+s.msgID, func() error {
 			r, err := e.c.QueryMessageByUniqueKey(ctxT(t), e.addr, topic, s.msgID, time.Time{}, time.Time{})
 			if err != nil {
 				return err

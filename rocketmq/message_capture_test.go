@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // Real message bodies, as brokers send them, are kept under
@@ -39,7 +40,7 @@ func TestCaptureMessages(t *testing.T) {
 	}
 	e := captureEnv(t)
 	topic := e.createTopic(t, "capmsg", 1)
-	p := startProducer(t, e.cluster.NameServer, "capmsg-pg")
+	p := rmqclient.StartProducer(t, e.cluster.NameServer, "capmsg-pg")
 
 	var want []wantMessage
 	add := func(s sent, producer string) {
@@ -54,7 +55,7 @@ func TestCaptureMessages(t *testing.T) {
 
 	mq := MessageQueue{Topic: topic, BrokerName: e.broker, QueueID: 0}
 	var pull []byte
-	eventually(t, 30*time.Second, "pull all captured messages", func() error {
+	dev.Eventually(t, 30*time.Second, "pull all captured messages", func() error {
 		resp, err := e.c.call(ctxT(t), e.addr, CodePullMessage, map[string]string{
 			"consumerGroup": ToolsConsumerGroup, "topic": topic, "queueId": "0", "queueOffset": "0",
 			"maxMsgNums": "32", "sysFlag": "4", "commitOffset": "0", "suspendTimeoutMillis": "0",
@@ -94,7 +95,7 @@ func TestCaptureMessages(t *testing.T) {
 	writeMessageCapture(t, e.version, "view", resp.Body, want[1:2])
 
 	// QUERY_MESSAGE by key, once the index has it.
-	eventually(t, 30*time.Second, "query the key index", func() error {
+	dev.Eventually(t, 30*time.Second, "query the key index", func() error {
 		resp, err := e.c.call(ctxT(t), e.addr, CodeQueryMessage, map[string]string{
 			"topic": topic, "key": "cap-k2", "maxNum": "32", "beginTimestamp": "0",
 			"endTimestamp": fmt.Sprint(time.Now().Add(time.Hour).UnixMilli()), "_UNIQUE_KEY_QUERY": "false",
@@ -122,7 +123,7 @@ func captureEnv(t *testing.T) *itEnv {
 	}
 	t.Cleanup(func() { c.Close() })
 	e := &itEnv{cluster: cl, c: c, addr: cl.Brokers[0].Addr, broker: cl.Brokers[0].Name}
-	eventually(t, 30*time.Second, "read the broker version", func() error {
+	dev.Eventually(t, 30*time.Second, "read the broker version", func() error {
 		e.version, err = c.BrokerVersion(ctxT(t), e.addr)
 		return err
 	})

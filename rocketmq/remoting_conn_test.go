@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rmqconsole/dev"
 )
 
 // fakeServer is a TCP server speaking just enough remoting to script
@@ -611,7 +613,7 @@ func TestCloseFailsCallsInFlight(t *testing.T) {
 		_, err := cl.call(t.Context(), srv.addr(), CodeGetMaxOffset, nil, nil)
 		errc <- err
 	}()
-	eventually(t, 2*time.Second, "call in flight", func() error {
+	dev.Eventually(t, 2*time.Second, "call in flight", func() error {
 		if cl.CallCount(CodeGetMaxOffset) == 0 {
 			return errors.New("not sent yet")
 		}
