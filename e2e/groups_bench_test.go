@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/dev"
+	"rmqconsole/groups/groupstest"
 	"rmqconsole/rocketmq"
 )
 
@@ -163,7 +164,12 @@ func BenchmarkGroupsPage(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("RMQC_BENCH_GROUPS")); err == nil && v > 0 {
 		n = v
 	}
-	seedBenchGroups(b, cl, n)
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	groupstest.SeedGroups(b, cl, c, n)
+	c.Close()
 	con := StartConsole(b, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=0", "RMQC_LOG_LEVEL=info")
 	get := func(b *testing.B, path string) {
 		res, err := http.Get(con.URL + path)
@@ -187,64 +193,6 @@ func BenchmarkGroupsPage(b *testing.B) {
 			b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/page")
 			b.ReportMetric((scrape(b, con, brokerRequests)[brokerRequests]-m0)/float64(b.N), "requests/page")
 		})
-	}
-}
-
-// seedBenchGroups makes bench-grp-NNNN groups as package groups' benchmark does (with a
-// committed offset on a 4-queue topic), reusing what exists.
-func seedBenchGroups(b *testing.B, cl *dev.Cluster, n int) {
-	b.Helper()
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	const topic = "bench-groups-t"
-	if _, err := c.TopicRoute(ctx, topic); err != nil {
-		if err := cl.CreateTopic(ctx, topic, 4); err != nil {
-			b.Fatal(err)
-		}
-	}
-	c.InvalidateRoute(topic)
-	route, err := c.TopicRoute(ctx, topic)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, br := range cl.Brokers {
-		have, err := c.SubscriptionGroups(ctx, br.Addr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sem := make(chan struct{}, 8)
-		var wg sync.WaitGroup
-		var once sync.Once
-		var firstErr error
-		for i := range n {
-			g := fmt.Sprintf("bench-grp-%04d", i)
-			if _, ok := have.Groups[g]; ok {
-				continue
-			}
-			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				err := c.UpdateSubscriptionGroup(ctx, br.Addr, rocketmq.SubscriptionGroupConfig{GroupName: g, ConsumeEnable: true,
-					ConsumeBroadcastEnable: true, ConsumeFromMinEnable: true, NotifyConsumerIdsChangedEnable: true, WhichBrokerWhenConsumeSlowly: 1})
-				for _, mq := range route.ReadQueues() {
-					if err == nil && mq.BrokerName == br.Name {
-						err = c.UpdateConsumerOffset(ctx, br.Addr, g, mq, 0)
-					}
-				}
-				if err != nil {
-					once.Do(func() { firstErr = err })
-				}
-			})
-		}
-		wg.Wait()
-		if firstErr != nil {
-			b.Fatal(firstErr)
-		}
 	}
 }
 

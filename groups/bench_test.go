@@ -2,14 +2,13 @@ package groups
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/groups/groupstest"
 	"rmqconsole/rocketmq"
 )
 
@@ -20,68 +19,6 @@ func benchGroups() int {
 		return n
 	}
 	return 1000
-}
-
-const benchTopic = "bench-groups-t"
-
-// seedGroups makes n subscription groups bench-grp-NNNN on every master, each with a
-// committed offset on every queue of a 4-queue topic, so each group's stats carry real
-// rows. Runs reuse what earlier runs made; creating is bounded to 8 calls at a time.
-func seedGroups(b *testing.B, cl *dev.Cluster, c *rocketmq.Client, n int) {
-	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if _, err := c.TopicRoute(ctx, benchTopic); err != nil {
-		if err := cl.CreateTopic(ctx, benchTopic, 4); err != nil {
-			b.Fatal(err)
-		}
-	}
-	c.InvalidateRoute(benchTopic)
-	route, err := c.TopicRoute(ctx, benchTopic)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, br := range cl.Brokers {
-		have, err := c.SubscriptionGroups(ctx, br.Addr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sem := make(semaphore, 8)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var firstErr error
-		made := 0
-		for i := range n {
-			g := fmt.Sprintf("bench-grp-%04d", i)
-			if _, ok := have.Groups[g]; ok {
-				continue
-			}
-			made++
-			wg.Go(func() {
-				_ = sem.acquire(ctx)
-				defer sem.release()
-				err := c.UpdateSubscriptionGroup(ctx, br.Addr, rocketmq.SubscriptionGroupConfig{GroupName: g, ConsumeEnable: true,
-					ConsumeBroadcastEnable: true, ConsumeFromMinEnable: true, NotifyConsumerIdsChangedEnable: true, WhichBrokerWhenConsumeSlowly: 1})
-				for _, mq := range route.ReadQueues() {
-					if err == nil && mq.BrokerName == br.Name {
-						err = c.UpdateConsumerOffset(ctx, br.Addr, g, mq, 0)
-					}
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		if firstErr != nil {
-			b.Fatal(firstErr)
-		}
-		if made > 0 {
-			b.Logf("created %d groups on %s", made, br.Name)
-		}
-	}
 }
 
 // brokerCalls counts requests to brokers (NameServer requests apart).
@@ -110,7 +47,7 @@ func BenchmarkGroupList(b *testing.B) {
 	}
 	defer c.Close()
 	n := benchGroups()
-	seedGroups(b, cl, c, n)
+	groupstest.SeedGroups(b, cl, c, n)
 	ctx := context.Background()
 
 	pass := func(b *testing.B, concurrency int) {
