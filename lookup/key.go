@@ -25,14 +25,12 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	for _, f := range routeFails {
 		fails.add(f.Broker, f.Err)
 	}
-	// The index keeps store times in whole seconds, so the broker is asked for the
-	// seconds around the range and the exact range is applied here.
+	// An index entry keeps its store time as whole seconds after the index file's first
+	// timestamp, so the broker compares a time up to a second before the real one. It
+	// is asked from a second early; the exact range is applied here.
 	begin, end := q.Begin, q.End
 	if !begin.IsZero() {
-		begin = begin.Truncate(time.Second)
-	}
-	if !end.IsZero() {
-		end = end.Truncate(time.Second).Add(time.Second)
+		begin = begin.Add(-time.Second)
 	}
 	answers := make([][]*rocketmq.Message, len(brokers))
 	g := s.group()
