@@ -107,6 +107,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		}
 	}
 	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
+	a.pruneRebalanceHistory()
 	a.handler = a.routes()
 	return a, nil
 }

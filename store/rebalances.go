@@ -79,3 +79,14 @@ func (s *Store) RebalanceEvents(ctx context.Context, group string, limit int, be
 	}
 	return out, nil
 }
+
+// PruneRebalanceEvents deletes every group's events older than before and says how
+// many went. Rebalance history is kept for a retention period, unlike the audit log,
+// which is never deleted.
+func (s *Store) PruneRebalanceEvents(ctx context.Context, before time.Time) (int64, error) {
+	r := s.DB.WithContext(ctx).Where("at_ms < ?", before.UnixMilli()).Delete(&rebalanceRow{})
+	if r.Error != nil {
+		return 0, fmt.Errorf("prune rebalance events before %s: %w", before.UTC().Format(time.RFC3339), r.Error)
+	}
+	return r.RowsAffected, nil
+}

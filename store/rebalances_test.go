@@ -54,3 +54,30 @@ func TestRebalanceEventsSurviveReopenNewestFirst(t *testing.T) {
 		t.Error("an unknown kind was stored")
 	}
 }
+
+func TestPruneRebalanceEventsDropsOnlyOlderOnes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := time.UnixMilli(1_700_000_000_000).UTC()
+	in := []RebalanceEvent{
+		{Group: "G", At: base.Add(-time.Hour), Kind: "joined", ClientID: "old"},
+		{Group: "other", At: base.Add(-time.Millisecond), Kind: "left", ClientID: "old-too"},
+		{Group: "G", At: base, Kind: "joined", ClientID: "kept"},
+	}
+	if err := s.AddRebalanceEvents(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.PruneRebalanceEvents(ctx, base)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d (%v), want 2", n, err)
+	}
+	g, _ := s.RebalanceEvents(ctx, "G", 10, time.Time{})
+	o, _ := s.RebalanceEvents(ctx, "other", 10, time.Time{})
+	if len(g) != 1 || g[0].ClientID != "kept" || len(o) != 0 {
+		t.Errorf("after pruning: G %+v, other %+v; want only G's kept", g, o)
+	}
+}
