@@ -164,7 +164,12 @@
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
-          scales: { x: { time: true } },
+          // Until a minute of samples exists, show the last minute: one sample alone
+          // would otherwise stretch the axis over an arbitrary span around it.
+          scales: { x: { time: true, range: function (u, min, max) {
+            if (min == null || max == null) return [min, max];
+            return max - min < 60 ? [max - 60, max] : [min, max];
+          } } },
           series: [{}, { label: "Total lag", stroke: "#b26a00", width: 2, spanGaps: false }],
           axes: [{}, { size: 70 }],
         }, data, box);
