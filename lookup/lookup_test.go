@@ -249,6 +249,22 @@ func TestKeyMergesCapsAndReportsCap(t *testing.T) {
 	if len(win.Messages) != 5 {
 		t.Errorf("J in [10 s, 20 s): %d messages, want 5 (a10..a18)", len(win.Messages))
 	}
+	// The index compares whole seconds counted from its file's first message: with that
+	// at 0.5 s, a message stored at 30.3 s is indexed at 29.5 s, and a range beginning
+	// at 30 s must still find it.
+	late := lookuptest.New()
+	late.AddBroker("broker-a", "10.0.0.1:10911")
+	late.AddTopic("T", 1, "broker-a")
+	late.Put("T", "broker-a", 0, lookuptest.NewMessage("first", "", []string{"other"}, "U0", t0.Add(500*time.Millisecond)))
+	late.Put("T", "broker-a", 0, lookuptest.NewMessage("early", "", []string{"L"}, "U1", t0.Add(29800*time.Millisecond)))
+	late.Put("T", "broker-a", 0, lookuptest.NewMessage("in range", "", []string{"L"}, "U2", t0.Add(30300*time.Millisecond)))
+	in, err := New(late, Options{}).ByKey(ctx, KeyQuery{Topic: "T", Key: "L", Begin: t0.Add(30 * time.Second), End: t0.Add(31 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Messages) != 1 || string(in.Messages[0].Body) != "in range" {
+		t.Errorf("L in [30 s, 31 s]: %d messages %v, want only the one stored at 30.3 s", len(in.Messages), in.Messages)
+	}
 	// One broker failing: the other's matches, and the failure.
 	f.Fail = func(op, broker string) error {
 		if broker == "broker-a" {

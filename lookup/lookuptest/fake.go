@@ -6,6 +6,7 @@ package lookuptest
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"sort"
@@ -356,14 +357,27 @@ func (f *Fake) QueryMessageByUniqueKey(ctx context.Context, addr, topic, uniqKey
 	return f.query(b, topic, begin, end, 32, func(m *rocketmq.Message) bool { return m.UniqueKey() == uniqKey }), nil
 }
 
+// query answers like a broker's index: an entry keeps its store time as whole seconds
+// after the index file's first timestamp (here the broker's oldest message), so the
+// time compared with [begin, end] can be up to a second before the real store time.
 func (f *Fake) query(b *broker, topic string, begin, end time.Time, maxNum int, match func(*rocketmq.Message) bool) *rocketmq.QueryResult {
+	fileBegin := int64(math.MaxInt64)
+	for mq, msgs := range f.queues {
+		if mq.BrokerName != b.name {
+			continue
+		}
+		for _, m := range msgs {
+			fileBegin = min(fileBegin, m.StoreTimestamp)
+		}
+	}
 	var all []*rocketmq.Message
 	for mq, msgs := range f.queues {
 		if mq.Topic != topic || mq.BrokerName != b.name {
 			continue
 		}
 		for _, m := range msgs {
-			if !match(m) || (!begin.IsZero() && m.StoreTimestamp < begin.UnixMilli()) || (!end.IsZero() && m.StoreTimestamp > end.UnixMilli()) {
+			indexed := fileBegin + (m.StoreTimestamp-fileBegin)/1000*1000
+			if !match(m) || (!begin.IsZero() && indexed < begin.UnixMilli()) || (!end.IsZero() && indexed > end.UnixMilli()) {
 				continue
 			}
 			all = append(all, m)
