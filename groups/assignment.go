@@ -30,6 +30,8 @@ type Assignment struct {
 	Unowned               int  `json:"unowned"`
 	OwnedTwice            int  `json:"ownedTwice"`
 	Differs               int  `json:"differs"`
+	// OwnerUnknown counts queues whose holder may be a client that did not report.
+	OwnerUnknown int `json:"ownerUnknown"`
 	// Matches is true when every queue has exactly the owner expected.
 	Matches bool `json:"matches"`
 }
@@ -39,6 +41,9 @@ const (
 	ProblemUnowned    = "unowned"
 	ProblemOwnedTwice = "owned-twice"
 	ProblemDiffers    = "differs"
+	// ProblemUnknown: no reporting client holds the queue and some client did not
+	// report, so whether it is owned is unknown.
+	ProblemUnknown = "owner-unknown"
 )
 
 // AssignedQueue is one queue's expected and actual owner.
@@ -48,8 +53,8 @@ type AssignedQueue struct {
 	QueueID    int      `json:"queueId"`
 	Expected   string   `json:"expected"`
 	Actual     []string `json:"actual"`
-	// Problem is "", "unowned", "owned-twice" or "differs" (one owner, not the one
-	// expected).
+	// Problem is "", "unowned", "owned-twice", "differs" (one owner, not the one
+	// expected) or "owner-unknown".
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -88,6 +93,7 @@ func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool)
 	}
 	byTopic := map[string][]rocketmq.MessageQueue{}
 	actual := map[rocketmq.MessageQueue][]string{}
+	ownerUnknown := map[rocketmq.MessageQueue]bool{}
 	for _, q := range d.Queues {
 		if !subs[q.Topic] {
 			continue // offsets left from a topic no longer subscribed
@@ -98,6 +104,7 @@ func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool)
 		} else if q.Owner != "" {
 			actual[q.Queue()] = []string{q.Owner}
 		}
+		ownerUnknown[q.Queue()] = q.OwnerUnknown
 	}
 	holds := map[string]bool{}
 	realQueues := 0
@@ -118,6 +125,9 @@ func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool)
 				aq.Actual = []string{}
 			}
 			switch {
+			case len(aq.Actual) == 0 && ownerUnknown[mq]:
+				aq.Problem = ProblemUnknown
+				a.OwnerUnknown++
 			case len(aq.Actual) == 0:
 				aq.Problem = ProblemUnowned
 				a.Unowned++
@@ -143,9 +153,9 @@ func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool)
 		}
 	}
 	a.MoreClientsThanQueues = realQueues > 0 && len(cids) > realQueues
-	a.Matches = a.Unowned == 0 && a.OwnedTwice == 0 && a.Differs == 0
+	a.Matches = a.Unowned == 0 && a.OwnedTwice == 0 && a.Differs == 0 && a.OwnerUnknown == 0
 	if !d.ownersKnown {
-		a.Note = strings.TrimSpace(a.Note + " Some clients did not report their queues; their queues show as unowned.")
+		a.Note = strings.TrimSpace(a.Note + " Some clients did not report their queues (their errors are under Clients), so a queue no other client holds has an unknown owner.")
 	}
 	return a
 }
@@ -169,6 +179,9 @@ func groupStrategy(clients []Client) (string, string) {
 	if len(count) == 0 {
 		if len(uncomputable) > 0 {
 			return "", fmt.Sprintf("The clients use allocation strategy %s, which the console cannot compute (it computes AVG, AVG_BY_CIRCLE and CONSISTENT_HASH).", uncomputable[0])
+		}
+		if len(clients) > 0 { // every client failed to report
+			return "", "No client reported its running info (allocation strategy and queues), so neither the expected nor the actual owners are known; each client's error is under Clients."
 		}
 		return "", "No client reported its allocation strategy."
 	}

@@ -102,7 +102,10 @@ type QueueLag struct {
 	Owner string `json:"owner"`
 	// Owners lists every holder when more than one client holds the queue.
 	Owners []string `json:"owners,omitempty"`
-	Retry  bool     `json:"retry"`
+	// OwnerUnknown: no reporting client holds the queue, but some online client did not
+	// report its queues, so it may be the owner.
+	OwnerUnknown bool `json:"ownerUnknown,omitempty"`
+	Retry        bool `json:"retry"`
 }
 
 // Queue returns the queue's identity.
@@ -112,13 +115,15 @@ func (q QueueLag) Queue() rocketmq.MessageQueue {
 
 // TopicSummary sums one topic's queues.
 type TopicSummary struct {
-	Topic    string `json:"topic"`
-	Retry    bool   `json:"retry"`
-	Queues   int    `json:"queues"`
-	Lag      int64  `json:"lag"`
-	Unknown  int    `json:"unknownQueues"`
-	Owned    int    `json:"ownedQueues"`
-	LastTime int64  `json:"lastTimestamp"`
+	Topic   string `json:"topic"`
+	Retry   bool   `json:"retry"`
+	Queues  int    `json:"queues"`
+	Lag     int64  `json:"lag"`
+	Unknown int    `json:"unknownQueues"`
+	Owned   int    `json:"ownedQueues"`
+	// OwnerUnknown counts queues whose owner is unknown (see QueueLag.OwnerUnknown).
+	OwnerUnknown int   `json:"ownerUnknownQueues"`
+	LastTime     int64 `json:"lastTimestamp"`
 }
 
 // Lookup reads the group for a page or the API: like Detail, but a group that no broker
@@ -440,6 +445,7 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 		if len(o) > 1 {
 			q.Owners = o
 		}
+		q.OwnerUnknown = len(o) == 0 && !d.ownersKnown
 	}
 	// A queue a client holds but no broker reported and no route listed (a topic the
 	// brokers dropped) still shows, so the owner is not lost.
@@ -488,6 +494,9 @@ func (d *Detail) summarise() {
 		ts.LastTime = max(ts.LastTime, q.LastTimestamp)
 		if q.Owner != "" {
 			ts.Owned++
+		}
+		if q.OwnerUnknown {
+			ts.OwnerUnknown++
 		}
 		if q.Lag == nil {
 			ts.Unknown++

@@ -270,6 +270,35 @@ func TestClientThatDoesNotReportIsNamedAndOwnersUnknown(t *testing.T) {
 	if !strings.Contains(d.Assignment.Note, "did not report") {
 		t.Errorf("assignment note %q does not say some clients did not report", d.Assignment.Note)
 	}
+	// c1's queues are owned; c2's four could be c2's: unknown, not "no owner".
+	for _, q := range d.Queues {
+		if q.Topic != tT {
+			continue
+		}
+		c1 := q.QueueID < 4
+		if c1 && (q.Owner != "c1" || q.OwnerUnknown) || !c1 && (q.Owner != "" || !q.OwnerUnknown) {
+			t.Errorf("queue %d: owner %q, unknown %v", q.QueueID, q.Owner, q.OwnerUnknown)
+		}
+	}
+	if d.Topics[0].Owned != 4 || d.Topics[0].OwnerUnknown != 4 {
+		t.Errorf("topic summary %+v: want 4 owned, 4 unknown", d.Topics[0])
+	}
+	a := d.Assignment
+	if a.Unowned != 0 || a.OwnerUnknown != 4 || a.Matches {
+		t.Errorf("assignment: %d unowned, %d unknown, matches %v; want 0, 4, false", a.Unowned, a.OwnerUnknown, a.Matches)
+	}
+
+	// With no client reporting, the page says so instead of "no strategy reported".
+	f.failRun["c1"] = errors.New("json marshal error")
+	d, _ = NewService(f, Options{}).Detail(context.Background(), tG)
+	if d.Assignment.Applicable || !strings.Contains(d.Assignment.Note, "No client reported its running info") {
+		t.Errorf("no client reporting: %+v", d.Assignment)
+	}
+	for _, q := range d.Queues {
+		if !q.OwnerUnknown {
+			t.Errorf("queue %s/%d: owner unknown %v with no client reporting", q.Topic, q.QueueID, q.OwnerUnknown)
+		}
+	}
 }
 
 func TestLookupTellsAnUnknownGroupFromAnOfflineOne(t *testing.T) {

@@ -280,6 +280,33 @@ func TestGroupPageHasRowsResetLinkAndLiveSocket(t *testing.T) {
 	}
 }
 
+// A queue that no reporting client holds, while another client did not report, reads
+// "unknown", not "none": it may well be owned.
+func TestGroupPageSaysOwnerUnknownWhenAClientDidNotReport(t *testing.T) {
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.Queues[1].OwnerUnknown = true
+	d.Topics[0].OwnerUnknown = 1
+	d.Assignment.Unowned, d.Assignment.OwnerUnknown = 0, 1
+	d.Assignment.Queues[1].Problem = groups.ProblemUnknown
+	r.fg.detail["orders"] = d
+	rec := r.get(t, "/groups/orders")
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	page := doc(t, rec)
+	owners := page.Find(`#queues-body td[data-testid="queue-owner"]`)
+	if got := strings.TrimSpace(owners.Eq(1).Text()); got != "unknown" {
+		t.Errorf("owner cell of the unreported queue reads %q, want unknown", got)
+	}
+	if s := strings.Join(strings.Fields(page.Find(`[data-testid="assignment-summary"]`).Text()), " "); !strings.Contains(s, "0 without owner") || !strings.Contains(s, "1 with an unknown owner") {
+		t.Errorf("assignment summary %q", s)
+	}
+	if got := strings.TrimSpace(page.Find(`[data-testid="assignment-table"] tr[data-problem="owner-unknown"] td`).Eq(5).Text()); got != "owner unknown" {
+		t.Errorf("assignment row state %q, want owner unknown", got)
+	}
+}
+
 func TestGroupAPIShapeAndErrors(t *testing.T) {
 	r := newGroupRouter(t, true)
 	rec := r.get(t, "/api/v1/groups/orders")

@@ -93,7 +93,7 @@ func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: groupTopicURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, q.LagUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners,
+		Lag: groupLagCell(q.Lag, q.LagUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
@@ -135,7 +135,7 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 func topicRowsVM(d *groups.Detail) []views.TopicRow {
 	out := make([]views.TopicRow, 0, len(d.Topics))
 	for _, t := range d.Topics {
-		r := views.TopicRow{Topic: t.Topic, URL: groupTopicURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned}
+		r := views.TopicRow{Topic: t.Topic, URL: groupTopicURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned, OwnerUnknown: t.OwnerUnknown}
 		lag := t.Lag
 		switch {
 		case t.Unknown == t.Queues:
@@ -153,7 +153,7 @@ func topicRowsVM(d *groups.Detail) []views.TopicRow {
 
 func assignmentVM(a groups.Assignment) views.AssignmentVM {
 	vm := views.AssignmentVM{Applicable: a.Applicable, Note: a.Note, Strategy: a.Strategy, Matches: a.Matches,
-		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, IdleClients: a.IdleClients,
+		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, OwnerUnknown: a.OwnerUnknown, IdleClients: a.IdleClients,
 		MoreClientsThanQueues: a.MoreClientsThanQueues}
 	for _, q := range a.Queues {
 		vm.Rows = append(vm.Rows, views.AssignmentRow{Topic: q.Topic, Broker: q.BrokerName, QueueID: q.QueueID,

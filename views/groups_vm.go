@@ -265,9 +265,11 @@ type TopicRow struct {
 	Retry      bool
 	Queues     int
 	Owned      int
-	Lag        LagCell
-	Last       string
-	LastISO    string
+	// OwnerUnknown counts queues whose owner is unknown (a client did not report).
+	OwnerUnknown int
+	Lag          LagCell
+	Last         string
+	LastISO      string
 }
 
 // QueueRow is one queue of the group.
@@ -286,6 +288,7 @@ type QueueRow struct {
 	LastISO        string
 	Owner          string
 	Owners         []string
+	OwnerUnknown   bool
 	Spark          Sparkline
 }
 
@@ -298,6 +301,7 @@ type AssignmentVM struct {
 	Unowned               int
 	OwnedTwice            int
 	Differs               int
+	OwnerUnknown          int
 	IdleClients           []string
 	MoreClientsThanQueues bool
 	Rows                  []AssignmentRow
@@ -321,6 +325,8 @@ func (r AssignmentRow) ProblemText() string {
 		return "owned twice"
 	case "differs":
 		return "not the expected owner"
+	case "owner-unknown":
+		return "owner unknown"
 	}
 	return "as expected"
 }
