@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -183,6 +184,13 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 		`parseInt(document.getElementById('lag-chart').getAttribute('data-points') || '0', 10) >= 5`,
 		chromedp.WithPollingTimeout(20*time.Second)))
 	Do(t, ctx, "see sparklines drawn", chromedp.WaitVisible(chromedp.CSS(`#queues-body svg.spark path`)))
+	// The time axis spans the samples (at least the last minute), not uPlot's default
+	// of a thousand days around a lone point.
+	if span := Get(t, ctx, "read the chart's time span", chromedp.Evaluate[string](`document.getElementById('lag-chart').getAttribute('data-x-span')`)); span == "" {
+		t.Error("the chart did not report its time span")
+	} else if s, _ := strconv.Atoi(span); s < 60 || s > 3600 {
+		t.Errorf("the chart's time axis spans %s s, want the samples' span (at least 60 s)", span)
+	}
 }
 
 // The group list in a browser: filtering narrows the table in place and the address

@@ -164,19 +164,23 @@
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
-          // Until a minute of samples exists, show the last minute: one sample alone
-          // would otherwise stretch the axis over an arbitrary span around it.
+          // Until a minute of samples exists, show the last minute. The range comes
+          // from the data itself: for a single point uPlot proposes a span of a
+          // thousand days.
           scales: { x: { time: true, range: function (u, min, max) {
-            if (min == null || max == null) return [min, max];
-            return max - min < 60 ? [max - 60, max] : [min, max];
+            var xs = u.data[0];
+            if (!xs || !xs.length) return [min, max];
+            var lo = xs[0], hi = xs[xs.length - 1];
+            return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
           } } },
           series: [{}, { label: "Total lag", stroke: "#b26a00", width: 2, spanGaps: false }],
           axes: [{}, { size: 70 }],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
-        return;
+      } else {
+        plot.setData(data);
       }
-      plot.setData(data);
+      box.setAttribute("data-x-span", String(Math.round(plot.scales.x.max - plot.scales.x.min))); // seconds shown, for tests
     }
     function addPoint(el) {
       try {
