@@ -47,6 +47,11 @@ run_bench() {
 		grep -v -E '^time=|level=' | tee "$OUT/$name.txt"
 }
 
+# ---- rocketmq client: pulling and decoding 2000 messages --------------------------------
+#   Pull2000: the console's pull of 2000 x 1 KiB against bare frames of the same requests;
+#   DecodeMessages against rocketmq-client-go's decoder.
+run_bench rocketmq ./rocketmq/ 'BenchmarkPull2000|BenchmarkDecodeMessages'
+
 # ---- messages (lookup): the Performance section ---------------------------------
 # The first run seeds topic bench-lookup-1k (8 queues, 100 000 messages of 1 KiB, about a
 # minute; RMQC_BENCH_MESSAGES changes the count); later runs reuse it.
@@ -67,3 +72,11 @@ run_bench groups-list ./groups/ 'BenchmarkGroupList' -benchtime=5x
 run_bench groups-page ./e2e/ 'BenchmarkGroupsPage' -benchtime=5x
 run_bench groups-live ./e2e/ 'BenchmarkLiveViewers' -benchtime=10x
 run_bench groups-latency ./e2e/ 'BenchmarkJoinToBrowser' -benchtime=20x
+
+# ---- resets: preview and apply of an offline group on an 8-queue topic ------------------
+#   consume-stats-baseline: one GET_CONSUME_STATS, the least any preview must ask;
+#   preview / apply: time and broker calls per operation (apply includes its 1 s settle).
+run_bench resets ./resets/ 'BenchmarkResetRealBroker' -benchtime=20x
+
+# ---- access control: a request's session check, against no access control -------------
+run_bench auth ./server/ 'BenchmarkAccessCheck'
