@@ -327,3 +327,20 @@ func TestValidGroupName(t *testing.T) {
 		}
 	}
 }
+
+func TestHeartbeatVersionNamesTheRelease(t *testing.T) {
+	for _, c := range []struct {
+		lang    string
+		ordinal int
+		want    string
+	}{
+		{"JAVA", 479, "5.3.3"},
+		{"GO", 317, "4.5.2 protocol"},
+		{"JAVA", 12345, "ordinal 12345"},
+		{"CPP", 12345, "ordinal 12345"},
+	} {
+		if got := heartbeatVersion(c.lang, c.ordinal); got != c.want {
+			t.Errorf("heartbeatVersion(%s, %d) = %q, want %q", c.lang, c.ordinal, got, c.want)
+		}
+	}
+}
