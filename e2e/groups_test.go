@@ -184,6 +184,16 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 		`parseInt(document.getElementById('lag-chart').getAttribute('data-points') || '0', 10) >= 5`,
 		chromedp.WithPollingTimeout(20*time.Second)))
 	Do(t, ctx, "see sparklines drawn", chromedp.WaitVisible(chromedp.CSS(`#queues-body svg.spark path`)))
+	// Each frame's "checked" time reads as an age as soon as it arrives, not as a raw
+	// timestamp until the next one-second tick.
+	for i := range 12 {
+		txt := Get(t, ctx, "read the checked age", chromedp.Text(chromedp.CSS(`[data-testid="group-checked"]`)))
+		if !strings.HasSuffix(strings.TrimSpace(txt), "ago") {
+			t.Errorf("sample %d: the checked time reads %q, want an age", i, txt)
+			break
+		}
+		time.Sleep(170 * time.Millisecond)
+	}
 	// The time axis spans the samples (at least the last minute), not uPlot's default
 	// of a thousand days around a lone point.
 	if span := Get(t, ctx, "read the chart's time span", chromedp.Evaluate[string](`document.getElementById('lag-chart').getAttribute('data-x-span')`)); span == "" {

@@ -22,12 +22,14 @@
       if (isNaN(s)) return;
       var txt = s < 60 ? s + " s ago" : s < 3600 ? Math.round(s / 60) + " min ago" :
         s < 86400 ? Math.round(s / 3600) + " h ago" : Math.round(s / 86400) + " d ago";
-      t.textContent = txt;
+      if (t.textContent !== txt) t.textContent = txt;
     });
   }
   setInterval(ages, 1000);
   document.addEventListener("DOMContentLoaded", ages);
   document.addEventListener("htmx:afterSettle", ages);
+  // A live frame's new <time data-age> reads as an age at once, not a second later.
+  document.addEventListener("htmx:wsAfterMessage", ages);
 
   // Keyboard: / search, 1 2 3 message tabs, g m / g g / g a navigation, ? help.
   var pendingG = false;
@@ -157,6 +159,16 @@
         data = [s.t || [], s.v || []];
       } catch (e) { /* keep what is drawn */ }
     }
+    // Axis labels in the page's text colour and a faint grid, so the chart reads in dark
+    // mode too (uPlot draws on a canvas, which CSS does not reach).
+    function axis(a) {
+      var text = getComputedStyle(box).color || "#555";
+      var faint = "rgba(128,128,128,0.25)";
+      a.stroke = text;
+      a.grid = { stroke: faint, width: 1 };
+      a.ticks = { stroke: faint, width: 1 };
+      return a;
+    }
     function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
     function draw() {
       if (!box || !window.uPlot) return;
@@ -174,7 +186,7 @@
             return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
           } } },
           series: [{}, { label: "Total lag", stroke: "#b26a00", width: 2, spanGaps: false }],
-          axes: [{}, { size: 70 }],
+          axes: [axis({}), axis({ size: 70 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
       } else {
