@@ -47,9 +47,6 @@ func URL(name string) string {
 	return Prefix + h + "/" + name
 }
 
-// FS exposes the embedded files (for checksum tests).
-func FS() fs.FS { return files }
-
 // Handler serves /static/{hash}/{name}. A current hash is cached for a year as immutable;
 // a stale one (an old page after an upgrade) is still served, but not cached.
 func Handler() http.Handler {
