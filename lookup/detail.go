@@ -51,7 +51,8 @@ type GroupState struct {
 // groups are returned as failures; a group whose state cannot be read is Unknown with the
 // reason.
 func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []BrokerFailure, error) {
-	_, brokers, routeFails, err := s.route(ctx, m.Topic)
+	var fails failures
+	_, brokers, err := s.route(ctx, m.Topic, &fails)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,10 +61,6 @@ func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []Broker
 		if b.name == m.BrokerName {
 			addr = b.addr
 		}
-	}
-	var fails failures
-	for _, f := range routeFails {
-		fails.add(f.Broker, f.Err)
 	}
 	lists := make([][]string, len(brokers))
 	g := s.group()

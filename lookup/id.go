@@ -85,13 +85,10 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 }
 
 func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error) {
-	_, brokers, routeFails, err := s.route(ctx, q.Topic)
+	var fails failures
+	_, brokers, err := s.route(ctx, q.Topic, &fails)
 	if err != nil {
 		return nil, err
-	}
-	var fails failures
-	for _, f := range routeFails {
-		fails.add(f.Broker, f.Err)
 	}
 	answers := make([][]*rocketmq.Message, len(brokers))
 	g := s.group()

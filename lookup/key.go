@@ -17,13 +17,10 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	_, brokers, routeFails, err := s.route(ctx, q.Topic)
+	var fails failures
+	_, brokers, err := s.route(ctx, q.Topic, &fails)
 	if err != nil {
 		return nil, err
-	}
-	var fails failures
-	for _, f := range routeFails {
-		fails.add(f.Broker, f.Err)
 	}
 	// An index entry keeps its store time as whole seconds after the index file's first
 	// timestamp, so the broker compares a time up to a second before the real one. It

@@ -176,27 +176,26 @@ type brokerAddr struct {
 }
 
 // route returns the topic's route and its brokers' masters. A topic the NameServer does
-// not know is an *InputError on the topic field; a broker group without an address is a
-// failure.
-func (s *Service) route(ctx context.Context, topic string) (*rocketmq.TopicRoute, []brokerAddr, []BrokerFailure, error) {
+// not know is an *InputError on the topic field; a broker group without an address is
+// added to fails.
+func (s *Service) route(ctx context.Context, topic string, fails *failures) (*rocketmq.TopicRoute, []brokerAddr, error) {
 	r, err := s.admin.TopicRoute(ctx, topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
-		return nil, nil, nil, errUnknownTopic(topic)
+		return nil, nil, errUnknownTopic(topic)
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	var brokers []brokerAddr
-	var fails []BrokerFailure
 	for _, b := range r.BrokerDatas {
 		addr, ok := b.MasterAddr()
 		if !ok {
-			fails = append(fails, BrokerFailure{Broker: b.BrokerName, Err: errors.New("the NameServer lists no address for this broker group")})
+			fails.add(b.BrokerName, errors.New("the NameServer lists no address for this broker group"))
 			continue
 		}
 		brokers = append(brokers, brokerAddr{name: b.BrokerName, addr: addr})
 	}
-	return r, brokers, fails, nil
+	return r, brokers, nil
 }
 
 // clusterInfo returns the cluster's brokers, reused for a few seconds.

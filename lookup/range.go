@@ -55,13 +55,10 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	route, brokers, routeFails, err := s.route(ctx, q.Topic)
+	var fails failures
+	route, brokers, err := s.route(ctx, q.Topic, &fails)
 	if err != nil {
 		return nil, err
-	}
-	var fails failures
-	for _, f := range routeFails {
-		fails.add(f.Broker, f.Err)
 	}
 	windows := s.windows(ctx, route, brokers, q.Begin, q.End, &fails)
 
