@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -108,7 +109,7 @@ func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool)
 	}
 	holds := map[string]bool{}
 	realQueues := 0
-	for _, topic := range slices.Sorted(mapKeys(byTopic)) {
+	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
 		queues := byTopic[topic]
 		expected, err := rocketmq.ExpectedAssignment(strategy, queues, cids)
 		if err != nil {
@@ -186,7 +187,7 @@ func groupStrategy(clients []Client) (string, string) {
 		return "", "No client reported its allocation strategy."
 	}
 	best := ""
-	for _, st := range slices.Sorted(mapKeys(count)) {
+	for _, st := range slices.Sorted(maps.Keys(count)) {
 		if best == "" || count[st] > count[best] {
 			best = st
 		}
@@ -195,14 +196,4 @@ func groupStrategy(clients []Client) (string, string) {
 		return best, fmt.Sprintf("Clients of this group use different allocation strategies; expected owners follow %s, the most common. Clients must agree, or queues are assigned twice or not at all.", best)
 	}
 	return best, ""
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

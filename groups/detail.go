@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -382,7 +383,7 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 	for _, q := range d.Queues {
 		have[q.Queue()] = true
 	}
-	topics := slices.Sorted(mapKeys(subs))
+	topics := slices.Sorted(maps.Keys(subs))
 	routes := make([]*rocketmq.TopicRoute, len(topics))
 	errs := make([]error, len(topics))
 	var wg sync.WaitGroup

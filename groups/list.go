@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -145,7 +146,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	if len(l.Failures) == len(masters) {
 		return nil, errors.New("no broker listed its consumer groups: " + l.Failures[0].String())
 	}
-	names := slices.Sorted(mapKeys(on))
+	names := slices.Sorted(maps.Keys(on))
 	l.Groups = make([]Summary, len(names))
 	sem := make(semaphore, s.opts.Concurrency)
 	for i, g := range names {
@@ -225,7 +226,7 @@ func (s *Service) summarise(ctx context.Context, sem semaphore, group string, br
 		}
 	}
 	slices.SortFunc(sum.Queues, func(a, b QueueLag) int { return compareQueues(a.Queue(), b.Queue()) })
-	sum.Topics = slices.Sorted(mapKeys(topics))
+	sum.Topics = slices.Sorted(maps.Keys(topics))
 	if sum.Topics == nil {
 		sum.Topics = []string{}
 	}

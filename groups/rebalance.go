@@ -1,6 +1,7 @@
 package groups
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -73,7 +74,7 @@ func (t *tracker) observe(d *Detail) []Event {
 			cur[c.ClientID] = true
 		}
 		if t.started {
-			for _, id := range slices.Sorted(mapKeys(t.clients)) {
+			for _, id := range slices.Sorted(maps.Keys(t.clients)) {
 				if !cur[id] {
 					events = append(events, Event{At: now, Kind: KindLeft, ClientID: id})
 				}
