@@ -74,23 +74,11 @@ func resetActionText(e *store.AuditEntry) string {
 // "confirm": true. It answers the audit entry; a stale or expired preview answers 409
 // with a fresh preview to check and apply.
 func (h *Resets) ApplyAPI(c *gin.Context) {
-	group := c.Param("group")
-	if h.Service == nil {
-		h.noCluster(c)
+	in, req, ok := h.readAPI(c, "apply")
+	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
-	in, errs := resetAPIInput(c)
-	var req resets.Request
-	if len(errs) == 0 {
-		req, errs = in.request(group, h.now())
-	}
-	if len(errs) > 0 {
-		h.Service.Refuse(ctx, who(c), group, in, "apply", errs)
-		badResetRequest(c, errs)
-		return
-	}
-	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
+	entry, err := h.Service.Apply(c.Request.Context(), resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
 	var ie resets.InputErrors
 	var ce *resets.ConflictError
 	var fe *resets.FinishError

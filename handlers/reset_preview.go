@@ -37,7 +37,6 @@ func (h *Resets) Preview(c *gin.Context) {
 	h.render(c, http.StatusOK, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
 }
 
-// formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
 // readForm parses and validates the reset form of the request. Without a cluster, or on
 // bad input (which is audited as refused), it answers the request itself and ok is false.
 func (h *Resets) readForm(c *gin.Context, action string) (group string, in resetInput, req resets.Request, ok bool) {
@@ -56,6 +55,7 @@ func (h *Resets) readForm(c *gin.Context, action string) (group string, in reset
 	return group, in, req, true
 }
 
+// formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
 func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs resets.InputErrors) {
 	vm := h.baseVM(c.Request.Context(), group, in)
 	vm.FieldErrors = fieldErrors(errs)
@@ -75,25 +75,33 @@ func (h *Resets) noCluster(c *gin.Context) {
 	h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset", "groups"), views.ResetPage(vm))
 }
 
-// PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
-func (h *Resets) PreviewAPI(c *gin.Context) {
-	group := c.Param("group")
+// readAPI is readForm for an API body: without a cluster, or on bad input (audited as
+// refused), it answers the request itself and ok is false.
+func (h *Resets) readAPI(c *gin.Context, action string) (in resetInput, req resets.Request, ok bool) {
 	if h.Service == nil {
 		h.noCluster(c)
-		return
+		return in, req, false
 	}
-	ctx := c.Request.Context()
+	group := c.Param("group")
 	in, errs := resetAPIInput(c)
-	var req resets.Request
 	if len(errs) == 0 {
 		req, errs = in.request(group, h.now())
 	}
 	if len(errs) > 0 {
-		h.Service.Refuse(ctx, who(c), group, in, "preview", errs)
+		h.Service.Refuse(c.Request.Context(), who(c), group, in, action, errs)
 		badResetRequest(c, errs)
+		return in, req, false
+	}
+	return in, req, true
+}
+
+// PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
+func (h *Resets) PreviewAPI(c *gin.Context) {
+	_, req, ok := h.readAPI(c, "preview")
+	if !ok {
 		return
 	}
-	p, err := h.Service.Plan(ctx, req, who(c))
+	p, err := h.Service.Plan(c.Request.Context(), req, who(c))
 	var ie resets.InputErrors
 	switch {
 	case errors.As(err, &ie):
