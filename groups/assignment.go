@@ -1,7 +1,6 @@
 package groups
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -64,11 +63,11 @@ func (a AssignedQueue) Queue() rocketmq.MessageQueue {
 	return rocketmq.MessageQueue{Topic: a.Topic, BrokerName: a.BrokerName, QueueID: a.QueueID}
 }
 
-// assignment computes the expected against the actual assignment from what Detail read.
+// assign computes the expected against the actual assignment from what Detail read.
 // Clients allocate every subscribed topic's readable queues over every client id of the
 // group (whether or not a client subscribes to that topic), which is why inconsistent
 // subscriptions leave queues unconsumed.
-func (s *Service) assignment(_ context.Context, d *Detail, subs map[string]bool) Assignment {
+func (d *Detail) assign(subs map[string]bool) Assignment {
 	a := Assignment{Queues: []AssignedQueue{}, IdleClients: []string{}}
 	switch {
 	case !d.Online:

@@ -218,10 +218,10 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
-	d.sortQueues()
+	sortQueues(d.Queues)
 	d.summarise()
 	d.checkSubscriptions()
-	d.Assignment = s.assignment(ctx, d, subs)
+	d.Assignment = d.assign(subs)
 	return d, nil
 }
 
@@ -475,16 +475,9 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 	}
 }
 
-// sortQueues orders rows as operators read them: the group's topics first, its retry
-// topic last, then broker and queue id.
-func (d *Detail) sortQueues() {
-	sort.Slice(d.Queues, func(i, j int) bool {
-		a, b := d.Queues[i], d.Queues[j]
-		if a.Retry != b.Retry {
-			return !a.Retry
-		}
-		return a.Queue().Less(b.Queue())
-	})
+// sortQueues orders rows as operators read them (see compareQueues).
+func sortQueues(qs []QueueLag) {
+	slices.SortFunc(qs, func(a, b QueueLag) int { return compareQueues(a.Queue(), b.Queue()) })
 }
 
 // summarise computes per-topic sums and the total lag, and says when the total leaves
@@ -588,7 +581,8 @@ func QueueKey(mq rocketmq.MessageQueue) string {
 	return mq.Topic + "/" + mq.BrokerName + "/" + strconv.Itoa(mq.QueueID)
 }
 
-// compareQueues orders queues like sortQueues, for slices.SortFunc.
+// compareQueues orders queues as operators read them: the group's topics first, its
+// retry topic last, then broker and queue id.
 func compareQueues(a, b rocketmq.MessageQueue) int {
 	ra, rb := IsRetryTopic(a.Topic), IsRetryTopic(b.Topic)
 	if ra != rb {

@@ -225,7 +225,7 @@ func (s *Service) summarise(ctx context.Context, sem semaphore, group string, br
 			total += *q.Lag
 		}
 	}
-	slices.SortFunc(sum.Queues, func(a, b QueueLag) int { return compareQueues(a.Queue(), b.Queue()) })
+	sortQueues(sum.Queues)
 	sum.Topics = slices.Sorted(maps.Keys(topics))
 	if sum.Topics == nil {
 		sum.Topics = []string{}
