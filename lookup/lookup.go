@@ -35,7 +35,6 @@ type Admin interface {
 	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
 	TopicConfigs(ctx context.Context, addr string) (*rocketmq.TopicConfigTable, error)
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
-	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
 	SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error)
 	Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error)
 	QueryMessageByKey(ctx context.Context, addr, topic, key string, maxNum int, begin, end time.Time) (*rocketmq.QueryResult, error)

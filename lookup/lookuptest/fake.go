@@ -149,17 +149,6 @@ func (f *Fake) BrokerCalls() int {
 	return f.brokerCalls
 }
 
-// TotalCalls returns how many calls of any kind were made.
-func (f *Fake) TotalCalls() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, v := range f.calls {
-		n += v
-	}
-	return n
-}
-
 func (f *Fake) broker(name string) *broker {
 	for _, b := range f.brokers {
 		if b.name == name {
@@ -276,29 +265,6 @@ func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerV
 		return rocketmq.BrokerVersion{}, err
 	}
 	return f.Version, nil
-}
-
-// TopicStats implements lookup.Admin: each queue's offsets and last store time.
-func (f *Fake) TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error) {
-	b, err := f.enter(ctx, "TopicStats", addr)
-	if err != nil {
-		return nil, err
-	}
-	n, ok := f.topics[topic][b.name]
-	if !ok {
-		return nil, &rocketmq.BrokerError{Addr: addr, Code: rocketmq.CodeTopicNotExist, Remark: "topic not exist"}
-	}
-	st := &rocketmq.TopicStats{Offsets: map[rocketmq.MessageQueue]rocketmq.TopicOffset{}}
-	for q := range n {
-		mq := rocketmq.MessageQueue{Topic: topic, BrokerName: b.name, QueueID: q}
-		msgs := f.queues[mq]
-		o := rocketmq.TopicOffset{MaxOffset: int64(len(msgs))}
-		if len(msgs) > 0 {
-			o.LastUpdateTimestamp = msgs[len(msgs)-1].StoreTimestamp
-		}
-		st.Offsets[mq] = o
-	}
-	return st, nil
 }
 
 // SearchOffset implements lookup.Admin with 5.x LOWER semantics: the first offset
