@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
@@ -86,8 +85,8 @@ func NewService(admin Admin, opts Options) *Service {
 	return &Service{admin: admin, opts: opts}
 }
 
-// Masters returns the master of every broker group in the cluster, sorted by name,
-// from a short cache.
+// Masters returns the master of every broker group in the cluster, sorted by name
+// (BrokerNames is), from a short cache.
 func (s *Service) Masters(ctx context.Context) ([]Broker, error) {
 	s.mastersMu.Lock()
 	if s.masters != nil && s.opts.Now().Sub(s.mastersAt) < mastersTTL {
@@ -109,7 +108,6 @@ func (s *Service) Masters(ctx context.Context) ([]Broker, error) {
 	if len(out) == 0 {
 		return nil, ErrNoBrokers
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	s.mastersMu.Lock()
 	s.masters, s.mastersAt = out, s.opts.Now()
 	s.mastersMu.Unlock()
