@@ -202,7 +202,8 @@ func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) 
 	return r
 }
 
-// methodFor is how a broker would be asked now; planFrom decides the same way.
+// methodFor is how a broker is asked given the group's state, "" when it cannot reset
+// the request. planFrom plans with it and staleReasons checks the plan still holds.
 func methodFor(b BrokerState, snap *Snapshot, req Request) Method {
 	switch {
 	case b.ServerSideReset:

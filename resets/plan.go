@@ -223,15 +223,8 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		if !used[b.Name] {
 			continue
 		}
-		bp := BrokerPlan{BrokerState: b}
-		switch {
-		case b.ServerSideReset:
-			bp.Method = MethodResetQueue
-		case snap.OnlineKnown && !snap.Online:
-			bp.Method = MethodUpdateOffset
-		case (req.Mode == ModeTimestamp || req.Mode == ModeEarliest || req.Mode == ModeLatest) && !req.OneQueue():
-			bp.Method = MethodResetTimestamp
-		default:
+		bp := BrokerPlan{BrokerState: b, Method: methodFor(b, snap, req)}
+		if bp.Method == "" {
 			errs.add("mode", "Broker %s runs RocketMQ %s, which can reset an online group only through its clients, by timestamp, for every queue of a topic. "+
 				"Stop the group's clients first (an offline group's offsets are written directly), or reset the whole topic by timestamp, earliest or latest.",
 				b.Name, versionText(b.Version))
