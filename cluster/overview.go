@@ -70,8 +70,9 @@ func Read(ctx context.Context, a Admin) (*Overview, error) {
 	ov := &Overview{CheckedAt: time.Now(), Topics: -1}
 	var wg sync.WaitGroup
 
-	ov.NameServers = make([]NameServer, len(a.NameServers()))
-	for i, addr := range a.NameServers() {
+	addrs := a.NameServers()
+	ov.NameServers = make([]NameServer, len(addrs))
+	for i, addr := range addrs {
 		wg.Go(func() {
 			start := time.Now()
 			err := a.PingNameServer(ctx, addr)
