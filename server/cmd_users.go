@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -180,7 +181,7 @@ func parseCommand(args, ownFlags []string, getenv func(string) string, stderr io
 			i++
 			val = args[i]
 		}
-		if contains(ownFlags, name) {
+		if slices.Contains(ownFlags, name) {
 			cmd.own[name] = val
 			continue
 		}
@@ -198,15 +199,6 @@ func parseCommand(args, ownFlags []string, getenv func(string) string, stderr io
 		return cmd, err
 	}
 	return cmd, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // service is the auth service over the command's database.
