@@ -24,7 +24,8 @@ var harness struct {
 	missing []string
 }
 
-// RunTests runs m and stops the cluster RequireCluster may have started. Use
+// RunTests runs m, stops the cluster RequireCluster may have started and removes
+// the dev/demo build of StartConsumerProcess. Use
 // it as TestMain's body: func TestMain(m *testing.M) { os.Exit(dev.RunTests(m)) }.
 // Tests that never call RequireCluster cost nothing.
 func RunTests(m *testing.M) int {
@@ -44,6 +45,9 @@ func RunTests(m *testing.M) int {
 			}
 			fmt.Fprintf(os.Stderr, "dev: RocketMQ %s logs kept in %s\n", c.Version, c.Dir)
 		}
+	}
+	if demo.dir != "" {
+		os.RemoveAll(demo.dir)
 	}
 	return code
 }

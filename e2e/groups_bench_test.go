@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -78,10 +77,10 @@ const (
 // must not depend on V. It also reports the console's RSS with V viewers.
 func BenchmarkLiveViewers(b *testing.B) {
 	cl := dev.RequireCluster(b)
-	topic := newTopicB(b, cl, "bench-live", 8)
+	topic := newTopic(b, cl, "bench-live", 8)
 	group := dev.UniqueName("bench-live-cg")
 	for range 3 {
-		startConsumerProc(b, cl.NameServer, group, topic)
+		dev.StartConsumerProcess(b, cl.NameServer, group, topic)
 	}
 	for _, viewers := range []int{1, 200} {
 		b.Run(fmt.Sprintf("viewers=%d", viewers), func(b *testing.B) {
@@ -143,17 +142,6 @@ func waitMetric(b *testing.B, con *Console, name string, ok func(float64) bool) 
 	}
 }
 
-func newTopicB(b *testing.B, cl *dev.Cluster, prefix string, queues int) string {
-	b.Helper()
-	topic := dev.UniqueName(prefix)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := cl.CreateTopic(ctx, topic, queues); err != nil {
-		b.Fatal(err)
-	}
-	return topic
-}
-
 // BenchmarkGroupsPage is GET /groups on the real binary with RMQC_BENCH_GROUPS groups
 // (default 1000; package groups' benchmark seeds them the same way): cold (refresh=1:
 // a full pass over the brokers, then the page) and warm (from the cache). Reported:
@@ -201,9 +189,9 @@ func BenchmarkGroupsPage(b *testing.B) {
 // iteration (run with -benchtime=20x). Reported: median-ms and p95-ms.
 func BenchmarkJoinToBrowser(b *testing.B) {
 	cl := dev.RequireCluster(b)
-	topic := newTopicB(b, cl, "bench-lat", 4)
+	topic := newTopic(b, cl, "bench-lat", 4)
 	group := dev.UniqueName("bench-lat-cg")
-	startConsumerProc(b, cl.NameServer, group, topic)
+	dev.StartConsumerProcess(b, cl.NameServer, group, topic)
 	con := StartConsole(b, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s", "RMQC_METRICS_INTERVAL=0", "RMQC_LOG_LEVEL=info")
 	waitOnline(b, con, group, 1)
 	ctx := Browser(b)
@@ -221,20 +209,20 @@ func BenchmarkJoinToBrowser(b *testing.B) {
 	)
 	var lat []float64
 	for b.Loop() {
-		c := startConsumerProc(b, cl.NameServer, group, topic)
+		c := dev.StartConsumerProcess(b, cl.NameServer, group, topic)
 		var seenMs float64
 		deadline := time.Now().Add(30 * time.Second)
 		for seenMs == 0 {
 			seenMs = Get(b, ctx, "read", chromedp.Evaluate[float64](fmt.Sprintf(
-				`(function(){for (var k in window.__seen) if (k.endsWith('@%s')) return window.__seen[k]; return 0})()`, c.instance)))
+				`(function(){for (var k in window.__seen) if (k.endsWith('@%s')) return window.__seen[k]; return 0})()`, c.Instance)))
 			if time.Now().After(deadline) {
 				b.Fatal("the new client's row never appeared")
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		lat = append(lat, float64(time.UnixMilli(int64(seenMs)).Sub(c.started).Milliseconds()))
-		c.stop()
-		Do(b, ctx, "wait for the row to go", chromedp.WaitNotPresent(chromedp.CSS(`tr[data-client$="@`+c.instance+`"]`)))
+		lat = append(lat, float64(time.UnixMilli(int64(seenMs)).Sub(c.Started).Milliseconds()))
+		c.Stop()
+		Do(b, ctx, "wait for the row to go", chromedp.WaitNotPresent(chromedp.CSS(`tr[data-client$="@`+c.Instance+`"]`)))
 	}
 	slices.Sort(lat)
 	// Nearest-rank percentiles.

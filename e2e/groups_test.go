@@ -1,17 +1,11 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,81 +13,6 @@ import (
 
 	"rmqconsole/dev"
 )
-
-// consumerProc is a real rocketmq-client-go push consumer in its own process (dev/demo's
-// consume mode): starting it is a client joining, SIGTERM one leaving.
-type consumerProc struct {
-	instance string
-	started  time.Time // when the client reported it runs (Start returned)
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	once     sync.Once
-}
-
-// demoBin builds dev/demo into the test's temporary directory (the build cache makes
-// every build after the first a link).
-func demoBin(tb testing.TB) string {
-	tb.Helper()
-	root, err := repoRoot()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	bin := filepath.Join(tb.TempDir(), "demo")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(root, "dev", "demo")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("build dev/demo: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func startConsumerProc(t testing.TB, ns, group, topic string) *consumerProc {
-	t.Helper()
-	bin := demoBin(t)
-	c := &consumerProc{instance: dev.UniqueName("e2e"), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", topic, "-instance", c.instance)
-	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+ns)
-	out, err := c.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	c.cmd.Stderr = &stderr
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan time.Time, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "consuming ") {
-				ready <- time.Now()
-			}
-		}
-	}()
-	go func() { _ = c.cmd.Wait(); close(c.exited) }()
-	t.Cleanup(c.stop)
-	select {
-	case c.started = <-ready:
-	case <-c.exited:
-		t.Fatalf("consumer exited before starting: %s", stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("consumer did not start within 60 s: %s", stderr.String())
-	}
-	return c
-}
-
-func (c *consumerProc) stop() {
-	c.once.Do(func() {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-c.exited:
-		case <-time.After(30 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.exited
-		}
-	})
-}
 
 // waitOnline polls the console's API until the group has n clients.
 func waitOnline(t testing.TB, con *Console, group string, n int) {
@@ -118,7 +37,7 @@ func waitOnline(t testing.TB, con *Console, group string, n int) {
 	}
 }
 
-func newTopic(t *testing.T, cl *dev.Cluster, prefix string, queues int) string {
+func newTopic(t testing.TB, cl *dev.Cluster, prefix string, queues int) string {
 	t.Helper()
 	topic := dev.UniqueName(prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -135,7 +54,7 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	topic := newTopic(t, cl, "e2e-live", 4)
 	group := dev.UniqueName("e2e-live-cg")
-	first := startConsumerProc(t, cl.NameServer, group, topic)
+	first := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s")
 	waitOnline(t, con, group, 1)
 	ctx := Browser(t)
@@ -151,31 +70,31 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 	// A marker that a reload would wipe.
 	Do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`))
 
-	second := startConsumerProc(t, cl.NameServer, group, topic)
-	row := `[data-testid="clients-table"] tr[data-client$="@` + second.instance + `"]`
+	second := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
+	row := `[data-testid="clients-table"] tr[data-client$="@` + second.Instance + `"]`
 	joined := `[data-testid="timeline-event"][data-kind="joined"]`
 	Do(t, ctx, "see the new client and its joined event appear",
 		chromedp.WaitVisible(chromedp.CSS(row)),
 		chromedp.WaitVisible(chromedp.CSS(joined)),
 	)
-	if txt := Get(t, ctx, "read the timeline", chromedp.Text(chromedp.CSS(joined))); !strings.Contains(txt, second.instance) {
+	if txt := Get(t, ctx, "read the timeline", chromedp.Text(chromedp.CSS(joined))); !strings.Contains(txt, second.Instance) {
 		t.Errorf("joined entry %q does not name the new client", txt)
 	}
 	// Queues move to it: some row of the queue table names it as owner.
 	Do(t, ctx, "see queues move to the new client",
-		chromedp.WaitVisible(chromedp.CSS(`#queues-body td[data-testid="queue-owner"] span[title$="@`+second.instance+`"]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#queues-body td[data-testid="queue-owner"] span[title$="@`+second.Instance+`"]`)))
 	if !Get(t, ctx, "check the document was not reloaded", chromedp.Evaluate[bool](`window.__sameDocument === true`)) {
 		t.Fatal("the page reloaded; it must update in place")
 	}
 
-	first.stop()
+	first.Stop()
 	left := `[data-testid="timeline-event"][data-kind="left"]`
 	Do(t, ctx, "see the left event", chromedp.WaitVisible(chromedp.CSS(left)))
-	if txt := Get(t, ctx, "read the left entry", chromedp.Text(chromedp.CSS(left))); !strings.Contains(txt, first.instance) {
+	if txt := Get(t, ctx, "read the left entry", chromedp.Text(chromedp.CSS(left))); !strings.Contains(txt, first.Instance) {
 		t.Errorf("left entry %q does not name the client that stopped", txt)
 	}
 	Do(t, ctx, "see the stopped client's row go",
-		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+first.instance+`"]`)))
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+first.Instance+`"]`)))
 	if !Get(t, ctx, "the chart is drawn", chromedp.Evaluate[bool](`!!document.querySelector('#lag-chart .uplot')`)) {
 		t.Error("the total lag chart was not drawn")
 	}
@@ -209,7 +128,7 @@ func TestGroupListFiltersAndLinks(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	topic := newTopic(t, cl, "e2e-list", 2)
 	group := dev.UniqueName("e2e-list-cg")
-	startConsumerProc(t, cl.NameServer, group, topic)
+	dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
 	waitOnline(t, con, group, 1)
 	ctx := Browser(t)

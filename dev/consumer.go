@@ -1,0 +1,123 @@
+package dev
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ConsumerProcess is a real rocketmq-client-go push consumer running in its own
+// process (dev/demo's consume mode): starting it is a client joining, Stop (SIGTERM)
+// one leaving, and the client library's own data races stay out of race-checked
+// test binaries.
+type ConsumerProcess struct {
+	// Instance is the consumer's instance name: its client id is ip@Instance.
+	Instance string
+	// Started is when the consumer reported that it runs (its Start returned).
+	Started time.Time
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	once   sync.Once
+}
+
+// demo is dev/demo built once per test binary; RunTests removes it.
+var demo struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func demoBinary() (string, error) {
+	demo.once.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			demo.err = err
+			return
+		}
+		if demo.dir, demo.err = os.MkdirTemp("", "rmqconsole-demo-"); demo.err != nil {
+			return
+		}
+		bin := filepath.Join(demo.dir, "demo")
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Dir = filepath.Join(root, "dev", "demo")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			demo.err = fmt.Errorf("build dev/demo: %v\n%s", err, out)
+			return
+		}
+		demo.bin = bin
+	})
+	return demo.bin, demo.err
+}
+
+// StartConsumerProcess starts a push consumer of group on topics, from the first
+// offset, and waits until it runs. It is stopped when the test ends unless Stop was
+// called before.
+func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...string) *ConsumerProcess {
+	t.Helper()
+	bin, err := demoBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &ConsumerProcess{Instance: UniqueName("c"), exited: make(chan struct{})}
+	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance)
+	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServer)
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	c.cmd.Stderr = &stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan time.Time, 1)
+	go func() {
+		// Read stdout to the end (the pipe must not fill up), then reap the process.
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.HasPrefix(sc.Text(), "consuming ") {
+				ready <- time.Now()
+				sent = true
+			}
+		}
+		_ = c.cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(c.Stop)
+	select {
+	case c.Started = <-ready:
+		return c
+	case <-c.exited:
+		t.Fatalf("consumer of %s exited before starting: %s", group, stderr.String())
+	case <-time.After(60 * time.Second):
+		// Reap it first: stderr is written until the process is gone.
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+		t.Fatalf("consumer of %s did not start within 60 s: %s", group, stderr.String())
+	}
+	return nil
+}
+
+// Stop shuts the consumer down as an operator would (SIGTERM: it unregisters), and
+// kills it if it has not exited 30 s later. Later calls do nothing.
+func (c *ConsumerProcess) Stop() {
+	c.once.Do(func() {
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.exited:
+		case <-time.After(30 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+}
