@@ -82,7 +82,7 @@ func rsSetup(t *testing.T) *rsWorld {
 	if err := pc.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rsEventually(t, 90*time.Second, "the consumer commits every message", func() error {
+	dev.Eventually(t, 90*time.Second, "the consumer commits every message", func() error {
 		offs, err := w.offsets(t)
 		if err != nil {
 			return err
@@ -93,7 +93,7 @@ func rsSetup(t *testing.T) *rsWorld {
 		return nil
 	})
 	_ = pc.Shutdown()
-	rsEventually(t, 60*time.Second, "the group goes offline", func() error {
+	dev.Eventually(t, 60*time.Second, "the group goes offline", func() error {
 		_, err := c.ConsumerConnections(t.Context(), cl.Brokers[0].Addr, w.group)
 		if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
 			return nil
@@ -145,21 +145,6 @@ func (w *rsWorld) mqadminOffsets(t *testing.T) map[int]int64 {
 		}
 	}
 	return offs
-}
-
-func rsEventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 func rsTexts(t *testing.T, ctx context.Context, sel string) []string {
@@ -372,7 +357,7 @@ func TestResetKilledAfterAuditWriteIsMarkedInterrupted(t *testing.T) {
 			`{"topic":"`+w.topic+`","mode":"earliest","planId":"`+plan.PlanID+`","confirm":true}`))
 	}()
 	var pendingID int64
-	rsEventually(t, 30*time.Second, "the pending entry is written", func() error {
+	dev.Eventually(t, 30*time.Second, "the pending entry is written", func() error {
 		var list struct{ Entries []rsEntry }
 		rsGetJSON(t, con.URL+"/api/v1/audit?status=pending&group="+url.QueryEscape(w.group), &list)
 		if len(list.Entries) != 1 {
@@ -384,7 +369,7 @@ func TestResetKilledAfterAuditWriteIsMarkedInterrupted(t *testing.T) {
 	if err := con.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	rsEventually(t, 20*time.Second, "the killed console stops answering", func() error {
+	dev.Eventually(t, 20*time.Second, "the killed console stops answering", func() error {
 		res, err := http.Get(con.URL + "/healthz")
 		if err != nil {
 			return nil
