@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
 )
 
 // Console is one running rmqconsole process.
@@ -52,7 +54,7 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "rmqconsole")
-		root, err := repoRoot()
+		root, err := dev.RepoRoot()
 		if err != nil {
 			buildErr = err
 			return
@@ -67,23 +69,6 @@ func Binary(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
 }
 
 var listenLine = regexp.MustCompile(`url=http://(127\.0\.0\.1:\d+)`)
