@@ -167,7 +167,7 @@ func (s *Service) Plan(ctx context.Context, req Request, who Who) (*Plan, error)
 	if err != nil {
 		var ie InputErrors
 		if errors.As(err, &ie) {
-			s.recordRefusal(ctx, who, req.Group, nil, "", req, "preview", err, nil)
+			s.recordRefusal(ctx, who, req.Group, nil, req, "preview", err, nil)
 		}
 		return nil, err
 	}

@@ -174,21 +174,18 @@ func New(cfg Config) *Service {
 	return s
 }
 
-// Cluster returns the NameServer list audit entries name.
-func (s *Service) Cluster() string { return s.cluster }
-
 // Refuse records a refused attempt (bad input found before the service was asked, or a
 // permission refusal) and returns the entry. params is what was asked, as typed.
 func (s *Service) Refuse(ctx context.Context, who Who, group string, params any, stage string, reason error) *store.AuditEntry {
-	return s.recordRefusal(ctx, who, group, nil, "", params, stage, reason, nil)
+	return s.recordRefusal(ctx, who, group, nil, params, stage, reason, nil)
 }
 
 // recordRefusal writes a refused entry. A failure to write it is logged: the refusal is
 // answered either way, and nothing was changed.
-func (s *Service) recordRefusal(ctx context.Context, who Who, group string, topics []string, mode string, params any, stage string, reason error, plan *Plan) *store.AuditEntry {
+func (s *Service) recordRefusal(ctx context.Context, who Who, group string, topics []string, params any, stage string, reason error, plan *Plan) *store.AuditEntry {
 	e := &store.AuditEntry{
 		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.cluster,
-		Group: group, Topics: topics, Mode: mode, Status: store.AuditRefused,
+		Group: group, Topics: topics, Status: store.AuditRefused,
 		Error: "Refused at " + stage + ": " + reason.Error(),
 	}
 	if req, ok := params.(Request); ok {
