@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"rmqconsole/dev"
@@ -10,5 +11,9 @@ import (
 // One local RocketMQ serves every browser test of this binary (or the one named by
 // RMQC_TEST_NAMESRV, as under make test).
 func TestMain(m *testing.M) {
-	os.Exit(dev.RunTests(m))
+	code := dev.RunTests(m)
+	if binPath != "" { // Binary's build, in its own temporary dir
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }
