@@ -138,11 +138,22 @@ func (w *rsWorld) mqadminOffsets(t *testing.T) map[int]int64 {
 	}
 	offs := map[int]int64{}
 	for _, line := range strings.Split(out, "\n") {
+		// #Topic  #Broker Name  #QID  #Broker Offset  #Consumer Offset  ...
 		f := strings.Fields(line)
-		if len(f) >= 5 && f[0] == w.topic {
-			q, _ := strconv.Atoi(f[2])
-			offs[q], _ = strconv.ParseInt(f[4], 10, 64)
+		if len(f) < 5 || f[0] != w.topic {
+			continue
 		}
+		q, err1 := strconv.Atoi(f[2])
+		o, err2 := strconv.ParseInt(f[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("cannot read consumerProgress row %q", line)
+		}
+		offs[q] = o
+	}
+	// Without its rows, a missing queue would read as offset 0: the target of a reset
+	// to the earliest offset.
+	if len(offs) != 2 {
+		t.Fatalf("consumerProgress shows %d queues of %s, want 2:\n%s", len(offs), w.topic, out)
 	}
 	return offs
 }
