@@ -144,9 +144,9 @@ var (
 
 // AuditBusyError is ErrAuditBusy with the entry that holds the group.
 type AuditBusyError struct {
-	Group   string
-	Holder  AuditEntry
-	lookErr error
+	Group string
+	// Holder is the pending entry, zero when it could not be read.
+	Holder AuditEntry
 }
 
 func (e *AuditBusyError) Error() string {
@@ -368,10 +368,8 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 		if isUniqueViolation(err) {
 			busy := &AuditBusyError{Group: e.Group}
 			var holder auditRow
-			if lerr := l.db.WithContext(ctx).Where("group_name = ? AND status = ?", e.Group, AuditPending).Take(&holder).Error; lerr == nil {
+			if l.db.WithContext(ctx).Where("group_name = ? AND status = ?", e.Group, AuditPending).Take(&holder).Error == nil {
 				busy.Holder = holder.entry()
-			} else {
-				busy.lookErr = lerr
 			}
 			return busy
 		}
