@@ -32,6 +32,16 @@ func pendingEntry(group string) *AuditEntry {
 	}
 }
 
+// beginPending writes a pending entry of group.
+func beginPending(t *testing.T, l *AuditLog, group string) *AuditEntry {
+	t.Helper()
+	e := pendingEntry(group)
+	if err := l.Begin(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func finishApplied(t *testing.T, l *AuditLog, e *AuditEntry) {
 	t.Helper()
 	after := e.Plan.Queues[0].Target
@@ -93,10 +103,7 @@ func TestAuditOnePendingPerGroup(t *testing.T) {
 	s, _ := openAuditStore(t)
 	l := s.Audit()
 	ctx := context.Background()
-	first := pendingEntry("g1")
-	if err := l.Begin(ctx, first); err != nil {
-		t.Fatal(err)
-	}
+	first := beginPending(t, l, "g1")
 	second := pendingEntry("g1")
 	second.Actor = "bob"
 	err := l.Begin(ctx, second)
@@ -117,11 +124,7 @@ func TestAuditOnePendingPerGroup(t *testing.T) {
 func TestAuditTriggersRefuseEditsAndDeletes(t *testing.T) {
 	s, _ := openAuditStore(t)
 	l := s.Audit()
-	ctx := context.Background()
-	e := pendingEntry("g1")
-	if err := l.Begin(ctx, e); err != nil {
-		t.Fatal(err)
-	}
+	e := beginPending(t, l, "g1")
 	if _, err := s.SQL().Exec(`UPDATE audit_entries SET actor = 'mallory' WHERE id = ?`, e.ID); err == nil {
 		t.Fatal("changing the actor of a pending entry succeeded")
 	}
@@ -135,7 +138,7 @@ func TestAuditTriggersRefuseEditsAndDeletes(t *testing.T) {
 			t.Errorf("%s succeeded on a finished entry", stmt)
 		}
 	}
-	rep, err := l.Verify(ctx)
+	rep, err := l.Verify(context.Background())
 	if err != nil || !rep.Intact || rep.Sealed != 1 {
 		t.Fatalf("verify after refused edits: %+v, %v", rep, err)
 	}
@@ -159,11 +162,7 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 			l := s.Audit()
 			ctx := context.Background()
 			for i := 0; i < 2; i++ {
-				e := pendingEntry("g1")
-				if err := l.Begin(ctx, e); err != nil {
-					t.Fatal(err)
-				}
-				finishApplied(t, l, e)
+				finishApplied(t, l, beginPending(t, l, "g1"))
 			}
 			if err := l.Record(ctx, &AuditEntry{Actor: "bob", Group: "g1", Mode: "offset", Status: AuditRefused, Error: "offset beyond max"}); err != nil {
 				t.Fatal(err)
@@ -250,11 +249,7 @@ func TestAuditListFilters(t *testing.T) {
 // A read-only handle reads and verifies, and refuses every write.
 func TestAuditOpenReadOnlyRefusesWrites(t *testing.T) {
 	s, path := openAuditStore(t)
-	e := pendingEntry("g1")
-	if err := s.Audit().Begin(context.Background(), e); err != nil {
-		t.Fatal(err)
-	}
-	finishApplied(t, s.Audit(), e)
+	finishApplied(t, s.Audit(), beginPending(t, s.Audit(), "g1"))
 	ro, err := OpenReadOnly(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
