@@ -15,14 +15,12 @@ import (
 	"testing"
 	"time"
 
-	rmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
@@ -111,22 +109,12 @@ func offlineGroupWithBacklog(t *testing.T, cl *dev.Cluster, n int) (topic, group
 	if err := cl.CreateTopic(ctx, topic, queues); err != nil {
 		t.Fatal(err)
 	}
-	rlog.SetLogLevel("error")
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("auth-pg")),
-		producer.WithInstanceName(dev.UniqueName("auth-p")), producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	for i := range n {
 		if r, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte(fmt.Sprintf("backlog %d", i)))); err != nil || r.Status != primitive.SendOK {
-			p.Shutdown()
 			t.Fatalf("send: %v %v", r, err)
 		}
 	}
-	p.Shutdown()
 	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

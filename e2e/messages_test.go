@@ -12,14 +12,12 @@ import (
 	"testing"
 	"time"
 
-	rmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // Payloads that would run script if any string from a message reached the page as
@@ -37,16 +35,7 @@ type sentMessage struct{ uniq, offsetID string }
 
 func produce(t *testing.T, ns, topic string, msgs ...*primitive.Message) []sentMessage {
 	t.Helper()
-	rlog.SetLogLevel("error")
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{ns}), producer.WithGroupName(dev.UniqueName("pg")),
-		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
+	p := rmqclient.StartProducer(t, ns, "")
 	var out []sentMessage
 	for _, m := range msgs {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -342,15 +331,7 @@ func TestMessages2000RowsInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now().Add(-2 * time.Second).UTC()
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("pg")),
-		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	const total = 2100
 	for i := 0; i < total; i += 50 { // batches of 50: one queue per batch
 		var batch []*primitive.Message

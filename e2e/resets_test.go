@@ -17,14 +17,11 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	rmq "github.com/apache/rocketmq-client-go/v2"
-	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"github.com/chromedp/chromedp"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
@@ -39,7 +36,6 @@ type rsWorld struct {
 
 func rsSetup(t *testing.T) *rsWorld {
 	t.Helper()
-	rlog.SetLogLevel("error")
 	cl := dev.RequireCluster(t)
 	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
 	if err != nil {
@@ -52,15 +48,7 @@ func rsSetup(t *testing.T) *rsWorld {
 	if err := cl.CreateTopic(ctx, w.topic, 2); err != nil {
 		t.Fatal(err)
 	}
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("rstp")),
-		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	for i := 0; i < 6; i++ {
 		sctx, scancel := context.WithTimeout(t.Context(), 20*time.Second)
 		r, err := p.SendSync(sctx, primitive.NewMessage(w.topic, []byte(fmt.Sprintf("order %d", i))))
@@ -69,19 +57,7 @@ func rsSetup(t *testing.T) *rsWorld {
 			t.Fatalf("send: %v %v", r, err)
 		}
 	}
-	pc, err := rmq.NewPushConsumer(consumer.WithNameServer([]string{cl.NameServer}), consumer.WithGroupName(w.group),
-		consumer.WithInstance(dev.UniqueName("c")), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pc.Subscribe(w.topic, consumer.MessageSelector{}, func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
-		return consumer.ConsumeSuccess, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := pc.Start(); err != nil {
-		t.Fatal(err)
-	}
+	pc := rmqclient.StartCountingConsumer(t, cl.NameServer, w.group, w.topic)
 	dev.Eventually(t, 90*time.Second, "the consumer commits every message", func() error {
 		offs, err := w.offsets(t)
 		if err != nil {
@@ -92,7 +68,7 @@ func rsSetup(t *testing.T) *rsWorld {
 		}
 		return nil
 	})
-	_ = pc.Shutdown()
+	pc.Stop()
 	dev.Eventually(t, 60*time.Second, "the group goes offline", func() error {
 		_, err := c.ConsumerConnections(t.Context(), cl.Brokers[0].Addr, w.group)
 		if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
