@@ -120,10 +120,9 @@ type User struct {
 type Caller struct {
 	Name string
 	Role Role
-	// Via says how the caller was recognised: "session", "token", "proxy" or "local".
+	// Via says how the caller was recognised: "session", "token" or "proxy" (local mode
+	// makes no Caller).
 	Via string
-	// SessionID is set when Via is "session".
-	SessionID int64
 }
 
 // CheckUserName accepts 1 to 64 letters, digits and . _ @ - (names appear in URLs, in the
@@ -289,7 +288,7 @@ func (s *Service) startSession(ctx context.Context, u *store.User, addr, userAge
 		return nil, err
 	}
 	return &NewSession{Token: token, ExpiresAt: expires,
-		Caller: Caller{Name: u.Name, Role: role, Via: "session", SessionID: sess.ID}}, nil
+		Caller: Caller{Name: u.Name, Role: role, Via: "session"}}, nil
 }
 
 // Session returns the caller of a session cookie's token, or ErrSessionEnded when the
@@ -323,7 +322,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Caller, error) {
 			return nil, err
 		}
 	}
-	return &Caller{Name: su.User.Name, Role: role, Via: "session", SessionID: su.Session.ID}, nil
+	return &Caller{Name: su.User.Name, Role: role, Via: "session"}, nil
 }
 
 // Logout ends the session of a cookie's token. An unknown token is not an error: the
