@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -13,12 +14,22 @@ func sortConnections(cs []Connection) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].ClientID < cs[j].ClientID })
 }
 
-// markKind gives a *BrokerError with this code the meaning of sentinel.
-func markKind(err error, code ResponseCode, sentinel error) {
+// markKind gives a *BrokerError with this code the meaning of sentinel;
+// with remarks given, only when its remark contains one of them.
+func markKind(err error, code ResponseCode, sentinel error, remarks ...string) {
 	var be *BrokerError
-	if errors.As(err, &be) && be.Code == code && be.kind == nil {
+	if !errors.As(err, &be) || be.Code != code || be.kind != nil {
+		return
+	}
+	if len(remarks) == 0 || slices.ContainsFunc(remarks, func(r string) bool { return strings.Contains(be.Remark, r) }) {
 		be.kind = sentinel
 	}
+}
+
+// markClientNotOnline marks the broker's SYSTEM_ERROR for a relayed request
+// whose client is not connected as ErrConsumerNotOnline.
+func markClientNotOnline(err error) {
+	markKind(err, CodeSystemError, ErrConsumerNotOnline, "not online", "Can't find specified client")
 }
 
 // SubscriptionData is one topic a consumer subscribes to.
@@ -261,10 +272,7 @@ func (c *Client) ConsumerRunningInfo(ctx context.Context, addr, group, clientID 
 		"jstackEnable":  btoa(jstack),
 	}, nil)
 	if err != nil {
-		if be := (*BrokerError)(nil); errors.As(err, &be) && be.Code == CodeSystemError &&
-			(strings.Contains(be.Remark, "not online") || strings.Contains(be.Remark, "Can't find specified client")) {
-			be.kind = ErrConsumerNotOnline
-		}
+		markClientNotOnline(err)
 		return nil, fmt.Errorf("running info of client %q of group %q via %s: %w", clientID, group, addr, err)
 	}
 	if len(resp.Body) == 0 {
@@ -424,9 +432,7 @@ func (c *Client) ResetOffset(ctx context.Context, addr string, req ResetOffsetRe
 	resp, err := c.call(ctx, addr, CodeInvokeBrokerToResetOffset, ext, nil)
 	if err != nil {
 		// 4.9.x says "no topic in this broker" with SYSTEM_ERROR; 5.x uses 17.
-		if be := (*BrokerError)(nil); errors.As(err, &be) && be.Code == CodeSystemError && strings.Contains(be.Remark, "no topic in this broker") {
-			be.kind = ErrTopicNotFound
-		}
+		markKind(err, CodeSystemError, ErrTopicNotFound, "no topic in this broker")
 		c.invalidateOnError(req.Topic, err)
 		return fail(err)
 	}
@@ -557,10 +563,7 @@ func (c *Client) ConsumeMessageDirectly(ctx context.Context, addr, group, client
 	}
 	resp, err := c.call(ctx, addr, CodeConsumeMessageDirectly, ext, nil)
 	if err != nil {
-		if be := (*BrokerError)(nil); errors.As(err, &be) && be.Code == CodeSystemError &&
-			(strings.Contains(be.Remark, "not online") || strings.Contains(be.Remark, "Can't find specified client")) {
-			be.kind = ErrConsumerNotOnline
-		}
+		markClientNotOnline(err)
 		return nil, fmt.Errorf("consume message %s directly by client %q of group %q via %s: %w", offsetMsgID, clientID, group, addr, err)
 	}
 	var raw struct {
