@@ -2,7 +2,7 @@
 // development and tests.
 //
 // The jars come from Maven Central (org.apache.rocketmq:rocketmq-namesrv and
-// rocketmq-broker at a pinned version, 5.3.3 unless RMQ_VERSION says 4.9.8) and
+// rocketmq-broker at a pinned version, 5.3.3 unless RMQ_VERSION names another, e.g. 4.9.7) and
 // are cached under <repo>/.cache/rocketmq/<version>/lib (RMQ_CACHE overrides
 // <repo>/.cache/rocketmq). The cluster listens on fixed ports:
 //
