@@ -28,7 +28,6 @@ type EventStore interface {
 // Update is what one tick of a watched group produced. The renderer turns it into the
 // bytes every viewer of the group receives.
 type Update struct {
-	Group string
 	// Detail is the group now; on a failed tick it is the last good one (or nil) and Err
 	// says what failed.
 	Detail *Detail
@@ -48,7 +47,6 @@ type Update struct {
 	QueuesReshaped    bool
 	ClientsChanged    bool
 	AssignmentChanged bool
-	Interval          time.Duration
 	Viewers           int
 }
 
@@ -261,12 +259,12 @@ type watch struct {
 	viewers map[*Viewer]bool
 	linger  *time.Timer
 
+	// latest is the last good tick's state, nil before one; only run stores it.
 	latest atomic.Pointer[Snapshot]
 
 	// owned by run
 	tracker   *tracker
 	history   *history
-	prev      *Detail
 	recent    []Event
 	fullFrame Frame
 }
@@ -326,9 +324,13 @@ func (w *watch) tick() {
 	if w.ctx.Err() != nil {
 		return
 	}
-	u := &Update{Group: w.group, Recent: w.recent, Interval: w.l.opts.Interval, Viewers: w.viewerCount()}
+	u := &Update{Recent: w.recent, Viewers: w.viewerCount()}
+	prev := w.latest.Load()
 	if err != nil {
-		u.Detail, u.Err, u.History = w.prev, err, w.history.snapshot()
+		u.Err = err
+		if prev != nil {
+			u.Detail, u.History = prev.Detail, prev.History
+		}
 		w.l.opts.Log.Debug("watch tick failed", "group", w.group, "err", err)
 		w.broadcast(w.render(u), sendStatus)
 		return
@@ -344,13 +346,12 @@ func (w *watch) tick() {
 	u.Detail, u.Events, u.Recent = d, events, w.recent
 	u.Sample = w.history.add(d)
 	u.History = w.history.snapshot()
-	first := w.prev == nil
+	first := prev == nil
 	if first {
 		u.Full = true
 	} else {
-		diff(w.prev, d, u, u.History)
+		diff(prev.Detail, d, u, u.History)
 	}
-	w.prev = d
 	w.fullFrame = nil
 	w.latest.Store(&Snapshot{Detail: d, History: u.History, Recent: w.recent})
 	mode := sendDelta
@@ -363,7 +364,8 @@ func (w *watch) tick() {
 
 // serveNewViewers sends the full frame to viewers that joined since the last tick.
 func (w *watch) serveNewViewers() {
-	if w.prev == nil {
+	s := w.latest.Load()
+	if s == nil {
 		return // the first tick serves them
 	}
 	w.mu.Lock()
@@ -378,8 +380,7 @@ func (w *watch) serveNewViewers() {
 		return
 	}
 	if w.fullFrame == nil {
-		u := &Update{Group: w.group, Detail: w.prev, Recent: w.recent, History: w.history.snapshot(), Full: true,
-			Interval: w.l.opts.Interval, Viewers: w.viewerCount()}
+		u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true, Viewers: w.viewerCount()}
 		if n := len(u.History.Totals); n > 0 {
 			u.Sample = u.History.Totals[n-1]
 		}
