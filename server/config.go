@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"rmqconsole/auth"
 )
 
 // Config is everything the console is told at start-up, from flags and RMQC_* variables.
@@ -61,8 +63,8 @@ var settings = []setting{
 	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
 	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
 	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", "", "reverse proxies (comma-separated CIDRs or IPs) whose user and role headers are believed"},
-	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", "X-Forwarded-User", "header in which a trusted proxy names the user"},
-	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", "X-Forwarded-Role", "header in which a trusted proxy names the role (viewer, operator, admin; missing: viewer)"},
+	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", auth.DefaultProxyUserHeader, "header in which a trusted proxy names the user"},
+	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader, "header in which a trusted proxy names the role (viewer, operator, admin; missing: viewer)"},
 	{"tls-cert", "RMQC_TLS_CERT", "", "serve HTTPS with this PEM certificate (with --tls-key)"},
 	{"tls-key", "RMQC_TLS_KEY", "", "PEM private key of --tls-cert"},
 }
