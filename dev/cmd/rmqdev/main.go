@@ -156,6 +156,16 @@ func running(ctx context.Context, version string) (*known, error) {
 	return found, nil
 }
 
+// reusable is running's cluster of version, or nil; one without broker-b is an
+// error when second asks for it.
+func reusable(ctx context.Context, version string, second bool) (*known, error) {
+	k, err := running(ctx, version)
+	if err == nil && k != nil && second && len(k.state.Brokers) < 2 {
+		return nil, fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
+	}
+	return k, err
+}
+
 func up(args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
@@ -165,14 +175,11 @@ func up(args []string) error {
 	}
 	ctx := context.Background()
 	version := dev.VersionFromEnv()
-	k, err := running(ctx, version)
+	k, err := reusable(ctx, version, *second)
 	if err != nil {
 		return err
 	}
 	if k != nil {
-		if *second && len(k.state.Brokers) < 2 {
-			return fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
-		}
 		fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s already running (%s, started %s)\n",
 			version, brokerList(k.state.Brokers), k.state.StartedAt.Local().Format(time.DateTime))
 		fmt.Println("RMQC_NAMESRV=" + k.state.NameServer)
@@ -338,10 +345,8 @@ func run(args []string) (int, error) {
 	version := dev.VersionFromEnv()
 	var c *dev.Cluster
 	var statePath string
-	k, err := running(ctx, version)
-	if err == nil && k != nil && *second && len(k.state.Brokers) < 2 {
-		err = fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
-	} else if err == nil && k != nil {
+	k, err := reusable(ctx, version, *second)
+	if err == nil && k != nil {
 		c = k.cluster
 		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
 	} else if err == nil {
