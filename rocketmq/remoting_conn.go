@@ -33,9 +33,6 @@ type conn struct {
 	answering chan struct{} // slots for answers to server requests
 }
 
-// errConnClosedLocally is why calls in flight fail when the Client closes.
-var errConnClosedLocally = ErrClosed
-
 // maxServerRequests bounds the answers to server-initiated requests being
 // written at once; a server that floods us with requests gets the rest
 // ignored rather than a goroutine each.
@@ -75,8 +72,9 @@ func (c *conn) fail(err error) {
 	c.nc.Close()
 }
 
+// close fails the calls in flight with ErrClosed.
 func (c *conn) close() {
-	c.fail(errConnClosedLocally)
+	c.fail(ErrClosed)
 	<-c.done
 }
 
