@@ -54,24 +54,19 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 		return
 	}
 	var msgs []lookup.Message
-	var list MessagesJSON
+	var head MessagesSummaryJSON
 	switch {
 	case out.idRes != nil:
 		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
-		list = MessagesJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures)}
+		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures)}
 	case out.keyRes != nil:
-		msgs, list = out.keyRes.Messages, messagesJSON(&lookup.Result{Limit: out.keyRes.Limit, Truncated: out.keyRes.Truncated,
-			Total: out.keyRes.Total, TotalIsLowerBound: out.keyRes.TotalIsLowerBound, CappedBrokers: out.keyRes.CappedBrokers,
-			Failures: out.keyRes.Failures}, false)
+		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, false)
 	default:
-		r := out.rangeRes
-		msgs, list = r.Messages, messagesJSON(&lookup.Result{Limit: r.Limit, Truncated: r.Truncated, Total: r.Total,
-			TotalIsLowerBound: r.TotalIsLowerBound, InRange: r.InRange, Failures: r.Failures,
-			Scanned: r.Scanned, ScanLimited: r.ScanLimited, ScannedBackTo: r.ScannedBackTo}, true)
+		msgs, head = out.rangeRes.Messages, messagesSummaryJSON(out.rangeRes, true)
 	}
 	name := msgExportName(f, format)
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
-	for _, e := range list.Errors {
+	for _, e := range head.Errors {
 		// A CSV has no place for them; the header tells a script the file is partial.
 		c.Writer.Header().Add("X-Partial-Failure", e.Broker+": "+strings.ReplaceAll(e.Error, "\n", " "))
 	}
@@ -83,7 +78,7 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	}
 	c.Header("Content-Type", "application/json; charset=utf-8")
 	c.Status(http.StatusOK)
-	msgWriteJSON(c, list, msgs)
+	msgWriteJSON(c, head, msgs)
 }
 
 var msgFileUnsafe = regexp.MustCompile(`[^A-Za-z0-9_%|-]+`)
@@ -147,21 +142,9 @@ func msgCSVSafe(s string) string {
 
 // msgWriteJSON streams the list answer: the summary fields first, then the messages one
 // by one.
-func msgWriteJSON(c *gin.Context, list MessagesJSON, msgs []lookup.Message) {
+func msgWriteJSON(c *gin.Context, summary MessagesSummaryJSON, msgs []lookup.Message) {
 	bw := bufio.NewWriterSize(c.Writer, 64<<10)
-	head, _ := json.Marshal(struct {
-		Limit             int               `json:"limit"`
-		Truncated         bool              `json:"truncated"`
-		Total             int64             `json:"total"`
-		TotalIsLowerBound bool              `json:"totalIsLowerBound"`
-		InRange           *int64            `json:"inRange,omitempty"`
-		Scanned           int64             `json:"scanned,omitempty"`
-		ScanLimited       bool              `json:"scanLimited,omitempty"`
-		ScannedBackTo     int64             `json:"scannedBackTo,omitempty"`
-		CappedBrokers     []string          `json:"cappedBrokers,omitempty"`
-		Errors            []BrokerErrorJSON `json:"errors,omitempty"`
-	}{list.Limit, list.Truncated, list.Total, list.TotalIsLowerBound, list.InRange, list.Scanned, list.ScanLimited,
-		list.ScannedBackTo, list.CappedBrokers, list.Errors})
+	head, _ := json.Marshal(summary)
 	bw.Write(head[:len(head)-1])
 	bw.WriteString(`,"messages":[`)
 	enc := json.NewEncoder(bw)

@@ -42,9 +42,15 @@ type MessageJSON struct {
 
 // MessagesJSON answers GET /api/v1/messages: a range or key query.
 type MessagesJSON struct {
-	Messages  []MessageJSON `json:"messages"`
-	Limit     int           `json:"limit"`
-	Truncated bool          `json:"truncated"`
+	Messages []MessageJSON `json:"messages"`
+	MessagesSummaryJSON
+}
+
+// MessagesSummaryJSON is what a list answer says besides its messages. The JSON export
+// writes it first and then streams the messages.
+type MessagesSummaryJSON struct {
+	Limit     int  `json:"limit"`
+	Truncated bool `json:"truncated"`
 	// Total is how many matched: exact, or at least that many when TotalIsLowerBound.
 	Total             int64 `json:"total"`
 	TotalIsLowerBound bool  `json:"totalIsLowerBound"`
@@ -145,10 +151,17 @@ func msgBrokerErrorsJSON(fs []lookup.BrokerFailure) []BrokerErrorJSON {
 }
 
 func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
-	j := MessagesJSON{
-		Messages: make([]MessageJSON, 0, len(r.Messages)), Limit: r.Limit, Truncated: r.Truncated,
-		Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound, CappedBrokers: r.CappedBrokers,
-		Errors: msgBrokerErrorsJSON(r.Failures),
+	j := MessagesJSON{Messages: make([]MessageJSON, 0, len(r.Messages)), MessagesSummaryJSON: messagesSummaryJSON(r, rangeQuery)}
+	for _, m := range r.Messages {
+		j.Messages = append(j.Messages, messageJSON(m))
+	}
+	return j
+}
+
+func messagesSummaryJSON(r *lookup.Result, rangeQuery bool) MessagesSummaryJSON {
+	j := MessagesSummaryJSON{
+		Limit: r.Limit, Truncated: r.Truncated, Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound,
+		CappedBrokers: r.CappedBrokers, Errors: msgBrokerErrorsJSON(r.Failures),
 	}
 	if rangeQuery {
 		n := r.InRange
@@ -157,9 +170,6 @@ func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
 		if r.ScanLimited {
 			j.ScannedBackTo = r.ScannedBackTo.UnixMilli()
 		}
-	}
-	for _, m := range r.Messages {
-		j.Messages = append(j.Messages, messageJSON(m))
 	}
 	return j
 }
