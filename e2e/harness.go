@@ -96,7 +96,10 @@ func StartConsole(t testing.TB, env ...string) *Console {
 		t.Fatal(err)
 	}
 	urlc := make(chan string, 1)
+	exited := make(chan error, 1)
 	go func() {
+		// Wait only after stderr is read to the end: it closes the pipe, and the log
+		// printed for a failed test would lose its last lines.
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64*1024), 1024*1024)
 		sent := false
@@ -111,9 +114,8 @@ func StartConsole(t testing.TB, env ...string) *Console {
 			}
 		}
 		io.Copy(io.Discard, stderr)
+		exited <- c.cmd.Wait()
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- c.cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = c.cmd.Process.Signal(os.Interrupt)
 		select {
