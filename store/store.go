@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -63,7 +62,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
-	provider, err := newProvider(s.sql)
+	provider, err := goose.NewProvider(goose.DialectSQLite3, s.sql, migrations.FS)
 	if err != nil {
 		return err
 	}
@@ -71,22 +70,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	if latest := latestVersion(provider); current > latest {
+	latest := latestVersion(provider)
+	if current > latest {
 		return fmt.Errorf("%w (schema version %d, this binary knows up to %d): upgrade rmqconsole or use another --db file", ErrNewerSchema, current, latest)
 	}
 	if _, err := provider.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
-	s.SchemaVersion, err = provider.GetDBVersion(ctx)
-	return err
-}
-
-func newProvider(db *sql.DB) (*goose.Provider, error) {
-	sub, err := fs.Sub(migrations.FS, ".")
-	if err != nil {
-		return nil, err
-	}
-	return goose.NewProvider(goose.DialectSQLite3, db, sub)
+	s.SchemaVersion = latest // Up applies every migration or fails: no need to read it back
+	return nil
 }
 
 func latestVersion(p *goose.Provider) int64 {
