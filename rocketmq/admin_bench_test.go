@@ -110,11 +110,7 @@ func BenchmarkPull2000(b *testing.B) {
 			for _, mq := range benchPull.queues {
 				o := benchPull.stats.Offsets[mq]
 				for off := o.MinOffset; off < o.MaxOffset; {
-					resp, err := e.c.invoke(ctx, e.addr, CodePullMessage, map[string]string{
-						"consumerGroup": ToolsConsumerGroup, "topic": mq.Topic, "queueId": itoa(mq.QueueID),
-						"queueOffset": i64toa(off), "maxMsgNums": "32", "sysFlag": "4", "commitOffset": "0",
-						"suspendTimeoutMillis": "0", "subscription": "*", "subVersion": "0", "expressionType": "TAG",
-					}, nil)
+					resp, err := e.c.invoke(ctx, e.addr, CodePullMessage, pullHeader(mq, off, 32), nil)
 					if err != nil || resp.Code != 0 {
 						b.Fatalf("pull: %v %+v", err, resp)
 					}

@@ -70,21 +70,7 @@ func (c *Client) Pull(ctx context.Context, addr string, mq MessageQueue, offset 
 	if maxNums <= 0 {
 		maxNums = 32
 	}
-	ext := map[string]string{
-		"consumerGroup":        ToolsConsumerGroup,
-		"topic":                mq.Topic,
-		"queueId":              itoa(mq.QueueID),
-		"queueOffset":          i64toa(offset),
-		"maxMsgNums":           itoa(maxNums),
-		"sysFlag":              itoa(pullFlagSubscription),
-		"commitOffset":         "0",
-		"suspendTimeoutMillis": "0",
-		"subscription":         "*",
-		"subVersion":           "0",
-		"expressionType":       "TAG",
-		"bname":                mq.BrokerName,
-	}
-	resp, err := c.invoke(ctx, addr, CodePullMessage, ext, nil)
+	resp, err := c.invoke(ctx, addr, CodePullMessage, pullHeader(mq, offset, maxNums), nil)
 	if err != nil {
 		c.invalidateOnError(mq.Topic, err)
 		return nil, fmt.Errorf("pull %s from offset %d on %s: %w", mq, offset, addr, err)
@@ -124,6 +110,25 @@ func (c *Client) Pull(ctx context.Context, addr string, mq MessageQueue, offset 
 	}
 	r.Messages = msgs
 	return r, nil
+}
+
+// pullHeader is the PULL_MESSAGE header of a read of mq from offset as
+// TOOLS_CONSUMER: every tag, no commit, no long polling.
+func pullHeader(mq MessageQueue, offset int64, maxNums int) map[string]string {
+	return map[string]string{
+		"consumerGroup":        ToolsConsumerGroup,
+		"topic":                mq.Topic,
+		"queueId":              itoa(mq.QueueID),
+		"queueOffset":          i64toa(offset),
+		"maxMsgNums":           itoa(maxNums),
+		"sysFlag":              itoa(pullFlagSubscription),
+		"commitOffset":         "0",
+		"suspendTimeoutMillis": "0",
+		"subscription":         "*",
+		"subVersion":           "0",
+		"expressionType":       "TAG",
+		"bname":                mq.BrokerName,
+	}
 }
 
 // PullRange reads the queue's messages with offsets in [from, to), at most

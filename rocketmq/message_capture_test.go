@@ -56,11 +56,7 @@ func TestCaptureMessages(t *testing.T) {
 	mq := MessageQueue{Topic: topic, BrokerName: e.broker, QueueID: 0}
 	var pull []byte
 	dev.Eventually(t, 30*time.Second, "pull all captured messages", func() error {
-		resp, err := e.c.call(ctxT(t), e.addr, CodePullMessage, map[string]string{
-			"consumerGroup": ToolsConsumerGroup, "topic": topic, "queueId": "0", "queueOffset": "0",
-			"maxMsgNums": "32", "sysFlag": "4", "commitOffset": "0", "suspendTimeoutMillis": "0",
-			"subscription": "*", "subVersion": "0", "expressionType": "TAG", "bname": mq.BrokerName,
-		}, nil)
+		resp, err := e.c.call(ctxT(t), e.addr, CodePullMessage, pullHeader(mq, 0, 32), nil)
 		if err != nil {
 			return err
 		}
