@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -13,8 +12,6 @@ import (
 )
 
 func auditURL(id int64) string { return "/audit/" + strconv.FormatInt(id, 10) }
-
-func auditGroupURL(group string) string { return "/groups/" + url.PathEscape(group) }
 
 // auditStatusClass colours a status and gives it an icon: never colour alone.
 func auditStatusClass(s store.AuditStatus) string {
@@ -71,7 +68,7 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
 		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
-		GroupURL: auditGroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
+		GroupURL: groupPageURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
 		Params: string(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
 		Hash: e.Hash, PrevHash: e.PrevHash, JSONURL: "/api/v1/audit/" + strconv.FormatInt(e.ID, 10),
