@@ -45,11 +45,7 @@ func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
 	var ie *lookup.InputError
 	switch {
 	case errors.As(err, &ie):
-		status := http.StatusUnprocessableEntity
-		if isAPI(c) {
-			status = http.StatusBadRequest
-		}
-		h.Fail(c, &UserError{Status: status, Code: ie.Code, Message: ie.Message})
+		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message})
 		return nil, false
 	case err != nil: // a message not found is a 404, a broker failure a 502/504 (errorStatus)
 		h.Fail(c, err)

@@ -33,20 +33,14 @@ func (h *Messages) Export(c *gin.Context) {
 
 func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	if format != "csv" && format != "json" {
-		status := http.StatusUnprocessableEntity
-		if isAPI(c) {
-			status = http.StatusBadRequest
-		}
-		h.Fail(c, &UserError{Status: status, Code: "bad_format", Message: "The export format is csv or json."})
+		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: "bad_format", Message: "The export format is csv or json."})
 		return
 	}
 	out, bad, err := h.runSearch(c.Request.Context(), &f, !isAPI(c))
 	switch {
 	case bad != nil:
-		e := bad.apiError().(*UserError)
-		if !isAPI(c) {
-			e.Status = http.StatusUnprocessableEntity
-		}
+		e := bad.apiError()
+		e.Status = msgInputStatus(c)
 		h.Fail(c, e)
 		return
 	case err != nil:

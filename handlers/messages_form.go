@@ -184,7 +184,7 @@ func msgInputError(err error) (*msgBadForm, bool) {
 
 // apiError is the API's answer to bad input: 400 with the first problem in the form's
 // order.
-func (b *msgBadForm) apiError() error {
+func (b *msgBadForm) apiError() *UserError {
 	if b.input != nil {
 		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: b.input.Message}
 	}
@@ -198,4 +198,13 @@ func (b *msgBadForm) apiError() error {
 		}
 	}
 	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: "The query is not valid."}
+}
+
+// msgInputStatus is the status of input that cannot be searched: 400 for the API, 422
+// for pages (which show the form again).
+func msgInputStatus(c *gin.Context) int {
+	if isAPI(c) {
+		return http.StatusBadRequest
+	}
+	return http.StatusUnprocessableEntity
 }
