@@ -20,8 +20,6 @@ import (
 
 func groupPageURL(group string) string { return "/groups/" + url.PathEscape(group) }
 
-func groupTopicURL(topic string) string { return "/messages?tab=range&topic=" + url.QueryEscape(topic) }
-
 func groupLagCell(lag *int64, note string) views.LagCell {
 	if lag == nil {
 		return views.LagCell{Note: note}
@@ -90,7 +88,7 @@ func lagGrowing(values []float64) bool {
 func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {
 	mq := q.Queue()
 	r := views.QueueRow{
-		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: groupTopicURL(q.Topic), Retry: q.Retry,
+		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
 		Lag: groupLagCell(q.Lag, q.LagUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown,
@@ -135,7 +133,7 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 func topicRowsVM(d *groups.Detail) []views.TopicRow {
 	out := make([]views.TopicRow, 0, len(d.Topics))
 	for _, t := range d.Topics {
-		r := views.TopicRow{Topic: t.Topic, URL: groupTopicURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned, OwnerUnknown: t.OwnerUnknown}
+		r := views.TopicRow{Topic: t.Topic, URL: views.TopicMessagesURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned, OwnerUnknown: t.OwnerUnknown}
 		lag := t.Lag
 		switch {
 		case t.Unknown == t.Queues:

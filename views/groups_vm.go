@@ -346,8 +346,8 @@ func hiddenNote(vm GroupsVM) string {
 	return " (" + strconv.Itoa(vm.Hidden) + " system groups are hidden; tick “Show system groups” to include them)"
 }
 
-// topicMessagesURL links a topic to its messages.
-func topicMessagesURL(topic string) string {
+// TopicMessagesURL links a topic to its messages (the last hour of the range tab).
+func TopicMessagesURL(topic string) string {
 	return "/messages?tab=range&topic=" + url.QueryEscape(topic)
 }
 
