@@ -81,7 +81,7 @@ func seedBenchPull(b *testing.B, e *itEnv) {
 // sub-benchmark sends the same PULL_MESSAGE requests without decoding the
 // bodies: the baseline the decoded figure is compared with.
 func BenchmarkPull2000(b *testing.B) {
-	e := newITEnvB(b)
+	e := newITEnv(b)
 	seedBenchPull(b, e)
 	ctx := context.Background()
 
@@ -124,15 +124,4 @@ func BenchmarkPull2000(b *testing.B) {
 		}
 		b.ReportMetric(benchPullMessages, "msgs/op")
 	})
-}
-
-func newITEnvB(b *testing.B) *itEnv {
-	b.Helper()
-	cl := dev.RequireCluster(b)
-	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	return &itEnv{cluster: cl, c: c, addr: cl.Brokers[0].Addr, broker: cl.Brokers[0].Name}
 }

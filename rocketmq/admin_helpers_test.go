@@ -28,7 +28,10 @@ type itEnv struct {
 	version BrokerVersion
 }
 
-func newITEnv(t *testing.T) *itEnv {
+// newITEnv attaches to the test cluster. BrokerVersion needs no retry even
+// while a fresh 5.x broker still refuses GET_BROKER_RUNTIME_INFO: the
+// refusal carries the version ordinal.
+func newITEnv(t testing.TB) *itEnv {
 	t.Helper()
 	cl := dev.RequireCluster(t)
 	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})

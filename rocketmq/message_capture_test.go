@@ -38,7 +38,7 @@ func TestCaptureMessages(t *testing.T) {
 	if !captureOn() {
 		t.Skip("set RMQC_CAPTURE=1 to capture real message bodies")
 	}
-	e := captureEnv(t)
+	e := newITEnv(t)
 	topic := e.createTopic(t, "capmsg", 1)
 	p := rmqclient.StartProducer(t, e.cluster.NameServer, "capmsg-pg")
 
@@ -105,25 +105,6 @@ func TestCaptureMessages(t *testing.T) {
 		writeMessageCapture(t, e.version, "query_key", resp.Body, want[:1])
 		return nil
 	})
-}
-
-// captureEnv attaches to the test cluster like newITEnv, but waits for the
-// broker's version: a 5.x broker answers GET_BROKER_RUNTIME_INFO with
-// SYSTEM_ERROR (NoSuchElementException) for a moment after it starts.
-func captureEnv(t *testing.T) *itEnv {
-	t.Helper()
-	cl := dev.RequireCluster(t)
-	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	e := &itEnv{cluster: cl, c: c, addr: cl.Brokers[0].Addr, broker: cl.Brokers[0].Name}
-	dev.Eventually(t, 30*time.Second, "read the broker version", func() error {
-		e.version, err = c.BrokerVersion(ctxT(t), e.addr)
-		return err
-	})
-	return e
 }
 
 func writeMessageCapture(t *testing.T, v BrokerVersion, op string, body []byte, want []wantMessage) {
