@@ -217,7 +217,6 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		required := a.sec.signInRequired(c.Request.Context())
 		caller, ended, refused := a.identify(c)
 		if caller != nil {
 			c.Set(handlers.ActorKey, caller.Name)
@@ -227,7 +226,9 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		if !required {
+		// Asked only here: open routes do not need it, and without users it is a
+		// database read.
+		if !a.sec.signInRequired(c.Request.Context()) {
 			if caller == nil {
 				c.Set(handlers.RoleKey, auth.Admin) // the one local user may do everything
 			}
