@@ -225,9 +225,9 @@ func msgIDResultVM(r *lookup.IDResult) *views.MessagesResult {
 
 func msgIDNote(r *lookup.IDResult) (kind, note string) {
 	m := r.Message
-	if r.Kind.String() == "offsetMsgId" {
-		return "offsetMsgId", fmt.Sprintf("Matched as an offsetMsgId: read directly from broker %s (%s) at commit-log offset %s.",
+	if r.Kind == rocketmq.IDOffsetMsgID {
+		return r.Kind.String(), fmt.Sprintf("Matched as an offsetMsgId: read directly from broker %s (%s) at commit-log offset %s.",
 			m.BrokerName, m.StoreHost, views.Thousands(m.CommitLogOffset))
 	}
-	return "uniqueKey", fmt.Sprintf("Matched as a unique key (msgId, made by the producer) in the index of topic %s.", m.Topic)
+	return r.Kind.String(), fmt.Sprintf("Matched as a unique key (msgId, made by the producer) in the index of topic %s.", m.Topic)
 }
