@@ -30,11 +30,7 @@ func (h *Audit) Export(c *gin.Context) {
 		q.errs["format"] = "format must be csv or json."
 	}
 	if len(q.errs) > 0 {
-		msg := q.errorText()
-		if m := q.errs["format"]; m != "" {
-			msg = strings.TrimSpace(msg + " " + m)
-		}
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: msg})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: q.errorText()})
 		return
 	}
 	ctx := c.Request.Context()

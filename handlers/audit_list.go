@@ -100,7 +100,7 @@ func (q auditQuery) values() url.Values {
 
 func (q auditQuery) errorText() string {
 	var parts []string
-	for _, k := range []string{"status", "since", "until", "before", "limit"} {
+	for _, k := range []string{"status", "since", "until", "before", "limit", "format"} {
 		if m := q.errs[k]; m != "" {
 			parts = append(parts, m)
 		}
