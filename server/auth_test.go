@@ -456,10 +456,14 @@ func TestSessionCookieIsSecureUnderTLS(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-in over TLS: %d", res.StatusCode)
 	}
+	var ck *http.Cookie
 	for _, k := range res.Cookies() {
-		if k.Name == handlers.SessionCookie && !k.Secure {
-			t.Fatalf("cookie over TLS without Secure: %+v", k)
+		if k.Name == handlers.SessionCookie {
+			ck = k
 		}
+	}
+	if ck == nil || !ck.Secure {
+		t.Fatalf("session cookie over TLS %+v: want it set, with Secure", ck)
 	}
 }
 
