@@ -322,10 +322,7 @@ func (c *Client) noteVersion(addr string, ordinal int) {
 // cached; at most one runtime-info call is made per broker (and per
 // upgrade).
 func (c *Client) BrokerVersion(ctx context.Context, addr string) (BrokerVersion, error) {
-	c.versionMu.Lock()
-	v, ok := c.versions[addr]
-	c.versionMu.Unlock()
-	if ok && v.Name != "" {
+	if v, ok := c.cachedVersion(addr); ok && v.Name != "" {
 		return v, nil
 	}
 	info, err := c.BrokerRuntimeInfo(ctx, addr)
@@ -333,15 +330,19 @@ func (c *Client) BrokerVersion(ctx context.Context, addr string) (BrokerVersion,
 		// Even a failed answer carries the broker's version ordinal (a
 		// broker answers runtime info with SYSTEM_ERROR for its first
 		// seconds, before its statistics have a sample).
-		c.versionMu.Lock()
-		v, ok = c.versions[addr]
-		c.versionMu.Unlock()
-		if ok {
+		if v, ok := c.cachedVersion(addr); ok {
 			return v, nil
 		}
 		return BrokerVersion{}, fmt.Errorf("version of broker %s: %w", addr, err)
 	}
 	return info.Version(), nil
+}
+
+func (c *Client) cachedVersion(addr string) (BrokerVersion, bool) {
+	c.versionMu.Lock()
+	defer c.versionMu.Unlock()
+	v, ok := c.versions[addr]
+	return v, ok
 }
 
 func (c *Client) setVersion(addr string, v BrokerVersion) {

@@ -629,3 +629,24 @@ func TestCloseFailsCallsInFlight(t *testing.T) {
 		t.Fatal("Close left a call hanging")
 	}
 }
+
+// A broker still starting refuses runtime info; its answer's version field
+// still tells which release it runs.
+func TestBrokerVersionFromRefusedRuntimeInfo(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			if send(c, reply(req, CodeSystemError, nil, nil)) != nil {
+				return
+			}
+		}
+	})
+	cl := newTestClient(t, srv.addr())
+	v, err := cl.BrokerVersion(t.Context(), srv.addr())
+	if err != nil || v.Ordinal != VersionOrdinal5_3_3 || v.String() != "5.3.3" {
+		t.Fatalf("BrokerVersion = %+v (%s), %v", v, v, err)
+	}
+}
