@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/base64"
+	"net/netip"
 	"unicode/utf8"
 
 	"rmqconsole/lookup"
@@ -117,7 +118,7 @@ func messageJSON(m lookup.Message) MessageJSON {
 		MsgID: m.MsgID(), OffsetMsgID: m.OffsetMsgID(), Topic: m.Topic, Tags: m.Tags(), Keys: m.Keys(),
 		BrokerName: m.BrokerName, QueueID: m.QueueID, QueueOffset: m.QueueOffset, CommitLogOffset: m.CommitLogOffset,
 		BornTimestamp: m.BornTimestamp, StoreTimestamp: m.StoreTimestamp,
-		BornHost: msgHostString(m.BornHost.String(), m.BornHost.IsValid()), StoreHost: msgHostString(m.StoreHost.String(), m.StoreHost.IsValid()),
+		BornHost: msgHost(m.BornHost), StoreHost: msgHost(m.StoreHost),
 		ReconsumeTimes: m.ReconsumeTimes, Flag: m.Flag, SysFlag: m.SysFlag, StoreSize: m.StoreSize,
 		Properties: m.Properties, BodySize: len(m.Body), Compression: m.Compression, BodyError: m.BodyError,
 	}
@@ -135,11 +136,12 @@ func messageJSON(m lookup.Message) MessageJSON {
 	return j
 }
 
-func msgHostString(s string, ok bool) string {
-	if !ok {
+// msgHost is "" for a host the record does not hold (rather than "invalid AddrPort").
+func msgHost(a netip.AddrPort) string {
+	if !a.IsValid() {
 		return ""
 	}
-	return s
+	return a.String()
 }
 
 func msgBrokerErrorsJSON(fs []lookup.BrokerFailure) []BrokerErrorJSON {
