@@ -177,14 +177,13 @@ func (p *ProcessQueueInfo) UnmarshalJSON(b []byte) error {
 	type plain ProcessQueueInfo
 	var aux struct {
 		plain
-		Droped  bool `json:"droped"`
-		Dropped bool `json:"dropped"`
+		Droped bool `json:"droped"` // Java's spelling; plain reads "dropped"
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
 	*p = ProcessQueueInfo(aux.plain)
-	p.Dropped = aux.Droped || aux.Dropped
+	p.Dropped = p.Dropped || aux.Droped
 	return nil
 }
 
