@@ -14,6 +14,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
@@ -36,6 +37,18 @@ func newIT(t testing.TB) *itEnv {
 	t.Cleanup(func() { c.Close() })
 	t.Logf("RocketMQ %s at %s", cl.Version, cl.NameServer)
 	return &itEnv{cl: cl, c: c, svc: New(c, Options{})}
+}
+
+// startIT begins an integration test: the cluster, a new topic with n queues on every
+// broker, and a producer. It skips under -short.
+func startIT(t *testing.T, prefix string, n int) (*itEnv, string, rmq.Producer) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	e := newIT(t)
+	topic := e.topic(t, prefix, n)
+	return e, topic, rmqclient.StartProducer(t, e.cl.NameServer, "")
 }
 
 // topic creates a topic with n queues on every broker.

@@ -15,19 +15,13 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"rmqconsole/dev"
-	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
 
 // Three groups of messages a second apart: a range over the middle group returns exactly
 // that group, newest first; a tag narrows it; a limit keeps the newest.
 func TestIntegrationRangeExactSet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local RocketMQ")
-	}
-	e := newIT(t)
-	topic := e.topic(t, "lk-range", 4)
-	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
+	e, topic, p := startIT(t, "lk-range", 4)
 
 	var a, b, c []*primitive.Message
 	for i := range 12 {
@@ -151,12 +145,7 @@ func TestIntegrationRangeExactSet(t *testing.T) {
 // More than 2000 messages in range: the newest 2000 across all queues come back, the
 // total is exact, and the broker is asked for little more than what is returned.
 func TestIntegrationRangeNewest2000(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local RocketMQ")
-	}
-	e := newIT(t)
-	topic := e.topic(t, "lk-2000", 8)
-	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
+	e, topic, p := startIT(t, "lk-2000", 8)
 	const n = 2300
 	ms := make([]*primitive.Message, n)
 	for i := range ms {
@@ -218,12 +207,7 @@ func TestIntegrationRangeNewest2000(t *testing.T) {
 // The key index: at most 64 per query, the newest, and the cap is reported; a time range
 // narrows the search.
 func TestIntegrationKey(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local RocketMQ")
-	}
-	e := newIT(t)
-	topic := e.topic(t, "lk-key", 4)
-	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
+	e, topic, p := startIT(t, "lk-key", 4)
 	many, few := dev.UniqueName("many"), dev.UniqueName("few")
 	var ms []*primitive.Message
 	for i := range 70 {
@@ -295,12 +279,7 @@ func TestIntegrationKey(t *testing.T) {
 // Both kinds of id find the message and say which kind matched; a unique key stored
 // twice shows one message and lists the other copy; ids that name nothing are not found.
 func TestIntegrationID(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local RocketMQ")
-	}
-	e := newIT(t)
-	topic := e.topic(t, "lk-id", 2)
-	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
+	e, topic, p := startIT(t, "lk-id", 2)
 	one := sendAll(t, p, 1, msg(topic, "the one", "TI", []string{"k-one"}, map[string]string{"color": "green"}))[0]
 	dupID := strings.ToUpper(strings.ReplaceAll(dev.UniqueName("0A0B0C0D0E0F"), "-", "")) // 22 chars, not an offsetMsgId
 	d1 := sendAll(t, p, 1, msg(topic, "first send", "TD", nil, map[string]string{"UNIQ_KEY": dupID}))[0]
@@ -370,12 +349,7 @@ func TestIntegrationID(t *testing.T) {
 // A group that consumed the message says so; a group that is online but has not reached
 // it says not consumed; a group whose clients left is offline.
 func TestIntegrationGroups(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the local RocketMQ")
-	}
-	e := newIT(t)
-	topic := e.topic(t, "lk-grp", 1)
-	p := rmqclient.StartProducer(t, e.cl.NameServer, "")
+	e, topic, p := startIT(t, "lk-grp", 1)
 	m1 := sendAll(t, p, 1, msg(topic, "consume me", "TG", nil, nil))[0]
 
 	done, stuck := dev.UniqueName("g-done"), dev.UniqueName("g-stuck")
