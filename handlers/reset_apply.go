@@ -61,7 +61,7 @@ func (h *Resets) Apply(c *gin.Context) {
 }
 
 func resetResultVM(e *store.AuditEntry, warning string) views.ResetResultVM {
-	return views.ResetResultVM{Group: e.Group, EntryID: e.ID, EntryURL: auditURL(e.ID), Action: resetActionText(e), Entry: auditEntryVM(e), Warning: warning}
+	return views.ResetResultVM{Group: e.Group, EntryURL: auditURL(e.ID), Action: resetActionText(e), Entry: auditEntryVM(e), Warning: warning}
 }
 
 // resetActionText says who asked what, from the entry.

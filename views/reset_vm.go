@@ -127,7 +127,6 @@ type ResetBrokerRow struct {
 // ResetResultVM is the page shown after applying: what actually happened.
 type ResetResultVM struct {
 	Group    string
-	EntryID  int64
 	EntryURL string
 	Action   string
 	Entry    AuditEntryVM
