@@ -92,7 +92,8 @@ type IDKind int
 
 // The kinds of message id a user can paste.
 const (
-	// IDInvalid is neither kind: wrong length or not hexadecimal.
+	// IDInvalid is neither kind: empty, longer than 128 characters, or
+	// holding spaces or characters other than printable ASCII.
 	IDInvalid IDKind = iota
 	// IDOffsetMsgID is a broker-made offsetMsgId (store host + commit-log
 	// offset); read it with VIEW_MESSAGE_BY_ID.
