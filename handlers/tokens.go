@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -97,7 +98,7 @@ func (h *Tokens) tokensVM(c *gin.Context, user string) (*views.TokensVM, error) 
 	for _, t := range ts {
 		row := views.TokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
 			Created: views.TimeUTC(t.CreatedAt), LastUsed: "never",
-			RevokeURL: views.TokensURL(u.Name) + "/" + itoa(t.ID) + "/revoke"}
+			RevokeURL: views.TokensURL(u.Name) + "/" + strconv.FormatInt(t.ID, 10) + "/revoke"}
 		if !t.LastUsedAt.IsZero() {
 			row.LastUsed = views.TimeUTC(t.LastUsedAt)
 		}

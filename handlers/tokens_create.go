@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -96,5 +95,3 @@ func (h *Tokens) createError(c *gin.Context, err error) error {
 	}
 	return tokenStoreError(err)
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
