@@ -83,19 +83,16 @@ func (h *GroupsList) Show(c *gin.Context) {
 		return
 	}
 	q, uerr := listQuery(c)
-	vm := views.GroupsVM{Configured: true, Filter: q.Filter, System: q.System, Sort: q.Sort, Desc: q.Desc}
+	vm := views.GroupsVM{Configured: true, Filter: q.Filter, System: q.System, Sort: q.Sort, Desc: q.Desc,
+		SortLinks: groupSortLinks(q), RefreshURL: groupListURL(q, true)}
 	if uerr != nil {
 		vm.FormError = uerr.Message
 		vm.Error = "Fix the filter above to see the groups."
-		vm.SortLinks = groupSortLinks(q)
-		vm.RefreshURL = groupListURL(q, true)
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.GroupsPage(vm))
 		return
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Groups.List(c.Request.Context(), refresh)
-	vm.SortLinks = groupSortLinks(q)
-	vm.RefreshURL = groupListURL(q, true)
 	if err != nil {
 		vm.Error = "The consumer groups could not be read: " + err.Error() + ". Check that the NameServer and brokers answer (see the overview), then refresh."
 		h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
