@@ -17,12 +17,11 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	rmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
-	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/handlers"
 	"rmqconsole/rocketmq"
 )
@@ -79,15 +78,7 @@ func TestMessageRoutesOnRealBroker(t *testing.T) {
 	if err := cl.CreateTopic(ctx, topic, 2); err != nil {
 		t.Fatal(err)
 	}
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{cl.NameServer}), producer.WithGroupName(dev.UniqueName("pg")),
-		producer.WithInstanceName(dev.UniqueName("p")), producer.WithRetry(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Shutdown()
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	key := dev.UniqueName("order")
 	begin := time.Now().Add(-time.Second)
 	type sentMsg struct{ uniq, offsetID, body string }
