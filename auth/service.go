@@ -30,7 +30,7 @@ type Store interface {
 	CreateSession(ctx context.Context, s *store.Session) error
 	SessionByTokenHash(ctx context.Context, hash string) (*store.SessionUser, error)
 	TouchSession(ctx context.Context, id, now int64) error
-	DeleteSession(ctx context.Context, id int64) error
+	DeleteSession(ctx context.Context, tokenHash string) error
 	DeleteExpiredSessions(ctx context.Context, now, idleBefore int64) (int64, error)
 	CountSessions(ctx context.Context, userID int64) (int64, error)
 
@@ -298,7 +298,8 @@ func (s *Service) Session(ctx context.Context, token string) (*Caller, error) {
 	if token == "" {
 		return nil, ErrSessionEnded
 	}
-	su, err := s.st.SessionByTokenHash(ctx, hashSecret(token))
+	hash := hashSecret(token)
+	su, err := s.st.SessionByTokenHash(ctx, hash)
 	if errors.Is(err, store.ErrSessionNotFound) {
 		return nil, ErrSessionEnded
 	}
@@ -308,7 +309,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Caller, error) {
 	now := s.now()
 	last := time.UnixMilli(su.Session.LastSeenAt)
 	if !now.Before(time.UnixMilli(su.Session.ExpiresAt)) || now.Sub(last) > s.cfg.SessionIdle {
-		if err := s.st.DeleteSession(ctx, su.Session.ID); err != nil {
+		if err := s.st.DeleteSession(ctx, hash); err != nil {
 			return nil, err
 		}
 		return nil, ErrSessionEnded
@@ -331,14 +332,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	if token == "" {
 		return nil
 	}
-	su, err := s.st.SessionByTokenHash(ctx, hashSecret(token))
-	if errors.Is(err, store.ErrSessionNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return s.st.DeleteSession(ctx, su.Session.ID)
+	return s.st.DeleteSession(ctx, hashSecret(token))
 }
 
 // SessionCount returns how many sessions the user has open.

@@ -67,10 +67,11 @@ func (s *Store) TouchSession(ctx context.Context, id, now int64) error {
 	return nil
 }
 
-// DeleteSession ends one session (logout, or found expired).
-func (s *Store) DeleteSession(ctx context.Context, id int64) error {
-	if err := s.DB.WithContext(ctx).Where("id = ?", id).Delete(&Session{}).Error; err != nil {
-		return fmt.Errorf("delete session %d: %w", id, err)
+// DeleteSession ends the session with that token hash, if there is one (logout, or
+// found expired).
+func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
+	if err := s.DB.WithContext(ctx).Where("token_hash = ?", tokenHash).Delete(&Session{}).Error; err != nil {
+		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil
 }
