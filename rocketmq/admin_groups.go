@@ -6,10 +6,6 @@ import (
 	"fmt"
 )
 
-// CodeUpdateAndCreateSubscriptionGroup creates or updates a subscription group (the
-// same code in 4.9.x and 5.x).
-const CodeUpdateAndCreateSubscriptionGroup RequestCode = 200
-
 // UpdateSubscriptionGroup creates or updates a subscription group on the broker at addr
 // (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP), as mqadmin updateSubGroup does. A zero
 // RetryMaxTimes or RetryQueueNums takes the broker's usual 16 and 1.
@@ -24,7 +20,7 @@ func (c *Client) UpdateSubscriptionGroup(ctx context.Context, addr string, cfg S
 	if err != nil {
 		return fmt.Errorf("update subscription group %q on %s: %w", cfg.GroupName, addr, err)
 	}
-	if _, err := c.call(ctx, addr, CodeUpdateAndCreateSubscriptionGroup, nil, body); err != nil {
+	if _, err := c.call(ctx, addr, CodeUpdateSubscriptionGroup, nil, body); err != nil {
 		return fmt.Errorf("update subscription group %q on %s: %w", cfg.GroupName, addr, err)
 	}
 	return nil

@@ -25,6 +25,7 @@ const (
 	CodeNotifyConsumerIDsChanged   RequestCode = 40
 	CodeGetRouteInfoByTopic        RequestCode = 105
 	CodeGetBrokerClusterInfo       RequestCode = 106
+	CodeUpdateSubscriptionGroup    RequestCode = 200
 	CodeGetAllSubscriptionGroup    RequestCode = 201
 	CodeGetTopicStatsInfo          RequestCode = 202
 	CodeGetConsumerConnectionList  RequestCode = 203
@@ -57,6 +58,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeNotifyConsumerIDsChanged:   "NOTIFY_CONSUMER_IDS_CHANGED",
 	CodeGetRouteInfoByTopic:        "GET_ROUTEINFO_BY_TOPIC",
 	CodeGetBrokerClusterInfo:       "GET_BROKER_CLUSTER_INFO",
+	CodeUpdateSubscriptionGroup:    "UPDATE_AND_CREATE_SUBSCRIPTIONGROUP",
 	CodeGetAllSubscriptionGroup:    "GET_ALL_SUBSCRIPTIONGROUP_CONFIG",
 	CodeGetTopicStatsInfo:          "GET_TOPIC_STATS_INFO",
 	CodeGetConsumerConnectionList:  "GET_CONSUMER_CONNECTION_LIST",
