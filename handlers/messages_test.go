@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -354,5 +355,24 @@ func TestMessageDetailCutsLargeBody(t *testing.T) {
 	}
 	if got := msgGet(t, r, "/messages/"+m.OffsetMsgID()+"/body").Body.Len(); got != len(big) {
 		t.Errorf("download has %d bytes, want %d", got, len(big))
+	}
+}
+
+// The CSV export keeps a spreadsheet from running a message's body or tag as a formula.
+func TestMessagesCSVExportDefusesFormulas(t *testing.T) {
+	f := msgFake(0)
+	f.Put("T", "broker-a", 0, lookuptest.NewMessage("=HYPERLINK(\"http://x\")", "+cmd", nil, "U1", msgT0))
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	rec := msgGet(t, r, rangeURL("/messages/export", "format", "csv"))
+	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()
+	if err != nil || rec.Code != http.StatusOK || len(rows) != 2 {
+		t.Fatalf("CSV export %d: %v, %d rows", rec.Code, err, len(rows))
+	}
+	col := map[string]string{}
+	for i, name := range rows[0] {
+		col[name] = rows[1][i]
+	}
+	if col["body"] != `'=HYPERLINK("http://x")` || col["tags"] != "'+cmd" {
+		t.Errorf("body %q, tags %q: want each behind an apostrophe", col["body"], col["tags"])
 	}
 }

@@ -192,7 +192,7 @@ func TestMessageRoutesOnRealBroker(t *testing.T) {
 		t.Errorf("detail lacks the property region=eu-west")
 	}
 
-	// CSV export: the same messages, a header, and formulas defused.
+	// CSV export: the same messages and a header (handlers test that formulas are defused).
 	csvURL, _ := doc.Find(`[data-testid="export-csv"]`).Attr("href")
 	rec = msgServe(t, a, csvURL)
 	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()
