@@ -154,7 +154,7 @@ func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
 		pv.Failures = append(pv.Failures, "Not in this preview: "+f.String())
 	}
 	for _, b := range p.Brokers {
-		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: brokerVersion(b.Version.String(), b.Version.Ordinal),
+		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
 			Method: string(b.Method), Explain: b.Method.Explain()})
 	}
 	for _, q := range p.Queues {
@@ -181,11 +181,4 @@ func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
 		{Name: "planId", Value: p.ID},
 	}
 	return pv
-}
-
-func brokerVersion(name string, ordinal int) string {
-	if ordinal == 0 && (name == "" || name == "ordinal 0") {
-		return "unknown"
-	}
-	return name
 }

@@ -180,7 +180,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		out.Failures = []resets.BrokerFailure{}
 	}
 	for _, b := range p.Brokers {
-		out.Brokers = append(out.Brokers, PlanBrokerJSON{BrokerName: b.Name, Addr: b.Addr, Version: brokerVersion(b.Version.String(), b.Version.Ordinal), Method: string(b.Method)})
+		out.Brokers = append(out.Brokers, PlanBrokerJSON{BrokerName: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version), Method: string(b.Method)})
 	}
 	for _, q := range p.Queues {
 		out.Queues = append(out.Queues, PlanQueueJSON{

@@ -136,7 +136,7 @@ func (p *Plan) method(broker string) Method {
 func (p *Plan) auditPlan() store.AuditPlan {
 	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients, Warnings: p.Warnings}
 	for _, b := range p.Brokers {
-		ap.Brokers = append(ap.Brokers, store.AuditBroker{Name: b.Name, Addr: b.Addr, Version: versionText(b.Version), Method: string(b.Method)})
+		ap.Brokers = append(ap.Brokers, store.AuditBroker{Name: b.Name, Addr: b.Addr, Version: VersionText(b.Version), Method: string(b.Method)})
 	}
 	for _, f := range p.Failures {
 		ap.Warnings = append(ap.Warnings, "Not in the plan: "+f.String())
@@ -151,7 +151,9 @@ func (p *Plan) auditPlan() store.AuditPlan {
 	return ap
 }
 
-func versionText(v rocketmq.BrokerVersion) string {
+// VersionText names a broker's version for people: "5.3.3", or "unknown" when the
+// broker did not say.
+func VersionText(v rocketmq.BrokerVersion) string {
 	if v.Ordinal == 0 && v.Name == "" {
 		return "unknown"
 	}
@@ -227,7 +229,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		if bp.Method == "" {
 			errs.add("mode", "Broker %s runs RocketMQ %s, which can reset an online group only through its clients, by timestamp, for every queue of a topic. "+
 				"Stop the group's clients first (an offline group's offsets are written directly), or reset the whole topic by timestamp, earliest or latest.",
-				b.Name, versionText(b.Version))
+				b.Name, VersionText(b.Version))
 		}
 		p.Brokers = append(p.Brokers, bp)
 	}
@@ -325,7 +327,7 @@ func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time
 		return off, "", err
 	}
 	if b.Method == MethodResetTimestamp {
-		return off, fmt.Sprintf("RocketMQ %s resets to the message stored closest to the time", versionText(b.Version)), nil
+		return off, fmt.Sprintf("RocketMQ %s resets to the message stored closest to the time", VersionText(b.Version)), nil
 	}
 	if off < q.Min || off >= q.Max {
 		return off, "", nil
@@ -430,7 +432,7 @@ func warnings(p *Plan) []string {
 		w = append(w, fmt.Sprintf("No broker could say whether group %s is online.", g))
 	}
 	for _, b := range p.Brokers {
-		w = append(w, fmt.Sprintf("Broker %s (RocketMQ %s): %s.", b.Name, versionText(b.Version), b.Method.Explain()))
+		w = append(w, fmt.Sprintf("Broker %s (RocketMQ %s): %s.", b.Name, VersionText(b.Version), b.Method.Explain()))
 	}
 	if p.Online {
 		w = append(w, "Clients that commit offsets asynchronously can write an old offset back right after the reset; the console reads every offset back after applying and reports any queue that did not stay at its target.")
