@@ -117,10 +117,6 @@ func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPi
 	if err != nil {
 		loc = time.UTC
 	}
-	tz := in.TimeZone
-	if tz == "" {
-		tz = "UTC"
-	}
 	local := now.In(loc)
 	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
 	picks := []struct {
@@ -135,9 +131,10 @@ func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPi
 		{"yesterday 00:00", midnight.AddDate(0, 0, -1)},
 	}
 	out := make([]views.ResetQuickPick, len(picks))
+	form := in.form() // the zone defaults to UTC there
 	for i, p := range picks {
-		f := in.form()
-		f.Mode, f.Timestamp, f.TimeZone = "timestamp", p.at.In(loc).Format("2006-01-02T15:04:05"), tz
+		f := form
+		f.Mode, f.Timestamp = "timestamp", p.at.In(loc).Format("2006-01-02T15:04:05")
 		out[i] = views.ResetQuickPick{Label: p.label, URL: resetPath(group) + "?" + f.Values().Encode()}
 	}
 	return out
