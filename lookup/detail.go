@@ -62,20 +62,9 @@ func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []Broker
 			addr = b.addr
 		}
 	}
-	lists := make([][]string, len(brokers))
-	g := s.group()
-	for i, b := range brokers {
-		g.Go(func() error {
-			groups, err := s.admin.TopicConsumerGroups(ctx, b.addr, m.Topic)
-			if err != nil {
-				fails.add(b.name, err)
-				return nil
-			}
-			lists[i] = groups
-			return nil
-		})
-	}
-	g.Wait()
+	lists := askEach(s, brokers, &fails, func(b brokerAddr) ([]string, error) {
+		return s.admin.TopicConsumerGroups(ctx, b.addr, m.Topic)
+	})
 	var names []string
 	for _, l := range lists {
 		names = append(names, l...)
@@ -85,7 +74,7 @@ func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []Broker
 
 	states := make([]GroupState, len(names))
 	mq := rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID}
-	g = s.group()
+	g := s.group()
 	for i, name := range names {
 		g.Go(func() error {
 			states[i] = s.groupState(ctx, addr, name, mq, m)

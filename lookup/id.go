@@ -90,20 +90,13 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 	if err != nil {
 		return nil, err
 	}
-	answers := make([][]*rocketmq.Message, len(brokers))
-	g := s.group()
-	for i, b := range brokers {
-		g.Go(func() error {
-			r, err := s.admin.QueryMessageByUniqueKey(ctx, b.addr, q.Topic, q.ID, time.Time{}, time.Time{})
-			if err != nil {
-				fails.add(b.name, err)
-				return nil
-			}
-			answers[i] = r.Messages
-			return nil
-		})
-	}
-	g.Wait()
+	answers := askEach(s, brokers, &fails, func(b brokerAddr) ([]*rocketmq.Message, error) {
+		r, err := s.admin.QueryMessageByUniqueKey(ctx, b.addr, q.Topic, q.ID, time.Time{}, time.Time{})
+		if err != nil {
+			return nil, err
+		}
+		return r.Messages, nil
+	})
 	var found []Message
 	for i, msgs := range answers {
 		for _, m := range msgs {

@@ -29,20 +29,13 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	if !begin.IsZero() {
 		begin = begin.Add(-time.Second)
 	}
-	answers := make([][]*rocketmq.Message, len(brokers))
-	g := s.group()
-	for i, b := range brokers {
-		g.Go(func() error {
-			r, err := s.admin.QueryMessageByKey(ctx, b.addr, q.Topic, q.Key, KeyLimit, begin, end)
-			if err != nil {
-				fails.add(b.name, err)
-				return nil
-			}
-			answers[i] = r.Messages
-			return nil
-		})
-	}
-	g.Wait()
+	answers := askEach(s, brokers, &fails, func(b brokerAddr) ([]*rocketmq.Message, error) {
+		r, err := s.admin.QueryMessageByKey(ctx, b.addr, q.Topic, q.Key, KeyLimit, begin, end)
+		if err != nil {
+			return nil, err
+		}
+		return r.Messages, nil
+	})
 
 	res := &Result{Limit: KeyLimit}
 	var found []Message

@@ -458,6 +458,27 @@ func (s *Service) pullRange(ctx context.Context, addr string, mq rocketmq.Messag
 	return out, nil
 }
 
+// askEach asks every broker at once, within the service's parallelism, and returns the
+// answers in the brokers' order. A broker that fails is added to fails and its answer
+// left zero.
+func askEach[T any](s *Service, brokers []brokerAddr, fails *failures, ask func(brokerAddr) (T, error)) []T {
+	out := make([]T, len(brokers))
+	g := s.group()
+	for i, b := range brokers {
+		g.Go(func() error {
+			v, err := ask(b)
+			if err != nil {
+				fails.add(b.name, err)
+				return nil
+			}
+			out[i] = v
+			return nil
+		})
+	}
+	g.Wait()
+	return out
+}
+
 // group returns an errgroup bounded by the service's parallelism. Tasks record their own
 // failures and return nil, so one broker's error never cancels the others.
 func (s *Service) group() *errgroup.Group {
