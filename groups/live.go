@@ -47,7 +47,6 @@ type Update struct {
 	QueuesReshaped    bool
 	ClientsChanged    bool
 	AssignmentChanged bool
-	Viewers           int
 }
 
 // Frame is one update as it goes to a viewer: websocket messages, sent in order. Each
@@ -324,7 +323,7 @@ func (w *watch) tick() {
 	if w.ctx.Err() != nil {
 		return
 	}
-	u := &Update{Recent: w.recent, Viewers: w.viewerCount()}
+	u := &Update{Recent: w.recent}
 	prev := w.latest.Load()
 	if err != nil {
 		u.Err = err
@@ -380,7 +379,7 @@ func (w *watch) serveNewViewers() {
 		return
 	}
 	if w.fullFrame == nil {
-		u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true, Viewers: w.viewerCount()}
+		u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true}
 		if n := len(u.History.Totals); n > 0 {
 			u.Sample = u.History.Totals[n-1]
 		}
@@ -446,12 +445,6 @@ func (w *watch) sendLocked(v *Viewer, frame Frame) {
 		w.l.opts.Log.Info("dropped a slow viewer of group", "group", w.group, "buffer", cap(v.ch))
 		w.removeLocked(v)
 	}
-}
-
-func (w *watch) viewerCount() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.viewers)
 }
 
 func (w *watch) remove(v *Viewer) {

@@ -161,8 +161,7 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 }
 
 func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
-	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType,
-		MessageModel: d.MessageModel, ConsumeFrom: d.ConsumeFromWhere,
+	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), TPS: views.Rate(d.ConsumeTPS),
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: groupFailures(d.Failures)}
 	if hist != nil && len(hist.Totals) > 1 {
@@ -278,7 +277,6 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 		return f
 	}
 	f.Header = headerVM(d, u.History)
-	f.Header.Viewers = u.Viewers
 	if u.Err != nil {
 		f.Header.LiveError = groupErrText(u.Err)
 		return f

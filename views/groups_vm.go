@@ -236,7 +236,6 @@ type GroupHeader struct {
 	Clients      int
 	ConsumeType  string
 	MessageModel string
-	ConsumeFrom  string
 	TotalLag     LagCell
 	TPS          string
 	CheckedAt    string
@@ -244,7 +243,6 @@ type GroupHeader struct {
 	Failures     []string
 	// LiveError says the last poll failed (the figures are from the poll before).
 	LiveError string
-	Viewers   int
 }
 
 // ClientRow is one online client.
