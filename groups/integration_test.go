@@ -1,17 +1,14 @@
 package groups
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,11 +24,7 @@ import (
 // One local RocketMQ serves the integration tests of this package (or the one named by
 // RMQC_TEST_NAMESRV); the unit tests never start it.
 func TestMain(m *testing.M) {
-	code := dev.RunTests(m)
-	if bin, err := demoBinary(); err == nil {
-		os.RemoveAll(filepath.Dir(bin))
-	}
-	os.Exit(code)
+	os.Exit(dev.RunTests(m))
 }
 
 // itCluster is the real cluster, our client on it, and the service under test.
@@ -90,100 +83,10 @@ func (it *itCluster) send(t *testing.T, topic string, n int) {
 	}
 }
 
-// goConsumer is a real rocketmq-client-go push consumer running in its own process
-// (dev/demo's consume mode): starting the process is a client joining, SIGTERM is one
-// leaving, and the client library's own data races stay out of this race-checked binary.
-type goConsumer struct {
-	instance string
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	once     sync.Once
-}
-
-// demoBinary builds dev/demo once per test binary.
-var demoBinary = sync.OnceValues(func() (string, error) {
-	root, err := dev.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp("", "rmqconsole-demo-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "demo")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = filepath.Join(root, "dev", "demo")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build dev/demo: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// startConsumer starts a push consumer of group on topics and waits until it runs; it
-// is stopped at cleanup unless stopped before.
-func startConsumer(t *testing.T, ns, group string, topics ...string) *goConsumer {
-	t.Helper()
-	bin, err := demoBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gc := &goConsumer{instance: dev.UniqueName("c"), exited: make(chan struct{})}
-	gc.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", gc.instance)
-	gc.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+ns)
-	out, err := gc.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	gc.cmd.Stderr = &stderr
-	if err := gc.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	started := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		ok := false
-		for sc.Scan() {
-			if !ok && strings.HasPrefix(sc.Text(), "consuming ") {
-				ok = true
-				started <- true
-			}
-		}
-		if !ok {
-			started <- false
-		}
-	}()
-	go func() { _ = gc.cmd.Wait(); close(gc.exited) }()
-	t.Cleanup(gc.stop)
-	select {
-	case ok := <-started:
-		if !ok {
-			<-gc.exited
-			t.Fatalf("consumer of %s did not start: %s", group, stderr.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("consumer of %s did not start within 60 s: %s", group, stderr.String())
-	}
-	return gc
-}
-
-// stop shuts the consumer down as an operator would (SIGTERM: it unregisters).
-func (gc *goConsumer) stop() {
-	gc.once.Do(func() {
-		_ = gc.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-gc.exited:
-		case <-time.After(30 * time.Second):
-			_ = gc.cmd.Process.Kill()
-			<-gc.exited
-		}
-	})
-}
-
 // idIn finds the consumer's client id (ip@instance) among ids.
-func (gc *goConsumer) idIn(ids []string) string {
+func idIn(c *dev.ConsumerProcess, ids []string) string {
 	for _, id := range ids {
-		if strings.Contains(id, "@"+gc.instance) {
+		if strings.Contains(id, "@"+c.Instance) {
 			return id
 		}
 	}
@@ -334,18 +237,18 @@ func TestWatcherSeesRealConsumersJoinLeaveAndRebalance(t *testing.T) {
 	topics := []string{topic, RetryTopic(group)}
 	ns := it.cl.NameServer
 
-	var consumers []*goConsumer
+	var consumers []*dev.ConsumerProcess
 	var ids []string
 	expected := map[rocketmq.MessageQueue]string{}
 	join := func(step string) {
 		t.Helper()
 		evFrom := len(func() []Event { e, _ := log.snapshot(); return e }())
-		c := startConsumer(t, ns, group, topic)
+		c := dev.StartConsumerProcess(t, ns, group, topic)
 		consumers = append(consumers, c)
 		var id string
 		waitFor(t, log, 60*time.Second, step+": the watcher reports the join", func(ev []Event, d *Detail) error {
-			if id = c.idIn(clientIDs(d)); id == "" {
-				return fmt.Errorf("client %s not among %v", c.instance, clientIDs(d))
+			if id = idIn(c, clientIDs(d)); id == "" {
+				return fmt.Errorf("client %s not among %v", c.Instance, clientIDs(d))
 			}
 			for _, e := range sinceIndex(ev, evFrom) {
 				if e.Kind == KindJoined && e.ClientID == id {
@@ -373,9 +276,9 @@ func TestWatcherSeesRealConsumersJoinLeaveAndRebalance(t *testing.T) {
 
 	// Stop the second one to join: a leave event, and its queues re-assigned.
 	gone := consumers[1]
-	goneID := gone.idIn(ids)
+	goneID := idIn(gone, ids)
 	evFrom := len(func() []Event { e, _ := log.snapshot(); return e }())
-	gone.stop()
+	gone.Stop()
 	ids = slices.DeleteFunc(ids, func(s string) bool { return s == goneID })
 	waitFor(t, log, 90*time.Second, "leave: the watcher reports it", func(ev []Event, _ *Detail) error {
 		for _, e := range sinceIndex(ev, evFrom) {
@@ -461,7 +364,7 @@ func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
 	topic := it.topic(t, "grp-lag", 4)
 	group := dev.UniqueName("grp-lag-cg")
 	it.send(t, topic, 20)
-	c := startConsumer(t, it.cl.NameServer, group, topic)
+	c := dev.StartConsumerProcess(t, it.cl.NameServer, group, topic)
 	// Wait until everything is consumed and committed (the client commits every 5 s).
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -474,7 +377,7 @@ func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	c.stop() // offline: offsets stay put while we compare
+	c.Stop() // offline: offsets stay put while we compare
 	it.send(t, topic, 13)
 
 	d, err := it.svc.Detail(t.Context(), group)
@@ -524,8 +427,8 @@ func TestDifferentSubscriptionsOnRealClientsAreFlagged(t *testing.T) {
 	a := it.topic(t, "grp-sub-a", 4)
 	b := it.topic(t, "grp-sub-b", 4)
 	group := dev.UniqueName("grp-sub-cg")
-	startConsumer(t, it.cl.NameServer, group, a)
-	startConsumer(t, it.cl.NameServer, group, b)
+	dev.StartConsumerProcess(t, it.cl.NameServer, group, a)
+	dev.StartConsumerProcess(t, it.cl.NameServer, group, b)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		d, err := it.svc.Detail(t.Context(), group)
