@@ -28,17 +28,11 @@ type Env struct {
 	Log *slog.Logger
 	// Warning is shown on every page (e.g. auth disabled on a public address).
 	Warning string
-	// User returns the signed-in user's name for the page header ("" when none).
-	User func(*gin.Context) string
 }
 
 // page returns the chrome of a page for this request.
 func (e *Env) page(c *gin.Context, title, nav string) views.Page {
-	p := views.Page{Title: title, Nav: nav, Warning: e.Warning}
-	if e.User != nil {
-		p.User = e.User(c)
-	}
-	return p
+	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c)}
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a

@@ -23,7 +23,7 @@ func (a *App) routes() http.Handler {
 	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
 	a.engine = r
 
-	env := &handlers.Env{Log: a.log, Warning: a.warning, User: handlers.SignedInUser}
+	env := &handlers.Env{Log: a.log, Warning: a.warning}
 	r.Use(a.access(env)) // who the caller is and what they may do (auth.go)
 	health := &handlers.Health{DB: a.store}
 	if a.rmq != nil {
