@@ -97,7 +97,6 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 	addr := f.brokers["broker-a"]
 	f.groups[addr] = []string{"fresh", "broken"}
 	s := NewService(f, Options{})
-	f.failStat[addr] = nil
 	l, err := s.List(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
