@@ -28,11 +28,14 @@ type itEnv struct {
 	version BrokerVersion
 }
 
-// newITEnv attaches to the test cluster. BrokerVersion needs no retry even
-// while a fresh 5.x broker still refuses GET_BROKER_RUNTIME_INFO: the
-// refusal carries the version ordinal.
+// newITEnv attaches to the test cluster; it skips under -short. BrokerVersion
+// needs no retry even while a fresh 5.x broker still refuses
+// GET_BROKER_RUNTIME_INFO: the refusal carries the version ordinal.
 func newITEnv(t testing.TB) *itEnv {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
 	cl := dev.RequireCluster(t)
 	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
 	if err != nil {
