@@ -2,7 +2,7 @@ package views
 
 import (
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -134,27 +134,16 @@ type ResetResultVM struct {
 	Warning string
 }
 
-func resetHas(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // resetBrokers lists the brokers of the queues, once each, in order.
 func resetBrokers(qs []ResetQueueOption) []string {
 	var out []string
 	for _, q := range qs {
-		if !resetHas(out, q.Broker) {
+		if !slices.Contains(out, q.Broker) {
 			out = append(out, q.Broker)
 		}
 	}
 	return out
 }
-
-func resetItoa(n int) string { return strconv.Itoa(n) }
 
 func resetJoin(s []string) string { return strings.Join(s, ", ") }
 
