@@ -73,14 +73,20 @@ func (h *Tokens) ListAPI(c *gin.Context) {
 // owner returns the user whose tokens are asked for, or a 404 saying how to add one.
 func (h *Tokens) owner(ctx context.Context, name string) (*auth.User, error) {
 	u, err := h.Auth.UserByName(ctx, name)
-	if errors.Is(err, auth.ErrUserNotFound) {
-		return nil, &UserError{Status: http.StatusNotFound, Code: "user_not_found",
-			Message: "There is no console user named " + name + ". API tokens belong to console users: add one with rmqconsole users add " + name + " --role viewer."}
-	}
 	if err != nil {
-		return nil, tokenStoreError(err)
+		return nil, tokenUserError(name, err)
 	}
 	return u, nil
+}
+
+// tokenUserError is a failure of a call about user's tokens: a 404 saying how to add the
+// user when there is no such user, a database failure otherwise.
+func tokenUserError(user string, err error) error {
+	if errors.Is(err, auth.ErrUserNotFound) {
+		return &UserError{Status: http.StatusNotFound, Code: "user_not_found",
+			Message: "There is no console user named " + user + ". API tokens belong to console users: add one with rmqconsole users add " + user + " --role viewer."}
+	}
+	return tokenStoreError(err)
 }
 
 // tokensVM builds the page of user's tokens.

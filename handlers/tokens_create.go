@@ -43,7 +43,7 @@ func (h *Tokens) Create(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		h.Fail(c, h.createError(c, err))
+		h.Fail(c, tokenUserError(user, err))
 		return
 	}
 	h.Log.Info("API token created", "user", user, "token", tok.ID, "name", tok.Name, "by", Actor(c))
@@ -78,20 +78,10 @@ func (h *Tokens) CreateAPI(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		h.Fail(c, h.createError(c, err))
+		h.Fail(c, tokenUserError(user, err))
 		return
 	}
 	h.Log.Info("API token created", "user", user, "token", tok.ID, "name", tok.Name, "by", Actor(c))
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusCreated, CreatedTokenJSON{Token: *tok, Secret: secret})
-}
-
-func (h *Tokens) createError(c *gin.Context, err error) error {
-	if errors.Is(err, auth.ErrUserNotFound) {
-		_, oerr := h.owner(c.Request.Context(), c.Param("user"))
-		if oerr != nil {
-			return oerr
-		}
-	}
-	return tokenStoreError(err)
 }
