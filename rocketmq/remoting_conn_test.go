@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -94,6 +95,13 @@ func echo(delay time.Duration) func(int, net.Conn) {
 	}
 }
 
+// neverAnswer reads a request and then waits, without answering, until the
+// connection is closed (rather than sleeping, which held up the cleanup).
+func neverAnswer(_ int, c net.Conn) {
+	_, _ = readFrame(c)
+	_, _ = io.Copy(io.Discard, c)
+}
+
 func newTestClient(t *testing.T, ns string) *Client {
 	t.Helper()
 	c, err := New(Config{NameServer: ns, Timeout: 2 * time.Second})
@@ -181,7 +189,7 @@ func TestDeadlineFromContext(t *testing.T) {
 }
 
 func TestDefaultTimeoutWithoutDeadline(t *testing.T) {
-	srv := startFake(t, func(_ int, c net.Conn) { _, _ = readFrame(c); time.Sleep(2 * time.Second) })
+	srv := startFake(t, neverAnswer)
 	cl, err := New(Config{NameServer: srv.addr(), Timeout: 80 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -606,7 +614,7 @@ func TestRouteInvalidatedOnBrokerError(t *testing.T) {
 }
 
 func TestCloseFailsCallsInFlight(t *testing.T) {
-	srv := startFake(t, func(_ int, c net.Conn) { _, _ = readFrame(c); time.Sleep(3 * time.Second) })
+	srv := startFake(t, neverAnswer)
 	cl := newTestClient(t, srv.addr())
 	errc := make(chan error, 1)
 	go func() {
