@@ -201,7 +201,7 @@ func (h *Audit) ListAPI(c *gin.Context) {
 	}
 	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.filter.Limit, Truncated: more}
 	if out.Limit == 0 {
-		out.Limit = 100
+		out.Limit = store.AuditDefaultLimit
 	}
 	for i := range entries {
 		out.Entries[i] = auditEntryJSON(&entries[i])

@@ -504,16 +504,19 @@ type AuditFilter struct {
 	Since, Until time.Time
 	// BeforeID pages back: only entries with a smaller id.
 	BeforeID int64
-	// Limit caps the entries returned (default 100, at most 1000).
+	// Limit caps the entries returned (default AuditDefaultLimit, at most 1000).
 	Limit int
 }
+
+// AuditDefaultLimit is how many entries List returns when the filter sets no limit.
+const AuditDefaultLimit = 100
 
 // List returns the entries that match f, newest first, and whether more matched than
 // the limit.
 func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool, error) {
 	limit := f.Limit
 	if limit <= 0 {
-		limit = 100
+		limit = AuditDefaultLimit
 	}
 	limit = min(limit, 1000)
 	q := l.db.WithContext(ctx).Model(&auditRow{})
