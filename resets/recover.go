@@ -23,7 +23,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		e := &pending[i]
 		rows := append([]store.AuditQueue(nil), e.Plan.Queues...)
 		now := s.now()
-		why := ""
+		var why string
 		switch {
 		case s.admin == nil:
 			why = "no cluster is configured now, so the offsets could not be read"
@@ -42,15 +42,13 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 					rows[j].Note = joinNote(rows[j].Note, "offset could not be read at restart: "+found[j].err)
 				}
 			}
+			why = "the offsets shown as after were found then: compare them with the targets to see which queues were reset"
 		}
 		e.Result = rows
 		e.Status = store.AuditInterrupted
 		e.FinishedAt = now
-		e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; "+
-			"the offsets shown as after were found then: compare them with the targets to see which queues were reset.", now.UTC().Format("2006-01-02 15:04:05 UTC"))
-		if why != "" {
-			e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; %s.", now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
-		}
+		e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; %s.",
+			now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
 		if err := s.audit.Finish(ctx, e); err != nil {
 			return marked, err
 		}
