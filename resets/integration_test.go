@@ -53,9 +53,12 @@ func newIT(t testing.TB, online bool) *it {
 	return newITQueues(t, online, itQueues)
 }
 
-// newITQueues is newIT with the topic's number of queues.
+// newITQueues is newIT with the topic's number of queues; it skips under -short.
 func newITQueues(t testing.TB, online bool, queues int) *it {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
 	cl := dev.RequireCluster(t)
 	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
 	if err != nil {
