@@ -156,9 +156,7 @@ func Read(ctx context.Context, a Admin) (*Overview, error) {
 func (ov *Overview) countTopics(topics []string, info *rocketmq.ClusterInfo) {
 	ov.Topics = 0
 	for _, t := range topics {
-		_, isBroker := info.Brokers[t]
-		_, isCluster := info.Clusters[t]
-		if IsSystemTopic(t) || isBroker || isCluster {
+		if info.IsSystemTopic(t) {
 			ov.SystemTopics++
 		} else {
 			ov.Topics++
@@ -188,19 +186,4 @@ func firstFloat(s string) float64 {
 	}
 	v, _ := strconv.ParseFloat(pick, 64)
 	return v
-}
-
-// IsSystemTopic reports whether a topic is RocketMQ's own (retry, dead-letter, schedule,
-// trace, cluster and broker topics...) rather than an application's.
-func IsSystemTopic(t string) bool {
-	switch {
-	case strings.HasPrefix(t, "%RETRY%"), strings.HasPrefix(t, "%DLQ%"), strings.HasPrefix(t, "%SYS%"),
-		strings.HasPrefix(t, "rmq_sys_"), strings.HasPrefix(t, "RMQ_SYS_"),
-		strings.HasPrefix(t, "SCHEDULE_TOPIC_"), strings.HasPrefix(t, "TRANS_"),
-		strings.HasPrefix(t, "RMQ_SYS_TRANS_"), strings.HasPrefix(t, "OFFSET_MOVED_EVENT"),
-		t == "TBW102", t == "SELF_TEST_TOPIC", t == "BenchmarkTest", t == "DefaultCluster",
-		t == "RMQ_SYS_TRACE_TOPIC", strings.HasSuffix(t, "_REPLY_TOPIC"):
-		return true
-	}
-	return false
 }

@@ -115,7 +115,7 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 			a.Applicable, a.Note = false, err.Error()
 			return a
 		}
-		if !IsRetryTopic(topic) {
+		if !rocketmq.IsRetryTopic(topic) {
 			realQueues += len(queues)
 		}
 		for _, mq := range queues {
@@ -138,7 +138,7 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 				aq.Problem = ProblemDiffers
 				a.Differs++
 			}
-			if !IsRetryTopic(topic) {
+			if !rocketmq.IsRetryTopic(topic) {
 				for _, c := range aq.Actual {
 					holds[c] = true
 				}

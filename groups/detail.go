@@ -289,7 +289,7 @@ func (d *Detail) mergeStats(answers []brokerAnswer) map[string]string {
 
 // queueFromOffsets is one row from a broker's OffsetWrapper.
 func queueFromOffsets(mq rocketmq.MessageQueue, o rocketmq.OffsetWrapper, model string) QueueLag {
-	q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic),
+	q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic),
 		LastTimestamp: max(o.LastTimestamp, 0)}
 	bo := o.BrokerOffset
 	q.BrokerOffset = &bo
@@ -394,7 +394,7 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 	for i, t := range topics {
 		if errs[i] != nil {
 			if errors.Is(errs[i], rocketmq.ErrTopicNotFound) {
-				if !IsRetryTopic(t) {
+				if !rocketmq.IsRetryTopic(t) {
 					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Error: "the NameServer has no route for it: the group subscribes to a topic that does not exist"})
 				}
 				continue
@@ -406,7 +406,7 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 			if have[mq] {
 				continue
 			}
-			q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic)}
+			q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic)}
 			switch {
 			case statsFailed[mq.BrokerName] != "":
 				q.LagUnknown = "Broker " + mq.BrokerName + " did not answer: " + statsFailed[mq.BrokerName]
@@ -466,7 +466,7 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 			continue
 		}
 		slices.Sort(o)
-		q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: IsRetryTopic(mq.Topic),
+		q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic),
 			Owner: o[0], LagUnknown: "No broker reported this queue."}
 		if len(o) > 1 {
 			q.Owners = o
@@ -584,7 +584,7 @@ func QueueKey(mq rocketmq.MessageQueue) string {
 // compareQueues orders queues as operators read them: the group's topics first, its
 // retry topic last, then broker and queue id.
 func compareQueues(a, b rocketmq.MessageQueue) int {
-	ra, rb := IsRetryTopic(a.Topic), IsRetryTopic(b.Topic)
+	ra, rb := rocketmq.IsRetryTopic(a.Topic), rocketmq.IsRetryTopic(b.Topic)
 	if ra != rb {
 		if ra {
 			return 1

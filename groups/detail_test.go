@@ -21,17 +21,17 @@ const (
 func twoClientsOnEightQueues() *fakeAdmin {
 	f := newFakeAdmin()
 	f.setTopic(tT, map[string]int{"broker-a": 8})
-	f.setTopic(RetryTopic(tG), map[string]int{"broker-a": 1})
+	f.setTopic(rocketmq.RetryTopic(tG), map[string]int{"broker-a": 1})
 	f.setClients(tG, map[string]clientSpec{
-		"c1": {topics: []string{tT, RetryTopic(tG)}, holds: append(queues(tT, "broker-a", 0, 1, 2, 3), mq(RetryTopic(tG), "broker-a", 0))},
-		"c2": {topics: []string{tT, RetryTopic(tG)}, holds: queues(tT, "broker-a", 4, 5, 6, 7)},
+		"c1": {topics: []string{tT, rocketmq.RetryTopic(tG)}, holds: append(queues(tT, "broker-a", 0, 1, 2, 3), mq(rocketmq.RetryTopic(tG), "broker-a", 0))},
+		"c2": {topics: []string{tT, rocketmq.RetryTopic(tG)}, holds: queues(tT, "broker-a", 4, 5, 6, 7)},
 	})
 	offs := map[int][2]int64{}
 	for i := range 8 {
 		offs[i] = [2]int64{100, int64(90 + i)}
 	}
 	f.setOffsets(tG, "broker-a", tT, offs)
-	f.setOffsets(tG, "broker-a", RetryTopic(tG), map[int][2]int64{0: {0, 0}})
+	f.setOffsets(tG, "broker-a", rocketmq.RetryTopic(tG), map[int][2]int64{0: {0, 0}})
 	return f
 }
 

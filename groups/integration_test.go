@@ -234,7 +234,7 @@ func TestWatcherSeesRealConsumersJoinLeaveAndRebalance(t *testing.T) {
 		for range v.C {
 		}
 	}()
-	topics := []string{topic, RetryTopic(group)}
+	topics := []string{topic, rocketmq.RetryTopic(group)}
 	ns := it.cl.NameServer
 
 	var consumers []*dev.ConsumerProcess

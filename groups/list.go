@@ -188,7 +188,7 @@ func (s *Service) summarise(ctx context.Context, sem semaphore, group string, br
 		sum.ConsumeType = ConsumeTypeName(cc.ConsumeType)
 		sum.MessageModel = cc.MessageModel
 		for t := range cc.Subscriptions {
-			if !IsRetryTopic(t) {
+			if !rocketmq.IsRetryTopic(t) {
 				topics[t] = true
 			}
 		}

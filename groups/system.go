@@ -26,13 +26,6 @@ func IsSystemGroup(group string) bool {
 	return systemGroups[group] || strings.HasPrefix(group, "CID_RMQ_SYS_") || strings.HasPrefix(group, "CID_SYS_RMQ_")
 }
 
-// RetryTopic is the group's retry topic, where its failed messages wait for redelivery;
-// push consumers subscribe to it and its lag is part of the group's.
-func RetryTopic(group string) string { return "%RETRY%" + group }
-
-// IsRetryTopic reports whether topic is a retry topic.
-func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, "%RETRY%") }
-
 // ValidGroupName reports whether name is a group name RocketMQ accepts (letters, digits,
 // '%', '|', '-', '_'; at most 255 characters), so bad input never reaches a broker.
 func ValidGroupName(name string) bool {

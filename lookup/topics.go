@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -33,7 +32,7 @@ func (s *Service) TopicNames(ctx context.Context, withSystem bool) ([]string, er
 	ci, _ := s.clusterInfo(ctx) // without it, only the name patterns decide
 	out := names[:0:0]
 	for _, n := range names {
-		if !isSystem(n, ci) {
+		if !ci.IsSystemTopic(n) {
 			out = append(out, n)
 		}
 	}
@@ -76,7 +75,7 @@ func (s *Service) Topics(ctx context.Context, withSystem bool) ([]Topic, []Broke
 		for topic, tc := range t.Topics {
 			tp := byName[topic]
 			if tp == nil {
-				tp = &Topic{Name: topic, System: isSystem(topic, ci)}
+				tp = &Topic{Name: topic, System: ci.IsSystemTopic(topic)}
 				byName[topic] = tp
 			}
 			tp.ReadQueues += tc.ReadQueueNums
@@ -100,16 +99,4 @@ func (s *Service) Topics(ctx context.Context, withSystem bool) ([]Topic, []Broke
 		return 0
 	})
 	return out, fails.all(), nil
-}
-
-func isSystem(topic string, ci *rocketmq.ClusterInfo) bool {
-	if cluster.IsSystemTopic(topic) {
-		return true
-	}
-	if ci == nil {
-		return false
-	}
-	_, isBroker := ci.Brokers[topic]
-	_, isCluster := ci.Clusters[topic]
-	return isBroker || isCluster
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"rmqconsole/rocketmq"
@@ -98,7 +97,7 @@ type master struct{ name, addr string }
 // isGroupTopic reports whether a topic in a group's offsets is one an operator resets:
 // not its retry or dead-letter topic.
 func isGroupTopic(topic string) bool {
-	return !strings.HasPrefix(topic, "%RETRY%") && !strings.HasPrefix(topic, "%DLQ%")
+	return !rocketmq.IsRetryTopic(topic) && !rocketmq.IsDLQTopic(topic)
 }
 
 // parallel runs fn for each item with at most limit at once.
