@@ -425,11 +425,11 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 // the client's running info says its own version. A Java client sends its release; other
 // clients send the release whose protocol they speak (rocketmq-client-go: 317, 4.5.2).
 func heartbeatVersion(language string, ordinal int) string {
-	v := rocketmq.BrokerVersion{Ordinal: ordinal}.String()
-	if language != "JAVA" && !strings.HasPrefix(v, "ordinal") {
-		return v + " protocol"
+	v := rocketmq.BrokerVersion{Ordinal: ordinal}
+	if language != "JAVA" && v.Named() {
+		return v.String() + " protocol"
 	}
-	return v
+	return v.String()
 }
 
 // applyOwners marks each queue with the clients whose queue table holds it.

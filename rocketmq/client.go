@@ -292,13 +292,20 @@ var knownOrdinals = map[int]string{
 	413: "V5_0_0", 433: "V5_1_0", 453: "V5_2_0", 475: "V5_3_1", 479: "V5_3_3",
 }
 
+// Named reports whether the version's release name is known (told by the broker, or
+// an ordinal the console knows), so String gives a release rather than an ordinal.
+func (v BrokerVersion) Named() bool { return v.name() != "" }
+
+func (v BrokerVersion) name() string {
+	if v.Name != "" {
+		return v.Name
+	}
+	return knownOrdinals[v.Ordinal]
+}
+
 // String returns e.g. "5.3.3", or the ordinal when the name is unknown.
 func (v BrokerVersion) String() string {
-	name := v.Name
-	if name == "" {
-		name = knownOrdinals[v.Ordinal]
-	}
-	if name != "" {
+	if name := v.name(); name != "" {
 		return strings.ReplaceAll(strings.TrimPrefix(name, "V"), "_", ".")
 	}
 	return fmt.Sprintf("ordinal %d", v.Ordinal)
