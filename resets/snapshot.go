@@ -253,30 +253,34 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	sort.Slice(snap.Queues, func(i, j int) bool { return snap.Queues[i].Queue.Less(snap.Queues[j].Queue) })
 
 	names := sortedKeys(brokerAddrs)
-	brokers := make([]BrokerState, len(names))
-	parallel(names, 8, func(name string) {
-		addr := brokerAddrs[name]
-		b := BrokerState{Name: name, Addr: addr}
-		b.Version, _ = s.admin.BrokerVersion(ctx, addr)
-		cfg, err := s.admin.BrokerConfig(ctx, addr)
-		switch {
-		case !b.Version.AtLeast(rocketmq.VersionOrdinal5_1_0):
-			b.ServerSideReset = false
-		case err == nil:
-			b.ServerSideReset = cfg["useServerSideResetOffset"] == "true"
-		default:
-			// The default is on from 5.2.
-			b.ServerSideReset = b.Version.AtLeast(rocketmq.VersionOrdinal5_2_0)
-		}
-		for i, n := range names {
-			if n == name {
-				brokers[i] = b
-			}
-		}
+	brokers := make([]*BrokerState, len(names))
+	for i, name := range names {
+		brokers[i] = &BrokerState{Name: name, Addr: brokerAddrs[name]}
+	}
+	parallel(brokers, 8, func(b *BrokerState) {
+		b.Version, _ = s.admin.BrokerVersion(ctx, b.Addr)
+		b.ServerSideReset = s.serverSideReset(ctx, b.Addr, b.Version)
 	})
-	snap.Brokers = brokers
+	snap.Brokers = make([]BrokerState, 0, len(brokers))
+	for _, b := range brokers {
+		snap.Brokers = append(snap.Brokers, *b)
+	}
 	sortFailures(snap.Failures)
 	return snap, nil
+}
+
+// serverSideReset reports whether the broker resets a group's offsets itself, online or
+// not: from 5.1 when useServerSideResetOffset is on (the default from 5.2). Older brokers
+// are not asked.
+func (s *Service) serverSideReset(ctx context.Context, addr string, v rocketmq.BrokerVersion) bool {
+	if !v.AtLeast(rocketmq.VersionOrdinal5_1_0) {
+		return false
+	}
+	cfg, err := s.admin.BrokerConfig(ctx, addr)
+	if err != nil {
+		return v.AtLeast(rocketmq.VersionOrdinal5_2_0)
+	}
+	return cfg["useServerSideResetOffset"] == "true"
 }
 
 // readQueues reads one topic's queues on one broker: the committed offsets (one
