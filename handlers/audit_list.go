@@ -158,7 +158,7 @@ func withFormat(v url.Values, format string) string {
 func auditRowVM(e *store.AuditEntry) views.AuditRowVM {
 	return views.AuditRowVM{
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
-		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: groupPageURL(e.Group), Topics: strings.Join(e.Topics, ", "),
+		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: views.GroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
 		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
 		Queues: strconv.Itoa(len(e.Queues())), Reason: e.Reason, Error: e.Error,
 	}

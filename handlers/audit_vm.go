@@ -68,7 +68,7 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
 		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
-		GroupURL: groupPageURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
+		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
 		Params: string(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
 		Hash: e.Hash, PrevHash: e.PrevHash, JSONURL: "/api/v1/audit/" + strconv.FormatInt(e.ID, 10),

@@ -76,7 +76,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 		return
 	}
 	if h.Groups == nil {
-		h.render(c, http.StatusOK, p, views.GroupPage(views.GroupVM{Group: group, ResetURL: groupPageURL(group) + "/reset"}))
+		h.render(c, http.StatusOK, p, views.GroupPage(views.GroupVM{Group: group, ResetURL: views.GroupURL(group) + "/reset"}))
 		return
 	}
 	d, hist, recent, err := h.read(c.Request.Context(), group)

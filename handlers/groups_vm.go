@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +16,6 @@ import (
 
 // View models of the consumer group pages, built from the groups service's results.
 // They are shared by the pages and the live frames, so both render the same rows.
-
-func groupPageURL(group string) string { return "/groups/" + url.PathEscape(group) }
 
 func groupLagCell(lag *int64, note string) views.LagCell {
 	if lag == nil {
@@ -53,7 +50,7 @@ func groupFailures(fs []groups.BrokerFailure) []string {
 // groupRowVM is one list row.
 func groupRowVM(s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
-		Group: s.Group, URL: groupPageURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
+		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, Topics: s.Topics,
 		Lag: groupLagCell(s.TotalLag, s.LagNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
 	}
@@ -255,8 +252,8 @@ func groupFinite(v float64) *float64 {
 func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, poll time.Duration) views.GroupVM {
 	vm := views.GroupVM{
 		Configured: true, Group: d.Group,
-		ResetURL: groupPageURL(d.Group) + "/reset", WSURL: "/ws" + groupPageURL(d.Group),
-		HistoryURL: "/api/v1" + groupPageURL(d.Group) + "/rebalances",
+		ResetURL: views.GroupURL(d.Group) + "/reset", WSURL: "/ws" + views.GroupURL(d.Group),
+		HistoryURL: "/api/v1" + views.GroupURL(d.Group) + "/rebalances",
 		Poll:       poll.String(), GroupHeader: headerVM(d, hist),
 		Clients: clientRowsVM(d), SubscriptionsDiffer: d.SubscriptionsDiffer,
 		Topics: topicRowsVM(d), Assignment: assignmentVM(d.Assignment),

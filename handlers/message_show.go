@@ -276,7 +276,7 @@ func msgCutText(s []byte, n int) (string, bool) {
 }
 
 func msgGroupRow(g lookup.GroupState) views.GroupConsumeRow {
-	row := views.GroupConsumeRow{Group: g.Group, URL: "/groups/" + url.PathEscape(g.Group), Online: g.Online,
+	row := views.GroupConsumeRow{Group: g.Group, URL: views.GroupURL(g.Group), Online: g.Online,
 		Subscription: g.Subscription, Reason: g.Reason, Offset: "none"}
 	if g.ConsumerOffset >= 0 {
 		row.Offset = views.Thousands(g.ConsumerOffset)

@@ -48,7 +48,7 @@ var resetZones = []string{"UTC", "Europe/London", "Europe/Paris", "Europe/Berlin
 	"America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "Asia/Kolkata", "Asia/Shanghai",
 	"Asia/Singapore", "Asia/Tokyo", "Australia/Sydney"}
 
-func resetPath(group string) string { return groupPageURL(group) + "/reset" }
+func resetPath(group string) string { return views.GroupURL(group) + "/reset" }
 
 // Form is GET /groups/{group}/reset: the form, filled from the query (deep links and
 // quick picks), above the group's current offsets.

@@ -349,8 +349,8 @@ func TopicMessagesURL(topic string) string {
 	return "/messages?tab=range&topic=" + url.QueryEscape(topic)
 }
 
-// groupURL links a group to its page.
-func groupURL(group string) string {
+// GroupURL links a group to its page.
+func GroupURL(group string) string {
 	return "/groups/" + url.PathEscape(group)
 }
 
