@@ -57,7 +57,9 @@ func rsSetup(t *testing.T) *rsWorld {
 			t.Fatalf("send: %v %v", r, err)
 		}
 	}
-	pc := rmqclient.StartCountingConsumer(t, cl.NameServer, w.group, w.topic)
+	// A consumer in its own process: the client library's data races stay out of this
+	// race-checked binary.
+	pc := dev.StartConsumerProcess(t, cl.NameServer, w.group, w.topic)
 	dev.Eventually(t, 90*time.Second, "the consumer commits every message", func() error {
 		offs, err := w.offsets(t)
 		if err != nil {
