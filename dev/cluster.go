@@ -24,8 +24,11 @@ type Options struct {
 	Dir string
 	// KeepDir keeps a temporary Dir after Stop (so logs can be read).
 	KeepDir bool
-	// SecondBroker adds broker-b on 127.0.0.1:21911.
+	// SecondBroker adds broker-b (on 127.0.0.1:21911 with the default ports).
 	SecondBroker bool
+	// Ports are the cluster's loopback ports; the zero value means
+	// DefaultPorts. A private cluster beside the shared one takes FreePorts().
+	Ports Ports
 	// Detached starts the JVMs in their own session so they outlive the
 	// calling program (rmqdev up). Otherwise they get SIGTERM when it dies.
 	Detached bool
@@ -58,8 +61,9 @@ type Cluster struct {
 	Dir         string   // run dir ("" when attached)
 	Startup     StartupTimes
 
-	procs        []*proc // namesrv first; empty when attached
-	tempDir      bool    // Dir was made by Start
+	procs        []*proc    // namesrv first; empty when attached
+	boot         bootConfig // how the processes were started, for RestartBroker
+	tempDir      bool       // Dir was made by Start
 	keepDir      bool
 	toolsHome    string // ROCKETMQ_HOME and user.home of mqadmin
 	toolsVersion string // whose mqadmin to run; "" means Version
@@ -85,8 +89,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if m := MissingTools(version); len(m) > 0 {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, ErrMissingTools{Missing: m})
 	}
-	specs := brokerSpecs(opts.SecondBroker)
-	if err := checkPortsFree(specs); err != nil {
+	ports := opts.Ports.orDefault()
+	specs := brokerSpecs(ports, opts.SecondBroker)
+	if err := checkPortsFree(ports, specs); err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
 
@@ -101,7 +106,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 	c := &Cluster{
 		Version:     version,
-		NameServer:  nameServerAddr,
+		NameServer:  ports.NameServerAddr(),
 		ClusterName: ClusterName,
 		Dir:         opts.Dir,
 		keepDir:     opts.KeepDir,
@@ -120,7 +125,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
 
-	if err := c.boot(ctx, version, lib, specs, opts.Detached, log); err != nil {
+	c.boot = bootConfig{version: version, lib: lib, ports: ports, specs: specs, detached: opts.Detached,
+		env: append(os.Environ(), "ROCKETMQ_HOME="+c.Dir)}
+	if err := c.start(ctx, log); err != nil {
 		c.keepDir = true // the evidence: the error names files in it
 		c.Stop()
 		return nil, fmt.Errorf("start rocketmq %s (logs kept in %s): %w", version, c.Dir, err)
@@ -147,14 +154,22 @@ func prepareDirs(dir string, specs []brokerSpec) error {
 	return writeRocketMQHome(dir)
 }
 
-// boot starts the NameServer, then the brokers, and waits until the NameServer
-// routes to every broker at its expected address.
-func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerSpec, detached bool, log io.Writer) error {
-	env := append(os.Environ(), "ROCKETMQ_HOME="+c.Dir)
+// bootConfig is how Start ran the cluster's processes.
+type bootConfig struct {
+	version, lib string
+	ports        Ports
+	specs        []brokerSpec
+	detached     bool
+	env          []string
+}
 
+// start starts the NameServer, then the brokers, and waits until the NameServer
+// routes to every broker at its expected address.
+func (c *Cluster) start(ctx context.Context, log io.Writer) error {
+	version, lib, env, detached := c.boot.version, c.boot.lib, c.boot.env, c.boot.detached
 	nsHome := filepath.Join(c.Dir, "namesrv")
 	nsConf := filepath.Join(nsHome, "namesrv.properties")
-	if err := writeProperties(nsConf, namesrvProperties(version, nsHome)); err != nil {
+	if err := writeProperties(nsConf, namesrvProperties(version, nsHome, c.boot.ports.NameServer)); err != nil {
 		return err
 	}
 	t := time.Now()
@@ -182,29 +197,17 @@ func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerS
 	// Brokers start in parallel: each only needs the NameServer.
 	t = time.Now()
 	var brokers []*proc
-	for _, b := range specs {
-		home := filepath.Join(c.Dir, b.name)
-		conf := filepath.Join(home, "broker.properties")
-		if err := writeProperties(conf, brokerProperties(version, b, filepath.Join(home, "store"))); err != nil {
-			return err
-		}
-		p, err := startJava(b.name, home, env, javaArgs(version, lib, home, "rmq.broker.logback.xml",
-			[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=256m"},
-			"org.apache.rocketmq.broker.BrokerStartup", "-c", conf), detached)
+	for _, b := range c.boot.specs {
+		p, err := c.startBroker(b)
 		if err != nil {
 			return err
 		}
 		c.procs = append(c.procs, p)
 		brokers = append(brokers, p)
 	}
-	for i, b := range specs {
-		// "The broker[broker-a, 127.0.0.1:20911] boot success. serializeType=JSON and name server is ..."
-		line, err := waitLine(ctx, brokers[i], regexp.MustCompile(`The broker\[[^\]]*\] boot success[^\n]*`))
-		if err != nil {
+	for i, b := range c.boot.specs {
+		if err := waitBrokerBoot(ctx, brokers[i], b); err != nil {
 			return err
-		}
-		if want := "[" + b.name + ", " + b.addr() + "]"; !strings.Contains(line, want) {
-			return fmt.Errorf("%s booted with the wrong name or address: %q, want %s", b.name, line, want)
 		}
 		c.Brokers = append(c.Brokers, Broker{Name: b.name, Addr: b.addr()})
 	}
@@ -216,6 +219,31 @@ func (c *Cluster) boot(ctx context.Context, version, lib string, specs []brokerS
 		return err
 	}
 	c.Startup.Registered = time.Since(t)
+	return nil
+}
+
+// startBroker starts broker b's JVM (its store, if any, is reused).
+func (c *Cluster) startBroker(b brokerSpec) (*proc, error) {
+	home := filepath.Join(c.Dir, b.name)
+	conf := filepath.Join(home, "broker.properties")
+	if err := writeProperties(conf, brokerProperties(c.boot.version, b, filepath.Join(home, "store"), c.NameServer)); err != nil {
+		return nil, err
+	}
+	return startJava(b.name, home, c.boot.env, javaArgs(c.boot.version, c.boot.lib, home, "rmq.broker.logback.xml",
+		[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=256m"},
+		"org.apache.rocketmq.broker.BrokerStartup", "-c", conf), c.boot.detached)
+}
+
+// waitBrokerBoot waits for broker b's boot line and checks its name and address.
+func waitBrokerBoot(ctx context.Context, p *proc, b brokerSpec) error {
+	// "The broker[broker-a, 127.0.0.1:20911] boot success. serializeType=JSON and name server is ..."
+	line, err := waitLine(ctx, p, regexp.MustCompile(`The broker\[[^\]]*\] boot success[^\n]*`))
+	if err != nil {
+		return err
+	}
+	if want := "[" + b.name + ", " + b.addr() + "]"; !strings.Contains(line, want) {
+		return fmt.Errorf("%s booted with the wrong name or address: %q, want %s", b.name, line, want)
+	}
 	return nil
 }
 
@@ -452,12 +480,12 @@ func FromState(s State) *Cluster {
 }
 
 // checkPortsFree fails naming every needed port that something listens on.
-func checkPortsFree(specs []brokerSpec) error {
+func checkPortsFree(ports Ports, specs []brokerSpec) error {
 	type need struct {
 		port int
 		what string
 	}
-	needs := []need{{NameServerPort, "NameServer"}}
+	needs := []need{{ports.orDefault().NameServer, "NameServer"}}
 	for _, b := range specs {
 		for _, p := range b.ports() {
 			needs = append(needs, need{p, b.name})

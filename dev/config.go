@@ -18,10 +18,11 @@ func (b brokerSpec) addr() string { return fmt.Sprintf("%s:%d", Host, b.port) }
 // ports lists every port the broker opens, so all can be checked before start.
 func (b brokerSpec) ports() []int { return []int{b.port - 2, b.port, b.port + 1} }
 
-func brokerSpecs(second bool) []brokerSpec {
-	specs := []brokerSpec{{name: "broker-a", port: BrokerAPort}}
+func brokerSpecs(ports Ports, second bool) []brokerSpec {
+	ports = ports.orDefault()
+	specs := []brokerSpec{{name: "broker-a", port: ports.BrokerA}}
 	if second {
-		specs = append(specs, brokerSpec{name: "broker-b", port: BrokerBPort})
+		specs = append(specs, brokerSpec{name: "broker-b", port: ports.BrokerB})
 	}
 	return specs
 }
@@ -39,9 +40,9 @@ func writeProperties(path string, kv [][2]string) error {
 	return nil
 }
 
-func namesrvProperties(version, home string) [][2]string {
+func namesrvProperties(version, home string, port int) [][2]string {
 	kv := [][2]string{
-		{"listenPort", fmt.Sprint(NameServerPort)},
+		{"listenPort", fmt.Sprint(port)},
 		{"kvConfigPath", filepath.Join(home, "kvConfig.json")},
 	}
 	if !is4x(version) { // 4.x has no bindAddress and binds every interface
@@ -50,14 +51,14 @@ func namesrvProperties(version, home string) [][2]string {
 	return kv
 }
 
-func brokerProperties(version string, b brokerSpec, store string) [][2]string {
+func brokerProperties(version string, b brokerSpec, store, nameServer string) [][2]string {
 	kv := [][2]string{
 		{"brokerClusterName", ClusterName},
 		{"brokerName", b.name},
 		{"brokerId", "0"},
 		{"brokerRole", "ASYNC_MASTER"},
 		{"flushDiskType", "ASYNC_FLUSH"},
-		{"namesrvAddr", nameServerAddr},
+		{"namesrvAddr", nameServer},
 		// Set explicitly: the default is the first non-loopback address.
 		{"brokerIP1", Host},
 		{"listenPort", fmt.Sprint(b.port)},

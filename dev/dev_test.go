@@ -2,6 +2,7 @@ package dev
 
 import (
 	"context"
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -148,5 +149,85 @@ func TestMQAdminFailurePattern(t *testing.T) {
 		if mqadminFailure.MatchString(out) {
 			t.Errorf("seen as a failure: %q", out)
 		}
+	}
+}
+
+// A private cluster runs beside the shared one, and a frozen broker in it
+// answers nothing while the other broker and the shared cluster carry on.
+func TestPrivateClusterFreezeKillRestart(t *testing.T) {
+	shared := RequireCluster(t)
+	c := RequirePrivateCluster(t)
+	if c.NameServer == shared.NameServer {
+		t.Fatalf("private cluster on the shared NameServer %s", c.NameServer)
+	}
+	if len(c.Brokers) != 2 {
+		t.Fatalf("private cluster brokers = %v, want broker-a and broker-b", c.Brokers)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	runtimeInfo := func(addr string, d time.Duration) error {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		_, _, _, err := call(ctx, addr, codeGetBrokerRuntimeInfo, nil, nil)
+		return err
+	}
+	a, b := c.Brokers[0], c.Brokers[1]
+
+	if err := c.Freeze(a.Name); err != nil {
+		t.Fatal(err)
+	}
+	frozenErr := runtimeInfo(a.Addr, time.Second)
+	okErr := runtimeInfo(b.Addr, 5*time.Second)
+	if err := c.Thaw(a.Name); err != nil {
+		t.Fatal(err)
+	}
+	if frozenErr == nil {
+		t.Errorf("frozen %s answered", a.Name)
+	}
+	if okErr != nil {
+		t.Errorf("%s beside the frozen broker: %v", b.Name, okErr)
+	}
+	if err := shared.Check(ctx); err != nil {
+		t.Errorf("shared cluster while the private one had a frozen broker: %v", err)
+	}
+	Eventually(t, 30*time.Second, "thawed broker answers", func() error { return runtimeInfo(a.Addr, 5*time.Second) })
+
+	if err := c.KillBroker(b.Name); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, 60*time.Second, "killed broker leaves the route", func() error {
+		if c.Check(ctx) == nil {
+			return errors.New("NameServer still routes to " + b.Name)
+		}
+		return nil
+	})
+	if err := c.RestartBroker(ctx, b.Name); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(ctx); err != nil {
+		t.Errorf("after RestartBroker: %v", err)
+	}
+}
+
+func TestPortsFromLaysOutDisjointPorts(t *testing.T) {
+	p := PortsFrom(privatePortsLow)
+	seen := map[int]string{p.NameServer: "namesrv"}
+	for _, b := range brokerSpecs(p, true) {
+		for _, port := range b.ports() {
+			if other, dup := seen[port]; dup {
+				t.Errorf("port %d used by %s and %s", port, other, b.name)
+			}
+			seen[port] = b.name
+		}
+	}
+	for _, b := range brokerSpecs(DefaultPorts, true) {
+		for _, port := range append(b.ports(), NameServerPort) {
+			if port >= privatePortsLow && port <= privatePortsHigh+8 {
+				t.Errorf("default port %d is inside the private range", port)
+			}
+		}
+	}
+	if got := (Ports{}).NameServerAddr(); got != "127.0.0.1:19876" {
+		t.Errorf("zero Ports NameServerAddr = %s, want the default", got)
 	}
 }

@@ -22,29 +22,27 @@ var harness struct {
 	owned   bool // started here, so RunTests stops it
 	err     error
 	missing []string
+
+	private struct { // RequirePrivateCluster's
+		once    sync.Once
+		cluster *Cluster
+		err     error
+		missing []string
+	}
 }
 
-// RunTests runs m, stops the cluster RequireCluster may have started and removes
-// the dev/demo build of StartConsumerProcess. Use
+// RunTests runs m, stops the clusters RequireCluster and RequirePrivateCluster
+// may have started and removes the dev/demo build of StartConsumerProcess. Use
 // it as TestMain's body: func TestMain(m *testing.M) { os.Exit(dev.RunTests(m)) }.
 // Tests that never call RequireCluster cost nothing.
 func RunTests(m *testing.M) int {
 	harness.active = true
 	code := m.Run()
+	if c := harness.private.cluster; c != nil {
+		stopTestCluster(c, code)
+	}
 	if c := harness.cluster; c != nil && harness.owned {
-		if code == 0 {
-			// The store is thrown away: skip the brokers' 10-30 s shutdown.
-			if err := c.Kill(); err != nil {
-				fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
-			}
-			os.RemoveAll(c.Dir)
-		} else {
-			// Stop cleanly so the logs are complete for whoever reads them.
-			if err := c.Stop(); err != nil {
-				fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
-			}
-			fmt.Fprintf(os.Stderr, "dev: RocketMQ %s logs kept in %s\n", c.Version, c.Dir)
-		}
+		stopTestCluster(c, code)
 	}
 	if demo.dir != "" {
 		os.RemoveAll(demo.dir)
@@ -52,26 +50,91 @@ func RunTests(m *testing.M) int {
 	return code
 }
 
+// stopTestCluster stops a cluster the harness started: at once when the
+// tests passed, cleanly (keeping its logs) when they failed.
+func stopTestCluster(c *Cluster, code int) {
+	if code == 0 {
+		// The store is thrown away: skip the brokers' 10-30 s shutdown.
+		if err := c.Kill(); err != nil {
+			fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
+		}
+		os.RemoveAll(c.Dir)
+		return
+	}
+	// Stop cleanly so the logs are complete for whoever reads them.
+	if err := c.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "dev: stopping RocketMQ: %v\n", err)
+	}
+	fmt.Fprintf(os.Stderr, "dev: RocketMQ %s logs kept in %s\n", c.Version, c.Dir)
+}
+
 // RequireCluster returns the test binary's cluster, starting it on first use
-// (or attaching to RMQC_TEST_NAMESRV). Without java or mvn it skips the test
-// saying what to install, or fails it when CI=true.
+// (or attaching to RMQC_TEST_NAMESRV). It skips under -short (integration
+// tests are not unit tests); without java or mvn it skips the test saying what
+// to install, or fails it when CI=true.
 func RequireCluster(t testing.TB) *Cluster {
 	t.Helper()
-	if !harness.active {
-		t.Fatal("dev.RequireCluster needs TestMain to call dev.RunTests (it stops the cluster)")
-	}
+	requireHarness(t, "RequireCluster")
 	harness.once.Do(setupCluster)
-	if len(harness.missing) > 0 {
-		msg := "local RocketMQ: " + ErrMissingTools{Missing: harness.missing}.Error()
+	return required(t, harness.cluster, harness.err, harness.missing)
+}
+
+// RequirePrivateCluster returns a two-broker cluster of the test binary's own,
+// on FreePorts() beside the shared one, started on first use and stopped by
+// RunTests: for tests that freeze, kill or restart a broker or the NameServer
+// (Freeze, KillBroker, RestartBroker), which must not disturb other packages.
+// A test that breaks it restores it (Thaw, RestartBroker) before it ends.
+// Starting it costs a NameServer and two broker JVMs: share it in the package.
+func RequirePrivateCluster(t testing.TB) *Cluster {
+	t.Helper()
+	requireHarness(t, "RequirePrivateCluster")
+	p := &harness.private
+	p.once.Do(func() {
+		version := VersionFromEnv()
+		if p.missing = MissingTools(version); len(p.missing) > 0 {
+			return
+		}
+		// Another test binary may pick the same free ports at the same moment:
+		// one more try on a fresh set.
+		for attempt := 1; attempt <= 2; attempt++ {
+			var ports Ports
+			if ports, p.err = FreePorts(); p.err != nil {
+				return
+			}
+			p.cluster, p.err = Start(context.Background(), Options{
+				Version: version, SecondBroker: true, Ports: ports, KeepDir: true, Log: os.Stderr})
+			if p.err == nil {
+				return
+			}
+			fmt.Fprintf(os.Stderr, "dev: private RocketMQ on %s: %v\n", ports.NameServerAddr(), p.err)
+		}
+	})
+	return required(t, p.cluster, p.err, p.missing)
+}
+
+func requireHarness(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs a local RocketMQ; skipped under -short")
+	}
+	if !harness.active {
+		t.Fatalf("dev.%s needs TestMain to call dev.RunTests (it stops the cluster)", what)
+	}
+}
+
+func required(t testing.TB, c *Cluster, err error, missing []string) *Cluster {
+	t.Helper()
+	if len(missing) > 0 {
+		msg := "local RocketMQ: " + ErrMissingTools{Missing: missing}.Error()
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	if harness.err != nil {
-		t.Fatal(harness.err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return harness.cluster
+	return c
 }
 
 func setupCluster() {

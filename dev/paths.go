@@ -3,8 +3,11 @@ package dev
 import (
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Tested RocketMQ versions. DefaultVersion is used unless RMQ_VERSION says
@@ -25,9 +28,60 @@ const (
 	BrokerAPort     = 20911
 	BrokerBPort     = 21911
 	ClusterName     = "DefaultCluster"
-	nameServerAddr  = "127.0.0.1:19876"
 	startupDeadline = 90 // seconds, for Start as a whole
 )
+
+// Ports are the loopback ports of one local cluster. A broker takes its main
+// port P and also P-2 (its "fast" server) and P+1 (HA, bound on every
+// interface). The zero value means DefaultPorts.
+type Ports struct {
+	NameServer int
+	BrokerA    int
+	BrokerB    int // used with Options.SecondBroker
+}
+
+// DefaultPorts are the shared cluster's: what `rmqdev up`, `make run` and
+// RMQC_TEST_NAMESRV=127.0.0.1:19876 use.
+var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort}
+
+// PortsFrom lays a cluster out on the nine ports base..base+8: the NameServer
+// on base, broker-a on base+3 (base+1..base+4), broker-b on base+7
+// (base+5..base+8).
+func PortsFrom(base int) Ports {
+	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7}
+}
+
+func (p Ports) orDefault() Ports {
+	if p == (Ports{}) {
+		return DefaultPorts
+	}
+	return p
+}
+
+// NameServerAddr is the NameServer's loopback address with these ports.
+func (p Ports) NameServerAddr() string {
+	return net.JoinHostPort(Host, strconv.Itoa(p.orDefault().NameServer))
+}
+
+// Private port sets are drawn from below Linux's ephemeral range
+// (32768-60999), so an outgoing connection never holds one, and above the
+// default ports.
+const privatePortsLow, privatePortsHigh = 22000, 32700
+
+// FreePorts returns a port set, away from the default ports, on which nothing
+// listens right now, for a private cluster beside the shared one (a test that
+// freezes or kills a broker). Two callers can still race for the same set;
+// Start then fails on the ports it cannot bind, and the caller may try again.
+func FreePorts() (Ports, error) {
+	for range 50 {
+		base := privatePortsLow + 10*mrand.IntN((privatePortsHigh-privatePortsLow)/10)
+		p := PortsFrom(base)
+		if checkPortsFree(p, brokerSpecs(p, true)) == nil {
+			return p, nil
+		}
+	}
+	return Ports{}, fmt.Errorf("no free set of 9 loopback ports between %d and %d", privatePortsLow, privatePortsHigh)
+}
 
 // VersionFromEnv returns RMQ_VERSION, or DefaultVersion when it is unset.
 func VersionFromEnv() string {

@@ -121,6 +121,8 @@ func (p *proc) stop(grace time.Duration) error {
 	if gone, _ := p.exited(); gone || !p.isOurs() {
 		return nil
 	}
+	// A frozen (SIGSTOPped) JVM would handle SIGTERM only once resumed.
+	signalGroup(p.pid, syscall.SIGCONT)
 	if grace > 0 {
 		signalGroup(p.pid, syscall.SIGTERM)
 		if p.waitGone(grace) {
