@@ -14,19 +14,18 @@ import (
 	"rmqconsole/rocketmq"
 )
 
-// Admin is what the overview needs from RocketMQ.
-type Admin interface {
+// OverviewAdmin is what the overview needs from RocketMQ besides the cluster info.
+type OverviewAdmin interface {
 	NameServers() []string
 	PingNameServer(ctx context.Context, addr string) error
-	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
 	TopicList(ctx context.Context) ([]string, error)
 	BrokerRuntimeInfo(ctx context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error)
 }
 
 // Overview is the state of the cluster at CheckedAt.
 type Overview struct {
-	NameServers []NameServer `json:"nameServers"`
-	Brokers     []Broker     `json:"brokers"`
+	NameServers []NameServerStatus `json:"nameServers"`
+	Brokers     []BrokerStatus     `json:"brokers"`
 	// Clusters maps cluster name to its broker names.
 	Clusters map[string][]string `json:"clusters"`
 	// Topics counts user topics (not retry, DLQ or system topics); -1 when unknown.
@@ -38,16 +37,16 @@ type Overview struct {
 	CheckedAt time.Time `json:"checkedAt"`
 }
 
-// NameServer is one configured NameServer and whether it answered.
-type NameServer struct {
+// NameServerStatus is one configured NameServer and whether it answered.
+type NameServerStatus struct {
 	Addr    string        `json:"addr"`
 	OK      bool          `json:"ok"`
 	Latency time.Duration `json:"latencyNs"`
 	Error   string        `json:"error,omitempty"`
 }
 
-// Broker is one broker process (one address of a broker group).
-type Broker struct {
+// BrokerStatus is one broker process (one address of a broker group).
+type BrokerStatus struct {
 	Cluster string `json:"cluster"`
 	Name    string `json:"brokerName"`
 	ID      int64  `json:"brokerId"`
@@ -64,19 +63,20 @@ type Broker struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Read gathers the overview; every part that fails is named in Errors and the rest is
-// still returned. It returns an error only when nothing at all could be read.
-func Read(ctx context.Context, a Admin) (*Overview, error) {
+// Overview gathers the overview, with fresh cluster info (which also refreshes the cached
+// broker list); every part that fails is named in Errors and the rest is still returned.
+// It returns an error only when nothing at all could be read.
+func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, error) {
 	ov := &Overview{CheckedAt: time.Now(), Topics: -1}
 	var wg sync.WaitGroup
 
 	addrs := a.NameServers()
-	ov.NameServers = make([]NameServer, len(addrs))
+	ov.NameServers = make([]NameServerStatus, len(addrs))
 	for i, addr := range addrs {
 		wg.Go(func() {
 			start := time.Now()
 			err := a.PingNameServer(ctx, addr)
-			ns := NameServer{Addr: addr, OK: err == nil, Latency: time.Since(start)}
+			ns := NameServerStatus{Addr: addr, OK: err == nil, Latency: time.Since(start)}
 			if err != nil {
 				ns.Error = err.Error()
 			}
@@ -86,7 +86,7 @@ func Read(ctx context.Context, a Admin) (*Overview, error) {
 	var topics []string
 	var topicsErr error
 	wg.Go(func() { topics, topicsErr = a.TopicList(ctx) })
-	info, err := a.ClusterInfo(ctx)
+	info, err := c.readInfo(ctx)
 	if err != nil {
 		wg.Wait()
 		ov.Errors = append(ov.Errors, "Cluster info: "+err.Error())
@@ -99,39 +99,32 @@ func Read(ctx context.Context, a Admin) (*Overview, error) {
 		return ov, nil
 	}
 	ov.Clusters = info.Clusters
-	clusterOf := map[string]string{}
-	for cl, names := range info.Clusters {
-		for _, n := range names {
-			clusterOf[n] = cl
-		}
-	}
-	for _, name := range info.BrokerNames() {
-		bd := info.Brokers[name]
-		for id, addr := range bd.Addrs {
-			b := Broker{Cluster: clusterOf[name], Name: name, ID: id, Addr: addr, Role: "slave"}
-			if b.Cluster == "" {
-				b.Cluster = bd.Cluster
-			}
+	for _, b := range brokersOf(info) {
+		for id, addr := range info.Brokers[b.Name].Addrs {
+			row := BrokerStatus{Cluster: b.Cluster, Name: b.Name, ID: id, Addr: addr, Role: "slave"}
 			if id == 0 {
-				b.Role = "master"
+				row.Role = "master"
 			}
-			ov.Brokers = append(ov.Brokers, b)
+			ov.Brokers = append(ov.Brokers, row)
 		}
 	}
+	f := c.Fanout(ctx)
 	for i := range ov.Brokers {
-		wg.Go(func() {
-			b := &ov.Brokers[i]
-			rt, err := a.BrokerRuntimeInfo(ctx, b.Addr)
+		b := &ov.Brokers[i]
+		f.At(b.Name, b.Addr, "runtime info", func(ctx context.Context, addr string) error {
+			rt, err := a.BrokerRuntimeInfo(ctx, addr)
 			if err != nil {
 				b.Error = err.Error()
-				return
+				return err
 			}
 			b.Version = rt.Table["brokerVersionDesc"]
 			b.PutTPS = firstFloat(rt.Table["putTps"])
 			b.GetTPS = firstFloat(rt.Table["getTransferredTps"])
 			b.DiskRatio = firstFloat(rt.Table["commitLogDiskRatio"])
+			return nil
 		})
 	}
+	f.Wait()
 	wg.Wait()
 	if topicsErr != nil {
 		ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())

@@ -28,6 +28,12 @@ func (f *fakeAdmin) PingNameServer(_ context.Context, addr string) error {
 func (f *fakeAdmin) ClusterInfo(context.Context) (*rocketmq.ClusterInfo, error) {
 	return f.info, f.infoErr
 }
+func (f *fakeAdmin) TopicRoute(context.Context, string) (*rocketmq.TopicRoute, error) {
+	return nil, rocketmq.ErrTopicNotFound
+}
+func (f *fakeAdmin) SubscriptionGroups(context.Context, string) (*rocketmq.SubscriptionGroupTable, error) {
+	return nil, errors.New("not used by the overview")
+}
 func (f *fakeAdmin) TopicList(context.Context) ([]string, error) { return f.topics, nil }
 func (f *fakeAdmin) BrokerRuntimeInfo(_ context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error) {
 	if f.downBroke[addr] {
@@ -54,7 +60,7 @@ func TestReadShowsFailingBrokerAndNameServerButKeepsTheRest(t *testing.T) {
 		},
 		downBroke: map[string]bool{"b0:10911": true},
 	}
-	ov, err := Read(context.Background(), f)
+	ov, err := New(f, Options{}).Overview(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +87,7 @@ func TestReadShowsFailingBrokerAndNameServerButKeepsTheRest(t *testing.T) {
 
 func TestReadFailsOnlyWhenNoNameServerAnswers(t *testing.T) {
 	f := &fakeAdmin{ns: []string{"ns1:9876"}, downNS: map[string]bool{"ns1:9876": true}, infoErr: errors.New("connection refused")}
-	ov, err := Read(context.Background(), f)
+	ov, err := New(f, Options{}).Overview(context.Background(), f)
 	if err == nil || ov == nil || len(ov.NameServers) != 1 || ov.NameServers[0].OK {
 		t.Fatalf("want an error and the NameServer marked down, got %v %+v", err, ov)
 	}

@@ -317,17 +317,6 @@ func TestLookupTellsAnUnknownGroupFromAnOfflineOne(t *testing.T) {
 	}
 }
 
-func TestValidGroupName(t *testing.T) {
-	for name, ok := range map[string]bool{
-		"orders": true, "CID_A-b_c%d|e": true, "": false, "a b": false, "a/b": false, "é": false,
-		strings.Repeat("x", 255): true, strings.Repeat("x", 256): false,
-	} {
-		if ValidGroupName(name) != ok {
-			t.Errorf("ValidGroupName(%q) = %v", name, !ok)
-		}
-	}
-}
-
 func TestHeartbeatVersionNamesTheRelease(t *testing.T) {
 	for _, c := range []struct {
 		lang    string

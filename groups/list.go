@@ -160,7 +160,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 // summarise reads one group: consume stats from each master that knows it, and the
 // connections from the first that has the group online.
 func (s *Service) summarise(ctx context.Context, sem semaphore, group string, brokers []Broker) Summary {
-	sum := Summary{Group: group, System: IsSystemGroup(group), Topics: []string{}}
+	sum := Summary{Group: group, System: rocketmq.IsSystemGroup(group), Topics: []string{}}
 	call := func(f func()) bool {
 		if err := sem.acquire(ctx); err != nil {
 			return false

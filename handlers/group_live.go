@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/views"
 )
@@ -41,7 +42,7 @@ type GroupLive struct {
 // falls behind, or the console shuts down.
 func (h *GroupLive) Serve(c *gin.Context) {
 	group := c.Param("group")
-	if !groups.ValidGroupName(group) {
+	if !cluster.ValidName(group) {
 		h.Fail(c, badGroupName(group))
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/store"
 )
@@ -29,7 +30,7 @@ type RebalancesJSON struct {
 // API answers [?limit=N (1..1000, default 200)&before=RFC 3339 or epoch ms].
 func (h *GroupRebalances) API(c *gin.Context) {
 	group := c.Param("group")
-	if !groups.ValidGroupName(group) {
+	if !cluster.ValidName(group) {
 		h.Fail(c, badGroupName(group))
 		return
 	}

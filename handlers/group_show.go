@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -71,7 +72,7 @@ func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *gr
 func (h *GroupShow) Show(c *gin.Context) {
 	group := c.Param("group")
 	p := h.page(c, group+" · consumer group", "groups")
-	if !groups.ValidGroupName(group) {
+	if !cluster.ValidName(group) {
 		h.Fail(c, badGroupName(group))
 		return
 	}
@@ -94,7 +95,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 // API answers GET /api/v1/groups/{group}.
 func (h *GroupShow) API(c *gin.Context) {
 	group := c.Param("group")
-	if !groups.ValidGroupName(group) {
+	if !cluster.ValidName(group) {
 		h.Fail(c, badGroupName(group))
 		return
 	}

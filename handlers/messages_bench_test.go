@@ -11,8 +11,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/lookup"
-	"rmqconsole/lookup/lookuptest"
 	"rmqconsole/views"
 )
 
@@ -20,12 +20,12 @@ import (
 // building the view model and rendering the whole page (layout, form, table) into the
 // response, as Search does after the query. The issue's budget is 15 ms.
 func BenchmarkMessagesPageRender(b *testing.B) {
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	body := strings.Repeat("x", 1000)
 	res := &lookup.Result{Limit: lookup.RangeLimit, Truncated: true, Total: 100_000, InRange: 100_000}
 	for i := range lookup.RangeLimit {
-		m := lookuptest.NewMessage(fmt.Sprintf(`{"order":%d,"pad":"%s"}`, i, body), "TagA", []string{fmt.Sprintf("order-%d", i), "customer-42"},
+		m := clustertest.NewMessage(fmt.Sprintf(`{"order":%d,"pad":"%s"}`, i, body), "TagA", []string{fmt.Sprintf("order-%d", i), "customer-42"},
 			fmt.Sprintf("7F000001%024X", i), msgT0.Add(time.Duration(i)*time.Millisecond))
 		res.Messages = append(res.Messages, lookup.Message{BrokerName: "broker-a", Message: f.Put("T", "broker-a", i%8, m)})
 	}

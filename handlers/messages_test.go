@@ -17,23 +17,23 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/lookup"
-	"rmqconsole/lookup/lookuptest"
 	"rmqconsole/rocketmq"
 )
 
 var msgT0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 // msgFake is two brokers holding n messages of topic T, one every 100 ms from msgT0.
-func msgFake(n int) *lookuptest.Fake {
-	f := lookuptest.New()
+func msgFake(n int) *clustertest.Fake {
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.AddTopic("T", 2, "broker-a", "broker-b")
 	f.AddTopic("%RETRY%g", 1, "broker-a")
 	for i := range n {
 		b := []string{"broker-a", "broker-b"}[i%2]
-		m := lookuptest.NewMessage(fmt.Sprintf(`{"n":%d,"text":"hello %d"}`, i, i), "TagA", []string{fmt.Sprintf("key-%d", i)},
+		m := clustertest.NewMessage(fmt.Sprintf(`{"n":%d,"text":"hello %d"}`, i, i), "TagA", []string{fmt.Sprintf("key-%d", i)},
 			fmt.Sprintf("7F000001%024X", i), msgT0.Add(time.Duration(i)*100*time.Millisecond))
 		m.Properties["color"] = "blue"
 		f.Put("T", b, (i/2)%2, m)
@@ -272,8 +272,8 @@ func TestMessagesWithoutCluster(t *testing.T) {
 func TestMessageDetail(t *testing.T) {
 	f := msgFake(4)
 	mq := rocketmq.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 0}
-	f.AddGroup(&lookuptest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 1}})
-	f.AddGroup(&lookuptest.Group{Name: "g-off", Topics: []string{"T"}})
+	f.AddGroup(&clustertest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 1}})
+	f.AddGroup(&clustertest.Group{Name: "g-off", Topics: []string{"T"}})
 	r := msgRouter(lookup.New(f, lookup.Options{}))
 	res, err := lookup.New(f, lookup.Options{}).ByRange(context.Background(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
 	if err != nil || len(res.Messages) != 1 {
@@ -361,7 +361,7 @@ func TestMessageDetailCutsLargeBody(t *testing.T) {
 // The CSV export keeps a spreadsheet from running a message's body or tag as a formula.
 func TestMessagesCSVExportDefusesFormulas(t *testing.T) {
 	f := msgFake(0)
-	f.Put("T", "broker-a", 0, lookuptest.NewMessage("=HYPERLINK(\"http://x\")", "+cmd", nil, "U1", msgT0))
+	f.Put("T", "broker-a", 0, clustertest.NewMessage("=HYPERLINK(\"http://x\")", "+cmd", nil, "U1", msgT0))
 	r := msgRouter(lookup.New(f, lookup.Options{}))
 	rec := msgGet(t, r, rangeURL("/messages/export", "format", "csv"))
 	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()

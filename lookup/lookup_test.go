@@ -10,19 +10,19 @@ import (
 	"testing"
 	"time"
 
-	"rmqconsole/lookup/lookuptest"
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/rocketmq"
 )
 
-var _ Admin = (*lookuptest.Fake)(nil)
+var _ Admin = (*clustertest.Fake)(nil)
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 // fakeCluster is two brokers with a topic of four queues on each, holding n messages
 // whose store times are spread over an hour with the given spacing function.
-func fakeCluster(t *testing.T, n int, storeAt func(i int) time.Time) (*lookuptest.Fake, []*rocketmq.Message) {
+func fakeCluster(t *testing.T, n int, storeAt func(i int) time.Time) (*clustertest.Fake, []*rocketmq.Message) {
 	t.Helper()
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.AddTopic("T", 4, "broker-a", "broker-b")
@@ -30,7 +30,7 @@ func fakeCluster(t *testing.T, n int, storeAt func(i int) time.Time) (*lookuptes
 	var all []*rocketmq.Message
 	for i := range n {
 		b := []string{"broker-a", "broker-b"}[rng.IntN(2)]
-		m := lookuptest.NewMessage(fmt.Sprintf("m%d", i), []string{"red", "blue", "blue", "blue"}[i%4],
+		m := clustertest.NewMessage(fmt.Sprintf("m%d", i), []string{"red", "blue", "blue", "blue"}[i%4],
 			[]string{fmt.Sprintf("k%d", i), "shared"}, fmt.Sprintf("U%05d", i), storeAt(i))
 		all = append(all, f.Put("T", b, rng.IntN(4), m))
 	}
@@ -209,16 +209,16 @@ func TestRangePartialWhenBrokerFails(t *testing.T) {
 }
 
 func TestKeyMergesCapsAndReportsCap(t *testing.T) {
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.AddTopic("T", 2, "broker-a", "broker-b")
 	for i := range 40 {
-		f.Put("T", "broker-a", i%2, lookuptest.NewMessage(fmt.Sprint("a", i), "", []string{"K", "J"}, fmt.Sprint("UA", i), t0.Add(time.Duration(2*i)*time.Second)))
-		f.Put("T", "broker-b", i%2, lookuptest.NewMessage(fmt.Sprint("b", i), "", []string{"K"}, fmt.Sprint("UB", i), t0.Add(time.Duration(2*i+1)*time.Second)))
+		f.Put("T", "broker-a", i%2, clustertest.NewMessage(fmt.Sprint("a", i), "", []string{"K", "J"}, fmt.Sprint("UA", i), t0.Add(time.Duration(2*i)*time.Second)))
+		f.Put("T", "broker-b", i%2, clustertest.NewMessage(fmt.Sprint("b", i), "", []string{"K"}, fmt.Sprint("UB", i), t0.Add(time.Duration(2*i+1)*time.Second)))
 	}
 	for i := range 70 {
-		f.Put("T", "broker-b", 0, lookuptest.NewMessage(fmt.Sprint("c", i), "", []string{"MANY"}, fmt.Sprint("UC", i), t0.Add(time.Duration(i)*time.Second)))
+		f.Put("T", "broker-b", 0, clustertest.NewMessage(fmt.Sprint("c", i), "", []string{"MANY"}, fmt.Sprint("UC", i), t0.Add(time.Duration(i)*time.Second)))
 	}
 	svc := New(f, Options{})
 	ctx := context.Background()
@@ -252,12 +252,12 @@ func TestKeyMergesCapsAndReportsCap(t *testing.T) {
 	// The index compares whole seconds counted from its file's first message: with that
 	// at 0.5 s, a message stored at 30.3 s is indexed at 29.5 s, and a range beginning
 	// at 30 s must still find it.
-	late := lookuptest.New()
+	late := clustertest.New()
 	late.AddBroker("broker-a", "10.0.0.1:10911")
 	late.AddTopic("T", 1, "broker-a")
-	late.Put("T", "broker-a", 0, lookuptest.NewMessage("first", "", []string{"other"}, "U0", t0.Add(500*time.Millisecond)))
-	late.Put("T", "broker-a", 0, lookuptest.NewMessage("early", "", []string{"L"}, "U1", t0.Add(29800*time.Millisecond)))
-	late.Put("T", "broker-a", 0, lookuptest.NewMessage("in range", "", []string{"L"}, "U2", t0.Add(30300*time.Millisecond)))
+	late.Put("T", "broker-a", 0, clustertest.NewMessage("first", "", []string{"other"}, "U0", t0.Add(500*time.Millisecond)))
+	late.Put("T", "broker-a", 0, clustertest.NewMessage("early", "", []string{"L"}, "U1", t0.Add(29800*time.Millisecond)))
+	late.Put("T", "broker-a", 0, clustertest.NewMessage("in range", "", []string{"L"}, "U2", t0.Add(30300*time.Millisecond)))
 	in, err := New(late, Options{}).ByKey(ctx, KeyQuery{Topic: "T", Key: "L", Begin: t0.Add(30 * time.Second), End: t0.Add(31 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
@@ -282,14 +282,14 @@ func TestKeyMergesCapsAndReportsCap(t *testing.T) {
 }
 
 func TestIDBothKinds(t *testing.T) {
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.AddTopic("T", 2, "broker-a", "broker-b")
-	one := f.Put("T", "broker-b", 1, lookuptest.NewMessage("one", "", nil, "7F0000010001000000000000000A0001", t0))
-	f.Put("T", "broker-a", 0, lookuptest.NewMessage("filler", "", nil, "X1", t0))
-	first := f.Put("T", "broker-a", 0, lookuptest.NewMessage("first", "", nil, "DUP", t0.Add(time.Second)))
-	resent := f.Put("T", "broker-b", 0, lookuptest.NewMessage("resent", "", nil, "DUP", t0.Add(2*time.Second)))
+	one := f.Put("T", "broker-b", 1, clustertest.NewMessage("one", "", nil, "7F0000010001000000000000000A0001", t0))
+	f.Put("T", "broker-a", 0, clustertest.NewMessage("filler", "", nil, "X1", t0))
+	first := f.Put("T", "broker-a", 0, clustertest.NewMessage("first", "", nil, "DUP", t0.Add(time.Second)))
+	resent := f.Put("T", "broker-b", 0, clustertest.NewMessage("resent", "", nil, "DUP", t0.Add(2*time.Second)))
 	svc := New(f, Options{})
 	ctx := context.Background()
 
@@ -346,22 +346,22 @@ func TestIDBothKinds(t *testing.T) {
 }
 
 func TestGroupStates(t *testing.T) {
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddTopic("T", 1, "broker-a")
 	var msgs []*rocketmq.Message
 	for i := range 10 {
-		msgs = append(msgs, f.Put("T", "broker-a", 0, lookuptest.NewMessage(fmt.Sprint(i), "red", nil, fmt.Sprint("U", i), t0.Add(time.Duration(i)*time.Second))))
+		msgs = append(msgs, f.Put("T", "broker-a", 0, clustertest.NewMessage(fmt.Sprint(i), "red", nil, fmt.Sprint("U", i), t0.Add(time.Duration(i)*time.Second))))
 	}
 	m := msgs[5]
 	mq := rocketmq.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 0}
-	f.AddGroup(&lookuptest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 8}})
-	f.AddGroup(&lookuptest.Group{Name: "g-behind", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 5}})
-	f.AddGroup(&lookuptest.Group{Name: "g-new", Topics: []string{"T"}, Online: true})
-	f.AddGroup(&lookuptest.Group{Name: "g-gone", Topics: []string{"T"}, Offsets: map[rocketmq.MessageQueue]int64{mq: 9}})
-	f.AddGroup(&lookuptest.Group{Name: "g-blue", Topics: []string{"T"}, Online: true, Subscription: "blue || green", Offsets: map[rocketmq.MessageQueue]int64{mq: 10}})
-	f.AddGroup(&lookuptest.Group{Name: "g-bcast", Topics: []string{"T"}, Online: true, MessageModel: "BROADCASTING"})
-	f.AddGroup(&lookuptest.Group{Name: "g-broken", Topics: []string{"T"}, Online: true, OffsetErr: errors.New("broker busy")})
+	f.AddGroup(&clustertest.Group{Name: "g-done", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 8}})
+	f.AddGroup(&clustertest.Group{Name: "g-behind", Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 5}})
+	f.AddGroup(&clustertest.Group{Name: "g-new", Topics: []string{"T"}, Online: true})
+	f.AddGroup(&clustertest.Group{Name: "g-gone", Topics: []string{"T"}, Offsets: map[rocketmq.MessageQueue]int64{mq: 9}})
+	f.AddGroup(&clustertest.Group{Name: "g-blue", Topics: []string{"T"}, Online: true, Subscription: "blue || green", Offsets: map[rocketmq.MessageQueue]int64{mq: 10}})
+	f.AddGroup(&clustertest.Group{Name: "g-bcast", Topics: []string{"T"}, Online: true, MessageModel: "BROADCASTING"})
+	f.AddGroup(&clustertest.Group{Name: "g-broken", Topics: []string{"T"}, Online: true, OffsetErr: errors.New("broker busy")})
 	svc := New(f, Options{})
 	states, fails, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
 	if err != nil || len(fails) > 0 {
@@ -438,7 +438,7 @@ func TestBadInputAsksNoBroker(t *testing.T) {
 // messages. The proportional first read falls short on that queue, and the top-up must
 // still give exactly the newest messages.
 func TestRangeSkewedQueues(t *testing.T) {
-	f := lookuptest.New()
+	f := clustertest.New()
 	f.AddBroker("broker-a", "10.0.0.1:10911")
 	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.AddTopic("T", 4, "broker-a", "broker-b")
@@ -446,10 +446,10 @@ func TestRangeSkewedQueues(t *testing.T) {
 	for i := range 3000 { // old messages, spread over every queue but one
 		q := i % 7
 		b := []string{"broker-a", "broker-b"}[q/4]
-		all = append(all, f.Put("T", b, q%4, lookuptest.NewMessage(fmt.Sprint("old", i), "", nil, fmt.Sprint("O", i), t0.Add(time.Duration(i)*time.Second))))
+		all = append(all, f.Put("T", b, q%4, clustertest.NewMessage(fmt.Sprint("old", i), "", nil, fmt.Sprint("O", i), t0.Add(time.Duration(i)*time.Second))))
 	}
 	for i := range 2500 { // the newest, all in broker-b queue 3
-		all = append(all, f.Put("T", "broker-b", 3, lookuptest.NewMessage(fmt.Sprint("new", i), "", nil, fmt.Sprint("N", i), t0.Add(time.Hour+time.Duration(i)*time.Millisecond))))
+		all = append(all, f.Put("T", "broker-b", 3, clustertest.NewMessage(fmt.Sprint("new", i), "", nil, fmt.Sprint("N", i), t0.Add(time.Hour+time.Duration(i)*time.Millisecond))))
 	}
 	svc := New(f, Options{})
 	b, e := t0, t0.Add(3*time.Hour)

@@ -46,3 +46,44 @@ func (ci *ClusterInfo) IsSystemTopic(t string) bool {
 	_, isCluster := ci.Clusters[t]
 	return isBroker || isCluster
 }
+
+// systemGroups are the consumer groups brokers create for themselves and RocketMQ's tools
+// (MixAll's predefined groups).
+var systemGroups = map[string]bool{
+	"DEFAULT_CONSUMER":      true,
+	"DEFAULT_PRODUCER":      true,
+	"TOOLS_CONSUMER":        true,
+	"SCHEDULE_CONSUMER":     true,
+	"FILTERSRV_CONSUMER":    true,
+	"__MONITOR_CONSUMER":    true,
+	"CLIENT_INNER_PRODUCER": true,
+	"SELF_TEST_P_GROUP":     true,
+	"SELF_TEST_C_GROUP":     true,
+	"CID_ONS-HTTP-PROXY":    true,
+	"CID_ONSAPI_PERMISSION": true,
+	"CID_ONSAPI_OWNER":      true,
+	"CID_ONSAPI_PULL":       true,
+}
+
+// IsSystemGroup reports whether a consumer group is RocketMQ's own rather than an
+// application's: the predefined groups and the CID_RMQ_SYS_ family.
+func IsSystemGroup(group string) bool {
+	return systemGroups[group] || strings.HasPrefix(group, "CID_RMQ_SYS_") || strings.HasPrefix(group, "CID_SYS_RMQ_")
+}
+
+// IsBrokerInternalTopic reports whether a topic is one the brokers use for themselves
+// (scheduling, transactions, timers, tracing, the default topic, ...): a system topic by
+// name that is not a group's retry or dead-letter topic.
+func IsBrokerInternalTopic(t string) bool {
+	return IsSystemTopic(t) && !IsRetryTopic(t) && !IsDLQTopic(t)
+}
+
+// MaxNameLen is the longest topic or group name the console accepts, RocketMQ's
+// character limit for names.
+const MaxNameLen = 255
+
+// ValidNameChar reports whether r may appear in a topic or group name (TopicValidator:
+// letters, digits, '%', '|', '-', '_').
+func ValidNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '%' || r == '|' || r == '-' || r == '_'
+}

@@ -60,7 +60,7 @@ func (a *App) overview() func(context.Context) (*cluster.Overview, error) {
 	if a.rmq == nil {
 		return nil
 	}
-	return func(ctx context.Context) (*cluster.Overview, error) { return cluster.Read(ctx, a.rmq) }
+	return func(ctx context.Context) (*cluster.Overview, error) { return a.cluster.Overview(ctx, a.rmq) }
 }
 
 // nameServerPinger adapts the RocketMQ client for /readyz.

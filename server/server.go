@@ -17,6 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -64,10 +65,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // App is a configured console: its database, its RocketMQ client and its HTTP handler.
 type App struct {
-	cfg     *Config
-	log     *slog.Logger
-	store   *store.Store
-	rmq     *rocketmq.Client // nil when no NameServer is configured
+	cfg   *Config
+	log   *slog.Logger
+	store *store.Store
+	rmq   *rocketmq.Client // nil when no NameServer is configured
+	// cluster is the one view of the cluster every service shares (nil with rmq).
+	cluster *cluster.Cluster
 	handler http.Handler
 	warning string
 	// metricsReg is the console's Prometheus registry (metrics.go).
@@ -105,6 +108,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 			st.Close()
 			return nil, err
 		}
+		a.cluster = cluster.New(a.rmq, cluster.Options{})
 	}
 	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
 	a.pruneRebalanceHistory()

@@ -1,7 +1,13 @@
-// Package lookuptest provides a fake RocketMQ cluster behind lookup.Admin, for unit and
-// handler tests: brokers holding messages in queues, consumer groups with offsets, call
-// counting, and failure injection (a broker that times out or answers an error).
-package lookuptest
+// Package clustertest provides the one fake RocketMQ cluster of the unit and handler tests,
+// at the level the services ask it: the NameServer calls cluster.Cluster makes and the
+// broker calls of lookup, groups and resets. Brokers (masters and slaves) hold messages in
+// queues; consumer groups have offsets, clients and subscriptions; every call is counted;
+// and a broker can be made to fail, answer slowly, or not answer at all.
+//
+// It answers like the brokers described in docs/rocketmq-protocol-notes.md; the decoding of
+// real brokers' replies is checked on captured replies in package rocketmq, and the
+// services' integration tests run against a real broker.
+package clustertest
 
 import (
 	"context"
@@ -35,11 +41,16 @@ type Fake struct {
 
 	calls       map[string]int
 	brokerCalls int
+	down        map[string]bool // addresses that refuse connections
 }
 
 type broker struct {
 	name, addr string
+	slaves     []string
 	nextPhys   int64
+	// delay is how long every call to the broker takes; silent brokers never answer.
+	delay  time.Duration
+	silent bool
 }
 
 // Group is a consumer group as the fake's brokers know it.
@@ -62,6 +73,7 @@ func New() *Fake {
 		topics:  map[string]map[string]int{},
 		groups:  map[string]*Group{},
 		calls:   map[string]int{},
+		down:    map[string]bool{},
 		Version: rocketmq.BrokerVersion{Ordinal: rocketmq.VersionOrdinal5_3_3, Name: "V5_3_3"},
 	}
 }
@@ -69,6 +81,44 @@ func New() *Fake {
 // AddBroker adds a broker master at addr ("127.0.0.1:10911").
 func (f *Fake) AddBroker(name, addr string) {
 	f.brokers = append(f.brokers, &broker{name: name, addr: addr})
+}
+
+// AddSlave adds a slave at addr to the named broker; reads the master does not answer go
+// to it.
+func (f *Fake) AddSlave(name, addr string) {
+	b := f.broker(name)
+	b.slaves = append(b.slaves, addr)
+}
+
+// RemoveBroker takes the broker out of the cluster info and every route, as the
+// NameServer does when a broker is killed; its messages stay (it may come back).
+func (f *Fake) RemoveBroker(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.brokers = slices.DeleteFunc(f.brokers, func(b *broker) bool { return b.name == name })
+}
+
+// Slow makes every call to the named broker take d before it answers (or its context
+// ends).
+func (f *Fake) Slow(name string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broker(name).delay = d
+}
+
+// Silent makes the named broker accept calls and never answer, like a frozen process
+// (SIGSTOP): each call ends only when its context does.
+func (f *Fake) Silent(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broker(name).silent = true
+}
+
+// Down makes addr refuse connections, like a killed process.
+func (f *Fake) Down(addr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down[addr] = true
 }
 
 // AddTopic creates topic with n queues on each named broker.
@@ -155,13 +205,15 @@ func (f *Fake) broker(name string) *broker {
 			return b
 		}
 	}
-	panic("lookuptest: no broker " + name)
+	panic("clustertest: no broker " + name)
 }
 
 func (f *Fake) brokerAt(addr string) (*broker, error) {
-	for _, b := range f.brokers {
-		if b.addr == addr {
-			return b, nil
+	if !f.down[addr] {
+		for _, b := range f.brokers {
+			if b.addr == addr || slices.Contains(b.slaves, addr) {
+				return b, nil
+			}
 		}
 	}
 	return nil, &rocketmq.ConnError{Addr: addr, Err: fmt.Errorf("connection refused")}
@@ -183,8 +235,26 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 		return nil, err
 	}
 	name := ""
+	var delay time.Duration
+	silent := false
 	if b != nil {
 		name = b.name
+		f.mu.Lock()
+		delay, silent = b.delay, b.silent && addr == b.addr
+		f.mu.Unlock()
+	}
+	if silent {
+		<-ctx.Done()
+		return nil, &rocketmq.TimeoutError{Addr: addr}
+	}
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &rocketmq.TimeoutError{Addr: addr}
+		}
 	}
 	if fail != nil {
 		if err := fail(op, name); err != nil {
@@ -197,20 +267,40 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 	return b, nil
 }
 
-// ClusterInfo implements lookup.Admin.
+func (b *broker) data() rocketmq.BrokerData {
+	addrs := map[int64]string{0: b.addr}
+	for i, s := range b.slaves {
+		addrs[int64(i+1)] = s
+	}
+	return rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: addrs}
+}
+
+// SubscriptionGroups answers every group added to the fake as configured on every broker.
+func (f *Fake) SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error) {
+	if _, err := f.enter(ctx, "SubscriptionGroups", addr); err != nil {
+		return nil, err
+	}
+	t := &rocketmq.SubscriptionGroupTable{Groups: map[string]rocketmq.SubscriptionGroupConfig{}}
+	for name := range f.groups {
+		t.Groups[name] = rocketmq.SubscriptionGroupConfig{GroupName: name}
+	}
+	return t, nil
+}
+
+// ClusterInfo answers as a broker does.
 func (f *Fake) ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {
 	if _, err := f.enter(ctx, "ClusterInfo", ""); err != nil {
 		return nil, err
 	}
 	ci := &rocketmq.ClusterInfo{Brokers: map[string]rocketmq.BrokerData{}, Clusters: map[string][]string{}}
 	for _, b := range f.brokers {
-		ci.Brokers[b.name] = rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: map[int64]string{0: b.addr}}
+		ci.Brokers[b.name] = b.data()
 		ci.Clusters["DefaultCluster"] = append(ci.Clusters["DefaultCluster"], b.name)
 	}
 	return ci, nil
 }
 
-// TopicList implements lookup.Admin.
+// TopicList answers as a broker does.
 func (f *Fake) TopicList(ctx context.Context) ([]string, error) {
 	if _, err := f.enter(ctx, "TopicList", ""); err != nil {
 		return nil, err
@@ -223,7 +313,7 @@ func (f *Fake) TopicList(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// TopicRoute implements lookup.Admin.
+// TopicRoute answers as a broker does.
 func (f *Fake) TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error) {
 	if _, err := f.enter(ctx, "TopicRoute", ""); err != nil {
 		return nil, err
@@ -239,12 +329,12 @@ func (f *Fake) TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRou
 			continue
 		}
 		r.QueueDatas = append(r.QueueDatas, rocketmq.QueueData{BrokerName: b.name, ReadQueueNums: n, WriteQueueNums: n, Perm: 6})
-		r.BrokerDatas = append(r.BrokerDatas, rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: map[int64]string{0: b.addr}})
+		r.BrokerDatas = append(r.BrokerDatas, b.data())
 	}
 	return r, nil
 }
 
-// TopicConfigs implements lookup.Admin.
+// TopicConfigs answers as a broker does.
 func (f *Fake) TopicConfigs(ctx context.Context, addr string) (*rocketmq.TopicConfigTable, error) {
 	b, err := f.enter(ctx, "TopicConfigs", addr)
 	if err != nil {
@@ -259,7 +349,7 @@ func (f *Fake) TopicConfigs(ctx context.Context, addr string) (*rocketmq.TopicCo
 	return t, nil
 }
 
-// BrokerVersion implements lookup.Admin.
+// BrokerVersion answers as a broker does.
 func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error) {
 	if _, err := f.enter(ctx, "BrokerVersion", addr); err != nil {
 		return rocketmq.BrokerVersion{}, err
@@ -267,7 +357,7 @@ func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerV
 	return f.Version, nil
 }
 
-// SearchOffset implements lookup.Admin with 5.x LOWER semantics: the first offset
+// SearchOffset answers as a broker does with 5.x LOWER semantics: the first offset
 // stored at or after t, the max offset when all are older.
 func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error) {
 	if _, err := f.enter(ctx, "SearchOffset", addr); err != nil {
@@ -283,7 +373,7 @@ func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.Messag
 	return int64(i), nil
 }
 
-// Pull implements lookup.Admin, 32 messages at most.
+// Pull answers as a broker does, 32 messages at most.
 func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error) {
 	if _, err := f.enter(ctx, "Pull", addr); err != nil {
 		return nil, err
@@ -305,7 +395,7 @@ func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, 
 	return r, nil
 }
 
-// QueryMessageByKey implements lookup.Admin: the newest maxNum messages with the key.
+// QueryMessageByKey answers as a broker does: the newest maxNum messages with the key.
 func (f *Fake) QueryMessageByKey(ctx context.Context, addr, topic, key string, maxNum int, begin, end time.Time) (*rocketmq.QueryResult, error) {
 	b, err := f.enter(ctx, "QueryMessageByKey", addr)
 	if err != nil {
@@ -314,7 +404,7 @@ func (f *Fake) QueryMessageByKey(ctx context.Context, addr, topic, key string, m
 	return f.query(b, topic, begin, end, maxNum, func(m *rocketmq.Message) bool { return slices.Contains(m.Keys(), key) }), nil
 }
 
-// QueryMessageByUniqueKey implements lookup.Admin.
+// QueryMessageByUniqueKey answers as a broker does.
 func (f *Fake) QueryMessageByUniqueKey(ctx context.Context, addr, topic, uniqKey string, begin, end time.Time) (*rocketmq.QueryResult, error) {
 	b, err := f.enter(ctx, "QueryMessageByUniqueKey", addr)
 	if err != nil {
@@ -356,7 +446,7 @@ func (f *Fake) query(b *broker, topic string, begin, end time.Time, maxNum int, 
 	return &rocketmq.QueryResult{Messages: all}
 }
 
-// ViewMessageAt implements lookup.Admin.
+// ViewMessageAt answers as a broker does.
 func (f *Fake) ViewMessageAt(ctx context.Context, addr string, commitLogOffset int64, topic string) (*rocketmq.Message, error) {
 	b, err := f.enter(ctx, "ViewMessageAt", addr)
 	if err != nil {
@@ -375,7 +465,7 @@ func (f *Fake) ViewMessageAt(ctx context.Context, addr string, commitLogOffset i
 	return nil, fmt.Errorf("message at commit-log offset %d on %s: %w", commitLogOffset, addr, rocketmq.ErrMessageNotFound)
 }
 
-// TopicConsumerGroups implements lookup.Admin.
+// TopicConsumerGroups answers as a broker does.
 func (f *Fake) TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error) {
 	if _, err := f.enter(ctx, "TopicConsumerGroups", addr); err != nil {
 		return nil, err
@@ -390,7 +480,7 @@ func (f *Fake) TopicConsumerGroups(ctx context.Context, addr, topic string) ([]s
 	return out, nil
 }
 
-// ConsumerConnections implements lookup.Admin.
+// ConsumerConnections answers as a broker does.
 func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error) {
 	if _, err := f.enter(ctx, "ConsumerConnections", addr); err != nil {
 		return nil, err
@@ -411,7 +501,7 @@ func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*ro
 	return cc, nil
 }
 
-// QueryConsumerOffset implements lookup.Admin.
+// QueryConsumerOffset answers as a broker does.
 func (f *Fake) QueryConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error) {
 	if _, err := f.enter(ctx, "QueryConsumerOffset", addr); err != nil {
 		return 0, err

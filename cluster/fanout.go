@@ -1,0 +1,261 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// BrokerFailure is a broker that did not answer one operation, and why. Pages show it next
+// to what the other brokers answered; it is the only kind of broker failure the services
+// report.
+type BrokerFailure struct {
+	// Broker is the broker name, or what was asked when no broker was ("topic T").
+	Broker string
+	// Addr is the address asked, "" when none was.
+	Addr string
+	// Topic is the topic the operation concerned, when it concerned one.
+	Topic string
+	// Op is what was asked, in words ("consume stats", "key query"); "" when Err says it.
+	Op      string
+	Err     error
+	Elapsed time.Duration
+}
+
+// Reason is the operation and its error: "consume stats: i/o timeout".
+func (f BrokerFailure) Reason() string {
+	msg := "failed"
+	if f.Err != nil {
+		msg = f.Err.Error()
+	}
+	if f.Op == "" {
+		return msg
+	}
+	return f.Op + ": " + msg
+}
+
+// Error names the broker, its address and topic, then the reason:
+// "broker-b (10.0.0.2:10911) for topic T: consume stats: i/o timeout".
+func (f BrokerFailure) Error() string {
+	s := f.Broker
+	if f.Addr != "" {
+		s += " (" + f.Addr + ")"
+	}
+	if f.Topic != "" {
+		s += " for topic " + f.Topic
+	}
+	return s + ": " + f.Reason()
+}
+
+// String is Error.
+func (f BrokerFailure) String() string { return f.Error() }
+
+// Unwrap returns the broker's error.
+func (f BrokerFailure) Unwrap() error { return f.Err }
+
+// MarshalJSON writes {"broker", "addr", "topic", "error"}, as the API has always answered
+// a broker failure.
+func (f BrokerFailure) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Broker string `json:"broker"`
+		Addr   string `json:"addr,omitempty"`
+		Topic  string `json:"topic,omitempty"`
+		Error  string `json:"error"`
+	}{f.Broker, f.Addr, f.Topic, f.Reason()})
+}
+
+// Gone reports whether the failure is a broker missing from a route it served a moment
+// ago (see Route.Gone).
+func (f BrokerFailure) Gone() bool { return errors.Is(f.Err, ErrBrokerGone) }
+
+// SortFailures orders failures by broker, topic and operation.
+func SortFailures(fs []BrokerFailure) {
+	slices.SortStableFunc(fs, func(a, b BrokerFailure) int {
+		if c := strings.Compare(a.Broker, b.Broker); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Op, b.Op)
+	})
+}
+
+// Fanout is a set of broker calls made at once, at most Options.Parallelism in flight, that
+// collects one BrokerFailure per broker, topic and operation. One broker's failure never
+// cancels the others: a page shows what the rest answered. Calls wait for a slot only as
+// long as ctx allows.
+type Fanout struct {
+	c   *Cluster
+	ctx context.Context
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu     sync.Mutex
+	failed map[string]bool
+	seen   map[failureKey]bool
+	list   []BrokerFailure
+}
+
+type failureKey struct{ broker, topic, op string }
+
+// Fanout starts a fan-out bounded by ctx.
+func (c *Cluster) Fanout(ctx context.Context) *Fanout {
+	return &Fanout{c: c, ctx: ctx, sem: make(chan struct{}, c.opts.Parallelism), failed: map[string]bool{}, seen: map[failureKey]bool{}}
+}
+
+// Go asks b's master. An error is recorded as b's failure of op.
+func (f *Fanout) Go(b Broker, op string, ask func(ctx context.Context, addr string) error) {
+	f.GoTopic(b, "", op, ask)
+}
+
+// GoTopic is Go for an operation on one topic, which its failure names.
+func (f *Fanout) GoTopic(b Broker, topic, op string, ask func(ctx context.Context, addr string) error) {
+	f.start(b, topic, op, false, ask, nil)
+}
+
+// At asks one exact address of broker name (one process: the overview reads each master
+// and slave for its own figures).
+func (f *Fanout) At(name, addr, op string, ask func(ctx context.Context, addr string) error) {
+	f.start(Broker{Name: name, Master: addr}, "", op, false, ask, nil)
+}
+
+// Read asks b for something a slave holds as well as the master (messages, offsets of
+// a topic): the master first, then each slave when the one before did not answer (no
+// connection, no answer in time). A broker without a registered master is read from its
+// slaves.
+func (f *Fanout) Read(b Broker, op string, ask func(ctx context.Context, addr string) error) {
+	f.start(b, "", op, true, ask, nil)
+}
+
+// Each asks every broker's master at once and returns the answers in the brokers' order;
+// a broker that failed is recorded in f and its answer left zero.
+func Each[T any](f *Fanout, brokers []Broker, op string, ask func(ctx context.Context, addr string) (T, error)) []T {
+	return each(f, brokers, op, false, ask)
+}
+
+// EachRead is Each for reads a slave can answer (see Fanout.Read).
+func EachRead[T any](f *Fanout, brokers []Broker, op string, ask func(ctx context.Context, addr string) (T, error)) []T {
+	return each(f, brokers, op, true, ask)
+}
+
+func each[T any](f *Fanout, brokers []Broker, op string, read bool, ask func(ctx context.Context, addr string) (T, error)) []T {
+	out := make([]T, len(brokers))
+	var wg sync.WaitGroup
+	for i, b := range brokers {
+		wg.Add(1)
+		f.start(b, "", op, read, func(ctx context.Context, addr string) error {
+			v, err := ask(ctx, addr)
+			if err == nil {
+				out[i] = v
+			}
+			return err
+		}, wg.Done)
+	}
+	wg.Wait()
+	return out
+}
+
+// Fail records a failure that did not come from a call (a broker the route lists without
+// an address, a broker gone from the route).
+func (f *Fanout) Fail(fl BrokerFailure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed[fl.Broker] = true
+	k := failureKey{fl.Broker, fl.Topic, fl.Op}
+	if f.seen[k] {
+		return
+	}
+	f.seen[k] = true
+	f.list = append(f.list, fl)
+}
+
+// Failed reports whether a call to the named broker failed, so later rounds of a query
+// can leave it out.
+func (f *Fanout) Failed(broker string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed[broker]
+}
+
+// Wait waits for every call and returns the failures, sorted.
+func (f *Fanout) Wait() []BrokerFailure {
+	f.wg.Wait()
+	return f.Failures()
+}
+
+// Failures returns the failures recorded so far, sorted.
+func (f *Fanout) Failures() []BrokerFailure {
+	f.mu.Lock()
+	out := slices.Clone(f.list)
+	f.mu.Unlock()
+	SortFailures(out)
+	return out
+}
+
+func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx context.Context, addr string) error, done func()) {
+	addrs := []string{b.Master}
+	if read {
+		addrs = f.c.ReadOrder(b)
+	}
+	if len(addrs) == 0 || addrs[0] == "" {
+		f.Fail(BrokerFailure{Broker: b.Name, Topic: topic, Op: op, Err: errNoAddr(b, read)})
+		if done != nil {
+			done()
+		}
+		return
+	}
+	f.wg.Go(func() {
+		if done != nil {
+			defer done()
+		}
+		select {
+		case f.sem <- struct{}{}:
+		case <-f.ctx.Done():
+			f.Fail(BrokerFailure{Broker: b.Name, Addr: addrs[0], Topic: topic, Op: op, Err: fmt.Errorf("not asked: %w", f.ctx.Err())})
+			return
+		}
+		defer func() { <-f.sem }()
+		start := time.Now()
+		var err error
+		var addr string
+		for _, addr = range addrs {
+			if err = ask(f.ctx, addr); err == nil {
+				return
+			}
+			if !unanswered(err) {
+				break
+			}
+			f.c.noteUnanswered(addr)
+			if f.ctx.Err() != nil {
+				break
+			}
+		}
+		f.Fail(BrokerFailure{Broker: b.Name, Addr: addr, Topic: topic, Op: op, Err: err, Elapsed: time.Since(start)})
+	})
+}
+
+func errNoAddr(b Broker, read bool) error {
+	if read {
+		return fmt.Errorf("the NameServer lists no address for broker %s", b.Name)
+	}
+	return fmt.Errorf("no master is registered for broker %s (its slaves cannot take this request)", b.Name)
+}
+
+// unanswered reports whether err means the address did not answer at all (no
+// connection, no answer in time), as opposed to an answer that was an error.
+func unanswered(err error) bool {
+	var ce *rocketmq.ConnError
+	var te *rocketmq.TimeoutError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
+}
