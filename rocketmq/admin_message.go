@@ -94,7 +94,7 @@ func (c *Client) Pull(ctx context.Context, addr string, mq MessageQueue, offset 
 		r.Status = PullOffsetIllegal
 		return r, nil
 	default:
-		err := &BrokerError{Addr: addr, Code: ResponseCode(resp.Code), Remark: resp.Remark}
+		err := c.answerError(addr, resp)
 		c.invalidateOnError(mq.Topic, err)
 		return nil, fmt.Errorf("pull %s from offset %d on %s: %w", mq, offset, addr, err)
 	}
@@ -234,7 +234,7 @@ func (c *Client) queryMessage(ctx context.Context, addr, topic, key string, maxN
 	case CodeQueryNotFound:
 		return r, nil
 	default:
-		err := &BrokerError{Addr: addr, Code: ResponseCode(resp.Code), Remark: resp.Remark}
+		err := c.answerError(addr, resp)
 		c.invalidateOnError(topic, err)
 		return nil, err
 	}

@@ -40,6 +40,8 @@ type Config struct {
 	RouteTTL time.Duration
 	// Logger receives debug logs about connections; nil discards them.
 	Logger *slog.Logger
+	// Credentials sign every request, for clusters with ACL on.
+	Credentials Credentials
 }
 
 // Client talks RocketMQ's remoting protocol to NameServers and brokers, one
@@ -54,6 +56,7 @@ type Client struct {
 	routeTTL    time.Duration
 	log         *slog.Logger
 	pool        *pool
+	creds       Credentials
 
 	nsNext atomic.Uint32 // index of the NameServer to try first
 
@@ -88,6 +91,7 @@ func New(cfg Config) (*Client, error) {
 		timeout:     cfg.Timeout,
 		routeTTL:    cfg.RouteTTL,
 		log:         cfg.Logger,
+		creds:       cfg.Credentials,
 		routes:      make(map[string]cachedRoute),
 		versions:    make(map[string]BrokerVersion),
 	}
@@ -179,8 +183,7 @@ func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext 
 			return nil, err
 		}
 		c.count(code)
-		req := &command{Code: int(code), Language: ourLanguage, Version: ourVersion, ExtFields: ext, Body: body}
-		resp, err := cn.call(ctx, req)
+		resp, err := cn.call(ctx, c.request(code, ext, body))
 		if err != nil {
 			var ce *ConnError
 			if attempt == 0 && !fresh && errors.As(err, &ce) && ctx.Err() == nil {
@@ -212,7 +215,19 @@ func (c *Client) oneway(ctx context.Context, addr string, code RequestCode, ext 
 		return err
 	}
 	c.count(code)
-	return cn.oneway(ctx, &command{Code: int(code), Language: ourLanguage, Version: ourVersion, ExtFields: ext, Body: body})
+	return cn.oneway(ctx, c.request(code, ext, body))
+}
+
+// request builds the frame of a request, signed when the Client has credentials.
+func (c *Client) request(code RequestCode, ext map[string]string, body []byte) *command {
+	req := &command{Code: int(code), Language: ourLanguage, Version: ourVersion, ExtFields: ext, Body: body}
+	if c.creds.Set() {
+		req.ExtFields = c.creds.sign(ext, body)
+		if _, ok := ext[extUniqueKeyQuery]; ok {
+			req.Version = versionUnsignedUniqueKey
+		}
+	}
+	return req
 }
 
 // call is invoke plus the usual success check: a non-zero code becomes a
@@ -223,7 +238,7 @@ func (c *Client) call(ctx context.Context, addr string, code RequestCode, ext ma
 		return nil, err
 	}
 	if ResponseCode(resp.Code) != CodeSuccess {
-		return nil, &BrokerError{Addr: addr, Code: ResponseCode(resp.Code), Remark: resp.Remark}
+		return nil, c.answerError(addr, resp)
 	}
 	return resp, nil
 }
@@ -250,7 +265,7 @@ func (c *Client) callNameServer(ctx context.Context, code RequestCode, ext map[s
 		}
 		c.nsNext.Store(uint32(idx))
 		if ResponseCode(resp.Code) != CodeSuccess {
-			return nil, &BrokerError{Addr: addr, Code: ResponseCode(resp.Code), Remark: resp.Remark}
+			return nil, c.answerError(addr, resp)
 		}
 		return resp, nil
 	}

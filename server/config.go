@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rmqconsole/auth"
+	"rmqconsole/rocketmq"
 )
 
 // Config is everything the console is told at start-up, from flags and RMQC_* variables.
@@ -40,6 +41,9 @@ type Config struct {
 	TrustedProxies                   []netip.Prefix
 	ProxyUserHeader, ProxyRoleHeader string
 	TLSCert, TLSKey                  string
+	// Credentials sign every request to the cluster (parsed by parseCredentials in
+	// credentials.go); the zero value sends unsigned requests.
+	Credentials rocketmq.Credentials
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
@@ -47,6 +51,10 @@ type Config struct {
 type setting struct {
 	flag, env, def, usage string
 }
+
+// secret reports whether a setting's value is never shown: not as the --help default
+// (which is the variable's value), not in errors.
+func (s setting) secret() bool { return s.flag == "secret-key" }
 
 var settings = []setting{
 	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
@@ -67,6 +75,9 @@ var settings = []setting{
 	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader, "header in which a trusted proxy names the role (viewer, operator, admin; missing: viewer)"},
 	{"tls-cert", "RMQC_TLS_CERT", "", "serve HTTPS with this PEM certificate (with --tls-key)"},
 	{"tls-key", "RMQC_TLS_KEY", "", "PEM private key of --tls-cert"},
+	{"access-key", "RMQC_ACCESS_KEY", "", "access key for a cluster with ACL on (4.x plain ACL account, 5.x ACL 2.0 user); every request is signed with it"},
+	{"secret-key", "RMQC_SECRET_KEY", "", "secret key of --access-key (the 5.x user's password); prefer the variable or --secret-key-file, a flag shows in ps"},
+	{"secret-key-file", "RMQC_SECRET_KEY_FILE", "", "file holding the secret key of --access-key (trailing newline ignored)"},
 }
 
 // ConfigError names the setting that is wrong; start-up prints it as one line.
@@ -89,10 +100,16 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	fs := flag.NewFlagSet("rmqconsole", flag.ContinueOnError)
 	fs.SetOutput(out)
 	values := map[string]*string{}
+	secretDefaults := map[string]string{}
 	for _, s := range settings {
 		def := s.def
 		if v := getenv(s.env); v != "" {
 			def = v
+		}
+		if s.secret() {
+			// The default is what --help prints: the variable is read after parsing instead.
+			secretDefaults[s.flag] = def
+			def = ""
 		}
 		values[s.flag] = fs.String(s.flag, def, s.usage+" [$"+s.env+"]")
 	}
@@ -103,6 +120,11 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	for name, def := range secretDefaults {
+		if *values[name] == "" {
+			*values[name] = def
+		}
+	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see rmqconsole --help)", fs.Arg(0))
 	}
@@ -110,7 +132,11 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	bad := func(name, reason string) error {
 		for _, s := range settings {
 			if s.flag == name {
-				return &ConfigError{Setting: name, Env: s.env, Value: get(name), Reason: reason}
+				v := get(name)
+				if s.secret() && v != "" {
+					v = "(masked)"
+				}
+				return &ConfigError{Setting: name, Env: s.env, Value: v, Reason: reason}
 			}
 		}
 		panic("unknown setting " + name)
@@ -155,6 +181,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, bad("rebalance-retention", "want 0 (keep forever) or a duration of at least 1h, such as 720h")
 	}
 	if err := parseAuthSettings(c, get, bad); err != nil {
+		return nil, err
+	}
+	if c.Credentials, err = parseCredentials(get, bad); err != nil {
 		return nil, err
 	}
 	return c, nil

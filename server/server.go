@@ -100,9 +100,10 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	}
 	if len(cfg.NameServers) > 0 {
 		a.rmq, err = rocketmq.New(rocketmq.Config{
-			NameServer: joinNameServers(cfg.NameServers),
-			Timeout:    cfg.Timeout,
-			Logger:     log.With("component", "rocketmq"),
+			NameServer:  joinNameServers(cfg.NameServers),
+			Timeout:     cfg.Timeout,
+			Logger:      log.With("component", "rocketmq"),
+			Credentials: cfg.Credentials,
 		})
 		if err != nil {
 			st.Close()
@@ -171,7 +172,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		ln = tls.NewListener(ln, a.sec.tls)
 		scheme = "https://"
 	}
-	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB)
+	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB,
+		"credentials", a.cfg.Credentials)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
