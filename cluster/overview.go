@@ -4,7 +4,7 @@ package cluster
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,7 +94,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 			ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
 		}
 		if !anyNameServerOK(ov) {
-			return ov, errors.New("no NameServer answered: " + err.Error())
+			return ov, fmt.Errorf("no NameServer answered: %w", err)
 		}
 		return ov, nil
 	}

@@ -3,12 +3,13 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,7 +355,7 @@ func TestGroupAPIShapeAndErrors(t *testing.T) {
 	if r.get(t, "/groups/a$b").Code != 400 || r.fg.calls != calls {
 		t.Error("a bad group name reached the service")
 	}
-	r.fg.err = errors.New("no NameServer answered (127.0.0.1:9876)")
+	r.fg.err = fmt.Errorf("no NameServer answered (127.0.0.1:9876): %w", &rocketmq.ConnError{Addr: "127.0.0.1:9876", Err: syscall.ECONNREFUSED})
 	rec = r.get(t, "/api/v1/groups/other")
 	if e := apiError(t, rec); rec.Code != 502 || !strings.Contains(e.Error, "no NameServer answered") {
 		t.Errorf("cluster down: %d %+v, want 502 saying why", rec.Code, e)

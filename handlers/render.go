@@ -18,6 +18,7 @@ import (
 	"rmqconsole/groups"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -80,22 +81,32 @@ type APIError struct {
 }
 
 // Fail answers an error in the form the request wants: JSON for the API, a page otherwise.
-// The status and code come from the error (see errorStatus).
+// The status and code come from the error (see errorStatus); an error of the console
+// itself (the database, a bug) is logged with the operation that failed.
 func (e *Env) Fail(c *gin.Context, err error) {
 	status, code := errorStatus(err)
-	if status >= 500 {
-		e.Log.Error("request failed", "path", c.Request.URL.Path, "err", err)
+	switch {
+	case status == statusClientClosed:
+		// Nobody is left to read the answer: not the console's failure.
+		e.Log.Info("request cancelled by the client", "op", operation(c), "err", err)
+	case status >= 500:
+		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
-	msg := err.Error()
-	var ue *UserError
-	if errors.As(err, &ue) {
-		msg = ue.Message
-	}
+	msg := errorMessage(c, err, code)
 	if isAPI(c) {
 		c.JSON(status, APIError{Error: msg, Code: code})
 		return
 	}
 	e.render(c, status, e.page(c, http.StatusText(status), ""), views.ErrorPage(status, msg))
+}
+
+// operation names what the request was doing, for the log: the method and the route
+// pattern ("GET /audit/:id"), or the path when no route matched.
+func operation(c *gin.Context) string {
+	if p := c.FullPath(); p != "" {
+		return c.Request.Method + " " + p
+	}
+	return c.Request.Method + " " + c.Request.URL.Path
 }
 
 // NotFound answers routes that do not exist.
@@ -113,7 +124,12 @@ type UserError struct {
 
 func (e *UserError) Error() string { return e.Message }
 
-// errorStatus maps an error to its HTTP status and API code, in one table.
+// statusClientClosed is nginx's 499: the client went away before the answer was ready.
+const statusClientClosed = 499
+
+// errorStatus maps an error to its HTTP status and API code, in one table. Its default
+// row is the console's own failure (500 internal): only an error that came from a
+// RocketMQ server is answered as a broker failure.
 func errorStatus(err error) (int, string) {
 	var ue *UserError
 	switch {
@@ -133,13 +149,42 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, resets.ErrAuditUnavailable):
 		return http.StatusServiceUnavailable, "audit_unavailable"
+	case errors.Is(err, resets.ErrNoCluster):
+		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.Is(err, store.ErrAuditNotFound):
 		return http.StatusNotFound, "not_found"
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, new(*rocketmq.TimeoutError)):
 		return http.StatusGatewayTimeout, "broker_timeout"
-	default:
+	case errors.As(err, new(*rocketmq.BrokerError)), errors.As(err, new(*rocketmq.ConnError)):
 		return http.StatusBadGateway, "broker_error"
+	case errors.Is(err, context.Canceled):
+		return statusClientClosed, "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "timeout"
+	default:
+		return http.StatusInternalServerError, "internal"
 	}
+}
+
+// errorMessage is the sentence shown for err. Errors meant for people are shown as they
+// are; the others get a sentence saying who failed (a RocketMQ server, or the console).
+func errorMessage(c *gin.Context, err error, code string) string {
+	var ue *UserError
+	if errors.As(err, &ue) {
+		return ue.Message
+	}
+	switch code {
+	case "broker_timeout", "broker_error":
+		return "A RocketMQ server failed: " + err.Error() + ". Check that it is up, then try again."
+	case "timeout":
+		return "The answer took too long and was given up: " + err.Error() + ". Try again, or narrow the request."
+	case "cancelled":
+		return "The request was cancelled before it was answered."
+	case "internal":
+		return "The console itself failed while answering " + operation(c) + " (" + err.Error() +
+			"); RocketMQ was not involved. The console logged the details; try again, and report it if it persists."
+	}
+	return err.Error()
 }
 
 // ActorKey is the gin context key under which authentication stores the signed-in
