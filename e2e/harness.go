@@ -59,7 +59,8 @@ func Binary(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		// The tag adds the test hooks (server/testhooks.go) that the shipped binary lacks.
+		cmd := exec.Command("go", "build", "-tags", "rmqc_testhooks", "-o", binPath, ".")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

@@ -130,8 +130,8 @@ type Config struct {
 	// PreviewTTL is how long a preview can be applied (default 15 min).
 	PreviewTTL time.Duration
 	// AfterPending runs right after the pending audit entry is written and before any
-	// broker is asked anything. Only tests set it (see server's
-	// RMQC_TEST_PAUSE_AFTER_AUDIT), to stop the process at exactly that point.
+	// broker is asked anything. Only tests set it (see server/testhooks.go,
+	// built with -tags rmqc_testhooks), to stop the process at exactly that point.
 	AfterPending func(ctx context.Context, e *store.AuditEntry)
 }
 

@@ -2,21 +2,13 @@ package server
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers"
 	"rmqconsole/resets"
-	"rmqconsole/store"
 )
-
-// pauseAfterAuditEnv is a test-only switch: with RMQC_TEST_PAUSE_AFTER_AUDIT=1 every
-// reset stops for good right after its pending audit entry is written, before any
-// broker is asked, so a test can kill the process at exactly that point and check that
-// the next start marks the entry interrupted. Never set it anywhere else.
-const pauseAfterAuditEnv = "RMQC_TEST_PAUSE_AFTER_AUDIT"
 
 // resetRoutes registers the pages and API of resets and the audit log.
 func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
@@ -47,13 +39,7 @@ func (a *App) newResetService() *resets.Service {
 	if a.rmq != nil {
 		cfg.Admin = a.rmq
 	}
-	if os.Getenv(pauseAfterAuditEnv) == "1" {
-		log.Warn(pauseAfterAuditEnv + " is set: every reset stops after writing its audit entry, until the process is killed (test use only)")
-		cfg.AfterPending = func(_ context.Context, e *store.AuditEntry) {
-			log.Warn("reset paused after its pending audit entry", "audit_id", e.ID, "env", pauseAfterAuditEnv)
-			select {}
-		}
-	}
+	addTestHooks(&cfg, log)
 	return resets.New(cfg)
 }
 

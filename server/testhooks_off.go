@@ -1,0 +1,12 @@
+//go:build !rmqc_testhooks
+
+package server
+
+import (
+	"log/slog"
+
+	"rmqconsole/resets"
+)
+
+// addTestHooks does nothing in the console as shipped (see testhooks.go).
+func addTestHooks(*resets.Config, *slog.Logger) {}
