@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -44,12 +43,12 @@ func (h *Audit) Export(c *gin.Context) {
 	}
 	name := "rmqconsole-audit-" + time.Now().UTC().Format("20060102T150405Z") + "." + format
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
-	var cw *csv.Writer
+	var cw *csvExport
 	first := true
 	if format == "csv" {
 		c.Header("Content-Type", "text/csv; charset=utf-8")
-		cw = csv.NewWriter(c.Writer)
-		_ = cw.Write(auditCSVHeader)
+		cw = newCSVExport(c.Writer)
+		cw.Row(auditCSVHeader...)
 	} else {
 		c.Header("Content-Type", "application/json; charset=utf-8")
 		_, _ = c.Writer.WriteString(`{"entries":[`)
@@ -67,7 +66,7 @@ func (h *Audit) Export(c *gin.Context) {
 				tail := []string{strconv.FormatInt(e.Seq, 10), e.Hash, e.PrevHash}
 				qs := e.Queues()
 				if len(qs) == 0 {
-					_ = cw.Write(append(append(base, "", "", "", "", "", "", "", "", ""), tail...))
+					cw.Row(append(append(base, "", "", "", "", "", "", "", "", ""), tail...)...)
 				}
 				for _, q := range qs {
 					after := ""
@@ -76,7 +75,7 @@ func (h *Audit) Export(c *gin.Context) {
 					}
 					row := append(append([]string{}, base...), q.Topic, q.BrokerName, strconv.Itoa(q.QueueID),
 						strconv.FormatInt(q.Before, 10), strconv.FormatInt(q.Target, 10), after, q.Error, q.Note, q.Method)
-					_ = cw.Write(append(row, tail...))
+					cw.Row(append(row, tail...)...)
 				}
 				continue
 			}
@@ -95,7 +94,7 @@ func (h *Audit) Export(c *gin.Context) {
 			// Headers are sent: say so in the file itself rather than end it silently.
 			h.Env.Log.Error("audit export stopped", "err", err)
 			if cw != nil {
-				_ = cw.Write([]string{"export stopped: " + err.Error()})
+				cw.Row("export stopped: " + err.Error())
 			} else {
 				_, _ = c.Writer.WriteString(`],"error":` + strconv.Quote("export stopped: "+err.Error()) + `}`)
 				return

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,10 +15,6 @@ import (
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
-
-// msgExportFlushEvery is how many rows go out between flushes: the browser's download
-// starts at once and the console never holds the whole file.
-const msgExportFlushEvery = 200
 
 // Export is GET /messages/export?<the search>&format=csv|json: the page's result as a
 // file. Missing times get the page's defaults.
@@ -96,26 +91,17 @@ var msgCSVHeader = []string{"storeTime", "msgId", "offsetMsgId", "topic", "tags"
 	"body", "properties"}
 
 func msgWriteCSV(c *gin.Context, msgs []lookup.Message) {
-	bw := bufio.NewWriterSize(c.Writer, 64<<10)
-	w := csv.NewWriter(bw)
-	_ = w.Write(msgCSVHeader)
-	for i, m := range msgs {
+	w := newCSVExport(c.Writer)
+	w.Row(msgCSVHeader...)
+	for _, m := range msgs {
 		j := messageJSON(m)
 		props, _ := json.Marshal(j.Properties)
-		_ = w.Write([]string{
-			views.ISO(m.StoreTime()), j.MsgID, j.OffsetMsgID, msgCSVSafe(j.Topic), msgCSVSafe(j.Tags), msgCSVSafe(strings.Join(j.Keys, " ")),
+		w.Row(views.ISO(m.StoreTime()), j.MsgID, j.OffsetMsgID, j.Topic, j.Tags, strings.Join(j.Keys, " "),
 			j.BrokerName, strconv.Itoa(j.QueueID), strconv.FormatInt(j.QueueOffset, 10), strconv.FormatInt(j.CommitLogOffset, 10),
 			views.ISO(m.BornTime()), j.BornHost, j.StoreHost, strconv.Itoa(j.ReconsumeTimes), strconv.Itoa(j.BodySize),
-			msgBodyEncoding(j), msgCSVSafe(j.Body), msgCSVSafe(string(props)),
-		})
-		if (i+1)%msgExportFlushEvery == 0 {
-			w.Flush()
-			bw.Flush()
-			c.Writer.Flush()
-		}
+			msgBodyEncoding(j), j.Body, string(props))
 	}
 	w.Flush()
-	bw.Flush()
 }
 
 func msgBodyEncoding(j MessageJSON) string {
@@ -123,15 +109,6 @@ func msgBodyEncoding(j MessageJSON) string {
 		return j.BodyEncoding
 	}
 	return "utf-8"
-}
-
-// msgCSVSafe keeps a spreadsheet from running a cell that came from a message as a
-// formula (OWASP's CSV injection advice): such a cell gets a leading apostrophe.
-func msgCSVSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // msgWriteJSON streams the list answer: the summary fields first, then the messages one
@@ -149,7 +126,7 @@ func msgWriteJSON(c *gin.Context, summary MessagesSummaryJSON, msgs []lookup.Mes
 		if err := enc.Encode(messageJSON(m)); err != nil {
 			fmt.Fprintf(bw, "null")
 		}
-		if (i+1)%msgExportFlushEvery == 0 {
+		if (i+1)%csvFlushEvery == 0 {
 			bw.Flush()
 			c.Writer.Flush()
 		}
