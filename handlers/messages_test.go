@@ -181,7 +181,7 @@ func TestMessagesBadInput(t *testing.T) {
 	}
 }
 
-// htmx gets the result section and the form's error lines, nothing else; a history
+// htmx gets the result section and the form (with its error lines), nothing else; a history
 // restore gets the whole page.
 func TestMessagesHTMXFragment(t *testing.T) {
 	r := msgRouter(lookup.New(msgFake(20), lookup.Options{}))
@@ -194,8 +194,8 @@ func TestMessagesHTMXFragment(t *testing.T) {
 	if n := doc.Find(`[data-testid="message-row"]`).Length(); n != 20 {
 		t.Errorf("fragment has %d rows, want 20", n)
 	}
-	if doc.Find(`[hx-swap-oob="true"]#err-topic`).Length() != 1 {
-		t.Errorf("fragment does not refresh the topic error line")
+	if doc.Find(`form[hx-swap-oob="true"] #err-topic`).Length() != 1 {
+		t.Errorf("fragment does not refresh the form and its topic error line")
 	}
 	bad := msgGet(t, r, "/messages?tab=range&topic=&begin=x", "HX-Request", "true")
 	if bad.Code != http.StatusUnprocessableEntity || !strings.Contains(msgDoc(t, bad).Find(`#err-topic`).Text(), "Choose a topic") {

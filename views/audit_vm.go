@@ -94,10 +94,3 @@ func shortHash(h string) string {
 	}
 	return h
 }
-
-func auditInvalid(msg string) string {
-	if msg != "" {
-		return "true"
-	}
-	return ""
-}

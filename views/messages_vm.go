@@ -103,14 +103,6 @@ func (vm MessagesVM) ErrorList() []string {
 	return out
 }
 
-// invalid returns "true" for aria-invalid when the field has an error.
-func (vm MessagesVM) invalid(field string) string {
-	if vm.FieldErrors[field] != "" {
-		return "true"
-	}
-	return "false"
-}
-
 func tabCurrent(active, tab string) string {
 	if active == tab {
 		return "page"

@@ -32,15 +32,6 @@ type ResetVM struct {
 // FieldError returns the sentence for a field, "" when it is fine.
 func (vm ResetVM) FieldError(name string) string { return vm.FieldErrors[name] }
 
-// invalid is the aria-invalid value of a field: "true" with an error, else empty, so
-// untouched fields are not styled as checked and valid.
-func (vm ResetVM) invalid(name string) string {
-	if vm.FieldErrors[name] != "" {
-		return "true"
-	}
-	return ""
-}
-
 // ResetForm is what the user typed, as typed.
 type ResetForm struct {
 	Topic, Mode, Timestamp, TimeZone, BrokerName, QueueID, Offset, Shift, Reason string

@@ -1,0 +1,48 @@
+package views
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+)
+
+// No form marks an untouched field as checked and right (Pico's green tick): a field
+// is either marked invalid with its sentence, or not marked at all.
+func TestFormsMarkOnlyInvalidFields(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		page    templ.Component
+		invalid int
+	}{
+		{"login empty", LoginPage(LoginVM{}), 0},
+		{"login refused", LoginPage(LoginVM{Name: "ann", Error: "Wrong user name or password."}), 2},
+		{"tokens empty", TokensPage(TokensVM{User: "ann", Self: true}), 0},
+		{"tokens refused", TokensPage(TokensVM{User: "ann", Self: true, Error: "Name the token."}), 1},
+		{"messages empty", MessagesPage(MessagesVM{Configured: true, Tab: TabKey}), 0},
+		{"messages refused", MessagesPage(MessagesVM{Configured: true, Tab: TabKey,
+			FieldErrors: map[string]string{"topic": "Choose a topic.", "key": "Type the key."}}), 2},
+		{"messages swapped", MessagesFragment(MessagesVM{Configured: true, Tab: TabKey,
+			FieldErrors: map[string]string{"topic": "Choose a topic."}}), 1},
+		{"groups empty", GroupsPage(GroupsVM{Configured: true}), 0},
+		{"groups refused", GroupsPage(GroupsVM{Configured: true, FormError: "The filter is too long."}), 1},
+		{"reset empty", ResetPage(ResetVM{Group: "g", Configured: true}), 0},
+		{"reset refused", ResetPage(ResetVM{Group: "g", Configured: true, FieldErrors: map[string]string{"shift": "Enter a number."}}), 1},
+		{"audit empty", AuditListPage(AuditListVM{}), 0},
+		{"audit refused", AuditListPage(AuditListVM{FieldErrors: map[string]string{"since": "Not a time."}}), 1},
+	} {
+		var buf bytes.Buffer
+		if err := c.page.Render(context.Background(), &buf); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		out := buf.String()
+		if strings.Contains(out, `aria-invalid="false"`) {
+			t.Errorf("%s: a field is marked valid (aria-invalid=\"false\")", c.name)
+		}
+		if got := strings.Count(out, `aria-invalid="true"`); got != c.invalid {
+			t.Errorf("%s: %d fields marked invalid, want %d", c.name, got, c.invalid)
+		}
+	}
+}
