@@ -13,3 +13,14 @@ func (c *Client) PingNameServer(ctx context.Context, addr string) error {
 	}
 	return nil
 }
+
+// PingNameServers asks the NameServers for the cluster info the way every
+// NameServer request goes (the next one when one is slow, within one
+// timeout) and returns the address of the one that answered.
+func (c *Client) PingNameServers(ctx context.Context) (string, error) {
+	_, addr, err := c.askNameServers(ctx, CodeGetBrokerClusterInfo, nil)
+	if err != nil {
+		return "", fmt.Errorf("ping NameServers: %w", err)
+	}
+	return addr, nil
+}

@@ -3,9 +3,11 @@
 // directly, the way mqadmin and rocketmq-dashboard do.
 //
 // A Client keeps one multiplexed connection per address, matches answers to
-// requests by opaque, applies a deadline to every call (the context's, else
-// Config.Timeout), reconnects after a connection breaks, fails over between
-// NameServers and caches topic routes for a few seconds. Each admin
+// requests by opaque, bounds every call by Config.Timeout (or the context's
+// deadline when that comes sooner), reconnects after a connection breaks,
+// fails over between NameServers (asking the next one when the first is slow,
+// and asking a slow one last for a while) and caches topic routes for a few
+// seconds. Each admin
 // operation is one request to one server, typed and documented with
 // RocketMQ's own vocabulary; broker error codes come back as *BrokerError,
 // matching sentinels such as ErrTopicNotFound and ErrConsumerNotOnline with
@@ -33,7 +35,8 @@ import (
 type Config struct {
 	// NameServer is the NameServer list, "host:port" entries separated by ";".
 	NameServer string
-	// Timeout bounds each call whose context has no deadline. Default 5s.
+	// Timeout bounds each single call to a NameServer or broker, whatever
+	// the context's deadline (a sooner deadline wins). Default 5s.
 	Timeout time.Duration
 	// RouteTTL is how long a topic route is reused. Default 3s; a negative
 	// value disables the cache.
@@ -59,6 +62,9 @@ type Client struct {
 	creds       Credentials
 
 	nsNext atomic.Uint32 // index of the NameServer to try first
+
+	nsMu        sync.Mutex
+	nsSlowUntil []time.Time // per NameServer: asked last until then
 
 	calls sync.Map // RequestCode -> *atomic.Uint64
 
@@ -88,6 +94,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		nameServers: ns,
+		nsSlowUntil: make([]time.Time, len(ns)),
 		timeout:     cfg.Timeout,
 		routeTTL:    cfg.RouteTTL,
 		log:         cfg.Logger,
@@ -158,11 +165,11 @@ func (c *Client) count(code RequestCode) {
 
 var errGoAway = errors.New("server asked us to go away (GO_AWAY)")
 
-// withTimeout gives ctx the default deadline when it has none.
+// withTimeout bounds one call by the client's timeout, or by ctx's deadline
+// when that comes sooner. A caller's longer deadline (a whole page, a list of
+// every group) never lets one silent broker hold a call for all of it, and
+// leave nothing for the brokers asked after it.
 func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return ctx, func() {}
-	}
 	return context.WithTimeout(ctx, c.timeout)
 }
 
@@ -172,6 +179,10 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 // closed it; the request most likely never arrived), and after GO_AWAY.
 func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext map[string]string, body []byte) (*command, error) {
 	start := time.Now()
+	if ctx.Err() != nil {
+		// Say so, rather than "no answer within 0s" for a call never sent.
+		return nil, fmt.Errorf("%s to %s not sent: %w", code, addr, context.Cause(ctx))
+	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
@@ -243,35 +254,138 @@ func (c *Client) call(ctx context.Context, addr string, code RequestCode, ext ma
 	return resp, nil
 }
 
-// callNameServer sends a request to the NameServers, starting with the one
-// that answered last and moving on to the next when one cannot be reached.
-// An answer (even an error code) ends the search.
+// nameServerSlowFor is how long a NameServer that did not answer in time is
+// asked only after the others.
+const nameServerSlowFor = 30 * time.Second
+
+// callNameServer sends a request to the NameServers and returns the first
+// answer (even an error code: that NameServer works) with its address. It
+// starts with the one that answered last, slow ones last, and asks the next
+// one as well when one has not answered within its share of the time, so a
+// NameServer that accepts connections but never answers costs a fraction of
+// one timeout, not all of it. The whole walk stays within one timeout.
 func (c *Client) callNameServer(ctx context.Context, code RequestCode, ext map[string]string) (*command, error) {
+	resp, _, err := c.askNameServers(ctx, code, ext)
+	return resp, err
+}
+
+type nameServerAnswer struct {
+	idx  int
+	resp *command
+	err  error
+}
+
+func (c *Client) askNameServers(ctx context.Context, code RequestCode, ext map[string]string) (*command, string, error) {
 	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	n := len(c.nameServers)
-	first := int(c.nsNext.Load()) % n
+	defer cancel() // ends the calls still in flight once one answered
+	order := c.nameServerOrder()
+	answers := make(chan nameServerAnswer, len(order))
+	asked := 0
+	ask := func() {
+		idx := order[asked]
+		asked++
+		go func() {
+			resp, err := c.invoke(ctx, c.nameServers[idx], code, ext, nil)
+			answers <- nameServerAnswer{idx, resp, err}
+		}()
+	}
+	// Each NameServer not yet asked gets an equal share of what is left.
+	share := func() time.Duration {
+		deadline, _ := ctx.Deadline()
+		return time.Until(deadline) / time.Duration(len(order)-asked+1)
+	}
+	ask()
+	next := time.NewTimer(share())
+	defer next.Stop()
 	var errs []error
-	for i := 0; i < n; i++ {
-		idx := (first + i) % n
-		addr := c.nameServers[idx]
-		resp, err := c.invoke(ctx, addr, code, ext, nil)
-		if err != nil {
-			errs = append(errs, err)
-			if ctx.Err() != nil {
-				break
+	for waiting := 1; waiting > 0; {
+		select {
+		case a := <-answers:
+			waiting--
+			if a.err != nil {
+				c.markNameServer(a.idx, true)
+				errs = append(errs, a.err)
+				if asked < len(order) && ctx.Err() == nil {
+					ask()
+					waiting++
+					next.Reset(share())
+				}
+				continue
 			}
-			continue
+			c.markNameServer(a.idx, false)
+			c.nsNext.Store(uint32(a.idx))
+			for _, idx := range order[:asked] {
+				if idx != a.idx {
+					c.markNameServer(idx, true) // failed, or overtaken while silent
+				}
+			}
+			addr := c.nameServers[a.idx]
+			if ResponseCode(a.resp.Code) != CodeSuccess {
+				return nil, addr, c.answerError(addr, a.resp)
+			}
+			return a.resp, addr, nil
+		case <-next.C:
+			if asked < len(order) {
+				ask()
+				waiting++
+				next.Reset(share())
+			}
 		}
-		c.nsNext.Store(uint32(idx))
-		if ResponseCode(resp.Code) != CodeSuccess {
-			return nil, c.answerError(addr, resp)
-		}
-		return resp, nil
 	}
 	// Move on, so the next call starts with another NameServer.
-	c.nsNext.Store(uint32((first + 1) % n))
-	return nil, fmt.Errorf("no NameServer answered (%s): %w", strings.Join(c.nameServers, ";"), errors.Join(errs...))
+	c.nsNext.Store(uint32((order[0] + 1) % len(c.nameServers)))
+	return nil, "", fmt.Errorf("no NameServer answered (%s): %w", strings.Join(c.nameServers, ";"), errors.Join(errs...))
+}
+
+// nameServerOrder lists NameServer indexes in the order to ask them: from the
+// one that answered last, those marked slow after the others.
+func (c *Client) nameServerOrder() []int {
+	n := len(c.nameServers)
+	first := int(c.nsNext.Load()) % n
+	now := time.Now()
+	c.nsMu.Lock()
+	defer c.nsMu.Unlock()
+	order := make([]int, 0, n)
+	var slow []int
+	for i := range n {
+		idx := (first + i) % n
+		if now.Before(c.nsSlowUntil[idx]) {
+			slow = append(slow, idx)
+		} else {
+			order = append(order, idx)
+		}
+	}
+	return append(order, slow...)
+}
+
+// markNameServer remembers whether a NameServer was slow (no answer in time,
+// or no connection) or answered.
+func (c *Client) markNameServer(idx int, slow bool) {
+	c.nsMu.Lock()
+	defer c.nsMu.Unlock()
+	if slow {
+		if time.Now().After(c.nsSlowUntil[idx]) {
+			c.log.Warn("rocketmq: NameServer did not answer in time; asking the others first", "addr", c.nameServers[idx], "for", nameServerSlowFor)
+		}
+		c.nsSlowUntil[idx] = time.Now().Add(nameServerSlowFor)
+	} else {
+		c.nsSlowUntil[idx] = time.Time{}
+	}
+}
+
+// SlowNameServers lists the NameServers currently asked last because they did
+// not answer in time.
+func (c *Client) SlowNameServers() []string {
+	now := time.Now()
+	c.nsMu.Lock()
+	defer c.nsMu.Unlock()
+	var slow []string
+	for i, until := range c.nsSlowUntil {
+		if now.Before(until) {
+			slow = append(slow, c.nameServers[i])
+		}
+	}
+	return slow
 }
 
 // BrokerVersion is the RocketMQ version a broker runs.

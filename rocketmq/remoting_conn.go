@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,13 +16,16 @@ import (
 // conn is one multiplexed TCP connection to a NameServer or broker. Many
 // calls may be in flight at once; answers are matched to calls by opaque.
 // A read goroutine owns the socket's reading side; writes are serialized by
-// wmu. Once broken, a conn stays broken: the pool dials a new one.
+// wsem. Once broken, a conn stays broken: the pool dials a new one.
 type conn struct {
 	addr string
 	nc   net.Conn
 	log  *slog.Logger
 
-	wmu sync.Mutex // one frame at a time on the wire
+	// wsem lets one frame at a time on the wire. A channel rather than a
+	// mutex: a peer that stopped reading blocks the writer until its
+	// deadline, and the calls queued behind it must give up at theirs.
+	wsem chan struct{}
 
 	mu      sync.Mutex
 	pending map[int32]chan *command
@@ -44,6 +48,7 @@ func newConn(nc net.Conn, addr string, log *slog.Logger) *conn {
 		nc:        nc,
 		log:       log,
 		pending:   make(map[int32]chan *command),
+		wsem:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		answering: make(chan struct{}, maxServerRequests),
 	}
@@ -141,8 +146,16 @@ func (c *conn) serveRequest(req *command) {
 }
 
 func (c *conn) write(frame []byte, deadline time.Time) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
+	select {
+	case c.wsem <- struct{}{}:
+	case <-wait.C:
+		return os.ErrDeadlineExceeded // the frame was never started: the stream is intact
+	case <-c.done:
+		return c.broken()
+	}
+	defer func() { <-c.wsem }()
 	if err := c.broken(); err != nil {
 		return err
 	}

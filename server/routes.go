@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
 	"rmqconsole/handlers"
-	"rmqconsole/rocketmq"
 	"rmqconsole/static"
 )
 
@@ -27,7 +25,7 @@ func (a *App) routes() http.Handler {
 	r.Use(a.access(env)) // who the caller is and what they may do (auth.go)
 	health := &handlers.Health{DB: a.store}
 	if a.rmq != nil {
-		health.NameServer = nameServerPinger{a.rmq}
+		health.NameServer = a.rmq
 	}
 	home := &handlers.Home{Env: env, Overview: a.overview()}
 
@@ -61,19 +59,4 @@ func (a *App) overview() func(context.Context) (*cluster.Overview, error) {
 		return nil
 	}
 	return func(ctx context.Context) (*cluster.Overview, error) { return a.cluster.Overview(ctx, a.rmq) }
-}
-
-// nameServerPinger adapts the RocketMQ client for /readyz.
-type nameServerPinger struct{ c *rocketmq.Client }
-
-func (p nameServerPinger) PingNameServers(ctx context.Context) (string, error) {
-	var errs []error
-	for _, addr := range p.c.NameServers() {
-		if err := p.c.PingNameServer(ctx, addr); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		return addr, nil
-	}
-	return "", errors.Join(errs...)
 }
