@@ -101,6 +101,7 @@ type Fanout struct {
 
 	mu     sync.Mutex
 	failed map[string]bool
+	silent map[string]bool // brokers a call did not get an answer from
 	seen   map[failureKey]bool
 	list   []BrokerFailure
 }
@@ -109,8 +110,31 @@ type failureKey struct{ broker, topic, op string }
 
 // Fanout starts a fan-out bounded by ctx.
 func (c *Cluster) Fanout(ctx context.Context) *Fanout {
-	return &Fanout{c: c, ctx: ctx, sem: make(chan struct{}, c.opts.Parallelism), failed: map[string]bool{}, seen: map[failureKey]bool{}}
+	return &Fanout{c: c, ctx: ctx, sem: make(chan struct{}, c.opts.Parallelism),
+		failed: map[string]bool{}, silent: map[string]bool{}, seen: map[failureKey]bool{}}
 }
+
+// Limit sets how many calls are in flight at once (instead of Options.Parallelism); call
+// it before the first call.
+func (f *Fanout) Limit(n int) *Fanout {
+	if n > 0 {
+		f.sem = make(chan struct{}, n)
+	}
+	return f
+}
+
+// NotAnswering reports whether a call to the named broker got no answer at all (no
+// connection, no answer in time). Asking it again in the same operation would only add
+// another timeout to the caller's wait.
+func (f *Fanout) NotAnswering(broker string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.silent[broker]
+}
+
+// Unanswered reports whether err means the broker did not answer at all (no connection,
+// no answer in time), as opposed to an answer that was an error.
+func Unanswered(err error) bool { return unanswered(err) }
 
 // Go asks b's master. An error is recorded as b's failure of op.
 func (f *Fanout) Go(b Broker, op string, ask func(ctx context.Context, addr string) error) {
@@ -238,6 +262,11 @@ func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx conte
 			if f.ctx.Err() != nil {
 				break
 			}
+		}
+		if unanswered(err) {
+			f.mu.Lock()
+			f.silent[b.Name] = true
+			f.mu.Unlock()
 		}
 		f.Fail(BrokerFailure{Broker: b.Name, Addr: addr, Topic: topic, Op: op, Err: err, Elapsed: time.Since(start)})
 	})

@@ -61,7 +61,7 @@ func (h *Messages) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	groups, groupFails, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message)
+	groups, groupFails, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	vm := msgDetailVM(c, r, groups, groupFails, groupErr)
 	h.render(c, http.StatusOK, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
 }
@@ -72,7 +72,7 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
-	groups, groupFails, err := h.Lookup.Groups(c.Request.Context(), r.Message)
+	groups, groupFails, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	j := msgByIDJSON(r, groups)
 	if err != nil {
 		j.Errors = append(j.Errors, BrokerErrorJSON{Broker: r.Message.BrokerName, Error: "consumer groups: " + err.Error()})

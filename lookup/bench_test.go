@@ -17,6 +17,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"golang.org/x/sync/errgroup"
 
+	"rmqconsole/cluster"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 )
@@ -267,7 +268,7 @@ func BenchmarkRangeNewest2000(b *testing.B) {
 			b.Fatalf("%v, %d messages", err, len(res.Messages))
 		}
 	}, func() {
-		pulled, err = barePull(ctx, e.c, e.route, res.Messages, e.svc.parallelism)
+		pulled, err = barePull(ctx, e.c, e.route, res.Messages, cluster.DefaultParallelism)
 		if err != nil || pulled < RangeLimit {
 			b.Fatalf("bare pulls: %v, %d messages", err, pulled)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -49,21 +50,19 @@ type GroupState struct {
 // on the message's queue (QUERY_CONSUMER_OFFSET) against the message's queue offset, and
 // whether it is online (GET_CONSUMER_CONNECTION_LIST). Brokers that fail to list their
 // groups are returned as failures; a group whose state cannot be read is Unknown with the
-// reason.
-func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []BrokerFailure, error) {
-	var fails failures
-	_, brokers, err := s.route(ctx, m.Topic, &fails)
+// reason. Brokers named in failed (those that did not answer the lookup that found m) are
+// not asked again: the page waits for a frozen broker once, not once per question.
+func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure) ([]GroupState, []BrokerFailure, error) {
+	fails := s.cluster.Fanout(ctx)
+	route, err := s.route(ctx, m.Topic, opGroups, fails)
 	if err != nil {
 		return nil, nil, err
 	}
-	var addr string
-	for _, b := range brokers {
-		if b.name == m.BrokerName {
-			addr = b.addr
-		}
-	}
-	lists := askEach(s, brokers, &fails, func(b brokerAddr) ([]string, error) {
-		return s.admin.TopicConsumerGroups(ctx, b.addr, m.Topic)
+	ask := slices.DeleteFunc(slices.Clone(route.Brokers), func(b cluster.Broker) bool {
+		return slices.ContainsFunc(failed, func(f BrokerFailure) bool { return f.Broker == b.Name })
+	})
+	lists := cluster.Each(fails, ask, opGroups, func(ctx context.Context, addr string) ([]string, error) {
+		return s.admin.TopicConsumerGroups(ctx, addr, m.Topic)
 	})
 	var names []string
 	for _, l := range lists {
@@ -72,25 +71,33 @@ func (s *Service) Groups(ctx context.Context, m Message) ([]GroupState, []Broker
 	slices.Sort(names)
 	names = slices.Compact(names)
 
+	groupFails := fails.Wait()
+
 	states := make([]GroupState, len(names))
 	mq := rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID}
-	g := s.group()
+	b, ok := route.Broker(m.BrokerName)
+	if !ok || b.Master == "" {
+		for i, name := range names {
+			states[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown,
+				Reason: fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)}
+		}
+		return states, groupFails, nil
+	}
+	// Each group's state is read from the message's broker; what fails is said in the
+	// group's Reason, not as a broker failure.
+	per := s.cluster.Fanout(ctx)
 	for i, name := range names {
-		g.Go(func() error {
+		per.Go(b, "group state", func(ctx context.Context, addr string) error {
 			states[i] = s.groupState(ctx, addr, name, mq, m)
 			return nil
 		})
 	}
-	g.Wait()
-	return states, fails.all(), nil
+	per.Wait()
+	return states, groupFails, nil
 }
 
 func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, m Message) GroupState {
 	st := GroupState{Group: group, ConsumerOffset: -1}
-	if addr == "" {
-		st.State, st.Reason = Unknown, fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)
-		return st
-	}
 	conn, connErr := s.admin.ConsumerConnections(ctx, addr, group)
 	tagFilter := false
 	switch {

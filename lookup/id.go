@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -59,19 +60,20 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 	if err != nil { // Validate classified it, so this does not happen
 		return nil, &InputError{Field: "id", Code: "bad_id", Message: err.Error()}
 	}
-	ci, err := s.clusterInfo(ctx)
+	host := id.StoreHost.String()
+	b, ok, err := s.cluster.BrokerAt(ctx, host)
 	if err != nil {
 		return nil, fmt.Errorf("look up offsetMsgId %s: %w", q.ID, err)
 	}
-	host := id.StoreHost.String()
-	broker, ok := brokerAt(ci, host)
 	if !ok {
 		// Never connect to an address taken from user input unless it is one of the
 		// cluster's own brokers.
+		all, _ := s.cluster.Brokers(ctx)
 		return nil, &NotFoundError{Message: fmt.Sprintf(
 			"The offsetMsgId %s names store host %s, which is not a broker of this cluster (%s). If it is a producer's message id, search it as a unique key with its topic.",
-			q.ID, host, strings.Join(brokerAddrs(ci), ", "))}
+			q.ID, host, strings.Join(brokerAddrs(all), ", "))}
 	}
+	broker := b.Name
 	m, err := s.admin.ViewMessageAt(ctx, host, id.CommitLogOffset, q.Topic)
 	if errors.Is(err, rocketmq.ErrMessageNotFound) {
 		return nil, &NotFoundError{Message: fmt.Sprintf(
@@ -85,13 +87,14 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 }
 
 func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error) {
-	var fails failures
-	_, brokers, err := s.route(ctx, q.Topic, &fails)
+	fails := s.cluster.Fanout(ctx)
+	route, err := s.route(ctx, q.Topic, opUniqueKey, fails)
 	if err != nil {
 		return nil, err
 	}
-	answers := askEach(s, brokers, &fails, func(b brokerAddr) ([]*rocketmq.Message, error) {
-		r, err := s.admin.QueryMessageByUniqueKey(ctx, b.addr, q.Topic, q.ID, time.Time{}, time.Time{})
+	brokers := route.Brokers
+	answers := cluster.EachRead(fails, brokers, opUniqueKey, func(ctx context.Context, addr string) ([]*rocketmq.Message, error) {
+		r, err := s.admin.QueryMessageByUniqueKey(ctx, addr, q.Topic, q.ID, time.Time{}, time.Time{})
 		if err != nil {
 			return nil, err
 		}
@@ -100,11 +103,11 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 	var found []Message
 	for i, msgs := range answers {
 		for _, m := range msgs {
-			found = append(found, Message{BrokerName: brokers[i].name, Message: m})
+			found = append(found, Message{BrokerName: brokers[i].Name, Message: m})
 		}
 	}
 	found = dedupe(found)
-	failed := fails.all()
+	failed := fails.Wait()
 	if len(found) == 0 {
 		if len(failed) > 0 {
 			errs := make([]error, len(failed))
@@ -127,23 +130,11 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 	return &IDResult{Message: found[0], Kind: rocketmq.IDUniqueKey, Copies: found[1:], Failures: failed}, nil
 }
 
-// brokerAt returns the name of the broker group with a member at addr.
-func brokerAt(ci *rocketmq.ClusterInfo, addr string) (string, bool) {
-	for _, name := range ci.BrokerNames() {
-		for _, a := range ci.Brokers[name].Addrs {
-			if a == addr {
-				return name, true
-			}
-		}
-	}
-	return "", false
-}
-
-func brokerAddrs(ci *rocketmq.ClusterInfo) []string {
+func brokerAddrs(bs []cluster.Broker) []string {
 	var out []string
-	for _, name := range ci.BrokerNames() {
-		for _, a := range ci.Brokers[name].Addrs {
-			out = append(out, name+" "+a)
+	for _, b := range bs {
+		for _, a := range b.Addrs() {
+			out = append(out, b.Name+" "+a)
 		}
 	}
 	slices.Sort(out)

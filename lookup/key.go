@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -17,11 +18,12 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	var fails failures
-	_, brokers, err := s.route(ctx, q.Topic, &fails)
+	fails := s.cluster.Fanout(ctx)
+	route, err := s.route(ctx, q.Topic, opKey, fails)
 	if err != nil {
 		return nil, err
 	}
+	brokers := route.Brokers
 	// An index entry keeps its store time as whole seconds after the index file's first
 	// timestamp, so the broker compares a time up to a second before the real one. It
 	// is asked from a second early; the exact range is applied here.
@@ -29,8 +31,8 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	if !begin.IsZero() {
 		begin = begin.Add(-time.Second)
 	}
-	answers := askEach(s, brokers, &fails, func(b brokerAddr) ([]*rocketmq.Message, error) {
-		r, err := s.admin.QueryMessageByKey(ctx, b.addr, q.Topic, q.Key, KeyLimit, begin, end)
+	answers := cluster.EachRead(fails, brokers, opKey, func(ctx context.Context, addr string) ([]*rocketmq.Message, error) {
+		r, err := s.admin.QueryMessageByKey(ctx, addr, q.Topic, q.Key, KeyLimit, begin, end)
 		if err != nil {
 			return nil, err
 		}
@@ -41,11 +43,11 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	var found []Message
 	for i, msgs := range answers {
 		if len(msgs) >= KeyLimit {
-			res.CappedBrokers = append(res.CappedBrokers, brokers[i].name)
+			res.CappedBrokers = append(res.CappedBrokers, brokers[i].Name)
 		}
 		for _, m := range msgs {
 			if inWindow(m, q) {
-				found = append(found, Message{BrokerName: brokers[i].name, Message: m})
+				found = append(found, Message{BrokerName: brokers[i].Name, Message: m})
 			}
 		}
 	}
@@ -58,7 +60,7 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 		found = found[:KeyLimit]
 	}
 	res.Messages = found
-	res.Failures = fails.all()
+	res.Failures = fails.Wait()
 	return res, nil
 }
 

@@ -12,9 +12,9 @@ package lookup
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -27,12 +27,11 @@ const (
 	KeyLimit = rocketmq.MaxKeyQueryNum
 )
 
-// Admin is what lookup needs from RocketMQ; *rocketmq.Client implements it. Unit tests
-// use fakes.
+// Admin is what lookup asks the brokers; *rocketmq.Client implements it, and
+// clustertest.Fake in unit tests. Brokers and routes come from the cluster layer.
 type Admin interface {
-	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
+	cluster.Client
 	TopicList(ctx context.Context) ([]string, error)
-	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
 	TopicConfigs(ctx context.Context, addr string) (*rocketmq.TopicConfigTable, error)
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
 	SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error)
@@ -49,46 +48,32 @@ var _ Admin = (*rocketmq.Client)(nil)
 
 // Options tune a Service; the zero value is sensible.
 type Options struct {
-	// Parallelism bounds the broker requests one query has in flight. Default 16, about
-	// what one broker's pull thread pool serves at once.
+	// Parallelism bounds the broker requests one query has in flight when the service
+	// builds its own Cluster (default cluster.DefaultParallelism).
 	Parallelism int
 	// MaxScan bounds how many messages a range query with a tag filter reads before it
 	// gives up looking further back for matches. Default 100 000.
 	MaxScan int64
-	// ClusterInfoTTL is how long the broker list (used to map an offsetMsgId's store host
-	// to its broker) is reused. Default 10 s.
-	ClusterInfoTTL time.Duration
-	// Now is the clock; tests set it.
-	Now func() time.Time
+	// Cluster is the console's view of the cluster, shared with the other services;
+	// nil builds one over the Admin.
+	Cluster *cluster.Cluster
 }
 
 // Service runs the lookups. It is safe for concurrent use.
 type Service struct {
-	admin       Admin
-	parallelism int
-	maxScan     int64
-	ciTTL       time.Duration
-	now         func() time.Time
-
-	ciMu      sync.Mutex
-	ci        *rocketmq.ClusterInfo
-	ciExpires time.Time
+	admin   Admin
+	cluster *cluster.Cluster
+	maxScan int64
 }
 
 // New returns a Service over a.
 func New(a Admin, opts Options) *Service {
-	s := &Service{admin: a, parallelism: opts.Parallelism, maxScan: opts.MaxScan, ciTTL: opts.ClusterInfoTTL, now: opts.Now}
+	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan}
 	if s.maxScan <= 0 {
 		s.maxScan = 100_000
 	}
-	if s.parallelism <= 0 {
-		s.parallelism = 16
-	}
-	if s.ciTTL <= 0 {
-		s.ciTTL = 10 * time.Second
-	}
-	if s.now == nil {
-		s.now = time.Now
+	if s.cluster == nil {
+		s.cluster = cluster.New(a, cluster.Options{Parallelism: opts.Parallelism})
 	}
 	return s
 }
@@ -101,12 +86,7 @@ type Message struct {
 }
 
 // BrokerFailure names a broker that did not answer a part of a query, and why.
-type BrokerFailure struct {
-	Broker string // broker name, or its address when the name is unknown
-	Err    error
-}
-
-func (f BrokerFailure) Error() string { return f.Broker + ": " + f.Err.Error() }
+type BrokerFailure = cluster.BrokerFailure
 
 // Result is the answer to a range or key query.
 type Result struct {
@@ -137,81 +117,20 @@ type Result struct {
 	Failures []BrokerFailure
 }
 
-// failures collects broker failures from concurrent tasks, one per broker.
-type failures struct {
-	mu   sync.Mutex
-	seen map[string]bool
-	list []BrokerFailure
-}
-
-func (f *failures) add(broker string, err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.seen == nil {
-		f.seen = map[string]bool{}
-	}
-	if f.seen[broker] {
-		return
-	}
-	f.seen[broker] = true
-	f.list = append(f.list, BrokerFailure{Broker: broker, Err: err})
-}
-
-func (f *failures) failed(broker string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.seen[broker]
-}
-
-func (f *failures) all() []BrokerFailure {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]BrokerFailure(nil), f.list...)
-}
-
-// brokerAddr is one broker group of a route and its master's address.
-type brokerAddr struct {
-	name, addr string
-}
-
-// route returns the topic's route and its brokers' masters. A topic the NameServer does
-// not know is an *InputError on the topic field; a broker group without an address is
-// added to fails.
-func (s *Service) route(ctx context.Context, topic string, fails *failures) (*rocketmq.TopicRoute, []brokerAddr, error) {
-	r, err := s.admin.TopicRoute(ctx, topic)
+// route returns the topic's route. A topic the NameServer does not know is an
+// *InputError on the topic field; a broker that served the topic a moment ago and is
+// missing from the route now is recorded in fo as failing op, since its messages are
+// missing from the answer.
+func (s *Service) route(ctx context.Context, topic, op string, fo *cluster.Fanout) (*cluster.Route, error) {
+	r, err := s.cluster.Route(ctx, topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
-		return nil, nil, errUnknownTopic(topic)
+		return nil, errUnknownTopic(topic)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var brokers []brokerAddr
-	for _, b := range r.BrokerDatas {
-		addr, ok := b.MasterAddr()
-		if !ok {
-			fails.add(b.BrokerName, errors.New("the NameServer lists no address for this broker group"))
-			continue
-		}
-		brokers = append(brokers, brokerAddr{name: b.BrokerName, addr: addr})
-	}
-	return r, brokers, nil
-}
-
-// clusterInfo returns the cluster's brokers, reused for a few seconds.
-func (s *Service) clusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {
-	s.ciMu.Lock()
-	if s.ci != nil && s.now().Before(s.ciExpires) {
-		ci := s.ci
-		s.ciMu.Unlock()
-		return ci, nil
-	}
-	s.ciMu.Unlock()
-	ci, err := s.admin.ClusterInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.ciMu.Lock()
-	s.ci, s.ciExpires = ci, s.now().Add(s.ciTTL)
-	s.ciMu.Unlock()
-	return ci, nil
+	for _, g := range r.Gone {
+		fo.Fail(g.Failure(topic, op))
+	}
+	return r, nil
 }

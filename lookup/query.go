@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -133,16 +134,8 @@ func checkTopic(t string) error {
 	if t == "" {
 		return errMissing("topic", "missing_topic", "Choose a topic: start typing its name for suggestions.")
 	}
-	if len(t) > maxTextLen {
-		return &InputError{Field: "topic", Code: "bad_topic", Message: "A topic name has at most 255 characters. Check what was pasted."}
-	}
-	for _, r := range t {
-		ok := r == '-' || r == '_' || r == '%' || r == '|' ||
-			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return &InputError{Field: "topic", Code: "bad_topic", Message: fmt.Sprintf(
-				"%q is not a topic name: topics use only letters, digits, '-', '_', '%%' and '|'.", short(t))}
-		}
+	if err := cluster.CheckName("topic", t); err != nil {
+		return &InputError{Field: "topic", Code: "bad_topic", Message: err.Error()}
 	}
 	return nil
 }

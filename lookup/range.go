@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -26,8 +25,7 @@ const maxCutRounds = 48
 // stored within the range, and [top, hi) have been read. oldest is the store time of the
 // oldest message read from it (math.MaxInt64 before any).
 type window struct {
-	broker string
-	addr   string
+	broker cluster.Broker
 	mq     rocketmq.MessageQueue
 	lo, hi int64
 	top    int64
@@ -55,12 +53,12 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	var fails failures
-	route, brokers, err := s.route(ctx, q.Topic, &fails)
+	fails := s.cluster.Fanout(ctx)
+	route, err := s.route(ctx, q.Topic, opRange, fails)
 	if err != nil {
 		return nil, err
 	}
-	windows := s.windows(ctx, route, brokers, q.Begin, q.End, &fails)
+	windows := s.windows(ctx, route, q.Begin, q.End, fails)
 
 	res := &Result{Limit: q.Limit}
 	for _, w := range windows {
@@ -78,13 +76,13 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	var found []Message
 	var scanned int64
 	if res.InRange > need {
-		found, scanned = s.newestByShare(ctx, windows, need, filter, &fails)
+		found, scanned = s.newestByShare(ctx, windows, need, filter, fails)
 	}
 	for {
 		remaining := int64(0)
 		topTime := int64(math.MinInt64) // every unread message is stored at or before it
 		for _, w := range windows {
-			if fails.failed(w.broker) || w.top <= w.lo {
+			if fails.Failed(w.broker.Name) || w.top <= w.lo {
 				continue
 			}
 			remaining += w.top - w.lo
@@ -114,22 +112,22 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 				cuts[i] = w.lo
 			}
 		} else {
-			cuts = s.cut(ctx, windows, begin, topTime+1, remaining, want, &fails)
+			cuts = s.cut(ctx, windows, begin, topTime+1, remaining, want, fails)
 		}
-		msgs, n := s.pullWindows(ctx, windows, cuts, filter, &fails)
+		msgs, n := s.pullWindows(ctx, windows, cuts, filter, fails)
 		found = append(found, msgs...)
 		scanned += n
 	}
 
 	slices.SortFunc(found, newestFirst)
-	res.Failures = fails.all()
+	res.Failures = fails.Failures()
 	res.Scanned = scanned
 	if res.ScanLimited {
 		// Every queue was read down to the last cut: the newest of the oldest reads of
 		// the queues that still have unread messages.
 		back := begin
 		for _, w := range windows {
-			if !fails.failed(w.broker) && w.top > w.lo {
+			if !fails.Failed(w.broker.Name) && w.top > w.lo {
 				back = max(back, min(w.oldest, end))
 			}
 		}
@@ -138,7 +136,7 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	// Unread messages remain only when the search stopped early on a full result.
 	unread := false
 	for _, w := range windows {
-		if !fails.failed(w.broker) && w.top > w.lo {
+		if !fails.Failed(w.broker.Name) && w.top > w.lo {
 			unread = true
 			break
 		}
@@ -168,7 +166,7 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 // queues that may hold more of the newest need (see ByRange). It returns the messages
 // filter kept and how many were read. When fewer than need were kept, the windows are
 // left for ByRange's slices to continue.
-func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, filter func(*rocketmq.Message) bool, fails *failures) ([]Message, int64) {
+func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, filter func(*rocketmq.Message) bool, fails *cluster.Fanout) ([]Message, int64) {
 	var total int64
 	for _, w := range ws {
 		total += w.top - w.lo
@@ -189,24 +187,22 @@ func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, fi
 	// A queue whose oldest message read is newer than cutTime (or that gave nothing)
 	// may hold more messages at or after it.
 	short := make([]int64, len(ws))
-	g := s.group()
 	for i := range ws {
 		w := &ws[i]
 		short[i] = w.top
-		if fails.failed(w.broker) || w.top <= w.lo || w.oldest <= cutTime {
+		if fails.Failed(w.broker.Name) || w.top <= w.lo || w.oldest <= cutTime {
 			continue
 		}
-		g.Go(func() error {
-			off, err := s.admin.SearchOffset(ctx, w.addr, w.mq, time.UnixMilli(cutTime), rocketmq.BoundaryLower)
+		fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {
+			off, err := s.admin.SearchOffset(ctx, addr, w.mq, time.UnixMilli(cutTime), rocketmq.BoundaryLower)
 			if err != nil {
-				fails.add(w.broker, err)
-				return nil
+				return err
 			}
 			short[i] = min(max(off, w.lo), w.top)
 			return nil
 		})
 	}
-	g.Wait()
+	fails.Wait()
 	more, n := s.pullWindows(ctx, ws, short, filter, fails)
 	return append(found, more...), read + n
 }
@@ -234,15 +230,11 @@ func slack(want int64) int64 {
 
 // windows finds, for every readable queue of the topic, the offsets of the messages
 // stored within [begin, end]. A broker that fails is recorded and its queues left out.
-func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, brokers []brokerAddr, begin, end time.Time, fails *failures) []window {
-	addrOf := map[string]string{}
-	for _, b := range brokers {
-		addrOf[b.name] = b.addr
-	}
+func (s *Service) windows(ctx context.Context, route *cluster.Route, begin, end time.Time, fails *cluster.Fanout) []window {
 	var ws []window
 	for _, mq := range route.ReadQueues() {
-		if addr, ok := addrOf[mq.BrokerName]; ok {
-			ws = append(ws, window{broker: mq.BrokerName, addr: addr, mq: mq, oldest: math.MaxInt64})
+		if b, ok := route.Broker(mq.BrokerName); ok {
+			ws = append(ws, window{broker: b, mq: mq, oldest: math.MaxInt64})
 		}
 	}
 	// A 4.x broker ignores the boundary type and answers the offset whose store time is
@@ -251,13 +243,12 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 	// so asking costs nothing after the first query; everything goes out at once.
 	legacy := map[string]bool{}
 	var mu sync.Mutex
-	g := s.group()
-	for _, b := range brokers {
-		g.Go(func() error {
-			v, err := s.admin.BrokerVersion(ctx, b.addr)
+	for _, b := range route.Brokers {
+		fails.Read(b, opRange, func(ctx context.Context, addr string) error {
+			v, err := s.admin.BrokerVersion(ctx, addr)
 			if err == nil && !v.Is5() {
 				mu.Lock()
-				legacy[b.name] = true
+				legacy[b.Name] = true
 				mu.Unlock()
 			}
 			return nil
@@ -266,14 +257,13 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 	for i := range ws {
 		w := &ws[i]
 		for j, at := range []time.Time{begin, end.Add(time.Millisecond)} {
-			g.Go(func() error {
-				if fails.failed(w.broker) {
+			fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {
+				if fails.Failed(w.broker.Name) {
 					return nil
 				}
-				off, err := s.admin.SearchOffset(ctx, w.addr, w.mq, at, rocketmq.BoundaryLower)
+				off, err := s.admin.SearchOffset(ctx, addr, w.mq, at, rocketmq.BoundaryLower)
 				if err != nil {
-					fails.add(w.broker, err)
-					return nil
+					return err
 				}
 				if j == 0 {
 					w.lo = off
@@ -284,13 +274,13 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 			})
 		}
 	}
-	g.Wait()
+	fails.Wait()
 	out := ws[:0]
 	for _, w := range ws {
-		if fails.failed(w.broker) {
+		if fails.Failed(w.broker.Name) {
 			continue
 		}
-		if legacy[w.broker] {
+		if legacy[w.broker.Name] {
 			w.hi++
 		}
 		w.hi = max(w.lo, w.hi)
@@ -305,7 +295,7 @@ func (s *Service) windows(ctx context.Context, route *rocketmq.TopicRoute, broke
 // returns each window's offset at T. At loT (the range's begin) every remaining message
 // counts; at hiT none is assumed to. It interpolates on the counts and falls back to
 // bisection when interpolation keeps landing on one side.
-func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, want int64, fails *failures) []int64 {
+func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, want int64, fails *cluster.Fanout) []int64 {
 	loOffs := make([]int64, len(ws))
 	for i, w := range ws {
 		loOffs[i] = w.lo
@@ -338,29 +328,27 @@ func (s *Service) cut(ctx context.Context, ws []window, loT, hiT, remaining, wan
 
 // countAt returns each window's offset at store time t (clamped to its unread part) and
 // how many unread messages lie at or after it.
-func (s *Service) countAt(ctx context.Context, ws []window, t int64, fails *failures) ([]int64, int64) {
+func (s *Service) countAt(ctx context.Context, ws []window, t int64, fails *cluster.Fanout) ([]int64, int64) {
 	offs := make([]int64, len(ws))
 	at := time.UnixMilli(t)
-	g := s.group()
 	for i, w := range ws {
 		offs[i] = w.top
-		if fails.failed(w.broker) || w.top <= w.lo {
+		if fails.Failed(w.broker.Name) || w.top <= w.lo {
 			continue
 		}
-		g.Go(func() error {
-			off, err := s.admin.SearchOffset(ctx, w.addr, w.mq, at, rocketmq.BoundaryLower)
+		fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {
+			off, err := s.admin.SearchOffset(ctx, addr, w.mq, at, rocketmq.BoundaryLower)
 			if err != nil {
-				fails.add(w.broker, err)
-				return nil
+				return err
 			}
 			offs[i] = min(max(off, w.lo), w.top)
 			return nil
 		})
 	}
-	g.Wait()
+	fails.Wait()
 	var n int64
 	for i, w := range ws {
-		if !fails.failed(w.broker) {
+		if !fails.Failed(w.broker.Name) {
 			n += w.top - offs[i]
 		}
 	}
@@ -371,7 +359,7 @@ func (s *Service) countAt(ctx context.Context, ws []window, t int64, fails *fail
 // batches in parallel, and keeps the messages filter accepts. It moves each window's top
 // down to its cut and records the oldest store time read. It returns the kept messages
 // and how many were read.
-func (s *Service) pullWindows(ctx context.Context, ws []window, cuts []int64, filter func(*rocketmq.Message) bool, fails *failures) ([]Message, int64) {
+func (s *Service) pullWindows(ctx context.Context, ws []window, cuts []int64, filter func(*rocketmq.Message) bool, fails *cluster.Fanout) ([]Message, int64) {
 	type batch struct {
 		w        int
 		from, to int64
@@ -386,28 +374,25 @@ func (s *Service) pullWindows(ctx context.Context, ws []window, cuts []int64, fi
 			batches = append(batches, &batch{w: i, from: from, to: min(from+pullBatch, w.top), oldest: math.MaxInt64})
 		}
 	}
-	g := s.group()
 	for _, b := range batches {
 		w := &ws[b.w]
-		g.Go(func() error {
-			if fails.failed(w.broker) {
+		fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {
+			if fails.Failed(w.broker.Name) {
 				return nil
 			}
-			msgs, err := s.pullRange(ctx, w.addr, w.mq, b.from, b.to)
+			msgs, err := s.pullRange(ctx, addr, w.mq, b.from, b.to)
 			b.read = int64(len(msgs))
+			b.out = b.out[:0]
 			for _, m := range msgs {
 				b.oldest = min(b.oldest, m.StoreTimestamp)
 				if filter(m) {
-					b.out = append(b.out, Message{BrokerName: w.broker, Message: m})
+					b.out = append(b.out, Message{BrokerName: w.broker.Name, Message: m})
 				}
 			}
-			if err != nil {
-				fails.add(w.broker, err)
-			}
-			return nil
+			return err
 		})
 	}
-	g.Wait()
+	fails.Wait()
 	n := 0
 	for _, b := range batches {
 		n += len(b.out)
@@ -458,31 +443,11 @@ func (s *Service) pullRange(ctx context.Context, addr string, mq rocketmq.Messag
 	return out, nil
 }
 
-// askEach asks every broker at once, within the service's parallelism, and returns the
-// answers in the brokers' order. A broker that fails is added to fails and its answer
-// left zero.
-func askEach[T any](s *Service, brokers []brokerAddr, fails *failures, ask func(brokerAddr) (T, error)) []T {
-	out := make([]T, len(brokers))
-	g := s.group()
-	for i, b := range brokers {
-		g.Go(func() error {
-			v, err := ask(b)
-			if err != nil {
-				fails.add(b.name, err)
-				return nil
-			}
-			out[i] = v
-			return nil
-		})
-	}
-	g.Wait()
-	return out
-}
-
-// group returns an errgroup bounded by the service's parallelism. Tasks record their own
-// failures and return nil, so one broker's error never cancels the others.
-func (s *Service) group() *errgroup.Group {
-	var g errgroup.Group
-	g.SetLimit(s.parallelism)
-	return &g
-}
+// The operations a failure names, one per query: a broker is named once per query.
+const (
+	opRange     = "range query"
+	opKey       = "key query"
+	opUniqueKey = "unique-key lookup"
+	opGroups    = "consumer groups of the topic"
+	opTopics    = "topic configs"
+)

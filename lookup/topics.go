@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -29,7 +30,7 @@ func (s *Service) TopicNames(ctx context.Context, withSystem bool) ([]string, er
 	if withSystem {
 		return names, nil
 	}
-	ci, _ := s.clusterInfo(ctx) // without it, only the name patterns decide
+	ci, _ := s.cluster.Info(ctx) // without it, only the name patterns decide
 	out := names[:0:0]
 	for _, n := range names {
 		if !ci.IsSystemTopic(n) {
@@ -43,30 +44,18 @@ func (s *Service) TopicNames(ctx context.Context, withSystem bool) ([]string, er
 // sorted by name, from one GET_ALL_TOPIC_CONFIG per broker master. A broker that fails is
 // returned as a failure; its topics are missing from the list.
 func (s *Service) Topics(ctx context.Context, withSystem bool) ([]Topic, []BrokerFailure, error) {
-	ci, err := s.clusterInfo(ctx)
+	ci, err := s.cluster.Info(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	names := ci.BrokerNames()
-	tables := make([]*rocketmq.TopicConfigTable, len(names))
-	var fails failures
-	g := s.group()
-	for i, name := range names {
-		addr, ok := ci.Brokers[name].MasterAddr()
-		if !ok {
-			continue
-		}
-		g.Go(func() error {
-			t, err := s.admin.TopicConfigs(ctx, addr)
-			if err != nil {
-				fails.add(name, err)
-				return nil
-			}
-			tables[i] = t
-			return nil
-		})
+	brokers, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	g.Wait()
+	fails := s.cluster.Fanout(ctx)
+	tables := cluster.EachRead(fails, brokers, opTopics, func(ctx context.Context, addr string) (*rocketmq.TopicConfigTable, error) {
+		return s.admin.TopicConfigs(ctx, addr)
+	})
 	byName := map[string]*Topic{}
 	for i, t := range tables {
 		if t == nil {
@@ -80,7 +69,7 @@ func (s *Service) Topics(ctx context.Context, withSystem bool) ([]Topic, []Broke
 			}
 			tp.ReadQueues += tc.ReadQueueNums
 			tp.WriteQueues += tc.WriteQueueNums
-			tp.Brokers = append(tp.Brokers, names[i])
+			tp.Brokers = append(tp.Brokers, brokers[i].Name)
 		}
 	}
 	out := make([]Topic, 0, len(byName))
@@ -98,5 +87,5 @@ func (s *Service) Topics(ctx context.Context, withSystem bool) ([]Topic, []Broke
 		}
 		return 0
 	})
-	return out, fails.all(), nil
+	return out, fails.Wait(), nil
 }

@@ -11,7 +11,7 @@ import (
 func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env}
 	if a.rmq != nil {
-		h.Lookup = lookup.New(a.rmq, lookup.Options{})
+		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster})
 	}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)

@@ -38,10 +38,17 @@ type Fake struct {
 	Fail func(op, broker string) error
 	// Version is what BrokerVersion answers (default 5.3.3).
 	Version rocketmq.BrokerVersion
+	// CallTimeout bounds each call to a slow or silent broker, as the RocketMQ client's
+	// per-call timeout does (RMQC_TIMEOUT); 0 leaves only the caller's context.
+	CallTimeout time.Duration
 
 	calls       map[string]int
 	brokerCalls int
 	down        map[string]bool // addresses that refuse connections
+	// timedOut are brokers a call timed out on; askedAgain counts the calls to them
+	// that started afterwards.
+	timedOut   map[string]bool
+	askedAgain map[string]int
 }
 
 type broker struct {
@@ -69,11 +76,12 @@ type Group struct {
 // New returns an empty fake cluster.
 func New() *Fake {
 	return &Fake{
-		queues:  map[rocketmq.MessageQueue][]*rocketmq.Message{},
-		topics:  map[string]map[string]int{},
-		groups:  map[string]*Group{},
-		calls:   map[string]int{},
-		down:    map[string]bool{},
+		queues:   map[rocketmq.MessageQueue][]*rocketmq.Message{},
+		topics:   map[string]map[string]int{},
+		groups:   map[string]*Group{},
+		calls:    map[string]int{},
+		down:     map[string]bool{},
+		timedOut: map[string]bool{}, askedAgain: map[string]int{},
 		Version: rocketmq.BrokerVersion{Ordinal: rocketmq.VersionOrdinal5_3_3, Name: "V5_3_3"},
 	}
 }
@@ -192,6 +200,15 @@ func (f *Fake) Calls() map[string]int {
 	return out
 }
 
+// AskedAgain counts the calls to the named broker that started after one of its calls
+// had timed out. An operation that asks independent questions at once, and does not ask a
+// broker that failed again, keeps it at 0: its caller waits for one timeout, not several.
+func (f *Fake) AskedAgain(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.askedAgain[name]
+}
+
 // BrokerCalls returns how many calls went to brokers (NameServer calls not counted).
 func (f *Fake) BrokerCalls() int {
 	f.mu.Lock()
@@ -243,17 +260,16 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 		delay, silent = b.delay, b.silent && addr == b.addr
 		f.mu.Unlock()
 	}
-	if silent {
-		<-ctx.Done()
-		return nil, &rocketmq.TimeoutError{Addr: addr}
+	if b != nil {
+		f.mu.Lock()
+		if f.timedOut[name] {
+			f.askedAgain[name]++
+		}
+		f.mu.Unlock()
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, &rocketmq.TimeoutError{Addr: addr}
+	if silent || delay > 0 {
+		if err := f.wait(ctx, name, addr, delay, silent); err != nil {
+			return nil, err
 		}
 	}
 	if fail != nil {
@@ -285,6 +301,33 @@ func (f *Fake) SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.S
 		t.Groups[name] = rocketmq.SubscriptionGroupConfig{GroupName: name}
 	}
 	return t, nil
+}
+
+// wait is a slow or silent broker's answer time, bounded by the context and CallTimeout.
+func (f *Fake) wait(ctx context.Context, name, addr string, delay time.Duration, silent bool) error {
+	var answer <-chan time.Time
+	if !silent {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		answer = t.C
+	}
+	var bound <-chan time.Time
+	if f.CallTimeout > 0 {
+		t := time.NewTimer(f.CallTimeout)
+		defer t.Stop()
+		bound = t.C
+	}
+	start := time.Now()
+	select {
+	case <-answer:
+		return nil
+	case <-bound:
+	case <-ctx.Done():
+	}
+	f.mu.Lock()
+	f.timedOut[name] = true
+	f.mu.Unlock()
+	return &rocketmq.TimeoutError{Addr: addr, Elapsed: time.Since(start)}
 }
 
 // ClusterInfo answers as a broker does.
