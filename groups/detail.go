@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -139,7 +140,7 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	}
 	exists, err := s.groupConfigured(ctx, group)
 	if err != nil {
-		d.Failures = append(d.Failures, BrokerFailure{Broker: "subscription groups", Error: err.Error()})
+		d.Failures = append(d.Failures, BrokerFailure{Broker: "subscription groups", Err: err})
 		return d, nil
 	}
 	if !exists {
@@ -158,30 +159,12 @@ func (s *Service) groupConfigured(ctx context.Context, group string) (bool, erro
 			}
 		}
 	}
-	masters, err := s.Masters(ctx)
-	if err != nil {
-		return false, err
-	}
-	var errs []error
-	for _, b := range masters {
-		t, err := s.admin.SubscriptionGroups(ctx, b.Addr)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if _, ok := t.Groups[group]; ok {
-			return true, nil
-		}
-	}
-	if len(errs) == len(masters) {
-		return false, errors.Join(errs...)
-	}
-	return false, nil
+	return s.cluster.GroupConfigured(ctx, group)
 }
 
 // brokerAnswer is what one master said about the group.
 type brokerAnswer struct {
-	broker   Broker
+	broker   cluster.Broker
 	conns    *rocketmq.ConsumerConnection
 	connErr  error
 	stats    *rocketmq.ConsumeStats
@@ -192,20 +175,19 @@ type brokerAnswer struct {
 // stats, then each online client's running info (which queues it holds), also in
 // parallel. A broker or client that fails is named in Failures; the rest is shown.
 func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
-	masters, err := s.Masters(ctx)
+	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d := &Detail{Group: group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: []QueueLag{}, Topics: []TopicSummary{}}
 
-	answers := make([]brokerAnswer, len(masters))
-	var wg sync.WaitGroup
-	for i, b := range masters {
+	answers := make([]brokerAnswer, len(brokers))
+	fo := s.cluster.Fanout(ctx)
+	for i, b := range brokers {
 		answers[i].broker = b
-		wg.Go(func() { answers[i].conns, answers[i].connErr = s.admin.ConsumerConnections(ctx, b.Addr, group) })
-		wg.Go(func() { answers[i].stats, answers[i].statsErr = s.admin.ConsumeStats(ctx, b.Addr, group, "") })
+		s.askGroup(fo, &answers[i], group, false)
 	}
-	wg.Wait()
+	d.Failures = fo.Wait()
 
 	subs := d.mergeConnections(answers)
 	statsFailed := d.mergeStats(answers)
@@ -233,12 +215,10 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 	seen := map[string]bool{}
 	for _, a := range answers {
 		if a.connErr != nil {
-			if errors.Is(a.connErr, rocketmq.ErrConsumerNotOnline) || errors.Is(a.connErr, rocketmq.ErrGroupNotFound) {
+			if notThere(a.connErr) {
 				d.clientsKnown = true
-				continue
 			}
-			d.Failures = append(d.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Addr, Error: "connections: " + a.connErr.Error()})
-			continue
+			continue // a failure the fan-out named
 		}
 		d.clientsKnown = true
 		cc := a.conns
@@ -257,7 +237,7 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 			seen[cn.ClientID] = true
 			d.Clients = append(d.Clients, Client{
 				ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language,
-				Version: heartbeatVersion(cn.Language, cn.Version), Subscriptions: []Subscription{}, via: a.broker.Addr,
+				Version: heartbeatVersion(cn.Language, cn.Version), Subscriptions: []Subscription{}, via: a.broker.Master,
 			})
 		}
 	}
@@ -269,22 +249,20 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 // mergeStats turns every broker's consume stats into queue rows and returns the
 // brokers whose stats failed (their queues' lag is unknown).
 func (d *Detail) mergeStats(answers []brokerAnswer) map[string]string {
-	failed := map[string]string{}
+	statsFailed := map[string]string{}
 	for _, a := range answers {
 		if a.statsErr != nil {
-			if errors.Is(a.statsErr, rocketmq.ErrGroupNotFound) || errors.Is(a.statsErr, rocketmq.ErrConsumerNotOnline) {
-				continue // nothing stored there for the group
+			if failed(a.statsErr) {
+				statsFailed[a.broker.Name] = a.statsErr.Error()
 			}
-			failed[a.broker.Name] = a.statsErr.Error()
-			d.Failures = append(d.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Addr, Error: "consume stats: " + a.statsErr.Error()})
-			continue
+			continue // nothing stored there for the group, or a failure the fan-out named
 		}
 		d.ConsumeTPS += a.stats.ConsumeTps
 		for mq, o := range a.stats.Offsets {
 			d.Queues = append(d.Queues, queueFromOffsets(mq, o, d.MessageModel))
 		}
 	}
-	return failed
+	return statsFailed
 }
 
 // queueFromOffsets is one row from a broker's OffsetWrapper.
@@ -322,19 +300,18 @@ func queueFromOffsets(mq rocketmq.MessageQueue, o rocketmq.OffsetWrapper, model 
 func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.ConsumerRunningInfo {
 	infos := make([]*rocketmq.ConsumerRunningInfo, len(d.Clients))
 	errs := make([]error, len(d.Clients))
-	sem := make(semaphore, 16)
-	var wg sync.WaitGroup
+	for i := range errs {
+		errs[i] = errNotAsked
+	}
+	// A client's failure is its own (RunningInfoError), not its broker's.
+	fo := s.cluster.Fanout(ctx)
 	for i, c := range d.Clients {
-		wg.Go(func() {
-			if err := sem.acquire(ctx); err != nil {
-				errs[i] = err
-				return
-			}
-			defer sem.release()
-			infos[i], errs[i] = s.admin.ConsumerRunningInfo(ctx, c.via, d.Group, c.ClientID, false)
+		fo.At(c.ClientID, c.via, "running info", func(ctx context.Context, addr string) error {
+			infos[i], errs[i] = s.admin.ConsumerRunningInfo(ctx, addr, d.Group, c.ClientID, false)
+			return nil
 		})
 	}
-	wg.Wait()
+	fo.Wait()
 	d.ownersKnown = true
 	for i, err := range errs {
 		if err != nil {
@@ -384,23 +361,26 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 		have[q.Queue()] = true
 	}
 	topics := slices.Sorted(maps.Keys(subs))
-	routes := make([]*rocketmq.TopicRoute, len(topics))
+	routes := make([]*cluster.Route, len(topics))
 	errs := make([]error, len(topics))
 	var wg sync.WaitGroup
 	for i, t := range topics {
-		wg.Go(func() { routes[i], errs[i] = s.admin.TopicRoute(ctx, t) })
+		wg.Go(func() { routes[i], errs[i] = s.cluster.Route(ctx, t) })
 	}
 	wg.Wait()
 	for i, t := range topics {
 		if errs[i] != nil {
 			if errors.Is(errs[i], rocketmq.ErrTopicNotFound) {
 				if !rocketmq.IsRetryTopic(t) {
-					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Error: "the NameServer has no route for it: the group subscribes to a topic that does not exist"})
+					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Err: errors.New("the NameServer has no route for it: the group subscribes to a topic that does not exist")})
 				}
 				continue
 			}
-			d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Error: "route: " + errs[i].Error()})
+			d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Op: "route", Err: errs[i]})
 			continue
+		}
+		for _, g := range routes[i].Gone {
+			d.Failures = append(d.Failures, g.Failure(t, "route"))
 		}
 		for _, mq := range routes[i].ReadQueues() {
 			if have[mq] {

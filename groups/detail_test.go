@@ -117,7 +117,7 @@ func TestDetailBrokerFailureGivesPartialResultNamingTheBroker(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a failing broker failed the whole read: %v", err)
 	}
-	if len(d.Failures) != 1 || d.Failures[0].Broker != "broker-b" || !strings.Contains(d.Failures[0].Error, "no answer") {
+	if len(d.Failures) != 1 || d.Failures[0].Broker != "broker-b" || !strings.Contains(d.Failures[0].Error(), "no answer") {
 		t.Fatalf("failures %+v: want broker-b and its error", d.Failures)
 	}
 	var unknownB, knownA int

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -116,73 +117,115 @@ func (s *Service) cachedList() *List {
 	return s.list.list
 }
 
-// readList asks every master for its subscription groups, then each group's stats and
-// connections, at most Concurrency calls at a time.
+// readList asks every master for its subscription groups, then each group's connections
+// and consume stats on each master that knows it: every call at once, at most
+// Concurrency in flight. A broker that did not answer one call is not asked again in
+// the same pass (each of its groups names it), so a frozen broker costs the list one
+// timeout, not one per group.
 func (s *Service) readList(ctx context.Context) (*List, error) {
 	start := s.opts.Now()
-	masters, err := s.Masters(ctx)
+	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	l := &List{CheckedAt: start}
-	tables := make([]*rocketmq.SubscriptionGroupTable, len(masters))
-	errs := make([]error, len(masters))
-	var wg sync.WaitGroup
-	for i, b := range masters {
-		wg.Go(func() { tables[i], errs[i] = s.admin.SubscriptionGroups(ctx, b.Addr) })
-	}
-	wg.Wait()
+	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
+	tables := cluster.Each(fo, brokers, "subscription groups", func(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error) {
+		return s.admin.SubscriptionGroups(ctx, addr)
+	})
+	l.Failures = fo.Wait()
 	// Which masters know each group: only they can hold its offsets.
-	on := map[string][]Broker{}
-	for i, b := range masters {
-		if errs[i] != nil {
-			l.Failures = append(l.Failures, BrokerFailure{Broker: b.Name, Addr: b.Addr, Error: "subscription groups: " + errs[i].Error()})
+	on := map[string][]cluster.Broker{}
+	for i, b := range brokers {
+		if tables[i] == nil {
 			continue
 		}
 		for g := range tables[i].Groups {
 			on[g] = append(on[g], b)
 		}
 	}
-	if len(l.Failures) == len(masters) {
+	if len(l.Failures) >= len(brokers) {
 		return nil, errors.New("no broker listed its consumer groups: " + l.Failures[0].String())
 	}
 	names := slices.Sorted(maps.Keys(on))
-	l.Groups = make([]Summary, len(names))
-	sem := make(semaphore, s.opts.Concurrency)
+	answers := make([][]brokerAnswer, len(names))
 	for i, g := range names {
-		wg.Go(func() { l.Groups[i] = s.summarise(ctx, sem, g, on[g]) })
+		answers[i] = make([]brokerAnswer, len(on[g]))
+		for j, b := range on[g] {
+			a := &answers[i][j]
+			a.broker = b
+			s.askGroup(fo, a, g, true)
+		}
 	}
-	wg.Wait()
+	fo.Wait()
+	l.Groups = make([]Summary, len(names))
+	for i, g := range names {
+		l.Groups[i] = summarise(g, answers[i])
+	}
 	l.Took = s.opts.Now().Sub(start)
 	return l, nil
 }
 
-// summarise reads one group: consume stats from each master that knows it, and the
-// connections from the first that has the group online.
-func (s *Service) summarise(ctx context.Context, sem semaphore, group string, brokers []Broker) Summary {
-	sum := Summary{Group: group, System: rocketmq.IsSystemGroup(group), Topics: []string{}}
-	call := func(f func()) bool {
-		if err := sem.acquire(ctx); err != nil {
-			return false
-		}
-		defer sem.release()
-		f()
-		return true
-	}
-	topics := map[string]bool{}
-	for _, b := range brokers {
-		var cc *rocketmq.ConsumerConnection
-		var err error
-		if !call(func() { cc, err = s.admin.ConsumerConnections(ctx, b.Addr, group) }) {
-			err = ctx.Err()
-		}
-		if err != nil {
-			if errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound) {
-				continue
+// errNotAsked is the answer of a call the fan-out never made (no master registered, the
+// operation's deadline passed first); the fan-out names the broker's failure.
+var errNotAsked = errors.New("not asked")
+
+// askGroup asks one broker for the group's connections and consume stats, both at once,
+// into a. In a pass over many groups (skipSilent), a broker that did not answer an
+// earlier call is not asked: its failure is what that call got.
+func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string, skipSilent bool) {
+	a.connErr, a.statsErr = errNotAsked, errNotAsked
+	ask := func(op string, errp *error, call func(ctx context.Context, addr string) error) {
+		fo.Go(a.broker, op, func(ctx context.Context, addr string) error {
+			if skipSilent && fo.NotAnswering(a.broker.Name) {
+				*errp = errSilent
+				return errSilent
 			}
-			sum.Failures = append(sum.Failures, BrokerFailure{Broker: b.Name, Addr: b.Addr, Error: "connections: " + err.Error()})
+			return call(ctx, addr)
+		})
+	}
+	ask("connections", &a.connErr, func(ctx context.Context, addr string) error {
+		a.conns, a.connErr = s.admin.ConsumerConnections(ctx, addr, group)
+		if notThere(a.connErr) {
+			return nil
+		}
+		return a.connErr
+	})
+	ask("consume stats", &a.statsErr, func(ctx context.Context, addr string) error {
+		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
+		if notThere(a.statsErr) {
+			return nil
+		}
+		return a.statsErr
+	})
+}
+
+// errSilent is the answer of a call left out because its broker did not answer an earlier
+// call of the same pass.
+var errSilent = errors.New("not asked: the broker did not answer an earlier request of this list")
+
+// notThere reports whether a broker's error only says it holds nothing for the group.
+func notThere(err error) bool {
+	return errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound)
+}
+
+// failed reports whether a call's error is a failure worth naming (not "nothing here").
+func failed(err error) bool { return err != nil && !notThere(err) }
+
+// summarise builds one group's row from what each master that knows it answered: the
+// connections of the first that has the group online, the consume stats of every one.
+func summarise(group string, answers []brokerAnswer) Summary {
+	sum := Summary{Group: group, System: rocketmq.IsSystemGroup(group), Topics: []string{}}
+	topics := map[string]bool{}
+	for _, a := range answers {
+		if failed(a.connErr) {
+			sum.Failures = append(sum.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Master, Op: "connections", Err: a.connErr})
 			continue
 		}
+		if a.connErr != nil || sum.Online {
+			continue
+		}
+		cc := a.conns
 		sum.Online = len(cc.Connections) > 0
 		sum.Clients = len(cc.Connections)
 		sum.ConsumeType = ConsumeTypeName(cc.ConsumeType)
@@ -192,25 +235,19 @@ func (s *Service) summarise(ctx context.Context, sem semaphore, group string, br
 				topics[t] = true
 			}
 		}
-		break
 	}
 	var total int64
 	known, unknown := 0, 0
-	for _, b := range brokers {
-		var st *rocketmq.ConsumeStats
-		var err error
-		if !call(func() { st, err = s.admin.ConsumeStats(ctx, b.Addr, group, "") }) {
-			err = ctx.Err()
-		}
-		if err != nil {
-			if errors.Is(err, rocketmq.ErrGroupNotFound) || errors.Is(err, rocketmq.ErrConsumerNotOnline) {
-				continue
-			}
-			sum.Failures = append(sum.Failures, BrokerFailure{Broker: b.Name, Addr: b.Addr, Error: "consume stats: " + err.Error()})
+	for _, a := range answers {
+		if failed(a.statsErr) {
+			sum.Failures = append(sum.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Master, Op: "consume stats", Err: a.statsErr})
 			continue
 		}
-		sum.ConsumeTPS += st.ConsumeTps
-		for mq, o := range st.Offsets {
+		if a.statsErr != nil {
+			continue
+		}
+		sum.ConsumeTPS += a.stats.ConsumeTps
+		for mq, o := range a.stats.Offsets {
 			q := queueFromOffsets(mq, o, sum.MessageModel)
 			sum.Queues = append(sum.Queues, q)
 			if !q.Retry {

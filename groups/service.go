@@ -12,17 +12,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
-// Admin is what the service needs from RocketMQ; *rocketmq.Client implements it.
+// Admin is what the service asks the brokers; *rocketmq.Client implements it. Brokers
+// and routes come from the cluster layer.
 type Admin interface {
-	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
-	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
-	SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error)
+	cluster.Client
 	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
 	ConsumeStats(ctx context.Context, addr, group, topic string) (*rocketmq.ConsumeStats, error)
 	ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error)
@@ -32,9 +31,6 @@ type Admin interface {
 const (
 	DefaultConcurrency = 8
 	DefaultListTTL     = 30 * time.Second
-	// mastersTTL bounds how often a watcher asks the NameServer for the brokers: a tick
-	// a second must not cost a NameServer call a second.
-	mastersTTL = 10 * time.Second
 )
 
 // Options tune a Service. Zero values take the defaults.
@@ -48,24 +44,18 @@ type Options struct {
 	Log     *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Cluster is the console's view of the cluster, shared with the other services;
+	// nil builds one over the Admin.
+	Cluster *cluster.Cluster
 }
 
 // Service reads consumer groups from a cluster.
 type Service struct {
-	admin Admin
-	opts  Options
-
-	mastersMu sync.Mutex
-	masters   []Broker
-	mastersAt time.Time
+	admin   Admin
+	cluster *cluster.Cluster
+	opts    Options
 
 	list listCache
-}
-
-// Broker is one broker group's master, the broker every group question goes to.
-type Broker struct {
-	Name string `json:"brokerName"`
-	Addr string `json:"addr"`
 }
 
 // NewService returns a Service over admin.
@@ -82,40 +72,15 @@ func NewService(admin Admin, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{admin: admin, opts: opts}
-}
-
-// Masters returns the master of every broker group in the cluster, sorted by name
-// (BrokerNames is), from a short cache.
-func (s *Service) Masters(ctx context.Context) ([]Broker, error) {
-	s.mastersMu.Lock()
-	if s.masters != nil && s.opts.Now().Sub(s.mastersAt) < mastersTTL {
-		m := s.masters
-		s.mastersMu.Unlock()
-		return m, nil
+	c := opts.Cluster
+	if c == nil {
+		c = cluster.New(admin, cluster.Options{Now: opts.Now})
 	}
-	s.mastersMu.Unlock()
-	info, err := s.admin.ClusterInfo(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list brokers: %w", err)
-	}
-	var out []Broker
-	for _, name := range info.BrokerNames() {
-		if addr, ok := info.Brokers[name].MasterAddr(); ok {
-			out = append(out, Broker{Name: name, Addr: addr})
-		}
-	}
-	if len(out) == 0 {
-		return nil, ErrNoBrokers
-	}
-	s.mastersMu.Lock()
-	s.masters, s.mastersAt = out, s.opts.Now()
-	s.mastersMu.Unlock()
-	return out, nil
+	return &Service{admin: admin, cluster: c, opts: opts}
 }
 
 // ErrNoBrokers means the NameServer knows no broker, so there is nothing to ask.
-var ErrNoBrokers = errors.New("no broker is registered with the NameServer; check that the brokers' namesrvAddr names it")
+var ErrNoBrokers = cluster.ErrNoBrokers
 
 // ErrGroupNotFound means no broker knows the group: no subscription config, no client
 // online, no stored offsets. Errors of type *NotFoundError match it.
@@ -146,29 +111,4 @@ func ConsumeTypeName(t string) string {
 
 // BrokerFailure names a broker that did not answer and why; pages show it next to what
 // the other brokers answered.
-type BrokerFailure struct {
-	Broker string `json:"broker"`
-	Addr   string `json:"addr,omitempty"`
-	Error  string `json:"error"`
-}
-
-func (f BrokerFailure) String() string {
-	if f.Addr != "" {
-		return fmt.Sprintf("%s (%s): %s", f.Broker, f.Addr, f.Error)
-	}
-	return f.Broker + ": " + f.Error
-}
-
-// semaphore bounds concurrent broker calls.
-type semaphore chan struct{}
-
-func (s semaphore) acquire(ctx context.Context) error {
-	select {
-	case s <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s semaphore) release() { <-s }
+type BrokerFailure = cluster.BrokerFailure

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -86,7 +87,7 @@ func sampleDetail() *groups.Detail {
 		Topics:       []groups.TopicSummary{{Topic: "T", Queues: 2, Lag: 1000, Unknown: 1, Owned: 1}},
 		TotalLag:     i64(1000),
 		TotalLagNote: "Leaves out 1 of 2 queues whose lag is unknown.",
-		Failures:     []groups.BrokerFailure{{Broker: "broker-b", Addr: "10.0.0.2:10911", Error: "consume stats: connection refused"}},
+		Failures:     []groups.BrokerFailure{{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "consume stats", Err: errors.New("connection refused")}},
 		Assignment: groups.Assignment{Applicable: true, Strategy: "AVG", Unowned: 1, Queues: []groups.AssignedQueue{
 			{Topic: "T", BrokerName: "broker-a", QueueID: 0, Expected: "10.0.0.5@c1", Actual: []string{"10.0.0.5@c1"}},
 			{Topic: "T", BrokerName: "broker-b", QueueID: 0, Expected: "10.0.0.5@c1", Actual: []string{}, Problem: groups.ProblemUnowned},

@@ -17,7 +17,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env) {
 	live := &handlers.GroupLive{Env: env}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
 	if a.rmq != nil {
-		svc := groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups")})
+		svc := groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
 		hub := groups.NewLive(svc, groups.LiveOptions{
 			Interval: a.cfg.GroupPoll,
 			Timeout:  a.cfg.Timeout,
