@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"rmqconsole/dev"
+)
+
+// Partial failure on a real cluster: a broker frozen with SIGSTOP (it keeps its
+// sockets open and answers nothing), and a NameServer that accepts connections
+// and never answers. Each answer must come within about one broker-call
+// timeout, name what failed, and keep what the others answered.
+//
+// The time bounds are loose (twice the timeout, on a 2 s timeout) so that a
+// slow machine passes, yet they catch a call that waits for the caller's
+// deadline instead of its own (the group list's was 2 minutes).
+
+const partialTimeout = 2 * time.Second
+
+// newTimeoutApp is the real console on ns with a short broker-call timeout.
+func newTimeoutApp(t *testing.T, ns string) *App {
+	t.Helper()
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", ns,
+		"--timeout", partialTimeout.String()}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+// timedServe serves target and fails the test when the answer takes longer
+// than bound; the request itself is abandoned at 3 × bound so a regression
+// fails in seconds rather than minutes.
+func timedServe(t *testing.T, a *App, target string, bound time.Duration) *httptest.ResponseRecorder {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*bound)
+	defer cancel()
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil).WithContext(ctx))
+	if d := time.Since(start); d > bound {
+		t.Errorf("%s answered in %s, want within %s (broker-call timeout %s)", target, d.Round(time.Millisecond), bound, partialTimeout)
+	}
+	return rec
+}
+
+// silentListener accepts connections and reads whatever comes, answering
+// nothing: a NameServer that is up at the TCP level and stuck above it.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { _, _ = io.Copy(io.Discard, c) })
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+// /readyz with a first NameServer that never answers and a second that does:
+// ready, within the check's own deadline.
+func TestReadyWithSilentFirstNameServer(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	silent := silentListener(t)
+	a := newTimeoutApp(t, silent+";"+cl.NameServer)
+	rec := timedServe(t, a, "/readyz", 2*partialTimeout)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), cl.NameServer) {
+		t.Errorf("/readyz = %d %q, want 200 naming %s", rec.Code, rec.Body, cl.NameServer)
+	}
+	// Only silent NameServers: not ready, and the answer says which.
+	a = newTimeoutApp(t, silent)
+	rec = timedServe(t, a, "/readyz", 2*partialTimeout)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), silent) {
+		t.Errorf("/readyz with no NameServer answering = %d %q, want 503 naming %s", rec.Code, rec.Body, silent)
+	}
+}
+
+// A frozen broker on the private two-broker cluster: the group list answers
+// within about one timeout, names the frozen broker, and does not report the
+// healthy one failed.
+func TestFrozenBrokerGroupList(t *testing.T) {
+	cl := dev.RequirePrivateCluster(t)
+	_, group := offlineGroupWithLag(t, cl, 2, 4)
+	a := newTimeoutApp(t, cl.NameServer)
+	frozen, healthy := cl.Brokers[0], cl.Brokers[1]
+
+	if rec := grpServe(t, a, "/api/v1/groups?refresh=1&q="+group); rec.Code != http.StatusOK {
+		t.Fatalf("group list before freezing: %d %s", rec.Code, rec.Body)
+	}
+	if err := cl.Freeze(frozen.Name); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := cl.Thaw(frozen.Name); err != nil {
+			t.Error(err)
+		}
+	}()
+
+	rec := timedServe(t, a, "/api/v1/groups?refresh=1&q="+group, 2*partialTimeout)
+	var list struct {
+		Groups []struct {
+			Group    string `json:"group"`
+			Failures []struct {
+				Broker string `json:"broker"`
+				Error  string `json:"error"`
+			} `json:"failures"`
+		} `json:"groups"`
+		Failures []struct {
+			Broker string `json:"broker"`
+			Error  string `json:"error"`
+		} `json:"failures"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("group list with %s frozen: %d %v: %s", frozen.Name, rec.Code, err, rec.Body)
+	}
+	named := false
+	for _, f := range list.Failures {
+		named = named || f.Broker == frozen.Name
+		if f.Broker == healthy.Name {
+			t.Errorf("healthy %s reported failed: %s", healthy.Name, f.Error)
+		}
+	}
+	for _, g := range list.Groups {
+		for _, f := range g.Failures {
+			if f.Broker == healthy.Name {
+				t.Errorf("group %s: healthy %s reported failed: %s", g.Group, healthy.Name, f.Error)
+			}
+		}
+	}
+	if !named {
+		t.Errorf("group list does not name the frozen %s: %s", frozen.Name, rec.Body)
+	}
+	if len(list.Groups) != 1 || list.Groups[0].Group != group {
+		t.Errorf("group list with %s frozen lost %s (it has offsets on %s): %s", frozen.Name, group, healthy.Name, rec.Body)
+	}
+}
