@@ -162,12 +162,16 @@
     // Axis labels in the page's text colour and a faint grid, so the chart reads in dark
     // mode too (uPlot draws on a canvas, which CSS does not reach).
     function axis(a) {
-      var text = getComputedStyle(box).color || "#555";
+      var text = getComputedStyle(box).color || "gray";
       var faint = "rgba(128,128,128,0.25)";
       a.stroke = text;
       a.grid = { stroke: faint, width: 1 };
       a.ticks = { stroke: faint, width: 1 };
       return a;
+    }
+    // The theme's colours live in app.css; the canvas takes them from there.
+    function themeColor(name) {
+      return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
     }
     function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
     function draw() {
@@ -185,7 +189,7 @@
             var lo = xs[0], hi = xs[xs.length - 1];
             return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
           } } },
-          series: [{}, { label: "Total lag", stroke: "#b26a00", width: 2, spanGaps: false }],
+          series: [{}, { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false }],
           axes: [axis({}), axis({ size: 70 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -71,3 +72,33 @@ func TestHandlerCachesCurrentHashOnly(t *testing.T) {
 		}
 	}
 }
+
+// app.css names every colour once, in the theme blocks at its top (light and dark), so
+// a new rule cannot bring back a colour that only works in one theme.
+func TestAppCSSColoursLiveInTheTheme(t *testing.T) {
+	b, err := files.ReadFile("app.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	css := string(b)
+	_, rules, ok := strings.Cut(css, "Nothing below this block names a colour. */")
+	if !ok {
+		t.Fatal("app.css lost its theme block")
+	}
+	// Skip the two blocks of variables (light, then dark).
+	for range 2 {
+		i := strings.Index(rules, "--rmqc-")
+		if i < 0 {
+			t.Fatal("app.css has no --rmqc- theme variables")
+		}
+		end := strings.Index(rules[i:], "}")
+		rules = rules[i+end+1:]
+	}
+	for n, line := range strings.Split(rules, "\n") {
+		if colour.MatchString(line) {
+			t.Errorf("app.css rule after the theme names a colour (use a --rmqc- variable): line %d: %s", n+1, strings.TrimSpace(line))
+		}
+	}
+}
+
+var colour = regexp.MustCompile(`#[0-9a-fA-F]{3,8}\b|\brgba?\(|\bhsla?\(`)
