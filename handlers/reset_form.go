@@ -22,7 +22,6 @@ type ResetService interface {
 	Preview(id string) (*resets.Plan, bool)
 	ExpiresAt(p *resets.Plan) time.Time
 	Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error)
-	Refuse(ctx context.Context, who resets.Who, group string, params any, stage string, reason error) *store.AuditEntry
 }
 
 // Resets serves the reset form of a group, its preview and apply, and their API.

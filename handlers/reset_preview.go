@@ -12,9 +12,9 @@ import (
 )
 
 // Preview is POST /groups/{group}/reset/preview: the plan under the form, with the
-// button that applies it. Bad input re-renders the form (422) and is audited as refused.
+// button that applies it. Bad input re-renders the form (422); it is not an audit event.
 func (h *Resets) Preview(c *gin.Context) {
-	group, in, req, ok := h.readForm(c, "preview")
+	group, in, req, ok := h.readForm(c)
 	if !ok {
 		return
 	}
@@ -38,8 +38,8 @@ func (h *Resets) Preview(c *gin.Context) {
 }
 
 // readForm parses and validates the reset form of the request. Without a cluster, or on
-// bad input (which is audited as refused), it answers the request itself and ok is false.
-func (h *Resets) readForm(c *gin.Context, action string) (group string, in resetInput, req resets.Request, ok bool) {
+// bad input, it answers the request itself and ok is false.
+func (h *Resets) readForm(c *gin.Context) (group string, in resetInput, req resets.Request, ok bool) {
 	group = c.Param("group")
 	in = resetFormInput(c)
 	if h.Service == nil {
@@ -48,7 +48,6 @@ func (h *Resets) readForm(c *gin.Context, action string) (group string, in reset
 	}
 	req, errs := in.request(group, h.now())
 	if len(errs) > 0 {
-		h.Service.Refuse(c.Request.Context(), who(c), group, in, action, errs)
 		h.formWithErrors(c, group, in, errs)
 		return group, in, req, false
 	}
@@ -75,9 +74,9 @@ func (h *Resets) noCluster(c *gin.Context) {
 	h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset", "groups"), views.ResetPage(vm))
 }
 
-// readAPI is readForm for an API body: without a cluster, or on bad input (audited as
-// refused), it answers the request itself and ok is false.
-func (h *Resets) readAPI(c *gin.Context, action string) (in resetInput, req resets.Request, ok bool) {
+// readAPI is readForm for an API body: without a cluster, or on bad input, it answers
+// the request itself and ok is false.
+func (h *Resets) readAPI(c *gin.Context) (in resetInput, req resets.Request, ok bool) {
 	if h.Service == nil {
 		h.noCluster(c)
 		return in, req, false
@@ -88,7 +87,6 @@ func (h *Resets) readAPI(c *gin.Context, action string) (in resetInput, req rese
 		req, errs = in.request(group, h.now())
 	}
 	if len(errs) > 0 {
-		h.Service.Refuse(c.Request.Context(), who(c), group, in, action, errs)
 		badResetRequest(c, errs)
 		return in, req, false
 	}
@@ -97,7 +95,7 @@ func (h *Resets) readAPI(c *gin.Context, action string) (in resetInput, req rese
 
 // PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
 func (h *Resets) PreviewAPI(c *gin.Context) {
-	_, req, ok := h.readAPI(c, "preview")
+	_, req, ok := h.readAPI(c)
 	if !ok {
 		return
 	}

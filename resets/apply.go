@@ -58,11 +58,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		errs.add("planId", "Preview the reset first, then apply the preview you checked.")
 	}
 	if !c.Confirmed {
-		errs.add("confirm", "Tick the box confirming you checked the preview. Nothing was changed.")
+		errs.add("confirm", "Tick the box confirming you checked the preview.")
 	}
 	if len(errs) > 0 {
-		s.recordRefusal(ctx, c.Who, req.Group, nil, req, "apply", errs, nil)
-		return nil, errs
+		return nil, errs // a form mistake: nothing was attempted, so nothing is audited
 	}
 	if s.admin == nil {
 		return nil, ErrNoCluster
@@ -81,14 +80,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	if reason != "" {
 		fresh, err := s.plan(ctx, req)
 		if err != nil {
-			var ie InputErrors
-			if errors.As(err, &ie) {
-				s.recordRefusal(ctx, c.Who, req.Group, nil, req, "apply", err, nil)
-			}
 			return nil, err
 		}
 		s.previews.put(fresh)
-		rec := s.recordRefusal(ctx, c.Who, req.Group, fresh.Topics, req, "apply", errors.New(reason), nil)
+		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, reason, nil))
 		return nil, &ConflictError{Message: reason, Fresh: fresh, EntryID: entryID(rec)}
 	}
 	if req.Reason != "" {
@@ -117,7 +112,7 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		if errors.As(err, &busy) {
 			msg := fmt.Sprintf("Another reset of group %s is in progress (audit entry %d, started by %s at %s). Wait for it to finish, then preview again: it will have moved the offsets.",
 				req.Group, busy.Holder.ID, busy.Holder.Actor, busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-			rec := s.recordRefusal(ctx, who, req.Group, plan.Topics, req, "apply", errors.New(msg), plan)
+			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, msg, plan))
 			return nil, &ConflictError{Message: msg, EntryID: entryID(rec)}
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)

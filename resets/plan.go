@@ -163,14 +163,10 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // Plan previews a reset: it reads every queue's offsets, computes the targets and says
 // what will happen. It changes nothing. Bad input (including what only the cluster can
 // tell: an unknown group, topic or queue, an offset past the end) is answered as
-// InputErrors and recorded in the audit log as refused.
+// InputErrors; it is not an audit event, since nothing was attempted against the cluster.
 func (s *Service) Plan(ctx context.Context, req Request, who Who) (*Plan, error) {
 	p, err := s.plan(ctx, req)
 	if err != nil {
-		var ie InputErrors
-		if errors.As(err, &ie) {
-			s.recordRefusal(ctx, who, req.Group, nil, req, "preview", err, nil)
-		}
 		return nil, err
 	}
 	s.previews.put(p)

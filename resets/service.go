@@ -133,6 +133,9 @@ type Config struct {
 	// broker is asked anything. Only tests set it (see server/testhooks.go,
 	// built with -tags rmqc_testhooks), to stop the process at exactly that point.
 	AfterPending func(ctx context.Context, e *store.AuditEntry)
+	// RefusalWindow is the window of RefusalsPerWindow (default RefusalWindow; tests
+	// shorten it).
+	RefusalWindow time.Duration
 }
 
 // Service plans, applies and verifies offset resets.
@@ -147,6 +150,7 @@ type Service struct {
 	previewTTL   time.Duration
 	afterPending func(ctx context.Context, e *store.AuditEntry)
 	previews     *previewCache
+	refusals     *refusalLimiter
 }
 
 // New returns a Service.
@@ -171,41 +175,15 @@ func New(cfg Config) *Service {
 		s.previewTTL = 15 * time.Minute
 	}
 	s.previews = newPreviewCache(s.previewTTL, 500)
+	if cfg.RefusalWindow <= 0 {
+		cfg.RefusalWindow = RefusalWindow
+	}
+	s.refusals = newRefusalLimiter(cfg.RefusalWindow)
 	return s
 }
 
-// Refuse records a refused attempt (bad input found before the service was asked, or a
-// permission refusal) and returns the entry. params is what was asked, as typed.
-func (s *Service) Refuse(ctx context.Context, who Who, group string, params any, stage string, reason error) *store.AuditEntry {
-	return s.recordRefusal(ctx, who, group, nil, params, stage, reason, nil)
-}
-
-// recordRefusal writes a refused entry. A failure to write it is logged: the refusal is
-// answered either way, and nothing was changed.
-func (s *Service) recordRefusal(ctx context.Context, who Who, group string, topics []string, params any, stage string, reason error, plan *Plan) *store.AuditEntry {
-	e := &store.AuditEntry{
-		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.cluster,
-		Group: group, Topics: topics, Status: store.AuditRefused,
-		Error: "Refused at " + stage + ": " + reason.Error(),
-	}
-	if req, ok := params.(Request); ok {
-		e.Mode, e.Reason = string(req.Mode), req.Reason
-		if e.Topics == nil && req.Topic != "" {
-			e.Topics = []string{req.Topic}
-		}
-		params = req.Params()
-	}
-	e.Params = mustJSON(params)
-	if plan != nil {
-		e.Plan = plan.auditPlan()
-	}
-	e.FinishedAt = e.StartedAt
-	if err := s.audit.Record(context.WithoutCancel(ctx), e); err != nil {
-		s.log.Error("record refused reset", "group", group, "actor", who.Actor, "reason", reason, "err", err)
-		return nil
-	}
-	return e
-}
+// Close writes the refusals still only counted (see RefusalsPerWindow).
+func (s *Service) Close() { s.refusals.flush(s) }
 
 func wrapf(err error, format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, err)...)

@@ -22,7 +22,7 @@ func (a *App) routes() http.Handler {
 	a.engine = r
 
 	env := &handlers.Env{Log: a.log, Warning: a.warning}
-	r.Use(a.access(env)) // who the caller is and what they may do (auth.go)
+	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
 	health := &handlers.Health{DB: a.store}
 	if a.rmq != nil {
 		health.NameServer = a.rmq
@@ -60,3 +60,7 @@ func (a *App) overview() func(context.Context) (*cluster.Overview, error) {
 	}
 	return func(ctx context.Context) (*cluster.Overview, error) { return a.cluster.Overview(ctx, a.rmq) }
 }
+
+// Routes lists every route registered on the console's router, for tests that must cover
+// all of them (such as the route × role access table).
+func (a *App) Routes() gin.RoutesInfo { return a.engine.Routes() }

@@ -14,7 +14,7 @@ import (
 func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Resets{Env: env}
 	if a.rmq != nil {
-		h.Service = a.newResetService()
+		h.Service = a.resets
 	}
 	audit := &handlers.Audit{Env: env, Entries: a.store.Audit()}
 
@@ -50,7 +50,7 @@ func (a *App) newResetService() *resets.Service {
 func (a *App) markInterruptedResets(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	n, err := a.newResetService().RecoverInterrupted(ctx)
+	n, err := a.resets.RecoverInterrupted(ctx)
 	if err != nil {
 		a.log.Error("mark interrupted resets", "marked", n, "err", err)
 		return

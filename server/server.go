@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -77,8 +78,11 @@ type App struct {
 	metricsReg *consoleMetrics
 	// closers stop the areas' background work; Close runs them first.
 	closers []func()
-	sec     *security   // access control (auth.go)
+	sec     *security   // access control (security.go, access.go)
 	engine  *gin.Engine // the router inside handler, for Routes
+	// resets plans and applies resets, recovers interrupted ones and records refusals
+	// (routes_resets.go); it exists without a cluster too, for the last two.
+	resets *resets.Service
 }
 
 // New opens the database, connects the services and builds the routes.
@@ -111,6 +115,8 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		}
 		a.cluster = cluster.New(a.rmq, cluster.Options{})
 	}
+	a.resets = a.newResetService()
+	a.onClose(a.resets.Close)    // writes the refusals it only counted
 	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
 	a.pruneRebalanceHistory()
 	a.handler = a.routes()

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"rmqconsole/auth"
+)
+
+// accessRule says what role a route needs. Rules are tried in order; the first whose
+// methods and path match decides.
+type accessRule struct {
+	methods []string // nil: any method
+	// path is a gin route pattern; parameter names do not matter (":group" matches
+	// ":name"). With prefix, every pattern that starts with it matches too.
+	path   string
+	prefix bool
+	// open routes need no sign-in at all.
+	open bool
+	// anonymous routes do not even look at credentials: assets and probes are asked
+	// for often and show nothing personal, so they cost no database read.
+	anonymous bool
+	need      auth.Role
+	// others, when set, is the role needed when the :user parameter names someone other
+	// than the caller.
+	others auth.Role
+	// audited: a refused attempt is written to the audit log (through the resets
+	// service, the one place that records refusals).
+	audited bool
+	// what the route does, for the refusal message ("reset consumer offsets").
+	what string
+}
+
+var (
+	reads  = []string{http.MethodGet, http.MethodHead}
+	writes = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+)
+
+// accessRules is the one table of who may do what.
+var accessRules = []accessRule{
+	// Reachable without signing in: signing in and out, probes, assets.
+	{path: "/login", open: true},
+	{path: "/logout", open: true},
+	{path: "/healthz", open: true, anonymous: true},
+	{path: "/readyz", open: true, anonymous: true},
+	{path: "/static/", prefix: true, open: true, anonymous: true},
+
+	// Offset resets, previews included, need an operator. A refused apply is audited; a
+	// refused preview is not: it would have changed nothing, so nothing was attempted.
+	{methods: writes, path: "/groups/:group/reset/apply", need: auth.Operator, audited: true, what: "reset consumer offsets"},
+	{methods: writes, path: "/api/v1/groups/:group/resets", need: auth.Operator, audited: true, what: "reset consumer offsets"},
+	{methods: writes, path: "/groups/:group/reset", prefix: true, need: auth.Operator, what: "preview offset resets"},
+	{methods: writes, path: "/api/v1/groups/:group/reset-preview", need: auth.Operator, what: "preview offset resets"},
+
+	// API tokens: every signed-in user manages their own; an admin, anyone's.
+	{path: "/tokens", need: auth.Viewer},
+	{path: "/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},
+	{path: "/api/v1/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},
+
+	// Everything else: reading needs a viewer; any other action an operator.
+	{methods: reads, path: "/", prefix: true, need: auth.Viewer, what: "read this page"},
+	{path: "/", prefix: true, need: auth.Operator, what: "change anything"},
+}
+
+func init() {
+	for i := range accessRules {
+		accessRules[i].path = normalizePattern(accessRules[i].path)
+	}
+}
+
+// normalizePattern drops parameter names: "/groups/:group/reset" → "/groups/:/reset".
+func normalizePattern(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		switch {
+		case strings.HasPrefix(s, ":"):
+			segs[i] = ":"
+		case strings.HasPrefix(s, "*"):
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// ruleFor returns the rule for a request method and the route pattern gin matched ("" for
+// an unknown path, which is judged by the catch-all rules).
+func ruleFor(method, pattern string) accessRule {
+	p := normalizePattern(pattern)
+	if p == "" {
+		p = "/"
+	}
+	for _, r := range accessRules {
+		if r.methods != nil && !slices.Contains(r.methods, method) {
+			continue
+		}
+		if p == r.path || (r.prefix && strings.HasPrefix(p, r.path)) {
+			return r
+		}
+	}
+	return accessRules[len(accessRules)-1]
+}
