@@ -19,7 +19,7 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876", RefusalWindow: 50 * time.Millisecond})
+	svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876", RefusalWindow: time.Second})
 	vic := Who{Actor: "vic", Addr: "10.0.0.9"}
 	ctx := context.Background()
 	list := func() []store.AuditEntry {
