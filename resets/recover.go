@@ -3,7 +3,6 @@ package resets
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"rmqconsole/store"
 )
@@ -30,7 +29,7 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		case e.Cluster != s.cluster:
 			why = fmt.Sprintf("the console now talks to %s, not %s, so the offsets were not read", s.cluster, e.Cluster)
 		default:
-			rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			rctx, cancel := context.WithTimeout(ctx, s.recoverWait)
 			found := s.readBack(rctx, e.Group, rows)
 			cancel()
 			for j := range rows {

@@ -129,6 +129,10 @@ type Config struct {
 	VerifyWait time.Duration
 	// PreviewTTL is how long a preview can be applied (default 15 min).
 	PreviewTTL time.Duration
+	// RecoverWait bounds how long RecoverInterrupted reads one entry's offsets
+	// (default 20 s). The console runs it before serving, so a frozen broker
+	// delays the start by at most this much per entry left pending.
+	RecoverWait time.Duration
 	// AfterPending runs right after the pending audit entry is written and before any
 	// broker is asked anything. Only tests set it (see server/testhooks.go,
 	// built with -tags rmqc_testhooks), to stop the process at exactly that point.
@@ -148,6 +152,7 @@ type Service struct {
 	settle       time.Duration
 	verifyWait   time.Duration
 	previewTTL   time.Duration
+	recoverWait  time.Duration
 	afterPending func(ctx context.Context, e *store.AuditEntry)
 	previews     *previewCache
 	refusals     *refusalLimiter
@@ -158,6 +163,7 @@ func New(cfg Config) *Service {
 	s := &Service{
 		admin: cfg.Admin, audit: cfg.Audit, cluster: cfg.Cluster, log: cfg.Log, now: cfg.Now,
 		settle: cfg.Settle, verifyWait: cfg.VerifyWait, previewTTL: cfg.PreviewTTL, afterPending: cfg.AfterPending,
+		recoverWait: cfg.RecoverWait,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -170,6 +176,9 @@ func New(cfg Config) *Service {
 	}
 	if s.verifyWait <= 0 {
 		s.verifyWait = 5 * time.Second
+	}
+	if s.recoverWait <= 0 {
+		s.recoverWait = 20 * time.Second
 	}
 	if s.previewTTL <= 0 {
 		s.previewTTL = 15 * time.Minute

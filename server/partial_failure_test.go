@@ -8,12 +8,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/store"
 )
 
 // Partial failure on a real cluster: a broker frozen with SIGSTOP (it keeps its
@@ -169,5 +171,73 @@ func TestFrozenBrokerGroupList(t *testing.T) {
 	}
 	if len(list.Groups) != 1 || list.Groups[0].Group != group {
 		t.Errorf("group list with %s frozen lost %s (it has offsets on %s): %s", frozen.Name, group, healthy.Name, rec.Body)
+	}
+}
+
+// The start-up reconciler reads the offsets of a reset left pending by a crash
+// before the console serves; with a broker frozen it gives up on that broker
+// within a couple of timeouts, marks the entry interrupted with what the
+// healthy broker answered, and starts.
+func TestFrozenBrokerStartupReconciler(t *testing.T) {
+	cl := dev.RequirePrivateCluster(t)
+	// Six queues per broker: asked one by one, a frozen broker's would take
+	// seven timeouts.
+	const queuesPerBroker = 6
+	topic, group := offlineGroupWithLag(t, cl, queuesPerBroker, 4)
+	frozen, healthy := cl.Brokers[0], cl.Brokers[1]
+	dataDir := t.TempDir()
+	st, err := store.Open(t.Context(), filepath.Join(dataDir, "rmqconsole.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queues []store.AuditQueue
+	for _, b := range cl.Brokers {
+		for id := range queuesPerBroker {
+			queues = append(queues, store.AuditQueue{Topic: topic, BrokerName: b.Name, BrokerAddr: b.Addr, QueueID: id, Before: 0, Target: 0})
+		}
+	}
+	crashed := &store.AuditEntry{StartedAt: time.Now(), Actor: "alice", Cluster: cl.NameServer, Group: group,
+		Topics: []string{topic}, Mode: "earliest", Plan: store.AuditPlan{Queues: queues}, Status: store.AuditPending}
+	if err := st.Audit().Begin(t.Context(), crashed); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	if err := cl.Freeze(frozen.Name); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := cl.Thaw(frozen.Name); err != nil {
+			t.Error(err)
+		}
+	}()
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--namesrv", cl.NameServer,
+		"--timeout", partialTimeout.String()}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	a, err := New(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if d, bound := time.Since(start), 4*partialTimeout; d > bound {
+		t.Errorf("start-up with a frozen broker and a pending reset took %s, want within %s (timeout %s)", d.Round(time.Millisecond), bound, partialTimeout)
+	}
+	got, err := a.store.Audit().Get(t.Context(), crashed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.AuditInterrupted {
+		t.Fatalf("entry %s after start-up, want interrupted", got.Status)
+	}
+	for _, q := range got.Result {
+		switch {
+		case q.BrokerName == healthy.Name && q.After == nil:
+			t.Errorf("queue %s/%d on the healthy broker not read back: %s", q.BrokerName, q.QueueID, q.Note)
+		case q.BrokerName == frozen.Name && (q.After != nil || !strings.Contains(q.Note, "could not be read")):
+			t.Errorf("queue %s/%d on the frozen broker: after %v, note %q", q.BrokerName, q.QueueID, q.After, q.Note)
+		}
 	}
 }

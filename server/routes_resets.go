@@ -35,7 +35,10 @@ func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
 // newResetService builds the reset service over the console's cluster and audit log.
 func (a *App) newResetService() *resets.Service {
 	log := a.log.With("component", "resets")
-	cfg := resets.Config{Audit: a.store.Audit(), Cluster: joinNameServers(a.cfg.NameServers), Log: log}
+	cfg := resets.Config{Audit: a.store.Audit(), Cluster: joinNameServers(a.cfg.NameServers), Log: log,
+		// Reading an interrupted entry's offsets back at start-up: one round of
+		// calls and a retry, however many brokers are frozen.
+		RecoverWait: 2 * a.cfg.Timeout}
 	if a.rmq != nil {
 		cfg.Admin = a.rmq
 	}
