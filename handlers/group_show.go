@@ -42,7 +42,7 @@ type GroupShow struct {
 // badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
 func badGroupName(name string) *UserError {
 	return &UserError{Status: http.StatusBadRequest, Code: "bad_group",
-		Message: "“" + name + "” is not a consumer group name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the group from the list."}
+		Message: "“" + views.Cut(name) + "” is not a consumer group name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the group from the list."}
 }
 
 // read returns the group's state: the live watcher's latest when someone is watching
@@ -71,7 +71,7 @@ func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *gr
 // Show renders the group page.
 func (h *GroupShow) Show(c *gin.Context) {
 	group := c.Param("group")
-	p := h.page(c, group+" · consumer group", "groups")
+	p := h.page(c, views.Cut(group)+" · consumer group", "groups")
 	if !cluster.ValidName(group) {
 		h.Fail(c, badGroupName(group))
 		return

@@ -495,3 +495,24 @@ func TestChangedRowsTravelAloneAndParseAsRows(t *testing.T) {
 		t.Error("rows also travel in the first message, where they would not parse")
 	}
 }
+
+// A name too long to be a group is refused without repeating it whole: the page, its
+// title and the API's sentence show only its beginning.
+func TestLongGroupNameIsCutWhenEchoed(t *testing.T) {
+	long := strings.Repeat("g", 5000)
+	r := newGroupRouter(t, true)
+	for _, path := range []string{"/groups/" + long, "/api/v1/groups/" + long} {
+		rec := r.get(t, path)
+		if rec.Code != http.StatusBadRequest {
+			t.Errorf("%s…: %d, want 400", path[:12], rec.Code)
+		}
+		if strings.Contains(rec.Body.String(), strings.Repeat("g", 300)) {
+			t.Errorf("%s…: the answer repeats the 5000-character name", path[:12])
+		}
+	}
+	rs := rsRouter(&rsFake{}, nil)
+	w := rsDo(t, rs, http.MethodGet, "/groups/"+long+"/reset", "", "")
+	if text := rsDoc(t, w).Text(); strings.Contains(text, strings.Repeat("g", 300)) {
+		t.Errorf("the reset page repeats the 5000-character name in its text")
+	}
+}

@@ -63,7 +63,7 @@ func (h *Resets) Form(c *gin.Context) {
 	if errors.As(vm.err, &ie) && ie.For("group") != "" {
 		status = http.StatusNotFound
 	}
-	h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+	h.render(c, status, h.page(c, "Reset "+views.Cut(group), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 type resetPageVM struct {

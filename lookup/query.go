@@ -38,8 +38,8 @@ func (q *RangeQuery) Validate() error {
 		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
 			"The range begins (%s) after it ends (%s). Swap the two times.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
 	}
-	if len(q.Tag) > maxTextLen || strings.ContainsAny(q.Tag, " |") {
-		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag is one word without spaces or '|'; search one tag at a time."}
+	if err := checkTag(q.Tag); err != nil {
+		return err
 	}
 	if q.Limit == 0 {
 		q.Limit = RangeLimit
@@ -69,12 +69,38 @@ func (q *KeyQuery) Validate() error {
 	if q.Key == "" {
 		return errMissing("key", "missing_key", "Type the message key to look for (what the producer set as KEYS).")
 	}
-	if len(q.Key) > maxTextLen || strings.ContainsAny(q.Key, " \t\r\n") {
-		return &InputError{Field: "key", Code: "bad_key", Message: "A key has no spaces: the KEYS property holds several keys separated by spaces, and each is indexed on its own. Search one key at a time."}
+	if err := checkKey(q.Key); err != nil {
+		return err
 	}
 	if !q.Begin.IsZero() && !q.End.IsZero() && q.Begin.After(q.End) {
 		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
 			"The range begins (%s) after it ends (%s). Swap the two times, or leave both empty to search the whole index.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
+	}
+	return nil
+}
+
+// checkKey says what is wrong with a key, one rule per sentence.
+func checkKey(k string) error {
+	if len(k) > maxTextLen {
+		return &InputError{Field: "key", Code: "bad_key", Message: fmt.Sprintf(
+			"A key has at most %d characters; this one has %d. Check what was pasted.", maxTextLen, len(k))}
+	}
+	if strings.ContainsAny(k, " \t\r\n") {
+		return &InputError{Field: "key", Code: "bad_key", Message: "A key has no spaces: the KEYS property holds several keys separated by spaces, and each is indexed on its own. Search one key at a time."}
+	}
+	return nil
+}
+
+// checkTag says what is wrong with a tag, one rule per sentence.
+func checkTag(tag string) error {
+	switch {
+	case len(tag) > maxTextLen:
+		return &InputError{Field: "tag", Code: "bad_tag", Message: fmt.Sprintf(
+			"A tag has at most %d characters; this one has %d. Check what was pasted.", maxTextLen, len(tag))}
+	case strings.ContainsAny(tag, " \t"):
+		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag has no spaces: it is one word. Search one tag at a time."}
+	case strings.Contains(tag, "|"):
+		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag has no '|': producers' tag expressions use it to join several tags. Search one tag at a time."}
 	}
 	return nil
 }

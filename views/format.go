@@ -58,3 +58,20 @@ func Percent(r float64) string {
 func Rate(r float64) string {
 	return strconv.FormatFloat(r, 'f', 2, 64)
 }
+
+// maxEcho is how much of a name the console repeats back: every real topic or group
+// name fits (RocketMQ allows 255 characters, and they are far shorter in practice),
+// while a pasted page of text does not fill the screen.
+const maxEcho = 80
+
+// Cut shortens what a user typed for repeating it back in a heading or a sentence.
+func Cut(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= maxEcho {
+		return s
+	}
+	return string(r[:maxEcho-1]) + "…"
+}

@@ -1,0 +1,39 @@
+package lookup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Each rule of a key or a tag has its own sentence: a long key without spaces is told
+// it is too long, not that it has spaces.
+func TestKeyAndTagRulesHaveTheirOwnSentence(t *testing.T) {
+	long := strings.Repeat("k", 300)
+	for _, c := range []struct {
+		name      string
+		err       error
+		want, not string
+	}{
+		{"long key", func() error { q := KeyQuery{Topic: "T", Key: long}; return q.Validate() }(), "at most 255 characters", "spaces"},
+		{"key with a space", func() error { q := KeyQuery{Topic: "T", Key: "a b"}; return q.Validate() }(), "no spaces", "at most"},
+		{"long tag", rangeErr(long), "at most 255 characters", "spaces"},
+		{"tag with a space", rangeErr("a b"), "no spaces", "'|'"},
+		{"tag with a bar", rangeErr("a|b"), "'|'", "spaces"},
+	} {
+		var ie *InputError
+		if !errors.As(c.err, &ie) {
+			t.Errorf("%s: %v, want an input error", c.name, c.err)
+			continue
+		}
+		if !strings.Contains(ie.Message, c.want) || strings.Contains(ie.Message, c.not) {
+			t.Errorf("%s: %q, want a sentence about %q only", c.name, ie.Message, c.want)
+		}
+	}
+}
+
+func rangeErr(tag string) error {
+	q := RangeQuery{Topic: "T", Begin: time.Unix(1_700_000_000, 0), End: time.Unix(1_700_000_060, 0), Tag: tag}
+	return q.Validate()
+}
