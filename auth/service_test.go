@@ -257,15 +257,18 @@ func TestLoginThrottledPerUserAndPerAddress(t *testing.T) {
 			t.Fatalf("failure %d: %v", i+1, err)
 		}
 	}
-	// Fourth attempt right away, even with the right password and from elsewhere: refused
+	// Fourth attempt right away from that address, even with the right password: refused
 	// without checking.
-	_, err := s.Login(ctx, "tess", []byte("password1"), "10.0.0.2", "")
+	_, err := s.Login(ctx, "tess", []byte("password1"), "10.0.0.1", "")
 	var th *ThrottledError
 	if !errors.As(err, &th) || th.Wait <= 0 || th.Wait > time.Second {
 		t.Fatalf("after 3 failures: %v, want throttled for ≤1 s", err)
 	}
-	// Other users are not slowed by tess's failures.
-	if _, err := s.Login(ctx, "uma", []byte("password1"), "10.0.0.2", ""); err != nil {
+	// Nobody else is slowed by them: not tess from her own address, not other users.
+	if _, err := s.Login(ctx, "tess", []byte("password1"), "10.0.0.2", ""); err != nil {
+		t.Fatalf("tess from another address slowed by the failures of 10.0.0.1: %v", err)
+	}
+	if _, err := s.Login(ctx, "uma", []byte("password1"), "10.0.0.1", ""); err != nil {
 		t.Fatalf("uma slowed by tess's failures: %v", err)
 	}
 	clk.Add(time.Second)

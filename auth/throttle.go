@@ -6,16 +6,22 @@ import (
 )
 
 // ThrottleConfig says how sign-in slows down after failures. After Free failed attempts
-// on one key (a user name, or an address), each further attempt must wait Base, doubling
-// with every failure, up to Max. Failures older than Forget no longer count.
+// on one key (a user name from one address, or an address whatever the name), each
+// further attempt must wait Base, doubling with every failure, up to Max. Failures older
+// than Forget no longer count.
 type ThrottleConfig struct {
-	UserFree, AddrFree int
-	Base, Max, Forget  time.Duration
+	// UserFree counts per user name × address: someone mistyping their password slows
+	// down only themselves, and nobody can lock a user out from other addresses.
+	UserFree int
+	// AddrFree counts per address, well above UserFree: one address guessing many users'
+	// passwords is slowed, while the people behind one NAT address are not.
+	AddrFree          int
+	Base, Max, Forget time.Duration
 }
 
-// DefaultThrottle allows 5 attempts per user name and 20 per address (several people
-// may share one NAT address) before slowing down from 1 s to at most 15 min.
-var DefaultThrottle = ThrottleConfig{UserFree: 5, AddrFree: 20, Base: time.Second, Max: 15 * time.Minute, Forget: time.Hour}
+// DefaultThrottle allows 5 attempts per user name and address, and 100 per address,
+// before slowing down from 1 s to at most 15 min.
+var DefaultThrottle = ThrottleConfig{UserFree: 5, AddrFree: 100, Base: time.Second, Max: 15 * time.Minute, Forget: time.Hour}
 
 // throttle counts sign-in attempts per key in memory. A restart forgets the counts; the
 // bcrypt cost still bounds guessing to a few attempts per second per core.
@@ -59,7 +65,7 @@ func (t *throttle) begin(now time.Time, user, addr string) time.Duration {
 	for _, k := range []struct {
 		key  string
 		free int
-	}{{"u:" + user, t.cfg.UserFree}, {"a:" + addr, t.cfg.AddrFree}} {
+	}{{userKey(user, addr), t.cfg.UserFree}, {"a:" + addr, t.cfg.AddrFree}} {
 		a := t.keys[k.key]
 		if a == nil {
 			continue
@@ -75,7 +81,7 @@ func (t *throttle) begin(now time.Time, user, addr string) time.Duration {
 	if wait > 0 {
 		return wait
 	}
-	for _, key := range []string{"u:" + user, "a:" + addr} {
+	for _, key := range []string{userKey(user, addr), "a:" + addr} {
 		a := t.keys[key]
 		if a == nil {
 			a = &attempts{}
@@ -87,13 +93,16 @@ func (t *throttle) begin(now time.Time, user, addr string) time.Duration {
 	return 0
 }
 
-// succeed forgets the user's failures and takes back the address's count for this
-// attempt. The address keeps its earlier failures: one valid account must not reset the
-// count of an address that is guessing other users' passwords.
+// userKey is the key of one user name at one address.
+func userKey(user, addr string) string { return "u:" + addr + "\x00" + user }
+
+// succeed forgets the user's failures from addr and takes back the address's count for
+// this attempt. The address keeps its earlier failures: one valid account must not reset
+// the count of an address that is guessing other users' passwords.
 func (t *throttle) succeed(user, addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.keys, "u:"+user)
+	delete(t.keys, userKey(user, addr))
 	if a := t.keys["a:"+addr]; a != nil {
 		if a.failures--; a.failures <= 0 {
 			delete(t.keys, "a:"+addr)

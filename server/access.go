@@ -24,6 +24,8 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 			c.Next()
 			return
 		}
+		// Pages and API answers show what a signed-in user may see: no cache keeps them.
+		c.Header("Cache-Control", "no-store")
 		caller, ended, refused := a.identify(c)
 		if caller != nil {
 			c.Set(handlers.ActorKey, caller.Name)

@@ -1,20 +1,32 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"rmqconsole/handlers"
 )
 
-// requestLog logs one line per request after it is answered.
+// requestLog logs one line per request after it is answered. A request the client
+// abandoned is logged as 499 at info: nobody read the answer, and the console did not
+// fail.
 func requestLog(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
 		status := c.Writer.Status()
+		if errors.Is(c.Request.Context().Err(), context.Canceled) {
+			status = statusClientClosed
+		}
 		level := slog.LevelInfo
 		switch {
 		case c.Request.URL.Path == "/healthz" || c.Request.URL.Path == "/readyz":
@@ -55,9 +67,13 @@ func recovery(log *slog.Logger) gin.HandlerFunc {
 	}
 }
 
+// statusClientClosed is nginx's 499: the client went away before it was answered.
+const statusClientClosed = 499
+
 // securityHeaders sets the headers every answer carries. No inline script anywhere: all
-// JavaScript comes from /static.
-func securityHeaders() gin.HandlerFunc {
+// JavaScript comes from /static. Over HTTPS (directly, or at a trusted proxy) browsers
+// are also told to use nothing else for a year (HSTS).
+func securityHeaders(secure func(*gin.Context) bool) gin.HandlerFunc {
 	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 		"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 	return func(c *gin.Context) {
@@ -66,6 +82,66 @@ func securityHeaders() gin.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
+		if secure(c) {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		c.Next()
+	}
+}
+
+// crossOrigin refuses state-changing requests sent by another site's page (the standard
+// library's CrossOriginProtection) before any handler runs. It runs inside the router, so
+// the refusal is logged, counted and carries the security headers like any answer.
+func crossOrigin(env *handlers.Env) gin.HandlerFunc {
+	cop := http.NewCrossOriginProtection()
+	return func(c *gin.Context) {
+		if err := cop.Check(c.Request); err != nil {
+			env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "cross_origin",
+				Message: "This request was sent by a page of another site, so the console refused it and changed nothing. Use the console's own pages."})
+			c.Abort()
+			return
+		}
+		c.Next()
+	}
+}
+
+// MaxRequestBody is the largest request body the console accepts (README documents it):
+// every form and API body is a few fields, and a larger one is refused whole (413) before
+// any handler reads a cut copy of it.
+const MaxRequestBody = 64 << 10
+
+// bodyLimit answers 413 to a request whose body is larger than MaxRequestBody. Smaller
+// bodies are read here, so handlers (and the audit of a refused reset) see all of it or
+// nothing.
+func bodyLimit(env *handlers.Env) gin.HandlerFunc {
+	tooLarge := &handlers.UserError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+		Message: fmt.Sprintf("The request body is larger than %d KiB, the most the console accepts, so nothing was read or changed. Send less: a reason of a few lines is plenty.", MaxRequestBody>>10)}
+	return func(c *gin.Context) {
+		body := c.Request.Body
+		if body == nil || body == http.NoBody {
+			c.Next()
+			return
+		}
+		if c.Request.ContentLength > MaxRequestBody {
+			c.Header("Connection", "close") // the rest of the body is not read
+			env.Fail(c, tooLarge)
+			c.Abort()
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(body, MaxRequestBody+1))
+		switch {
+		case len(b) > MaxRequestBody:
+			c.Header("Connection", "close")
+			env.Fail(c, tooLarge)
+			c.Abort()
+			return
+		case err != nil:
+			env.Fail(c, &handlers.UserError{Status: http.StatusBadRequest, Code: "bad_body",
+				Message: "The request body could not be read (" + err.Error() + "). Send it again."})
+			c.Abort()
+			return
+		}
+		c.Request.Body = io.NopCloser(bytes.NewReader(b))
 		c.Next()
 	}
 }

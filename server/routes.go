@@ -17,11 +17,14 @@ func (a *App) routes() http.Handler {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
-	r.Use(recovery(a.log), requestLog(a.log), securityHeaders())
+	env := &handlers.Env{Log: a.log, Warning: a.warning}
+	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure))
 	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
+	// Cross-origin protection covers every state-changing route: a form posted from
+	// another site is refused before it reaches a handler.
+	r.Use(crossOrigin(env), bodyLimit(env))
 	a.engine = r
 
-	env := &handlers.Env{Log: a.log, Warning: a.warning}
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
 	health := &handlers.Health{DB: a.store}
 	if a.rmq != nil {
@@ -47,10 +50,7 @@ func (a *App) routes() http.Handler {
 		env.Fail(c, &handlers.UserError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 			Message: c.Request.Method + " is not allowed on " + c.Request.URL.Path + "."})
 	})
-
-	// Cross-origin protection covers every state-changing route: a form posted from
-	// another site is refused before it reaches a handler.
-	return http.NewCrossOriginProtection().Handler(r)
+	return r
 }
 
 // overview returns the cluster overview reader, or nil without a cluster.

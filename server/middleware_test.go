@@ -1,0 +1,160 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"rmqconsole/auth"
+	"rmqconsole/handlers"
+	"rmqconsole/static"
+)
+
+// A request the client abandoned is not the console's failure: it is logged as 499 at
+// info, with no ERROR line.
+func TestAbandonedRequestIsLoggedAs499(t *testing.T) {
+	a, logBuf := newLoggedApp(t, "--no-auth=true")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the browser tab was closed
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/audit", nil).WithContext(ctx))
+	log := logBuf.String()
+	if !strings.Contains(log, "level=INFO msg=request method=GET path=/api/v1/audit status=499") || strings.Contains(log, "level=ERROR") {
+		t.Fatalf("abandoned request logged as:\n%s", log)
+	}
+}
+
+// A cross-origin refusal is answered inside the router: it is in the request log and
+// carries the same security headers as every other answer.
+func TestCrossOriginRefusalIsLoggedWithCSP(t *testing.T) {
+	a, logBuf := newLoggedApp(t)
+	addUsers(t, a, roleUsers)
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/groups/billing/resets", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.AddCookie(sessionCookie(t, a, "otto"))
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, req)
+	var e handlers.APIError
+	json.Unmarshal(rec.Body.Bytes(), &e)
+	if rec.Code != http.StatusForbidden || e.Code != "cross_origin" || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Fatalf("cross-origin post: %d %s, CSP %q", rec.Code, rec.Body, rec.Header().Get("Content-Security-Policy"))
+	}
+	if !strings.Contains(logBuf.String(), "path=/api/v1/groups/billing/resets status=403") {
+		t.Fatalf("the refusal is not in the request log:\n%s", logBuf)
+	}
+}
+
+// Browsers are told to keep to HTTPS only when the console is served over it.
+func TestHSTSOnlyUnderTLS(t *testing.T) {
+	a := newAuthApp(t)
+	tlsSrv := httptest.NewTLSServer(a.Handler())
+	defer tlsSrv.Close()
+	res, err := tlsSrv.Client().Get(tlsSrv.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if hsts := res.Header.Get("Strict-Transport-Security"); !strings.HasPrefix(hsts, "max-age=") {
+		t.Fatalf("over TLS: Strict-Transport-Security %q", hsts)
+	}
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login", nil))
+	if hsts := rec.Header().Get("Strict-Transport-Security"); hsts != "" {
+		t.Fatalf("over plain HTTP: Strict-Transport-Security %q", hsts)
+	}
+}
+
+// What a signed-in user sees is never kept by a browser or proxy cache; assets are.
+func TestSignedInPagesAndAPINotCached(t *testing.T) {
+	a := newAuthApp(t)
+	addUsers(t, a, roleUsers)
+	for _, p := range []string{"/", "/audit", "/api/v1/audit", "/api/v1/cluster", "/users/vera/tokens"} {
+		req := httptest.NewRequest(http.MethodGet, p, nil)
+		req.AddCookie(sessionCookie(t, a, "vera"))
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("GET %s as vera: %d, Cache-Control %q, want no-store", p, rec.Code, cc)
+		}
+	}
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, static.URL("app.css"), nil))
+	if rec.Code != http.StatusOK || rec.Header().Get("Cache-Control") == "no-store" {
+		t.Fatalf("asset: %d, Cache-Control %q", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+}
+
+// A body above MaxRequestBody is refused whole with a sentence, on the API and on pages,
+// whether or not its length was announced; before, it was cut and answered 400
+// "unexpected EOF".
+func TestOversizedBodyIs413(t *testing.T) {
+	a := newAuthApp(t, "--namesrv", "127.0.0.1:1")
+	addUsers(t, a, roleUsers)
+	big := `{"topic":"orders","mode":"latest","reason":"` + strings.Repeat("x", 1<<20) + `"}`
+	for _, chunked := range []bool{false, true} {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/groups/billing/reset-preview", strings.NewReader(big))
+		req.Header.Set("Content-Type", "application/json")
+		if chunked {
+			req.ContentLength = -1
+		}
+		req.AddCookie(sessionCookie(t, a, "otto"))
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		var e handlers.APIError
+		json.Unmarshal(rec.Body.Bytes(), &e)
+		if rec.Code != http.StatusRequestEntityTooLarge || e.Code != "too_large" || !strings.Contains(e.Error, "64 KiB") {
+			t.Fatalf("1 MB API body (chunked %v): %d %.300s", chunked, rec.Code, rec.Body)
+		}
+	}
+	form := url.Values{"name": {"otto"}, "password": {strings.Repeat("p", 1<<20)}}.Encode()
+	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "64 KiB") || !strings.Contains(rec.Body.String(), "<html") {
+		t.Fatalf("1 MB sign-in form: %d %.300s", rec.Code, rec.Body)
+	}
+	// Just under the limit is read whole.
+	ok := `{"topic":"orders","mode":"sideways","reason":"` + strings.Repeat("x", MaxRequestBody-100) + `"}`
+	if rec := postAs(t, a, "otto", "/api/v1/groups/billing/reset-preview", "application/json", ok); rec.Code != http.StatusBadRequest ||
+		!strings.Contains(rec.Body.String(), "sideways") {
+		t.Fatalf("body under the limit: %d %.300s", rec.Code, rec.Body)
+	}
+}
+
+// Failed sign-ins slow down the user name at that address, and the address only well
+// above that: people behind one address are not locked out by one person's typos.
+func TestSignInThrottledPerUserAndAddress(t *testing.T) {
+	a := newAuthApp(t)
+	users := map[string]auth.Role{"otto": auth.Operator}
+	for _, n := range []string{"u1", "u2", "u3", "u4"} {
+		users[n] = auth.Viewer
+	}
+	addUsers(t, a, users)
+	login := func(name, password string) int {
+		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"name": {name}, "password": {password}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = "198.51.100.20:5000"
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for _, n := range []string{"u1", "u2", "u3", "u4"} {
+		for range auth.DefaultThrottle.UserFree {
+			if code := login(n, "wrong password"); code != http.StatusUnauthorized {
+				t.Fatalf("failed sign-in of %s: %d, want 401", n, code)
+			}
+		}
+	}
+	if code := login("u1", testPassword); code != http.StatusTooManyRequests {
+		t.Fatalf("u1 after %d failures from this address: %d, want 429", auth.DefaultThrottle.UserFree, code)
+	}
+	if code := login("otto", testPassword); code != http.StatusSeeOther {
+		t.Fatalf("otto from the same address after 20 failures of others: %d, want signed in", code)
+	}
+}
