@@ -34,6 +34,9 @@ lint:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+	@# go.mod and go.sum say exactly what the code imports (run `go mod tidy` when this fails).
+	$(GO) mod tidy -diff
+	cd dev/demo && $(GO) mod tidy -diff
 
 # Packages whose integration tests run rocketmq-client-go push consumers inside the test
 # binary: that library has data races of its own (ConsumerRunningInfo encoding, seen
@@ -42,12 +45,20 @@ lint:
 CLIENT_GO_PKGS := rocketmq|resets
 
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
-# One shared cluster serves every test package (RMQC_TEST_NAMESRV); it is stopped afterwards.
+# One shared cluster serves every test package (RMQC_TEST_NAMESRV); it is stopped afterwards
+# if this started it. A RocketMQ of this version already running from `make run` or
+# `rmqdev up` is used and left running; anything else holding the fixed ports stops the
+# run before any test, saying what to do.
 test: lint check-generated
 	@set -o pipefail; \
 	started=0; \
 	if [ -z "$$RMQC_TEST_NAMESRV" ]; then \
-	  $(RMQDEV) up && started=1; \
+	  if $(RMQDEV) status 2>/dev/null | grep "^RocketMQ $(RMQ_VERSION): running" >/dev/null; then \
+	    echo "make test: using the RocketMQ $(RMQ_VERSION) already running (rmqdev status); it stays up afterwards"; \
+	  else \
+	    $(RMQDEV) up || { echo "make test: no local RocketMQ could start (above). Stop what holds the ports (rmqdev status / down), or run the tests against a running cluster: RMQC_TEST_NAMESRV=host:port make test"; exit 1; }; \
+	    started=1; \
+	  fi; \
 	  export RMQC_TEST_NAMESRV=127.0.0.1:19876; \
 	fi; \
 	$(GO) test -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
@@ -56,6 +67,7 @@ test: lint check-generated
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
 
+# Unit tests only: no JDK, no Chromium, no RocketMQ, no fixed port; under a minute.
 test-unit:
 	$(GO) test -count=1 -short ./...
 

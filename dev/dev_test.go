@@ -231,3 +231,18 @@ func TestPortsFromLaysOutDisjointPorts(t *testing.T) {
 		t.Errorf("zero Ports NameServerAddr = %s, want the default", got)
 	}
 }
+
+// Under -short (make test-unit) the cluster helpers skip instead of starting
+// JVMs, so the unit suite needs no JDK and opens no port.
+func TestRequireClusterSkipsUnderShort(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("checks -short behaviour")
+	}
+	for name, require := range map[string]func(testing.TB) *Cluster{"RequireCluster": RequireCluster, "RequirePrivateCluster": RequirePrivateCluster} {
+		var c *Cluster
+		t.Run(name, func(t *testing.T) { c = require(t) })
+		if c != nil || harness.cluster != nil || harness.private.cluster != nil {
+			t.Errorf("%s under -short returned a cluster instead of skipping", name)
+		}
+	}
+}

@@ -47,6 +47,7 @@ var (
 // Binary builds rmqconsole once per test binary and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
+	skipShort(t)
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "rmqconsole-e2e-bin-")
 		if err != nil {
@@ -154,6 +155,15 @@ func StartConsole(t testing.TB, env ...string) *Console {
 	}
 }
 
+// skipShort skips a test of the real binary or browser under -short: the unit
+// suite (make test-unit) builds nothing, starts nothing and opens no port.
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test (real binary, Chromium): skipped under -short")
+	}
+}
+
 // chromiumPath finds Debian's chromium (or another Chrome on PATH).
 func chromiumPath() string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -169,6 +179,7 @@ func chromiumPath() string {
 // with what to install.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
+	skipShort(t)
 	path := chromiumPath()
 	if path == "" {
 		msg := "headless Chromium is needed for browser tests: apt-get install chromium"
