@@ -320,28 +320,38 @@ func (c *Cluster) remember(topic string, brokers []Broker) []GoneBroker {
 // (brokers create one when a consumer first connects, or mqadmin updateSubGroup does),
 // asking every master at once. It is an error only when no master answered.
 func (c *Cluster) GroupConfigured(ctx context.Context, group string) (bool, error) {
-	brokers, err := c.Brokers(ctx)
+	return c.Fanout(ctx).GroupConfigured(group)
+}
+
+// GroupConfigured is Cluster.GroupConfigured within an operation's fan-out: a broker that
+// did not answer earlier in it is not asked again, and counts as not answering.
+func (f *Fanout) GroupConfigured(group string) (bool, error) {
+	brokers, err := f.c.Brokers(f.ctx)
 	if err != nil {
 		return false, err
 	}
-	f := c.Fanout(ctx)
-	found := Each(f, brokers, "subscription groups", func(ctx context.Context, addr string) (bool, error) {
-		t, err := c.ns.SubscriptionGroups(ctx, addr)
+	ask := slices.DeleteFunc(slices.Clone(brokers), func(b Broker) bool { return f.NotAnswering(b.Name) })
+	found := Each(f, ask, "subscription groups", func(ctx context.Context, addr string) (bool, error) {
+		t, err := f.c.ns.SubscriptionGroups(ctx, addr)
 		if err != nil {
 			return false, err
 		}
 		_, ok := t.Groups[group]
 		return ok, nil
 	})
-	fails := f.Wait()
 	if slices.Contains(found, true) {
 		return true, nil
 	}
-	if len(fails) == len(brokers) {
-		errs := make([]error, len(fails))
-		for i, fl := range fails {
-			errs[i] = fl
+	// Not found is an answer only when some broker answered.
+	var errs []error
+	failed := map[string]bool{}
+	for _, fl := range f.Failures() {
+		if !failed[fl.Broker] && slices.ContainsFunc(brokers, func(b Broker) bool { return b.Name == fl.Broker }) {
+			failed[fl.Broker] = true
+			errs = append(errs, fl)
 		}
+	}
+	if len(failed) >= len(brokers) {
 		return false, fmt.Errorf("look up consumer group %q: %w", group, errors.Join(errs...))
 	}
 	return false, nil

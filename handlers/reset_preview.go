@@ -124,21 +124,29 @@ func badResetRequest(c *gin.Context, errs resets.InputErrors) {
 
 // PlanJSON is the preview as the API answers it.
 type PlanJSON struct {
-	PlanID    string                 `json:"planId"`
-	PlanHash  string                 `json:"planHash"`
-	Action    string                 `json:"action"`
-	Group     string                 `json:"group"`
-	Topics    []string               `json:"topics"`
-	Mode      string                 `json:"mode"`
-	Params    map[string]any         `json:"params"`
-	Online    bool                   `json:"online"`
-	Clients   []string               `json:"clients"`
-	Brokers   []PlanBrokerJSON       `json:"brokers"`
-	Queues    []PlanQueueJSON        `json:"queues"`
-	Warnings  []string               `json:"warnings"`
-	Failures  []resets.BrokerFailure `json:"failures"`
-	PlannedAt string                 `json:"plannedAt"`
-	ExpiresAt string                 `json:"expiresAt"`
+	PlanID    string            `json:"planId"`
+	PlanHash  string            `json:"planHash"`
+	Action    string            `json:"action"`
+	Group     string            `json:"group"`
+	Topics    []string          `json:"topics"`
+	Mode      string            `json:"mode"`
+	Params    map[string]any    `json:"params"`
+	Online    bool              `json:"online"`
+	Clients   []string          `json:"clients"`
+	Brokers   []PlanBrokerJSON  `json:"brokers"`
+	Queues    []PlanQueueJSON   `json:"queues"`
+	Warnings  []string          `json:"warnings"`
+	Failures  []PlanFailureJSON `json:"failures"`
+	PlannedAt string            `json:"plannedAt"`
+	ExpiresAt string            `json:"expiresAt"`
+}
+
+// PlanFailureJSON is a broker whose queues are not in a preview, and why.
+type PlanFailureJSON struct {
+	BrokerName string `json:"brokerName"`
+	Addr       string `json:"addr"`
+	Topic      string `json:"topic,omitempty"`
+	Error      string `json:"error"`
 }
 
 // PlanBrokerJSON is a broker of a preview.
@@ -168,14 +176,14 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 	out := PlanJSON{
 		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
-		Warnings: p.Warnings, Failures: p.Failures, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
+		Warnings: p.Warnings, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
 		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{},
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}
 	}
-	if out.Failures == nil {
-		out.Failures = []resets.BrokerFailure{}
+	for _, f := range p.Failures {
+		out.Failures = append(out.Failures, PlanFailureJSON{BrokerName: f.Broker, Addr: f.Addr, Topic: f.Topic, Error: f.Reason()})
 	}
 	for _, b := range p.Brokers {
 		out.Brokers = append(out.Brokers, PlanBrokerJSON{BrokerName: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version), Method: string(b.Method)})

@@ -258,7 +258,7 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 		set(i, "already at its target; nothing was sent", nil)
 		return true
 	}
-	update := func(i int, why string) {
+	update := func(ctx context.Context, i int, why string) {
 		q := plan.Queues[i]
 		err := s.admin.UpdateConsumerOffset(ctx, q.Addr, group, q.Queue, q.Target)
 		mu.Lock()
@@ -266,28 +266,42 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 		mu.Unlock()
 		set(i, why, err)
 	}
-	parallel(sortedKeys(byBroker), 8, func(broker string) {
+	// Every queue (every topic, for a reset by timestamp) at once; a row records its own
+	// outcome, so the fan-out's failures are not used.
+	fo := s.brokers.Fanout(ctx)
+	each := func(i int, op string, fn func(ctx context.Context)) {
+		q := plan.Queues[i]
+		fo.At(q.Queue.BrokerName, q.Addr, op, func(ctx context.Context, _ string) error {
+			fn(ctx)
+			return nil
+		})
+	}
+	for _, broker := range sortedKeys(byBroker) {
 		idx := byBroker[broker]
 		switch plan.method(broker) {
 		case MethodResetQueue:
-			parallel(idx, 4, func(i int) {
-				if unchanged(i) {
-					return
-				}
-				q := plan.Queues[i]
-				tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
-				note := ""
-				if v, ok := tbl[q.Queue]; ok && v != q.Target {
-					note = fmt.Sprintf("the broker set offset %d", v)
-				}
-				set(i, note, err)
-			})
+			for _, i := range idx {
+				each(i, "reset offset", func(ctx context.Context) {
+					if unchanged(i) {
+						return
+					}
+					q := plan.Queues[i]
+					tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
+					note := ""
+					if v, ok := tbl[q.Queue]; ok && v != q.Target {
+						note = fmt.Sprintf("the broker set offset %d", v)
+					}
+					set(i, note, err)
+				})
+			}
 		case MethodUpdateOffset:
-			parallel(idx, 4, func(i int) {
-				if !unchanged(i) {
-					update(i, "")
-				}
-			})
+			for _, i := range idx {
+				each(i, "update offset", func(ctx context.Context) {
+					if !unchanged(i) {
+						update(ctx, i, "")
+					}
+				})
+			}
 		case MethodResetTimestamp:
 			byTopic := map[string][]int{}
 			for _, i := range idx {
@@ -295,31 +309,36 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 			}
 			for _, topic := range sortedKeys(byTopic) {
 				ti := byTopic[topic]
-				addr := plan.Queues[ti[0]].Addr
-				tbl, err := s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, group, resetTimestamp(plan.Request), true))
-				if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
-					// The clients left between the preview and now: write the offsets, as
-					// mqadmin does.
-					parallel(ti, 4, func(i int) {
-						update(i, "no client was online at the broker (CONSUMER_NOT_ONLINE), so the offset was written directly")
-					})
-					continue
-				}
-				for _, i := range ti {
-					q := plan.Queues[i]
-					note := ""
-					if v, ok := tbl[q.Queue]; ok && v != q.Target {
-						note = fmt.Sprintf("the broker chose offset %d for the timestamp", v)
+				each(ti[0], "reset by timestamp", func(ctx context.Context) {
+					addr := plan.Queues[ti[0]].Addr
+					tbl, err := s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, group, resetTimestamp(plan.Request), true))
+					if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
+						// The clients left between the preview and now: write the offsets, as
+						// mqadmin does.
+						for _, i := range ti {
+							each(i, "update offset", func(ctx context.Context) {
+								update(ctx, i, "no client was online at the broker (CONSUMER_NOT_ONLINE), so the offset was written directly")
+							})
+						}
+						return
 					}
-					set(i, note, err)
-				}
+					for _, i := range ti {
+						q := plan.Queues[i]
+						note := ""
+						if v, ok := tbl[q.Queue]; ok && v != q.Target {
+							note = fmt.Sprintf("the broker chose offset %d for the timestamp", v)
+						}
+						set(i, note, err)
+					}
+				})
 			}
 		default:
 			for _, i := range idx {
 				set(i, "", fmt.Errorf("no way to reset broker %s was planned", broker))
 			}
 		}
-	})
+	}
+	fo.Wait()
 	return rows
 }
 
@@ -414,33 +433,43 @@ func (s *Service) readBack(ctx context.Context, group string, rows []store.Audit
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].addr+keys[i].topic < keys[j].addr+keys[j].topic })
 	var mu sync.Mutex
-	parallel(keys, 8, func(k key) {
-		stats, serr := s.admin.ConsumeStats(ctx, k.addr, group, k.topic)
-		for _, i := range parts[k] {
-			mq := rocketmq.MessageQueue{Topic: rows[i].Topic, BrokerName: rows[i].BrokerName, QueueID: rows[i].QueueID}
-			r := readOffset{max: rows[i].MaxOffset}
-			if serr == nil {
-				if o, ok := stats.Offsets[mq]; ok {
-					r = readOffset{read: true, offset: o.ConsumerOffset, max: o.BrokerOffset}
-				}
-			}
-			if !r.read {
-				off, err := s.admin.QueryConsumerOffset(ctx, k.addr, group, mq)
-				switch {
-				case err == nil:
-					r.read, r.offset = true, off
-				case serr != nil:
-					r.err = serr.Error()
-				default:
-					r.err = err.Error()
-				}
-			}
-			mu.Lock()
-			out[i] = r
-			mu.Unlock()
-		}
-	})
+	fo := s.brokers.Fanout(ctx)
+	for _, k := range keys {
+		fo.At(rows[parts[k][0]].BrokerName, k.addr, "read back", func(ctx context.Context, _ string) error {
+			s.readBackPart(ctx, group, k.addr, k.topic, rows, parts[k], out, &mu)
+			return nil
+		})
+	}
+	fo.Wait()
 	return out
+}
+
+// readBackPart reads the offsets of one broker's queues of one topic into out.
+func (s *Service) readBackPart(ctx context.Context, group, addr, topic string, rows []store.AuditQueue, idx []int, out []readOffset, mu *sync.Mutex) {
+	stats, serr := s.admin.ConsumeStats(ctx, addr, group, topic)
+	for _, i := range idx {
+		mq := rocketmq.MessageQueue{Topic: rows[i].Topic, BrokerName: rows[i].BrokerName, QueueID: rows[i].QueueID}
+		r := readOffset{max: rows[i].MaxOffset}
+		if serr == nil {
+			if o, ok := stats.Offsets[mq]; ok {
+				r = readOffset{read: true, offset: o.ConsumerOffset, max: o.BrokerOffset}
+			}
+		}
+		if !r.read {
+			off, err := s.admin.QueryConsumerOffset(ctx, addr, group, mq)
+			switch {
+			case err == nil:
+				r.read, r.offset = true, off
+			case serr != nil:
+				r.err = serr.Error()
+			default:
+				r.err = err.Error()
+			}
+		}
+		mu.Lock()
+		out[i] = r
+		mu.Unlock()
+	}
 }
 
 // judge decides whether a queue's offset read back after the reset shows the reset

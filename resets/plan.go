@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -241,55 +242,27 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
 	failed := map[int]bool{}
-	idx := make([]int, len(queues))
-	for i := range idx {
-		idx[i] = i
-	}
-	parallel(idx, 8, func(i int) {
-		q := queues[i]
-		qp := QueuePlan{QueueState: q}
-		var err error
-		switch req.Mode {
-		case ModeTimestamp:
-			qp.Target, qp.Note, err = s.timestampTarget(ctx, q, req.Timestamp, byName[q.Queue.BrokerName])
-		case ModeEarliest:
-			qp.Target = q.Min
-		case ModeLatest:
-			qp.Target = q.Max
-		case ModeOffset:
-			qp.Target = req.Offset
-		case ModeShift:
-			if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
-				err = InputErrors{{Field: "shift", Message: fmt.Sprintf(
-					"Shifting queue %s/%d of topic %s (offset %d) forward by %d overflows a 64-bit offset. Enter a smaller shift, or choose latest to skip the whole backlog.",
-					q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Current, req.Shift)}}
-			} else {
-				qp.Target = q.Current + req.Shift
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
+	fo := s.brokers.Fanout(ctx)
+	for i, q := range queues {
+		fo.At(q.Queue.BrokerName, q.Addr, "target", func(ctx context.Context, _ string) error {
+			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName])
+			mu.Lock()
+			defer mu.Unlock()
 			var ie InputErrors
-			if errors.As(err, &ie) {
+			switch {
+			case errors.As(err, &ie):
 				errs = append(errs, ie...)
-			} else {
+			case err != nil:
 				failed[i] = true
 				p.Failures = append(p.Failures, BrokerFailure{Broker: q.Queue.BrokerName, Addr: q.Addr, Topic: q.Queue.Topic,
-					Error: fmt.Sprintf("queue %d: %v", q.Queue.QueueID, err)})
+					Op: fmt.Sprintf("queue %d", q.Queue.QueueID), Err: err})
+			default:
+				p.Queues[i] = qp
 			}
-			return
-		}
-		if req.Mode == ModeOffset && qp.Target > q.Max {
-			errs.add("offset", "Offset %d is past the end of queue %s/%d of topic %s: its offsets run from %d to %d (the next message gets %d). Enter an offset in that range, or choose latest.",
-				qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)
-			return
-		}
-		var clampNote string
-		qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
-		qp.Note = joinNote(qp.Note, clampNote)
-		p.Queues[i] = qp
-	})
+			return nil
+		})
+	}
+	fo.Wait()
 	if len(errs) > 0 {
 		return nil, dedupe(errs)
 	}
@@ -305,11 +278,48 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 			return nil, fmt.Errorf("preview reset of group %q: %s", req.Group, failuresText(p.Failures))
 		}
 	}
-	sortFailures(p.Failures)
+	cluster.SortFailures(p.Failures)
 	p.Warnings = warnings(p)
 	p.Hash = planHash(p)
 	p.ID = newID()
 	return p, nil
+}
+
+// planQueue computes one queue's target: an InputErrors when the request cannot apply
+// to the queue, another error when its broker did not answer.
+func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan) (QueuePlan, error) {
+	qp := QueuePlan{QueueState: q}
+	var err error
+	switch req.Mode {
+	case ModeTimestamp:
+		qp.Target, qp.Note, err = s.timestampTarget(ctx, q, req.Timestamp, b)
+	case ModeEarliest:
+		qp.Target = q.Min
+	case ModeLatest:
+		qp.Target = q.Max
+	case ModeOffset:
+		qp.Target = req.Offset
+	case ModeShift:
+		if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
+			err = InputErrors{{Field: "shift", Message: fmt.Sprintf(
+				"Shifting queue %s/%d of topic %s (offset %d) forward by %d overflows a 64-bit offset. Enter a smaller shift, or choose latest to skip the whole backlog.",
+				q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Current, req.Shift)}}
+		} else {
+			qp.Target = q.Current + req.Shift
+		}
+	}
+	if err != nil {
+		return qp, err
+	}
+	if req.Mode == ModeOffset && qp.Target > q.Max {
+		return qp, InputErrors{{Field: "offset", Message: fmt.Sprintf(
+			"Offset %d is past the end of queue %s/%d of topic %s: its offsets run from %d to %d (the next message gets %d). Enter an offset in that range, or choose latest.",
+			qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)}}
+	}
+	var clampNote string
+	qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
+	qp.Note = joinNote(qp.Note, clampNote)
+	return qp, nil
 }
 
 // timestampTarget is the offset of the first message stored at or after t. 5.x brokers
@@ -452,7 +462,14 @@ func warnings(p *Plan) []string {
 		w = append(w, fmt.Sprintf("%d queue(s) are already at their target and do not change.", unchanged))
 	}
 	for _, f := range p.Failures {
+		if f.Gone() {
+			w = append(w, fmt.Sprintf("Broker %s (%s) %s. Its queues of topic %s are not in this preview and will not be reset: preview again when it is back.", f.Broker, f.Addr, f.Err, f.Topic))
+			continue
+		}
 		w = append(w, fmt.Sprintf("Broker %s did not answer. Its queues are not in this preview and will not be reset.", f))
+	}
+	if t := p.Request.Topic; rocketmq.IsRetryTopic(t) {
+		w = append(w, fmt.Sprintf("%s is group %s's own retry topic: it holds the messages the group failed to consume, waiting for redelivery. Moving its offset back redelivers retries again, forward drops them; the group's other topics do not change.", t, g))
 	}
 	return w
 }

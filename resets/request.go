@@ -2,10 +2,12 @@ package resets
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
 )
 
 // Mode is how a reset picks each queue's target offset.
@@ -99,21 +101,14 @@ func (e *InputErrors) add(field, format string, args ...any) {
 	*e = append(*e, InputError{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// RocketMQ accepts these characters in topic and group names (TopicValidator).
-var nameChars = regexp.MustCompile(`^[%|a-zA-Z0-9_-]+$`)
+const maxReasonLen = 1000
 
-const (
-	maxNameLen   = 255
-	maxReasonLen = 1000
-)
-
-func checkName(errs *InputErrors, field, what, name string) {
-	switch {
-	case len(name) > maxNameLen:
-		errs.add(field, "The %s name is %d characters long; RocketMQ allows at most %d.", what, len(name), maxNameLen)
-	case !nameChars.MatchString(name):
-		errs.add(field, "%q is not a valid %s name: use letters, digits, '-', '_', '%%' or '|'.", name, what)
+func checkName(errs *InputErrors, field, what, name string) bool {
+	if err := cluster.CheckName(what, name); err != nil {
+		errs.add(field, "%s", err.Error())
+		return false
 	}
+	return true
 }
 
 // Check finds what is wrong with the request by itself, before any broker is asked:
@@ -124,11 +119,11 @@ func (r Request) Check(now time.Time) InputErrors {
 	var errs InputErrors
 	if r.Group == "" {
 		errs.add("group", "Name the consumer group to reset.")
-	} else {
-		checkName(&errs, "group", "consumer group", r.Group)
+	} else if checkName(&errs, "group", "consumer group", r.Group) && rocketmq.IsSystemGroup(r.Group) {
+		errs.add("group", "%s is one of RocketMQ's own consumer groups (brokers and tools such as mqadmin use it); its offsets are not reset from the console. Choose an application's group.", r.Group)
 	}
-	if r.Topic != "" {
-		checkName(&errs, "topic", "topic", r.Topic)
+	if r.Topic != "" && checkName(&errs, "topic", "topic", r.Topic) {
+		checkTopicOfGroup(&errs, r.Group, r.Topic)
 	}
 	if !r.Mode.Valid() {
 		errs.add("mode", "Choose how to reset: timestamp, earliest, latest, offset or shift (got %q).", r.Mode)
@@ -168,6 +163,25 @@ func (r Request) Check(now time.Time) InputErrors {
 		errs.add("reason", "The reason is %d characters long; keep it under %d.", n, maxReasonLen)
 	}
 	return errs
+}
+
+// checkTopicOfGroup refuses topics a group's offsets must not be moved on: the brokers'
+// own topics (scheduled messages, transactions, timers, the default topic...), and
+// another group's retry topic. A group's own retry topic may be reset with the group.
+func checkTopicOfGroup(errs *InputErrors, group, topic string) {
+	switch {
+	case rocketmq.IsBrokerInternalTopic(topic):
+		errs.add("topic", "%s is one of the brokers' own topics (scheduled messages, transactions, timers, tracing or the default topic); moving a group's offsets on it would upset the broker's own delivery, so it is not reset from the console. Choose one of the group's topics.", topic)
+	case rocketmq.IsRetryTopic(topic) && topic != rocketmq.RetryTopic(group):
+		errs.add("topic", "%s is the retry topic of group %s, not of %s: a retry topic is reset only with its own group.", topic, strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), group)
+	}
+}
+
+// internalTopicError refuses a topic the cluster names after itself or one of its brokers
+// (the brokers create them); only cluster info tells those apart from an application's.
+func internalTopicError(topic string) InputErrors {
+	return InputErrors{{Field: "topic", Message: fmt.Sprintf(
+		"%s is a topic the brokers create for their cluster or broker name; it is not reset from the console. Choose one of the group's topics.", topic)}}
 }
 
 // Params is the request as the audit log records it.

@@ -36,15 +36,15 @@ import (
 	"time"
 	_ "time/tzdata" // time zones typed in forms resolve even where the OS has no zoneinfo
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
-// Admin is what resets need from RocketMQ; *rocketmq.Client implements it.
+// Admin is what resets ask the brokers; *rocketmq.Client implements it. Brokers and
+// routes come from the cluster layer.
 type Admin interface {
-	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
-	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
-	SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error)
+	cluster.Client
 	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
 	ConsumeStats(ctx context.Context, addr, group, topic string) (*rocketmq.ConsumeStats, error)
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
@@ -118,6 +118,9 @@ type Config struct {
 	Audit AuditLog
 	// Cluster names the cluster in audit entries: the NameServer list.
 	Cluster string
+	// Brokers is the console's view of the cluster, shared with the other services; nil
+	// builds one over the Admin.
+	Brokers *cluster.Cluster
 	Log     *slog.Logger
 	// Now is the clock (tests set it).
 	Now func() time.Time
@@ -145,6 +148,7 @@ type Config struct {
 // Service plans, applies and verifies offset resets.
 type Service struct {
 	admin        Admin
+	brokers      *cluster.Cluster
 	audit        AuditLog
 	cluster      string
 	log          *slog.Logger
@@ -167,6 +171,10 @@ func New(cfg Config) *Service {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.brokers = cfg.Brokers
+	if s.brokers == nil && cfg.Admin != nil {
+		s.brokers = cluster.New(cfg.Admin, cluster.Options{})
 	}
 	if s.now == nil {
 		s.now = time.Now

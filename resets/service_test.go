@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -16,7 +17,7 @@ import (
 var alice = Who{Actor: "alice", Addr: "10.0.0.7"}
 
 type env struct {
-	fake *fakeCluster
+	fake *clustertest.Fake
 	st   *store.Store
 	path string
 	svc  *Service
@@ -27,9 +28,10 @@ type env struct {
 // consumed up to offset 6) on a 5.3.3 broker, with a fresh audit database.
 func newEnv(t *testing.T, opts ...func(*env)) *env {
 	t.Helper()
-	e := &env{fake: newFake("g"), base: time.Now().Add(-time.Hour).Truncate(time.Second)}
-	e.fake.addBroker("broker-a", "127.0.0.1:1", v5())
-	e.fake.addTopic("t", "broker-a", 4, 10, e.base, 6)
+	e := &env{fake: clustertest.New(), base: time.Now().Add(-time.Hour).Truncate(time.Second)}
+	e.fake.AddGroup(&clustertest.Group{Name: "g"})
+	e.fake.AddBroker("broker-a", "127.0.0.1:1")
+	e.addTopic("t", "broker-a", 4, 10, 6)
 	for _, o := range opts {
 		o(e)
 	}
@@ -42,6 +44,23 @@ func newEnv(t *testing.T, opts ...func(*env)) *env {
 	e.st = st
 	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), Cluster: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	return e
+}
+
+// addTopic gives topic n queues on broker, each with msgs messages stored one second
+// apart from e.base, and group g committed at offset consumed on each.
+func (e *env) addTopic(topic, broker string, n, msgs int, consumed int64) {
+	e.fake.AddMessages(topic, broker, n, msgs, e.base)
+	for i := range n {
+		e.fake.SetOffset("g", mq(topic, broker, i), consumed)
+	}
+}
+
+func v4() rocketmq.BrokerVersion {
+	return rocketmq.BrokerVersion{Ordinal: rocketmq.VersionOrdinal4_9_8, Name: "V4_9_8"}
+}
+
+func notOnline(addr string) error {
+	return &rocketmq.BrokerError{Addr: addr, Code: rocketmq.CodeConsumerNotOnline, Remark: "Consumer not online"}
 }
 
 func mq(topic, broker string, id int) rocketmq.MessageQueue {
@@ -160,8 +179,8 @@ func TestPlanTargetsPerMode(t *testing.T) {
 			}
 		})
 	}
-	if e.fake.writeCalls() != 0 {
-		t.Fatalf("previews changed offsets: %d write calls", e.fake.writeCalls())
+	if e.fake.Writes() != 0 {
+		t.Fatalf("previews changed offsets: %d write calls", e.fake.Writes())
 	}
 	if n := len(e.entries(t)); n != 0 {
 		t.Fatalf("previews wrote %d audit entries", n)
@@ -196,8 +215,8 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 			}
 		})
 	}
-	if e.fake.writeCalls() != 0 {
-		t.Fatalf("refused requests changed offsets: %d write calls", e.fake.writeCalls())
+	if e.fake.Writes() != 0 {
+		t.Fatalf("refused requests changed offsets: %d write calls", e.fake.Writes())
 	}
 	if rep, err := e.st.Audit().Verify(context.Background()); err != nil || !rep.Intact || rep.Sealed != 0 {
 		t.Fatalf("chain after refused previews: %+v, %v", rep, err)
@@ -208,7 +227,7 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 // with every queue's before, target and after.
 func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 	e := newEnv(t)
-	e.fake.onWrite = func(method string) {
+	e.fake.OnWrite = func(method string) {
 		pending, err := e.st.Audit().Pending(context.Background())
 		if err != nil || len(pending) != 1 || pending[0].Group != "g" || len(pending[0].Plan.Queues) != 4 {
 			t.Errorf("%s called without the pending audit entry holding the whole plan: %+v, %v", method, pending, err)
@@ -229,17 +248,17 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 		if q.Before != 6 || q.Target != 0 || q.After == nil || *q.After != 0 || q.Method != string(MethodResetQueue) {
 			t.Errorf("queue %+v", q)
 		}
-		if got := e.fake.offset(mq(q.Topic, q.BrokerName, q.QueueID)); got != 0 {
+		if got := e.fake.Offset("g", mq(q.Topic, q.BrokerName, q.QueueID)); got != 0 {
 			t.Errorf("broker has %d for queue %d", got, q.QueueID)
 		}
 	}
-	if e.fake.calls["ResetOffset"] != 4 || e.fake.calls["UpdateConsumerOffset"] != 0 {
-		t.Errorf("calls %v", e.fake.calls)
+	if e.fake.Calls()["ResetOffset"] != 4 || e.fake.Calls()["UpdateConsumerOffset"] != 0 {
+		t.Errorf("calls %v", e.fake.Calls())
 	}
 	// Applying a plan whose queues are already at their targets sends nothing.
 	again := e.apply(t, e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues}))
-	if again.Status != store.AuditApplied || e.fake.calls["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note, "nothing was sent") {
-		t.Errorf("a no-op reset: %s, calls %v, note %q", again.Status, e.fake.calls, again.Result[0].Note)
+	if again.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note, "nothing was sent") {
+		t.Errorf("a no-op reset: %s, calls %v, note %q", again.Status, e.fake.Calls(), again.Result[0].Note)
 	}
 	// The preview cannot be applied twice.
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
@@ -260,15 +279,15 @@ func TestApplyWithUnwritableAuditMakesNoBrokerCall(t *testing.T) {
 	defer ro.Close()
 	svc := e.svc
 	svc.audit = ro.Audit()
-	before := e.fake.totalCalls()
+	before := e.fake.TotalCalls()
 	_, err = svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
 	if !errors.Is(err, ErrAuditUnavailable) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("apply with a read-only audit log: %v", err)
 	}
-	if n := e.fake.totalCalls() - before; n != 0 {
+	if n := e.fake.TotalCalls() - before; n != 0 {
 		t.Fatalf("%d broker calls after the audit write failed, want none", n)
 	}
-	if got := e.fake.offset(mq("t", "broker-a", 0)); got != 6 {
+	if got := e.fake.Offset("g", mq("t", "broker-a", 0)); got != 6 {
 		t.Fatalf("offset changed to %d", got)
 	}
 }
@@ -278,8 +297,7 @@ func TestApplyWithUnwritableAuditMakesNoBrokerCall(t *testing.T) {
 // resets of an online group are refused with what to do.
 func TestOldBrokerPaths(t *testing.T) {
 	old := func(e *env) {
-		e.fake.brokers["broker-a"].version = v4()
-		e.fake.brokers["broker-a"].serverSide = false
+		e.fake.SetVersion("broker-a", v4())
 	}
 	t.Run("offline writes offsets", func(t *testing.T) {
 		e := newEnv(t, old)
@@ -288,24 +306,24 @@ func TestOldBrokerPaths(t *testing.T) {
 			t.Fatalf("method %s online %v", p.Brokers[0].Method, p.Online)
 		}
 		entry := e.apply(t, p)
-		if entry.Status != store.AuditApplied || e.fake.calls["UpdateConsumerOffset"] != 4 || e.fake.calls["ResetOffset"] != 0 {
-			t.Fatalf("status %s calls %v", entry.Status, e.fake.calls)
+		if entry.Status != store.AuditApplied || e.fake.Calls()["UpdateConsumerOffset"] != 4 || e.fake.Calls()["ResetOffset"] != 0 {
+			t.Fatalf("status %s calls %v", entry.Status, e.fake.Calls())
 		}
-		if got := e.fake.offset(mq("t", "broker-a", 3)); got != 4 {
+		if got := e.fake.Offset("g", mq("t", "broker-a", 3)); got != 4 {
 			t.Fatalf("offset %d, want 4", got)
 		}
 	})
 	t.Run("online by timestamp", func(t *testing.T) {
-		e := newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: e.base.Add(2 * time.Second), QueueID: AllQueues})
 		if p.Brokers[0].Method != MethodResetTimestamp || !p.Online {
 			t.Fatalf("method %s online %v", p.Brokers[0].Method, p.Online)
 		}
 		entry := e.apply(t, p)
-		if entry.Status != store.AuditApplied || e.fake.calls["ResetOffset"] != 1 {
-			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.calls)
+		if entry.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 1 {
+			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.Calls())
 		}
-		if got := e.fake.offset(mq("t", "broker-a", 2)); got != 2 {
+		if got := e.fake.Offset("g", mq("t", "broker-a", 2)); got != 2 {
 			t.Fatalf("offset %d, want 2", got)
 		}
 	})
@@ -319,7 +337,7 @@ func TestOldBrokerPaths(t *testing.T) {
 		if p.Queues[0].Target != 3 || p.Queues[0].Note != "" {
 			t.Errorf("offline: target %d note %q, want 3", p.Queues[0].Target, p.Queues[0].Note)
 		}
-		e = newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+		e = newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		p = e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
 		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note, "closest") {
 			t.Errorf("online: target %d note %q, want 2 with a note", p.Queues[0].Target, p.Queues[0].Note)
@@ -329,19 +347,19 @@ func TestOldBrokerPaths(t *testing.T) {
 		}
 	})
 	t.Run("online but clients left", func(t *testing.T) {
-		e := newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeLatest, QueueID: AllQueues})
-		e.fake.fail["ResetOffset@127.0.0.1:1"] = notOnline("127.0.0.1:1")
+		e.fake.FailOn("ResetOffset", "127.0.0.1:1", notOnline("127.0.0.1:1"))
 		entry := e.apply(t, p)
-		if entry.Status != store.AuditApplied || e.fake.calls["UpdateConsumerOffset"] != 4 {
-			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.calls)
+		if entry.Status != store.AuditApplied || e.fake.Calls()["UpdateConsumerOffset"] != 4 {
+			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.Calls())
 		}
 		if !strings.Contains(entry.Result[0].Note, "CONSUMER_NOT_ONLINE") || entry.Result[0].Method != string(MethodUpdateOffset) {
 			t.Errorf("queue %+v does not say it fell back", entry.Result[0])
 		}
 	})
 	t.Run("online per queue refused", func(t *testing.T) {
-		e := newEnv(t, old, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		_, err := e.svc.Plan(context.Background(), Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 3}, alice)
 		var ie InputErrors
 		if !errors.As(err, &ie) || !strings.Contains(ie.For("mode"), "Stop the group's clients") {
@@ -353,15 +371,15 @@ func TestOldBrokerPaths(t *testing.T) {
 // A client that writes its old offset back right after the reset is caught by the
 // verification; a client that consumed since is not blamed.
 func TestVerifyCatchesAnOldOffsetWrittenBack(t *testing.T) {
-	e := newEnv(t, func(e *env) { e.fake.clients = []string{"10.0.0.5@1"} })
+	e := newEnv(t, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 	reverted := mq("t", "broker-a", 1)
 	consumed := mq("t", "broker-a", 2)
-	e.fake.afterReset = func(q rocketmq.MessageQueue, old int64) {
+	e.fake.AfterReset = func(q rocketmq.MessageQueue, old int64) {
 		switch q {
 		case reverted:
-			e.fake.setOffset(q, old)
+			e.fake.SetOffset("g", q, old)
 		case consumed:
-			e.fake.setOffset(q, 5) // consumed 3 of the re-delivered messages
+			e.fake.SetOffset("g", q, 5) // consumed 3 of the re-delivered messages
 		}
 	}
 	entry := e.apply(t, e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeShift, Shift: -4, QueueID: AllQueues}))
@@ -406,11 +424,11 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, func(e *env) {
 				if tc.online {
-					e.fake.clients = []string{"10.0.0.5@1"}
+					e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"})
 				}
 			})
 			p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
-			e.fake.setOffset(q0, tc.move)
+			e.fake.SetOffset("g", q0, tc.move)
 			entry, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
 			if !tc.stale {
 				if err != nil || entry.Status != store.AuditApplied || entry.Result[0].Before != tc.move {
@@ -425,7 +443,7 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 			if ce.Fresh.Queues[0].Current != tc.move {
 				t.Errorf("fresh preview shows %d, want %d", ce.Fresh.Queues[0].Current, tc.move)
 			}
-			if e.fake.writeCalls() != 0 {
+			if e.fake.Writes() != 0 {
 				t.Fatalf("a stale preview changed offsets")
 			}
 			got, err := e.st.Audit().Get(context.Background(), ce.EntryID)
@@ -443,8 +461,8 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 // Two resets of one group at once: the second is refused while the first runs.
 func TestConcurrentResetsOfOneGroupOneRefused(t *testing.T) {
 	e := newEnv(t)
-	e.fake.block = make(chan struct{})
-	e.fake.entered = make(chan struct{}, 1)
+	e.fake.Block = make(chan struct{})
+	e.fake.Entered = make(chan struct{}, 1)
 	first := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	second := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeLatest, QueueID: AllQueues})
 	var wg sync.WaitGroup
@@ -454,13 +472,13 @@ func TestConcurrentResetsOfOneGroupOneRefused(t *testing.T) {
 		firstEntry, firstErr = e.svc.Apply(context.Background(), Confirmation{PlanID: first.ID, Request: first.Request, Confirmed: true, Who: alice})
 	})
 	select {
-	case <-e.fake.entered:
+	case <-e.fake.Entered:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first reset never reached the broker")
 	}
 	bob := Who{Actor: "bob", Addr: "10.0.0.8"}
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: second.ID, Request: second.Request, Confirmed: true, Who: bob})
-	close(e.fake.block)
+	close(e.fake.Block)
 	wg.Wait()
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "Another reset of group g is in progress") || !strings.Contains(ce.Message, "alice") {
@@ -473,7 +491,7 @@ func TestConcurrentResetsOfOneGroupOneRefused(t *testing.T) {
 	if err != nil || refused.Actor != "bob" || refused.Status != store.AuditRefused {
 		t.Fatalf("refusal entry %+v, %v", refused, err)
 	}
-	if got := e.fake.offset(mq("t", "broker-a", 0)); got != 0 {
+	if got := e.fake.Offset("g", mq("t", "broker-a", 0)); got != 0 {
 		t.Fatalf("offset %d: the refused reset to latest ran", got)
 	}
 }
@@ -492,7 +510,7 @@ func TestApplyNeedsConfirmation(t *testing.T) {
 	if !errors.As(err, &ie) || ie.For("planId") == "" {
 		t.Fatalf("no preview: %v", err)
 	}
-	if e.fake.writeCalls() != 0 {
+	if e.fake.Writes() != 0 {
 		t.Fatal("an unconfirmed reset changed offsets")
 	}
 	if es := e.entries(t); len(es) != 0 {
@@ -507,21 +525,21 @@ func TestApplyNeedsConfirmation(t *testing.T) {
 // A broker that fails yields a partial preview naming it, and a partial reset.
 func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	e := newEnv(t, func(e *env) {
-		e.fake.addBroker("broker-b", "127.0.0.1:2", v5())
-		e.fake.addTopic("t", "broker-b", 2, 10, e.base, 6)
+		e.fake.AddBroker("broker-b", "127.0.0.1:2")
+		e.addTopic("t", "broker-b", 2, 10, 6)
 	})
-	e.fake.fail["TopicStats@127.0.0.1:2"] = errors.New("connection refused")
+	e.fake.FailOn("TopicStats", "127.0.0.1:2", errors.New("connection refused"))
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if len(p.Queues) != 4 || len(p.Failures) != 1 || !strings.Contains(strings.Join(p.Warnings, " "), "broker-b (127.0.0.1:2) for topic t: connection refused") {
 		t.Fatalf("queues %d failures %v warnings %q", len(p.Queues), p.Failures, p.Warnings)
 	}
-	delete(e.fake.fail, "TopicStats@127.0.0.1:2")
+	e.fake.FailOn("TopicStats", "127.0.0.1:2", nil)
 
 	p = e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if len(p.Queues) != 6 {
 		t.Fatalf("%d queues", len(p.Queues))
 	}
-	e.fake.fail["ResetOffset@127.0.0.1:2"] = errors.New("127.0.0.1:2 answered SYSTEM_ERROR (1): disk full")
+	e.fake.FailOn("ResetOffset", "127.0.0.1:2", errors.New("127.0.0.1:2 answered SYSTEM_ERROR (1): disk full"))
 	entry := e.apply(t, p)
 	if entry.Status != store.AuditPartial || !strings.Contains(entry.Error, "2 of 6 queues") || !strings.Contains(entry.Error, "disk full") {
 		t.Fatalf("entry %s: %s", entry.Status, entry.Error)
@@ -538,7 +556,7 @@ func TestRecoverMarksPendingAsInterrupted(t *testing.T) {
 	if err := e.st.Audit().Begin(context.Background(), crashed); err != nil {
 		t.Fatal(err)
 	}
-	e.fake.setOffset(mq("t", "broker-a", 0), 0) // the broker got this one before the crash
+	e.fake.SetOffset("g", mq("t", "broker-a", 0), 0) // the broker got this one before the crash
 	n, err := e.svc.RecoverInterrupted(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("recover: %d, %v", n, err)

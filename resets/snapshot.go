@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -39,24 +41,9 @@ type BrokerState struct {
 	ServerSideReset bool
 }
 
-// BrokerFailure is a broker that did not answer; its queues are left out.
-type BrokerFailure struct {
-	Broker string `json:"brokerName"`
-	Addr   string `json:"addr"`
-	Topic  string `json:"topic,omitempty"`
-	Error  string `json:"error"`
-}
-
-func (f BrokerFailure) String() string {
-	s := f.Broker
-	if f.Addr != "" {
-		s += " (" + f.Addr + ")"
-	}
-	if f.Topic != "" {
-		s += " for topic " + f.Topic
-	}
-	return s + ": " + f.Error
-}
+// BrokerFailure is a broker that did not answer, or is gone from a topic's route; its
+// queues are left out.
+type BrokerFailure = cluster.BrokerFailure
 
 // Snapshot is a group's offsets across the cluster at one moment.
 type Snapshot struct {
@@ -91,28 +78,19 @@ func (s *Snapshot) Queue(mq rocketmq.MessageQueue) (QueueState, bool) {
 	return QueueState{}, false
 }
 
-// master is a broker group's name and master address.
-type master struct{ name, addr string }
+// isGroupTopic reports whether a topic in a group's offsets is one an operator resets
+// with "all of the group's topics": an application's topic, not its retry or dead-letter
+// topic nor one of the brokers' own.
+func isGroupTopic(topic string) bool { return !rocketmq.IsSystemTopic(topic) }
 
-// isGroupTopic reports whether a topic in a group's offsets is one an operator resets:
-// not its retry or dead-letter topic.
-func isGroupTopic(topic string) bool {
-	return !rocketmq.IsRetryTopic(topic) && !rocketmq.IsDLQTopic(topic)
-}
-
-// parallel runs fn for each item with at most limit at once.
-func parallel[T any](items []T, limit int, fn func(T)) {
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for _, it := range items {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			fn(it)
-		})
-	}
-	wg.Wait()
-}
+// The operations a snapshot's failures name. Reading a topic's queues names none: the
+// broker's error already says which request failed, and the failure names the topic.
+const (
+	opConnections = "connections"
+	opOffsets     = "consume stats"
+	opQueues      = ""
+	opRoute       = "route"
+)
 
 // Snapshot reads a group's offsets on every queue of topic ("" for every topic the group
 // has offsets on or subscribes to). A broker that fails is named in Failures and its
@@ -121,63 +99,71 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	if s.admin == nil {
 		return nil, ErrNoCluster
 	}
-	ci, err := s.admin.ClusterInfo(ctx)
+	brokers, err := s.brokers.Brokers(ctx)
+	if errors.Is(err, cluster.ErrNoBrokers) {
+		return nil, fmt.Errorf("read consumer group %q: no broker is registered with the NameServers", group)
+	}
 	if err != nil {
 		return nil, wrapf(err, "read consumer group %q", group)
 	}
-	var masters []master
-	for _, name := range ci.BrokerNames() {
-		if addr, ok := ci.Brokers[name].MasterAddr(); ok {
-			masters = append(masters, master{name, addr})
-		}
-	}
-	if len(masters) == 0 {
-		return nil, fmt.Errorf("read consumer group %q: no broker is registered with the NameServers", group)
+	if ci, err := s.brokers.Info(ctx); err == nil && topic != "" && namedAfterCluster(ci, topic) {
+		return nil, internalTopicError(topic)
 	}
 
+	// Every broker is asked everything at once; a broker that does not answer is not
+	// asked again, so a frozen broker costs the preview one timeout.
+	fo := s.brokers.Fanout(ctx)
 	snap := &Snapshot{Group: group}
 	var mu sync.Mutex
 	groupTopics := map[string]bool{}
 	clients := map[string]bool{}
 	var onlineAnswers int
-	parallel(masters, 8, func(m master) {
-		cc, cerr := s.admin.ConsumerConnections(ctx, m.addr, group)
-		var stats *rocketmq.ConsumeStats
-		var serr error
-		if topic == "" {
-			stats, serr = s.admin.ConsumeStats(ctx, m.addr, group, "")
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case cerr == nil:
-			onlineAnswers++
-			snap.Online = true
-			for _, c := range cc.Connections {
-				clients[c.ClientID] = true
-			}
-			for t := range cc.Subscriptions {
-				if isGroupTopic(t) && topic == "" {
-					groupTopics[t] = true
+	for _, b := range brokers {
+		fo.Go(b, opConnections, func(ctx context.Context, addr string) error {
+			cc, err := s.admin.ConsumerConnections(ctx, addr, group)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				onlineAnswers++
+				snap.Online = true
+				for _, c := range cc.Connections {
+					clients[c.ClientID] = true
 				}
+				for t := range cc.Subscriptions {
+					if isGroupTopic(t) && topic == "" {
+						groupTopics[t] = true
+					}
+				}
+			case errors.Is(err, rocketmq.ErrConsumerNotOnline):
+				onlineAnswers++
+			case cluster.Unanswered(err):
+				return err // its queues are not read either
 			}
-		case errors.Is(cerr, rocketmq.ErrConsumerNotOnline):
-			onlineAnswers++
+			return nil
+		})
+		if topic != "" {
+			continue
 		}
-		if serr != nil {
-			if !errors.Is(serr, rocketmq.ErrGroupNotFound) {
-				snap.Failures = append(snap.Failures, BrokerFailure{Broker: m.name, Addr: m.addr, Error: serr.Error()})
+		fo.Go(b, opOffsets, func(ctx context.Context, addr string) error {
+			stats, err := s.admin.ConsumeStats(ctx, addr, group, "")
+			if errors.Is(err, rocketmq.ErrGroupNotFound) {
+				return nil
 			}
-			return
-		}
-		if stats != nil {
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
 			for mq := range stats.Offsets {
 				if isGroupTopic(mq.Topic) {
 					groupTopics[mq.Topic] = true
 				}
 			}
-		}
-	})
+			return nil
+		})
+	}
+	fo.Wait()
 	snap.OnlineKnown = onlineAnswers > 0
 	for c := range clients {
 		snap.Clients = append(snap.Clients, c)
@@ -185,7 +171,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	sort.Strings(snap.Clients)
 
 	if !snap.Online && len(groupTopics) == 0 {
-		known, err := s.groupConfigured(ctx, group, masters)
+		known, err := fo.GroupConfigured(group)
 		if err != nil {
 			return nil, err
 		}
@@ -198,21 +184,19 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	if topic != "" {
 		snap.Topics = []string{topic}
 	} else {
-		for t := range groupTopics {
-			snap.Topics = append(snap.Topics, t)
-		}
-		sort.Strings(snap.Topics)
+		snap.Topics = sortedKeys(groupTopics)
 	}
 
 	// Each topic's queues on each of its brokers.
 	type part struct {
-		topic, broker, addr string
-		queues              []rocketmq.MessageQueue
+		topic  string
+		broker cluster.Broker
+		queues []rocketmq.MessageQueue
 	}
 	var parts []part
-	brokerAddrs := map[string]string{}
+	used := map[string]cluster.Broker{}
 	for _, t := range snap.Topics {
-		route, err := s.admin.TopicRoute(ctx, t)
+		route, err := s.brokers.Route(ctx, t)
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
@@ -222,52 +206,89 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 				// A topic deleted since the group consumed it: nothing to reset there.
 				continue
 			}
-			snap.Failures = append(snap.Failures, BrokerFailure{Broker: "NameServer", Topic: t, Error: err.Error()})
+			fo.Fail(BrokerFailure{Broker: "NameServer", Topic: t, Op: opRoute, Err: err})
 			continue
+		}
+		// A broker that served the topic a moment ago and is gone now (killed): its
+		// queues cannot be reset, and the preview must say so rather than look complete.
+		for _, g := range route.Gone {
+			fo.Fail(g.Failure(t, opRoute))
 		}
 		byBroker := map[string][]rocketmq.MessageQueue{}
 		for _, mq := range route.ReadQueues() {
 			byBroker[mq.BrokerName] = append(byBroker[mq.BrokerName], mq)
 		}
-		for _, b := range sortedKeys(byBroker) {
-			addr, ok := route.MasterAddr(b)
-			if !ok {
-				snap.Failures = append(snap.Failures, BrokerFailure{Broker: b, Topic: t, Error: "no master is registered for this broker"})
+		for _, name := range sortedKeys(byBroker) {
+			b, _ := route.Broker(name)
+			if b.Master == "" {
+				fo.Fail(BrokerFailure{Broker: name, Topic: t, Op: opQueues, Err: errors.New("no master is registered for this broker")})
 				continue
 			}
-			brokerAddrs[b] = addr
-			parts = append(parts, part{topic: t, broker: b, addr: addr, queues: byBroker[b]})
+			used[name] = b
+			parts = append(parts, part{topic: t, broker: b, queues: byBroker[name]})
 		}
 	}
 
-	parallel(parts, 8, func(p part) {
-		queues, err := s.readQueues(ctx, group, p.topic, p.addr, p.queues)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			snap.Failures = append(snap.Failures, BrokerFailure{Broker: p.broker, Addr: p.addr, Topic: p.topic, Error: err.Error()})
-			return
-		}
-		snap.Queues = append(snap.Queues, queues...)
-	})
-	sort.Slice(snap.Queues, func(i, j int) bool { return snap.Queues[i].Queue.Less(snap.Queues[j].Queue) })
-
-	names := sortedKeys(brokerAddrs)
-	brokers := make([]*BrokerState, len(names))
+	// The queues' offsets and each broker's version and reset support, all at once.
+	for _, p := range parts {
+		fo.GoTopic(p.broker, p.topic, opQueues, func(ctx context.Context, addr string) error {
+			if fo.NotAnswering(p.broker.Name) {
+				return errNotAnswering
+			}
+			queues, err := s.readQueues(ctx, group, p.topic, addr, p.queues)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			snap.Queues = append(snap.Queues, queues...)
+			mu.Unlock()
+			return nil
+		})
+	}
+	names := sortedKeys(used)
+	states := make([]BrokerState, len(names))
 	for i, name := range names {
-		brokers[i] = &BrokerState{Name: name, Addr: brokerAddrs[name]}
+		b := used[name]
+		states[i] = BrokerState{Name: name, Addr: b.Master}
+		fo.Go(b, "version", func(ctx context.Context, addr string) error {
+			if fo.NotAnswering(name) {
+				return nil // its queues are left out; the version does not matter
+			}
+			states[i].Version, _ = s.admin.BrokerVersion(ctx, addr)
+			states[i].ServerSideReset = s.serverSideReset(ctx, addr, states[i].Version)
+			return nil
+		})
 	}
-	parallel(brokers, 8, func(b *BrokerState) {
-		b.Version, _ = s.admin.BrokerVersion(ctx, b.Addr)
-		b.ServerSideReset = s.serverSideReset(ctx, b.Addr, b.Version)
-	})
-	snap.Brokers = make([]BrokerState, 0, len(brokers))
-	for _, b := range brokers {
-		snap.Brokers = append(snap.Brokers, *b)
-	}
-	sortFailures(snap.Failures)
+	snap.Failures = preferGone(fo.Wait())
+	sort.Slice(snap.Queues, func(i, j int) bool { return snap.Queues[i].Queue.Less(snap.Queues[j].Queue) })
+	snap.Brokers = states
 	return snap, nil
 }
+
+// preferGone drops the other failures of a broker that is gone from a route: they are
+// what asking a killed broker answers (the broker list is cached a few seconds longer
+// than the route), and "gone from the route" says why.
+func preferGone(fs []BrokerFailure) []BrokerFailure {
+	gone := map[string]bool{}
+	for _, f := range fs {
+		if f.Gone() {
+			gone[f.Broker] = true
+		}
+	}
+	return slices.DeleteFunc(fs, func(f BrokerFailure) bool { return gone[f.Broker] && !f.Gone() })
+}
+
+// namedAfterCluster reports whether topic is one the brokers create for their cluster's
+// name or their own.
+func namedAfterCluster(ci *rocketmq.ClusterInfo, topic string) bool {
+	_, isBroker := ci.Brokers[topic]
+	_, isCluster := ci.Clusters[topic]
+	return isBroker || isCluster
+}
+
+// errNotAnswering is why a broker's queues were not read: it did not answer an earlier
+// request of the same preview.
+var errNotAnswering = errors.New("not asked: the broker did not answer an earlier request of this preview")
 
 // serverSideReset reports whether the broker resets a group's offsets itself, online or
 // not: from 5.1 when useServerSideResetOffset is on (the default from 5.2). Older brokers
@@ -286,16 +307,22 @@ func (s *Service) serverSideReset(ctx context.Context, addr string, v rocketmq.B
 // readQueues reads one topic's queues on one broker: the committed offsets (one
 // GET_CONSUME_STATS) and the offset ranges (one GET_TOPIC_STATS_INFO).
 func (s *Service) readQueues(ctx context.Context, group, topic, addr string, queues []rocketmq.MessageQueue) ([]QueueState, error) {
-	stats, err := s.admin.TopicStats(ctx, addr, topic)
-	if err != nil {
-		return nil, err
+	var stats *rocketmq.TopicStats
+	var consumed *rocketmq.ConsumeStats
+	var statsErr, consumedErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { stats, statsErr = s.admin.TopicStats(ctx, addr, topic) })
+	wg.Go(func() { consumed, consumedErr = s.admin.ConsumeStats(ctx, addr, group, topic) })
+	wg.Wait()
+	if statsErr != nil {
+		return nil, statsErr
 	}
-	consumed, err := s.admin.ConsumeStats(ctx, addr, group, topic)
-	if err != nil && !errors.Is(err, rocketmq.ErrGroupNotFound) {
-		return nil, err
+	if consumedErr != nil && !errors.Is(consumedErr, rocketmq.ErrGroupNotFound) {
+		return nil, consumedErr
 	}
-	out := make([]QueueState, 0, len(queues))
-	for _, mq := range queues {
+	out := make([]QueueState, len(queues))
+	errs := make([]error, len(queues))
+	for i, mq := range queues {
 		q := QueueState{Queue: mq, Addr: addr}
 		if r, ok := stats.Offsets[mq]; ok {
 			q.Min, q.Max = r.MinOffset, r.MaxOffset
@@ -306,55 +333,26 @@ func (s *Service) readQueues(ctx context.Context, group, topic, addr string, que
 				q.Max = max(q.Max, o.BrokerOffset)
 			}
 		}
+		out[i] = q
 		if !q.Committed {
 			// An online group that does not subscribe to the topic is left out of
 			// GET_CONSUME_STATS; ask for the queue itself.
-			off, err := s.admin.QueryConsumerOffset(ctx, addr, group, mq)
-			switch {
-			case err == nil:
-				q.Current, q.Committed = off, true
-			case errors.Is(err, rocketmq.ErrNoConsumerOffset):
-			default:
-				return nil, err
-			}
+			wg.Go(func() {
+				off, err := s.admin.QueryConsumerOffset(ctx, addr, group, mq)
+				switch {
+				case err == nil:
+					out[i].Current, out[i].Committed = off, true
+				case !errors.Is(err, rocketmq.ErrNoConsumerOffset):
+					errs[i] = err
+				}
+			})
 		}
-		out = append(out, q)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
-}
-
-// groupConfigured asks the masters whether they have a subscription group of that name
-// (brokers create one when a consumer first connects, or mqadmin updateSubGroup does).
-func (s *Service) groupConfigured(ctx context.Context, group string, masters []master) (bool, error) {
-	var mu sync.Mutex
-	found, answered := false, 0
-	var errs []error
-	parallel(masters, 8, func(m master) {
-		t, err := s.admin.SubscriptionGroups(ctx, m.addr)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		answered++
-		if _, ok := t.Groups[group]; ok {
-			found = true
-		}
-	})
-	if answered == 0 && len(errs) > 0 {
-		return false, wrapf(errors.Join(errs...), "look up consumer group %q", group)
-	}
-	return found, nil
-}
-
-func sortFailures(f []BrokerFailure) {
-	sort.Slice(f, func(i, j int) bool {
-		if f[i].Broker != f[j].Broker {
-			return f[i].Broker < f[j].Broker
-		}
-		return f[i].Topic < f[j].Topic
-	})
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -40,7 +40,7 @@ func (a *App) newResetService() *resets.Service {
 		// calls and a retry, however many brokers are frozen.
 		RecoverWait: 2 * a.cfg.Timeout}
 	if a.rmq != nil {
-		cfg.Admin = a.rmq
+		cfg.Admin, cfg.Brokers = a.rmq, a.cluster
 	}
 	addTestHooks(&cfg, log)
 	return resets.New(cfg)

@@ -49,12 +49,31 @@ type Fake struct {
 	// that started afterwards.
 	timedOut   map[string]bool
 	askedAgain map[string]int
+	failOn     map[string]error // "op@addr" -> its answer
+	writes     int
+	inFlight   int
+	peak       int
+	runFail    map[string]error // client id -> its running info's answer
+	perBroker  map[string]int   // broker name -> calls to it
+
+	// OnWrite runs before each call that changes an offset (tests check the audit entry
+	// exists by then); AfterReset after an offset changed, with the old one (tests play
+	// clients that write an old offset back).
+	OnWrite    func(op string)
+	AfterReset func(mq rocketmq.MessageQueue, old int64)
+	// Block, when set, holds every ResetOffset until it is closed; Entered is signalled
+	// when one starts.
+	Block   chan struct{}
+	Entered chan struct{}
 }
 
 type broker struct {
 	name, addr string
 	slaves     []string
 	nextPhys   int64
+	// version overrides Fake.Version; serverSide is useServerSideResetOffset.
+	version    *rocketmq.BrokerVersion
+	serverSide bool
 	// delay is how long every call to the broker takes; silent brokers never answer.
 	delay  time.Duration
 	silent bool
@@ -67,10 +86,43 @@ type Group struct {
 	Online       bool
 	MessageModel string // "CLUSTERING" unless set
 	Subscription string // "*" unless set
-	// Offsets are the committed offsets per queue; a queue missing has none.
+	// Clients are the online clients (one made-up client when Online is set without
+	// them).
+	Clients []Client
+	// Offsets are the committed offsets per queue; a queue missing has none. Change
+	// them through SetOffset once calls are under way.
 	Offsets map[rocketmq.MessageQueue]int64
 	// OffsetErr, when set, is what reading the group's offset answers.
 	OffsetErr error
+}
+
+func (g *Group) online() bool { return g.Online || len(g.Clients) > 0 }
+
+// Client is one online client of a group.
+type Client struct {
+	ID string
+	// Topics are its subscriptions; the group's Topics when nil.
+	Topics []string
+	// Holds are the queues its running info lists (its share of the rebalance).
+	Holds []rocketmq.MessageQueue
+	// Strategy is the allocation strategy it reports ("" reports none, as Go clients).
+	Strategy string
+	// Fail, when set, is what asking for its running info answers.
+	Fail error
+}
+
+func (g *Group) clients() []Client {
+	if len(g.Clients) == 0 && g.Online {
+		return []Client{{ID: "10.0.0.7@1"}}
+	}
+	return g.Clients
+}
+
+func (c Client) topics(g *Group) []string {
+	if c.Topics != nil {
+		return c.Topics
+	}
+	return g.Topics
 }
 
 // New returns an empty fake cluster.
@@ -81,14 +133,37 @@ func New() *Fake {
 		groups:   map[string]*Group{},
 		calls:    map[string]int{},
 		down:     map[string]bool{},
-		timedOut: map[string]bool{}, askedAgain: map[string]int{},
+		timedOut: map[string]bool{}, askedAgain: map[string]int{}, failOn: map[string]error{},
 		Version: rocketmq.BrokerVersion{Ordinal: rocketmq.VersionOrdinal5_3_3, Name: "V5_3_3"},
 	}
 }
 
-// AddBroker adds a broker master at addr ("127.0.0.1:10911").
+// AddBroker adds a broker master at addr ("127.0.0.1:10911"), of Version.
 func (f *Fake) AddBroker(name, addr string) {
-	f.brokers = append(f.brokers, &broker{name: name, addr: addr})
+	f.brokers = append(f.brokers, &broker{name: name, addr: addr, serverSide: f.Version.AtLeast(rocketmq.VersionOrdinal5_2_0)})
+}
+
+// SetVersion makes the named broker run v; from 5.2 it resets offsets itself
+// (useServerSideResetOffset), as its default configuration does.
+func (f *Fake) SetVersion(name string, v rocketmq.BrokerVersion) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b := f.broker(name)
+	b.version, b.serverSide = &v, v.AtLeast(rocketmq.VersionOrdinal5_2_0)
+}
+
+// SetServerSideReset sets the named broker's useServerSideResetOffset (5.1+).
+func (f *Fake) SetServerSideReset(name string, on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broker(name).serverSide = on
+}
+
+func (f *Fake) versionOf(b *broker) rocketmq.BrokerVersion {
+	if b.version != nil {
+		return *b.version
+	}
+	return f.Version
 }
 
 // AddSlave adds a slave at addr to the named broker; reads the master does not answer go
@@ -112,6 +187,15 @@ func (f *Fake) Slow(name string, d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.broker(name).delay = d
+}
+
+// SlowAll makes every broker (those added so far) take d per call.
+func (f *Fake) SlowAll(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.brokers {
+		b.delay = d
+	}
 }
 
 // Silent makes the named broker accept calls and never answer, like a frozen process
@@ -209,6 +293,21 @@ func (f *Fake) AskedAgain(name string) int {
 	return f.askedAgain[name]
 }
 
+// CallsTo counts the calls to the named broker (master and slaves).
+func (f *Fake) CallsTo(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.perBroker[name]
+}
+
+// PeakInFlight is the most calls that were in flight at once (a slow broker makes calls
+// overlap).
+func (f *Fake) PeakInFlight() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.peak
+}
+
 // BrokerCalls returns how many calls went to brokers (NameServer calls not counted).
 func (f *Fake) BrokerCalls() int {
 	f.mu.Lock()
@@ -239,6 +338,15 @@ func (f *Fake) brokerAt(addr string) (*broker, error) {
 // enter counts a call and applies failure injection.
 func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 	f.mu.Lock()
+	f.inFlight++
+	f.peak = max(f.peak, f.inFlight)
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}()
+	f.mu.Lock()
 	f.calls[op]++
 	var b *broker
 	var err error
@@ -247,9 +355,13 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 		b, err = f.brokerAt(addr)
 	}
 	fail := f.Fail
+	failOn := f.failOn[op+"@"+addr]
 	f.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if failOn != nil {
+		return nil, failOn
 	}
 	name := ""
 	var delay time.Duration
@@ -262,6 +374,10 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 	}
 	if b != nil {
 		f.mu.Lock()
+		if f.perBroker == nil {
+			f.perBroker = map[string]int{}
+		}
+		f.perBroker[name]++
 		if f.timedOut[name] {
 			f.askedAgain[name]++
 		}
@@ -397,23 +513,56 @@ func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerV
 	if _, err := f.enter(ctx, "BrokerVersion", addr); err != nil {
 		return rocketmq.BrokerVersion{}, err
 	}
-	return f.Version, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, _ := f.brokerAt(addr)
+	return f.versionOf(b), nil
 }
 
-// SearchOffset answers as a broker does with 5.x LOWER semantics: the first offset
-// stored at or after t, the max offset when all are older.
+// SearchOffset answers as a broker does: from 5.x with LOWER semantics, the first offset
+// stored at or after t (the max offset when all are older); a 4.x broker answers the
+// message stored closest to t whatever the boundary.
 func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error) {
-	if _, err := f.enter(ctx, "SearchOffset", addr); err != nil {
+	b, err := f.enter(ctx, "SearchOffset", addr)
+	if err != nil {
 		return 0, err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.versionOf(b).Is5() {
+		return f.closestLocked(mq, t.UnixMilli()), nil
+	}
+	return f.searchLocked(mq, t.UnixMilli(), boundary), nil
+}
+
+func (f *Fake) searchLocked(mq rocketmq.MessageQueue, ms int64, boundary rocketmq.BoundaryType) int64 {
 	msgs := f.queues[mq]
-	ms := t.UnixMilli()
 	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].StoreTimestamp >= ms })
 	if boundary == rocketmq.BoundaryUpper {
 		j := sort.Search(len(msgs), func(i int) bool { return msgs[i].StoreTimestamp > ms })
-		return int64(max(j-1, 0)), nil
+		return int64(max(j-1, 0))
 	}
-	return int64(i), nil
+	return int64(i)
+}
+
+// closestLocked is 4.x SEARCH_OFFSET: the message stored closest to ms, ties to the
+// older one; the last message when every one is older.
+func (f *Fake) closestLocked(mq rocketmq.MessageQueue, ms int64) int64 {
+	msgs := f.queues[mq]
+	best := 0
+	for i, m := range msgs {
+		if abs(m.StoreTimestamp-ms) < abs(msgs[best].StoreTimestamp-ms) {
+			best = i
+		}
+	}
+	return int64(best)
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // Pull answers as a broker does, 32 messages at most.
@@ -528,19 +677,23 @@ func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*ro
 	if _, err := f.enter(ctx, "ConsumerConnections", addr); err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	g := f.groups[group]
-	if g == nil || !g.Online {
-		return nil, fmt.Errorf("connections of consumer group %q on %s: %w", group, addr,
-			&rocketmq.BrokerError{Addr: addr, Code: rocketmq.CodeConsumerNotOnline, Remark: "the consumer group not online"})
+	if g == nil || !g.online() {
+		return nil, fmt.Errorf("connections of consumer group %q on %s: %w", group, addr, notOnline(addr))
 	}
 	cc := &rocketmq.ConsumerConnection{
-		Connections:   []rocketmq.Connection{{ClientID: "10.0.0.7@1", ClientAddr: "10.0.0.7:50000", Language: "GO"}},
 		Subscriptions: map[string]rocketmq.SubscriptionData{},
 		MessageModel:  g.MessageModel, ConsumeType: "CONSUME_PASSIVELY",
 	}
-	for _, t := range g.Topics {
-		cc.Subscriptions[t] = rocketmq.SubscriptionData{Topic: t, SubString: g.Subscription, ExpressionType: "TAG"}
+	for _, c := range g.clients() {
+		cc.Connections = append(cc.Connections, rocketmq.Connection{ClientID: c.ID, ClientAddr: "10.0.0.9:1", Language: "GO", Version: 317})
+		for _, t := range c.topics(g) {
+			cc.Subscriptions[t] = rocketmq.SubscriptionData{Topic: t, SubString: g.Subscription, ExpressionType: "TAG"}
+		}
 	}
+	slices.SortFunc(cc.Connections, func(a, b rocketmq.Connection) int { return strings.Compare(a.ClientID, b.ClientID) })
 	return cc, nil
 }
 
@@ -549,6 +702,8 @@ func (f *Fake) QueryConsumerOffset(ctx context.Context, addr, group string, mq r
 	if _, err := f.enter(ctx, "QueryConsumerOffset", addr); err != nil {
 		return 0, err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	g := f.groups[group]
 	if g != nil && g.OffsetErr != nil {
 		return 0, fmt.Errorf("consumer offset of %q for %s on %s: %w", group, mq, addr, g.OffsetErr)
