@@ -18,8 +18,8 @@ const (
 
 // twoClientsOnEightQueues is a healthy group: two Go clients holding queues 0-3 and 4-7
 // of an 8-queue topic, as AVG assigns them.
-func twoClientsOnEightQueues() *fakeAdmin {
-	f := newFakeAdmin()
+func twoClientsOnEightQueues() scenario {
+	f := newScenario()
 	f.setTopic(tT, map[string]int{"broker-a": 8})
 	f.setTopic(rocketmq.RetryTopic(tG), map[string]int{"broker-a": 1})
 	f.setClients(tG, map[string]clientSpec{
@@ -88,31 +88,31 @@ func TestDetailCallsInParallelNotOneAfterAnother(t *testing.T) {
 	f := twoClientsOnEightQueues()
 	f.setClients(tG, map[string]clientSpec{"c1": {topics: []string{tT}}, "c2": {topics: []string{tT}},
 		"c3": {topics: []string{tT}}, "c4": {topics: []string{tT}}})
-	f.delay = 20 * time.Millisecond
+	f.SlowAll(20 * time.Millisecond)
 	if _, err := NewService(f, Options{}).Detail(context.Background(), tG); err != nil {
 		t.Fatal(err)
 	}
-	if m := f.maxInflight.Load(); m < 4 {
+	if m := f.PeakInFlight(); m < 4 {
 		t.Errorf("at most %d calls in flight: each client's running info must be asked in parallel, not one after another", m)
 	}
 	// Two brokers: connections and stats of both at once.
 	f = twoClientsOnEightQueues()
-	f.brokers["broker-b"] = "10.0.0.2:10911"
+	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.setClients(tG, map[string]clientSpec{})
-	f.delay = 20 * time.Millisecond
+	f.SlowAll(20 * time.Millisecond)
 	if _, err := NewService(f, Options{}).Detail(context.Background(), tG); err != nil {
 		t.Fatal(err)
 	}
-	if m := f.maxInflight.Load(); m < 4 {
+	if m := f.PeakInFlight(); m < 4 {
 		t.Errorf("at most %d calls in flight: both brokers' connections and stats must be asked at once", m)
 	}
 }
 
 func TestDetailBrokerFailureGivesPartialResultNamingTheBroker(t *testing.T) {
 	f := twoClientsOnEightQueues()
-	f.brokers["broker-b"] = "10.0.0.2:10911"
+	f.AddBroker("broker-b", "10.0.0.2:10911")
 	f.setTopic(tT, map[string]int{"broker-a": 8, "broker-b": 4})
-	f.failStat["10.0.0.2:10911"] = errors.New("GET_CONSUME_STATS to 10.0.0.2:10911: no answer within 5s")
+	f.FailOn("ConsumeStats", "10.0.0.2:10911", errors.New("GET_CONSUME_STATS to 10.0.0.2:10911: no answer within 5s"))
 	d, err := NewService(f, Options{}).Detail(context.Background(), tG)
 	if err != nil {
 		t.Fatalf("a failing broker failed the whole read: %v", err)
@@ -138,7 +138,7 @@ func TestDetailBrokerFailureGivesPartialResultNamingTheBroker(t *testing.T) {
 }
 
 func TestLagIsNeverANegativeOrMadeUpNumber(t *testing.T) {
-	f := newFakeAdmin()
+	f := newScenario()
 	f.setTopic(tT, map[string]int{"broker-a": 4})
 	f.setClients(tG, map[string]clientSpec{"c1": {topics: []string{tT}, holds: queues(tT, "broker-a", 0, 1, 2, 3)}})
 	// queue 0: nothing committed (-1 as 4.x static topics report); queue 1: offset past the
@@ -168,7 +168,7 @@ func TestLagIsNeverANegativeOrMadeUpNumber(t *testing.T) {
 }
 
 func TestDifferentSubscriptionsAreFlaggedAndLeaveQueuesUnowned(t *testing.T) {
-	f := newFakeAdmin()
+	f := newScenario()
 	f.setTopic("A", map[string]int{"broker-a": 4})
 	f.setTopic("B", map[string]int{"broker-a": 4})
 	// c1 subscribes to A, c2 to B. Each allocates every topic over both clients, so each
@@ -207,7 +207,7 @@ func TestDifferentSubscriptionsAreFlaggedAndLeaveQueuesUnowned(t *testing.T) {
 }
 
 func TestAssignmentFlagsDoubleOwnershipMismatchAndIdleClients(t *testing.T) {
-	f := newFakeAdmin()
+	f := newScenario()
 	f.setTopic(tT, map[string]int{"broker-a": 4})
 	f.setClients(tG, map[string]clientSpec{
 		"c1": {topics: []string{tT}, holds: queues(tT, "broker-a", 0, 1, 2)},
@@ -239,7 +239,7 @@ func TestAssignmentFlagsDoubleOwnershipMismatchAndIdleClients(t *testing.T) {
 }
 
 func TestAssignmentUsesTheStrategyJavaClientsReport(t *testing.T) {
-	f := newFakeAdmin()
+	f := newScenario()
 	f.setTopic(tT, map[string]int{"broker-a": 4})
 	circle := "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle@1a2b"
 	f.setClients(tG, map[string]clientSpec{
@@ -259,7 +259,7 @@ func TestAssignmentUsesTheStrategyJavaClientsReport(t *testing.T) {
 
 func TestClientThatDoesNotReportIsNamedAndOwnersUnknown(t *testing.T) {
 	f := twoClientsOnEightQueues()
-	f.failRun["c2"] = errors.New("CONSUME_MSG_TIMEOUT")
+	f.FailRunningInfo("c2", errors.New("CONSUME_MSG_TIMEOUT"))
 	d, err := NewService(f, Options{}).Detail(context.Background(), tG)
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func TestClientThatDoesNotReportIsNamedAndOwnersUnknown(t *testing.T) {
 	}
 
 	// With no client reporting, the page says so instead of "no strategy reported".
-	f.failRun["c1"] = errors.New("json marshal error")
+	f.FailRunningInfo("c1", errors.New("json marshal error"))
 	d, _ = NewService(f, Options{}).Detail(context.Background(), tG)
 	if d.Assignment.Applicable || !strings.Contains(d.Assignment.Note, "No client reported its running info") {
 		t.Errorf("no client reporting: %+v", d.Assignment)
@@ -302,8 +302,8 @@ func TestClientThatDoesNotReportIsNamedAndOwnersUnknown(t *testing.T) {
 }
 
 func TestLookupTellsAnUnknownGroupFromAnOfflineOne(t *testing.T) {
-	f := newFakeAdmin()
-	f.groups["10.0.0.1:10911"] = []string{"offline"}
+	f := newScenario()
+	f.group("offline")
 	s := NewService(f, Options{})
 	if _, err := s.Lookup(context.Background(), "nope"); !errors.Is(err, ErrGroupNotFound) {
 		t.Errorf("unknown group: %v, want ErrGroupNotFound", err)

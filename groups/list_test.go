@@ -10,22 +10,20 @@ import (
 	"time"
 )
 
-// manyGroups makes n offline groups with offsets on broker-a, plus a system group.
-func manyGroups(n int) *fakeAdmin {
-	f := newFakeAdmin()
-	addr := f.brokers["broker-a"]
+// manyGroups makes n offline groups with offsets on broker-a (group i i messages behind),
+// plus a system group.
+func manyGroups(n int) scenario {
+	f := newScenario()
 	for i := range n {
-		g := fmt.Sprintf("g%04d", i)
-		f.groups[addr] = append(f.groups[addr], g)
-		f.setOffsets(g, "broker-a", "T", map[int][2]int64{0: {int64(i), 0}})
+		f.setOffsets(fmt.Sprintf("g%04d", i), "broker-a", "T", map[int][2]int64{0: {int64(n), int64(n - i)}})
 	}
-	f.groups[addr] = append(f.groups[addr], "TOOLS_CONSUMER")
+	f.group("TOOLS_CONSUMER")
 	return f
 }
 
 func TestListBoundsConcurrentBrokerCalls(t *testing.T) {
 	f := manyGroups(60)
-	f.delay = 2 * time.Millisecond
+	f.SlowAll(2 * time.Millisecond)
 	s := NewService(f, Options{Concurrency: 4})
 	l, err := s.List(context.Background(), false)
 	if err != nil {
@@ -35,7 +33,7 @@ func TestListBoundsConcurrentBrokerCalls(t *testing.T) {
 		t.Fatalf("%d groups, want 61", len(l.Groups))
 	}
 	// ClusterInfo and the subscription-group reads come before the bounded part.
-	if m := f.maxInflight.Load(); m > 4 || m < 2 {
+	if m := f.PeakInFlight(); m > 4 || m < 2 {
 		t.Errorf("%d broker calls in flight at once, want at most 4 (and some parallelism)", m)
 	}
 	g := l.Groups[6] // after TOOLS_CONSUMER and g0000..g0004
@@ -51,31 +49,31 @@ func TestListIsCachedWithItsAgeAndRefreshedOnRequest(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	s := NewService(f, Options{ListTTL: 30 * time.Second, Now: clock})
 	l1, _ := s.List(context.Background(), false)
-	calls := f.calls.Load()
+	calls := f.TotalCalls()
 	mu.Lock()
 	now = now.Add(10 * time.Second)
 	mu.Unlock()
 	l2, _ := s.List(context.Background(), false)
-	if f.calls.Load() != calls || l2 != l1 {
+	if f.TotalCalls() != calls || l2 != l1 {
 		t.Fatal("a list younger than the TTL was recomputed")
 	}
 	l3, _ := s.List(context.Background(), true)
-	if f.calls.Load() == calls || !l3.CheckedAt.After(l1.CheckedAt) {
+	if f.TotalCalls() == calls || !l3.CheckedAt.After(l1.CheckedAt) {
 		t.Fatal("refresh did not read the brokers again")
 	}
 	mu.Lock()
 	now = now.Add(31 * time.Second)
 	mu.Unlock()
-	calls = f.calls.Load()
+	calls = f.TotalCalls()
 	s.List(context.Background(), false)
-	if f.calls.Load() == calls {
+	if f.TotalCalls() == calls {
 		t.Fatal("a list older than the TTL was served")
 	}
 }
 
 func TestConcurrentListRequestsShareOneReadOfTheCluster(t *testing.T) {
 	f := manyGroups(20)
-	f.delay = 5 * time.Millisecond
+	f.SlowAll(5 * time.Millisecond)
 	s := NewService(f, Options{})
 	var wg sync.WaitGroup
 	for range 10 {
@@ -87,15 +85,16 @@ func TestConcurrentListRequestsShareOneReadOfTheCluster(t *testing.T) {
 	}
 	wg.Wait()
 	// One pass: ClusterInfo + SubscriptionGroups + 20 × (connections + stats).
-	if c := f.calls.Load(); c > 2*(2+20*2) {
+	if c := f.TotalCalls(); c > 2*(2+20*2) {
 		t.Errorf("%d calls for 10 concurrent refreshes of 20 groups: they should share passes", c)
 	}
 }
 
 func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
-	f := newFakeAdmin()
-	addr := f.brokers["broker-a"]
-	f.groups[addr] = []string{"fresh", "broken"}
+	f := newScenario()
+	addr := "10.0.0.1:10911"
+	f.group("fresh")
+	f.group("broken")
 	s := NewService(f, Options{})
 	l, err := s.List(context.Background(), false)
 	if err != nil {
@@ -106,9 +105,7 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote)
 		}
 	}
-	f.mu.Lock()
-	f.failStat[addr] = errors.New("connection refused")
-	f.mu.Unlock()
+	f.FailOn("ConsumeStats", addr, errors.New("connection refused"))
 	l, _ = s.List(context.Background(), true)
 	g := l.Groups[0]
 	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote, "broker-a") || !strings.Contains(g.LagNote, "connection refused") {
@@ -147,5 +144,67 @@ func TestSelectFiltersHidesSystemGroupsAndSorts(t *testing.T) {
 		if got := names(Select(l, c.q)); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.q, got, c.want)
 		}
+	}
+}
+
+// A frozen broker costs the list about one timeout: the groups' calls go out at once, and
+// once the broker did not answer, the rest of its calls in the pass are not made (each
+// group still names it). Asked group after group, it cost two timeouts per group.
+func TestListWaitsForASilentBrokerOnce(t *testing.T) {
+	f := manyGroups(20)
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.CallTimeout = 50 * time.Millisecond
+	f.Silent("broker-b")
+	const concurrency = 4
+	l, err := NewService(f, Options{Concurrency: concurrency}).List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// broker-b answered no subscription groups, so no group is asked there; one that
+	// lists it is in the list's failures.
+	if len(l.Failures) != 1 || l.Failures[0].Broker != "broker-b" {
+		t.Errorf("list failures %v, want broker-b", l.Failures)
+	}
+	if n := f.CallsTo("broker-b"); n > 1 {
+		t.Errorf("broker-b asked %d times after its subscription groups timed out", n)
+	}
+	if len(l.Groups) != 21 {
+		t.Errorf("%d groups, want broker-a's 21", len(l.Groups))
+	}
+}
+
+func TestListAsksABrokerThatStopsAnsweringOncePerPass(t *testing.T) {
+	f := manyGroups(20)
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.CallTimeout = 50 * time.Millisecond
+	const concurrency = 4
+	s := NewService(f, Options{Concurrency: concurrency})
+	// broker-b lists the groups, then freezes before their stats are read.
+	f.Fail = func(op, broker string) error {
+		if broker == "broker-b" && op == "SubscriptionGroups" {
+			f.Silent("broker-b")
+		}
+		return nil
+	}
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, g := range l.Groups {
+		for _, fl := range g.Failures {
+			if fl.Broker == "broker-b" {
+				named++
+				break
+			}
+		}
+	}
+	if named != len(l.Groups) {
+		t.Errorf("%d of %d groups name broker-b", named, len(l.Groups))
+	}
+	// The first calls in flight time out together; the others are not made. One group
+	// after another, each group would wait for two timeouts.
+	if n := f.CallsTo("broker-b"); n > 1+2*concurrency {
+		t.Errorf("broker-b asked %d times in one pass, want at most %d: the list waits for it again and again", n, 1+2*concurrency)
 	}
 }
