@@ -134,8 +134,8 @@ func offlineGroupWithBacklog(t *testing.T, cl *dev.Cluster, n int) (topic, group
 }
 
 // A viewer and an operator in a real browser, on the real reset pages: sign-in comes
-// back to the page asked for, the viewer's reset is refused with a sentence and audited
-// as refused, the operator's is applied, a form posted from another site is refused,
+// back to the page asked for, the viewer's preview is refused with a sentence and her
+// apply audited as refused, the operator's is applied, a form posted from another site is refused,
 // and signing out ends the session.
 func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 	cl := dev.RequireCluster(t)
@@ -168,22 +168,37 @@ func TestSignInRolesAndSignOutInBrowser(t *testing.T) {
 	if nav := Get(t, ctx, "nav", chromedp.Text(chromedp.CSS(`[data-testid="nav"]`))); !strings.Contains(nav, "vera") {
 		t.Errorf("the header does not show who is signed in: %q", nav)
 	}
-	// Her preview is refused, saying why, and the attempt is in the audit log.
+	// Her preview is refused, saying why; it would have changed nothing, so it is not an
+	// audit event. Her apply is a denied attempt, and is.
 	Do(t, ctx, "ask for a preview", chromedp.Click(chromedp.CSS(`[data-testid="preview-button"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="error"]`)))
 	refusal := Get(t, ctx, "read the refusal", chromedp.Text(chromedp.CSS(`[data-testid="error"]`)))
 	if !strings.Contains(refusal, "403") || !strings.Contains(refusal, "viewer") || !strings.Contains(refusal, "operator") {
 		t.Fatalf("viewer's reset answered %q, want 403 naming viewer and operator", refusal)
 	}
-	res := pageFetch(t, ctx, "GET", "/api/v1/audit?actor=vera&status=refused&group="+url.QueryEscape(group), "")
 	var audit struct {
 		Entries []struct {
 			Status, Actor, Group, Mode, Reason string
 			Topics                             []string
 		} `json:"entries"`
 	}
-	if err := json.Unmarshal([]byte(res.Body), &audit); err != nil || res.Status != 200 || len(audit.Entries) != 1 {
-		t.Fatalf("audit of the refused reset: %d %s", res.Status, res.Body)
+	readAudit := func() {
+		t.Helper()
+		res := pageFetch(t, ctx, "GET", "/api/v1/audit?actor=vera&status=refused&group="+url.QueryEscape(group), "")
+		if err := json.Unmarshal([]byte(res.Body), &audit); err != nil || res.Status != 200 {
+			t.Fatalf("audit of the refused reset: %d %s", res.Status, res.Body)
+		}
+	}
+	if readAudit(); len(audit.Entries) != 0 {
+		t.Fatalf("a refused preview was audited: %+v", audit.Entries)
+	}
+	res := pageFetch(t, ctx, "POST", "/api/v1/groups/"+url.PathEscape(group)+"/resets",
+		`{"topic":"`+topic+`","mode":"latest","reason":"skip the backlog","planId":"p","confirm":true}`)
+	if res.Status != http.StatusForbidden {
+		t.Fatalf("viewer's apply: %d %s", res.Status, res.Body)
+	}
+	if readAudit(); len(audit.Entries) != 1 {
+		t.Fatalf("viewer's refused apply: %d audit entries, want 1", len(audit.Entries))
 	}
 	if e := audit.Entries[0]; e.Mode != "latest" || e.Reason != "skip the backlog" || len(e.Topics) != 1 || e.Topics[0] != topic {
 		t.Errorf("refused entry %+v does not record what was asked", e)

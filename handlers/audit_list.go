@@ -46,6 +46,16 @@ func parseAuditQuery(c *gin.Context) auditQuery {
 	if q.form.Status != "" && !q.filter.Status.Valid() {
 		q.errs["status"] = "Status " + strconv.Quote(q.form.Status) + " is unknown: use " + statusList() + "."
 	}
+	switch s := get("hideRefused"); s {
+	case "", "0", "false":
+	case "1", "true", "on":
+		q.form.HideRefused, q.filter.HideRefused = true, true
+		if q.filter.Status == store.AuditRefused {
+			q.errs["status"] = "Status refused and hiding refusals leave nothing to list: untick \"hide refusals\" or pick another status."
+		}
+	default:
+		q.errs["hideRefused"] = "hideRefused is true or false, not " + strconv.Quote(s) + "."
+	}
 	for _, tf := range []struct {
 		name string
 		dst  *time.Time
@@ -95,12 +105,15 @@ func (q auditQuery) values() url.Values {
 			v.Set(k, s)
 		}
 	}
+	if q.form.HideRefused {
+		v.Set("hideRefused", "1")
+	}
 	return v
 }
 
 func (q auditQuery) errorText() string {
 	var parts []string
-	for _, k := range []string{"status", "since", "until", "before", "limit", "format"} {
+	for _, k := range []string{"status", "hideRefused", "since", "until", "before", "limit", "format"} {
 		if m := q.errs[k]; m != "" {
 			parts = append(parts, m)
 		}
@@ -160,7 +173,7 @@ func auditRowVM(e *store.AuditEntry) views.AuditRowVM {
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
 		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: views.GroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
 		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
-		Queues: strconv.Itoa(len(e.Queues())), Reason: e.Reason, Error: e.Error,
+		Queues: strconv.Itoa(len(e.Queues())), Reason: e.Reason, Error: e.Error, Refused: e.Status == store.AuditRefused,
 	}
 }
 
@@ -186,7 +199,7 @@ type AuditListJSON struct {
 	Chain     *store.ChainReport `json:"chain,omitempty"`
 }
 
-// ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&since=&until=&before=&limit=].
+// ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&hideRefused=&since=&until=&before=&limit=].
 func (h *Audit) ListAPI(c *gin.Context) {
 	q := parseAuditQuery(c)
 	if len(q.errs) > 0 {

@@ -15,8 +15,7 @@ import (
 func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		h.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found",
-			Message: "Audit entry " + strconv.Quote(c.Param("id")) + " does not exist: entry ids are numbers. Find the entry in the audit log."})
+		h.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found", Message: badEntryID(c.Param("id"), err)})
 		return nil, false
 	}
 	e, err := h.Entries.Get(c.Request.Context(), id)
@@ -30,6 +29,21 @@ func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 		return nil, false
 	}
 	return e, true
+}
+
+// badEntryID says what is wrong with an entry id that is not one.
+func badEntryID(s string, err error) string {
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:39]) + "…"
+	}
+	var ne *strconv.NumError
+	switch {
+	case err == nil: // zero or negative
+		return "There is no audit entry #" + s + ": entry ids start at 1. Find the entry in the audit log."
+	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
+		return "There is no audit entry #" + s + ": that number is larger than any entry id. Find the entry in the audit log."
+	}
+	return "Audit entry " + strconv.Quote(s) + " does not exist: an entry id is a whole number such as 42. Find the entry in the audit log."
 }
 
 // Show is GET /audit/{id}: one reset with every queue's before, target and after.

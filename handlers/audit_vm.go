@@ -3,6 +3,8 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +22,8 @@ func auditStatusClass(s store.AuditStatus) string {
 		return "status-ok"
 	case store.AuditPartial, store.AuditInterrupted, store.AuditPending:
 		return "status-warn"
+	case store.AuditRefused:
+		return "status-refused" // denied, not failed: nothing reached the cluster
 	}
 	return "status-bad"
 }
@@ -41,6 +45,9 @@ func auditStatusText(e *store.AuditEntry) string {
 	case store.AuditFailed:
 		return "Failed: no queue reached its target. The queues below say why."
 	case store.AuditRefused:
+		if strings.Contains(strings.ToLower(e.Error), "nothing was changed") {
+			return "Refused." // the reason below says it; once is enough
+		}
 		return "Refused: nothing was changed."
 	case store.AuditInterrupted:
 		return fmt.Sprintf("Interrupted: the console stopped before it recorded the outcome. %d of %d queues were found at their target when it started again.", reached, len(qs))
@@ -69,7 +76,7 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
 		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
-		Params: string(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
+		Params: auditParams(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
 		Hash: e.Hash, PrevHash: e.PrevHash, JSONURL: "/api/v1/audit/" + strconv.FormatInt(e.ID, 10),
 	}
@@ -93,6 +100,31 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 	}
 	vm.Queues = auditQueueRows(e.Queues())
 	return vm
+}
+
+// auditParams lists the request's parameters as fields, in name order: texts as typed,
+// numbers as numbers, anything else as compact JSON.
+func auditParams(raw json.RawMessage) []views.AuditParam {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		if len(raw) == 0 || string(raw) == "{}" {
+			return nil
+		}
+		return []views.AuditParam{{Name: "(as stored)", Value: string(raw)}}
+	}
+	out := make([]views.AuditParam, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := string(m[k])
+		var s string
+		if json.Unmarshal(m[k], &s) == nil {
+			v = s
+		}
+		if v == "" {
+			continue
+		}
+		out = append(out, views.AuditParam{Name: k, Value: v})
+	}
+	return out
 }
 
 func auditQueueRows(qs []store.AuditQueue) []views.AuditQueueRow {

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"rmqconsole/auth"
 	"rmqconsole/resets"
@@ -150,5 +153,96 @@ func TestRefusalsAreBoundedAndCountedPerActor(t *testing.T) {
 	}
 	if rep, err := a.store.Audit().Verify(context.Background()); err != nil || !rep.Intact {
 		t.Fatalf("chain: %+v %v", rep, err)
+	}
+}
+
+func getPage(t *testing.T, a *App, path string) (*httptest.ResponseRecorder, *goquery.Document) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, doc
+}
+
+// Refusals are marked apart from what reached the cluster, say why in the list, and can
+// be hidden, on the page, in its exports and in the API.
+func TestAuditListShowsRefusalsApartAndCanHideThem(t *testing.T) {
+	a := newAuthApp(t)
+	applied := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "latest", Status: store.AuditApplied})
+	refused := recordEntry(t, a, &store.AuditEntry{Actor: "vera", Group: "billing", Mode: "latest",
+		Error: "Refused at apply: Your role, viewer, may not reset consumer offsets."})
+	_, doc := getPage(t, a, "/audit")
+	row := doc.Find(fmt.Sprintf(`tr[data-entry="%d"]`, refused.ID))
+	if !row.HasClass("refused") || !strings.Contains(row.Find(`[data-testid="entry-refusal"]`).Text(), "may not reset") ||
+		row.Find(".status-refused").Length() != 1 {
+		t.Fatalf("refused row not marked apart: %s", row.Text())
+	}
+	if r := doc.Find(fmt.Sprintf(`tr[data-entry="%d"]`, applied.ID)); r.HasClass("refused") || r.Find(".status-ok").Length() != 1 {
+		t.Fatalf("applied row: %s", r.Text())
+	}
+	rec, doc := getPage(t, a, "/audit?hideRefused=1")
+	if rec.Code != http.StatusOK || doc.Find("tr[data-entry]").Length() != 1 || doc.Find(fmt.Sprintf(`tr[data-entry="%d"]`, applied.ID)).Length() != 1 {
+		t.Fatalf("hiding refusals: %d, %d rows", rec.Code, doc.Find("tr[data-entry]").Length())
+	}
+	if _, ok := doc.Find(`[data-testid="af-hide-refused"]`).Attr("checked"); !ok {
+		t.Fatal("the box is not ticked on the filtered page")
+	}
+	if href, _ := doc.Find(`[data-testid="export-csv"]`).Attr("href"); !strings.Contains(href, "hideRefused=1") {
+		t.Fatalf("export link %q does not keep the filter", href)
+	}
+	rec = httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/audit?hideRefused=true", nil))
+	var list struct{ Entries []struct{ ID int64 } }
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list.Entries) != 1 || list.Entries[0].ID != applied.ID {
+		t.Fatalf("API hiding refusals: %d %s", rec.Code, rec.Body)
+	}
+	if rec, _ := getPage(t, a, "/audit?hideRefused=maybe"); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "hideRefused is true or false") {
+		t.Fatalf("bad hideRefused: %d", rec.Code)
+	}
+}
+
+// The detail page lists what was asked as fields, says "nothing was changed" once, and an
+// id that is not one is told what is wrong with it.
+func TestAuditEntryPageReadsAsFields(t *testing.T) {
+	a := newAuthApp(t)
+	e := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "timestamp", Topics: []string{"orders"},
+		Params: json.RawMessage(`{"topic":"orders","mode":"timestamp","timestampMs":1795946400000,"timeZone":"Europe/Paris"}`),
+		Error:  "Refused at apply: Offsets moved since the preview, so nothing was changed: queue broker-a/0 of orders moved back from 5 to 2. Check the fresh preview, then apply it."})
+	rec, doc := getPage(t, a, fmt.Sprintf("/audit/%d", e.ID))
+	params := doc.Find(`[data-testid="entry-params"]`)
+	if rec.Code != http.StatusOK || params.Find(`dd[data-param="topic"]`).Text() != "orders" ||
+		params.Find(`dd[data-param="timestampMs"]`).Text() != "1795946400000" || params.Find(`dd[data-param="timeZone"]`).Text() != "Europe/Paris" ||
+		strings.Contains(params.Text(), "{") {
+		t.Fatalf("parameters shown as %q", params.Text())
+	}
+	if n := strings.Count(strings.ToLower(doc.Find("main").Text()), "nothing was changed"); n != 1 {
+		t.Fatalf(`the page says "nothing was changed" %d times`, n)
+	}
+	for id, want := range map[string]string{
+		"0":                      "entry ids start at 1",
+		"-3":                     "entry ids start at 1",
+		"abc":                    "whole number such as 42",
+		"99999999999999999999":   "larger than any entry id",
+		strings.Repeat("9x", 99): "whole number",
+	} {
+		rec, doc := getPage(t, a, "/audit/"+id)
+		msg := doc.Find("main").Text()
+		if rec.Code != http.StatusNotFound || !strings.Contains(msg, want) || strings.Contains(msg, "ids are numbers") || strings.Contains(msg, strings.Repeat("9x", 30)) {
+			t.Errorf("/audit/%.20s: %d %q, want 404 saying %q", id, rec.Code, strings.TrimSpace(msg), want)
+		}
+	}
+}
+
+// A missing confirm box is said once on the reset page.
+func TestResetPageSaysNothingWasChangedOnce(t *testing.T) {
+	a := newAuthApp(t, "--namesrv", "127.0.0.1:1")
+	addUsers(t, a, roleUsers)
+	rec := postAs(t, a, "otto", "/groups/billing/reset/apply", "application/x-www-form-urlencoded", "topic=orders&mode=latest&planId=p1")
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
+	if n := strings.Count(strings.ToLower(doc.Find("main").Text()), "nothing was changed"); rec.Code != http.StatusUnprocessableEntity || n != 1 {
+		t.Fatalf(`apply without the box: %d, "nothing was changed" %d times: %s`, rec.Code, n, doc.Find("main").Text())
 	}
 }

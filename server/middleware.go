@@ -97,7 +97,7 @@ func crossOrigin(env *handlers.Env) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := cop.Check(c.Request); err != nil {
 			env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "cross_origin",
-				Message: "This request was sent by a page of another site, so the console refused it and changed nothing. Use the console's own pages."})
+				Message: "The console refused this cross-origin request: a page of another site sent it, and nothing was changed. Use the console's own pages."})
 			c.Abort()
 			return
 		}

@@ -500,6 +500,8 @@ type AuditFilter struct {
 	Topic  string
 	Actor  string
 	Status AuditStatus
+	// HideRefused leaves out refused attempts, keeping what reached the cluster.
+	HideRefused bool
 	// Since and Until bound the start time (inclusive, exclusive).
 	Since, Until time.Time
 	// BeforeID pages back: only entries with a smaller id.
@@ -531,6 +533,9 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
+	}
+	if f.HideRefused {
+		q = q.Where("status <> ?", AuditRefused)
 	}
 	if !f.Since.IsZero() {
 		q = q.Where("started_at >= ?", fmtAuditTime(f.Since))

@@ -24,6 +24,8 @@ func (vm AuditListVM) FieldError(name string) string { return vm.FieldErrors[nam
 // AuditFilterForm is the filters as typed.
 type AuditFilterForm struct {
 	Group, Topic, Actor, Status, Since, Until string
+	// HideRefused is the "hide refusals" box.
+	HideRefused bool
 }
 
 // ChainVM says whether the audit log's hash chain holds.
@@ -40,7 +42,12 @@ type ChainVM struct {
 // AuditRowVM is one entry in the list.
 type AuditRowVM struct {
 	ID, URL, Started, Actor, ActorAddr, Group, GroupURL, Topics, Mode, Status, StatusClass, Queues, Reason, Error string
+	// Refused marks a refused attempt: nothing reached the cluster, and the row says why.
+	Refused bool
 }
+
+// AuditParam is one parameter of the request an entry records.
+type AuditParam struct{ Name, Value string }
 
 // AuditEntryVM is one entry in full, /audit/{id}.
 type AuditEntryVM struct {
@@ -59,7 +66,7 @@ type AuditEntryVM struct {
 	ResetURL    string
 	Topics      []string
 	Mode        string
-	Params      string
+	Params      []AuditParam
 	Reason      string
 	Error       string
 	Warnings    []string
