@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -145,7 +146,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		}
 	}
 	if len(l.Failures) >= len(brokers) {
-		return nil, errors.New("no broker listed its consumer groups: " + l.Failures[0].String())
+		return nil, fmt.Errorf("no broker listed its consumer groups: %w", l.Failures[0])
 	}
 	names := slices.Sorted(maps.Keys(on))
 	answers := make([][]brokerAnswer, len(names))

@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
@@ -132,6 +133,7 @@ const statusClientClosed = 499
 // RocketMQ server is answered as a broker failure.
 func errorStatus(err error) (int, string) {
 	var ue *UserError
+	var bf cluster.BrokerFailure
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
@@ -153,9 +155,9 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.Is(err, store.ErrAuditNotFound):
 		return http.StatusNotFound, "not_found"
-	case errors.As(err, new(*rocketmq.TimeoutError)):
+	case errors.As(err, new(*rocketmq.TimeoutError)), errors.As(err, &bf) && errors.As(bf.Err, new(*rocketmq.TimeoutError)):
 		return http.StatusGatewayTimeout, "broker_timeout"
-	case errors.As(err, new(*rocketmq.BrokerError)), errors.As(err, new(*rocketmq.ConnError)):
+	case errors.As(err, new(*rocketmq.BrokerError)), errors.As(err, new(*rocketmq.ConnError)), errors.As(err, &bf):
 		return http.StatusBadGateway, "broker_error"
 	case errors.Is(err, context.Canceled):
 		return statusClientClosed, "cancelled"

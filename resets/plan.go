@@ -202,7 +202,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	if len(queues) == 0 {
 		switch {
 		case len(snap.Failures) > 0:
-			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %s", req.Group, failuresText(snap.Failures))
+			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
 			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
 				"Group %q has no offsets on any topic yet and no online client subscribes to one: choose the topic to reset.", req.Group)}}
@@ -275,7 +275,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 		p.Queues = kept
 		if len(p.Queues) == 0 {
-			return nil, fmt.Errorf("preview reset of group %q: %s", req.Group, failuresText(p.Failures))
+			return nil, fmt.Errorf("preview reset of group %q: %w", req.Group, failures(p.Failures))
 		}
 	}
 	cluster.SortFailures(p.Failures)
@@ -373,7 +373,7 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 	}
 	for _, f := range snap.Failures {
 		if req.BrokerName == "" || f.Broker == req.BrokerName {
-			return QueueState{}, fmt.Errorf("preview reset of queue %d of topic %q: %s", req.QueueID, req.Topic, f)
+			return QueueState{}, fmt.Errorf("preview reset of queue %d of topic %q: %w", req.QueueID, req.Topic, f)
 		}
 	}
 	where := "the topic"
@@ -416,12 +416,25 @@ func dedupe(errs InputErrors) InputErrors {
 	return out
 }
 
-func failuresText(fs []BrokerFailure) string {
+// failures is the failures of several brokers as one error: their sentences joined by
+// "; ", each still a BrokerFailure to errors.As (the console answers them as broker
+// failures, not its own).
+type failures []BrokerFailure
+
+func (fs failures) Error() string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = f.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+func (fs failures) Unwrap() []error {
+	errs := make([]error, len(fs))
+	for i, f := range fs {
+		errs[i] = f
+	}
+	return errs
 }
 
 // warnings say what applying the plan will do, given the group's state and the brokers.

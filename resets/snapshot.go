@@ -101,7 +101,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	}
 	brokers, err := s.brokers.Brokers(ctx)
 	if errors.Is(err, cluster.ErrNoBrokers) {
-		return nil, fmt.Errorf("read consumer group %q: no broker is registered with the NameServers", group)
+		return nil, fmt.Errorf("read consumer group %q: %w", group, err)
 	}
 	if err != nil {
 		return nil, wrapf(err, "read consumer group %q", group)

@@ -1,0 +1,52 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+)
+
+// The one error table: only an error that came from a RocketMQ server is a broker
+// failure (502, 504 for a timeout) and its sentence names the server; anything else not
+// meant for people is the console's own failure.
+func TestErrorTable(t *testing.T) {
+	timeout := &rocketmq.TimeoutError{Addr: "10.0.0.2:10911", Code: rocketmq.RequestCode(24)}
+	refused := &rocketmq.ConnError{Addr: "10.0.0.2:10911", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		code   string
+		says   string
+	}{
+		{"store", fmt.Errorf("list audit entries: %w", errors.New("no such table: audit_entries")), 500, "internal", "RocketMQ was not involved"},
+		{"timeout", fmt.Errorf("read offsetMsgId X: %w", timeout), 504, "broker_timeout", "10.0.0.2:10911"},
+		{"connection", fmt.Errorf("topic route: %w", refused), 502, "broker_error", "10.0.0.2:10911"},
+		{"broker answer", &rocketmq.BrokerError{Addr: "10.0.0.2:10911", Code: 1, Remark: "boom"}, 502, "broker_error", "boom"},
+		{"one broker failed", fmt.Errorf("no broker listed its consumer groups: %w",
+			cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "consumer groups", Err: refused}), 502, "broker_error", "broker-b"},
+		{"one broker timed out", fmt.Errorf("preview: %w", errors.Join(
+			cluster.BrokerFailure{Broker: "broker-b", Op: "consume stats", Err: timeout})), 504, "broker_timeout", "broker-b"},
+		{"no brokers", fmt.Errorf("read consumer group g: %w", cluster.ErrNoBrokers), 502, "no_brokers", "namesrvAddr"},
+		{"client gone", fmt.Errorf("list: %w", context.Canceled), 499, "cancelled", "cancelled"},
+		{"for people", &UserError{Status: 422, Code: "bad", Message: "Say it plainly."}, 422, "bad", "Say it plainly."},
+	} {
+		status, code := errorStatus(tc.err)
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodGet, "/x", nil)
+		if msg := errorMessage(c, tc.err, code); status != tc.status || code != tc.code || !strings.Contains(msg, tc.says) ||
+			(code == "internal" && strings.Contains(strings.ToLower(msg), "broker")) {
+			t.Errorf("%s: %d %s %q, want %d %s saying %q", tc.name, status, code, msg, tc.status, tc.code, tc.says)
+		}
+	}
+}
