@@ -2,6 +2,7 @@ package groups
 
 import (
 	"math"
+	"sync"
 	"time"
 
 	"rmqconsole/rocketmq"
@@ -28,8 +29,10 @@ type History struct {
 }
 
 // history is a bounded ring of samples. Memory stays fixed however long a group is
-// watched.
+// watched. A watcher's goroutine owns it; mu guards it while a stopped watcher's last
+// tick may overlap the next watcher's first (see Live.start).
 type history struct {
+	mu     sync.Mutex
 	totals ring[LagSample]
 	queues map[rocketmq.MessageQueue]*ring[float64]
 }
@@ -40,6 +43,8 @@ func newHistory() *history {
 
 // add records d's lags. Queues that disappeared from d are forgotten.
 func (h *history) add(d *Detail) LagSample {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	s := LagSample{At: d.CheckedAt, Lag: math.NaN()}
 	if d.TotalLag != nil {
 		s.Lag = float64(*d.TotalLag)
@@ -69,7 +74,17 @@ func (h *history) add(d *Detail) LagSample {
 	return s
 }
 
+// gap records that nobody watched until at: the chart breaks its line there instead of
+// drawing a straight one over the minutes nobody sampled.
+func (h *history) gap(at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.totals.push(LagSample{At: at, Lag: math.NaN()})
+}
+
 func (h *history) snapshot() *History {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	out := &History{Totals: h.totals.slice(), Queues: make(map[rocketmq.MessageQueue][]float64, len(h.queues))}
 	for mq, r := range h.queues {
 		out.Queues[mq] = r.slice()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,8 +103,12 @@ type Live struct {
 
 	mu      sync.Mutex
 	watches map[string]*watch
-	closed  bool
-	wg      sync.WaitGroup
+	// kept holds the lag history of groups nobody watches any more, newest last in
+	// keptOrder, so a page opened again shows the lag it showed before.
+	kept      map[string]*history
+	keptOrder []string
+	closed    bool
+	wg        sync.WaitGroup
 
 	ticks   atomic.Uint64
 	dropped atomic.Uint64
@@ -132,7 +137,7 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 	if opts.Renderer == nil {
 		opts.Renderer = RenderFunc(func(*Update) (Frame, error) { return nil, nil })
 	}
-	return &Live{reader: reader, opts: opts, watches: map[string]*watch{}}
+	return &Live{reader: reader, opts: opts, watches: map[string]*watch{}, kept: map[string]*history{}}
 }
 
 // Interval returns the poll interval.
@@ -271,8 +276,16 @@ type watch struct {
 // start must be called with l.mu held.
 func (l *Live) start(group string) *watch {
 	ctx, cancel := context.WithCancel(context.Background())
+	hist := l.kept[group]
+	if hist != nil {
+		delete(l.kept, group)
+		l.keptOrder = slices.DeleteFunc(l.keptOrder, func(g string) bool { return g == group })
+		hist.gap(time.Now())
+	} else {
+		hist = newHistory()
+	}
 	w := &watch{l: l, group: group, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		viewers: map[*Viewer]bool{}, tracker: newTracker(), history: newHistory()}
+		viewers: map[*Viewer]bool{}, tracker: newTracker(), history: hist}
 	l.watches[group] = w
 	l.wg.Add(1)
 	go w.run()
@@ -475,6 +488,21 @@ func (l *Live) stopIfIdle(w *watch) {
 	if len(w.viewers) == 0 && l.watches[w.group] == w {
 		delete(l.watches, w.group)
 		w.cancel()
+		l.keep(w.group, w.history)
+	}
+}
+
+// KeptHistories is how many unwatched groups' lag history Live keeps in memory (each
+// at most TotalSamples): the groups looked at most recently.
+const KeptHistories = 64
+
+// keep holds a stopped watcher's history for the next viewer of its group; l.mu held.
+func (l *Live) keep(group string, h *history) {
+	l.kept[group] = h
+	l.keptOrder = append(l.keptOrder, group)
+	if len(l.keptOrder) > KeptHistories {
+		delete(l.kept, l.keptOrder[0])
+		l.keptOrder = l.keptOrder[1:]
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -359,5 +361,44 @@ func TestRowsAreResentOnlyWhileTheyChange(t *testing.T) {
 	diff(mk(5, 7), &Detail{Queues: mk(5, 7).Queues[:1]}, u, h)
 	if !u.QueuesReshaped {
 		t.Fatal("a queue that went away did not reshape the table")
+	}
+}
+
+// A group opened again after its watcher stopped starts from the lag history it had,
+// with a gap where nobody watched; the history of many groups stays bounded.
+func TestLiveKeepsHistoryAfterTheWatcherStops(t *testing.T) {
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Linger: 20 * time.Millisecond, Renderer: &recordingRenderer{}})
+	defer l.Close()
+	v, _ := l.Watch(tG)
+	for range 5 {
+		next(t, v)
+	}
+	before, _ := l.Latest(tG)
+	v.Close()
+	noWatchers(t)
+	v, _ = l.Watch(tG)
+	defer v.Close()
+	next(t, v)
+	after, ok := l.Latest(tG)
+	if !ok {
+		t.Fatal("no snapshot after watching again")
+	}
+	if len(after.History.Totals) < len(before.History.Totals)+2 {
+		t.Fatalf("history restarted: %d samples, had %d before", len(after.History.Totals), len(before.History.Totals))
+	}
+	if !slices.ContainsFunc(after.History.Totals, func(s LagSample) bool { return math.IsNaN(s.Lag) }) {
+		t.Errorf("no gap where nobody watched in %+v", after.History.Totals)
+	}
+
+	l.mu.Lock()
+	for i := range KeptHistories + 10 {
+		l.keep(fmt.Sprintf("g%d", i), newHistory())
+	}
+	n := len(l.kept)
+	l.mu.Unlock()
+	if n != KeptHistories {
+		t.Errorf("%d histories kept, want at most %d", n, KeptHistories)
 	}
 }

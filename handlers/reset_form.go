@@ -133,7 +133,7 @@ func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPi
 	form := in.form() // the zone defaults to UTC there
 	for i, p := range picks {
 		f := form
-		f.Mode, f.Timestamp = "timestamp", p.at.In(loc).Format("2006-01-02T15:04:05")
+		f.Mode, f.Timestamp = "timestamp", p.at.In(loc).Format(time.DateTime)
 		out[i] = views.ResetQuickPick{Label: p.label, URL: resetPath(group) + "?" + f.Values().Encode()}
 	}
 	return out

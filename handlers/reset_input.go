@@ -96,9 +96,9 @@ func resetAPIInput(c *gin.Context) (resetInput, resets.InputErrors) {
 	return in, nil
 }
 
-// timestampLayouts are what a datetime-local input sends, with and without seconds,
-// and the same with a space.
-var timestampLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
+// timestampLayouts are the console's time format, with and without seconds, and the
+// same with a "T" (links made when the form used datetime-local inputs).
+var timestampLayouts = []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04"}
 
 // parseResetTime reads a time as forms and the API accept it: a local time in the given
 // zone, RFC 3339 (its own zone wins), or epoch milliseconds.

@@ -174,6 +174,42 @@
       return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
     }
     function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
+    // Times as everywhere else in the console: UTC, "2026-12-01 08:58:04 UTC" in the
+    // legend, the time of day on the axis (with the date once the chart spans days).
+    function pad(n) { return (n < 10 ? "0" : "") + n; }
+    function utcDate(d) { return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()); }
+    function utcClock(d) { return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds()); }
+    function xTicks(u, splits) {
+      var days = u.scales.x.max - u.scales.x.min > 86400;
+      var out = splits.map(function (s) {
+        var d = new Date(s * 1000);
+        return days ? utcDate(d) + " " + utcClock(d).substring(0, 5) : utcClock(d);
+      });
+      box.setAttribute("data-x-ticks", out.join("|")); // what the axis says, for tests
+      return out;
+    }
+    // The legend shows the newest sample until the pointer picks another one.
+    function shown(u, sidx, idx) {
+      var xs = u.data[sidx];
+      if (idx == null) idx = xs && xs.length ? xs.length - 1 : null;
+      return idx == null ? null : idx;
+    }
+    function legendTime(u, v, sidx, idx) {
+      var i = shown(u, 0, idx);
+      return i == null ? "—" : utcDate(new Date(u.data[0][i] * 1000)) + " " + utcClock(new Date(u.data[0][i] * 1000)) + " UTC";
+    }
+    function legendLag(u, v, sidx, idx) {
+      var i = shown(u, sidx, idx), x = i == null ? null : u.data[sidx][i];
+      return x == null || isNaN(x) ? "unknown" : Math.round(x).toLocaleString("en-US");
+    }
+    // Lag starts at 0, so a few messages of noise do not look like a cliff; only a
+    // spread of a thousand messages or more, far above 0, zooms in on it.
+    function yRange(u, min, max) {
+      if (min == null || max == null || isNaN(min) || isNaN(max)) return [0, 10];
+      var spread = max - min, lo = 0;
+      if (spread >= 1000 && min - spread / 10 > spread) lo = Math.floor(min - spread / 10);
+      return [lo, Math.max(10, Math.ceil(max + (max - lo) / 10))];
+    }
     function draw() {
       if (!box || !window.uPlot) return;
       box.setAttribute("data-points", String(data[0].length)); // what is drawn, for tests
@@ -188,15 +224,18 @@
             if (!xs || !xs.length) return [min, max];
             var lo = xs[0], hi = xs[xs.length - 1];
             return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
-          } } },
-          series: [{}, { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false }],
-          axes: [axis({}), axis({ size: 70 })],
+          } }, y: { range: yRange } },
+          series: [{ label: "Time", value: legendTime },
+            { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
+          axes: [axis({ values: xTicks }), axis({ size: 70 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
       } else {
         plot.setData(data);
       }
       box.setAttribute("data-x-span", String(Math.round(plot.scales.x.max - plot.scales.x.min))); // seconds shown, for tests
+      box.setAttribute("data-y-min", String(plot.scales.y.min)); // where the lag axis starts, for tests
+      if (plot.cursor.idx == null) plot.setLegend({ idx: null }); // the newest sample, until the pointer picks one
     }
     function addPoint(el) {
       try {

@@ -46,3 +46,24 @@ func TestFormsMarkOnlyInvalidFields(t *testing.T) {
 		}
 	}
 }
+
+// Time inputs take the console's format, with the zone beside them, instead of the
+// browser's datetime-local picker (mm/dd/yyyy, --:--:-- AM in an en-US browser).
+func TestTimeInputsUseTheConsoleFormat(t *testing.T) {
+	for name, page := range map[string]templ.Component{
+		"reset": ResetPage(ResetVM{Group: "g", Configured: true}),
+		"audit": AuditListPage(AuditListVM{}),
+	} {
+		var buf bytes.Buffer
+		if err := page.Render(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if strings.Contains(out, "datetime-local") {
+			t.Errorf("%s: a datetime-local picker is left", name)
+		}
+		if !strings.Contains(out, `placeholder="2026-11-29 10:00:00"`) {
+			t.Errorf("%s: no time field shows the console's format", name)
+		}
+	}
+}

@@ -168,7 +168,7 @@ func GroupPage(vm GroupVM) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section><h2>Total lag over time</h2><div id=\"lag-chart\" class=\"lag-chart\" data-testid=\"lag-chart\" role=\"img\" aria-label=\"Total lag of the group over the time this page has been watched\"></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section><h2>Total lag over time <small class=\"muted\">(UTC)</small></h2><div id=\"lag-chart\" class=\"lag-chart\" data-testid=\"lag-chart\" role=\"img\" aria-label=\"Total lag of the group over the time this page has been watched\"></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -176,7 +176,7 @@ func GroupPage(vm GroupVM) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div id=\"lag-point\" hidden></div><p class=\"muted\"><small>Sampled at every poll while someone watches this group; the console keeps the last 600 samples in memory.</small></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div id=\"lag-point\" hidden></div><p class=\"muted\"><small>Sampled at every poll while someone watches this group; the console keeps its last 600 samples in memory, also once the page is closed.</small></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
