@@ -29,6 +29,15 @@ type Console struct {
 	cmd     *exec.Cmd
 	mu      sync.Mutex
 	log     strings.Builder
+	stop    func(t testing.TB) // once: SIGINT, wait, report
+}
+
+// Stop stops the console now (SIGINT, as a user's Ctrl-C) and waits for it to exit,
+// e.g. to run a command that needs the database file to itself. It runs at the end
+// of the test otherwise.
+func (c *Console) Stop(t testing.TB) {
+	t.Helper()
+	c.stop(t)
 }
 
 // Log returns what the console has written to stderr so far.
@@ -118,15 +127,21 @@ func StartConsole(t testing.TB, env ...string) *Console {
 		io.Copy(io.Discard, stderr)
 		exited <- c.cmd.Wait()
 	}()
+	var once sync.Once
+	c.stop = func(t testing.TB) {
+		once.Do(func() {
+			_ = c.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(15 * time.Second):
+				_ = c.cmd.Process.Kill()
+				<-exited
+				t.Errorf("console did not stop within 15 s of SIGINT")
+			}
+		})
+	}
 	t.Cleanup(func() {
-		_ = c.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-exited
-			t.Errorf("console did not stop within 15 s of SIGINT")
-		}
+		c.stop(t)
 		if t.Failed() {
 			t.Logf("console log:\n%s", c.Log())
 		}

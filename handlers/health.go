@@ -8,10 +8,13 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Health answers /healthz (the process is alive) and /readyz (the database answers and at
-// least one NameServer does).
+// Health answers /healthz (the process is alive) and /readyz (the database can be
+// written, as the audit log needs before any reset, and at least one NameServer answers).
 type Health struct {
-	DB         interface{ Ping(context.Context) error }
+	DB interface {
+		// Writable fails when the database cannot take a write (read-only, full).
+		Writable(context.Context) error
+	}
 	NameServer interface {
 		// PingNameServers returns the first NameServer that answered, or an error naming
 		// every failure.
@@ -28,8 +31,8 @@ func (h *Health) Live(c *gin.Context) {
 func (h *Health) Ready(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
-	if err := h.DB.Ping(ctx); err != nil {
-		c.String(http.StatusServiceUnavailable, "not ready: database: %v\n", err)
+	if err := h.DB.Writable(ctx); err != nil {
+		c.String(http.StatusServiceUnavailable, "not ready: %v (resets are refused until it can)\n", err)
 		return
 	}
 	if h.NameServer == nil {
@@ -41,5 +44,5 @@ func (h *Health) Ready(c *gin.Context) {
 		c.String(http.StatusServiceUnavailable, "not ready: %v\n", err)
 		return
 	}
-	c.String(http.StatusOK, "ready: database ok, NameServer %s answers\n", addr)
+	c.String(http.StatusOK, "ready: database writable, NameServer %s answers\n", addr)
 }

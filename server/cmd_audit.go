@@ -47,6 +47,9 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 	st, err := store.OpenReadOnly(ctx, cfg.DB)
 	if err != nil {
 		fmt.Fprintf(stderr, "rmqconsole audit verify: %v\n", err)
+		if errors.Is(err, store.ErrInUse) {
+			fmt.Fprintln(stderr, "The running console checks the same chain: its audit page, and the \"chain\" field of GET /api/v1/audit.")
+		}
 		return 2
 	}
 	defer st.Close()

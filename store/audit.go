@@ -645,12 +645,12 @@ func short(h string) string {
 
 // OpenReadOnly opens an existing database file without changing it: no migrations, and
 // every write fails. `rmqconsole audit verify` uses it so checking never alters the
-// evidence.
+// evidence. Like Open, it keeps WAL's index in the heap (see pragmas).
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_busy_timeout=5000"
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?vfs=unix-excl&mode=ro&_busy_timeout=5000"
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
 	if err != nil {
-		return nil, fmt.Errorf("open database %s read-only: %w", path, err)
+		return nil, fmt.Errorf("open database %s read-only: %w", path, inUse(err))
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -659,7 +659,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	s := &Store{DB: db, sql: sqlDB}
 	if err := s.Ping(ctx); err != nil {
 		sqlDB.Close()
-		return nil, fmt.Errorf("open database %s read-only: %w", path, err)
+		return nil, fmt.Errorf("open database %s read-only: %w", path, inUse(err))
 	}
 	return s, nil
 }

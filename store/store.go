@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mattn/go-sqlite3"
 	"github.com/pressly/goose/v3"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -34,7 +35,30 @@ type Store struct {
 // pragmas as recommended for a small write-rarely, read-often console database: WAL so
 // readers never wait for the writer, a busy timeout instead of SQLITE_BUSY errors, and
 // immediate transactions so two writers queue instead of deadlocking on upgrade.
-const pragmas = "_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+//
+// The "unix-excl" VFS keeps WAL's index in this process's heap instead of a
+// memory-mapped -shm file. A mapped index is memory SQLite cannot keep when the file
+// goes bad under it (made immutable, truncated, on a full or failing disk): touching
+// the mapping then raises SIGBUS inside cgo, which no Go code can recover, and the
+// whole console dies. In the heap, the same faults come back as errors from the write
+// that met them: a reset is refused, the console stays up. The price is that this
+// process holds the file exclusively while it is open, which the design already
+// assumes (one console per database: interrupted resets are recovered at start-up);
+// the users, tokens and audit commands therefore work on the file while no console
+// has it open, and say so (ErrInUse) when one does.
+const pragmas = "vfs=unix-excl&_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+
+// ErrInUse means another process (a running console) holds the database file.
+var ErrInUse = errors.New("the database is in use by a running rmqconsole, which holds it exclusively; stop it first")
+
+// inUse turns SQLite's "database is locked", met when opening, into ErrInUse.
+func inUse(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.Code == sqlite3.ErrBusy {
+		return fmt.Errorf("%w (%v)", ErrInUse, err)
+	}
+	return err
+}
 
 // Open opens (creating if needed) the SQLite file at path and applies pending migrations.
 // It refuses a file whose schema is newer than this binary knows.
@@ -47,7 +71,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database %s: %w", path, inUse(err))
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -56,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s := &Store{DB: db, sql: sqlDB}
 	if err := s.migrate(ctx); err != nil {
 		sqlDB.Close()
-		return nil, fmt.Errorf("database %s: %w", path, err)
+		return nil, fmt.Errorf("database %s: %w", path, inUse(err))
 	}
 	return s, nil
 }
@@ -93,6 +117,30 @@ func latestVersion(p *goose.Provider) int64 {
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	return s.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Writable checks that the database takes a write: it commits a transaction that
+// rewrites the schema cookie users never see (PRAGMA user_version, unused by the
+// migrations) with its own value. A file or disk that became read-only, or a disk too
+// full for the write-ahead log to grow, fails here as it would fail the next audit
+// entry; reading alone would still answer.
+func (s *Store) Writable(ctx context.Context) error {
+	tx, err := s.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database cannot be written: %w", err)
+	}
+	defer tx.Rollback()
+	var v int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("database cannot be read: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("database cannot be written: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database cannot be written: %w", err)
+	}
+	return nil
 }
 
 // SQL exposes the underlying database handle (for migrations tests and backups).
