@@ -61,6 +61,9 @@ type BrokerStatus struct {
 	DiskRatio float64 `json:"diskRatio"`
 	// Error says why the runtime info could not be read (the broker row still shows).
 	Error string `json:"error,omitempty"`
+	// Refused is set when the broker answered but its ACL refused the console's
+	// credentials; Error then says which and what to check (AccessSentence).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Overview gathers the overview, with fresh cluster info (which also refreshes the cached
@@ -114,7 +117,10 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 		f.At(b.Name, b.Addr, "runtime info", func(ctx context.Context, addr string) error {
 			rt, err := a.BrokerRuntimeInfo(ctx, addr)
 			if err != nil {
-				b.Error = err.Error()
+				b.Error, b.Refused = AccessSentence(b.Name, err)
+				if !b.Refused {
+					b.Error = err.Error()
+				}
 				return err
 			}
 			b.Version = rt.Table["brokerVersionDesc"]

@@ -29,6 +29,9 @@ type Options struct {
 	// Ports are the cluster's loopback ports; the zero value means
 	// DefaultPorts. A private cluster beside the shared one takes FreePorts().
 	Ports Ports
+	// ACL turns access control on: 4.x plain ACL, 5.x ACL 2.0 (authentication
+	// and authorization), with AdminAccount and LimitedAccount.
+	ACL bool
 	// Detached starts the JVMs in their own session so they outlive the
 	// calling program (rmqdev up). Otherwise they get SIGTERM when it dies.
 	Detached bool
@@ -60,6 +63,9 @@ type Cluster struct {
 	Brokers     []Broker // masters, in name order
 	Dir         string   // run dir ("" when attached)
 	Startup     StartupTimes
+	// ACL is set when the brokers check credentials (Options.ACL): dev's own
+	// requests and mqadmin then sign with AdminAccount.
+	ACL bool
 
 	procs        []*proc    // namesrv first; empty when attached
 	boot         bootConfig // how the processes were started, for RestartBroker
@@ -110,6 +116,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		ClusterName: ClusterName,
 		Dir:         opts.Dir,
 		keepDir:     opts.KeepDir,
+		ACL:         opts.ACL,
 	}
 	c.Startup.Fetch = time.Since(began)
 	if c.Dir == "" {
@@ -123,6 +130,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	c.toolsHome = filepath.Join(c.Dir, "tools")
 	if err := prepareDirs(c.Dir, specs); err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+	}
+	if c.ACL && is4x(version) {
+		if err := writePlainACL(c.Dir); err != nil {
+			return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+		}
 	}
 
 	c.boot = bootConfig{version: version, lib: lib, ports: ports, specs: specs, detached: opts.Detached,
@@ -218,6 +230,11 @@ func (c *Cluster) start(ctx context.Context, log io.Writer) error {
 	if err := c.waitRegistered(ctx); err != nil {
 		return err
 	}
+	if c.ACL && !is4x(version) {
+		if err := c.createLimitedUser(ctx); err != nil {
+			return err
+		}
+	}
 	c.Startup.Registered = time.Since(t)
 	return nil
 }
@@ -226,7 +243,11 @@ func (c *Cluster) start(ctx context.Context, log io.Writer) error {
 func (c *Cluster) startBroker(b brokerSpec) (*proc, error) {
 	home := filepath.Join(c.Dir, b.name)
 	conf := filepath.Join(home, "broker.properties")
-	if err := writeProperties(conf, brokerProperties(c.boot.version, b, filepath.Join(home, "store"), c.NameServer)); err != nil {
+	props := brokerProperties(c.boot.version, b, filepath.Join(home, "store"), c.NameServer)
+	if c.ACL {
+		props = append(props, aclBrokerProperties(c.boot.version)...)
+	}
+	if err := writeProperties(conf, props); err != nil {
 		return nil, err
 	}
 	return startJava(b.name, home, c.boot.env, javaArgs(c.boot.version, c.boot.lib, home, "rmq.broker.logback.xml",
@@ -292,7 +313,7 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 			}
 			for _, b := range c.Brokers {
 				if masters[b.Name] != b.Addr {
-					nudgeRegistration(ctx, b.Addr) // best effort: the broker retries by itself every 10 s
+					nudgeRegistration(ctx, b.Addr, c.signed) // best effort: the broker retries by itself every 10 s
 				}
 			}
 		}
@@ -319,7 +340,7 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 // clusterList` fail; ready means it works.
 func (c *Cluster) brokersAnswerRuntimeInfo(ctx context.Context) error {
 	for _, b := range c.Brokers {
-		code, remark, _, err := call(ctx, b.Addr, codeGetBrokerRuntimeInfo, nil, nil)
+		code, remark, _, err := call(ctx, b.Addr, codeGetBrokerRuntimeInfo, c.signed(nil, nil), nil)
 		if err != nil {
 			return fmt.Errorf("%s runtime info: %w", b.Name, err)
 		}
@@ -455,12 +476,13 @@ type State struct {
 	Processes   []Process    `json:"processes"`
 	StartedAt   time.Time    `json:"startedAt"`
 	Startup     StartupTimes `json:"startup"`
+	ACL         bool         `json:"acl,omitempty"`
 }
 
 // State describes c for a later FromState.
 func (c *Cluster) State() State {
 	s := State{Version: c.Version, NameServer: c.NameServer, ClusterName: c.ClusterName,
-		Brokers: c.Brokers, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup}
+		Brokers: c.Brokers, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup, ACL: c.ACL}
 	for _, p := range c.procs {
 		s.Processes = append(s.Processes, Process{Name: p.name, PID: p.pid, Home: p.home})
 	}
@@ -472,7 +494,7 @@ func (c *Cluster) State() State {
 // still names their home dir, so a reused pid is never killed.
 func FromState(s State) *Cluster {
 	c := &Cluster{Version: s.Version, NameServer: s.NameServer, ClusterName: s.ClusterName,
-		Brokers: s.Brokers, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools")}
+		Brokers: s.Brokers, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools"), ACL: s.ACL}
 	for _, p := range s.Processes {
 		c.procs = append(c.procs, &proc{name: p.Name, pid: p.PID, home: p.Home})
 	}

@@ -70,6 +70,9 @@ func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...stri
 	c := &ConsumerProcess{Instance: UniqueName("c"), exited: make(chan struct{})}
 	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance)
 	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServer)
+	if a, ok := AccountFor(nameServer); ok {
+		c.cmd.Env = append(c.cmd.Env, "RMQC_ACCESS_KEY="+a.AccessKey, "RMQC_SECRET_KEY="+a.SecretKey)
+	}
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,13 +28,30 @@ const pomTemplate = `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <groupId>local.rmqconsole</groupId>
   <artifactId>rocketmq-runtime</artifactId>
   <version>1</version>
-  <packaging>pom</packaging>
+  <packaging>pom</packaging>%[3]s
   <dependencies>
-    <dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-namesrv</artifactId><version>%[1]s</version></dependency>
+    <!-- The broker first: where the two releases' dependencies differ, its own win. -->
     <dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-broker</artifactId><version>%[1]s</version></dependency>
+    <dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-namesrv</artifactId><version>%[2]s</version></dependency>
   </dependencies>
 </project>
 `
+
+// pinnedModules is the POM's dependencyManagement for a release whose own
+// modules Maven Central lacks in part (missingModules).
+func pinnedModules(version string) string {
+	pins := missingModules[version]
+	if len(pins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n  <dependencyManagement><dependencies>\n")
+	for _, a := range slices.Sorted(maps.Keys(pins)) {
+		fmt.Fprintf(&b, "    <dependency><groupId>org.apache.rocketmq</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n", a, pins[a])
+	}
+	b.WriteString("  </dependencies></dependencyManagement>")
+	return b.String()
+}
 
 // LibDir returns <cache>/<version>/lib whether or not it has been fetched.
 func LibDir(version string) (string, error) {
@@ -86,7 +105,7 @@ func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
 	}
 
 	pom := filepath.Join(verDir, "pom.xml")
-	if err := os.WriteFile(pom, fmt.Appendf(nil, pomTemplate, version), 0o644); err != nil {
+	if err := os.WriteFile(pom, fmt.Appendf(nil, pomTemplate, version, nameServerVersion(version), pinnedModules(version)), 0o644); err != nil {
 		return "", fmt.Errorf("fetch rocketmq %s: write pom: %w", version, err)
 	}
 	tmp := lib + ".tmp"
@@ -107,14 +126,15 @@ func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Run(); err != nil {
 		if missing := notOnCentral(logPath, version); missing != "" {
-			return "", fmt.Errorf("fetch rocketmq %s: %s %s is not on Maven Central%s (mvn log: %s)",
-				version, missing, version, versionHint(version), logPath)
+			return "", fmt.Errorf("fetch rocketmq %s: %s is not on Maven Central%s (mvn log: %s)",
+				version, missing, versionHint(version), logPath)
 		}
 		return "", fmt.Errorf("fetch rocketmq %s: mvn: %w\n%s", version, err, tailFile(logPath, 30))
 	}
 	// Check the jars we start from are really there before declaring the cache complete.
-	for _, a := range []string{"rocketmq-namesrv", "rocketmq-broker", "rocketmq-tools"} {
-		jar := filepath.Join(tmp, a+"-"+version+".jar")
+	for a, v := range map[string]string{"rocketmq-namesrv": nameServerVersion(version), "rocketmq-broker": version,
+		"rocketmq-tools": nameServerVersion(version)} {
+		jar := filepath.Join(tmp, a+"-"+v+".jar")
 		if _, err := os.Stat(jar); err != nil {
 			return "", fmt.Errorf("fetch rocketmq %s: %s missing after mvn: %w", version, filepath.Base(jar), err)
 		}
@@ -205,12 +225,12 @@ func MissingTools(version string) []string {
 // network failure), e.g. "rocketmq-namesrv".
 func notOnCentral(mvnLog, version string) string {
 	data, _ := os.ReadFile(mvnLog)
-	for _, a := range []string{"rocketmq-namesrv", "rocketmq-broker"} {
-		coords := "org.apache.rocketmq:" + a + ":jar:" + version
+	for a, v := range map[string]string{"rocketmq-namesrv": nameServerVersion(version), "rocketmq-broker": version} {
+		coords := "org.apache.rocketmq:" + a + ":jar:" + v
 		// First attempt: "Could not find artifact X"; later ones (failure cached
 		// in ~/.m2): "X was not found in https://... during a previous attempt".
 		if strings.Contains(string(data), "Could not find artifact "+coords) || strings.Contains(string(data), coords+" was not found in") {
-			return a
+			return a + " " + v
 		}
 	}
 	return ""

@@ -44,6 +44,11 @@ func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
 	if err := writeRocketMQHome(c.toolsHome); err != nil {
 		return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
 	}
+	if c.ACL {
+		if err := writeToolsACL(c.toolsHome); err != nil {
+			return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
+		}
+	}
 	args = append([]string{}, args...) // never write into the caller's array
 	if !hasFlag(args, "-n") {
 		args = append(args, "-n", c.NameServer)
@@ -141,6 +146,14 @@ func Attach(ctx context.Context, nameServer string) (*Cluster, error) {
 	}
 	c := &Cluster{Version: version, toolsVersion: version, NameServer: nameServer,
 		toolsHome: filepath.Join(root, "tools-home")}
+	// mqadmin clusterList asks every broker for its runtime info: on a cluster
+	// with ACL on it must sign, so find out first.
+	if c.ACL, err = clusterHasACL(ctx, nameServer); err != nil {
+		return nil, fmt.Errorf("attach to %s: %w", nameServer, err)
+	}
+	if c.ACL {
+		c.toolsHome += "-acl" // its conf/tools.yml makes mqadmin sign
+	}
 	// mqadmin's own request timeout is short; on a busy machine one try can
 	// time out, so try a few times before giving up.
 	var rows []clusterListRow

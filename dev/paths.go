@@ -14,10 +14,35 @@ import (
 // otherwise. Version4 is the 4.x compatibility version: 4.9.7, because
 // rocketmq-namesrv and rocketmq-broker 4.9.8 were never published to Maven
 // Central (only client, common, tools and a few other 4.9.8 modules were).
+//
+// VersionNewest is the newest line Maven Central serves, run beside the default:
+// broker 5.5.1, with NameServer and mqadmin 5.5.0 (nameServerVersion), because
+// rocketmq-namesrv and rocketmq-tools 5.5.1 were not published.
 const (
 	DefaultVersion = "5.3.3"
 	Version4       = "4.9.7"
+	VersionNewest  = "5.5.1"
 )
+
+// missingModules lists, per broker release, the RocketMQ modules Maven Central
+// does not serve at that release, and the release run instead. 5.5.1 was
+// published in part: broker, common, remoting, store and tiered-store, but not
+// namesrv, tools, client, srvutil, filter or auth, which come from 5.5.0.
+var missingModules = map[string]map[string]string{
+	"5.5.1": {
+		"rocketmq-namesrv": "5.5.0", "rocketmq-tools": "5.5.0", "rocketmq-client": "5.5.0",
+		"rocketmq-srvutil": "5.5.0", "rocketmq-filter": "5.5.0", "rocketmq-auth": "5.5.0",
+	},
+}
+
+// nameServerVersion is the rocketmq-namesrv (and rocketmq-tools) release run
+// with a broker release: the same one, except where Maven Central lacks it.
+func nameServerVersion(broker string) string {
+	if v := missingModules[broker]["rocketmq-namesrv"]; v != "" {
+		return v
+	}
+	return broker
+}
 
 // Fixed loopback addresses of the local cluster. They are fixed (not ephemeral)
 // because a broker cannot take listenPort=0 (its HA port would become 1), and

@@ -81,9 +81,11 @@ func queryRoute(ctx context.Context, addr, topic string) (*route, error) {
 // moment, so the first registration usually reaches nobody and the next comes
 // 10 s later. Setting brokerPermission (to 6, read+write, its default) makes
 // the broker re-register at once (AdminBrokerProcessor.updateBrokerConfig).
-// The broker persists the setting into its -c file, which Start rewrites anyway.
-func nudgeRegistration(ctx context.Context, addr string) error {
-	code, remark, _, err := call(ctx, addr, codeUpdateBrokerConfig, nil, []byte("brokerPermission=6\n"))
+// The broker persists the setting into its -c file, which Start rewrites anyway;
+// sign signs the request when the cluster has ACL on.
+func nudgeRegistration(ctx context.Context, addr string, sign func(map[string]string, []byte) map[string]string) error {
+	body := []byte("brokerPermission=6\n")
+	code, remark, _, err := call(ctx, addr, codeUpdateBrokerConfig, sign(nil, body), body)
 	if err != nil {
 		return fmt.Errorf("nudge registration of %s: %w", addr, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/producer"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -40,7 +41,7 @@ func newIT(t *testing.T) *itCluster {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +62,13 @@ func (it *itCluster) topic(t *testing.T, prefix string, queues int) string {
 
 func (it *itCluster) send(t *testing.T, topic string, n int) {
 	t.Helper()
-	p, err := rmq.NewProducer(producer.WithNameServer([]string{it.cl.NameServer}),
+	opts := []producer.Option{producer.WithNameServer([]string{it.cl.NameServer}),
 		producer.WithGroupName(dev.UniqueName("it-pg")), producer.WithInstanceName(dev.UniqueName("p")),
-		producer.WithRetry(2), producer.WithSendMsgTimeout(10*time.Second))
+		producer.WithRetry(2), producer.WithSendMsgTimeout(10 * time.Second)}
+	if cr, ok := rmqclient.Credentials(it.cl.NameServer); ok {
+		opts = append(opts, producer.WithCredentials(cr))
+	}
+	p, err := rmq.NewProducer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

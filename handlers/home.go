@@ -66,7 +66,7 @@ func homeVM(ov *cluster.Overview) views.HomeVM {
 		vm.Brokers = append(vm.Brokers, views.BrokerRow{
 			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: b.Version,
 			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
-			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error,
+			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		})
 	}
 	return vm

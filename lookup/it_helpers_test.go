@@ -30,7 +30,7 @@ type itEnv struct {
 func newIT(t testing.TB) *itEnv {
 	t.Helper()
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +153,17 @@ func gap() { time.Sleep(1100 * time.Millisecond) }
 // startConsumer starts a push consumer of topic in group; handle decides each delivery.
 func startConsumer(t testing.TB, ns, group, topic string, handle func(*primitive.MessageExt) consumer.ConsumeResult) rmq.PushConsumer {
 	t.Helper()
-	c, err := rmq.NewPushConsumer(
+	opts := []consumer.Option{
 		consumer.WithNameServer([]string{ns}),
 		consumer.WithGroupName(group),
 		consumer.WithInstance(dev.UniqueName("c")),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
 		consumer.WithConsumerModel(consumer.Clustering),
-	)
+	}
+	if cr, ok := rmqclient.Credentials(ns); ok {
+		opts = append(opts, consumer.WithCredentials(cr))
+	}
+	c, err := rmq.NewPushConsumer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

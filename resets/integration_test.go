@@ -60,7 +60,7 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	if err != nil {
 		t.Fatal(err)
 	}

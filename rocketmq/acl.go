@@ -1,15 +1,13 @@
 package rocketmq
 
 import (
-	"crypto/hmac"
-	"crypto/sha1"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
-	"sort"
 	"strings"
+
+	"rmqconsole/rocketmq/signature"
 )
 
 // Credentials are what an ACL-enabled cluster asks of a client: an access key and
@@ -40,47 +38,9 @@ func (c Credentials) GoString() string { return "rocketmq.Credentials{" + c.Stri
 // LogValue masks the secret in slog output.
 func (c Credentials) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
-// Ext fields of a signed request (RocketMQ's SessionCredentials).
-const (
-	extAccessKey = "AccessKey"
-	extSignature = "Signature"
-	// extUniqueKeyQuery is QUERY_MESSAGE's unique-key flag. 4.9.7 brokers leave it
-	// out of the content they verify; 5.x brokers do too, but only when the
-	// request's version is at most versionUnsignedUniqueKey. Requests that carry
-	// it are therefore sent with that version and signed without it, which every
-	// broker accepts.
-	extUniqueKeyQuery        = "_UNIQUE_KEY_QUERY"
-	versionUnsignedUniqueKey = 399 // V4_9_3
-)
-
-// sign returns ext with AccessKey and Signature added, the way RocketMQ's
-// AclClientRPCHook signs a request (the same for 4.x plain ACL and 5.x ACL 2.0):
-// base64(HMAC-SHA1(secret, values of every ext field but Signature, in key
-// order, concatenated, then the body)). NameServers ignore the fields; brokers
-// with ACL on verify them. The caller's map is not changed.
+// sign returns ext with AccessKey and Signature added (see package signature).
 func (c Credentials) sign(ext map[string]string, body []byte) map[string]string {
-	signed := make(map[string]string, len(ext)+2)
-	for k, v := range ext {
-		signed[k] = v
-	}
-	signed[extAccessKey] = c.AccessKey
-	delete(signed, extSignature)
-	keys := make([]string, 0, len(signed))
-	for k := range signed {
-		if k != extUniqueKeyQuery {
-			keys = append(keys, k)
-		}
-	}
-	// Java's TreeMap orders String keys by UTF-16 code unit, which is byte order
-	// for the ASCII names RocketMQ uses.
-	sort.Strings(keys)
-	mac := hmac.New(sha1.New, []byte(c.SecretKey))
-	for _, k := range keys {
-		mac.Write([]byte(signed[k]))
-	}
-	mac.Write(body)
-	signed[extSignature] = base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	return signed
+	return signature.Sign(ext, body, c.AccessKey, c.SecretKey)
 }
 
 // ErrAccessDenied matches every *AccessError with errors.Is.

@@ -235,3 +235,20 @@ func TestNoPermissionWithoutACLIsABrokerError(t *testing.T) {
 		t.Fatalf("err = %v, want the broker's NO_PERMISSION", err)
 	}
 }
+
+// Brokers tell only their MQVersion ordinal in most answers; the ordinals of
+// the releases after 5.3.3 were read from MQVersion in the 5.5.1 jars.
+func TestNewerReleasesNamedFromTheirOrdinals(t *testing.T) {
+	for ordinal, want := range map[int]string{479: "5.3.3", 481: "5.3.4", 493: "5.4.0", 513: "5.5.0", 515: "5.5.1"} {
+		v := BrokerVersion{Ordinal: ordinal}
+		if !v.Named() || v.String() != want {
+			t.Errorf("ordinal %d: %q (named %v), want %s", ordinal, v.String(), v.Named(), want)
+		}
+		if !v.Is5() {
+			t.Errorf("ordinal %d is not 5.x", ordinal)
+		}
+	}
+	if !(BrokerVersion{Ordinal: 515}).AtLeast(VersionOrdinal5_5_0) || (BrokerVersion{Ordinal: 493}).AtLeast(VersionOrdinal5_5_0) {
+		t.Error("AtLeast(5.5.0) wrong")
+	}
+}

@@ -37,7 +37,11 @@ func newITEnv(t testing.TB) *itEnv {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second})
+	var creds Credentials
+	if a, ok := dev.AccountFor(cl.NameServer); ok {
+		creds = Credentials{AccessKey: a.AccessKey, SecretKey: a.SecretKey}
+	}
+	c, err := New(Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: creds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"rmqconsole/rocketmq/signature"
 )
 
 // Config configures a Client.
@@ -234,8 +236,8 @@ func (c *Client) request(code RequestCode, ext map[string]string, body []byte) *
 	req := &command{Code: int(code), Language: ourLanguage, Version: ourVersion, ExtFields: ext, Body: body}
 	if c.creds.Set() {
 		req.ExtFields = c.creds.sign(ext, body)
-		if _, ok := ext[extUniqueKeyQuery]; ok {
-			req.Version = versionUnsignedUniqueKey
+		if _, ok := ext[signature.UniqueKeyQuery]; ok {
+			req.Version = signature.UnsignedUniqueKeyVersion
 		}
 	}
 	return req
@@ -404,6 +406,8 @@ const (
 	VersionOrdinal5_1_0 = 433
 	VersionOrdinal5_2_0 = 453
 	VersionOrdinal5_3_3 = 479
+	VersionOrdinal5_4_0 = 493
+	VersionOrdinal5_5_0 = 513
 )
 
 // Is5 reports whether the broker runs RocketMQ 5.x or later.
@@ -419,6 +423,8 @@ func (v BrokerVersion) AtLeast(ordinal int) bool { return v.Ordinal >= ordinal }
 var knownOrdinals = map[int]string{
 	317: "V4_5_2", 399: "V4_9_3", 401: "V4_9_4", 407: "V4_9_7", 409: "V4_9_8",
 	413: "V5_0_0", 433: "V5_1_0", 453: "V5_2_0", 475: "V5_3_1", 479: "V5_3_3",
+	// Read from MQVersion in the 5.5.1 jars: 5.3.4, 5.4.0 and the 5.5 line.
+	481: "V5_3_4", 493: "V5_4_0", 513: "V5_5_0", 515: "V5_5_1",
 }
 
 // Named reports whether the version's release name is known (told by the broker, or

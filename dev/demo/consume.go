@@ -29,13 +29,18 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	if *group == "" || *topics == "" {
 		return fmt.Errorf("consume: -group and -topics are required")
 	}
-	c, err := rmq.NewPushConsumer(
+	opts := []consumer.Option{
 		consumer.WithNameServer(ns),
 		consumer.WithGroupName(*group),
 		consumer.WithInstance(*instance),
 		consumer.WithConsumerModel(consumer.Clustering),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
-	)
+	}
+	// A cluster with ACL on: sign with the console's own settings' names.
+	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
+		opts = append(opts, consumer.WithCredentials(primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}))
+	}
+	c, err := rmq.NewPushConsumer(opts...)
 	if err != nil {
 		return err
 	}

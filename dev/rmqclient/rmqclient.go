@@ -17,6 +17,13 @@ import (
 	"rmqconsole/dev"
 )
 
+// Credentials are what a client of the test cluster at nameServer signs with, when
+// that cluster has ACL on (dev.AccountFor).
+func Credentials(nameServer string) (primitive.Credentials, bool) {
+	a, ok := dev.AccountFor(nameServer)
+	return primitive.Credentials{AccessKey: a.AccessKey, SecretKey: a.SecretKey}, ok
+}
+
 // StartProducer starts a producer of group ("" for a unique one), shut down when the
 // test ends.
 func StartProducer(t testing.TB, nameServer, group string) rmq.Producer {
@@ -24,13 +31,17 @@ func StartProducer(t testing.TB, nameServer, group string) rmq.Producer {
 	if group == "" {
 		group = dev.UniqueName("pg")
 	}
-	p, err := rmq.NewProducer(
+	opts := []producer.Option{
 		producer.WithNameServer([]string{nameServer}),
 		producer.WithGroupName(group),
 		producer.WithInstanceName(dev.UniqueName("p")),
 		producer.WithRetry(2),
-		producer.WithSendMsgTimeout(10*time.Second),
-	)
+		producer.WithSendMsgTimeout(10 * time.Second),
+	}
+	if cr, ok := Credentials(nameServer); ok {
+		opts = append(opts, producer.WithCredentials(cr))
+	}
+	p, err := rmq.NewProducer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +70,17 @@ type CountingConsumer struct {
 func StartCountingConsumer(t testing.TB, nameServer, group, topic string) *CountingConsumer {
 	t.Helper()
 	cc := &CountingConsumer{Instance: dev.UniqueName("c"), seen: map[string]int{}}
-	c, err := rmq.NewPushConsumer(
+	opts := []consumer.Option{
 		consumer.WithNameServer([]string{nameServer}),
 		consumer.WithGroupName(group),
 		consumer.WithInstance(cc.Instance),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
 		consumer.WithConsumerModel(consumer.Clustering),
-	)
+	}
+	if cr, ok := Credentials(nameServer); ok {
+		opts = append(opts, consumer.WithCredentials(cr))
+	}
+	c, err := rmq.NewPushConsumer(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

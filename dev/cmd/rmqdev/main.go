@@ -2,7 +2,7 @@
 // jars from Maven Central, starts a NameServer and broker(s) on loopback and
 // lets other commands attach to them. See docs/running-rocketmq.md.
 //
-//	rmqdev up [--second-broker] [--fresh]   start detached (reuse if running)
+//	rmqdev up [--second-broker] [--acl] [--fresh]   start detached (reuse if running)
 //	rmqdev down                             stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
@@ -30,7 +30,9 @@ import (
 )
 
 const usage = `usage: rmqdev COMMAND
-  up [--second-broker] [--fresh]   start RocketMQ detached, or say it already runs
+  up [--second-broker] [--acl] [--fresh]
+                                   start RocketMQ detached, or say it already runs;
+                                   --acl: access control on (4.x plain ACL, 5.x ACL 2.0)
   down                             stop it
   status                           show it; exit 1 when nothing runs
   mqadmin ARGS...                  run mqadmin against it (-n is added)
@@ -157,37 +159,61 @@ func running(ctx context.Context, version string) (*known, error) {
 }
 
 // reusable is running's cluster of version, or nil; one without broker-b is an
-// error when second asks for it.
-func reusable(ctx context.Context, version string, second bool) (*known, error) {
+// error when second asks for it, and one whose access control differs from acl.
+func reusable(ctx context.Context, version string, second, acl bool) (*known, error) {
 	k, err := running(ctx, version)
 	if err == nil && k != nil && second && len(k.state.Brokers) < 2 {
 		return nil, fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
 	}
+	if err == nil && k != nil && k.state.ACL != acl {
+		return nil, fmt.Errorf("RocketMQ %s already runs with ACL %s; `rmqdev down` first", version, onOff(k.state.ACL))
+	}
 	return k, err
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// printEnv prints what the console needs to reach c: RMQC_NAMESRV, and the
+// admin account of a cluster with ACL on (a local cluster's fixed password).
+func printEnv(nameServer string, acl bool) {
+	fmt.Println("RMQC_NAMESRV=" + nameServer)
+	if acl {
+		fmt.Println("RMQC_ACCESS_KEY=" + dev.AdminAccount.AccessKey)
+		fmt.Println("RMQC_SECRET_KEY=" + dev.AdminAccount.SecretKey)
+	}
 }
 
 func up(args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
 	fresh := fs.Bool("fresh", false, "delete the stores and logs of the previous run first")
+	acl := fs.Bool("acl", false, "turn access control on (4.x plain ACL, 5.x ACL 2.0) with an admin and a limited account")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	version := dev.VersionFromEnv()
-	k, err := reusable(ctx, version, *second)
+	k, err := reusable(ctx, version, *second, *acl)
 	if err != nil {
 		return err
 	}
 	if k != nil {
 		fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s already running (%s, started %s)\n",
 			version, brokerList(k.state.Brokers), k.state.StartedAt.Local().Format(time.DateTime))
-		fmt.Println("RMQC_NAMESRV=" + k.state.NameServer)
+		printEnv(k.state.NameServer, k.state.ACL)
 		return nil
 	}
 	dir, err := runDir(version)
 	if err != nil {
 		return err
+	}
+	if *acl {
+		dir += "-acl" // its stores hold the users and plain_acl.yml
 	}
 	if *fresh {
 		if err := os.RemoveAll(dir); err != nil {
@@ -195,7 +221,7 @@ func up(args []string) error {
 		}
 	}
 	t := time.Now()
-	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Detached: true, Log: os.Stderr})
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, ACL: *acl, Detached: true, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
@@ -205,7 +231,7 @@ func up(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s up in %s (%s); logs in %s; stop with `rmqdev down`\n",
 		version, time.Since(t).Round(100*time.Millisecond), brokerList(c.Brokers), dir)
-	fmt.Println("RMQC_NAMESRV=" + c.NameServer)
+	printEnv(c.NameServer, c.ACL)
 	return nil
 }
 
@@ -345,7 +371,7 @@ func run(args []string) (int, error) {
 	version := dev.VersionFromEnv()
 	var c *dev.Cluster
 	var statePath string
-	k, err := reusable(ctx, version, *second)
+	k, err := reusable(ctx, version, *second, false)
 	if err == nil && k != nil {
 		c = k.cluster
 		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
