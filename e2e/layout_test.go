@@ -149,17 +149,23 @@ const overflowJS = `(() => {
   return bad.slice(0, 30).join('\n');
 })()`
 
-// From a phone on call (360 px) to a small laptop window (800 px): no page scrolls
+const footerOffsetJS = `document.querySelector('footer small').getBoundingClientRect().left - document.querySelector('main h1').getBoundingClientRect().left`
+
+// From a phone on call (360 px) to a small laptop window (800 px) and a wide screen: no page scrolls
 // sideways, tables scroll inside their box, cards wrap, and nothing touches the edge.
 func TestNarrowScreens(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
 	ctx := Browser(t)
 	for _, p := range layoutPages(t, cl, con) {
-		for _, width := range []int64{360, 800} {
+		for _, width := range []int64{360, 800, 1440} {
 			openPage(t, ctx, con, p, width, "light")
 			if bad := Get(t, ctx, "measure overflow", chromedp.Evaluate[string](overflowJS)); bad != "" {
 				t.Errorf("%s at %d px:\n%s", p.name, width, bad)
+			}
+			// The footer's hint starts where the content does.
+			if d := Get(t, ctx, "align the footer", chromedp.Evaluate[float64](footerOffsetJS)); d > 1 || d < -1 {
+				t.Errorf("%s at %d px: the footer starts %.0f px from the content's left edge", p.name, width, d)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -514,5 +515,27 @@ func TestLongGroupNameIsCutWhenEchoed(t *testing.T) {
 	w := rsDo(t, rs, http.MethodGet, "/groups/"+long+"/reset", "", "")
 	if text := rsDoc(t, w).Text(); strings.Contains(text, strings.Repeat("g", 300)) {
 		t.Errorf("the reset page repeats the 5000-character name in its text")
+	}
+}
+
+// Equal queues get the same word: a few messages of jitter is not growth, whichever
+// sample a queue's window happens to start on; a backlog that keeps rising is.
+func TestGrowingMeansARealRise(t *testing.T) {
+	equal := [][]float64{
+		{12, 13, 12, 13, 12, 13, 13},
+		{13, 12, 13, 12, 13, 12, 12},
+		{12, 12, 13, 13, 12, 12, 13},
+		{13, 13, 12, 12, 13, 13, 12},
+	}
+	for _, q := range equal {
+		if lagGrowing(q) {
+			t.Errorf("jitter %v is called growing", q)
+		}
+	}
+	if !lagGrowing([]float64{0, 5, 10, 15, 20, 25, 30, 35, 40}) {
+		t.Error("a steadily rising backlog is not called growing")
+	}
+	if lagGrowing([]float64{math.NaN(), 7}) {
+		t.Error("two samples, one unknown, are called growing")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,20 +67,35 @@ func QueueDOMID(mq rocketmq.MessageQueue) string {
 	return "q-" + strconv.FormatUint(h.Sum64(), 36)
 }
 
-// lagGrowing reports whether the recent samples rose: the last known value is above the
-// first known one of the window.
+// lagGrowing reports whether the recent samples rose for real: every value of the
+// window's last third is above every value of its first third, by at least two messages
+// and 5 % on average. Lag jitters by a few messages as batches are stored and consumed;
+// comparing only the first and the last sample called one of several equal queues
+// "growing" at random.
 func lagGrowing(values []float64) bool {
-	first, last := math.NaN(), math.NaN()
+	var known []float64
 	for _, v := range values {
-		if math.IsNaN(v) {
-			continue
+		if !math.IsNaN(v) {
+			known = append(known, v)
 		}
-		if math.IsNaN(first) {
-			first = v
-		}
-		last = v
 	}
-	return !math.IsNaN(first) && last > first
+	if len(known) < 3 {
+		return false
+	}
+	third := len(known) / 3
+	first, last := known[:third], known[len(known)-third:]
+	if slices.Min(last) <= slices.Max(first) {
+		return false
+	}
+	mean := func(xs []float64) float64 {
+		sum := 0.0
+		for _, x := range xs {
+			sum += x
+		}
+		return sum / float64(len(xs))
+	}
+	rise := mean(last) - mean(first)
+	return rise >= 2 && rise >= 0.05*mean(first)
 }
 
 func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {

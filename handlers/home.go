@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
 
@@ -16,7 +17,14 @@ type Home struct {
 	*Env
 	// Overview reads the cluster; nil when no NameServer is configured.
 	Overview func(ctx context.Context) (*cluster.Overview, error)
+	// Groups counts the groups online and with lag for the overview's card; nil
+	// without a cluster.
+	Groups GroupLister
 }
+
+// homeGroupsWait bounds how long the overview waits for the group list, which asks
+// every group; past it the card links to the list instead of counting.
+const homeGroupsWait = 2 * time.Second
 
 // Show renders the overview page. A broker that does not answer is shown as such; the
 // page still renders.
@@ -30,6 +38,7 @@ func (h *Home) Show(c *gin.Context) {
 		if err != nil && ov == nil {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
+		h.countGroups(c.Request.Context(), &vm)
 	}
 	h.render(c, http.StatusOK, h.page(c, "Overview", "home"), views.HomePage(vm))
 }
@@ -49,6 +58,33 @@ func (h *Home) API(c *gin.Context) {
 	c.JSON(http.StatusOK, ov)
 }
 
+// countGroups fills the groups card from the (cached) group list, leaving it a link
+// when the list cannot be read in time.
+func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
+	if h.Groups == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, homeGroupsWait)
+	defer cancel()
+	l, err := h.Groups.List(ctx, false)
+	if err != nil {
+		h.Log.Debug("overview: group list", "err", err)
+		return
+	}
+	vm.GroupsKnown = true
+	for _, g := range l.Groups {
+		if g.System {
+			continue
+		}
+		if g.Online {
+			vm.GroupsOnline++
+		}
+		if g.TotalLag != nil && *g.TotalLag > 0 {
+			vm.GroupsLagging++
+		}
+	}
+}
+
 func homeVM(ov *cluster.Overview) views.HomeVM {
 	vm := views.HomeVM{
 		Configured: true,
@@ -62,12 +98,19 @@ func homeVM(ov *cluster.Overview) views.HomeVM {
 			Addr: ns.Addr, OK: ns.OK, Error: ns.Error, Latency: ns.Latency.Round(100 * time.Microsecond).String(),
 		})
 	}
+	var put float64
 	for _, b := range ov.Brokers {
+		put += b.PutTPS
+		version := b.Version
+		if version != "" { // the broker's own "V5_3_3", said as people do
+			version = rocketmq.BrokerVersion{Name: version}.String()
+		}
 		vm.Brokers = append(vm.Brokers, views.BrokerRow{
-			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: b.Version,
+			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: version,
 			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		})
 	}
+	vm.PutTPS = views.Rate(put)
 	return vm
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // groupRoutes registers the pages and API of groups, the live group websocket and
-// /metrics, and starts the background lag collector.
-func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env) {
+// /metrics, and starts the background lag collector. The overview counts groups too.
+func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home) {
 	list := &handlers.GroupsList{Env: env}
 	show := &handlers.GroupShow{Env: env, Events: a.store}
 	live := &handlers.GroupLive{Env: env}
@@ -26,7 +26,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env) {
 			Log:      a.log.With("component", "live-groups"),
 		})
 		a.onClose(hub.Close)
-		list.Groups, show.Groups, show.Live, live.Live = svc, svc, hub, hub
+		list.Groups, show.Groups, show.Live, live.Live, home.Groups = svc, svc, hub, hub, svc
 		a.metrics().reg.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
