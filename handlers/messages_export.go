@@ -31,6 +31,12 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: "bad_format", Message: "The export format is csv or json."})
 		return
 	}
+	leave, err := h.enterHeavy(c, &f)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	defer leave()
 	out, bad, err := h.runSearch(c.Request.Context(), &f, !isAPI(c))
 	switch {
 	case bad != nil:

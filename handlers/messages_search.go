@@ -20,6 +20,8 @@ type Messages struct {
 	Lookup *lookup.Service
 	// Now is the clock for default and quick ranges; time.Now when nil.
 	Now func() time.Time
+	// Heavy caps the time-range searches running at once; nil means no cap.
+	Heavy *HeavyGate
 }
 
 func (h *Messages) now() time.Time {
@@ -98,7 +100,13 @@ func (h *Messages) Search(c *gin.Context) {
 		}
 		vm.Topics = topics
 		if f.submitted {
-			out, bad, err := h.runSearch(ctx, &f, true)
+			leave, err := h.enterHeavy(c, &f)
+			var out *msgOutcome
+			var bad *msgBadForm
+			if err == nil {
+				defer leave() // the result is held until the page is written
+				out, bad, err = h.runSearch(ctx, &f, true)
+			}
 			switch {
 			case bad != nil:
 				status = http.StatusUnprocessableEntity
@@ -137,7 +145,8 @@ func msgResultVM(out *msgOutcome) *views.MessagesResult {
 
 // msgSearchError is the sentence shown when a search could not run.
 func msgSearchError(err error) string {
-	if errors.Is(err, lookup.ErrNotFound) {
+	var ue *UserError // a sentence of its own, such as "too many searches at once"
+	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
 		return err.Error()
 	}
 	return "The search could not run: " + err.Error() + ". Check that the NameServer and brokers are up, then search again."
@@ -156,6 +165,12 @@ func (h *Messages) API(c *gin.Context) {
 		h.export(c, f, format)
 		return
 	}
+	leave, err := h.enterHeavy(c, &f)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	defer leave()
 	out, bad, err := h.runSearch(c.Request.Context(), &f, false)
 	switch {
 	case bad != nil:

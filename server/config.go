@@ -44,6 +44,9 @@ type Config struct {
 	// Credentials sign every request to the cluster (parsed by parseCredentials in
 	// credentials.go); the zero value sends unsigned requests.
 	Credentials rocketmq.Credentials
+	// HTTP bounds (parsed by parseHTTPLimits in limits.go).
+	HTTPIdleTimeout, HTTPReadTimeout, HTTPWriteTimeout time.Duration
+	MaxHeavyQueries                                    int
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
@@ -78,6 +81,10 @@ var settings = []setting{
 	{"access-key", "RMQC_ACCESS_KEY", "", "access key for a cluster with ACL on (4.x plain ACL account, 5.x ACL 2.0 user); every request is signed with it"},
 	{"secret-key", "RMQC_SECRET_KEY", "", "secret key of --access-key (the 5.x user's password); prefer the variable or --secret-key-file, a flag shows in ps"},
 	{"secret-key-file", "RMQC_SECRET_KEY_FILE", "", "file holding the secret key of --access-key (trailing newline ignored)"},
+	{"http-idle-timeout", "RMQC_HTTP_IDLE_TIMEOUT", "30s", "close a keep-alive connection idle this long"},
+	{"http-read-timeout", "RMQC_HTTP_READ_TIMEOUT", "30s", "time a client has to send a request's body"},
+	{"http-write-timeout", "RMQC_HTTP_WRITE_TIMEOUT", "30s", "time each write of an answer may take (a page is one write, a streamed export one per chunk); a client that does not read is dropped"},
+	{"max-heavy-queries", "RMQC_MAX_HEAVY_QUERIES", "4", "time-range message searches (up to 2000 messages each, and their exports) run at once; more are answered 503 with Retry-After"},
 }
 
 // ConfigError names the setting that is wrong; start-up prints it as one line.
@@ -184,6 +191,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, err
 	}
 	if c.Credentials, err = parseCredentials(get, bad); err != nil {
+		return nil, err
+	}
+	if err := parseHTTPLimits(c, get, bad); err != nil {
 		return nil, err
 	}
 	return c, nil

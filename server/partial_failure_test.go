@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -239,5 +240,67 @@ func TestFrozenBrokerStartupReconciler(t *testing.T) {
 		case q.BrokerName == frozen.Name && (q.After != nil || !strings.Contains(q.Note, "could not be read")):
 			t.Errorf("queue %s/%d on the frozen broker: after %v, note %q", q.BrokerName, q.QueueID, q.After, q.Note)
 		}
+	}
+}
+
+// With --max-heavy-queries 1, a second time-range search while one runs (slowed
+// here by a frozen broker) is answered 503 with Retry-After at once; key searches
+// and a range search after the first ended go through.
+func TestHeavyQueriesCapped(t *testing.T) {
+	cl := dev.RequirePrivateCluster(t)
+	topic, _ := offlineGroupWithLag(t, cl, 2, 4)
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", cl.NameServer,
+		"--timeout", partialTimeout.String(), "--max-heavy-queries", "1"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	now := time.Now()
+	rangeURL := fmt.Sprintf("/api/v1/messages?topic=%s&begin=%d&end=%d", topic, now.Add(-time.Hour).UnixMilli(), now.Add(time.Minute).UnixMilli())
+	if rec := grpServe(t, a, rangeURL); rec.Code != http.StatusOK {
+		t.Fatalf("range search: %d %s", rec.Code, rec.Body)
+	}
+
+	frozen := cl.Brokers[0]
+	if err := cl.Freeze(frozen.Name); err != nil {
+		t.Fatal(err)
+	}
+	// Three at once: one takes the slot and waits for the frozen broker, the
+	// others are refused straight away.
+	recs := make([]*httptest.ResponseRecorder, 3)
+	var wg sync.WaitGroup
+	for i := range recs {
+		wg.Go(func() { recs[i] = grpServe(t, a, rangeURL) })
+	}
+	keyRec := grpServe(t, a, "/api/v1/messages?topic="+topic+"&key=none")
+	wg.Wait()
+	if err := cl.Thaw(frozen.Name); err != nil {
+		t.Fatal(err)
+	}
+	answered := 0
+	for _, rec := range recs {
+		switch rec.Code {
+		case http.StatusOK:
+			answered++
+		case http.StatusServiceUnavailable:
+			if rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), `"busy"`) {
+				t.Errorf("refused search: Retry-After %q, body %s", rec.Header().Get("Retry-After"), rec.Body)
+			}
+		default:
+			t.Errorf("range search with %s frozen: %d %s", frozen.Name, rec.Code, rec.Body)
+		}
+	}
+	if answered != 1 {
+		t.Errorf("%d of 3 concurrent range searches ran, want 1 (--max-heavy-queries 1)", answered)
+	}
+	if keyRec.Code == http.StatusServiceUnavailable {
+		t.Errorf("a key search was refused as heavy: %s", keyRec.Body)
+	}
+	if rec := grpServe(t, a, rangeURL); rec.Code != http.StatusOK {
+		t.Errorf("range search after the first ended: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -20,6 +20,8 @@ func (a *App) routes() http.Handler {
 	env := &handlers.Env{Log: a.log, Warning: a.warning}
 	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure))
 	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
+	// Deadlines on request bodies and on every write of an answer (limits.go).
+	r.Use(ioDeadlines(a.cfg.HTTPReadTimeout, a.cfg.HTTPWriteTimeout))
 	// Cross-origin protection covers every state-changing route: a form posted from
 	// another site is refused before it reaches a handler.
 	r.Use(crossOrigin(env), bodyLimit(env))

@@ -9,7 +9,7 @@ import (
 
 // messageRoutes registers the pages and API of messages.
 func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
-	h := &handlers.Messages{Env: env}
+	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	if a.rmq != nil {
 		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster})
 	}

@@ -170,7 +170,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           a.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       a.cfg.HTTPIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+		// No ReadTimeout or WriteTimeout: see limits.go for how bodies and writes are bounded.
 	}
 	scheme := "http://"
 	if a.sec.tls != nil {

@@ -1,0 +1,52 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/views"
+)
+
+// HeavyGate caps how many heavy queries run at once. A time-range search holds up to
+// 2000 messages, bodies included, from the brokers' answers until its page or export is
+// written; thirty of them at once held hundreds of megabytes. Past the cap a search is
+// answered 503 with Retry-After straight away, so memory stays bounded under load
+// instead of growing with the queue.
+type HeavyGate struct {
+	slots chan struct{}
+}
+
+// NewHeavyGate returns a gate letting n heavy queries run at once.
+func NewHeavyGate(n int) *HeavyGate { return &HeavyGate{slots: make(chan struct{}, n)} }
+
+// heavyRetryAfter is the Retry-After of a refused heavy query, in seconds: about what
+// one takes.
+const heavyRetryAfter = 5
+
+func (g *HeavyGate) enter() (leave func(), ok bool) {
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots }, true
+	default:
+		return nil, false
+	}
+}
+
+// enterHeavy takes a slot for a time-range search (key and id searches are capped at 64
+// messages and pass freely). When every slot is taken it sets Retry-After and returns
+// the error to answer.
+func (h *Messages) enterHeavy(c *gin.Context, f *msgSearchForm) (leave func(), err error) {
+	if h.Heavy == nil || f.tab == views.TabKey || f.tab == views.TabID {
+		return func() {}, nil
+	}
+	if leave, ok := h.Heavy.enter(); ok {
+		return leave, nil
+	}
+	c.Header("Retry-After", strconv.Itoa(heavyRetryAfter))
+	return nil, &UserError{Status: http.StatusServiceUnavailable, Code: "busy", Message: fmt.Sprintf(
+		"The console is already running %d searches over a time range, the most it runs at once. Try again in a few seconds, or narrow the time range.",
+		cap(h.Heavy.slots))}
+}
