@@ -6,65 +6,23 @@ import (
 	"fmt"
 	"testing"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/rocketmq"
 )
 
-type fakeAdmin struct {
-	ns        []string
-	downNS    map[string]bool
-	info      *rocketmq.ClusterInfo
-	infoErr   error
-	topics    []string
-	runtime   map[string]map[string]string
-	downBroke map[string]bool
-	refused   map[string]error // addr -> the broker's ACL refusal
-}
-
-func (f *fakeAdmin) NameServers() []string { return f.ns }
-func (f *fakeAdmin) PingNameServer(_ context.Context, addr string) error {
-	if f.downNS[addr] {
-		return errors.New("connection refused")
-	}
-	return nil
-}
-func (f *fakeAdmin) ClusterInfo(context.Context) (*rocketmq.ClusterInfo, error) {
-	return f.info, f.infoErr
-}
-func (f *fakeAdmin) TopicRoute(context.Context, string) (*rocketmq.TopicRoute, error) {
-	return nil, rocketmq.ErrTopicNotFound
-}
-func (f *fakeAdmin) SubscriptionGroups(context.Context, string) (*rocketmq.SubscriptionGroupTable, error) {
-	return nil, errors.New("not used by the overview")
-}
-func (f *fakeAdmin) TopicList(context.Context) ([]string, error) { return f.topics, nil }
-func (f *fakeAdmin) BrokerRuntimeInfo(_ context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error) {
-	if f.downBroke[addr] {
-		return nil, errors.New("i/o timeout")
-	}
-	if err := f.refused[addr]; err != nil {
-		return nil, err
-	}
-	return &rocketmq.BrokerRuntimeInfo{Table: f.runtime[addr]}, nil
-}
-
 func TestReadShowsFailingBrokerAndNameServerButKeepsTheRest(t *testing.T) {
-	f := &fakeAdmin{
-		ns:     []string{"ns1:9876", "ns2:9876"},
-		downNS: map[string]bool{"ns2:9876": true},
-		info: &rocketmq.ClusterInfo{
-			Brokers: map[string]rocketmq.BrokerData{
-				"broker-b": {Cluster: "C", BrokerName: "broker-b", Addrs: map[int64]string{0: "b0:10911"}},
-				"broker-a": {Cluster: "C", BrokerName: "broker-a", Addrs: map[int64]string{0: "a0:10911", 1: "a1:10911"}},
-			},
-			Clusters: map[string][]string{"C": {"broker-a", "broker-b"}},
-		},
-		topics: []string{"orders", "payments", "%RETRY%g1", "%DLQ%g1", "TBW102", "C", "broker-a", "rmq_sys_wheel_timer"},
-		runtime: map[string]map[string]string{
-			"a0:10911": {"brokerVersionDesc": "V5_3_3", "putTps": "10.0 12.5 9.0", "getTransferredTps": "1 2 3", "commitLogDiskRatio": "0.42"},
-			"a1:10911": {"brokerVersionDesc": "V5_3_3"},
-		},
-		downBroke: map[string]bool{"b0:10911": true},
+	f := clustertest.New()
+	f.SetNameServers("ns1:9876", "ns2:9876")
+	f.Down("ns2:9876")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddSlave("broker-a", "10.0.0.11:10911")
+	for _, topic := range []string{"orders", "payments", "%RETRY%g1", "%DLQ%g1", "TBW102", "DefaultCluster", "broker-a", "rmq_sys_wheel_timer"} {
+		f.AddTopic(topic, 4)
 	}
+	f.SetRuntime("10.0.0.1:10911", map[string]string{"brokerVersionDesc": "V5_3_3", "putTps": "10.0 12.5 9.0", "getTransferredTps": "1 2 3", "commitLogDiskRatio": "0.42"})
+	f.SetRuntime("10.0.0.11:10911", map[string]string{"brokerVersionDesc": "V5_3_3"})
+	f.Down("10.0.0.2:10911")
 	ov, err := New(f, Options{}).Overview(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +34,7 @@ func TestReadShowsFailingBrokerAndNameServerButKeepsTheRest(t *testing.T) {
 		t.Fatalf("brokers: %+v", ov.Brokers)
 	}
 	a0, a1, b0 := ov.Brokers[0], ov.Brokers[1], ov.Brokers[2]
-	if a0.Addr != "a0:10911" || a0.Role != "master" || a1.Role != "slave" || b0.Name != "broker-b" {
+	if a0.Addr != "10.0.0.1:10911" || a0.Role != "master" || a1.Role != "slave" || b0.Name != "broker-b" {
 		t.Errorf("order or roles wrong: %+v", ov.Brokers)
 	}
 	if a0.Version != "V5_3_3" || a0.PutTPS != 12.5 || a0.GetTPS != 2 || a0.DiskRatio != 0.42 {
@@ -91,7 +49,15 @@ func TestReadShowsFailingBrokerAndNameServerButKeepsTheRest(t *testing.T) {
 }
 
 func TestReadFailsOnlyWhenNoNameServerAnswers(t *testing.T) {
-	f := &fakeAdmin{ns: []string{"ns1:9876"}, downNS: map[string]bool{"ns1:9876": true}, infoErr: errors.New("connection refused")}
+	f := clustertest.New()
+	f.SetNameServers("ns1:9876")
+	f.Down("ns1:9876")
+	f.Fail = func(op, _ string) error {
+		if op == "ClusterInfo" {
+			return errors.New("connection refused")
+		}
+		return nil
+	}
 	ov, err := New(f, Options{}).Overview(context.Background(), f)
 	if err == nil || ov == nil || len(ov.NameServers) != 1 || ov.NameServers[0].OK {
 		t.Fatalf("want an error and the NameServer marked down, got %v %+v", err, ov)
@@ -101,20 +67,14 @@ func TestReadFailsOnlyWhenNoNameServerAnswers(t *testing.T) {
 // A broker whose ACL refuses the console's credentials is told apart from one that
 // does not answer: its row carries the sentence naming the access key and what to check.
 func TestOverviewSaysWhichBrokerRefusedTheCredentials(t *testing.T) {
-	refusal := &rocketmq.AccessError{Addr: "b0:10911", AccessKey: "rmqc-admin", Denial: rocketmq.DenialBadSignature,
-		Broker: &rocketmq.BrokerError{Addr: "b0:10911", Code: rocketmq.CodeNoPermission, Remark: "check signature failed."}}
-	f := &fakeAdmin{
-		ns: []string{"ns1:9876"},
-		info: &rocketmq.ClusterInfo{
-			Brokers: map[string]rocketmq.BrokerData{
-				"broker-a": {Cluster: "C", BrokerName: "broker-a", Addrs: map[int64]string{0: "a0:10911"}},
-				"broker-b": {Cluster: "C", BrokerName: "broker-b", Addrs: map[int64]string{0: "b0:10911"}},
-			},
-			Clusters: map[string][]string{"C": {"broker-a", "broker-b"}},
-		},
-		runtime: map[string]map[string]string{"a0:10911": {"brokerVersionDesc": "V5_3_3"}},
-		refused: map[string]error{"b0:10911": fmt.Errorf("runtime info of b0:10911: %w", refusal)},
-	}
+	refusal := &rocketmq.AccessError{Addr: "10.0.0.2:10911", AccessKey: "rmqc-admin", Denial: rocketmq.DenialBadSignature,
+		Broker: &rocketmq.BrokerError{Addr: "10.0.0.2:10911", Code: rocketmq.CodeNoPermission, Remark: "check signature failed."}}
+	f := clustertest.New()
+	f.SetNameServers("ns1:9876")
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.SetRuntime("10.0.0.1:10911", map[string]string{"brokerVersionDesc": "V5_3_3"})
+	f.FailOn("BrokerRuntimeInfo", "10.0.0.2:10911", fmt.Errorf("runtime info of 10.0.0.2:10911: %w", refusal))
 	ov, err := New(f, Options{}).Overview(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)

@@ -47,14 +47,16 @@ type Fake struct {
 	down        map[string]bool // addresses that refuse connections
 	// timedOut are brokers a call timed out on; askedAgain counts the calls to them
 	// that started afterwards.
-	timedOut   map[string]bool
-	askedAgain map[string]int
-	failOn     map[string]error // "op@addr" -> its answer
-	writes     int
-	inFlight   int
-	peak       int
-	runFail    map[string]error // client id -> its running info's answer
-	perBroker  map[string]int   // broker name -> calls to it
+	timedOut    map[string]bool
+	askedAgain  map[string]int
+	failOn      map[string]error // "op@addr" -> its answer
+	writes      int
+	inFlight    int
+	peak        int
+	runFail     map[string]error // client id -> its running info's answer
+	perBroker   map[string]int   // broker name -> calls to it
+	nameServers []string
+	runtime     map[string]map[string]string // address -> runtime info
 
 	// OnWrite runs before each call that changes an offset (tests check the audit entry
 	// exists by then); AfterReset after an offset changed, with the old one (tests play
