@@ -237,14 +237,17 @@ var ErrBrokerGone = errors.New("broker left the route")
 
 // Failure is the broker's absence as a failure of op, for answers that name it.
 func (g GoneBroker) Failure(topic, op string) BrokerFailure {
-	return BrokerFailure{Broker: g.Name, Addr: g.Addr, Topic: topic, Op: op, Err: goneError{g}}
+	return BrokerFailure{Broker: g.Name, Addr: g.Addr, Topic: topic, Op: op, Err: goneError{g, topic}}
 }
 
-type goneError struct{ g GoneBroker }
+type goneError struct {
+	g     GoneBroker
+	topic string
+}
 
 func (e goneError) Error() string {
-	return fmt.Sprintf("served this topic at %s but is no longer in its route (the NameServer dropped it: stopped, killed or cut off); its queues are not included",
-		e.g.SeenAt.UTC().Format("15:04:05 UTC"))
+	return fmt.Sprintf("served topic %s at %s and is no longer in its route: the NameServer dropped it (stopped, killed or cut off), so its queues are missing",
+		e.topic, e.g.SeenAt.UTC().Format("15:04:05 UTC"))
 }
 
 func (e goneError) Is(target error) bool { return target == ErrBrokerGone }

@@ -71,7 +71,7 @@ func TestPreviewNamesABrokerGoneFromTheRoute(t *testing.T) {
 		if len(p.Failures) != 1 || p.Failures[0].Broker != "broker-b" || !p.Failures[0].Gone() {
 			t.Errorf("topic %q: failures %v, want broker-b gone from the route", topic, p.Failures)
 		}
-		if w := strings.Join(p.Warnings, " "); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served this topic") || !strings.Contains(w, "not in this preview") {
+		if w := strings.Join(p.Warnings, " "); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served topic t at") || !strings.Contains(w, "not in this preview") {
 			t.Errorf("topic %q: warnings %q", topic, w)
 		}
 	}

@@ -476,7 +476,7 @@ func warnings(p *Plan) []string {
 	}
 	for _, f := range p.Failures {
 		if f.Gone() {
-			w = append(w, fmt.Sprintf("Broker %s (%s) %s. Its queues of topic %s are not in this preview and will not be reset: preview again when it is back.", f.Broker, f.Addr, f.Err, f.Topic))
+			w = append(w, fmt.Sprintf("Broker %s (%s) %s. They are not in this preview and will not be reset: preview again when it is back.", f.Broker, f.Addr, f.Err))
 			continue
 		}
 		w = append(w, fmt.Sprintf("Broker %s did not answer. Its queues are not in this preview and will not be reset.", f))
