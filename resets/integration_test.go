@@ -424,9 +424,10 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 	if n := writes() - w0; n != 0 {
 		t.Errorf("%d reset or update requests reached the broker", n)
 	}
+	// Form mistakes attempted nothing against the cluster: they are not audit events.
 	es, _, err := e.st.Audit().List(context.Background(), store.AuditFilter{Status: store.AuditRefused})
-	if err != nil || len(es) != 7 {
-		t.Errorf("%d refused entries (%v), want 7", len(es), err)
+	if err != nil || len(es) != 0 {
+		t.Errorf("%d refused entries (%v), want none", len(es), err)
 	}
 	after := e.mqadminOffsets(t)
 	for q, o := range before {
