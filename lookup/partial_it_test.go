@@ -1,0 +1,117 @@
+package lookup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+
+	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
+	"rmqconsole/rocketmq"
+)
+
+// On a real two-broker cluster of this test binary's own: with broker-b frozen (SIGSTOP),
+// the message page (the unique-key lookup, then each group's state) answers within about
+// one broker-call timeout and names broker-b; with broker-b killed (the NameServer drops
+// it from the route), a range query names it as gone instead of a smaller total.
+func TestFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequirePrivateCluster(t)
+	const timeout = 2 * time.Second
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	svc := New(c, Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	topic := dev.UniqueName("lkp")
+	if err := cl.CreateTopic(ctx, topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
+	begin := time.Now().Add(-time.Second)
+	var onA string
+	for i := range 8 {
+		r, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte(fmt.Sprint("m", i))))
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send: %v %v", r, err)
+		}
+		if r.MessageQueue.BrokerName == "broker-a" && onA == "" {
+			onA = r.MsgID
+		}
+	}
+	if onA == "" {
+		t.Fatal("no message went to broker-a")
+	}
+	q := IDQuery{ID: onA, Topic: topic}
+	dev.Eventually(t, 30*time.Second, "the unique key is indexed", func() error {
+		_, err := svc.ByID(ctx, q)
+		return err
+	})
+
+	if err := cl.Freeze("broker-b"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := svc.ByID(ctx, q)
+	var groupFails []BrokerFailure
+	if err == nil {
+		_, groupFails, err = svc.Groups(ctx, r.Message, r.Failures...)
+	}
+	took := time.Since(start)
+	if err := cl.Thaw("broker-b"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("message page with broker-b frozen: %v (broker-call timeout %v)", took, timeout)
+	if err != nil {
+		t.Fatalf("with broker-b frozen: %v", err)
+	}
+	if len(r.Failures) != 1 || r.Failures[0].Broker != "broker-b" || len(groupFails) != 0 {
+		t.Errorf("failures %v, then %v: want broker-b named once", r.Failures, groupFails)
+	}
+	if took > timeout*3/2 {
+		t.Errorf("the message page took %v with one broker frozen, want about one broker-call timeout (%v)", took, timeout)
+	}
+
+	rq := RangeQuery{Topic: topic, Begin: begin, End: time.Now().Add(time.Minute)}
+	dev.Eventually(t, 30*time.Second, "broker-b answers again", func() error {
+		res, err := svc.ByRange(ctx, rq)
+		if err == nil && (len(res.Failures) > 0 || res.Total != 8) {
+			err = fmt.Errorf("total %d, failures %v", res.Total, res.Failures)
+		}
+		return err
+	})
+	if err := cl.KillBroker("broker-b"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cl.RestartBroker(context.Background(), "broker-b"); err != nil {
+			t.Errorf("restart broker-b: %v", err)
+		}
+	})
+	dev.Eventually(t, 60*time.Second, "the NameServer drops broker-b from the route", func() error {
+		r, err := c.TopicRoute(ctx, topic)
+		if err != nil {
+			return err
+		}
+		if _, ok := r.Broker("broker-b"); ok {
+			return errors.New("still routed")
+		}
+		return nil
+	})
+	res, err := svc.ByRange(ctx, rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Broker != "broker-b" || !res.Failures[0].Gone() || res.Total >= 8 {
+		t.Errorf("killed broker-b: total %d, failures %v; want broker-b named as gone", res.Total, res.Failures)
+	}
+}
