@@ -23,7 +23,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 	}
 	cl := dev.RequirePrivateCluster(t)
 	const timeout = 2 * time.Second
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1})
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	if err != nil {
 		t.Fatal(err)
 	}
