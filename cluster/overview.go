@@ -61,6 +61,12 @@ type BrokerStatus struct {
 	DiskRatio float64 `json:"diskRatio"`
 	// Error says why the runtime info could not be read (the broker row still shows).
 	Error string `json:"error,omitempty"`
+	// ReplicationLag is, for a slave, how many commit-log bytes it is behind its
+	// master (the master's max offset minus its own); nil when either could not
+	// be read, and for masters.
+	ReplicationLag *int64 `json:"replicationLagBytes,omitempty"`
+	// commitLogMax is the broker's commit-log max offset, -1 when unknown.
+	commitLogMax int64
 	// Refused is set when the broker answered but its ACL refused the console's
 	// credentials; Error then says which and what to check (AccessSentence).
 	Refused bool `json:"refused,omitempty"`
@@ -104,7 +110,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	ov.Clusters = info.Clusters
 	for _, b := range brokersOf(info) {
 		for id, addr := range info.Brokers[b.Name].Addrs {
-			row := BrokerStatus{Cluster: b.Cluster, Name: b.Name, ID: id, Addr: addr, Role: "slave"}
+			row := BrokerStatus{Cluster: b.Cluster, Name: b.Name, ID: id, Addr: addr, Role: "slave", commitLogMax: -1}
 			if id == 0 {
 				row.Role = "master"
 			}
@@ -127,11 +133,15 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 			b.PutTPS = firstFloat(rt.Table["putTps"])
 			b.GetTPS = firstFloat(rt.Table["getTransferredTps"])
 			b.DiskRatio = firstFloat(rt.Table["commitLogDiskRatio"])
+			if v, err := strconv.ParseInt(rt.Table["commitLogMaxOffset"], 10, 64); err == nil {
+				b.commitLogMax = v
+			}
 			return nil
 		})
 	}
 	f.Wait()
 	wg.Wait()
+	ov.replicationLag()
 	if topicsErr != nil {
 		ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
 	} else {
@@ -148,6 +158,27 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 		return x.ID < y.ID
 	})
 	return ov, nil
+}
+
+// replicationLag sets each slave's lag behind its master, where both told their
+// commit-log max offset. The two are read a moment apart, so a busy master can
+// look a little ahead; a negative difference means the slave is level.
+func (ov *Overview) replicationLag() {
+	master := map[string]int64{}
+	for _, b := range ov.Brokers {
+		if b.ID == 0 && b.commitLogMax >= 0 {
+			master[b.Cluster+"/"+b.Name] = b.commitLogMax
+		}
+	}
+	for i := range ov.Brokers {
+		b := &ov.Brokers[i]
+		m, ok := master[b.Cluster+"/"+b.Name]
+		if b.ID == 0 || !ok || b.commitLogMax < 0 {
+			continue
+		}
+		lag := max(m-b.commitLogMax, 0)
+		b.ReplicationLag = &lag
+	}
 }
 
 // countTopics splits topics into the applications' and RocketMQ's own; the broker creates

@@ -112,3 +112,34 @@ func TestAccessSentences(t *testing.T) {
 		t.Error("a timeout is not an ACL refusal")
 	}
 }
+
+// A slave's replication lag is its master's commit-log max offset minus its own; it is
+// unknown when either did not answer, and masters have none.
+func TestOverviewReplicationLag(t *testing.T) {
+	f := clustertest.New()
+	f.SetNameServers("ns1:9876")
+	f.AddBroker("broker-a", "a0:1")
+	f.AddSlave("broker-a", "a1:1")
+	f.AddBroker("broker-b", "b0:1")
+	f.AddSlave("broker-b", "b1:1")
+	f.SetRuntime("a0:1", map[string]string{"commitLogMaxOffset": "5000"})
+	f.SetRuntime("a1:1", map[string]string{"commitLogMaxOffset": "3976"})
+	f.SetRuntime("b1:1", map[string]string{"commitLogMaxOffset": "100"})
+	f.Down("b0:1")
+	ov, err := New(f, Options{}).Overview(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lag := map[string]string{}
+	for _, b := range ov.Brokers {
+		v := "unknown"
+		if b.ReplicationLag != nil {
+			v = fmt.Sprint(*b.ReplicationLag)
+		}
+		lag[b.Addr] = v
+	}
+	want := map[string]string{"a0:1": "unknown", "a1:1": "1024", "b0:1": "unknown", "b1:1": "unknown"}
+	if fmt.Sprint(lag) != fmt.Sprint(want) {
+		t.Errorf("replication lag %v, want %v", lag, want)
+	}
+}

@@ -100,13 +100,13 @@ func (c *Cluster) signed(ext map[string]string, body []byte) map[string]string {
 
 const codeAuthCreateUser = 3001 // AUTH_CREATE_USER, 5.3.0+
 
-// createLimitedUser creates LimitedAccount on every broker of a 5.x cluster
-// (users are kept per broker: nothing replicates them). A user that exists
+// createLimitedUser creates LimitedAccount on every broker of a 5.x cluster,
+// slaves included (users are kept per broker: nothing replicates them). A user that exists
 // already (a restarted store) is fine.
 func (c *Cluster) createLimitedUser(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]string{"username": LimitedAccount.AccessKey, "password": LimitedAccount.SecretKey, "userType": "Normal"})
 	ext := map[string]string{"username": LimitedAccount.AccessKey}
-	for _, b := range c.Brokers {
+	for _, b := range append(append([]Broker{}, c.Brokers...), c.Slaves...) {
 		code, remark, _, err := call(ctx, b.Addr, codeAuthCreateUser, c.signed(ext, body), body)
 		switch {
 		case err != nil:

@@ -29,6 +29,9 @@ type Options struct {
 	// Ports are the cluster's loopback ports; the zero value means
 	// DefaultPorts. A private cluster beside the shared one takes FreePorts().
 	Ports Ports
+	// Slaves gives each master a slave (brokerId 1, brokerRole SLAVE) on its own
+	// ports (DefaultPorts' BrokerASlave, BrokerBSlave).
+	Slaves bool
 	// ACL turns access control on: 4.x plain ACL, 5.x ACL 2.0 (authentication
 	// and authorization), with AdminAccount and LimitedAccount.
 	ACL bool
@@ -61,6 +64,7 @@ type Cluster struct {
 	NameServer  string   // "127.0.0.1:19876"
 	ClusterName string   // "DefaultCluster"
 	Brokers     []Broker // masters, in name order
+	Slaves      []Broker // with Options.Slaves: each master's slave, in name order
 	Dir         string   // run dir ("" when attached)
 	Startup     StartupTimes
 	// ACL is set when the brokers check credentials (Options.ACL): dev's own
@@ -77,9 +81,9 @@ type Cluster struct {
 	stopErr      error
 }
 
-// Start runs a NameServer and one or two brokers and returns once every broker
-// is registered in the NameServer and answers requests, or fails after 90 s
-// (or when ctx ends) with the tails of the logs in the error, leaving Dir in
+// Start runs a NameServer and one or two brokers (and their slaves) and returns
+// once every broker is registered in the NameServer and answers requests, or
+// fails after 90 s, 20 s more per broker beyond the first (or when ctx ends) with the tails of the logs in the error, leaving Dir in
 // place. It refuses to start when a needed port is already taken. Fetching
 // the jars first, when they are not cached, is not part of the 90 s.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
@@ -97,6 +101,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	ports := opts.Ports.orDefault()
 	specs := brokerSpecs(ports, opts.SecondBroker)
+	if opts.Slaves {
+		var err error
+		if specs, err = withSlaves(ports, specs); err != nil {
+			return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
+		}
+	}
 	if err := checkPortsFree(ports, specs); err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
@@ -107,7 +117,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second)
+	// Brokers boot in parallel, but on two cores each extra JVM slows them all.
+	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second+time.Duration(len(specs)-1)*20*time.Second)
 	defer cancel()
 
 	c := &Cluster{
@@ -158,7 +169,7 @@ func prepareDirs(dir string, specs []brokerSpec) error {
 		}
 	}
 	for _, b := range specs {
-		if err := os.MkdirAll(filepath.Join(dir, b.name, "store"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, b.proc(), "store"), 0o755); err != nil {
 			return err
 		}
 	}
@@ -221,7 +232,11 @@ func (c *Cluster) start(ctx context.Context, log io.Writer) error {
 		if err := waitBrokerBoot(ctx, brokers[i], b); err != nil {
 			return err
 		}
-		c.Brokers = append(c.Brokers, Broker{Name: b.name, Addr: b.addr()})
+		if b.id == 0 {
+			c.Brokers = append(c.Brokers, Broker{Name: b.name, Addr: b.addr()})
+		} else {
+			c.Slaves = append(c.Slaves, Broker{Name: b.name, Addr: b.addr()})
+		}
 	}
 	c.Startup.Brokers = time.Since(t)
 	fmt.Fprintf(log, "dev: brokers up in %s\n", c.Startup.Brokers.Round(100*time.Millisecond))
@@ -241,7 +256,7 @@ func (c *Cluster) start(ctx context.Context, log io.Writer) error {
 
 // startBroker starts broker b's JVM (its store, if any, is reused).
 func (c *Cluster) startBroker(b brokerSpec) (*proc, error) {
-	home := filepath.Join(c.Dir, b.name)
+	home := filepath.Join(c.Dir, b.proc())
 	conf := filepath.Join(home, "broker.properties")
 	props := brokerProperties(c.boot.version, b, filepath.Join(home, "store"), c.NameServer)
 	if c.ACL {
@@ -250,7 +265,7 @@ func (c *Cluster) startBroker(b brokerSpec) (*proc, error) {
 	if err := writeProperties(conf, props); err != nil {
 		return nil, err
 	}
-	return startJava(b.name, home, c.boot.env, javaArgs(c.boot.version, c.boot.lib, home, "rmq.broker.logback.xml",
+	return startJava(b.proc(), home, c.boot.env, javaArgs(c.boot.version, c.boot.lib, home, "rmq.broker.logback.xml",
 		[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=256m"},
 		"org.apache.rocketmq.broker.BrokerStartup", "-c", conf), c.boot.detached)
 }
@@ -263,7 +278,7 @@ func waitBrokerBoot(ctx context.Context, p *proc, b brokerSpec) error {
 		return err
 	}
 	if want := "[" + b.name + ", " + b.addr() + "]"; !strings.Contains(line, want) {
-		return fmt.Errorf("%s booted with the wrong name or address: %q, want %s", b.name, line, want)
+		return fmt.Errorf("%s booted with the wrong name or address: %q, want %s", b.proc(), line, want)
 	}
 	return nil
 }
@@ -298,6 +313,9 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 		if err == nil {
 			last = c.checkBrokers(r.masters())
 			if last == nil {
+				last = checkRegistered(c.Slaves, r.slaves(), "slave of ")
+			}
+			if last == nil {
 				if last = c.brokersAnswerRuntimeInfo(ctx); last == nil {
 					return nil
 				}
@@ -307,13 +325,18 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 		}
 		if time.Since(nudged) > time.Second {
 			nudged = time.Now()
-			masters := map[string]string{}
+			masters, slaves := map[string]string{}, map[string]string{}
 			if r != nil {
-				masters = r.masters()
+				masters, slaves = r.masters(), r.slaves()
 			}
 			for _, b := range c.Brokers {
 				if masters[b.Name] != b.Addr {
 					nudgeRegistration(ctx, b.Addr, c.signed) // best effort: the broker retries by itself every 10 s
+				}
+			}
+			for _, b := range c.Slaves {
+				if slaves[b.Name] != b.Addr {
+					nudgeRegistration(ctx, b.Addr, c.signed)
 				}
 			}
 		}
@@ -339,7 +362,7 @@ func (c *Cluster) waitRegistered(ctx context.Context) error {
 // NoSuchElementException (seen on 4.9.7 and 5.x), which makes `mqadmin
 // clusterList` fail; ready means it works.
 func (c *Cluster) brokersAnswerRuntimeInfo(ctx context.Context) error {
-	for _, b := range c.Brokers {
+	for _, b := range append(append([]Broker{}, c.Brokers...), c.Slaves...) {
 		code, remark, _, err := call(ctx, b.Addr, codeGetBrokerRuntimeInfo, c.signed(nil, nil), nil)
 		if err != nil {
 			return fmt.Errorf("%s runtime info: %w", b.Name, err)
@@ -352,11 +375,16 @@ func (c *Cluster) brokersAnswerRuntimeInfo(ctx context.Context) error {
 }
 
 func (c *Cluster) checkBrokers(masters map[string]string) error {
-	for _, b := range c.Brokers {
-		if got, ok := masters[b.Name]; !ok {
-			return fmt.Errorf("%s not registered", b.Name)
+	return checkRegistered(c.Brokers, masters, "")
+}
+
+// checkRegistered checks that each of brokers is registered at its address.
+func checkRegistered(brokers []Broker, registered map[string]string, what string) error {
+	for _, b := range brokers {
+		if got, ok := registered[b.Name]; !ok {
+			return fmt.Errorf("%s%s not registered", what, b.Name)
 		} else if got != b.Addr {
-			return fmt.Errorf("%s registered as %s, want %s", b.Name, got, b.Addr)
+			return fmt.Errorf("%s%s registered as %s, want %s", what, b.Name, got, b.Addr)
 		}
 	}
 	return nil
@@ -472,6 +500,7 @@ type State struct {
 	NameServer  string       `json:"nameServer"`
 	ClusterName string       `json:"clusterName"`
 	Brokers     []Broker     `json:"brokers"`
+	Slaves      []Broker     `json:"slaves,omitempty"`
 	Dir         string       `json:"dir"`
 	Processes   []Process    `json:"processes"`
 	StartedAt   time.Time    `json:"startedAt"`
@@ -482,7 +511,7 @@ type State struct {
 // State describes c for a later FromState.
 func (c *Cluster) State() State {
 	s := State{Version: c.Version, NameServer: c.NameServer, ClusterName: c.ClusterName,
-		Brokers: c.Brokers, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup, ACL: c.ACL}
+		Brokers: c.Brokers, Slaves: c.Slaves, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup, ACL: c.ACL}
 	for _, p := range c.procs {
 		s.Processes = append(s.Processes, Process{Name: p.name, PID: p.pid, Home: p.home})
 	}
@@ -494,7 +523,7 @@ func (c *Cluster) State() State {
 // still names their home dir, so a reused pid is never killed.
 func FromState(s State) *Cluster {
 	c := &Cluster{Version: s.Version, NameServer: s.NameServer, ClusterName: s.ClusterName,
-		Brokers: s.Brokers, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools"), ACL: s.ACL}
+		Brokers: s.Brokers, Slaves: s.Slaves, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools"), ACL: s.ACL}
 	for _, p := range s.Processes {
 		c.procs = append(c.procs, &proc{name: p.Name, pid: p.PID, home: p.Home})
 	}
@@ -510,7 +539,7 @@ func checkPortsFree(ports Ports, specs []brokerSpec) error {
 	needs := []need{{ports.orDefault().NameServer, "NameServer"}}
 	for _, b := range specs {
 		for _, p := range b.ports() {
-			needs = append(needs, need{p, b.name})
+			needs = append(needs, need{p, b.proc()})
 		}
 	}
 	var busy []string

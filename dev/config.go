@@ -11,6 +11,16 @@ import (
 type brokerSpec struct {
 	name string
 	port int // main remoting port; the broker also takes port-2 (fast) and port+1 (HA)
+	id   int // 0 for the master, 1 for its slave
+}
+
+// proc names the broker's process and home dir: the broker name for a master,
+// the name plus "-s" for its slave ("broker-a-s").
+func (b brokerSpec) proc() string {
+	if b.id == 0 {
+		return b.name
+	}
+	return b.name + "-s"
 }
 
 func (b brokerSpec) addr() string { return fmt.Sprintf("%s:%d", Host, b.port) }
@@ -25,6 +35,20 @@ func brokerSpecs(ports Ports, second bool) []brokerSpec {
 		specs = append(specs, brokerSpec{name: "broker-b", port: ports.BrokerB})
 	}
 	return specs
+}
+
+// withSlaves adds a slave (brokerId 1) of each master, on the slave ports.
+func withSlaves(ports Ports, masters []brokerSpec) ([]brokerSpec, error) {
+	ports = ports.orDefault()
+	slavePort := map[string]int{"broker-a": ports.BrokerASlave, "broker-b": ports.BrokerBSlave}
+	specs := append([]brokerSpec{}, masters...)
+	for _, m := range masters {
+		if slavePort[m.name] == 0 {
+			return nil, fmt.Errorf("no port for the slave of %s (only DefaultPorts have slave ports)", m.name)
+		}
+		specs = append(specs, brokerSpec{name: m.name, port: slavePort[m.name], id: 1})
+	}
+	return specs, nil
 }
 
 // writeProperties writes key=value lines. RocketMQ silently ignores misspelt
@@ -55,8 +79,8 @@ func brokerProperties(version string, b brokerSpec, store, nameServer string) []
 	kv := [][2]string{
 		{"brokerClusterName", ClusterName},
 		{"brokerName", b.name},
-		{"brokerId", "0"},
-		{"brokerRole", "ASYNC_MASTER"},
+		{"brokerId", fmt.Sprint(b.id)},
+		{"brokerRole", role(b)},
 		{"flushDiskType", "ASYNC_FLUSH"},
 		{"namesrvAddr", nameServer},
 		// Set explicitly: the default is the first non-loopback address.
@@ -141,4 +165,11 @@ func javaArgs(version, lib, userHome, logback string, heap []string, main string
 	}
 	a = append(a, "-cp", filepath.Join(lib, "*"), main)
 	return append(a, args...)
+}
+
+func role(b brokerSpec) string {
+	if b.id == 0 {
+		return "ASYNC_MASTER"
+	}
+	return "SLAVE"
 }

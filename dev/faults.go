@@ -41,7 +41,7 @@ func (c *Cluster) RestartBroker(ctx context.Context, name string) error {
 	}
 	var spec *brokerSpec
 	for i := range c.boot.specs {
-		if c.boot.specs[i].name == name {
+		if c.boot.specs[i].proc() == name {
 			spec = &c.boot.specs[i]
 		}
 	}

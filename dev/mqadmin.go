@@ -171,11 +171,16 @@ func Attach(ctx context.Context, nameServer string) (*Cluster, error) {
 	}
 	c.ClusterName = rows[0].cluster
 	for _, r := range rows {
-		if r.cluster == c.ClusterName && r.brokerID == "0" {
+		switch {
+		case r.cluster != c.ClusterName:
+		case r.brokerID == "0":
 			c.Brokers = append(c.Brokers, Broker{Name: r.broker, Addr: r.addr})
+		default:
+			c.Slaves = append(c.Slaves, Broker{Name: r.broker, Addr: r.addr})
 		}
 	}
 	sort.Slice(c.Brokers, func(i, j int) bool { return c.Brokers[i].Name < c.Brokers[j].Name })
+	sort.Slice(c.Slaves, func(i, j int) bool { return c.Slaves[i].Name < c.Slaves[j].Name })
 	// "V5_3_3" -> "5.3.3". Use that version's mqadmin when it is cached.
 	if v := strings.ReplaceAll(strings.TrimPrefix(rows[0].version, "V"), "_", "."); v != "" {
 		c.Version = v

@@ -48,12 +48,15 @@ func nameServerVersion(broker string) string {
 // because a broker cannot take listenPort=0 (its HA port would become 1), and
 // because `make test` shares one cluster across packages by address.
 const (
-	Host            = "127.0.0.1"
-	NameServerPort  = 19876
-	BrokerAPort     = 20911
-	BrokerBPort     = 21911
-	ClusterName     = "DefaultCluster"
-	startupDeadline = 90 // seconds, for Start as a whole
+	Host           = "127.0.0.1"
+	NameServerPort = 19876
+	BrokerAPort    = 20911
+	BrokerBPort    = 21911
+	// Slaves (Options.Slaves): each takes P-2..P+1 like its master.
+	BrokerASlavePort = 20931
+	BrokerBSlavePort = 21931
+	ClusterName      = "DefaultCluster"
+	startupDeadline  = 90 // seconds, for Start as a whole
 )
 
 // Ports are the loopback ports of one local cluster. A broker takes its main
@@ -63,11 +66,14 @@ type Ports struct {
 	NameServer int
 	BrokerA    int
 	BrokerB    int // used with Options.SecondBroker
+	// The slaves' main ports, used with Options.Slaves (0: this port set has none).
+	BrokerASlave, BrokerBSlave int
 }
 
 // DefaultPorts are the shared cluster's: what `rmqdev up`, `make run` and
 // RMQC_TEST_NAMESRV=127.0.0.1:19876 use.
-var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort}
+var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort,
+	BrokerASlave: BrokerASlavePort, BrokerBSlave: BrokerBSlavePort}
 
 // PortsFrom lays a cluster out on the nine ports base..base+8: the NameServer
 // on base, broker-a on base+3 (base+1..base+4), broker-b on base+7

@@ -51,6 +51,17 @@ func (r *route) masters() map[string]string {
 	return m
 }
 
+// slaves maps broker name to its first slave's (brokerId 1) address.
+func (r *route) slaves() map[string]string {
+	m := map[string]string{}
+	for _, b := range r.BrokerDatas {
+		if a, ok := b.BrokerAddrs["1"]; ok {
+			m[b.BrokerName] = a
+		}
+	}
+	return m
+}
+
 // errNoRoute means the NameServer answered TOPIC_NOT_EXIST.
 type errNoRoute struct{ topic string }
 

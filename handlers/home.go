@@ -105,11 +105,15 @@ func homeVM(ov *cluster.Overview) views.HomeVM {
 		if version != "" { // the broker's own "V5_3_3", said as people do
 			version = rocketmq.BrokerVersion{Name: version}.String()
 		}
-		vm.Brokers = append(vm.Brokers, views.BrokerRow{
+		row := views.BrokerRow{
 			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: version,
 			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
-		})
+		}
+		if b.ReplicationLag != nil {
+			row.Behind = views.Bytes(*b.ReplicationLag) + " behind"
+		}
+		vm.Brokers = append(vm.Brokers, row)
 	}
 	vm.PutTPS = views.Rate(put)
 	return vm

@@ -75,3 +75,18 @@ func Cut(s string) string {
 	}
 	return string(r[:maxEcho-1]) + "…"
 }
+
+// Bytes formats a byte count in binary units: "0 B", "512 B", "1.5 KiB", "3.2 MiB".
+func Bytes(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
+}

@@ -2,7 +2,7 @@
 // jars from Maven Central, starts a NameServer and broker(s) on loopback and
 // lets other commands attach to them. See docs/running-rocketmq.md.
 //
-//	rmqdev up [--second-broker] [--acl] [--fresh]   start detached (reuse if running)
+//	rmqdev up [--second-broker] [--slaves] [--acl] [--fresh]   start detached (reuse if running)
 //	rmqdev down                             stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
@@ -30,8 +30,9 @@ import (
 )
 
 const usage = `usage: rmqdev COMMAND
-  up [--second-broker] [--acl] [--fresh]
+  up [--second-broker] [--slaves] [--acl] [--fresh]
                                    start RocketMQ detached, or say it already runs;
+                                   --slaves: a slave (brokerId 1) for each master;
                                    --acl: access control on (4.x plain ACL, 5.x ACL 2.0)
   down                             stop it
   status                           show it; exit 1 when nothing runs
@@ -40,7 +41,7 @@ const usage = `usage: rmqdev COMMAND
                                    start it (or reuse it), run CMD with RMQC_NAMESRV set,
                                    stop it afterwards if run started it
   fetch [VERSION...]               download the jars into the cache only
-env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `), RMQ_CACHE (default <repo>/.cache/rocketmq)
+env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `, newest: ` + dev.VersionNewest + `), RMQ_CACHE (default <repo>/.cache/rocketmq)
 `
 
 func main() {
@@ -159,11 +160,14 @@ func running(ctx context.Context, version string) (*known, error) {
 }
 
 // reusable is running's cluster of version, or nil; one without broker-b is an
-// error when second asks for it, and one whose access control differs from acl.
-func reusable(ctx context.Context, version string, second, acl bool) (*known, error) {
+// error when second asks for it, and one whose slaves or access control differ.
+func reusable(ctx context.Context, version string, second, slaves, acl bool) (*known, error) {
 	k, err := running(ctx, version)
 	if err == nil && k != nil && second && len(k.state.Brokers) < 2 {
 		return nil, fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
+	}
+	if err == nil && k != nil && slaves != (len(k.state.Slaves) > 0) {
+		return nil, fmt.Errorf("RocketMQ %s already runs with slaves %s; `rmqdev down` first", version, onOff(len(k.state.Slaves) > 0))
 	}
 	if err == nil && k != nil && k.state.ACL != acl {
 		return nil, fmt.Errorf("RocketMQ %s already runs with ACL %s; `rmqdev down` first", version, onOff(k.state.ACL))
@@ -193,12 +197,13 @@ func up(args []string) error {
 	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
 	fresh := fs.Bool("fresh", false, "delete the stores and logs of the previous run first")
 	acl := fs.Bool("acl", false, "turn access control on (4.x plain ACL, 5.x ACL 2.0) with an admin and a limited account")
+	slaves := fs.Bool("slaves", false, "give each master a slave (brokerId 1): broker-a's on 127.0.0.1:20931, broker-b's on 127.0.0.1:21931")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	version := dev.VersionFromEnv()
-	k, err := reusable(ctx, version, *second, *acl)
+	k, err := reusable(ctx, version, *second, *slaves, *acl)
 	if err != nil {
 		return err
 	}
@@ -215,13 +220,16 @@ func up(args []string) error {
 	if *acl {
 		dir += "-acl" // its stores hold the users and plain_acl.yml
 	}
+	if *slaves {
+		dir += "-slaves"
+	}
 	if *fresh {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
 	}
 	t := time.Now()
-	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, ACL: *acl, Detached: true, Log: os.Stderr})
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Detached: true, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
@@ -230,7 +238,7 @@ func up(args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s up in %s (%s); logs in %s; stop with `rmqdev down`\n",
-		version, time.Since(t).Round(100*time.Millisecond), brokerList(c.Brokers), dir)
+		version, time.Since(t).Round(100*time.Millisecond), brokerList(append(c.Brokers, c.Slaves...)), dir)
 	printEnv(c.NameServer, c.ACL)
 	return nil
 }
@@ -355,13 +363,6 @@ func run(args []string) (int, error) {
 		return 2, errors.New("run: no command (rmqdev run [flags] -- CMD ARGS...)")
 	}
 
-	// Said last, after everything run started has stopped.
-	interrupted := false
-	defer func() {
-		if interrupted {
-			fmt.Fprintln(os.Stderr, "rmqdev: stopped")
-		}
-	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -378,7 +379,7 @@ func run(args []string) (int, error) {
 	version := dev.VersionFromEnv()
 	var c *dev.Cluster
 	var statePath string
-	k, err := reusable(ctx, version, *second, false)
+	k, err := reusable(ctx, version, *second, false, false)
 	if err == nil && k != nil {
 		c = k.cluster
 		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
@@ -423,16 +424,7 @@ func run(args []string) (int, error) {
 	}
 
 	child := exec.Command(argv[0], argv[1:]...)
-	child.Env, child.Stdin, child.Stdout = env, os.Stdin, os.Stdout
-	logs, err := child.StderrPipe()
-	if err != nil {
-		return 1, fmt.Errorf("run %s: %w", argv[0], err)
-	}
-	logged := make(chan struct{})
-	go func() {
-		defer close(logged)
-		announceReady(logs, os.Stderr, healthy)
-	}()
+	child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, os.Stdout, os.Stderr
 	// Own process group: a terminal's Ctrl-C reaches only rmqdev, which
 	// forwards it once, so the child never sees the signal twice.
 	child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -440,14 +432,10 @@ func run(args []string) (int, error) {
 		return 1, fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	exited := make(chan error, 1)
-	go func() {
-		<-logged // Wait closes the pipe: read it to the end first
-		exited <- child.Wait()
-	}()
+	go func() { exited <- child.Wait() }()
 	for {
 		select {
 		case sig := <-sigs:
-			interrupted = true
 			child.Process.Signal(sig)
 		case err := <-exited:
 			var ee *exec.ExitError
@@ -456,9 +444,9 @@ func run(args []string) (int, error) {
 				return 0, nil
 			case errors.As(err, &ee):
 				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					return exitCode(128+int(ws.Signal()), true, interrupted), nil
+					return 128 + int(ws.Signal()), nil
 				}
-				return exitCode(ee.ExitCode(), false, interrupted), nil
+				return ee.ExitCode(), nil
 			default:
 				return 1, fmt.Errorf("run %s: %w", argv[0], err)
 			}
