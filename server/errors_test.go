@@ -16,20 +16,20 @@ import (
 )
 
 // newLoggedApp is newAuthApp with the console's log kept for the test to read.
-func newLoggedApp(t *testing.T, flags ...string) (*App, *bytes.Buffer) {
+func newLoggedApp(t *testing.T, flags ...string) (*App, *syncWriter) {
 	t.Helper()
-	var logBuf bytes.Buffer
+	logBuf := &syncWriter{w: &bytes.Buffer{}}
 	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir()}, flags...)
 	cfg, err := ParseConfig(args, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(&syncWriter{w: &logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
-	return a, &logBuf
+	return a, logBuf
 }
 
 // A SQLite failure behind the audit pages is the console's own failure: 500 internal,
@@ -62,6 +62,13 @@ func TestAuditStoreFailureIsInternalNotBroker(t *testing.T) {
 type syncWriter struct {
 	mu sync.Mutex
 	w  *bytes.Buffer
+}
+
+// String is what was logged so far.
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }
 
 func (s *syncWriter) Write(p []byte) (int, error) {

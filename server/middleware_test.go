@@ -45,7 +45,7 @@ func TestCrossOriginRefusalIsLoggedWithCSP(t *testing.T) {
 		t.Fatalf("cross-origin post: %d %s, CSP %q", rec.Code, rec.Body, rec.Header().Get("Content-Security-Policy"))
 	}
 	if !strings.Contains(logBuf.String(), "path=/api/v1/groups/billing/resets status=403") {
-		t.Fatalf("the refusal is not in the request log:\n%s", logBuf)
+		t.Fatalf("the refusal is not in the request log:\n%s", logBuf.String())
 	}
 }
 
