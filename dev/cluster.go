@@ -32,6 +32,10 @@ type Options struct {
 	// Slaves gives each master a slave (brokerId 1, brokerRole SLAVE) on its own
 	// ports (DefaultPorts' BrokerASlave, BrokerBSlave).
 	Slaves bool
+	// StartupTimeout bounds Start once the jars are cached; 0 means 90 s plus
+	// 20 s per broker after the first. A machine shared with other heavy work
+	// may need more.
+	StartupTimeout time.Duration
 	// ACL turns access control on: 4.x plain ACL, 5.x ACL 2.0 (authentication
 	// and authorization), with AdminAccount and LimitedAccount.
 	ACL bool
@@ -117,8 +121,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
-	// Brokers boot in parallel, but on two cores each extra JVM slows them all.
-	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second+time.Duration(len(specs)-1)*20*time.Second)
+	startup := opts.StartupTimeout
+	if startup <= 0 {
+		// Brokers boot in parallel, but on two cores each extra JVM slows them all.
+		startup = startupDeadline*time.Second + time.Duration(len(specs)-1)*20*time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, startup)
 	defer cancel()
 
 	c := &Cluster{

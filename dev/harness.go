@@ -102,7 +102,7 @@ func RequirePrivateCluster(t testing.TB) *Cluster {
 				return
 			}
 			p.cluster, p.err = Start(context.Background(), Options{
-				Version: version, SecondBroker: true, Ports: ports, KeepDir: true, Log: os.Stderr})
+				Version: version, SecondBroker: true, Ports: ports, KeepDir: true, StartupTimeout: testStartupTimeout, Log: os.Stderr})
 			if p.err == nil {
 				return
 			}
@@ -111,6 +111,10 @@ func RequirePrivateCluster(t testing.TB) *Cluster {
 	})
 	return required(t, p.cluster, p.err, p.missing)
 }
+
+// testStartupTimeout is longer than Start's default: test packages start their
+// clusters while others run, on machines as small as two cores.
+const testStartupTimeout = 3 * time.Minute
 
 func requireHarness(t testing.TB, what string) {
 	t.Helper()
@@ -154,10 +158,11 @@ func setupCluster() {
 	}
 	// Start checks the tools itself and says which are missing (ErrMissingTools below).
 	harness.cluster, harness.err = Start(context.Background(), Options{
-		Version:      version,
-		KeepDir:      true, // RunTests removes it only when the tests passed
-		SecondBroker: os.Getenv("RMQC_TEST_SECOND_BROKER") == "true",
-		Log:          os.Stderr,
+		Version:        version,
+		KeepDir:        true, // RunTests removes it only when the tests passed
+		StartupTimeout: testStartupTimeout,
+		SecondBroker:   os.Getenv("RMQC_TEST_SECOND_BROKER") == "true",
+		Log:            os.Stderr,
 	})
 	var missing ErrMissingTools
 	var busy ErrPortsBusy

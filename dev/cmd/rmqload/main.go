@@ -108,19 +108,19 @@ type world struct {
 }
 
 func setUp() (*world, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	ports, err := dev.FreePorts()
 	if err != nil {
 		return nil, err
 	}
-	cl, err := dev.Start(ctx, dev.Options{SecondBroker: true, Ports: ports, Log: os.Stderr})
+	cl, err := dev.Start(ctx, dev.Options{SecondBroker: true, Ports: ports, StartupTimeout: 4 * time.Minute, Log: os.Stderr})
 	if err != nil { // a busy machine can miss the start-up deadline once
 		fmt.Fprintln(os.Stderr, "rmqload: trying once more:", strings.SplitN(err.Error(), "\n", 2)[0])
 		if ports, err = dev.FreePorts(); err != nil {
 			return nil, err
 		}
-		if cl, err = dev.Start(ctx, dev.Options{SecondBroker: true, Ports: ports, Log: os.Stderr}); err != nil {
+		if cl, err = dev.Start(ctx, dev.Options{SecondBroker: true, Ports: ports, StartupTimeout: 4 * time.Minute, Log: os.Stderr}); err != nil {
 			return nil, err
 		}
 	}
@@ -351,7 +351,6 @@ func probe(w *world, bin string, timeout time.Duration) error {
 		name string
 		do   func(*http.Client) probeResult
 	}{
-		{"/groups?refresh=1", func(c *http.Client) probeResult { return timeGet(c, base+"/api/v1/groups?refresh=1") }},
 		{"/readyz (first NameServer silent)", func(c *http.Client) probeResult { return timeGet(c, conNS.base+"/readyz") }},
 		{"reset preview", func(c *http.Client) probeResult {
 			return timePost(c, base+"/api/v1/groups/"+q(w.group)+"/reset-preview", `{"topic":"`+w.topic+`","mode":"earliest"}`)
@@ -371,6 +370,10 @@ func probe(w *world, bin string, timeout time.Duration) error {
 		{"id page", func(c *http.Client) probeResult {
 			return timeGet(c, base+"/messages?tab=id&id="+q(w.uniqKey)+"&topic="+q(w.topic))
 		}},
+		// Last: a console that waits out its 2-minute list deadline lets the NameServer
+		// drop the frozen broker (no heartbeat for 120 s), which would change what the
+		// probes after it see.
+		{"/groups?refresh=1", func(c *http.Client) probeResult { return timeGet(c, base+"/api/v1/groups?refresh=1") }},
 	}
 	client := &http.Client{Timeout: 5 * time.Minute}
 	healthy := make([]probeResult, len(probes))
@@ -381,15 +384,29 @@ func probe(w *world, bin string, timeout time.Duration) error {
 	if err := w.cl.Freeze(frozen); err != nil {
 		return err
 	}
-	defer w.cl.Thaw(frozen)
+	defer w.thaw(frozen)
 	fmt.Printf("console %s, RMQC_TIMEOUT=%s, %s frozen (SIGSTOP); limit 1.2 × timeout = %s\n\n", bin, timeout, frozen, time.Duration(1.2*float64(timeout)).Round(time.Millisecond))
-	fmt.Printf("| probe | healthy | %s frozen | names |\n|---|---|---|---|\n", frozen)
+	fmt.Printf("| probe | healthy | %s frozen | brokers the answer names |\n|---|---|---|---|\n", frozen)
 	for i, p := range probes {
 		r := p.do(client)
 		fmt.Printf("| %s | %d in %s | %d in %s | %s |\n", p.name, healthy[i].status, healthy[i].took.Round(10*time.Millisecond),
 			r.status, r.took.Round(10*time.Millisecond), r.note)
 	}
 	return nil
+}
+
+// thaw resumes the frozen broker and waits until the NameServer routes to it again
+// (it re-registers within 30 s when the NameServer dropped it).
+func (w *world) thaw(name string) {
+	if err := w.cl.Thaw(name); err != nil {
+		fmt.Fprintln(os.Stderr, "rmqload:", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for w.cl.Check(ctx) != nil && ctx.Err() == nil {
+		time.Sleep(time.Second)
+	}
 }
 
 func load(w *world, bin string, timeout time.Duration, users, viewers int, duration time.Duration) error {
