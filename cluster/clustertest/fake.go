@@ -687,16 +687,21 @@ func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*ro
 	}
 	cc := &rocketmq.ConsumerConnection{
 		Subscriptions: map[string]rocketmq.SubscriptionData{},
-		MessageModel:  g.MessageModel, ConsumeType: "CONSUME_PASSIVELY",
+		MessageModel:  g.MessageModel, ConsumeType: "CONSUME_PASSIVELY", ConsumeFromWhere: "CONSUME_FROM_LAST_OFFSET",
 	}
 	for _, c := range g.clients() {
 		cc.Connections = append(cc.Connections, rocketmq.Connection{ClientID: c.ID, ClientAddr: "10.0.0.9:1", Language: "GO", Version: 317})
 		for _, t := range c.topics(g) {
-			cc.Subscriptions[t] = rocketmq.SubscriptionData{Topic: t, SubString: g.Subscription, ExpressionType: "TAG"}
+			cc.Subscriptions[t] = subscription(t, g.Subscription)
 		}
 	}
 	slices.SortFunc(cc.Connections, func(a, b rocketmq.Connection) int { return strings.Compare(a.ClientID, b.ClientID) })
 	return cc, nil
+}
+
+// subscription is a tag subscription as a client's heartbeat registers it.
+func subscription(topic, expr string) rocketmq.SubscriptionData {
+	return rocketmq.SubscriptionData{Topic: topic, SubString: expr, ExpressionType: "TAG", SubVersion: 1_795_966_500_000}
 }
 
 // QueryConsumerOffset answers as a broker does.

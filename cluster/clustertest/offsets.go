@@ -153,6 +153,9 @@ func (f *Fake) ConsumeStats(ctx context.Context, addr, group, topic string) (*ro
 			continue
 		}
 		o := rocketmq.OffsetWrapper{BrokerOffset: f.maxLocked(mq), ConsumerOffset: off}
+		if f.versionOf(b).AtLeast(rocketmq.VersionOrdinal5_1_0) {
+			o.PullOffset = off // 5.1+ report how far the group pulled; here, no further than committed
+		}
 		if msgs := f.queues[mq]; off > 0 && off <= int64(len(msgs)) {
 			o.LastTimestamp = msgs[off-1].StoreTimestamp
 		}
