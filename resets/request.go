@@ -158,6 +158,8 @@ func (r Request) Check(now time.Time) InputErrors {
 		}
 	} else if r.QueueID != AllQueues {
 		errs.add("queueId", "Queue id %d is negative; queue ids start at 0.", r.QueueID)
+	} else if r.BrokerName != "" {
+		errs.add("queueId", "Broker %s names one queue only with its queue id: give the queue id too, or clear the broker to reset every queue.", cut(r.BrokerName, 80))
 	}
 	if n := utf8.RuneCountInString(r.Reason); n > maxReasonLen {
 		errs.add("reason", "The reason is %d characters long; keep it under %d.", n, maxReasonLen)

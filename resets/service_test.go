@@ -190,7 +190,7 @@ func TestPlanTargetsPerMode(t *testing.T) {
 // Bad input that only the cluster can tell is refused and changes nothing; a preview
 // that could not be made is not an audit event.
 func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, func(e *env) { e.fake.AddMessages("other", "broker-a", 2, 3, e.base) })
 	for _, tc := range []struct {
 		name  string
 		req   Request
@@ -202,6 +202,8 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 		{"no such queue", Request{Group: "g", Topic: "t", Mode: ModeLatest, BrokerName: "broker-a", QueueID: 9}, "queueId", "queues 0 to 3"},
 		{"offset beyond max", Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 11}, "offset", "past the end"},
 		{"shift overflow", Request{Group: "g", Topic: "t", Mode: ModeShift, Shift: 1<<63 - 1, QueueID: AllQueues}, "shift", "overflows"},
+		{"topic the group does not consume", Request{Group: "g", Topic: "other", Mode: ModeLatest, QueueID: AllQueues}, "topic", `does not consume topic "other"`},
+		{"broker without a queue", Request{Group: "g", Topic: "t", Mode: ModeLatest, BrokerName: "nonsense", QueueID: AllQueues}, "queueId", "give the queue id too"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.entries(t))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"rmqconsole/cluster"
@@ -131,7 +132,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 					clients[c.ClientID] = true
 				}
 				for t := range cc.Subscriptions {
-					if isGroupTopic(t) && topic == "" {
+					if isGroupTopic(t) {
 						groupTopics[t] = true
 					}
 				}
@@ -142,9 +143,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			}
 			return nil
 		})
-		if topic != "" {
-			continue
-		}
+		// Asked with a topic too: a topic the group does not consume is refused.
 		fo.Go(b, opOffsets, func(ctx context.Context, addr string) error {
 			stats, err := s.admin.ConsumeStats(ctx, addr, group, "")
 			if errors.Is(err, rocketmq.ErrGroupNotFound) {
@@ -227,6 +226,13 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			used[name] = b
 			parts = append(parts, part{topic: t, broker: b, queues: byBroker[name]})
 		}
+	}
+	// The topic exists; a group that consumes nothing yet may be reset on it, before its
+	// consumers start, but otherwise only what the group consumes (or its retry topic).
+	if topic != "" && len(groupTopics) > 0 && !groupTopics[topic] && topic != rocketmq.RetryTopic(group) {
+		return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
+			"Group %q does not consume topic %q: it subscribes to or has offsets on %s. Choose one of those, or leave the topic empty to reset them all.",
+			group, topic, strings.Join(sortedKeys(groupTopics), ", "))}}
 	}
 
 	// The queues' offsets and each broker's version and reset support, all at once.
