@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -115,6 +117,17 @@ func (h *Messages) Search(c *gin.Context) {
 			case err != nil:
 				status, _ = errorStatus(err)
 				vm.Result = &views.MessagesResult{Error: msgSearchError(err)}
+			case out.idRes != nil && len(out.idRes.Copies) == 0:
+				// One message: open it by the id as typed, so its page says which
+				// kind matched.
+				to := "/messages/" + url.PathEscape(strings.TrimSpace(f.form.ID)) + "?topic=" + url.QueryEscape(out.idRes.Message.Topic)
+				if isHTMX(c) {
+					c.Header("HX-Redirect", to)
+					c.Status(http.StatusOK)
+					return
+				}
+				c.Redirect(http.StatusSeeOther, to)
+				return
 			default:
 				vm.Result = msgResultVM(out)
 				vm.Result.Took = out.took.Round(time.Millisecond).String()

@@ -376,3 +376,31 @@ func TestMessagesCSVExportDefusesFormulas(t *testing.T) {
 		t.Errorf("body %q, tags %q: want each behind an apostrophe", col["body"], col["tags"])
 	}
 }
+
+// An id search with exactly one hit opens the message, and each row links by its unique
+// key as well as by its offsetMsgId.
+func TestIDSearchWithOneHitOpensIt(t *testing.T) {
+	f := msgFake(4)
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	res, err := lookup.New(f, lookup.Options{}).ByRange(context.Background(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
+	if err != nil || len(res.Messages) != 1 {
+		t.Fatal(err, len(res.Messages))
+	}
+	m := res.Messages[0]
+	for _, id := range []string{m.OffsetMsgID(), m.UniqueKey()} {
+		want := "/messages/" + id + "?topic=T"
+		rec := msgGet(t, r, "/messages?tab=id&topic=T&id="+id)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Errorf("id %s: %d to %q, want 303 to %s", id, rec.Code, rec.Header().Get("Location"), want)
+		}
+		hx := msgGet(t, r, "/messages?tab=id&topic=T&id="+id, "HX-Request", "true")
+		if hx.Header().Get("HX-Redirect") != want {
+			t.Errorf("id %s from htmx: HX-Redirect %q, want %s", id, hx.Header().Get("HX-Redirect"), want)
+		}
+	}
+	doc := msgDoc(t, msgGet(t, r, rangeURL("/messages")))
+	href, _ := doc.Find(`[data-testid="uniq-link"]`).First().Attr("href")
+	if !strings.HasPrefix(href, "/messages/") || !strings.HasSuffix(href, "?topic=T") {
+		t.Errorf("the unique key column links to %q, want the message", href)
+	}
+}

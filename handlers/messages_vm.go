@@ -32,7 +32,17 @@ func msgRow(m lookup.Message) views.MessageRow {
 		Size:        views.Thousands(int64(len(m.Body))),
 		Preview:     msgPreview(m.Body),
 		DetailURL:   msgDetailURLFor(id, m),
+		UniqKeyURL:  msgUniqKeyURL(m),
 	}
+}
+
+// msgUniqKeyURL links a message by its unique key, looked up in its topic's index, as a
+// producer's log names it; "" when the message has none.
+func msgUniqKeyURL(m lookup.Message) string {
+	if m.UniqueKey() == "" {
+		return ""
+	}
+	return "/messages/" + url.PathEscape(m.UniqueKey()) + "?topic=" + url.QueryEscape(m.Topic)
 }
 
 func msgRows(ms []lookup.Message) []views.MessageRow {

@@ -54,7 +54,15 @@ func messageRows(rows []MessageRow) templ.Component {
 			put(`<tr data-testid="message-row"><td class="nowrap">`)
 			esc(r.StoreTime)
 			put(`</td><td class="mono id">`)
-			esc(r.UniqKey)
+			if r.UniqKeyURL != "" {
+				put(`<a href="`)
+				esc(r.UniqKeyURL)
+				put(`" data-testid="uniq-link">`)
+				esc(r.UniqKey)
+				put(`</a>`)
+			} else {
+				esc(r.UniqKey)
+			}
 			put(`</td><td class="mono id"><a href="`)
 			esc(r.DetailURL)
 			put(`" data-testid="message-link">`)

@@ -78,6 +78,8 @@ type MessageRow struct {
 	Size        string
 	Preview     string
 	DetailURL   string
+	// UniqKeyURL opens the message by its unique key; "" when it has none.
+	UniqKeyURL string
 }
 
 // TabURL links to a tab, keeping the topic.
