@@ -77,6 +77,10 @@ func main() {
 	os.Exit(code)
 }
 
+// startupTimeout is generous: `make test` starts its cluster while the machine may be
+// busy with other work, and a slow start is better than a failed run.
+const startupTimeout = 4 * time.Minute
+
 // runDir is where `up` and `run` keep a version's configs, stores, logs and state.json.
 func runDir(version string) (string, error) {
 	root, err := dev.CacheRoot()
@@ -229,7 +233,8 @@ func up(args []string) error {
 		}
 	}
 	t := time.Now()
-	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Detached: true, Log: os.Stderr})
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Detached: true,
+		StartupTimeout: startupTimeout, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
@@ -389,7 +394,7 @@ func run(args []string) (int, error) {
 			return 1, derr
 		}
 		// Not detached: the JVMs get SIGTERM if rmqdev itself dies.
-		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Log: os.Stderr})
+		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, StartupTimeout: startupTimeout, Log: os.Stderr})
 		if err == nil {
 			statePath, err = writeState(c)
 			defer func() {
