@@ -148,7 +148,7 @@ func setupCluster() {
 		if harness.missing = MissingTools(version); len(harness.missing) > 0 {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testStartupTimeout) // mqadmin is a JVM: slow on a busy machine
 		defer cancel()
 		harness.cluster, harness.err = Attach(ctx, ns)
 		if harness.err != nil {
