@@ -60,9 +60,12 @@ type MessagesSummaryJSON struct {
 	InRange *int64 `json:"inRange,omitempty"`
 	// Scanned is how many messages a tag-filtered range query read; ScanLimited says it
 	// stopped at its budget, having read back to ScannedBackTo (epoch ms).
-	Scanned       int64 `json:"scanned,omitempty"`
-	ScanLimited   bool  `json:"scanLimited,omitempty"`
-	ScannedBackTo int64 `json:"scannedBackTo,omitempty"`
+	// OlderEnd (epoch ms), passed as end with the same query, gives the next, older
+	// page of a truncated range query.
+	OlderEnd      *int64 `json:"olderEnd,omitempty"`
+	Scanned       int64  `json:"scanned,omitempty"`
+	ScanLimited   bool   `json:"scanLimited,omitempty"`
+	ScannedBackTo int64  `json:"scannedBackTo,omitempty"`
 	// CappedBrokers answered the key query with their maximum of 64 (key queries).
 	CappedBrokers []string `json:"cappedBrokers,omitempty"`
 	// Errors name the brokers that failed; the messages are what the others returned.
@@ -168,6 +171,10 @@ func messagesSummaryJSON(r *lookup.Result, rangeQuery bool) MessagesSummaryJSON 
 	if rangeQuery {
 		n := r.InRange
 		j.InRange = &n
+		if end, ok := r.Older(); ok {
+			ms := end.UnixMilli()
+			j.OlderEnd = &ms
+		}
 		j.Scanned, j.ScanLimited = r.Scanned, r.ScanLimited
 		if r.ScanLimited {
 			j.ScannedBackTo = r.ScannedBackTo.UnixMilli()

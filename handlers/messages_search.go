@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,6 +132,11 @@ func (h *Messages) Search(c *gin.Context) {
 			default:
 				vm.Result = msgResultVM(out)
 				vm.Result.Took = out.took.Round(time.Millisecond).String()
+				if out.rangeRes != nil {
+					if end, ok := out.rangeRes.Older(); ok {
+						vm.Result.OlderURL = msgSearchURL("/messages", f, url.Values{"end": {strconv.FormatInt(end.UnixMilli(), 10)}})
+					}
+				}
 				vm.Result.ExportCSV = msgSearchURL("/messages/export", f, map[string][]string{"format": {"csv"}})
 				vm.Result.ExportJS = msgSearchURL("/messages/export", f, map[string][]string{"format": {"json"}})
 			}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -402,5 +403,38 @@ func TestIDSearchWithOneHitOpensIt(t *testing.T) {
 	href, _ := doc.Find(`[data-testid="uniq-link"]`).First().Attr("href")
 	if !strings.HasPrefix(href, "/messages/") || !strings.HasSuffix(href, "?topic=T") {
 		t.Errorf("the unique key column links to %q, want the message", href)
+	}
+}
+
+// A truncated range search links to the messages older than the oldest shown, keeping the
+// query, and the API answers the same cursor; following it reaches the older messages.
+func TestRangeSearchGoesOlderThanTheOldestShown(t *testing.T) {
+	r := msgRouter(lookup.New(msgFake(20), lookup.Options{}))
+	api := msgGet(t, r, rangeURL("/api/v1/messages", "limit", "5"))
+	var page struct {
+		Messages []struct {
+			StoreTimestamp int64 `json:"storeTimestamp"`
+		} `json:"messages"`
+		Truncated bool   `json:"truncated"`
+		OlderEnd  *int64 `json:"olderEnd"`
+	}
+	if err := json.Unmarshal(api.Body.Bytes(), &page); err != nil || !page.Truncated || page.OlderEnd == nil {
+		t.Fatalf("truncated API answer has no olderEnd (%v): %s", err, api.Body.String())
+	}
+	oldest := page.Messages[len(page.Messages)-1].StoreTimestamp
+	if *page.OlderEnd != oldest {
+		t.Errorf("olderEnd %d, want the oldest shown %d", *page.OlderEnd, oldest)
+	}
+	next := msgGet(t, r, rangeURL("/api/v1/messages", "limit", "5", "end", strconv.FormatInt(*page.OlderEnd, 10)))
+	if err := json.Unmarshal(next.Body.Bytes(), &page); err != nil || len(page.Messages) == 0 || page.Messages[0].StoreTimestamp > oldest {
+		t.Errorf("following olderEnd: %v %s", err, next.Body.String())
+	}
+
+	doc := msgDoc(t, msgGet(t, r, rangeURL("/messages")+"&limit=5"))
+	if href, ok := doc.Find(`[data-testid="older"]`).Attr("href"); ok {
+		u, _ := url.Parse(href)
+		if u.Query().Get("topic") != "T" || u.Query().Get("begin") != "2026-11-29 10:00:00" || u.Query().Get("end") == "" {
+			t.Errorf("older link %q does not keep the query", href)
+		}
 	}
 }

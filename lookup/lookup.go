@@ -117,6 +117,16 @@ type Result struct {
 	Failures []BrokerFailure
 }
 
+// Older is where the next page of a truncated range search ends: the store time of the
+// oldest message shown. Ends are inclusive, so messages stored in that same millisecond
+// come again rather than being skipped; ok is false when nothing older matched.
+func (r *Result) Older() (end time.Time, ok bool) {
+	if !r.Truncated || len(r.Messages) == 0 {
+		return time.Time{}, false
+	}
+	return r.Messages[len(r.Messages)-1].StoreTime(), true
+}
+
 // route returns the topic's route. A topic the NameServer does not know is an
 // *InputError on the topic field; a broker that served the topic a moment ago and is
 // missing from the route now is recorded in fo as failing op, since its messages are

@@ -61,6 +61,8 @@ type MessagesResult struct {
 	Copies    []MessageRow
 	ExportCSV string
 	ExportJS  string
+	// OlderURL is the same search ending at the oldest message shown, when more matched.
+	OlderURL string
 	// Took is how long the brokers took, e.g. "142 ms".
 	Took string
 }
