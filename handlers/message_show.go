@@ -44,6 +44,11 @@ func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
 	r, err := h.Lookup.ByID(c.Request.Context(), q)
 	var ie *lookup.InputError
 	switch {
+	case errors.As(err, &ie) && ie.Field == "topic" && q.Topic == "" && !isAPI(c):
+		// A unique key is found only through its topic's index: the id search asks for
+		// the topic beside the id, with suggestions, instead of an error page.
+		c.Redirect(http.StatusSeeOther, "/messages?"+url.Values{"tab": {views.TabID}, "id": {q.ID}}.Encode())
+		return nil, false
 	case errors.As(err, &ie):
 		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message})
 		return nil, false

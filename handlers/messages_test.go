@@ -438,3 +438,20 @@ func TestRangeSearchGoesOlderThanTheOldestShown(t *testing.T) {
 		}
 	}
 }
+
+// /messages/{uniqueKey} without its topic leads to the id search with the id filled in,
+// which asks for the topic beside it, instead of an error page.
+func TestMessageByUniqueKeyWithoutTopicAsksForIt(t *testing.T) {
+	r := msgRouter(lookup.New(msgFake(2), lookup.Options{}))
+	rec := msgGet(t, r, "/messages/ABCDEF0123456789")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/messages?id=ABCDEF0123456789&tab=id" {
+		t.Fatalf("%d to %q, want 303 to the id search", rec.Code, rec.Header().Get("Location"))
+	}
+	doc := msgDoc(t, msgGet(t, r, rec.Header().Get("Location")))
+	if v, _ := doc.Find(`#f-id`).Attr("value"); v != "ABCDEF0123456789" {
+		t.Errorf("the id search has id %q, want the one asked for", v)
+	}
+	if !strings.Contains(doc.Find(`#err-topic`).Text(), "give the topic") {
+		t.Errorf("the id search does not ask for the topic: %q", doc.Find(`#err-topic`).Text())
+	}
+}
