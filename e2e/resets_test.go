@@ -260,8 +260,8 @@ func TestResetInBrowserPreviewApplyAuditExport(t *testing.T) {
 			}
 		}
 	}
-	if applied != 2 || len(rows) != 4 {
-		t.Errorf("CSV has %d rows (%d applied queues), want header + 2 queues + 1 refusal:\n%s", len(rows), applied, csvText)
+	if applied != 2 || len(rows) != 3 {
+		t.Errorf("CSV has %d rows (%d applied queues), want header + 2 queues:\n%s", len(rows), applied, csvText)
 	}
 	jsonText := Get(t, ctx, "export JSON", chromedp.Evaluate[string](
 		`fetch(document.querySelector('[data-testid="export-json"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
@@ -279,7 +279,7 @@ func TestResetInBrowserPreviewApplyAuditExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(jsonText), &exp); err != nil {
 		t.Fatalf("JSON export: %v\n%s", err, jsonText)
 	}
-	if len(exp.Entries) != 2 || exp.Entries[0].Status != "applied" || len(exp.Entries[0].Queues) != 2 ||
+	if len(exp.Entries) != 1 || exp.Entries[0].Status != "applied" || len(exp.Entries[0].Queues) != 2 ||
 		exp.Entries[0].Queues[0].After == nil || *exp.Entries[0].Queues[0].After != 0 || len(exp.Entries[0].Hash) != 64 {
 		t.Errorf("JSON export %s", jsonText)
 	}
