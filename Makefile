@@ -13,10 +13,13 @@ build:
 	$(GO) build -o bin/rmqconsole .
 
 # Without RMQC_NAMESRV, start a local RocketMQ (and demo traffic) and the console against it;
-# with it, just the console. Ctrl-C stops everything that was started here.
+# with it, just the console. Ctrl-C stops everything that was started here. Everything is
+# built first, so no compiler output lands after the console's "ready" line.
 run: build
 ifeq ($(strip $(RMQC_NAMESRV)),)
-	$(RMQDEV) run $(if $(wildcard dev/demo/go.mod),--also "$(GO) run -C dev/demo .") -- ./bin/rmqconsole
+	$(GO) build -o bin/rmqdev ./dev/cmd/rmqdev
+	$(if $(wildcard dev/demo/go.mod),$(GO) build -C dev/demo -o $(CURDIR)/bin/rmqdemo .)
+	./bin/rmqdev run $(if $(wildcard dev/demo/go.mod),--also ./bin/rmqdemo) -- ./bin/rmqconsole
 else
 	./bin/rmqconsole
 endif

@@ -45,6 +45,7 @@ var accessRules = []accessRule{
 	{path: "/healthz", open: true, anonymous: true},
 	{path: "/readyz", open: true, anonymous: true},
 	{path: "/static/", prefix: true, open: true, anonymous: true},
+	{path: "/favicon.ico", open: true, anonymous: true},
 
 	// Offset resets, previews included, need an operator. A refused apply is audited; a
 	// refused preview is not: it would have changed nothing, so nothing was attempted.

@@ -110,7 +110,7 @@ func classify(rec *httptest.ResponseRecorder) outcome {
 // need admin.
 func expected(method, pattern string, role auth.Role, othersTokens bool) outcome {
 	switch {
-	case pattern == "/login" || pattern == "/logout" || pattern == "/healthz" || pattern == "/readyz" ||
+	case pattern == "/login" || pattern == "/logout" || pattern == "/healthz" || pattern == "/readyz" || pattern == "/favicon.ico" ||
 		strings.HasPrefix(pattern, "/static/"):
 		return served
 	case role == auth.NoRole:

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers"
+	"rmqconsole/static"
 )
 
 // requestLog logs one line per request after it is answered. A request the client
@@ -33,6 +34,8 @@ func requestLog(log *slog.Logger) gin.HandlerFunc {
 			level = slog.LevelDebug // probes poll often; their failures show in the probe
 		case status >= 500:
 			level = slog.LevelError
+		case static.Quiet(c.Request.URL.Path):
+			level = slog.LevelDebug // every page asks for several; a 404 of one shows in the page
 		}
 		log.Log(c.Request.Context(), level, "request",
 			"method", c.Request.Method,

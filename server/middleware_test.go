@@ -163,3 +163,25 @@ func TestSignInThrottledPerUserAndAddress(t *testing.T) {
 		t.Fatalf("otto from the same address after %d failures of others: %d, want signed in", len(names)*auth.DefaultThrottle.UserFree, code)
 	}
 }
+
+// Every page asks for its assets and the favicon: those requests are logged at debug,
+// so the info log shows what users did; the favicon is served, not a 404.
+func TestAssetRequestsAreLoggedAtDebug(t *testing.T) {
+	a, logBuf := newLoggedApp(t, "--no-auth=true")
+	for _, path := range []string{static.URL("app.css"), "/favicon.ico", "/api/v1/audit"} {
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: %d, want 200", path, rec.Code)
+		}
+	}
+	log := logBuf.String()
+	for _, path := range []string{static.URL("app.css"), "/favicon.ico"} {
+		if !strings.Contains(log, "level=DEBUG msg=request method=GET path="+path+" ") {
+			t.Errorf("%s is not logged at debug:\n%s", path, log)
+		}
+	}
+	if !strings.Contains(log, "level=INFO msg=request method=GET path=/api/v1/audit ") {
+		t.Errorf("a page request is not logged at info:\n%s", log)
+	}
+}

@@ -37,6 +37,7 @@ func (a *App) routes() http.Handler {
 	r.GET("/healthz", health.Live)
 	r.GET("/readyz", health.Ready)
 	r.GET(static.Prefix+"*path", gin.WrapH(static.Handler()))
+	r.GET("/favicon.ico", gin.WrapF(static.Favicon))
 
 	r.GET("/", home.Show)
 	r.GET("/api/v1/cluster", home.API)

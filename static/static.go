@@ -13,7 +13,7 @@ import (
 	"sync"
 )
 
-//go:embed app.css app.js vendor/*.js vendor/*.css vendor/SHA256SUMS
+//go:embed app.css app.js favicon.svg vendor/*.js vendor/*.css vendor/SHA256SUMS
 var files embed.FS
 
 // Prefix is where the assets are mounted.
@@ -71,4 +71,19 @@ func Handler() http.Handler {
 		r2.URL.Path = "/" + name
 		fileServer.ServeHTTP(w, r2)
 	})
+}
+
+// Favicon answers /favicon.ico, which browsers and tools ask for whatever the page
+// says: the console's icon (SVG, which every current browser takes there too).
+func Favicon(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	b, _ := files.ReadFile("favicon.svg")
+	_, _ = w.Write(b)
+}
+
+// Quiet reports whether a request path is for an asset (or the favicon), whose
+// requests every page makes several of: worth logging only when debugging.
+func Quiet(path string) bool {
+	return strings.HasPrefix(path, Prefix) || path == "/favicon.ico"
 }

@@ -368,6 +368,13 @@ func run(args []string) (int, error) {
 		return 2, errors.New("run: no command (rmqdev run [flags] -- CMD ARGS...)")
 	}
 
+	// Said last, after everything run started has stopped.
+	interrupted := false
+	defer func() {
+		if interrupted {
+			fmt.Fprintln(os.Stderr, "rmqdev: stopped")
+		}
+	}()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -429,7 +436,16 @@ func run(args []string) (int, error) {
 	}
 
 	child := exec.Command(argv[0], argv[1:]...)
-	child.Env, child.Stdin, child.Stdout, child.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	child.Env, child.Stdin, child.Stdout = env, os.Stdin, os.Stdout
+	logs, err := child.StderrPipe()
+	if err != nil {
+		return 1, fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		announceReady(logs, os.Stderr, healthy)
+	}()
 	// Own process group: a terminal's Ctrl-C reaches only rmqdev, which
 	// forwards it once, so the child never sees the signal twice.
 	child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -437,10 +453,14 @@ func run(args []string) (int, error) {
 		return 1, fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- child.Wait() }()
+	go func() {
+		<-logged // Wait closes the pipe: read it to the end first
+		exited <- child.Wait()
+	}()
 	for {
 		select {
 		case sig := <-sigs:
+			interrupted = true
 			child.Process.Signal(sig)
 		case err := <-exited:
 			var ee *exec.ExitError
@@ -449,9 +469,9 @@ func run(args []string) (int, error) {
 				return 0, nil
 			case errors.As(err, &ee):
 				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					return 128 + int(ws.Signal()), nil
+					return exitCode(128+int(ws.Signal()), true, interrupted), nil
 				}
-				return ee.ExitCode(), nil
+				return exitCode(ee.ExitCode(), false, interrupted), nil
 			default:
 				return 1, fmt.Errorf("run %s: %w", argv[0], err)
 			}
