@@ -48,6 +48,9 @@ lint:
 CLIENT_GO_PKGS := rocketmq|resets
 
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
+# Test packages run one at a time (-p 1): several start a private cluster of their own
+# and the browser tests run Chromium, and on a 2-core machine running them side by side
+# starved the groups watcher's real consumers of CPU without making the run shorter.
 # One shared cluster serves every test package (RMQC_TEST_NAMESRV); it is stopped afterwards
 # if this started it. A RocketMQ of this version already running from `make run` or
 # `rmqdev up` is used and left running; anything else holding the fixed ports stops the
@@ -64,7 +67,7 @@ test: lint check-generated
 	  fi; \
 	  export RMQC_TEST_NAMESRV=127.0.0.1:19876; \
 	fi; \
-	$(GO) test -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
+	$(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
 	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
 	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
