@@ -118,9 +118,10 @@ func (h *Messages) Search(c *gin.Context) {
 			case err != nil:
 				status, _ = errorStatus(err)
 				vm.Result = &views.MessagesResult{Error: msgSearchError(err)}
-			case out.idRes != nil && len(out.idRes.Copies) == 0:
+			case out.idRes != nil && len(out.idRes.Copies) == 0 && len(out.idRes.Failures) == 0:
 				// One message: open it by the id as typed, so its page says which
-				// kind matched.
+				// kind matched. Not when a broker did not answer: another copy may be
+				// there, and the message's page would wait for that broker once more.
 				to := "/messages/" + url.PathEscape(strings.TrimSpace(f.form.ID)) + "?topic=" + url.QueryEscape(out.idRes.Message.Topic)
 				if isHTMX(c) {
 					c.Header("HX-Redirect", to)

@@ -406,6 +406,25 @@ func TestIDSearchWithOneHitOpensIt(t *testing.T) {
 	}
 }
 
+// A unique key found while a broker did not answer is not opened: the search page shows
+// the one hit and names the broker, instead of a message page that waits for it again.
+func TestIDSearchWithOneHitAndAFailedBrokerStays(t *testing.T) {
+	f := msgFake(4)
+	svc := lookup.New(f, lookup.Options{})
+	res, err := svc.ByRange(context.Background(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].BrokerName != "broker-a" {
+		t.Fatal(err, res)
+	}
+	f.Down("10.0.0.2:10911")
+	rec := msgGet(t, msgRouter(svc), "/messages?tab=id&topic=T&id="+res.Messages[0].UniqueKey())
+	if rec.Code != http.StatusOK || rec.Header().Get("Location") != "" {
+		t.Fatalf("answered %d to %q, want the search page", rec.Code, rec.Header().Get("Location"))
+	}
+	if body := rec.Body.String(); !strings.Contains(body, "broker-b") {
+		t.Errorf("the search page does not name broker-b, which did not answer:\n%s", body)
+	}
+}
+
 // A truncated range search links to the messages older than the oldest shown, keeping the
 // query, and the API answers the same cursor; following it reaches the older messages.
 func TestRangeSearchGoesOlderThanTheOldestShown(t *testing.T) {
