@@ -474,3 +474,33 @@ func TestMessageByUniqueKeyWithoutTopicAsksForIt(t *testing.T) {
 		t.Errorf("the id search does not ask for the topic: %q", doc.Find(`#err-topic`).Text())
 	}
 }
+
+// With every heavy-query slot taken, a time-range search on the page, in the API and as an
+// export is answered 503 with Retry-After at once, while key and id searches still run.
+func TestHeavyQueriesPastTheCapAreRefusedAtOnce(t *testing.T) {
+	svc := lookup.New(msgFake(4), lookup.Options{})
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Heavy: NewHeavyGate(1),
+		Now: func() time.Time { return msgT0.Add(time.Hour) }}
+	r.GET("/messages", h.Search)
+	r.GET("/messages/export", h.Export)
+	r.GET("/api/v1/messages", h.API)
+	if rec := msgGet(t, r, rangeURL("/api/v1/messages")); rec.Code != http.StatusOK {
+		t.Fatalf("a range search with a free slot answered %d: %s", rec.Code, rec.Body.String())
+	}
+	leave, ok := h.Heavy.enter()
+	if !ok {
+		t.Fatal("the only slot is still taken after the first search ended")
+	}
+	defer leave()
+	for _, target := range []string{rangeURL("/messages"), rangeURL("/api/v1/messages"), rangeURL("/messages/export", "format", "csv")} {
+		rec := msgGet(t, r, target)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+			t.Errorf("%s with the cap reached: %d, Retry-After %q; want 503 with Retry-After", target, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+	if rec := msgGet(t, r, "/api/v1/messages?topic=T&key=key-1"); rec.Code != http.StatusOK {
+		t.Errorf("a key search with the cap reached answered %d, want it to run", rec.Code)
+	}
+}
