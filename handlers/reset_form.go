@@ -18,7 +18,7 @@ import (
 // ResetService is what the reset pages need; *resets.Service implements it.
 type ResetService interface {
 	Snapshot(ctx context.Context, group, topic string) (*resets.Snapshot, error)
-	Plan(ctx context.Context, req resets.Request, who resets.Who) (*resets.Plan, error)
+	Plan(ctx context.Context, req resets.Request) (*resets.Plan, error)
 	Preview(id string) (*resets.Plan, bool)
 	ExpiresAt(p *resets.Plan) time.Time
 	Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error)

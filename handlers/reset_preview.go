@@ -19,7 +19,7 @@ func (h *Resets) Preview(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	p, err := h.Service.Plan(ctx, req, who(c))
+	p, err := h.Service.Plan(ctx, req)
 	var ie resets.InputErrors
 	switch {
 	case errors.As(err, &ie):
@@ -99,7 +99,7 @@ func (h *Resets) PreviewAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
-	p, err := h.Service.Plan(c.Request.Context(), req, who(c))
+	p, err := h.Service.Plan(c.Request.Context(), req)
 	var ie resets.InputErrors
 	switch {
 	case errors.As(err, &ie):

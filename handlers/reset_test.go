@@ -36,7 +36,7 @@ type rsFake struct {
 func (f *rsFake) Snapshot(ctx context.Context, group, topic string) (*resets.Snapshot, error) {
 	return &resets.Snapshot{Group: group, Topics: []string{"orders"}, OnlineKnown: true}, nil
 }
-func (f *rsFake) Plan(ctx context.Context, req resets.Request, who resets.Who) (*resets.Plan, error) {
+func (f *rsFake) Plan(ctx context.Context, req resets.Request) (*resets.Plan, error) {
 	return f.plan(req)
 }
 func (f *rsFake) Preview(id string) (*resets.Plan, bool) { return nil, false }

@@ -43,7 +43,7 @@ func BenchmarkResetRealBroker(b *testing.B) {
 	b.Run("preview", func(b *testing.B) {
 		calls, start := c.TotalCalls(), time.Now()
 		for b.Loop() {
-			if _, err := svc.Plan(ctx, req, alice); err != nil {
+			if _, err := svc.Plan(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -59,7 +59,7 @@ func BenchmarkResetRealBroker(b *testing.B) {
 			r := req
 			r.Mode = modes[i%2]
 			i++
-			p, err := svc.Plan(ctx, r, alice)
+			p, err := svc.Plan(ctx, r)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -223,7 +223,7 @@ func (e *it) planApply(t *testing.T, req Request) (*Plan, *store.AuditEntry) {
 	if req.Topic == "" {
 		req.Topic = e.topic
 	}
-	p, err := e.svc.Plan(ctxT(t), req, alice)
+	p, err := e.svc.Plan(ctxT(t), req)
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -407,14 +407,14 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 		{"future", Request{Group: e.group, Topic: e.topic, Mode: ModeTimestamp, Timestamp: time.Now().Add(time.Hour), QueueID: AllQueues}, "timestamp"},
 		{"shift overflow", Request{Group: e.group, Topic: e.topic, Mode: ModeShift, Shift: 1<<63 - 1, QueueID: AllQueues}, "shift"},
 	} {
-		_, err := e.svc.Plan(ctxT(t), tc.req, alice)
+		_, err := e.svc.Plan(ctxT(t), tc.req)
 		var ie InputErrors
 		if !errors.As(err, &ie) || ie.For(tc.field) == "" {
 			t.Errorf("%s: %v, want an input error on %s", tc.name, err, tc.field)
 		}
 	}
 	// Applying without confirmation.
-	p, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues}, alice)
+	p, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 func TestIntegrationAuditWriteFailureNoBrokerCall(t *testing.T) {
 	e := newIT(t, false)
 	before := e.mqadminOffsets(t)
-	p, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues}, alice)
+	p, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,11 +477,11 @@ func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
 		close(started)
 		<-hold
 	}
-	p1, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues}, alice)
+	p1, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeLatest, QueueID: AllQueues}, alice)
+	p2, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeLatest, QueueID: AllQueues})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		}
 	}
 	req := Request{Group: group, Topic: topic, Mode: ModeEarliest, QueueID: AllQueues}
-	p, err := svc.Plan(ctx, req, alice)
+	p, err := svc.Plan(ctx, req)
 	if err != nil || len(p.Queues) != 4 || len(p.Failures) != 0 {
 		t.Fatalf("both brokers up: %v, plan %+v", err, p)
 	}
@@ -64,7 +64,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	p, err = svc.Plan(ctx, req, alice)
+	p, err = svc.Plan(ctx, req)
 	took := time.Since(start)
 	if err := cl.Thaw("broker-b"); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		}
 		return nil
 	})
-	p, err = svc.Plan(ctx, req, alice)
+	p, err = svc.Plan(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 		{"g", "broker-a", "topic", "the brokers create for their cluster or broker name"},
 	} {
 		before := e.fake.TotalCalls()
-		_, err := e.svc.Plan(ctx, Request{Group: tc.group, Topic: tc.topic, Mode: ModeLatest, QueueID: AllQueues}, alice)
+		_, err := e.svc.Plan(ctx, Request{Group: tc.group, Topic: tc.topic, Mode: ModeLatest, QueueID: AllQueues})
 		var ie InputErrors
 		if !errors.As(err, &ie) || !strings.Contains(ie.For(tc.field), tc.says) {
 			t.Errorf("%s on %s: %v, want %q on %s", tc.group, tc.topic, err, tc.says, tc.field)

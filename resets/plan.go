@@ -165,7 +165,7 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // what will happen. It changes nothing. Bad input (including what only the cluster can
 // tell: an unknown group, topic or queue, an offset past the end) is answered as
 // InputErrors; it is not an audit event, since nothing was attempted against the cluster.
-func (s *Service) Plan(ctx context.Context, req Request, who Who) (*Plan, error) {
+func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p, err := s.plan(ctx, req)
 	if err != nil {
 		return nil, err

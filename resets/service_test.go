@@ -78,7 +78,7 @@ func (e *env) entries(t *testing.T) []store.AuditEntry {
 
 func (e *env) plan(t *testing.T, req Request) *Plan {
 	t.Helper()
-	p, err := e.svc.Plan(context.Background(), req, alice)
+	p, err := e.svc.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatalf("plan %+v: %v", req, err)
 	}
@@ -207,7 +207,7 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.entries(t))
-			_, err := e.svc.Plan(context.Background(), tc.req, alice)
+			_, err := e.svc.Plan(context.Background(), tc.req)
 			var ie InputErrors
 			if !errors.As(err, &ie) || !strings.Contains(ie.For(tc.field), tc.says) {
 				t.Fatalf("err %v, want %q on %s", err, tc.says, tc.field)
@@ -362,7 +362,7 @@ func TestOldBrokerPaths(t *testing.T) {
 	})
 	t.Run("online per queue refused", func(t *testing.T) {
 		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
-		_, err := e.svc.Plan(context.Background(), Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 3}, alice)
+		_, err := e.svc.Plan(context.Background(), Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 3})
 		var ie InputErrors
 		if !errors.As(err, &ie) || !strings.Contains(ie.For("mode"), "Stop the group's clients") {
 			t.Fatalf("err %v", err)
