@@ -26,11 +26,20 @@ type Detail struct {
 	// ConsumeType is push, pull or pop; "" while no client is online.
 	ConsumeType string `json:"consumeType"`
 	// MessageModel is CLUSTERING or BROADCASTING; "" while no client is online.
-	MessageModel     string         `json:"messageModel"`
-	ConsumeFromWhere string         `json:"consumeFromWhere,omitempty"`
-	Clients          []Client       `json:"clients"`
-	Queues           []QueueLag     `json:"queues"`
-	Topics           []TopicSummary `json:"topics"`
+	MessageModel     string `json:"messageModel"`
+	ConsumeFromWhere string `json:"consumeFromWhere,omitempty"`
+	// ConsumeMode is orderly, concurrent or mixed, as the clients' running info says;
+	// "" when no client reported it.
+	ConsumeMode string `json:"consumeMode,omitempty"`
+	// LockExpiryMs is the broker's orderly lock expiry the warnings assume (orderly
+	// groups only; see BrokerLockExpiry).
+	LockExpiryMs int64 `json:"lockExpiryMs,omitempty"`
+	// Blocked holds a sentence for every orderly queue nobody can consume now (its
+	// lock holder is gone, or stopped renewing).
+	Blocked []string       `json:"blocked,omitempty"`
+	Clients []Client       `json:"clients"`
+	Queues  []QueueLag     `json:"queues"`
+	Topics  []TopicSummary `json:"topics"`
 	// TotalLag sums the queues whose lag is known; nil when none is.
 	TotalLag *int64 `json:"totalLag"`
 	// TotalLagNote says why TotalLag is unknown, or that it leaves queues out.
@@ -69,6 +78,8 @@ type Client struct {
 	// Queues counts the queues the client holds (its running info's queue table).
 	Queues     int     `json:"queues"`
 	ConsumeTPS float64 `json:"consumeTps"`
+	// ConsumeMode is orderly or concurrent (its listener); "" when it did not say.
+	ConsumeMode string `json:"consumeMode,omitempty"`
 	// RunningInfoError says why the client's own report could not be read; its queues
 	// and subscriptions are then unknown.
 	RunningInfoError string `json:"runningInfoError,omitempty"`
@@ -108,6 +119,11 @@ type QueueLag struct {
 	// report its queues, so it may be the owner.
 	OwnerUnknown bool `json:"ownerUnknown,omitempty"`
 	Retry        bool `json:"retry"`
+	// Lock is the queue's orderly lock (orderly groups only).
+	Lock *QueueLock `json:"lock,omitempty"`
+
+	// pulledEnd is the sole owner's pulledEnd at this read; 0 when unknown.
+	pulledEnd int64
 }
 
 // Queue returns the queue's identity.
@@ -193,6 +209,8 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	statsFailed := d.mergeStats(answers)
 	infos := s.runningInfos(ctx, d)
 	d.applyRunningInfos(infos)
+	d.ConsumeMode = groupConsumeMode(d.Clients)
+	s.modes.remember(group, d.ConsumeMode, d.CheckedAt)
 	for _, c := range d.Clients {
 		for _, sub := range c.Subscriptions {
 			subs[sub.Topic] = true
@@ -201,6 +219,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
 	sortQueues(d.Queues)
+	d.applyLocks(infos)
 	d.summarise()
 	d.checkSubscriptions()
 	d.Assignment = d.assign(subs)
@@ -349,6 +368,7 @@ func (d *Detail) applyRunningInfos(infos []*rocketmq.ConsumerRunningInfo) {
 		if d.ConsumeType == "" {
 			d.ConsumeType = ConsumeTypeName(info.ConsumeType())
 		}
+		c.ConsumeMode = clientConsumeMode(info)
 	}
 }
 
@@ -415,6 +435,7 @@ func heartbeatVersion(language string, ordinal int) string {
 // applyOwners marks each queue with the clients whose queue table holds it.
 func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 	owners := map[rocketmq.MessageQueue][]string{}
+	pulled := map[rocketmq.MessageQueue]int64{}
 	for i, info := range infos {
 		if info == nil {
 			continue
@@ -422,6 +443,7 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 		for mq, pq := range info.MQTable {
 			if !pq.Dropped {
 				owners[mq] = append(owners[mq], d.Clients[i].ClientID)
+				pulled[mq] = pulledEnd(pq)
 			}
 		}
 	}
@@ -436,6 +458,8 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 		}
 		if len(o) > 1 {
 			q.Owners = o
+		} else if len(o) == 1 {
+			q.pulledEnd = pulled[q.Queue()]
 		}
 		q.OwnerUnknown = len(o) == 0 && !d.ownersKnown
 	}

@@ -25,6 +25,9 @@ type Summary struct {
 	Clients      int    `json:"clients"`
 	ConsumeType  string `json:"consumeType"`
 	MessageModel string `json:"messageModel"`
+	// ConsumeMode is orderly, concurrent or mixed (see Detail.ConsumeMode); "" when
+	// offline or no client said.
+	ConsumeMode string `json:"consumeMode,omitempty"`
 	// Topics are the topics the group subscribes to or has offsets for (retry topic aside).
 	Topics []string `json:"topics"`
 	// TotalLag sums the lag of the queues whose lag is known (the retry topic
@@ -163,6 +166,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	for i, g := range names {
 		l.Groups[i] = summarise(g, answers[i])
 	}
+	s.listModes(fo, names, answers, l.Groups)
 	l.Took = s.opts.Now().Sub(start)
 	return l, nil
 }

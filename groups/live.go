@@ -582,7 +582,8 @@ func EventsToStore(group string, events []Event) []store.RebalanceEvent {
 	out := make([]store.RebalanceEvent, len(events))
 	for i, e := range events {
 		out[i] = store.RebalanceEvent{Group: group, At: e.At, Kind: e.Kind, ClientID: e.ClientID, Topic: e.Topic,
-			BrokerName: e.BrokerName, QueueID: e.QueueID, From: e.From, To: e.To, UnownedMs: e.UnownedMs}
+			BrokerName: e.BrokerName, QueueID: e.QueueID, From: e.From, To: e.To, UnownedMs: e.UnownedMs,
+			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs}
 	}
 	return out
 }
@@ -592,7 +593,8 @@ func EventsFromStore(stored []store.RebalanceEvent) []Event {
 	out := make([]Event, len(stored))
 	for i, e := range stored {
 		out[i] = Event{At: e.At, Kind: e.Kind, ClientID: e.ClientID, Topic: e.Topic, BrokerName: e.BrokerName,
-			QueueID: e.QueueID, From: e.From, To: e.To, UnownedMs: e.UnownedMs}
+			QueueID: e.QueueID, From: e.From, To: e.To, UnownedMs: e.UnownedMs,
+			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs}
 	}
 	return out
 }

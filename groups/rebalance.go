@@ -13,10 +13,13 @@ const (
 	KindJoined = "joined" // a client came online
 	KindLeft   = "left"   // a client went away
 	KindMoved  = "moved"  // a queue got a new owner
+	// KindLocked: an orderly queue's lock went to a new holder (From is the previous
+	// holder, "" for the first lock seen on a queue that appeared while watched).
+	KindLocked = "locked"
 )
 
-// Event is one change in a watched group: a client joined or left, or a queue moved
-// from one client to another.
+// Event is one change in a watched group: a client joined or left, a queue moved from
+// one client to another, or an orderly queue's lock changed hands.
 type Event struct {
 	At       time.Time `json:"at"`
 	Kind     string    `json:"kind"`
@@ -33,6 +36,13 @@ type Event struct {
 	// UnownedMs is how long the queue had no owner before To took it, as seen at the
 	// poll interval (0 when it moved between two polls).
 	UnownedMs int64 `json:"unownedMs"`
+	// DuplicatesAtRisk bounds, for a move, how many messages To may consume again: what
+	// From had pulled past the broker's committed offset at its last report (see
+	// DuplicatesNote). Absent when From never reported the queue.
+	DuplicatesAtRisk *int64 `json:"duplicatesAtRisk,omitempty"`
+	// UnlockedMs is, for a lock handover, how long no client held the queue's lock
+	// (as seen at the poll interval).
+	UnlockedMs int64 `json:"unlockedMs,omitempty"`
 }
 
 // Queue returns the moved queue (zero for client events).
@@ -49,17 +59,50 @@ func (e Event) Queue() rocketmq.MessageQueue {
 type tracker struct {
 	started bool
 	clients map[string]bool
-	queues  map[rocketmq.MessageQueue]*queueState
+	// leftAt is when each client that left was seen leaving.
+	leftAt map[string]time.Time
+	queues map[rocketmq.MessageQueue]*queueState
+	locks  map[rocketmq.MessageQueue]*lockState
 }
 
 type queueState struct {
 	owner        string    // "" while unowned
 	lastOwner    string    // the owner before it became unowned
 	unownedSince time.Time // when it was first seen unowned
+	report       ownerReport
 }
 
+// ownerReport is the last thing a sole owner said about a queue: how far it had pulled,
+// beside the offset the broker had committed for the group at the same read.
+type ownerReport struct {
+	owner     string
+	pulledEnd int64
+	committed int64
+}
+
+// duplicatesAtRisk bounds what a new owner may consume again after from let go.
+func (st *queueState) duplicatesAtRisk(from string) *int64 {
+	if from == "" || st.report.owner != from {
+		return nil
+	}
+	n := max(st.report.pulledEnd-st.report.committed, 0)
+	return &n
+}
+
+// lockState is the last lock holder the watcher saw on an orderly queue.
+type lockState struct {
+	holder   string
+	since    time.Time // first seen locked by holder; zero when that was the baseline
+	lastSeen time.Time // last seen locked by holder
+	lockTs   int64     // holder's lastLockTimestamp at lastSeen
+}
+
+// leftKept bounds how long a departed client's leave time is remembered.
+const leftKept = time.Hour
+
 func newTracker() *tracker {
-	return &tracker{clients: map[string]bool{}, queues: map[rocketmq.MessageQueue]*queueState{}}
+	return &tracker{clients: map[string]bool{}, leftAt: map[string]time.Time{},
+		queues: map[rocketmq.MessageQueue]*queueState{}, locks: map[rocketmq.MessageQueue]*lockState{}}
 }
 
 // observe diffs d against the previous snapshot. Parts that d could not read (no broker
@@ -77,20 +120,89 @@ func (t *tracker) observe(d *Detail) []Event {
 			for _, id := range slices.Sorted(maps.Keys(t.clients)) {
 				if !cur[id] {
 					events = append(events, Event{At: now, Kind: KindLeft, ClientID: id})
+					t.leftAt[id] = now
 				}
 			}
 			for _, c := range d.Clients {
 				if !t.clients[c.ClientID] {
 					events = append(events, Event{At: now, Kind: KindJoined, ClientID: c.ClientID})
 				}
+				delete(t.leftAt, c.ClientID)
 			}
 		}
 		t.clients = cur
+		for id, at := range t.leftAt {
+			if now.Sub(at) > leftKept {
+				delete(t.leftAt, id)
+			}
+		}
 	}
 	if d.clientsKnown && d.ownersKnown {
 		events = append(events, t.observeQueues(d, now)...)
+		events = append(events, t.observeLocks(d, now)...)
 	}
 	t.started = t.started || d.clientsKnown
+	return events
+}
+
+// observeLocks follows each orderly queue's lock holder: a new holder is a handover
+// event, and a queue whose holder left is shown as still locked by it (the broker keeps
+// the lock until it expires), so the warnings can say the queue is blocked.
+func (t *tracker) observeLocks(d *Detail, now time.Time) []Event {
+	var events []Event
+	cloned := false
+	present := map[rocketmq.MessageQueue]bool{}
+	for i := range d.Queues {
+		q := &d.Queues[i]
+		if q.Lock == nil {
+			continue
+		}
+		if !cloned { // d's rows may be shared with its reader; annotate a copy
+			d.Queues = slices.Clone(d.Queues)
+			q, cloned = &d.Queues[i], true
+		}
+		mq := q.Queue()
+		present[mq] = true
+		l := *q.Lock
+		ls := t.locks[mq]
+		switch {
+		case l.Locked:
+			if ls == nil || ls.holder != l.Holder {
+				if t.started {
+					qid := mq.QueueID
+					e := Event{At: now, Kind: KindLocked, ClientID: l.Holder, Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: &qid, To: l.Holder}
+					if ls != nil {
+						e.From, e.UnlockedMs = ls.holder, now.Sub(ls.lastSeen).Milliseconds()
+					}
+					events = append(events, e)
+				}
+				ls = &lockState{holder: l.Holder}
+				if t.started {
+					ls.since = now
+				}
+				t.locks[mq] = ls
+			}
+			ls.lastSeen, ls.lockTs = now, l.LastLockTimestamp
+			if !ls.since.IsZero() {
+				l.LockedSince = ls.since.UnixMilli()
+			}
+		case ls != nil && !t.clients[ls.holder]:
+			// The holder is gone without unlocking: the broker still holds its lock.
+			l.Holder, l.LastLockTimestamp, l.HolderOnline = ls.holder, ls.lockTs, false
+			if at, ok := t.leftAt[ls.holder]; ok {
+				l.HolderLeftAt = at.UnixMilli()
+			}
+		}
+		q.Lock = &l
+	}
+	for mq := range t.locks {
+		if !present[mq] {
+			delete(t.locks, mq)
+		}
+	}
+	if cloned {
+		d.lockWarnings()
+	}
 	return events
 }
 
@@ -117,6 +229,7 @@ func (t *tracker) observeQueues(d *Detail, now time.Time) []Event {
 					QueueID: &qid, To: owner})
 			}
 			t.queues[mq] = st
+			st.remember(q)
 			continue
 		}
 		switch {
@@ -126,14 +239,16 @@ func (t *tracker) observeQueues(d *Detail, now time.Time) []Event {
 		case st.owner == "":
 			qid := mq.QueueID
 			events = append(events, Event{At: now, Kind: KindMoved, ClientID: owner, Topic: mq.Topic, BrokerName: mq.BrokerName,
-				QueueID: &qid, From: st.lastOwner, To: owner, UnownedMs: now.Sub(st.unownedSince).Milliseconds()})
+				QueueID: &qid, From: st.lastOwner, To: owner, UnownedMs: now.Sub(st.unownedSince).Milliseconds(),
+				DuplicatesAtRisk: st.duplicatesAtRisk(st.lastOwner)})
 			st.owner = owner
 		default:
 			qid := mq.QueueID
 			events = append(events, Event{At: now, Kind: KindMoved, ClientID: owner, Topic: mq.Topic, BrokerName: mq.BrokerName,
-				QueueID: &qid, From: st.owner, To: owner})
+				QueueID: &qid, From: st.owner, To: owner, DuplicatesAtRisk: st.duplicatesAtRisk(st.owner)})
 			st.lastOwner, st.owner = st.owner, owner
 		}
+		st.remember(q)
 	}
 	for mq := range t.queues {
 		if !present[mq] {
@@ -141,4 +256,63 @@ func (t *tracker) observeQueues(d *Detail, now time.Time) []Event {
 		}
 	}
 	return events
+}
+
+// remember keeps a sole owner's report of the queue for the next move's bound.
+func (st *queueState) remember(q QueueLag) {
+	if q.Owner == "" || len(q.Owners) > 1 || q.ConsumerOffset == nil || q.pulledEnd == 0 {
+		return
+	}
+	st.report = ownerReport{owner: q.Owner, pulledEnd: q.pulledEnd, committed: *q.ConsumerOffset}
+}
+
+// RebalanceGap separates rebalances: events less than this apart belong to one. Clients
+// rebalance every 20 s, so the moves one join or leave causes come within it.
+const RebalanceGap = 30 * time.Second
+
+// Rebalance sums one burst of events: what a rebalance cost.
+type Rebalance struct {
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	Moves         int       `json:"moves"`
+	LockHandovers int       `json:"lockHandovers"`
+	// DuplicatesAtRisk sums the moves' bounds (see DuplicatesNote); UnknownMoves counts
+	// moves without one (their previous owner never reported).
+	DuplicatesAtRisk int64 `json:"duplicatesAtRisk"`
+	UnknownMoves     int   `json:"unknownMoves"`
+	// MaxUnownedMs is the longest any of its queues went without an owner.
+	MaxUnownedMs int64 `json:"maxUnownedMs"`
+}
+
+// Rebalances groups events (newest first, as stored and shown) into rebalances, newest
+// first. Bursts without a move or lock handover (a client that joined and holds nothing
+// yet) are left out.
+func Rebalances(events []Event) []Rebalance {
+	var out []Rebalance
+	var cur *Rebalance
+	for _, e := range events {
+		if cur == nil || cur.Start.Sub(e.At) > RebalanceGap {
+			if cur != nil && cur.Moves+cur.LockHandovers > 0 {
+				out = append(out, *cur)
+			}
+			cur = &Rebalance{End: e.At}
+		}
+		cur.Start = e.At
+		switch e.Kind {
+		case KindMoved:
+			cur.Moves++
+			cur.MaxUnownedMs = max(cur.MaxUnownedMs, e.UnownedMs)
+			if e.DuplicatesAtRisk == nil {
+				cur.UnknownMoves++
+			} else {
+				cur.DuplicatesAtRisk += *e.DuplicatesAtRisk
+			}
+		case KindLocked:
+			cur.LockHandovers++
+		}
+	}
+	if cur != nil && cur.Moves+cur.LockHandovers > 0 {
+		out = append(out, *cur)
+	}
+	return out
 }

@@ -55,7 +55,8 @@ type Service struct {
 	cluster *cluster.Cluster
 	opts    Options
 
-	list listCache
+	list  listCache
+	modes modeMemory
 }
 
 // NewService returns a Service over admin.

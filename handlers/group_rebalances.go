@@ -25,6 +25,23 @@ type RebalancesJSON struct {
 	Events []groups.Event `json:"events"`
 	// Limit is how many events were asked for at most; fewer means the history ends.
 	Limit int `json:"limit"`
+	// Rebalances sums the events of this page into rebalances (events less than
+	// groups.RebalanceGap apart), newest first.
+	Rebalances []groups.Rebalance `json:"rebalances"`
+	// Days sums every stored move of the last CostDays UTC days, newest first, whatever
+	// the page.
+	Days []RebalanceDayJSON `json:"days"`
+	// DuplicatesNote says what duplicatesAtRisk is: an upper bound, and where it comes from.
+	DuplicatesNote string `json:"duplicatesNote"`
+}
+
+// RebalanceDayJSON is one UTC day of moves.
+type RebalanceDayJSON struct {
+	Day              string `json:"day"`
+	Moves            int64  `json:"moves"`
+	DuplicatesAtRisk int64  `json:"duplicatesAtRisk"`
+	UnknownMoves     int64  `json:"unknownMoves"`
+	UnownedMs        int64  `json:"unownedMs"`
 }
 
 // API answers [?limit=N (1..1000, default 200)&before=RFC 3339 or epoch ms].
@@ -59,7 +76,21 @@ func (h *GroupRebalances) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, RebalancesJSON{Group: group, Events: groups.EventsFromStore(stored), Limit: limit})
+	days, err := h.Events.RebalanceDays(c.Request.Context(), group, costSince(time.Now()))
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	events := groups.EventsFromStore(stored)
+	out := RebalancesJSON{Group: group, Events: events, Limit: limit, Rebalances: groups.Rebalances(events),
+		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote}
+	if out.Rebalances == nil {
+		out.Rebalances = []groups.Rebalance{}
+	}
+	for i, d := range days {
+		out.Days[i] = RebalanceDayJSON(d)
+	}
+	c.JSON(http.StatusOK, out)
 }
 
 // parseRebalanceTime reads RFC 3339 or epoch milliseconds.

@@ -25,9 +25,27 @@ type LiveGroups interface {
 	Interval() time.Duration
 }
 
-// RebalanceHistory reads stored rebalance events.
+// RebalanceHistory reads stored rebalance events and their daily sums.
 type RebalanceHistory interface {
 	RebalanceEvents(ctx context.Context, group string, limit int, before time.Time) ([]store.RebalanceEvent, error)
+	RebalanceDays(ctx context.Context, group string, since time.Time) ([]store.RebalanceDay, error)
+}
+
+// CostDays is how many UTC days of rebalance cost the group page and the history API sum.
+const CostDays = 14
+
+// rebalanceDays reads the daily sums of the last CostDays days.
+func (h *GroupShow) rebalanceDays(ctx context.Context, group string) ([]store.RebalanceDay, error) {
+	if h.Events == nil {
+		return nil, nil
+	}
+	return h.Events.RebalanceDays(ctx, group, costSince(time.Now()))
+}
+
+// costSince is the start of the first UTC day the cost sums cover.
+func costSince(now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(CostDays - 1))
 }
 
 // GroupShow is /groups/{group} and GET /api/v1/groups/{group}.
@@ -89,7 +107,11 @@ func (h *GroupShow) Show(c *gin.Context) {
 	if h.Live != nil {
 		poll = h.Live.Interval()
 	}
-	h.render(c, http.StatusOK, p, views.GroupPage(groupPageVM(d, hist, recent, poll)))
+	days, daysErr := h.rebalanceDays(c.Request.Context(), group)
+	if daysErr != nil {
+		h.Log.Warn("read rebalance days", "group", group, "err", daysErr)
+	}
+	h.render(c, http.StatusOK, p, views.GroupPage(groupPageVM(d, hist, recent, days, daysErr, poll)))
 }
 
 // API answers GET /api/v1/groups/{group}.

@@ -72,6 +72,29 @@ func (f *fakeHistory) RebalanceEvents(_ context.Context, g string, limit int, _ 
 	return out, nil
 }
 
+// RebalanceDays sums the group's moves per UTC day, newest first, as the store does.
+func (f *fakeHistory) RebalanceDays(_ context.Context, g string, since time.Time) ([]store.RebalanceDay, error) {
+	var out []store.RebalanceDay
+	for _, e := range f.events {
+		if e.Group != g || e.Kind != "moved" || e.At.Before(since) {
+			continue
+		}
+		day := e.At.UTC().Format(time.DateOnly)
+		if len(out) == 0 || out[len(out)-1].Day != day {
+			out = append(out, store.RebalanceDay{Day: day})
+		}
+		d := &out[len(out)-1]
+		d.Moves++
+		d.UnownedMs += e.UnownedMs
+		if e.DuplicatesAtRisk == nil {
+			d.UnknownMoves++
+		} else {
+			d.DuplicatesAtRisk += *e.DuplicatesAtRisk
+		}
+	}
+	return out, nil
+}
+
 func i64(v int64) *int64 { return &v }
 
 // sampleDetail is a group with one owned queue, one queue whose lag is unknown, and a

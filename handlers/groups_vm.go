@@ -12,6 +12,7 @@ import (
 
 	"rmqconsole/groups"
 	"rmqconsole/rocketmq"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -52,7 +53,7 @@ func groupFailures(fs []groups.BrokerFailure) []string {
 func groupRowVM(s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
-		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, Topics: s.Topics,
+		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
 		Lag: groupLagCell(s.TotalLag, s.LagNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
@@ -98,7 +99,23 @@ func lagGrowing(values []float64) bool {
 	return rise >= 2 && rise >= 0.05*mean(first)
 }
 
-func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {
+// lockCellVM shows an orderly queue's lock.
+func lockCellVM(group string, l *groups.QueueLock) *views.LockCell {
+	if l == nil {
+		return nil
+	}
+	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: l.Warning}
+	if l.Holder != "" && l.HolderOnline {
+		c.HolderURL = views.ClientURL(group, l.Holder)
+	}
+	if l.Holder != "" {
+		c.Renewed, c.RenewedISO = groupEpochMs(l.LastLockTimestamp)
+	}
+	c.Since, c.SinceISO = groupEpochMs(l.LockedSince)
+	return c
+}
+
+func queueRowVM(group string, q groups.QueueLag, hist *groups.History) views.QueueRow {
 	mq := q.Queue()
 	r := views.QueueRow{
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
@@ -110,6 +127,7 @@ func queueRowVM(q groups.QueueLag, hist *groups.History) views.QueueRow {
 	if q.InFlight != nil {
 		r.InFlight = views.Thousands(*q.InFlight)
 	}
+	r.Lock = lockCellVM(group, q.Lock)
 	r.Last, r.LastISO = groupEpochMs(q.LastTimestamp)
 	if hist != nil {
 		if vals := hist.Queues[mq]; len(vals) > 1 {
@@ -130,7 +148,8 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 	out := make([]views.ClientRow, 0, len(d.Clients))
 	for _, c := range d.Clients {
 		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
-			Strategy: c.Strategy, Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
+			Strategy: c.Strategy, ConsumeMode: c.ConsumeMode, URL: views.ClientURL(d.Group, c.ClientID),
+			Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
 			TPS: views.Rate(c.ConsumeTPS), Error: c.RunningInfoError}
 		if r.Strategy == "" && c.StrategyProperty != "" {
 			r.Strategy = c.StrategyProperty
@@ -176,6 +195,7 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), TPS: views.Rate(d.ConsumeTPS),
+		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: groupFailures(d.Failures)}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
@@ -205,7 +225,21 @@ func eventRowVM(e groups.Event) views.EventRow {
 		if e.UnownedMs > 0 {
 			r.Text += " after " + (time.Duration(e.UnownedMs) * time.Millisecond).Round(100*time.Millisecond).String() + " without an owner"
 		}
+		if e.DuplicatesAtRisk != nil && *e.DuplicatesAtRisk > 0 {
+			r.Text += "; up to " + views.Thousands(*e.DuplicatesAtRisk) + " messages may be consumed again (pulled by " + from + " past the committed offset)"
+		}
 		r.Text += "."
+	case groups.KindLocked:
+		q := e.Topic + " " + e.BrokerName + "/" + strconv.Itoa(groupQueueID(e.QueueID))
+		if e.From == "" {
+			r.Text = "Queue " + q + " locked by " + e.To + "."
+		} else {
+			r.Text = "Lock of queue " + q + " handed over from " + e.From + " to " + e.To
+			if e.UnlockedMs > 0 {
+				r.Text += " after " + (time.Duration(e.UnlockedMs) * time.Millisecond).Round(time.Second).String() + " without a lock holder"
+			}
+			r.Text += "."
+		}
 	default:
 		r.Text = e.Kind + " " + e.ClientID
 	}
@@ -265,7 +299,7 @@ func groupFinite(v float64) *float64 {
 }
 
 // groupPageVM is the whole group page.
-func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, poll time.Duration) views.GroupVM {
+func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, days []store.RebalanceDay, daysErr error, poll time.Duration) views.GroupVM {
 	vm := views.GroupVM{
 		Configured: true, Group: d.Group,
 		ResetURL: views.GroupURL(d.Group) + "/reset", WSURL: "/ws" + views.GroupURL(d.Group),
@@ -274,9 +308,10 @@ func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, 
 		Clients: clientRowsVM(d), SubscriptionsDiffer: d.SubscriptionsDiffer,
 		Topics: topicRowsVM(d), Assignment: assignmentVM(d.Assignment),
 		Timeline: timelineVM(recent), ChartData: groupChartData(hist),
+		Cost: costVM(recent, days, daysErr),
 	}
 	for _, q := range d.Queues {
-		vm.Queues = append(vm.Queues, queueRowVM(q, hist))
+		vm.Queues = append(vm.Queues, queueRowVM(d.Group, q, hist))
 	}
 	return vm
 }
@@ -299,7 +334,7 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 	f.TopicsChanged = f.QueuesAll || len(u.ChangedQueues) > 0
 	if f.QueuesAll {
 		for _, q := range d.Queues {
-			f.Queues = append(f.Queues, queueRowVM(q, u.History))
+			f.Queues = append(f.Queues, queueRowVM(d.Group, q, u.History))
 		}
 	} else if len(u.ChangedQueues) > 0 {
 		changed := map[rocketmq.MessageQueue]bool{}
@@ -308,7 +343,7 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 		}
 		for _, q := range d.Queues {
 			if changed[q.Queue()] {
-				f.Queues = append(f.Queues, queueRowVM(q, u.History))
+				f.Queues = append(f.Queues, queueRowVM(d.Group, q, u.History))
 			}
 		}
 	}
@@ -333,7 +368,43 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 		}
 		f.Point = groupPointJSON(u.Sample)
 	}
+	if full || len(u.Events) > 0 {
+		f.RebalancesChanged, f.Rebalances = true, rebalanceRowsVM(u.Recent)
+	}
 	return f
+}
+
+// costVM is the cost section: recent rebalances and the stored days.
+func costVM(recent []groups.Event, days []store.RebalanceDay, daysErr error) views.CostVM {
+	c := views.CostVM{Rebalances: rebalanceRowsVM(recent), Note: groups.DuplicatesNote}
+	if daysErr != nil {
+		c.DaysError = "Could not read the stored rebalance history: " + groupErrText(daysErr) + "."
+	}
+	for _, d := range days {
+		r := views.DayRow{Day: d.Day, Moves: views.Thousands(d.Moves), Duplicates: duplicatesText(d.DuplicatesAtRisk, d.UnknownMoves),
+			Unowned: (time.Duration(d.UnownedMs) * time.Millisecond).Round(time.Second).String()}
+		c.Days = append(c.Days, r)
+	}
+	return c
+}
+
+func rebalanceRowsVM(recent []groups.Event) []views.RebalanceRow {
+	out := []views.RebalanceRow{}
+	for _, r := range groups.Rebalances(recent) {
+		out = append(out, views.RebalanceRow{Start: views.TimeUTC(r.Start), StartISO: views.ISO(r.Start), End: views.TimeUTC(r.End),
+			Moves: r.Moves, LockHandovers: r.LockHandovers, Duplicates: duplicatesText(r.DuplicatesAtRisk, int64(r.UnknownMoves)),
+			MaxUnowned: (time.Duration(r.MaxUnownedMs) * time.Millisecond).Round(100 * time.Millisecond).String()})
+	}
+	return out
+}
+
+// duplicatesText is a sum of bounds, saying how many moves had none.
+func duplicatesText(n, unknown int64) string {
+	s := "≤ " + views.Thousands(n)
+	if unknown > 0 {
+		s += " (+ " + views.Thousands(unknown) + " moves unknown)"
+	}
+	return s
 }
 
 func groupErrText(err error) string {

@@ -7,12 +7,12 @@ import (
 )
 
 // RebalanceEvent is one stored rebalance of a consumer group: a client joined or left,
-// or a queue moved between clients.
+// a queue moved between clients, or an orderly queue's lock changed hands.
 type RebalanceEvent struct {
 	ID         int64
 	Group      string
 	At         time.Time
-	Kind       string // joined, left, moved
+	Kind       string // joined, left, moved, locked
 	ClientID   string
 	Topic      string
 	BrokerName string
@@ -20,6 +20,11 @@ type RebalanceEvent struct {
 	From       string
 	To         string
 	UnownedMs  int64
+	// DuplicatesAtRisk is a move's upper bound on messages the new owner may consume
+	// again; nil when the previous owner never reported.
+	DuplicatesAtRisk *int64
+	// UnlockedMs is how long a lock handover left the queue without a lock holder.
+	UnlockedMs int64
 }
 
 // rebalanceRow is the table's shape for GORM.
@@ -35,6 +40,9 @@ type rebalanceRow struct {
 	FromClient string
 	ToClient   string
 	UnownedMs  int64
+	// DuplicatesAtRisk and UnlockedMs: see RebalanceEvent.
+	DuplicatesAtRisk *int64
+	UnlockedMs       int64
 }
 
 func (rebalanceRow) TableName() string { return "rebalance_events" }
@@ -50,7 +58,8 @@ func (s *Store) AddRebalanceEvents(ctx context.Context, events []RebalanceEvent)
 	rows := make([]rebalanceRow, len(events))
 	for i, e := range events {
 		rows[i] = rebalanceRow{GroupName: e.Group, AtMs: e.At.UnixMilli(), Kind: e.Kind, ClientID: e.ClientID,
-			Topic: e.Topic, BrokerName: e.BrokerName, QueueID: e.QueueID, FromClient: e.From, ToClient: e.To, UnownedMs: e.UnownedMs}
+			Topic: e.Topic, BrokerName: e.BrokerName, QueueID: e.QueueID, FromClient: e.From, ToClient: e.To, UnownedMs: e.UnownedMs,
+			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs}
 	}
 	if err := s.DB.WithContext(ctx).Create(&rows).Error; err != nil {
 		return fmt.Errorf("store %d rebalance events of group %q: %w", len(events), events[0].Group, err)
@@ -75,7 +84,45 @@ func (s *Store) RebalanceEvents(ctx context.Context, group string, limit int, be
 	out := make([]RebalanceEvent, len(rows))
 	for i, r := range rows {
 		out[i] = RebalanceEvent{ID: r.ID, Group: r.GroupName, At: time.UnixMilli(r.AtMs).UTC(), Kind: r.Kind, ClientID: r.ClientID,
-			Topic: r.Topic, BrokerName: r.BrokerName, QueueID: r.QueueID, From: r.FromClient, To: r.ToClient, UnownedMs: r.UnownedMs}
+			Topic: r.Topic, BrokerName: r.BrokerName, QueueID: r.QueueID, From: r.FromClient, To: r.ToClient, UnownedMs: r.UnownedMs,
+			DuplicatesAtRisk: r.DuplicatesAtRisk, UnlockedMs: r.UnlockedMs}
+	}
+	return out, nil
+}
+
+// RebalanceDay sums one UTC day of a group's queue moves.
+type RebalanceDay struct {
+	Day   string // 2006-01-02, UTC
+	Moves int64
+	// DuplicatesAtRisk sums the moves' bounds; UnknownMoves counts moves without one.
+	DuplicatesAtRisk int64
+	UnknownMoves     int64
+	UnownedMs        int64
+}
+
+// RebalanceDays sums the group's moves per UTC day, newest day first, from since on
+// (zero: all kept history).
+func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time) ([]RebalanceDay, error) {
+	var rows []struct {
+		Day              string
+		Moves            int64
+		DuplicatesAtRisk int64
+		UnknownMoves     int64
+		UnownedMs        int64
+	}
+	err := s.DB.WithContext(ctx).Model(&rebalanceRow{}).
+		Select("strftime('%Y-%m-%d', at_ms / 1000, 'unixepoch') AS day, count(*) AS moves, "+
+			"coalesce(sum(duplicates_at_risk), 0) AS duplicates_at_risk, "+
+			"sum(CASE WHEN duplicates_at_risk IS NULL THEN 1 ELSE 0 END) AS unknown_moves, "+
+			"coalesce(sum(unowned_ms), 0) AS unowned_ms").
+		Where("group_name = ? AND kind = 'moved' AND at_ms >= ?", group, since.UnixMilli()).
+		Group("day").Order("day DESC").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("sum rebalances of group %q per day: %w", group, err)
+	}
+	out := make([]RebalanceDay, len(rows))
+	for i, r := range rows {
+		out[i] = RebalanceDay(r)
 	}
 	return out, nil
 }

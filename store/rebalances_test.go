@@ -81,3 +81,47 @@ func TestPruneRebalanceEventsDropsOnlyOlderOnes(t *testing.T) {
 		t.Errorf("after pruning: G %+v, other %+v; want only G's kept", g, o)
 	}
 }
+
+func TestRebalanceCostIsKeptAndSummedPerDay(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	day1 := time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC)
+	day2 := day1.Add(2 * time.Minute)
+	q := 1
+	dup := func(n int64) *int64 { return &n }
+	in := []RebalanceEvent{
+		{Group: "G", At: day1, Kind: "moved", Topic: "T", BrokerName: "b", QueueID: &q, From: "a", To: "b", UnownedMs: 100, DuplicatesAtRisk: dup(7)},
+		{Group: "G", At: day2, Kind: "moved", Topic: "T", BrokerName: "b", QueueID: &q, From: "b", To: "a", UnownedMs: 50, DuplicatesAtRisk: dup(3)},
+		{Group: "G", At: day2, Kind: "moved", Topic: "T", BrokerName: "b", QueueID: &q, To: "a"},
+		{Group: "G", At: day2, Kind: "locked", Topic: "T", BrokerName: "b", QueueID: &q, From: "b", To: "a", UnlockedMs: 61000},
+		{Group: "other", At: day2, Kind: "moved", DuplicatesAtRisk: dup(100)},
+	}
+	if err := s.AddRebalanceEvents(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.RebalanceEvents(ctx, "G", 10, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[0].Kind != "locked" || got[0].UnlockedMs != 61000 {
+		t.Fatalf("events %+v: want the lock handover first, with its 61 s unlocked", got)
+	}
+	if got[3].DuplicatesAtRisk == nil || *got[3].DuplicatesAtRisk != 7 || got[1].DuplicatesAtRisk != nil {
+		t.Errorf("duplicates at risk read back as %v and %v, want 7 and nil", got[3].DuplicatesAtRisk, got[1].DuplicatesAtRisk)
+	}
+	days, err := s.RebalanceDays(ctx, "G", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RebalanceDay{
+		{Day: "2026-12-01", Moves: 2, DuplicatesAtRisk: 3, UnknownMoves: 1, UnownedMs: 50},
+		{Day: "2026-11-30", Moves: 1, DuplicatesAtRisk: 7, UnownedMs: 100},
+	}
+	if len(days) != 2 || days[0] != want[0] || days[1] != want[1] {
+		t.Errorf("days %+v, want %+v", days, want)
+	}
+}

@@ -71,12 +71,14 @@ type GroupRow struct {
 	Clients      int
 	ConsumeType  string
 	MessageModel string
-	Topics       []string
-	Lag          LagCell
-	TPS          string
-	Last         string
-	LastISO      string
-	Failures     []string
+	// ConsumeMode is orderly, concurrent or mixed; "" when unknown.
+	ConsumeMode string
+	Topics      []string
+	Lag         LagCell
+	TPS         string
+	Last        string
+	LastISO     string
+	Failures    []string
 }
 
 // LagCell is a lag as a table shows it: a number, or "unknown" and why.
@@ -228,6 +230,33 @@ type GroupVM struct {
 	ChartData string
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
+	Cost       CostVM
+}
+
+// CostVM is what the group's rebalances cost: per rebalance (the recent timeline) and
+// per UTC day (the stored history).
+type CostVM struct {
+	Rebalances []RebalanceRow
+	Days       []DayRow
+	// DaysError says the daily sums could not be read.
+	DaysError string
+	Note      string
+}
+
+// RebalanceRow sums one rebalance.
+type RebalanceRow struct {
+	Start, StartISO, End string
+	Moves, LockHandovers int
+	Duplicates           string
+	MaxUnowned           string
+}
+
+// DayRow sums one UTC day of moves.
+type DayRow struct {
+	Day        string
+	Moves      string
+	Duplicates string
+	Unowned    string
 }
 
 // GroupHeader is the group's header: the figures that change every tick.
@@ -238,9 +267,13 @@ type GroupHeader struct {
 	MessageModel string
 	TotalLag     LagCell
 	TPS          string
-	CheckedAt    string
-	CheckedISO   string
-	Failures     []string
+	// ConsumeMode is orderly, concurrent or mixed; Blocked the orderly queues nobody
+	// can consume, in sentences.
+	ConsumeMode string
+	Blocked     []string
+	CheckedAt   string
+	CheckedISO  string
+	Failures    []string
 	// LiveError says the last poll failed (the figures are from the poll before).
 	LiveError string
 }
@@ -249,6 +282,8 @@ type GroupHeader struct {
 type ClientRow struct {
 	ID, Addr, Language, Version string
 	Strategy                    string
+	ConsumeMode                 string
+	URL                         string
 	Subscriptions               []string
 	Differs                     bool
 	Queues                      int
@@ -288,6 +323,21 @@ type QueueRow struct {
 	Owners         []string
 	OwnerUnknown   bool
 	Spark          Sparkline
+	// Lock is the orderly lock (nil for concurrent groups).
+	Lock *LockCell
+}
+
+// LockCell is an orderly queue's lock under its owner.
+type LockCell struct {
+	Holder, HolderURL string
+	Locked            bool
+	HolderOnline      bool
+	// Renewed/RenewedISO: the holder's last lock (lastLockTimestamp); Since/SinceISO:
+	// when the console first saw it hold the lock ("" when unknown).
+	Renewed, RenewedISO string
+	Since, SinceISO     string
+	Blocked             bool
+	Warning             string
 }
 
 // AssignmentVM sets expected against actual owners.
@@ -336,6 +386,19 @@ type EventRow struct {
 	Text    string
 }
 
+// ConsumeModeTitle explains a consume mode on hover.
+func ConsumeModeTitle(mode string) string {
+	switch mode {
+	case "orderly":
+		return "MessageListenerOrderly: each queue is consumed by the one client holding its lock on the broker, one message at a time"
+	case "concurrent":
+		return "MessageListenerConcurrently: queues are consumed in parallel, without locks"
+	case "mixed":
+		return "The clients of this group use different listeners (orderly and concurrent); a group's clients must agree"
+	}
+	return ""
+}
+
 // hiddenNote says how many system groups the filter hid, if any.
 func hiddenNote(vm GroupsVM) string {
 	if vm.Hidden == 0 {
@@ -352,6 +415,11 @@ func TopicMessagesURL(topic string) string {
 // GroupURL links a group to its page.
 func GroupURL(group string) string {
 	return "/groups/" + url.PathEscape(group)
+}
+
+// ClientURL links a client of a group to its page.
+func ClientURL(group, clientID string) string {
+	return GroupURL(group) + "/clients/" + url.PathEscape(clientID)
 }
 
 // oobAttrs marks an element for an out-of-band swap when it travels in a live frame.

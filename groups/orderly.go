@@ -1,0 +1,295 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+)
+
+// How a group's clients consume, from their running info (PROP_CONSUMEORDERLY, which
+// Java and Go clients both report).
+const (
+	// ModeOrderly: MessageListenerOrderly. Each queue is consumed by the one client
+	// holding its broker-side lock, one message at a time.
+	ModeOrderly = "orderly"
+	// ModeConcurrent: MessageListenerConcurrently, no lock.
+	ModeConcurrent = "concurrent"
+	// ModeMixed: the group's clients disagree, which a group must not do.
+	ModeMixed = "mixed"
+)
+
+// BrokerLockExpiry is how long a broker keeps a queue's orderly lock after its holder
+// last renewed it. Brokers read it from the JVM system property
+// rocketmq.broker.rebalance.lockMaxLiveTime (default 60000 ms), which no admin request
+// reports, so the console assumes the default.
+const BrokerLockExpiry = 60 * time.Second
+
+// ClientLockInterval is how often clients renew their locks (Java's and Go's default).
+const ClientLockInterval = 20 * time.Second
+
+// clientConsumeMode reads a client's listener kind; "" when it does not say.
+func clientConsumeMode(info *rocketmq.ConsumerRunningInfo) string {
+	switch info.Properties["PROP_CONSUMEORDERLY"] {
+	case "true":
+		return ModeOrderly
+	case "false":
+		return ModeConcurrent
+	}
+	return ""
+}
+
+// groupConsumeMode is the mode every reporting client shares, ModeMixed when they
+// differ, "" when none said.
+func groupConsumeMode(clients []Client) string {
+	mode := ""
+	for _, c := range clients {
+		switch {
+		case c.ConsumeMode == "":
+		case mode == "":
+			mode = c.ConsumeMode
+		case mode != c.ConsumeMode:
+			return ModeMixed
+		}
+	}
+	return mode
+}
+
+// QueueLock is an orderly queue's broker-side lock as the clients report it (their
+// process-queue info: locked, lastLockTimestamp) and, while the group is watched, as
+// the watcher remembers it.
+type QueueLock struct {
+	// Holder is the client that last reported the queue locked; "" when none has.
+	Holder string `json:"holder"`
+	// Locked: Holder reports the lock held now. False with a Holder means the lock is
+	// remembered from a client that is gone or stopped holding it.
+	Locked bool `json:"locked"`
+	// LastLockTimestamp is when Holder last took or renewed the lock (epoch ms, the
+	// client's clock).
+	LastLockTimestamp int64 `json:"lastLockTimestamp"`
+	// LockedSince is when the watcher first saw Holder hold it (epoch ms); 0 when not
+	// watched since then.
+	LockedSince  int64 `json:"lockedSince,omitempty"`
+	HolderOnline bool  `json:"holderOnline"`
+	// HolderLeftAt is when the watcher saw Holder leave the group (epoch ms).
+	HolderLeftAt int64 `json:"holderLeftAt,omitempty"`
+	// HeldUnlocked names an online client holding the queue without its lock (it
+	// tries to lock it at each rebalance and cannot consume it meanwhile).
+	HeldUnlocked string `json:"heldUnlocked,omitempty"`
+	// Blocked: nobody can consume the queue now; Warning says why, in a sentence.
+	Blocked bool   `json:"blocked"`
+	Warning string `json:"warning,omitempty"`
+}
+
+// applyLocks sets each queue's lock from the running infos, for orderly groups.
+func (d *Detail) applyLocks(infos []*rocketmq.ConsumerRunningInfo) {
+	if d.ConsumeMode != ModeOrderly && d.ConsumeMode != ModeMixed {
+		return
+	}
+	d.LockExpiryMs = BrokerLockExpiry.Milliseconds()
+	type report struct {
+		client string
+		pq     rocketmq.ProcessQueueInfo
+	}
+	held := map[rocketmq.MessageQueue][]report{}
+	for i, info := range infos {
+		if info == nil || d.Clients[i].ConsumeMode != ModeOrderly {
+			continue
+		}
+		for mq, pq := range info.MQTable {
+			if !pq.Dropped {
+				held[mq] = append(held[mq], report{d.Clients[i].ClientID, pq})
+			}
+		}
+	}
+	for i := range d.Queues {
+		q := &d.Queues[i]
+		if q.Retry {
+			continue // clients consume their retry topic concurrently, without a lock
+		}
+		var l QueueLock
+		for _, r := range held[q.Queue()] {
+			if r.pq.Locked && (!l.Locked || r.pq.LastLockTimestamp > l.LastLockTimestamp) {
+				l.Holder, l.Locked, l.LastLockTimestamp, l.HolderOnline = r.client, true, r.pq.LastLockTimestamp, true
+			} else if !r.pq.Locked {
+				l.HeldUnlocked = r.client
+			}
+		}
+		q.Lock = &l
+	}
+	d.lockWarnings()
+}
+
+// lockWarnings judges every queue's lock at d.CheckedAt and collects the warnings in
+// d.Blocked. It runs again after the watcher adds what it remembers.
+func (d *Detail) lockWarnings() {
+	d.Blocked = nil
+	now := d.CheckedAt
+	expiry := BrokerLockExpiry
+	for i := range d.Queues {
+		q := &d.Queues[i]
+		l := q.Lock
+		if l == nil {
+			continue
+		}
+		l.Blocked, l.Warning = false, ""
+		name := "Queue " + strconv.Itoa(q.QueueID) + " of " + q.Topic + " on " + q.BrokerName
+		lag := int64(0)
+		if q.Lag != nil {
+			lag = *q.Lag
+		}
+		backlog := ""
+		if lag > 0 {
+			backlog = fmt.Sprintf(" %s messages wait.", thousands(lag))
+		}
+		renewed := now.Sub(time.UnixMilli(l.LastLockTimestamp))
+		switch {
+		case l.Locked && l.HolderOnline && renewed > expiry && lag > 0:
+			l.Blocked = true
+			l.Warning = fmt.Sprintf("%s is blocked: %s last renewed its lock %s ago, longer than the broker's %s lock expiry, so it cannot consume the queue and another client may lock it.%s",
+				name, l.Holder, ago(renewed), ago(expiry), backlog)
+		case l.Locked:
+		case l.Holder != "" && !l.HolderOnline:
+			left := ""
+			if l.HolderLeftAt > 0 {
+				left = " " + ago(now.Sub(time.UnixMilli(l.HolderLeftAt))) + " ago"
+			}
+			if renewed < expiry {
+				l.Blocked = true
+				l.Warning = fmt.Sprintf("%s is blocked: locked by a client that left%s (%s); the lock expires after %s, in about %s, and then the next rebalance (every %s) can lock it.%s",
+					name, left, l.Holder, ago(expiry), ago(expiry-renewed), ago(ClientLockInterval), backlog)
+			} else {
+				l.Blocked = lag > 0
+				l.Warning = fmt.Sprintf("%s has no lock holder: %s left%s and its lock expired %s ago; the queue waits for a client's next rebalance (every %s) to lock it.%s",
+					name, l.Holder, left, ago(renewed-expiry), ago(ClientLockInterval), backlog)
+			}
+		case l.HeldUnlocked != "" && lag > 0:
+			l.Blocked = true
+			l.Warning = fmt.Sprintf("%s is blocked: %s holds it but could not lock it (another client's lock has not expired yet), so nobody consumes it.%s",
+				name, l.HeldUnlocked, backlog)
+		}
+		if l.Warning != "" {
+			d.Blocked = append(d.Blocked, l.Warning)
+		}
+	}
+}
+
+// ago says a duration the way the warnings do: whole seconds, minutes past two.
+func ago(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d >= 2*time.Minute {
+		return strconv.Itoa(int(d.Minutes())) + " min"
+	}
+	return strconv.Itoa(int(d.Round(time.Second).Seconds())) + " s"
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var out []byte
+	for i, c := range []byte(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c)
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// pulledEnd is the offset after the last message a client had taken from a queue when
+// it reported: its cached (pulled, not yet consumed) and, for orderly clients,
+// consuming messages, else its own committed offset. Messages from the broker's
+// committed offset up to here are what a new owner may consume again.
+func pulledEnd(pq rocketmq.ProcessQueueInfo) int64 {
+	end := pq.CommitOffset
+	if pq.CachedMsgCount > 0 {
+		end = max(end, pq.CachedMsgMaxOffset+1)
+	}
+	if pq.TransactionMsgCount > 0 {
+		end = max(end, pq.TransactionMsgMaxOffset+1)
+	}
+	return end
+}
+
+// DuplicatesNote says what the duplicates-at-risk figure is, wherever it is shown.
+const DuplicatesNote = "Duplicates at risk is an upper bound: how many messages the queue's previous owner had pulled past the offset committed on the broker, at its last report before the move (its running info: the cached messages' max offset, or its own committed offset, minus the broker's consumer offset). The new owner starts from the broker's committed offset, so it may consume those again; fewer arrive twice when the old owner committed before letting go. Messages it pulled after that report are not counted."
+
+// ModeTTL is how long a group's consume mode, once read, is trusted by the group list:
+// a listener changes only when the clients are redeployed.
+const ModeTTL = 10 * time.Minute
+
+// modeMemory remembers each group's consume mode from its last read, so the group list
+// asks a client's running info only for groups it has not seen lately.
+type modeMemory struct {
+	mu sync.Mutex
+	m  map[string]modeSeen
+}
+
+type modeSeen struct {
+	mode string
+	at   time.Time
+}
+
+func (m *modeMemory) remember(group, mode string, at time.Time) {
+	if mode == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]modeSeen{}
+	}
+	m.m[group] = modeSeen{mode, at}
+}
+
+// fresh returns the group's mode when it was read within ModeTTL of now.
+func (m *modeMemory) fresh(group string, now time.Time) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.m[group]
+	return s.mode, ok && now.Sub(s.at) < ModeTTL
+}
+
+// listModes fills each online group's consume mode for the list: from memory, else
+// from the running info of one of its clients (one call per group, in the list's
+// bounded fan-out). A client that does not answer leaves the mode unknown; it is not
+// a broker failure.
+func (s *Service) listModes(fo *cluster.Fanout, names []string, answers [][]brokerAnswer, sums []Summary) {
+	now := s.opts.Now()
+	for i, g := range names {
+		if !sums[i].Online {
+			continue
+		}
+		if mode, ok := s.modes.fresh(g, now); ok {
+			sums[i].ConsumeMode = mode
+			continue
+		}
+		for _, a := range answers[i] {
+			if a.connErr != nil || a.conns == nil || len(a.conns.Connections) == 0 {
+				continue
+			}
+			cid := a.conns.Connections[0].ClientID
+			fo.At(cid, a.broker.Master, "running info", func(ctx context.Context, addr string) error {
+				if info, err := s.admin.ConsumerRunningInfo(ctx, addr, g, cid, false); err == nil {
+					sums[i].ConsumeMode = clientConsumeMode(info)
+					s.modes.remember(g, sums[i].ConsumeMode, now)
+				}
+				return nil
+			})
+			break
+		}
+	}
+	fo.Wait()
+}
