@@ -17,6 +17,9 @@ type LagCollector struct {
 	svc      *Service
 	interval time.Duration
 
+	// then runs after each successful refresh, outside the lock (the lag history, alerts).
+	then []func(context.Context, *List)
+
 	mu       sync.Mutex
 	last     *List
 	failures float64
@@ -50,6 +53,9 @@ func NewLagCollector(svc *Service, interval time.Duration) *LagCollector {
 	}
 }
 
+// Then adds work to do with each refreshed list, in order (call it before Run).
+func (c *LagCollector) Then(f func(context.Context, *List)) { c.then = append(c.then, f) }
+
 // Run refreshes until ctx ends: once at start, then every interval.
 func (c *LagCollector) Run(ctx context.Context) {
 	t := time.NewTicker(c.interval)
@@ -68,15 +74,19 @@ func (c *LagCollector) refresh(ctx context.Context) {
 	start := time.Now()
 	l, err := c.svc.List(ctx, true)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.duration = time.Since(start).Seconds()
 	if err != nil {
 		if ctx.Err() == nil {
 			c.failures++
 		}
+		c.mu.Unlock()
 		return
 	}
 	c.last = l
+	c.mu.Unlock()
+	for _, f := range c.then {
+		f(ctx, l)
+	}
 }
 
 // Describe implements prometheus.Collector.

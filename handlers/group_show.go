@@ -55,6 +55,9 @@ type GroupShow struct {
 	Groups GroupReader
 	Live   LiveGroups
 	Events RebalanceHistory
+	// Lag is the stored lag history; nil draws only what is watched live.
+	Lag      LagHistory
+	Sampling LagSampling
 }
 
 // badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
@@ -111,7 +114,24 @@ func (h *GroupShow) Show(c *gin.Context) {
 	if daysErr != nil {
 		h.Log.Warn("read rebalance days", "group", group, "err", daysErr)
 	}
-	h.render(c, http.StatusOK, p, views.GroupPage(groupPageVM(d, hist, recent, days, daysErr, poll)))
+	vm := groupPageVM(d, hist, recent, days, daysErr, poll)
+	vm.LagChart = h.lagChart(c, group)
+	h.render(c, http.StatusOK, p, views.GroupPage(vm))
+}
+
+// lagChart reads the stored history of the span ?range= asks for. A store that fails
+// costs the chart its history, not the page.
+func (h *GroupShow) lagChart(c *gin.Context, group string) views.LagChart {
+	key, span := lagRange(c.Query("range"))
+	if h.Lag == nil {
+		return lagChartVM(group, key, nil, LagSampling{}, nil)
+	}
+	now := time.Now()
+	samples, err := h.Lag.LagSamples(c.Request.Context(), group, now.Add(-span), now.Add(time.Second))
+	if err != nil {
+		h.Log.Warn("read lag history", "group", group, "err", err)
+	}
+	return lagChartVM(group, key, samples, h.Sampling, err)
 }
 
 // API answers GET /api/v1/groups/{group}.

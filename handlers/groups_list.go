@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -26,7 +27,13 @@ type GroupsList struct {
 	Groups GroupLister
 	// Now is the clock, for the list's age (tests).
 	Now func() time.Time
+	// Lag is the stored lag history, for the last hour's sparklines; nil draws none.
+	Lag LagHistory
 }
+
+// maxSparklines bounds the rows that get a sparkline: one read of the last hour of
+// every group on a list of thousands would cost more than the list itself.
+const maxSparklines = 500
 
 // GroupsJSON is the answer of GET /api/v1/groups.
 type GroupsJSON struct {
@@ -105,8 +112,15 @@ func (h *GroupsList) Show(c *gin.Context) {
 			vm.Hidden++
 		}
 	}
+	spark := h.recentLag(c, sel)
 	for _, s := range sel {
-		vm.Rows = append(vm.Rows, groupRowVM(s))
+		r := groupRowVM(s)
+		if v, ok := spark[s.Group]; ok {
+			r.Spark = views.NewSparklineOver(sparkValues(v), "the last hour ("+strconv.Itoa(len(v))+" samples)")
+		} else {
+			r.Spark.Empty = true
+		}
+		vm.Rows = append(vm.Rows, r)
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
@@ -186,4 +200,21 @@ func groupSortLinks(q groups.ListQuery) map[string]views.SortLink {
 		out[k] = views.SortLink{URL: groupListURL(n, false), Active: k == cur, Desc: q.Desc}
 	}
 	return out
+}
+
+// recentLag reads the last hour of the first maxSparklines groups shown. A store that
+// fails costs the list its sparklines, not the list.
+func (h *GroupsList) recentLag(c *gin.Context, sel []groups.Summary) map[string][]store.LagSample {
+	if h.Lag == nil {
+		return nil
+	}
+	names := make([]string, 0, min(len(sel), maxSparklines))
+	for _, s := range sel[:min(len(sel), maxSparklines)] {
+		names = append(names, s.Group)
+	}
+	m, err := h.Lag.RecentLag(c.Request.Context(), names, h.now().Add(-time.Hour))
+	if err != nil {
+		h.Log.Warn("read recent lag history", "groups", len(names), "err", err)
+	}
+	return m
 }

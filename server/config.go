@@ -34,6 +34,8 @@ type Config struct {
 	GroupPoll time.Duration
 	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
 	MetricsInterval time.Duration
+	// LagRetention is how long the lag history is kept; 0 keeps it forever.
+	LagRetention time.Duration
 	// RebalanceRetention is how long rebalance events are kept; 0 keeps them forever.
 	RebalanceRetention time.Duration
 	// Access control (parsed by parseAuthSettings in auth.go).
@@ -69,7 +71,8 @@ var settings = []setting{
 	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},
 	{"no-auth", "RMQC_NO_AUTH", "false", "serve without sign-in even on a non-loopback address (a warning banner shows on every page)"},
 	{"group-poll", "RMQC_GROUP_POLL", "1s", "poll interval of a consumer group page being watched live (one watcher per group, whatever the number of viewers)"},
-	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics (0 turns it off)"},
+	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics and the lag history (0 turns it off)"},
+	{"lag-retention", "RMQC_LAG_RETENTION", "168h", "how long every group's lag history (read each --metrics-interval) is kept; older than 2h it is kept in 5-minute buckets, about 31 KB per group per day (0 keeps it forever)"},
 	{"rebalance-retention", "RMQC_REBALANCE_RETENTION", "720h", "how long the rebalance timeline's events are kept in the database (0 keeps them forever; the audit log is always kept)"},
 	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
 	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
@@ -182,6 +185,10 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
 		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {
 		return nil, bad("metrics-interval", "want 0 (off) or a duration of at least 1s, such as 30s")
+	}
+	if c.LagRetention, err = time.ParseDuration(get("lag-retention")); err != nil || c.LagRetention < 0 ||
+		(c.LagRetention > 0 && c.LagRetention < time.Hour) {
+		return nil, bad("lag-retention", "want 0 (keep forever) or a duration of at least 1h, such as 168h")
 	}
 	if c.RebalanceRetention, err = time.ParseDuration(get("rebalance-retention")); err != nil || c.RebalanceRetention < 0 ||
 		(c.RebalanceRetention > 0 && c.RebalanceRetention < time.Hour) {

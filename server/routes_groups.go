@@ -12,8 +12,10 @@ import (
 // groupRoutes registers the pages and API of groups, the live group websocket and
 // /metrics, and starts the background lag collector. The overview counts groups too.
 func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home) {
-	list := &handlers.GroupsList{Env: env}
-	show := &handlers.GroupShow{Env: env, Events: a.store}
+	list := &handlers.GroupsList{Env: env, Lag: a.store}
+	show := &handlers.GroupShow{Env: env, Events: a.store, Lag: a.store,
+		Sampling: handlers.LagSampling{Every: a.cfg.MetricsInterval, Keep: a.cfg.LagRetention}}
+	lagHistory := &handlers.GroupLagHistory{Env: env, History: a.store}
 	live := &handlers.GroupLive{Env: env}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
 	if a.rmq != nil {
@@ -31,6 +33,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
 			a.metrics().reg.MustRegister(col)
+			col.Then(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() {
@@ -47,6 +50,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	r.GET("/api/v1/groups", list.API)
 	r.GET("/api/v1/groups/:group", show.API)
 	r.GET("/api/v1/groups/:group/rebalances", history.API)
+	r.GET("/api/v1/groups/:group/lag-history", lagHistory.API)
 	r.GET("/metrics", gin.WrapH(a.metricsHandler()))
 }
 

@@ -276,6 +276,8 @@ func TestGroupSettings(t *testing.T) {
 		{args: []string{"--group-poll", "10ms"}, bad: "group-poll"},
 		{args: []string{"--metrics-interval", "-1s"}, bad: "metrics-interval"},
 		{env: map[string]string{"RMQC_METRICS_INTERVAL": "soon"}, bad: "metrics-interval"},
+		{env: map[string]string{"RMQC_LAG_RETENTION": "-1h"}, bad: "lag-retention"},
+		{env: map[string]string{"RMQC_LAG_RETENTION": "10m"}, bad: "lag-retention"},
 	} {
 		getenv := func(k string) string { return c.env[k] }
 		cfg, err := ParseConfig(append([]string{"--data-dir", t.TempDir()}, c.args...), getenv, io.Discard)
@@ -285,7 +287,7 @@ func TestGroupSettings(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || cfg.GroupPoll != c.poll || cfg.MetricsInterval != c.lag {
+		if err != nil || cfg.GroupPoll != c.poll || cfg.MetricsInterval != c.lag || cfg.LagRetention != 7*24*time.Hour {
 			t.Errorf("%v %v: %v poll %s metrics %s", c.args, c.env, err, cfg.GroupPoll, cfg.MetricsInterval)
 		}
 	}

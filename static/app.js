@@ -145,20 +145,32 @@
       state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
     });
 
-    // Total lag over time: uPlot, fed with the series in #lag-chart-data and one point
-    // per poll in #lag-point.
+    // Total lag over time: uPlot, fed with the stored history in #lag-chart-stored,
+    // then the live series in #lag-chart-data and one point per poll in #lag-point.
+    // The stored samples are drawn up to where the live ones begin.
     var box = document.getElementById("lag-chart");
     var plot = null;
-    var data = [[], []];
+    var stored = [[], []], liveData = [[], []], data = [[], []];
     var maxPoints = 600;
-    function readSeries() {
-      var el = document.getElementById("lag-chart-data");
-      if (!el) return;
+    function parseSeries(id) {
+      var el = document.getElementById(id);
+      if (!el) return null;
       try {
         var s = JSON.parse(el.getAttribute("data-series") || "{}");
-        data = [s.t || [], s.v || []];
-      } catch (e) { /* keep what is drawn */ }
+        return [s.t || [], s.v || []];
+      } catch (e) { return null; }
     }
+    function combine() {
+      var from = liveData[0].length ? liveData[0][0] : Infinity, n = 0;
+      while (n < stored[0].length && stored[0][n] < from) n++;
+      data = [stored[0].slice(0, n).concat(liveData[0]), stored[1].slice(0, n).concat(liveData[1])];
+    }
+    function readSeries() {
+      var l = parseSeries("lag-chart-data");
+      if (l) liveData = l; // else keep what is drawn
+      combine();
+    }
+    stored = parseSeries("lag-chart-stored") || stored;
     // Axis labels in the page's text colour and a faint grid, so the chart reads in dark
     // mode too (uPlot draws on a canvas, which CSS does not reach).
     function axis(a) {
@@ -240,10 +252,11 @@
     function addPoint(el) {
       try {
         var p = JSON.parse(el.getAttribute("data-point"));
-        data[0].push(p.t);
-        data[1].push(p.v);
-        if (data[0].length > maxPoints) { data[0].shift(); data[1].shift(); }
+        liveData[0].push(p.t);
+        liveData[1].push(p.v);
+        if (liveData[0].length > maxPoints) { liveData[0].shift(); liveData[1].shift(); }
       } catch (e) { return; }
+      combine();
       draw();
     }
     readSeries();

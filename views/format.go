@@ -90,3 +90,18 @@ func Bytes(n int64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
 }
+
+// Duration writes a duration the short way people say it: "30s", "5m", "2h", "7d",
+// "1h30m".
+func Duration(d time.Duration) string {
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	case d >= time.Hour && d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d >= time.Minute && d%time.Minute == 0:
+		s := d.String()
+		return strings.TrimSuffix(s, "0s")
+	}
+	return d.String()
+}

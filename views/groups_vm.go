@@ -79,6 +79,8 @@ type GroupRow struct {
 	Last        string
 	LastISO     string
 	Failures    []string
+	// Spark is the group's stored lag over the last hour.
+	Spark Sparkline
 }
 
 // LagCell is a lag as a table shows it: a number, or "unknown" and why.
@@ -158,6 +160,11 @@ const (
 // NewSparkline draws values (oldest first; NaN for unknown) scaled to the box. Unknown
 // values break the line.
 func NewSparkline(values []float64) Sparkline {
+	return NewSparklineOver(values, "the last "+strconv.Itoa(len(values))+" samples")
+}
+
+// NewSparklineOver is NewSparkline whose title names the span drawn ("the last hour").
+func NewSparklineOver(values []float64, over string) Sparkline {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	n := 0
 	for _, v := range values {
@@ -203,7 +210,7 @@ func NewSparkline(values []float64) Sparkline {
 		pen = true
 	}
 	last := values[len(values)-1]
-	title := "lag over the last " + strconv.Itoa(len(values)) + " samples"
+	title := "lag over " + over
 	if !math.IsNaN(last) {
 		title += ", now " + Thousands(int64(last))
 	}
@@ -228,6 +235,8 @@ type GroupVM struct {
 	Timeline            []EventRow
 	// ChartData is the total lag series as JSON: {"t":[unix s...],"v":[lag or null...]}.
 	ChartData string
+	// LagChart is the stored history drawn before the live samples.
+	LagChart LagChart
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
 	Cost       CostVM
@@ -428,4 +437,22 @@ func oobAttrs(oob bool) templ.Attributes {
 		return templ.Attributes{"hx-swap-oob": "true"}
 	}
 	return nil
+}
+
+// LagChart is the stored part of the group's lag chart.
+type LagChart struct {
+	// Stored is the stored series, same JSON shape as ChartData.
+	Stored        string
+	StoredSamples int
+	// Range is the span shown ("1h", "24h", "7d"); Ranges link to each.
+	Range  string
+	Ranges []RangeLink
+	// Note says how the history is collected and kept.
+	Note string
+}
+
+// RangeLink is one of the chart's span choices.
+type RangeLink struct {
+	Label, URL string
+	Active     bool
 }
