@@ -3,6 +3,7 @@ package rocketmq
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -133,4 +134,37 @@ func parsePropertiesText(b []byte) map[string]string {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out
+}
+
+// ProducerInfo is one producer connected to a broker, as GET_ALL_PRODUCER_INFO lists it.
+type ProducerInfo struct {
+	ClientID string `json:"clientId"`
+	// RemoteIP is the producer's address as the broker sees it (ip:port).
+	RemoteIP string `json:"remoteIP"`
+	Language string `json:"language"`
+	// Version is the client's MQVersion ordinal.
+	Version int `json:"version"`
+	// LastUpdateTimestamp is when its last heartbeat came (epoch ms).
+	LastUpdateTimestamp int64 `json:"lastUpdateTimestamp"`
+}
+
+// ProducerInfos lists every producer connected to the broker at addr, by producer
+// group (GET_ALL_PRODUCER_INFO). A producer's heartbeat names its group, not the topics
+// it sends to, so no broker can say which groups produce to a topic. 4.9.7 and 5.x
+// answer it; a broker without the request answers an error matching ErrNotSupported.
+func (c *Client) ProducerInfos(ctx context.Context, addr string) (map[string][]ProducerInfo, error) {
+	resp, err := c.call(ctx, addr, CodeGetAllProducerInfo, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("producers on %s: %w", addr, err)
+	}
+	var t struct {
+		Data map[string][]ProducerInfo `json:"data"`
+	}
+	if err := decodeBody(resp.Body, &t); err != nil {
+		return nil, fmt.Errorf("producers on %s: %w", addr, err)
+	}
+	for _, ps := range t.Data {
+		sort.Slice(ps, func(i, j int) bool { return ps[i].ClientID < ps[j].ClientID })
+	}
+	return t.Data, nil
 }

@@ -2,7 +2,11 @@ package rocketmq
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,6 +65,8 @@ type TopicStats struct {
 	Offsets map[MessageQueue]TopicOffset
 	// PutTps is the topic's put rate; only 5.3.3+ brokers report it.
 	PutTps float64
+	// HasPutTps is set when the broker reported PutTps.
+	HasPutTps bool
 }
 
 // TopicStats returns the offset range of each of the topic's queues on the
@@ -74,7 +80,7 @@ func (c *Client) TopicStats(ctx context.Context, addr, topic string) (*TopicStat
 	}
 	var raw struct {
 		OffsetTable map[string]TopicOffset `json:"offsetTable"`
-		TopicPutTps flexFloat              `json:"topicPutTps"`
+		TopicPutTps *flexFloat             `json:"topicPutTps"`
 	}
 	if err := decodeBody(resp.Body, &raw); err != nil {
 		return nil, fmt.Errorf("stats of topic %q on %s: %w", topic, addr, err)
@@ -83,7 +89,11 @@ func (c *Client) TopicStats(ctx context.Context, addr, topic string) (*TopicStat
 	if err != nil {
 		return nil, fmt.Errorf("stats of topic %q on %s: %w", topic, addr, err)
 	}
-	return &TopicStats{Offsets: offsets, PutTps: float64(raw.TopicPutTps)}, nil
+	st := &TopicStats{Offsets: offsets}
+	if raw.TopicPutTps != nil {
+		st.PutTps, st.HasPutTps = float64(*raw.TopicPutTps), true
+	}
+	return st, nil
 }
 
 // queueHeader is the header every queue-scoped request carries. bname is
@@ -164,4 +174,88 @@ func (c *Client) EarliestStoreTime(ctx context.Context, addr string, mq MessageQ
 		return time.Time{}, nil
 	}
 	return time.UnixMilli(v), nil
+}
+
+// CreateTopic creates the topic on the broker at addr, or updates it there when it
+// exists (UPDATE_AND_CREATE_TOPIC): its queue counts, permission, order flag and, on 5.x,
+// attributes ("+message.type" = "FIFO"). The broker registers the change with the
+// NameServers itself.
+func (c *Client) CreateTopic(ctx context.Context, addr string, tc TopicConfig) error {
+	filter := tc.TopicFilterType
+	if filter == "" {
+		filter = "SINGLE_TAG"
+	}
+	ext := map[string]string{
+		"topic":           tc.TopicName,
+		"defaultTopic":    "TBW102",
+		"readQueueNums":   strconv.Itoa(tc.ReadQueueNums),
+		"writeQueueNums":  strconv.Itoa(tc.WriteQueueNums),
+		"perm":            strconv.Itoa(tc.Perm),
+		"topicFilterType": filter,
+		"topicSysFlag":    strconv.Itoa(tc.TopicSysFlag),
+		"order":           strconv.FormatBool(tc.Order),
+	}
+	if len(tc.Attributes) > 0 {
+		ext["attributes"] = FormatAttributes(tc.Attributes)
+	}
+	if _, err := c.call(ctx, addr, CodeUpdateAndCreateTopic, ext, nil); err != nil {
+		return fmt.Errorf("create or update topic %q on %s: %w", tc.TopicName, addr, err)
+	}
+	c.InvalidateRoute(tc.TopicName)
+	return nil
+}
+
+// FormatAttributes writes attributes as the broker parses them: "+k=v,+k2=v2", keys
+// sorted. Keys already carry their "+" (as GET_ALL_TOPIC_CONFIG answers them) or get one.
+func FormatAttributes(attrs map[string]string) string {
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		name := k
+		if !strings.HasPrefix(name, "+") && !strings.HasPrefix(name, "-") {
+			name = "+" + name
+		}
+		parts = append(parts, name+"="+attrs[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// DeleteTopicInBroker deletes the topic's configuration and its consume queues on the
+// broker at addr (DELETE_TOPIC_IN_BROKER). The NameServers keep its route until
+// DeleteTopicInNameServers.
+func (c *Client) DeleteTopicInBroker(ctx context.Context, addr, topic string) error {
+	if _, err := c.call(ctx, addr, CodeDeleteTopicInBroker, map[string]string{"topic": topic}, nil); err != nil {
+		return fmt.Errorf("delete topic %q on %s: %w", topic, addr, err)
+	}
+	c.InvalidateRoute(topic)
+	return nil
+}
+
+// DeleteTopicInNameServers removes the topic's route from every NameServer
+// (DELETE_TOPIC_IN_NAMESRV): each keeps its own copy, so each is asked. It returns the
+// errors of those that failed, joined.
+func (c *Client) DeleteTopicInNameServers(ctx context.Context, topic string) error {
+	var errs []error
+	for _, ns := range c.nameServers {
+		if _, err := c.call(ctx, ns, CodeDeleteTopicInNameSrv, map[string]string{"topic": topic}, nil); err != nil {
+			errs = append(errs, fmt.Errorf("delete route of topic %q on NameServer %s: %w", topic, ns, err))
+		}
+	}
+	c.InvalidateRoute(topic)
+	return errors.Join(errs...)
+}
+
+// MessageType returns the topic's 5.x message type attribute (NORMAL, FIFO, DELAY,
+// TRANSACTION, MIXED), "" when the broker keeps none (4.x, or a 5.x topic created
+// without it, which 5.x treats as NORMAL). 5.3.3 stores the key as "message.type";
+// the attribute syntax writes it "+message.type".
+func (tc TopicConfig) MessageType() string {
+	if v, ok := tc.Attributes["message.type"]; ok {
+		return v
+	}
+	return tc.Attributes["+message.type"]
 }

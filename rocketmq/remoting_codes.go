@@ -38,6 +38,10 @@ const (
 	CodeQueryConsumeTimeSpan       RequestCode = 303
 	CodeGetConsumerRunningInfo     RequestCode = 307
 	CodeConsumeMessageDirectly     RequestCode = 309
+	CodeGetAllProducerInfo         RequestCode = 328
+	CodeUpdateAndCreateTopic       RequestCode = 17
+	CodeDeleteTopicInBroker        RequestCode = 215
+	CodeDeleteTopicInNameSrv       RequestCode = 216
 )
 
 var requestCodeNames = map[RequestCode]string{
@@ -71,6 +75,10 @@ var requestCodeNames = map[RequestCode]string{
 	CodeQueryConsumeTimeSpan:       "QUERY_CONSUME_TIME_SPAN",
 	CodeGetConsumerRunningInfo:     "GET_CONSUMER_RUNNING_INFO",
 	CodeConsumeMessageDirectly:     "CONSUME_MESSAGE_DIRECTLY",
+	CodeGetAllProducerInfo:         "GET_ALL_PRODUCER_INFO",
+	CodeUpdateAndCreateTopic:       "UPDATE_AND_CREATE_TOPIC",
+	CodeDeleteTopicInBroker:        "DELETE_TOPIC_IN_BROKER",
+	CodeDeleteTopicInNameSrv:       "DELETE_TOPIC_IN_NAMESRV",
 }
 
 // String returns RocketMQ's name for the code, or the number when unknown.
