@@ -101,21 +101,6 @@ type GroupConsumeJSON struct {
 	Reason         string `json:"reason,omitempty"`
 }
 
-// TopicsJSON answers GET /api/v1/topics.
-type TopicsJSON struct {
-	Topics []TopicJSON       `json:"topics"`
-	Errors []BrokerErrorJSON `json:"errors,omitempty"`
-}
-
-// TopicJSON is one topic with its queues.
-type TopicJSON struct {
-	Topic       string   `json:"topic"`
-	ReadQueues  int      `json:"readQueues"`
-	WriteQueues int      `json:"writeQueues"`
-	Brokers     []string `json:"brokers"`
-	System      bool     `json:"system"`
-}
-
 func messageJSON(m lookup.Message) MessageJSON {
 	j := MessageJSON{
 		MsgID: m.MsgID(), OffsetMsgID: m.OffsetMsgID(), Topic: m.Topic, Tags: m.Tags(), Keys: m.Keys(),

@@ -53,7 +53,6 @@ func msgRouter(svc *lookup.Service) *gin.Engine {
 	r.GET("/messages/:id/body", h.Body)
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
-	r.GET("/api/v1/topics", h.Topics)
 	return r
 }
 
@@ -261,7 +260,7 @@ func TestMessagesWithoutCluster(t *testing.T) {
 			t.Errorf("%s: %d without the no-cluster notice", p, rec.Code)
 		}
 	}
-	for _, p := range []string{"/api/v1/messages?topic=T", "/api/v1/messages/ABC", "/api/v1/topics"} {
+	for _, p := range []string{"/api/v1/messages?topic=T", "/api/v1/messages/ABC"} {
 		rec := msgGet(t, r, p)
 		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "no_cluster") {
 			t.Errorf("%s: %d %s", p, rec.Code, rec.Body.String())

@@ -21,6 +21,7 @@ import (
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
+	"rmqconsole/topics"
 	"rmqconsole/views"
 )
 
@@ -139,6 +140,8 @@ func errorStatus(err error) (int, string) {
 		return ue.Status, ue.Code
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
+	case errors.Is(err, topics.ErrTopicNotFound):
+		return http.StatusNotFound, "topic_not_found"
 	case errors.Is(err, lookup.ErrNotFound):
 		return http.StatusNotFound, "message_not_found"
 	case errors.As(err, new(*lookup.InputError)):

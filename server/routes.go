@@ -45,6 +45,7 @@ func (a *App) routes() http.Handler {
 	// Each area registers its pages and API in its own file (routes_<area>.go).
 	a.messageRoutes(r, env)
 	a.groupRoutes(r, env, home)
+	a.topicRoutes(r, env)
 	a.resetRoutes(r, env)
 	a.authRoutes(r, env)
 

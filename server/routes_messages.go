@@ -19,5 +19,4 @@ func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	r.GET("/messages/:id/body", h.Body)
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
-	r.GET("/api/v1/topics", h.Topics)
 }

@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
+)
+
+// The topic list and a topic's page in a real browser, on a topic a real producer
+// writes to and a real consumer group reads: the filter finds it, its row leads to its
+// page, which shows the route, the queues holding the messages, the group linked to its
+// page and the running producer's connection.
+func TestTopicPagesShowRouteQueuesGroupsProducers(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "e2e-topic", 2)
+	pgroup := dev.UniqueName("e2e-topic-pg")
+	p := rmqclient.StartProducer(t, cl.NameServer, pgroup)
+	for range 5 {
+		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+		_, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte("x")))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := dev.UniqueName("e2e-topic-cg")
+	cons := rmqclient.StartCountingConsumer(t, cl.NameServer, group, topic)
+	dev.Eventually(t, 60*time.Second, "the group consumes", func() error {
+		if d, _ := cons.Counts(); d < 5 {
+			return context.DeadlineExceeded
+		}
+		return nil
+	})
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	ctx := Browser(t)
+
+	row := `tr[data-topic="` + topic + `"]`
+	Do(t, ctx, "open the topics from the overview's count and filter by the topic's name",
+		chromedp.Navigate(con.URL+"/"),
+		chromedp.Click(chromedp.CSS(`[data-testid="topic-count"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topics-table"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#topics-q`), topic),
+		chromedp.Submit(chromedp.CSS(`#topics-q`)),
+		// The filtered list replaces the table in place; wait for it rather than for the row,
+		// which the unfiltered list shows too.
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid="topics-table"] tbody tr').length === 1 && location.search.includes("q=")`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	)
+	if got := Get(t, ctx, "read stored messages", chromedp.Text(chromedp.CSS(row+` [data-testid="topic-messages"]`))); got != "5" {
+		t.Errorf("stored messages %q, want 5", got)
+	}
+	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.Contains(loc, "q="+topic) {
+		t.Errorf("the filter is not in the URL: %s", loc)
+	}
+
+	Do(t, ctx, "open the topic's page from its row",
+		chromedp.Click(chromedp.CSS(row+` a[href="/topics/`+topic+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-route"]`)),
+	)
+	// A 5.x broker names a group for a topic once the group has committed an offset,
+	// which a Go consumer does every few seconds: reload until it is there.
+	groupLink := `[data-testid="topic-groups"] a[href="/groups/` + group + `"]`
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if Get(t, ctx, "look for the group", chromedp.Evaluate[bool](`document.querySelector('`+groupLink+`') !== null`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s never listed on the topic page", group)
+		}
+		time.Sleep(time.Second)
+		Do(t, ctx, "reload the topic page", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-route"]`)))
+	}
+	route := Get(t, ctx, "read the route", chromedp.Text(chromedp.CSS(`[data-testid="topic-route"] tbody`)))
+	for _, b := range cl.Brokers {
+		if !strings.Contains(route, b.Name) || !strings.Contains(route, b.Addr) {
+			t.Errorf("route lacks %s at %s: %s", b.Name, b.Addr, route)
+		}
+	}
+	if n := Get(t, ctx, "count queues", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="topic-queues"] tbody tr').length`)); n != 2*len(cl.Brokers) {
+		t.Errorf("%d queue rows, want %d", n, 2*len(cl.Brokers))
+	}
+	Do(t, ctx, "see the running producer",
+		chromedp.WaitVisible(chromedp.CSS(`table[data-producer-group="`+pgroup+`"] [data-testid="producer-connection"]`)),
+	)
+	if got := Get(t, ctx, "read the producer", chromedp.Text(chromedp.CSS(`table[data-producer-group="`+pgroup+`"] tbody`))); !strings.Contains(got, "GO") {
+		t.Errorf("producer row %q does not say GO", got)
+	}
+	Do(t, ctx, "follow the consumer group to its page",
+		chromedp.Click(chromedp.CSS(groupLink)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="group-name"]`)),
+	)
+	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.HasSuffix(loc, "/groups/"+group) {
+		t.Errorf("at %s after following the group", loc)
+	}
+}

@@ -1,0 +1,93 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/topics"
+	"rmqconsole/views"
+)
+
+// badTopicName answers a topic name RocketMQ would refuse, before any broker is asked.
+func badTopicName(name string) *UserError {
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_topic",
+		Message: "“" + views.Cut(name) + "” is not a topic name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the topic from the list."}
+}
+
+// topicDetailQuery reads and checks the topic page's input.
+func topicDetailQuery(c *gin.Context) (topics.DetailQuery, error) {
+	q := topics.DetailQuery{Topic: c.Param("topic"), ProducerGroup: c.Query("producerGroup")}
+	if !cluster.ValidName(q.Topic) {
+		return q, badTopicName(q.Topic)
+	}
+	if q.ProducerGroup != "" && !cluster.ValidName(q.ProducerGroup) {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_producer_group",
+			Message: "“" + views.Cut(q.ProducerGroup) + "” is not a producer group name: use letters, digits, %, |, - and _."}
+	}
+	return q, nil
+}
+
+// Show renders /topics/{topic}[?producerGroup=].
+func (h *Topics) Show(c *gin.Context) {
+	q, err := topicDetailQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	if h.Topics == nil {
+		h.Fail(c, errTopicsNoCluster)
+		return
+	}
+	d, err := h.Topics.Detail(c.Request.Context(), q)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	h.render(c, http.StatusOK, h.page(c, views.Cut(q.Topic)+" · topic", "topics"), views.TopicPage(topicPageVM(d)))
+}
+
+// TopicDetailJSON answers GET /api/v1/topics/{topic}.
+type TopicDetailJSON struct {
+	Topic     string               `json:"topic"`
+	Type      string               `json:"type"`
+	Order     bool                 `json:"order"`
+	System    bool                 `json:"system"`
+	Messages  int64                `json:"messages"`
+	PutTPS    *float64             `json:"putTps"`
+	Route     []topics.BrokerRoute `json:"route"`
+	Queues    []topics.Queue       `json:"queues"`
+	Groups    []topics.GroupLag    `json:"groups"`
+	Producers topics.Producers     `json:"producers"`
+	CheckedAt string               `json:"checkedAt"`
+	Errors    []BrokerErrorJSON    `json:"errors,omitempty"`
+}
+
+// ShowAPI answers GET /api/v1/topics/{topic}[?producerGroup=].
+func (h *Topics) ShowAPI(c *gin.Context) {
+	q, err := topicDetailQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	if h.Topics == nil {
+		h.Fail(c, errTopicsNoCluster)
+		return
+	}
+	d, err := h.Topics.Detail(c.Request.Context(), q)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	j := TopicDetailJSON{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, Messages: d.Messages, PutTPS: d.PutTPS,
+		Route: d.Route, Queues: d.Queues, Groups: d.Groups, Producers: d.Producers, CheckedAt: views.ISO(d.CheckedAt),
+		Errors: brokerErrorsJSON(d.Failures)}
+	if j.Groups == nil {
+		j.Groups = []topics.GroupLag{}
+	}
+	if j.Producers.Groups == nil {
+		j.Producers.Groups = []topics.ProducerGroup{}
+	}
+	c.JSON(http.StatusOK, j)
+}

@@ -1,0 +1,178 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/topics"
+	"rmqconsole/views"
+)
+
+// TopicReader is what the topic pages need from package topics.
+type TopicReader interface {
+	List(ctx context.Context, withSystem, refresh bool) (*topics.List, error)
+	Detail(ctx context.Context, q topics.DetailQuery) (*topics.Detail, error)
+}
+
+// Topics is /topics, /topics/{topic} and their API.
+type Topics struct {
+	*Env
+	// Topics is nil when no NameServer is configured.
+	Topics TopicReader
+	// Now is the clock, for the list's age (tests).
+	Now func() time.Time
+}
+
+// TopicsJSON answers GET /api/v1/topics. Each topic keeps the fields the API has always
+// had (topic, readQueues, writeQueues, brokers, system) and adds its figures.
+type TopicsJSON struct {
+	Topics    []topics.Summary  `json:"topics"`
+	Total     int               `json:"total"`
+	CheckedAt time.Time         `json:"checkedAt"`
+	AgeSecond float64           `json:"ageSeconds"`
+	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+}
+
+// errTopicsNoCluster answers when no NameServer is configured.
+var errTopicsNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+
+// topicListQuery reads the filter and order from the query string; what it does not
+// know is a user error, said next to the form.
+func topicListQuery(c *gin.Context) (topics.ListQuery, *UserError) {
+	q := topics.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort"), Type: c.Query("type")}
+	var ok bool
+	if q.System, ok = queryFlag(c.Query("system")); !ok {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: "system must be 1 or 0 (true or false)."}
+	}
+	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: "desc must be 1 or 0 (true or false)."}
+	}
+	if q.Sort != "" && !slices.Contains(topics.SortKeys, q.Sort) {
+		bad := q.Sort
+		q.Sort = ""
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
+			Message: "Cannot sort by “" + views.Cut(bad) + "”. Sort by topic, type, queues, tps or messages."}
+	}
+	if q.Type != "" && !slices.Contains(topics.Types, q.Type) {
+		bad := q.Type
+		q.Type = ""
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_type",
+			Message: "“" + views.Cut(bad) + "” is not a message type. Use normal, fifo, delay, transaction, mixed or unknown."}
+	}
+	if len(q.Filter) > 255 {
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: "The filter is longer than any topic name (255 characters). Shorten it."}
+	}
+	return q, nil
+}
+
+func (h *Topics) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// List renders /topics.
+func (h *Topics) List(c *gin.Context) {
+	p := h.page(c, "Topics", "topics")
+	if h.Topics == nil {
+		h.render(c, http.StatusOK, p, views.TopicsPage(views.TopicsVM{}))
+		return
+	}
+	q, uerr := topicListQuery(c)
+	vm := views.TopicsVM{Configured: true, Filter: q.Filter, Type: q.Type, Types: topics.Types, System: q.System, Sort: q.Sort, Desc: q.Desc,
+		SortLinks: topicSortLinks(q), RefreshURL: topicListURL(q, true)}
+	if uerr != nil {
+		vm.FormError = uerr.Message
+		vm.Error = "Fix the filter above to see the topics."
+		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.TopicsPage(vm))
+		return
+	}
+	refresh, _ := queryFlag(c.Query("refresh"))
+	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
+	if err != nil {
+		vm.Error = "The topics could not be read: " + err.Error() + ". Check that the NameServer and brokers answer (see the overview), then refresh."
+		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
+		return
+	}
+	h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(topicsVM(vm, l, q)))
+}
+
+// ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=].
+func (h *Topics) ListAPI(c *gin.Context) {
+	if h.Topics == nil {
+		h.Fail(c, errTopicsNoCluster)
+		return
+	}
+	q, uerr := topicListQuery(c)
+	if uerr != nil {
+		h.Fail(c, uerr)
+		return
+	}
+	refresh, _ := queryFlag(c.Query("refresh"))
+	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	sel := topics.Select(l, q)
+	c.JSON(http.StatusOK, TopicsJSON{Topics: sel, Total: len(l.Topics), CheckedAt: l.CheckedAt,
+		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Errors: brokerErrorsJSON(l.Failures)})
+}
+
+// topicListURL is /topics with q's filter and order.
+func topicListURL(q topics.ListQuery, refresh bool) string {
+	v := url.Values{}
+	if q.Filter != "" {
+		v.Set("q", q.Filter)
+	}
+	if q.Type != "" {
+		v.Set("type", q.Type)
+	}
+	if q.System {
+		v.Set("system", "1")
+	}
+	if q.Sort != "" {
+		v.Set("sort", q.Sort)
+	}
+	if q.Desc {
+		v.Set("desc", "1")
+	}
+	if refresh {
+		v.Set("refresh", "1")
+	}
+	if len(v) == 0 {
+		return "/topics"
+	}
+	return "/topics?" + v.Encode()
+}
+
+// topicSortLinks gives each column a link that sorts by it, flipping the direction when
+// it is already the sort column. Numbers start with the largest first.
+func topicSortLinks(q topics.ListQuery) map[string]views.SortLink {
+	out := map[string]views.SortLink{}
+	cur := q.Sort
+	if cur == "" {
+		cur = "topic"
+	}
+	for _, k := range topics.SortKeys {
+		n := q
+		n.Sort = k
+		if k == cur {
+			n.Desc = !q.Desc
+		} else {
+			n.Desc = k != "topic" && k != "type"
+		}
+		if n.Sort == "topic" && !n.Desc {
+			n.Sort = ""
+		}
+		out[k] = views.SortLink{URL: topicListURL(n, false), Active: k == cur, Desc: q.Desc}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"strings"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/topics"
+	"rmqconsole/views"
+)
+
+// brokerErrorsJSON is the API's list of brokers that failed ({"broker","error"}).
+func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
+	var out []BrokerErrorJSON
+	for _, f := range fs {
+		out = append(out, BrokerErrorJSON{Broker: f.Broker, Error: f.Reason()})
+	}
+	return out
+}
+
+// failureSentences are failures as the pages show them.
+func failureSentences(fs []cluster.BrokerFailure) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, "Could not read "+f.String())
+	}
+	return out
+}
+
+func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
+	vm.Total = len(l.Topics)
+	for _, t := range l.Topics {
+		if t.System && !q.System {
+			vm.Hidden++
+		}
+	}
+	for _, s := range topics.Select(l, q) {
+		vm.Rows = append(vm.Rows, topicRowVM(s))
+	}
+	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
+	vm.Took = l.Took.Round(time.Millisecond).String()
+	vm.Failures = failureSentences(l.Failures)
+	return vm
+}
+
+func topicRowVM(s topics.Summary) views.TopicListRow {
+	r := views.TopicListRow{Topic: s.Topic, URL: views.TopicURL(s.Topic), MessagesURL: views.TopicMessagesURL(s.Topic),
+		Type: s.Type, System: s.System, ReadQueues: s.ReadQueues, WriteQueues: s.WriteQueues, Perm: permLabel(s.Perm),
+		PutTPS: tpsLabel(s.PutTPS), Messages: views.Thousands(s.Messages), Partial: s.StatsFrom < len(s.Brokers)}
+	for _, b := range s.Brokers {
+		r.Brokers = append(r.Brokers, views.BrokerLink{Name: b, URL: views.BrokerURL(b)})
+	}
+	return r
+}
+
+func permLabel(p int) string {
+	if p < 0 {
+		return "differs"
+	}
+	return topics.PermString(p)
+}
+
+// tpsLabel is a rate, or "n/a" when the brokers do not report it (before 5.3.3).
+func tpsLabel(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return views.Rate(*v)
+}
+
+func msTime(ms int64) (string, string) {
+	if ms <= 0 {
+		return "", ""
+	}
+	t := time.UnixMilli(ms)
+	return views.TimeUTC(t), views.ISO(t)
+}
+
+func topicPageVM(d *topics.Detail) views.TopicVM {
+	vm := views.TopicVM{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, MessagesURL: views.TopicMessagesURL(d.Topic),
+		Messages: views.Thousands(d.Messages), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
+		Failures: failureSentences(d.Failures)}
+	if d.PutTPS != nil {
+		vm.PutTPS = views.Rate(*d.PutTPS)
+	}
+	if d.Type == topics.TypeUnknown {
+		vm.TypeNote = "RocketMQ 4.x keeps no message type for a topic"
+	}
+	for _, r := range d.Route {
+		vm.Route = append(vm.Route, views.TopicRouteRow{Broker: views.BrokerLink{Name: r.Broker, URL: views.BrokerURL(r.Broker)},
+			Master: r.Master, Slaves: r.Slaves, ReadQueues: r.ReadQueues, WriteQueues: r.WriteQueues, Perm: topics.PermString(r.Perm)})
+	}
+	for _, q := range d.Queues {
+		row := views.TopicQueueRow{Broker: q.Broker, QueueID: q.QueueID, MinOffset: views.Thousands(q.MinOffset),
+			MaxOffset: views.Thousands(q.MaxOffset), Messages: views.Thousands(max(q.MaxOffset-q.MinOffset, 0))}
+		row.LastUpdate, row.LastISO = msTime(q.LastUpdate)
+		vm.Queues = append(vm.Queues, row)
+	}
+	for _, g := range d.Groups {
+		row := views.TopicGroupRow{Group: g.Group, URL: views.GroupURL(g.Group), Lag: views.Thousands(g.Lag), TPS: views.Rate(g.ConsumeTPS), Partial: g.Partial}
+		row.Last, row.LastISO = msTime(g.LastTimestamp)
+		vm.Groups = append(vm.Groups, row)
+	}
+	vm.GroupsNote = "Groups are those the brokers name for the topic: online, or with offsets stored. On RocketMQ 5.x a group that is online but has not committed an offset yet is not named."
+	vm.Producers = views.TopicProducersVM{Listed: d.Producers.Listed, LookedUp: d.Producers.LookedUp, FormURL: views.TopicURL(d.Topic)}
+	for _, g := range d.Producers.Groups {
+		pg := views.TopicProducerGroupVM{Group: g.Group}
+		for _, c := range g.Connections {
+			row := views.TopicProducerRow{ClientID: c.ClientID, ClientAddr: c.ClientAddr, Language: c.Language, Version: c.VersionName, Brokers: strings.Join(c.Brokers, ", ")}
+			row.Heartbeat, row.HeartISO = msTime(c.LastHeartbeat)
+			pg.Connections = append(pg.Connections, row)
+		}
+		vm.Producers.Groups = append(vm.Producers.Groups, pg)
+	}
+	return vm
+}

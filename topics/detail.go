@@ -1,0 +1,317 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+)
+
+// Detail is one topic as its brokers see it, at CheckedAt.
+type Detail struct {
+	Topic  string
+	Type   string
+	Order  bool
+	System bool
+	// Route is each broker that serves the topic, by name.
+	Route []BrokerRoute
+	// Queues are every queue's offsets, by broker and queue id.
+	Queues []Queue
+	// Messages is the sum of max − min over Queues; PutTPS as in Summary.
+	Messages int64
+	PutTPS   *float64
+	// Groups are the consumer groups that consume the topic (online, or with offsets
+	// stored for it), by name.
+	Groups []GroupLag
+	// Producers are the producer groups connected to the topic's brokers.
+	Producers Producers
+	Failures  []BrokerFailure
+	CheckedAt time.Time
+}
+
+// BrokerRoute is one broker of a topic's route.
+type BrokerRoute struct {
+	Broker      string   `json:"brokerName"`
+	Master      string   `json:"master"`
+	Slaves      []string `json:"slaves,omitempty"`
+	ReadQueues  int      `json:"readQueueNums"`
+	WriteQueues int      `json:"writeQueueNums"`
+	Perm        int      `json:"perm"`
+}
+
+// Queue is one queue's offsets: MaxOffset is where the next message goes, MinOffset the
+// oldest still stored.
+type Queue struct {
+	Broker    string `json:"brokerName"`
+	QueueID   int    `json:"queueId"`
+	MinOffset int64  `json:"minOffset"`
+	MaxOffset int64  `json:"maxOffset"`
+	// LastUpdate is the store time (epoch ms) of the queue's last message; 0 when empty.
+	LastUpdate int64 `json:"lastUpdateTimestamp"`
+}
+
+// GroupLag is a consumer group's lag on this topic.
+type GroupLag struct {
+	Group string `json:"group"`
+	// Lag is the messages of this topic not yet consumed by the group, over the brokers
+	// that answered.
+	Lag        int64   `json:"lag"`
+	ConsumeTPS float64 `json:"consumeTps"`
+	// LastTimestamp is the store time (epoch ms) of the newest message it consumed.
+	LastTimestamp int64 `json:"lastTimestamp"`
+	// Partial is set when a broker's consume stats could not be read (see Failures).
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Producers are the producer groups a topic's brokers have connections of.
+type Producers struct {
+	// Listed is set when the brokers listed their producers (GET_ALL_PRODUCER_INFO,
+	// 4.9.7 and 5.x). Brokers without that request cannot: only a named producer group
+	// can be looked up there.
+	Listed bool `json:"listed"`
+	// Groups are the producer groups, by name, each with its connections.
+	Groups []ProducerGroup `json:"groups"`
+	// Looked up is the producer group asked for by name ("" when none was).
+	LookedUp string `json:"lookedUp,omitempty"`
+}
+
+// ProducerGroup is a producer group and its connections to the topic's brokers.
+type ProducerGroup struct {
+	Group       string               `json:"group"`
+	Connections []ProducerConnection `json:"connections"`
+}
+
+// ProducerConnection is one producer client.
+type ProducerConnection struct {
+	ClientID   string `json:"clientId"`
+	ClientAddr string `json:"clientAddr"`
+	Language   string `json:"language"`
+	// Version is the client's MQVersion ordinal; VersionName the release ("4.9.7").
+	Version     int    `json:"version"`
+	VersionName string `json:"versionName"`
+	// Brokers are the brokers it is connected to.
+	Brokers []string `json:"brokers"`
+	// LastHeartbeat is when a broker last heard from it (epoch ms); 0 when the broker
+	// does not say (GET_PRODUCER_CONNECTION_LIST).
+	LastHeartbeat int64 `json:"lastHeartbeat,omitempty"`
+}
+
+const (
+	opRoute          = "route"
+	opConsumedBy     = "consumer groups"
+	opConsumeStats   = "consume stats"
+	opProducers      = "producers"
+	opProducerGroup  = "producer connections"
+	opTopicConfigOne = "topic config"
+)
+
+// DetailQuery is what the topic page asks for.
+type DetailQuery struct {
+	Topic string
+	// ProducerGroup, when set, is looked up by name on every broker of the topic (the
+	// only way on 4.x, where brokers cannot list their producers).
+	ProducerGroup string
+}
+
+// Detail reads one topic from its brokers. A topic no NameServer knows is a
+// *NotFoundError; a broker that fails is named in Failures.
+func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
+	r, err := s.cluster.Route(ctx, q.Topic)
+	if errors.Is(err, rocketmq.ErrTopicNotFound) {
+		return nil, &NotFoundError{Topic: q.Topic}
+	}
+	if err != nil {
+		return nil, err
+	}
+	ci, _ := s.cluster.Info(ctx) // without it, only the name patterns decide
+	d := &Detail{Topic: q.Topic, System: ci.IsSystemTopic(q.Topic), Type: TypeUnknown}
+	f := s.cluster.Fanout(ctx)
+	for _, g := range r.Gone {
+		f.Fail(g.Failure(q.Topic, opRoute))
+	}
+	for _, qd := range r.Raw().QueueDatas {
+		br := BrokerRoute{Broker: qd.BrokerName, ReadQueues: qd.ReadQueueNums, WriteQueues: qd.WriteQueueNums, Perm: qd.Perm}
+		if b, ok := r.Broker(qd.BrokerName); ok {
+			br.Master, br.Slaves = b.Master, b.Slaves
+		}
+		d.Route = append(d.Route, br)
+	}
+
+	var mu sync.Mutex
+	groupSet := map[string]bool{}
+	statsFrom := 0
+	var unlisted, listed int
+	producers := map[string]map[string]*ProducerConnection{}
+	addProducer := func(group, broker string, pc ProducerConnection) {
+		conns := producers[group]
+		if conns == nil {
+			conns = map[string]*ProducerConnection{}
+			producers[group] = conns
+		}
+		if have := conns[pc.ClientID]; have != nil {
+			have.Brokers = append(have.Brokers, broker)
+			have.LastHeartbeat = max(have.LastHeartbeat, pc.LastHeartbeat)
+			return
+		}
+		pc.Brokers = []string{broker}
+		conns[pc.ClientID] = &pc
+	}
+	for _, b := range r.Brokers {
+		f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
+			st, err := s.admin.TopicStats(ctx, addr, q.Topic)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			statsFrom++
+			for mq, o := range st.Offsets {
+				d.Queues = append(d.Queues, Queue{Broker: b.Name, QueueID: mq.QueueID, MinOffset: o.MinOffset, MaxOffset: o.MaxOffset, LastUpdate: o.LastUpdateTimestamp})
+			}
+			d.Messages += storedMessages(st)
+			if st.HasPutTps {
+				if d.PutTPS == nil {
+					d.PutTPS = new(float64)
+				}
+				*d.PutTPS += st.PutTps
+			}
+			return nil
+		})
+		f.Read(b, opTopicConfigOne, func(ctx context.Context, addr string) error {
+			t, err := s.admin.TopicConfigs(ctx, addr)
+			if err != nil {
+				return err
+			}
+			v, _ := s.admin.BrokerVersion(ctx, addr)
+			tc, ok := t.Topics[q.Topic]
+			if !ok {
+				return nil // the route and the broker disagree for a moment after a change
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if t := messageType(tc, v.Is5()); d.Type == TypeUnknown {
+				d.Type = t
+			} else if t != TypeUnknown && t != d.Type {
+				d.Type = TypeMixed
+			}
+			d.Order = d.Order || tc.Order
+			return nil
+		})
+		f.Go(b, opConsumedBy, func(ctx context.Context, addr string) error {
+			gs, err := s.admin.TopicConsumerGroups(ctx, addr, q.Topic)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, g := range gs {
+				groupSet[g] = true
+			}
+			return nil
+		})
+		f.Go(b, opProducers, func(ctx context.Context, addr string) error {
+			all, err := s.admin.ProducerInfos(ctx, addr)
+			mu.Lock()
+			defer mu.Unlock()
+			if errors.Is(err, rocketmq.ErrNotSupported) {
+				unlisted++ // not a failure: a limit of the broker's version
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			listed++
+			for g, ps := range all {
+				if rocketmq.IsSystemGroup(g) {
+					continue
+				}
+				for _, p := range ps {
+					addProducer(g, b.Name, ProducerConnection{ClientID: p.ClientID, ClientAddr: p.RemoteIP, Language: p.Language,
+						Version: p.Version, VersionName: rocketmq.BrokerVersion{Ordinal: p.Version}.String(), LastHeartbeat: p.LastUpdateTimestamp})
+				}
+			}
+			return nil
+		})
+		if q.ProducerGroup != "" {
+			f.Go(b, opProducerGroup, func(ctx context.Context, addr string) error {
+				cs, err := s.admin.ProducerConnections(ctx, addr, q.ProducerGroup)
+				if errors.Is(err, rocketmq.ErrProducerNotOnline) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range cs {
+					addProducer(q.ProducerGroup, b.Name, ProducerConnection{ClientID: c.ClientID, ClientAddr: c.ClientAddr,
+						Language: c.Language, Version: c.Version, VersionName: rocketmq.BrokerVersion{Ordinal: c.Version}.String()})
+				}
+				return nil
+			})
+		}
+	}
+	f.Wait()
+	d.Producers = Producers{Listed: listed > 0, LookedUp: q.ProducerGroup}
+	if q.ProducerGroup != "" && producers[q.ProducerGroup] == nil {
+		producers[q.ProducerGroup] = map[string]*ProducerConnection{}
+	}
+	for g, conns := range producers {
+		pg := ProducerGroup{Group: g}
+		for _, c := range conns {
+			slices.Sort(c.Brokers)
+			pg.Connections = append(pg.Connections, *c)
+		}
+		slices.SortFunc(pg.Connections, func(a, b ProducerConnection) int { return strings.Compare(a.ClientID, b.ClientID) })
+		d.Producers.Groups = append(d.Producers.Groups, pg)
+	}
+	slices.SortFunc(d.Producers.Groups, func(a, b ProducerGroup) int { return strings.Compare(a.Group, b.Group) })
+	slices.SortFunc(d.Queues, func(a, b Queue) int {
+		if c := strings.Compare(a.Broker, b.Broker); c != 0 {
+			return c
+		}
+		return a.QueueID - b.QueueID
+	})
+	d.Groups = s.groupLags(f, r.Brokers, q.Topic, groupSet)
+	d.Failures = f.Wait()
+	d.CheckedAt = s.opts.Now()
+	return d, nil
+}
+
+// groupLags reads each group's consume stats of the topic on every broker of it.
+func (s *Service) groupLags(f *cluster.Fanout, brokers []cluster.Broker, topic string, groupSet map[string]bool) []GroupLag {
+	names := make([]string, 0, len(groupSet))
+	for g := range groupSet {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	out := make([]GroupLag, len(names))
+	var mu sync.Mutex
+	for i, g := range names {
+		out[i].Group = g
+		for _, b := range brokers {
+			f.GoTopic(b, topic, opConsumeStats+" of "+g, func(ctx context.Context, addr string) error {
+				st, err := s.admin.ConsumeStats(ctx, addr, g, topic)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					out[i].Partial = true
+					return err
+				}
+				out[i].Lag += st.TotalLag()
+				out[i].ConsumeTPS += st.ConsumeTps
+				for _, o := range st.Offsets {
+					out[i].LastTimestamp = max(out[i].LastTimestamp, o.LastTimestamp)
+				}
+				return nil
+			})
+		}
+	}
+	f.Wait()
+	return out
+}

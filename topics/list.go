@@ -1,0 +1,269 @@
+package topics
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+)
+
+// Summary is one topic in the list.
+type Summary struct {
+	Topic string `json:"topic"`
+	// Type is normal, fifo, delay, transaction or mixed from the 5.x "message.type"
+	// attribute; unknown on 4.x brokers, which keep no type.
+	Type string `json:"type"`
+	// ReadQueues and WriteQueues add up the topic's queues over its brokers.
+	ReadQueues  int `json:"readQueues"`
+	WriteQueues int `json:"writeQueues"`
+	// Perm is the topic's permission (4 read, 2 write, 6 both) when every broker has
+	// the same; -1 when they differ.
+	Perm    int      `json:"perm"`
+	Order   bool     `json:"order"`
+	Brokers []string `json:"brokers"`
+	System  bool     `json:"system"`
+	// PutTPS is messages per second put to the topic, as 5.3.3+ brokers count it; nil
+	// when no broker of the topic reports it (4.x, 5.3.2 and older).
+	PutTPS *float64 `json:"putTps"`
+	// Messages is how many messages the topic stores: each queue's max − min offset.
+	Messages int64 `json:"messages"`
+	// StatsFrom counts the brokers whose stats are in PutTPS and Messages; when it is
+	// below len(Brokers) the figures are partial and Failures name the missing.
+	StatsFrom int `json:"statsFrom"`
+}
+
+// List is every topic of the cluster with its figures, at CheckedAt.
+type List struct {
+	Topics    []Summary
+	Failures  []BrokerFailure
+	CheckedAt time.Time
+	Took      time.Duration
+	// System says whether system, retry and DLQ topics were read.
+	System bool
+}
+
+// ListQuery filters and orders a List.
+type ListQuery struct {
+	// Filter keeps topics whose name contains it (any case).
+	Filter string
+	// Type keeps topics of one message type ("" keeps all).
+	Type string
+	// System keeps system, retry and dead-letter topics too.
+	System bool
+	// Sort is one of SortKeys ("" sorts by name); Desc reverses it.
+	Sort string
+	Desc bool
+}
+
+// SortKeys are the columns a list can be sorted by.
+var SortKeys = []string{"topic", "type", "queues", "tps", "messages"}
+
+// Types are the message types a list can be filtered by.
+var Types = []string{TypeNormal, TypeFIFO, TypeDelay, TypeTransaction, TypeMixed, TypeUnknown}
+
+const (
+	opTopicConfigs = "topic configs"
+	opTopicStats   = "topic stats"
+)
+
+// errSkipped is the failure of a call not made because its broker did not answer an
+// earlier one of the same list: asking again would only wait for another timeout.
+var errSkipped = errors.New("not asked: the broker did not answer an earlier call")
+
+// List returns every topic with its figures; system, retry and DLQ topics only when
+// withSystem is set. A list is reused for Options.ListTTL unless refresh is set. A
+// broker that fails is named in Failures and the others' topics are still listed.
+func (s *Service) List(ctx context.Context, withSystem, refresh bool) (*List, error) {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	if l := s.list; !refresh && l != nil && l.System == withSystem && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
+		return l, nil
+	}
+	l, err := s.readList(ctx, withSystem)
+	if err != nil {
+		return nil, err
+	}
+	s.list = l
+	return l, nil
+}
+
+// brokerTopics is one broker's topic configs and whether it is 5.x.
+type brokerTopics struct {
+	configs *rocketmq.TopicConfigTable
+	is5     bool
+}
+
+func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) {
+	start := s.opts.Now()
+	ci, err := s.cluster.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	brokers, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
+	tables := cluster.EachRead(f, brokers, opTopicConfigs, func(ctx context.Context, addr string) (brokerTopics, error) {
+		t, err := s.admin.TopicConfigs(ctx, addr)
+		if err != nil {
+			return brokerTopics{}, err
+		}
+		v, _ := s.admin.BrokerVersion(ctx, addr) // known from the call just made
+		return brokerTopics{configs: t, is5: v.Is5()}, nil
+	})
+	byName := map[string]*Summary{}
+	var order []string
+	for i, bt := range tables {
+		if bt.configs == nil {
+			continue
+		}
+		names := make([]string, 0, len(bt.configs.Topics))
+		for n := range bt.configs.Topics {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			tc := bt.configs.Topics[name]
+			system := ci.IsSystemTopic(name)
+			if system && !withSystem {
+				continue
+			}
+			sm := byName[name]
+			if sm == nil {
+				sm = &Summary{Topic: name, System: system, Perm: tc.Perm, Type: messageType(tc, bt.is5)}
+				byName[name] = sm
+				order = append(order, name)
+			} else {
+				if sm.Perm != tc.Perm {
+					sm.Perm = -1
+				}
+				if t := messageType(tc, bt.is5); sm.Type != t && t != TypeUnknown {
+					if sm.Type == TypeUnknown {
+						sm.Type = t
+					} else {
+						sm.Type = TypeMixed
+					}
+				}
+			}
+			sm.ReadQueues += tc.ReadQueueNums
+			sm.WriteQueues += tc.WriteQueueNums
+			sm.Order = sm.Order || tc.Order
+			sm.Brokers = append(sm.Brokers, brokers[i].Name)
+		}
+	}
+	s.readStats(f, brokers, byName, order)
+	l := &List{Topics: make([]Summary, 0, len(order)), System: withSystem}
+	for _, n := range order {
+		l.Topics = append(l.Topics, *byName[n])
+	}
+	slices.SortFunc(l.Topics, func(a, b Summary) int { return strings.Compare(a.Topic, b.Topic) })
+	l.Failures = f.Wait()
+	l.CheckedAt = s.opts.Now()
+	l.Took = l.CheckedAt.Sub(start)
+	return l, nil
+}
+
+// readStats asks each broker of each topic for the topic's stats (one call per topic
+// and broker, at most Options.Concurrency at once) and adds them up.
+func (s *Service) readStats(f *cluster.Fanout, brokers []cluster.Broker, byName map[string]*Summary, order []string) {
+	type answer struct {
+		topic string
+		stats *rocketmq.TopicStats
+	}
+	byBroker := map[string]cluster.Broker{}
+	for _, b := range brokers {
+		byBroker[b.Name] = b
+	}
+	answers := make(chan answer, s.opts.Concurrency)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for a := range answers {
+			sm := byName[a.topic]
+			sm.StatsFrom++
+			sm.Messages += storedMessages(a.stats)
+			if a.stats.HasPutTps {
+				if sm.PutTPS == nil {
+					sm.PutTPS = new(float64)
+				}
+				*sm.PutTPS += a.stats.PutTps
+			}
+		}
+	}()
+	for _, name := range order {
+		for _, bn := range byName[name].Brokers {
+			b := byBroker[bn]
+			f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
+				if f.NotAnswering(b.Name) {
+					return errSkipped
+				}
+				st, err := s.admin.TopicStats(ctx, addr, name)
+				if err != nil {
+					return err
+				}
+				answers <- answer{name, st}
+				return nil
+			})
+		}
+	}
+	f.Wait()
+	close(answers)
+	<-done
+}
+
+// storedMessages is the sum over the queues of max − min offset.
+func storedMessages(st *rocketmq.TopicStats) int64 {
+	var n int64
+	for _, o := range st.Offsets {
+		if d := o.MaxOffset - o.MinOffset; d > 0 {
+			n += d
+		}
+	}
+	return n
+}
+
+// Select filters and orders a list's topics for q. Topics of the same value keep
+// their name order.
+func Select(l *List, q ListQuery) []Summary {
+	filter := strings.ToLower(q.Filter)
+	out := make([]Summary, 0, len(l.Topics))
+	for _, t := range l.Topics {
+		if (!q.System && t.System) || (q.Type != "" && t.Type != q.Type) ||
+			(filter != "" && !strings.Contains(strings.ToLower(t.Topic), filter)) {
+			continue
+		}
+		out = append(out, t)
+	}
+	by := func(a, b Summary) int { return strings.Compare(a.Topic, b.Topic) }
+	switch q.Sort {
+	case "type":
+		by = func(a, b Summary) int { return strings.Compare(a.Type, b.Type) }
+	case "queues":
+		by = func(a, b Summary) int { return cmp.Compare(a.WriteQueues+a.ReadQueues, b.WriteQueues+b.ReadQueues) }
+	case "tps":
+		by = func(a, b Summary) int { return cmp.Compare(tps(a), tps(b)) }
+	case "messages":
+		by = func(a, b Summary) int { return cmp.Compare(a.Messages, b.Messages) }
+	}
+	slices.SortStableFunc(out, func(a, b Summary) int {
+		if q.Desc {
+			return by(b, a)
+		}
+		return by(a, b)
+	})
+	return out
+}
+
+func tps(s Summary) float64 {
+	if s.PutTPS == nil {
+		return -1
+	}
+	return *s.PutTPS
+}

@@ -1,0 +1,153 @@
+package views
+
+import "net/url"
+
+// TopicsVM is the topic list.
+type TopicsVM struct {
+	Configured bool
+	// Error is shown instead of the table when the list could not be read at all.
+	Error string
+	// FormError is a sentence about bad filter input, shown next to the form.
+	FormError string
+	Rows      []TopicListRow
+	// Total counts the topics read; Hidden the system ones left out.
+	Total, Hidden int
+	Filter        string
+	Type          string
+	Types         []string
+	System        bool
+	Sort          string
+	Desc          bool
+	SortLinks     map[string]SortLink
+	CheckedAt     string
+	CheckedISO    string
+	Took          string
+	RefreshURL    string
+	Failures      []string
+}
+
+// TopicListRow is one topic in the list.
+type TopicListRow struct {
+	Topic       string
+	URL         string
+	MessagesURL string
+	Type        string
+	System      bool
+	ReadQueues  int
+	WriteQueues int
+	Perm        string
+	Brokers     []BrokerLink
+	PutTPS      string
+	Messages    string
+	// Partial says the figures miss brokers (named in the failures above the table).
+	Partial bool
+}
+
+// BrokerLink is a broker name linking to its page.
+type BrokerLink struct {
+	Name string
+	URL  string
+}
+
+// TopicURL links a topic to its page.
+func TopicURL(topic string) string { return "/topics/" + url.PathEscape(topic) }
+
+// BrokerURL links a broker name to its page.
+func BrokerURL(name string) string { return "/brokers/" + url.PathEscape(name) }
+
+// TypeLabel is how a message type reads in a table.
+func TypeLabel(t string) string {
+	switch t {
+	case "fifo":
+		return "FIFO"
+	case "normal":
+		return "Normal"
+	case "delay":
+		return "Delay"
+	case "transaction":
+		return "Transaction"
+	case "mixed":
+		return "Mixed"
+	}
+	return "unknown"
+}
+
+// TopicVM is one topic's page.
+type TopicVM struct {
+	Topic       string
+	Type        string
+	TypeNote    string
+	Order       bool
+	System      bool
+	MessagesURL string
+	Messages    string
+	PutTPS      string
+	CheckedAt   string
+	CheckedISO  string
+	Failures    []string
+	Route       []TopicRouteRow
+	Queues      []TopicQueueRow
+	Groups      []TopicGroupRow
+	// GroupsNote says what the broker cannot tell about consumer groups.
+	GroupsNote string
+	Producers  TopicProducersVM
+}
+
+// TopicRouteRow is one broker of the route.
+type TopicRouteRow struct {
+	Broker      BrokerLink
+	Master      string
+	Slaves      []string
+	ReadQueues  int
+	WriteQueues int
+	Perm        string
+}
+
+// TopicQueueRow is one queue's offsets.
+type TopicQueueRow struct {
+	Broker     string
+	QueueID    int
+	MinOffset  string
+	MaxOffset  string
+	Messages   string
+	LastUpdate string
+	LastISO    string
+}
+
+// TopicGroupRow is a consumer group of the topic.
+type TopicGroupRow struct {
+	Group   string
+	URL     string
+	Lag     string
+	TPS     string
+	Last    string
+	LastISO string
+	Partial bool
+}
+
+// TopicProducersVM is the producers section.
+type TopicProducersVM struct {
+	// Listed is set when the brokers listed their producers (5.x).
+	Listed   bool
+	Groups   []TopicProducerGroupVM
+	LookedUp string
+	// FormURL is where the producer-group lookup form goes.
+	FormURL string
+}
+
+// TopicProducerGroupVM is a producer group and its connections.
+type TopicProducerGroupVM struct {
+	Group       string
+	Connections []TopicProducerRow
+}
+
+// TopicProducerRow is one producer client.
+type TopicProducerRow struct {
+	ClientID   string
+	ClientAddr string
+	Language   string
+	Version    string
+	Brokers    string
+	Heartbeat  string
+	HeartISO   string
+}
