@@ -72,7 +72,12 @@ type Cluster struct {
 	seen   map[string]map[string]sighting // topic -> broker name -> last seen in its route
 
 	unansweredMu sync.Mutex
-	unanswered   map[string]time.Time // address -> when it last did not answer
+	unanswered   map[string]silence // address -> when it last did not answer
+}
+
+type silence struct {
+	at     time.Time
+	waited time.Duration // how long it was waited for
 }
 
 type sighting struct {
@@ -94,7 +99,7 @@ func New(ns Client, opts Options) *Cluster {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]time.Time{}}
+	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]silence{}}
 }
 
 // Broker is one broker name: a master (broker id 0) and its slaves.
@@ -124,7 +129,9 @@ func brokerOf(bd rocketmq.BrokerData, cluster string) Broker {
 	if b.Cluster == "" {
 		b.Cluster = bd.Cluster
 	}
-	b.Master, _ = bd.MasterAddr()
+	// Only broker id 0 is the master: rocketmq.BrokerData.MasterAddr lets the smallest id
+	// stand in (as clients do for sending), which would send a reset to a slave.
+	b.Master = bd.Addrs[0]
 	ids := make([]int64, 0, len(bd.Addrs))
 	for id := range bd.Addrs {
 		if id != 0 && bd.Addrs[id] != "" {
@@ -362,21 +369,29 @@ func (f *Fanout) GroupConfigured(group string) (bool, error) {
 
 // noteUnanswered remembers that addr did not answer, so reads go to a slave first for a
 // while instead of waiting for the same timeout again.
-func (c *Cluster) noteUnanswered(addr string) {
+func (c *Cluster) noteUnanswered(addr string, waited time.Duration) {
 	c.unansweredMu.Lock()
-	c.unanswered[addr] = c.opts.Now()
+	c.unanswered[addr] = silence{at: c.opts.Now(), waited: waited}
 	c.unansweredMu.Unlock()
 }
 
 func (c *Cluster) recentlyUnanswered(addr string) bool {
 	c.unansweredMu.Lock()
 	defer c.unansweredMu.Unlock()
-	at, ok := c.unanswered[addr]
-	if ok && c.opts.Now().Sub(at) > unansweredFor {
+	s, ok := c.unanswered[addr]
+	if ok && c.opts.Now().Sub(s.at) > unansweredFor {
 		delete(c.unanswered, addr)
 		return false
 	}
 	return ok
+}
+
+// lastUnanswered is when addr last did not answer, and how long it was waited for.
+func (c *Cluster) lastUnanswered(addr string) (time.Time, time.Duration) {
+	c.unansweredMu.Lock()
+	defer c.unansweredMu.Unlock()
+	s := c.unanswered[addr]
+	return s.at, s.waited
 }
 
 // ReadOrder is the order addresses of b are tried for a read a slave can answer: the

@@ -167,6 +167,29 @@ func TestReadFallsBackToASlaveWhenTheMasterDoesNotAnswer(t *testing.T) {
 		if strings.Join(asked, " ") != strings.Join(want, " ") {
 			t.Errorf("round %d asked %v, want %v", round, asked, want)
 		}
+		// The answer says it came from the slave, and why.
+		sr := fo.FromSlaves()
+		if len(sr) != 1 || sr[0].Broker != "broker-b" || sr[0].Master != "127.0.0.2:10911" || sr[0].Slave != "127.0.0.12:10911" ||
+			(sr[0].MasterErr != nil) != (round == 0) || sr[0].Earlier != (round == 1) || sr[0].Waited < 40*time.Millisecond {
+			t.Fatalf("round %d: from slaves %+v", round, sr)
+		}
+		s := sr[0].Sentence("these rows")
+		for _, w := range []string{"broker-b's master 127.0.0.2:10911 did not answer", "these rows come from its slave 127.0.0.12:10911"} {
+			if !strings.Contains(s, w) {
+				t.Errorf("round %d: %q does not say %q", round, s, w)
+			}
+		}
+		if round == 0 && sr[0].Waited < 40*time.Millisecond {
+			t.Errorf("round 0 waited %v for the master", sr[0].Waited)
+		}
+	}
+	// A read the master answers names no slave; neither does a broker asked with Go.
+	fo0 := c.Fanout(context.Background())
+	a, _ := r.Broker("broker-a")
+	fo0.Read(a, "pull", func(context.Context, string) error { return nil })
+	fo0.Go(b, "stats", func(context.Context, string) error { return nil })
+	if fo0.Wait(); fo0.FromSlaves() != nil {
+		t.Errorf("master reads named as slave reads: %v", fo0.FromSlaves())
 	}
 	// Writes never go to a slave.
 	fo := c.Fanout(context.Background())
@@ -176,6 +199,38 @@ func TestReadFallsBackToASlaveWhenTheMasterDoesNotAnswer(t *testing.T) {
 	})
 	if fails := fo.Wait(); len(fails) != 1 || !strings.Contains(fails[0].Error(), "no master is registered") {
 		t.Errorf("write without master: %v", fails)
+	}
+}
+
+// A broker whose master is gone and whose slave is registered: reads go to the slave and
+// say there is no master; writes are refused, never sent to the slave.
+func TestWithoutAMasterReadsGoToTheSlaveAndWritesNowhere(t *testing.T) {
+	f := twoBrokers()
+	f.AddSlave("broker-b", "127.0.0.12:10911")
+	f.RemoveMaster("broker-b")
+	c := cluster.New(f, cluster.Options{})
+	r, err := c.Route(context.Background(), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := r.Broker("broker-b")
+	if b.Master != "" || len(b.Slaves) != 1 || b.Slaves[0] != "127.0.0.12:10911" {
+		t.Fatalf("broker-b without its master: %+v", b)
+	}
+	fo := c.Fanout(context.Background())
+	var read, wrote []string
+	fo.Read(b, "pull", func(_ context.Context, addr string) error { read = append(read, addr); return nil })
+	fo.Go(b, "reset offset", func(_ context.Context, addr string) error { wrote = append(wrote, addr); return nil })
+	fails := fo.Wait()
+	if len(read) != 1 || read[0] != "127.0.0.12:10911" || len(wrote) != 0 {
+		t.Errorf("read from %v, wrote to %v: want the slave read and nothing written", read, wrote)
+	}
+	if len(fails) != 1 || !strings.Contains(fails[0].Error(), "no master is registered for broker broker-b") {
+		t.Errorf("write: failures %v", fails)
+	}
+	sr := fo.FromSlaves()
+	if len(sr) != 1 || !strings.Contains(sr[0].Sentence("these rows"), "broker-b has no master registered with the NameServer; these rows come from its slave 127.0.0.12:10911") {
+		t.Errorf("from slaves %+v", sr)
 	}
 }
 

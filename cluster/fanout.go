@@ -104,6 +104,7 @@ type Fanout struct {
 	silent map[string]bool // brokers a call did not get an answer from
 	seen   map[failureKey]bool
 	list   []BrokerFailure
+	slaves map[string]SlaveRead // broker name -> the first read a slave answered for it
 }
 
 type failureKey struct{ broker, topic, op string }
@@ -111,7 +112,7 @@ type failureKey struct{ broker, topic, op string }
 // Fanout starts a fan-out bounded by ctx.
 func (c *Cluster) Fanout(ctx context.Context) *Fanout {
 	return &Fanout{c: c, ctx: ctx, sem: make(chan struct{}, c.opts.Parallelism),
-		failed: map[string]bool{}, silent: map[string]bool{}, seen: map[failureKey]bool{}}
+		failed: map[string]bool{}, silent: map[string]bool{}, seen: map[failureKey]bool{}, slaves: map[string]SlaveRead{}}
 }
 
 // Limit sets how many calls are in flight at once (instead of Options.Parallelism); call
@@ -251,14 +252,23 @@ func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx conte
 		start := time.Now()
 		var err error
 		var addr string
+		var masterErr error // what the master answered before a slave was asked
+		var masterTook time.Duration
 		for _, addr = range addrs {
+			began := time.Now()
 			if err = ask(f.ctx, addr); err == nil {
+				if read && addr != b.Master {
+					f.noteSlave(b, op, addr, masterErr, masterTook)
+				}
 				return
 			}
 			if !unanswered(err) {
 				break
 			}
-			f.c.noteUnanswered(addr)
+			if addr == b.Master {
+				masterErr, masterTook = err, time.Since(began)
+			}
+			f.c.noteUnanswered(addr, time.Since(began))
 			if f.ctx.Err() != nil {
 				break
 			}
@@ -270,6 +280,93 @@ func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx conte
 		}
 		f.Fail(BrokerFailure{Broker: b.Name, Addr: addr, Topic: topic, Op: op, Err: err, Elapsed: time.Since(start)})
 	})
+}
+
+// SlaveRead is a broker whose answer to a read came, at least partly, from a slave: its
+// master did not answer (no connection, no answer in time), or a moment ago it did not and
+// it is asked after its slaves for a while, or no master is registered. Answers built
+// from reads say so, since a slave can be a little behind its master.
+type SlaveRead struct {
+	Broker string
+	// Master is the master's address, "" when none is registered.
+	Master string
+	// Slave is the slave's address that answered.
+	Slave string
+	// Op is the first read the slave answered.
+	Op string
+	// MasterErr is the master's error in this operation (nil when it was not asked).
+	MasterErr error
+	// Waited is how long the master was waited for, in this operation or (Earlier) the
+	// last time it did not answer.
+	Waited time.Duration
+	// Earlier says the master was not asked first: it did not answer a moment ago (at
+	// Since), so its slave was read first.
+	Earlier bool
+	Since   time.Time
+}
+
+// Sentence says it in words for the answer what: "broker-a's master 10.0.0.1:10911 did
+// not answer in 2.0 s; <what> come from its slave 10.0.0.11:10911, which can be a little
+// behind its master."
+func (s SlaveRead) Sentence(what string) string {
+	return fmt.Sprintf("%s; %s come from its slave %s, which can be a little behind its master.", s.why(), what, s.Slave)
+}
+
+func (s SlaveRead) why() string {
+	switch {
+	case s.Master == "":
+		return fmt.Sprintf("%s has no master registered with the NameServer", s.Broker)
+	case s.Earlier:
+		return fmt.Sprintf("%s's master %s did not answer in %s at %s, so for %s it is asked after its slave",
+			s.Broker, s.Master, seconds(s.Waited), s.Since.UTC().Format("15:04:05 UTC"), seconds(unansweredFor))
+	}
+	return fmt.Sprintf("%s's master %s did not answer in %s", s.Broker, s.Master, seconds(s.Waited))
+}
+
+func seconds(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// MarshalJSON writes {"broker", "master", "slave", "reason"}.
+func (s SlaveRead) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Broker string `json:"broker"`
+		Master string `json:"master,omitempty"`
+		Slave  string `json:"slave"`
+		Reason string `json:"reason"`
+	}{s.Broker, s.Master, s.Slave, s.why()})
+}
+
+func (f *Fanout) noteSlave(b Broker, op, slave string, masterErr error, waited time.Duration) {
+	sr := SlaveRead{Broker: b.Name, Master: b.Master, Slave: slave, Op: op, MasterErr: masterErr, Waited: waited}
+	if b.Master != "" && masterErr == nil {
+		sr.Earlier = true
+		sr.Since, sr.Waited = f.c.lastUnanswered(b.Master)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.slaves[b.Name]; !ok {
+		f.slaves[b.Name] = sr
+	}
+}
+
+// FromSlaves returns the brokers a slave answered a read for, one per broker, sorted by
+// name. Call it after Wait.
+func (f *Fanout) FromSlaves() []SlaveRead {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]SlaveRead, 0, len(f.slaves))
+	for _, s := range f.slaves {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b SlaveRead) int { return strings.Compare(a.Broker, b.Broker) })
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func errNoAddr(b Broker, read bool) error {

@@ -212,17 +212,21 @@ func TestPrivateClusterFreezeKillRestart(t *testing.T) {
 func TestPortsFromLaysOutDisjointPorts(t *testing.T) {
 	p := PortsFrom(privatePortsLow)
 	seen := map[int]string{p.NameServer: "namesrv"}
-	for _, b := range brokerSpecs(p, true) {
+	specs, err := withSlaves(p, brokerSpecs(p, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range specs {
 		for _, port := range b.ports() {
 			if other, dup := seen[port]; dup {
-				t.Errorf("port %d used by %s and %s", port, other, b.name)
+				t.Errorf("port %d used by %s and %s", port, other, b.proc())
 			}
-			seen[port] = b.name
+			seen[port] = b.proc()
 		}
 	}
 	for _, b := range brokerSpecs(DefaultPorts, true) {
 		for _, port := range append(b.ports(), NameServerPort) {
-			if port >= privatePortsLow && port <= privatePortsHigh+8 {
+			if port >= privatePortsLow && port <= privatePortsHigh+16 {
 				t.Errorf("default port %d is inside the private range", port)
 			}
 		}

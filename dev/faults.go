@@ -36,37 +36,45 @@ func (c *Cluster) KillBroker(name string) error {
 // RestartBroker starts broker name again on its store and ports (killing it
 // first if it still runs) and returns once the NameServer routes to it.
 func (c *Cluster) RestartBroker(ctx context.Context, name string) error {
+	return c.RestartBrokers(ctx, name)
+}
+
+// RestartBrokers is RestartBroker for several brokers at once ("broker-b" and
+// its slave "broker-b-s"): the cluster is whole again only once all run.
+func (c *Cluster) RestartBrokers(ctx context.Context, names ...string) error {
 	if c.boot.lib == "" {
-		return fmt.Errorf("restart %s: only a cluster started by Start can restart its brokers", name)
-	}
-	var spec *brokerSpec
-	for i := range c.boot.specs {
-		if c.boot.specs[i].proc() == name {
-			spec = &c.boot.specs[i]
-		}
-	}
-	if spec == nil {
-		return fmt.Errorf("restart %s: no such broker", name)
-	}
-	if err := c.KillBroker(name); err != nil {
-		return fmt.Errorf("restart %s: %w", name, err)
+		return fmt.Errorf("restart %v: only a cluster started by Start can restart its brokers", names)
 	}
 	ctx, cancel := context.WithTimeout(ctx, startupDeadline*time.Second)
 	defer cancel()
-	p, err := c.startBroker(*spec)
-	if err != nil {
-		return fmt.Errorf("restart %s: %w", name, err)
-	}
-	for i, old := range c.procs {
-		if old.name == name {
-			c.procs[i] = p
+	for _, name := range names {
+		var spec *brokerSpec
+		for i := range c.boot.specs {
+			if c.boot.specs[i].proc() == name {
+				spec = &c.boot.specs[i]
+			}
+		}
+		if spec == nil {
+			return fmt.Errorf("restart %s: no such broker", name)
+		}
+		if err := c.KillBroker(name); err != nil {
+			return fmt.Errorf("restart %s: %w", name, err)
+		}
+		p, err := c.startBroker(*spec)
+		if err != nil {
+			return fmt.Errorf("restart %s: %w", name, err)
+		}
+		for i, old := range c.procs {
+			if old.name == name {
+				c.procs[i] = p
+			}
+		}
+		if err := waitBrokerBoot(ctx, p, *spec); err != nil {
+			return fmt.Errorf("restart %s: %w", name, err)
 		}
 	}
-	if err := waitBrokerBoot(ctx, p, *spec); err != nil {
-		return fmt.Errorf("restart %s: %w", name, err)
-	}
 	if err := c.waitRegistered(ctx); err != nil {
-		return fmt.Errorf("restart %s: %w", name, err)
+		return fmt.Errorf("restart %v: %w", names, err)
 	}
 	return nil
 }

@@ -23,12 +23,14 @@ var harness struct {
 	err     error
 	missing []string
 
-	private struct { // RequirePrivateCluster's
-		once    sync.Once
-		cluster *Cluster
-		err     error
-		missing []string
-	}
+	private, withSlaves privateCluster // RequirePrivateCluster's, RequirePrivateClusterWithSlaves'
+}
+
+type privateCluster struct {
+	once    sync.Once
+	cluster *Cluster
+	err     error
+	missing []string
 }
 
 // RunTests runs m, stops the clusters RequireCluster and RequirePrivateCluster
@@ -38,8 +40,10 @@ var harness struct {
 func RunTests(m *testing.M) int {
 	harness.active = true
 	code := m.Run()
-	if c := harness.private.cluster; c != nil {
-		stopTestCluster(c, code)
+	for _, c := range []*Cluster{harness.private.cluster, harness.withSlaves.cluster} {
+		if c != nil {
+			stopTestCluster(c, code)
+		}
 	}
 	if c := harness.cluster; c != nil && harness.owned {
 		stopTestCluster(c, code)
@@ -88,7 +92,22 @@ func RequireCluster(t testing.TB) *Cluster {
 func RequirePrivateCluster(t testing.TB) *Cluster {
 	t.Helper()
 	requireHarness(t, "RequirePrivateCluster")
-	p := &harness.private
+	return requirePrivate(t, &harness.private, false)
+}
+
+// RequirePrivateClusterWithSlaves is RequirePrivateCluster with a slave
+// (brokerId 1) beside each master, "broker-a-s" and "broker-b-s" to Freeze:
+// for tests of reads that fall back to a slave and writes that must not. It
+// costs a NameServer and four broker JVMs; a package needs only one of the two
+// private clusters.
+func RequirePrivateClusterWithSlaves(t testing.TB) *Cluster {
+	t.Helper()
+	requireHarness(t, "RequirePrivateClusterWithSlaves")
+	return requirePrivate(t, &harness.withSlaves, true)
+}
+
+func requirePrivate(t testing.TB, p *privateCluster, slaves bool) *Cluster {
+	t.Helper()
 	p.once.Do(func() {
 		version := VersionFromEnv()
 		if p.missing = MissingTools(version); len(p.missing) > 0 {
@@ -102,7 +121,7 @@ func RequirePrivateCluster(t testing.TB) *Cluster {
 				return
 			}
 			p.cluster, p.err = Start(context.Background(), Options{
-				Version: version, SecondBroker: true, Ports: ports, KeepDir: true, StartupTimeout: testStartupTimeout, Log: os.Stderr})
+				Version: version, SecondBroker: true, Slaves: slaves, Ports: ports, KeepDir: true, StartupTimeout: testStartupTimeout, Log: os.Stderr})
 			if p.err == nil {
 				return
 			}

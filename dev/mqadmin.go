@@ -114,6 +114,33 @@ func (c *Cluster) CreateTopic(ctx context.Context, topic string, queues int) err
 	}
 }
 
+// CreateTopicOn is CreateTopic on one broker of the cluster only (mqadmin
+// updateTopic -b), for tests whose assertions are per queue id of one broker,
+// so they hold on every cluster shape.
+func (c *Cluster) CreateTopicOn(ctx context.Context, topic string, queues int, broker Broker) error {
+	q := strconv.Itoa(queues)
+	if _, err := c.MQAdmin(ctx, "updateTopic", "-b", broker.Addr, "-t", topic, "-r", q, "-w", q); err != nil {
+		return fmt.Errorf("create topic %s on %s: %w", topic, broker.Name, err)
+	}
+	var last error
+	for {
+		r, err := queryRoute(ctx, c.NameServer, topic)
+		if err == nil {
+			last = topicOnEveryBroker(r, []Broker{broker}, queues)
+			if last == nil {
+				return nil
+			}
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("create topic %s on %s: route never complete (%v): %w", topic, broker.Name, last, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 func topicOnEveryBroker(r *route, brokers []Broker, queues int) error {
 	have := map[string]bool{}
 	for _, q := range r.QueueDatas {

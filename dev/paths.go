@@ -75,11 +75,11 @@ type Ports struct {
 var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort,
 	BrokerASlave: BrokerASlavePort, BrokerBSlave: BrokerBSlavePort}
 
-// PortsFrom lays a cluster out on the nine ports base..base+8: the NameServer
+// PortsFrom lays a cluster out on the 17 ports base..base+16: the NameServer
 // on base, broker-a on base+3 (base+1..base+4), broker-b on base+7
-// (base+5..base+8).
+// (base+5..base+8), and their slaves (Options.Slaves) on base+11 and base+15.
 func PortsFrom(base int) Ports {
-	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7}
+	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7, BrokerASlave: base + 11, BrokerBSlave: base + 15}
 }
 
 func (p Ports) orDefault() Ports {
@@ -105,13 +105,14 @@ const privatePortsLow, privatePortsHigh = 22000, 32700
 // Start then fails on the ports it cannot bind, and the caller may try again.
 func FreePorts() (Ports, error) {
 	for range 50 {
-		base := privatePortsLow + 10*mrand.IntN((privatePortsHigh-privatePortsLow)/10)
+		base := privatePortsLow + 20*mrand.IntN((privatePortsHigh-privatePortsLow)/20)
 		p := PortsFrom(base)
-		if checkPortsFree(p, brokerSpecs(p, true)) == nil {
+		specs, _ := withSlaves(p, brokerSpecs(p, true))
+		if checkPortsFree(p, specs) == nil {
 			return p, nil
 		}
 	}
-	return Ports{}, fmt.Errorf("no free set of 9 loopback ports between %d and %d", privatePortsLow, privatePortsHigh)
+	return Ports{}, fmt.Errorf("no free set of 17 loopback ports between %d and %d", privatePortsLow, privatePortsHigh)
 }
 
 // VersionFromEnv returns RMQ_VERSION, or DefaultVersion when it is unset.

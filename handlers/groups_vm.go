@@ -44,6 +44,10 @@ func groupOffsetText(p *int64) string {
 func groupFailures(fs []groups.BrokerFailure) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
+		if s, ok := refusal(f.Broker, f.Err); ok {
+			out = append(out, s)
+			continue
+		}
 		out = append(out, "Could not read "+f.String())
 	}
 	return out

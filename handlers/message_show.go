@@ -66,8 +66,8 @@ func (h *Messages) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	groups, groupFails, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
-	vm := msgDetailVM(c, r, groups, groupFails, groupErr)
+	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	vm := msgDetailVM(c, r, groups, groupErr)
 	h.render(c, http.StatusOK, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
 }
 
@@ -77,22 +77,26 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
-	groups, groupFails, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	j := msgByIDJSON(r, groups)
 	if err != nil {
 		j.Errors = append(j.Errors, BrokerErrorJSON{Broker: r.Message.BrokerName, Error: "consumer groups: " + err.Error()})
 	}
-	j.Errors = append(j.Errors, msgBrokerErrorsJSON(groupFails)...)
 	c.JSON(http.StatusOK, j)
 }
 
-func msgDetailVM(c *gin.Context, r *lookup.IDResult, groups []lookup.GroupState, groupFails []lookup.BrokerFailure, groupErr error) views.MessageDetailVM {
+func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, groupErr error) views.MessageDetailVM {
 	m := r.Message
+	if gs == nil {
+		gs = &lookup.GroupStates{}
+	}
+	groups := gs.States
 	vm := views.MessageDetailVM{
 		Configured: true, AskedID: c.Param("id"), AskedTopic: c.Query("topic"), Topic: m.Topic,
-		BackURL:  "/messages?" + url.Values{"tab": {views.TabID}, "id": {c.Param("id")}, "topic": {m.Topic}}.Encode(),
-		Copies:   msgRows(r.Copies),
-		Failures: msgFailures(append(append([]lookup.BrokerFailure{}, r.Failures...), groupFails...)),
+		BackURL:    "/messages?" + url.Values{"tab": {views.TabID}, "id": {c.Param("id")}, "topic": {m.Topic}}.Encode(),
+		Copies:     msgRows(r.Copies),
+		Failures:   msgFailures(append(append([]lookup.BrokerFailure{}, r.Failures...), gs.Failures...)),
+		FromSlaves: msgFromSlaves(mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "this message and its groups' states"),
 	}
 	vm.IDKind, vm.IDNote = msgIDNote(r)
 	vm.Fields = msgFields(m)

@@ -53,7 +53,7 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	switch {
 	case out.idRes != nil:
 		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
-		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures)}
+		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
 	case out.keyRes != nil:
 		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, false)
 	default:

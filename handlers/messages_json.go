@@ -70,6 +70,9 @@ type MessagesSummaryJSON struct {
 	CappedBrokers []string `json:"cappedBrokers,omitempty"`
 	// Errors name the brokers that failed; the messages are what the others returned.
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
+	// FromSlaves name the brokers whose messages came from a slave, because the master
+	// did not answer: {"broker","master","slave","reason"}.
+	FromSlaves []lookup.SlaveRead `json:"fromSlaves,omitempty"`
 }
 
 // BrokerErrorJSON is one broker that did not answer.
@@ -88,6 +91,8 @@ type MessageByIDJSON struct {
 	// Groups say, for each group consuming the topic, whether it consumed the message.
 	Groups []GroupConsumeJSON `json:"groups"`
 	Errors []BrokerErrorJSON  `json:"errors,omitempty"`
+	// FromSlaves name the brokers read from a slave (see MessagesSummaryJSON).
+	FromSlaves []lookup.SlaveRead `json:"fromSlaves,omitempty"`
 }
 
 // GroupConsumeJSON is one group's state towards a message.
@@ -151,7 +156,7 @@ func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
 func messagesSummaryJSON(r *lookup.Result, rangeQuery bool) MessagesSummaryJSON {
 	j := MessagesSummaryJSON{
 		Limit: r.Limit, Truncated: r.Truncated, Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound,
-		CappedBrokers: r.CappedBrokers, Errors: msgBrokerErrorsJSON(r.Failures),
+		CappedBrokers: r.CappedBrokers, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves,
 	}
 	if rangeQuery {
 		n := r.InRange

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,9 @@ func (h *Messages) Search(c *gin.Context) {
 		topics, err := h.Lookup.TopicNames(ctx, f.sys)
 		if err != nil {
 			vm.TopicsError = err.Error()
+			if s, ok := refusal("", err); ok {
+				vm.TopicsError = s
+			}
 		}
 		vm.Topics = topics
 		if f.submitted {
@@ -169,6 +173,9 @@ func msgSearchError(err error) string {
 	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
 		return err.Error()
 	}
+	if s, ok := refusal("", err); ok {
+		return "The search could not run: " + s
+	}
 	return "The search could not run: " + err.Error() + ". Check that the NameServer and brokers are up, then search again."
 }
 
@@ -206,13 +213,29 @@ func (h *Messages) API(c *gin.Context) {
 	}
 }
 
+// mergeSlaveReads adds to a the brokers of b it does not name yet.
+func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.ContainsFunc(out, func(o lookup.SlaveRead) bool { return o.Broker == s.Broker }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // msgNoCluster answers API calls on a console without a NameServer.
 var msgNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
 	Message: "No NameServer is configured. Set RMQC_NAMESRV (or --namesrv) and restart the console."}
 
-func msgByIDJSON(r *lookup.IDResult, groups []lookup.GroupState) MessageByIDJSON {
-	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(groups),
-		Errors: msgBrokerErrorsJSON(r.Failures)}
+func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
+	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),
+		Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
+	if groups != nil {
+		j.Groups = msgGroupsJSON(groups.States)
+		j.Errors = append(j.Errors, msgBrokerErrorsJSON(groups.Failures)...)
+		j.FromSlaves = mergeSlaveReads(j.FromSlaves, groups.FromSlaves)
+	}
 	for _, m := range r.Copies {
 		j.Copies = append(j.Copies, messageJSON(m))
 	}

@@ -503,3 +503,49 @@ func TestHeavyQueriesPastTheCapAreRefusedAtOnce(t *testing.T) {
 		t.Errorf("a key search with the cap reached answered %d, want it to run", rec.Code)
 	}
 }
+
+// A master that does not answer, with a slave that does: the page and the API show every
+// message and say which broker's rows came from its slave, naming both addresses; the
+// message page says it too. Nothing is called a failure.
+func TestMessagesSayWhichRowsCameFromASlave(t *testing.T) {
+	f := msgFake(100)
+	f.AddSlave("broker-b", "10.0.0.12:10911")
+	f.Silent("broker-b")
+	f.CallTimeout = 50 * time.Millisecond
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+
+	rec := msgGet(t, r, rangeURL("/messages"))
+	doc := msgDoc(t, rec)
+	if n := doc.Find(`[data-testid="message-row"]`).Length(); rec.Code != http.StatusOK || n != 100 {
+		t.Fatalf("page: status %d, %d rows, want all 100", rec.Code, n)
+	}
+	if fails := doc.Find(`[data-testid="broker-failure"]`); fails.Length() != 0 {
+		t.Errorf("failure banner with the slave answering: %s", fails.Text())
+	}
+	note := doc.Find(`[data-testid="from-slave"]`).Text()
+	for _, want := range []string{"Broker-b's master 10.0.0.2:10911 did not answer", "its rows come from its slave 10.0.0.12:10911"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("slave note %q does not say %q", note, want)
+		}
+	}
+
+	rec = msgGet(t, r, rangeURL("/api/v1/messages"))
+	var j struct {
+		Messages   []MessageJSON     `json:"messages"`
+		Errors     []BrokerErrorJSON `json:"errors"`
+		FromSlaves []struct{ Broker, Master, Slave, Reason string }
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &j); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("API: %d %v", rec.Code, err)
+	}
+	if len(j.Messages) != 100 || len(j.Errors) != 0 || len(j.FromSlaves) != 1 || j.FromSlaves[0].Broker != "broker-b" ||
+		j.FromSlaves[0].Master != "10.0.0.2:10911" || j.FromSlaves[0].Slave != "10.0.0.12:10911" || j.FromSlaves[0].Reason == "" {
+		t.Errorf("API: %d messages, errors %+v, fromSlaves %+v", len(j.Messages), j.Errors, j.FromSlaves)
+	}
+
+	rec = msgGet(t, r, "/messages/"+fmt.Sprintf("7F000001%024X", 1)+"?topic=T")
+	doc = msgDoc(t, rec)
+	if note := doc.Find(`[data-testid="from-slave"]`).Text(); rec.Code != http.StatusOK || !strings.Contains(note, "come from its slave 10.0.0.12:10911") {
+		t.Errorf("message page: status %d, slave note %q", rec.Code, note)
+	}
+}

@@ -105,9 +105,29 @@ func msgPreview(body []byte) string {
 func msgFailures(fs []lookup.BrokerFailure) []string {
 	var out []string
 	for _, f := range fs {
+		if s, ok := refusal(f.Broker, f.Err); ok {
+			out = append(out, s+" The result shows what the other brokers returned.")
+			continue
+		}
 		out = append(out, fmt.Sprintf("Broker %s did not answer: %v. The result shows what the other brokers returned.", f.Broker, f.Err))
 	}
 	return out
+}
+
+// msgFromSlaves says, per broker read from a slave, why and what came from it.
+func msgFromSlaves(srs []lookup.SlaveRead, what string) []string {
+	var out []string
+	for _, s := range srs {
+		out = append(out, upperFirst(s.Sentence(what)))
+	}
+	return out
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // msgSearchURL is the page or export URL that repeats a search exactly.
@@ -166,7 +186,8 @@ func msgCount(n int64, one, many string) string {
 
 // msgRangeResultVM describes a range query's answer in words.
 func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated}
+	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated,
+		FromSlaves: msgFromSlaves(r.FromSlaves, "its rows")}
 	what := "of topic " + q.Topic
 	if q.Tag != "" {
 		what += " with tag " + q.Tag
@@ -201,7 +222,8 @@ func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResu
 
 // msgKeyResultVM describes a key query's answer in words.
 func msgKeyResultVM(q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated}
+	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated,
+		FromSlaves: msgFromSlaves(r.FromSlaves, "its rows")}
 	what := fmt.Sprintf("with key %s in topic %s", q.Key, q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
 		what += ", stored " + msgRangeText(q.Begin, q.End)
@@ -223,7 +245,8 @@ func msgKeyResultVM(q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
 
 // msgIDResultVM describes an id lookup's answer.
 func msgIDResultVM(r *lookup.IDResult) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows([]lookup.Message{r.Message}), Copies: msgRows(r.Copies), Failures: msgFailures(r.Failures)}
+	vm := &views.MessagesResult{Rows: msgRows([]lookup.Message{r.Message}), Copies: msgRows(r.Copies), Failures: msgFailures(r.Failures),
+		FromSlaves: msgFromSlaves(r.FromSlaves, "its answer")}
 	vm.IDKind, vm.IDNote = msgIDNote(r)
 	if len(r.Copies) > 0 {
 		vm.Summary = fmt.Sprintf("This unique key is stored %d times: the first copy is shown, the others are listed below it.", len(r.Copies)+1)

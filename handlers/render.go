@@ -129,6 +129,34 @@ func (e *UserError) Error() string { return e.Message }
 // statusClientClosed is nginx's 499: the client went away before the answer was ready.
 const statusClientClosed = 499
 
+// refusal is the sentence for a broker that refused the console's credentials, naming
+// the access key and telling a missing permission from a bad signature
+// (cluster.AccessSentence); ok is false when err is no such refusal. Every page that
+// names a failed broker says a refusal this way, as the home page does.
+func refusal(broker string, err error) (string, bool) {
+	var ae *rocketmq.AccessError
+	if !errors.As(err, &ae) {
+		return "", false
+	}
+	var bf cluster.BrokerFailure
+	if broker == "" && errors.As(err, &bf) {
+		broker = bf.Broker
+	}
+	if broker == "" {
+		broker = ae.Addr
+	}
+	return cluster.AccessSentence(broker, err)
+}
+
+// failureText is a broker failure for a page: its refusal sentence when the broker
+// refused the credentials, else prefix and the failure.
+func failureText(prefix string, f cluster.BrokerFailure) string {
+	if s, ok := refusal(f.Broker, f.Err); ok {
+		return prefix + s
+	}
+	return prefix + f.String()
+}
+
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default
 // row is the console's own failure (500 internal): only an error that came from a
 // RocketMQ server is answered as a broker failure.
@@ -158,6 +186,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.Is(err, store.ErrAuditNotFound):
 		return http.StatusNotFound, "not_found"
+	case errors.As(err, new(*rocketmq.AccessError)):
+		return http.StatusForbidden, "access_denied"
 	case errors.As(err, new(*rocketmq.TimeoutError)), errors.As(err, &bf) && errors.As(bf.Err, new(*rocketmq.TimeoutError)):
 		return http.StatusGatewayTimeout, "broker_timeout"
 	case errors.As(err, new(*rocketmq.BrokerError)), errors.As(err, new(*rocketmq.ConnError)), errors.As(err, &bf):
@@ -179,6 +209,10 @@ func errorMessage(c *gin.Context, err error, code string) string {
 		return ue.Message
 	}
 	switch code {
+	case "access_denied":
+		if s, ok := refusal("", err); ok {
+			return s
+		}
 	case "broker_timeout", "broker_error":
 		return "A RocketMQ server failed: " + err.Error() + ". Check that it is up, then try again."
 	case "timeout":

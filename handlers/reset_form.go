@@ -85,6 +85,8 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 		var ie resets.InputErrors
 		if errors.As(err, &ie) {
 			vm.Error = ie.Error()
+		} else if s, ok := refusal("", err); ok {
+			vm.Error = "The group's offsets could not be read: " + s
 		} else {
 			vm.Error = "The group's offsets could not be read: " + err.Error() + ". You can still preview; check that the brokers are up."
 		}
@@ -93,7 +95,7 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 	vm.Topics = snap.Topics
 	cur := &views.ResetCurrent{Online: snap.Online, Known: snap.OnlineKnown, Clients: snap.Clients, ReadAt: views.TimeUTC(h.now())}
 	for _, f := range snap.Failures {
-		cur.Failures = append(cur.Failures, "Not shown: "+f.String())
+		cur.Failures = append(cur.Failures, failureText("Not shown: ", f))
 	}
 	for _, q := range snap.Queues {
 		qid := strconv.Itoa(q.Queue.QueueID)
@@ -147,7 +149,7 @@ func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
 		Warnings: p.Warnings,
 	}
 	for _, f := range p.Failures {
-		pv.Failures = append(pv.Failures, "Not in this preview: "+f.String())
+		pv.Failures = append(pv.Failures, failureText("Not in this preview: ", f))
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),

@@ -45,23 +45,36 @@ type GroupState struct {
 	Reason string
 }
 
+// GroupStates is the answer of Groups.
+type GroupStates struct {
+	States []GroupState
+	// Failures are brokers that failed to list their groups.
+	Failures []BrokerFailure
+	// FromSlaves are brokers whose groups or offsets were read from a slave, because
+	// the master did not answer.
+	FromSlaves []SlaveRead
+}
+
 // Groups tells, for every group that consumes the message's topic (QUERY_TOPIC_CONSUME_BY_WHO
 // on each broker of the topic), whether it has consumed the message: its committed offset
 // on the message's queue (QUERY_CONSUMER_OFFSET) against the message's queue offset, and
-// whether it is online (GET_CONSUMER_CONNECTION_LIST). Brokers that fail to list their
-// groups are returned as failures; a group whose state cannot be read is Unknown with the
-// reason. Brokers named in failed (those that did not answer the lookup that found m) are
-// not asked again: the page waits for a frozen broker once, not once per question.
-func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure) ([]GroupState, []BrokerFailure, error) {
+// whether it is online (GET_CONSUMER_CONNECTION_LIST). These are reads a slave answers
+// too (it holds the consumer offsets its master synchronises to it, and clients connect to
+// it), so a master that does not answer is read from its slave. Brokers that fail to list
+// their groups are returned as failures; a group whose state cannot be read is Unknown
+// with the reason. Brokers named in failed (those that did not answer the lookup that
+// found m) are not asked again: the page waits for a frozen broker once, not once per
+// question.
+func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure) (*GroupStates, error) {
 	fails := s.cluster.Fanout(ctx)
 	route, err := s.route(ctx, m.Topic, opGroups, fails)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ask := slices.DeleteFunc(slices.Clone(route.Brokers), func(b cluster.Broker) bool {
 		return slices.ContainsFunc(failed, func(f BrokerFailure) bool { return f.Broker == b.Name })
 	})
-	lists := cluster.Each(fails, ask, opGroups, func(ctx context.Context, addr string) ([]string, error) {
+	lists := cluster.EachRead(fails, ask, opGroups, func(ctx context.Context, addr string) ([]string, error) {
 		return s.admin.TopicConsumerGroups(ctx, addr, m.Topic)
 	})
 	var names []string
@@ -71,32 +84,44 @@ func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure
 	slices.Sort(names)
 	names = slices.Compact(names)
 
-	groupFails := fails.Wait()
-
-	states := make([]GroupState, len(names))
+	out := &GroupStates{Failures: fails.Wait(), States: make([]GroupState, len(names))}
 	mq := rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID}
 	b, ok := route.Broker(m.BrokerName)
-	if !ok || b.Master == "" {
+	if !ok || len(b.Addrs()) == 0 {
 		for i, name := range names {
-			states[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown,
+			out.States[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown,
 				Reason: fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)}
 		}
-		return states, groupFails, nil
+		out.FromSlaves = fails.FromSlaves()
+		return out, nil
 	}
 	// Each group's state is read from the message's broker; what fails is said in the
-	// group's Reason, not as a broker failure.
-	per := s.cluster.Fanout(ctx)
+	// group's Reason, not as a broker failure. A state is read again from the slave only
+	// when the master gave no answer at all.
 	for i, name := range names {
-		per.Go(b, "group state", func(ctx context.Context, addr string) error {
-			states[i] = s.groupState(ctx, addr, name, mq, m)
+		fails.Read(b, "group state", func(ctx context.Context, addr string) error {
+			st, err := s.groupState(ctx, addr, name, mq, m)
+			out.States[i] = st
+			if cluster.Unanswered(err) {
+				return err
+			}
 			return nil
 		})
 	}
-	per.Wait()
-	return states, groupFails, nil
+	for _, f := range fails.Wait() {
+		if f.Op == "group state" {
+			continue // said in each group's Reason
+		}
+		if !slices.ContainsFunc(out.Failures, func(g BrokerFailure) bool { return g.Broker == f.Broker && g.Op == f.Op }) {
+			out.Failures = append(out.Failures, f)
+		}
+	}
+	out.FromSlaves = fails.FromSlaves()
+	return out, nil
 }
 
-func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, m Message) GroupState {
+// groupState reads one group's state at addr; the error is the one that made it Unknown.
+func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, m Message) (GroupState, error) {
 	st := GroupState{Group: group, ConsumerOffset: -1}
 	conn, connErr := s.admin.ConsumerConnections(ctx, addr, group)
 	tagFilter := false
@@ -110,11 +135,11 @@ func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketm
 	case errors.Is(connErr, rocketmq.ErrConsumerNotOnline):
 	default:
 		st.State, st.Reason = Unknown, "Its connections could not be read: "+connErr.Error()
-		return st
+		return st, connErr
 	}
 	if connErr == nil && conn.MessageModel == "BROADCASTING" {
 		st.State, st.Reason = Unknown, "It consumes in broadcasting mode: every client keeps its own offsets, and the broker holds none."
-		return st
+		return st, nil
 	}
 	off, err := s.admin.QueryConsumerOffset(ctx, addr, group, mq)
 	switch {
@@ -122,7 +147,7 @@ func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketm
 		off = -1
 	case err != nil:
 		st.State, st.Reason = Unknown, "Its offset could not be read: "+err.Error()
-		return st
+		return st, err
 	}
 	st.ConsumerOffset = off
 	past := off > m.QueueOffset
@@ -140,7 +165,7 @@ func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketm
 	default:
 		st.State = NotConsumed
 	}
-	return st
+	return st, nil
 }
 
 // excludedBy reports whether a tag subscription ("TagA || TagB") leaves the tag out. An

@@ -24,6 +24,9 @@ type IDResult struct {
 	// Failures are brokers that did not answer the unique-key lookup; Message was found
 	// on another one.
 	Failures []BrokerFailure
+	// FromSlaves are brokers read from a slave because the master did not answer; the
+	// message may have come from one.
+	FromSlaves []SlaveRead
 }
 
 // ByID finds the message an id names. An offsetMsgId is decoded and read from the
@@ -74,7 +77,20 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 			q.ID, host, strings.Join(brokerAddrs(all), ", "))}
 	}
 	broker := b.Name
-	m, err := s.admin.ViewMessageAt(ctx, host, id.CommitLogOffset, q.Topic)
+	// The store host is the master's address; a slave holds the same commit log at the
+	// same offsets, so it answers when the master does not.
+	fo := s.cluster.Fanout(ctx)
+	var m *rocketmq.Message
+	var readErr error
+	fo.Read(b, opOffsetID, func(ctx context.Context, addr string) error {
+		m, readErr = s.admin.ViewMessageAt(ctx, addr, id.CommitLogOffset, q.Topic)
+		if errors.Is(readErr, rocketmq.ErrMessageNotFound) {
+			return nil // an answer: asking a slave would not find it either
+		}
+		return readErr
+	})
+	fo.Wait()
+	err = readErr
 	if errors.Is(err, rocketmq.ErrMessageNotFound) {
 		return nil, &NotFoundError{Message: fmt.Sprintf(
 			"Broker %s (%s) holds no message at commit-log offset %d: the message may be older than the broker keeps (its commit-log file was deleted), or the id is mistyped.",
@@ -83,7 +99,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("read offsetMsgId %s from broker %s: %w", q.ID, broker, err)
 	}
-	return &IDResult{Message: Message{BrokerName: broker, Message: m}, Kind: rocketmq.IDOffsetMsgID}, nil
+	return &IDResult{Message: Message{BrokerName: broker, Message: m}, Kind: rocketmq.IDOffsetMsgID, FromSlaves: fo.FromSlaves()}, nil
 }
 
 func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error) {
@@ -127,7 +143,7 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 		}
 		return -newestFirst(a, b)
 	})
-	return &IDResult{Message: found[0], Kind: rocketmq.IDUniqueKey, Copies: found[1:], Failures: failed}, nil
+	return &IDResult{Message: found[0], Kind: rocketmq.IDUniqueKey, Copies: found[1:], Failures: failed, FromSlaves: fails.FromSlaves()}, nil
 }
 
 func brokerAddrs(bs []cluster.Broker) []string {

@@ -72,6 +72,7 @@ func ctxT(t testing.TB) context.Context {
 // sent is what the producer reported for one message, and when it was sent.
 type sent struct {
 	uniq, offsetID string
+	broker         string
 	queueID        int
 	queueOffset    int64
 	body, tag      string
@@ -115,7 +116,7 @@ func sendAll(t testing.TB, p rmq.Producer, workers int, msgs ...*primitive.Messa
 					errs <- fmt.Errorf("send %q: %v %v", m.Body, err, r)
 					continue
 				}
-				out[i] = sent{uniq: r.MsgID, offsetID: r.OffsetMsgID, queueID: r.MessageQueue.QueueId, queueOffset: r.QueueOffset,
+				out[i] = sent{uniq: r.MsgID, offsetID: r.OffsetMsgID, broker: r.MessageQueue.BrokerName, queueID: r.MessageQueue.QueueId, queueOffset: r.QueueOffset,
 					body: string(m.Body), tag: m.GetTags(), keys: strings.Fields(m.GetKeys()), before: before, after: after}
 			}
 		})

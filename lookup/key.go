@@ -61,6 +61,7 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 	}
 	res.Messages = found
 	res.Failures = fails.Wait()
+	res.FromSlaves = fails.FromSlaves()
 	return res, nil
 }
 

@@ -88,6 +88,10 @@ type Message struct {
 // BrokerFailure names a broker that did not answer a part of a query, and why.
 type BrokerFailure = cluster.BrokerFailure
 
+// SlaveRead names a broker whose part of an answer came from its slave, because its
+// master did not answer.
+type SlaveRead = cluster.SlaveRead
+
 // Result is the answer to a range or key query.
 type Result struct {
 	// Messages are newest first (by store time), at most Limit.
@@ -115,6 +119,9 @@ type Result struct {
 	CappedBrokers []string
 	// Failures are brokers that failed; Messages holds what the others returned.
 	Failures []BrokerFailure
+	// FromSlaves are brokers whose messages (or offsets) were read, at least partly,
+	// from a slave because the master did not answer.
+	FromSlaves []SlaveRead
 }
 
 // Older is where the next page of a truncated range search ends: the store time of the

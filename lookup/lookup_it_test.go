@@ -233,9 +233,13 @@ func TestIntegrationKey(t *testing.T) {
 		}
 		return nil
 	})
-	if len(res.Messages) != KeyLimit || !res.Truncated || !res.TotalIsLowerBound || len(res.CappedBrokers) == 0 {
-		t.Errorf("key with 70 messages: %d returned, truncated %v, lower bound %v, capped %v; want 64, truncated, capped",
-			len(res.Messages), res.Truncated, res.TotalIsLowerBound, res.CappedBrokers)
+	// One broker holds all 70 and answers its cap of 64: the total is a lower bound.
+	// Spread over several brokers, none may reach the cap, and the total is exact.
+	capped := len(res.CappedBrokers) > 0
+	if len(res.Messages) != KeyLimit || !res.Truncated || res.TotalIsLowerBound != capped ||
+		(len(e.cl.Brokers) == 1 && !capped) || (!capped && res.Total != 70) {
+		t.Errorf("key with 70 messages on %d broker(s): %d returned, truncated %v, total %d, lower bound %v, capped %v; want 64, truncated, capped or exactly 70",
+			len(e.cl.Brokers), len(res.Messages), res.Truncated, res.Total, res.TotalIsLowerBound, res.CappedBrokers)
 	}
 	sentUniq := map[string]bool{}
 	for _, s := range sentMany {
@@ -292,7 +296,7 @@ func TestIntegrationID(t *testing.T) {
 		t.Fatal(err)
 	}
 	if byOffset.Kind != rocketmq.IDOffsetMsgID || byOffset.Message.UniqueKey() != one.uniq || string(byOffset.Message.Body) != "the one" ||
-		byOffset.Message.BrokerName != e.cl.Brokers[0].Name || byOffset.Message.Properties["color"] != "green" {
+		byOffset.Message.BrokerName != one.broker || byOffset.Message.Properties["color"] != "green" {
 		t.Errorf("by offsetMsgId: kind %v, uniq %s, body %q, broker %q, props %v", byOffset.Kind, byOffset.Message.UniqueKey(),
 			byOffset.Message.Body, byOffset.Message.BrokerName, byOffset.Message.Properties)
 	}
@@ -379,10 +383,11 @@ func TestIntegrationGroups(t *testing.T) {
 		return GroupState{State: "absent"}
 	}
 	dev.Eventually(t, 60*time.Second, "see the group consume", func() error {
-		states, fails, err := e.svc.Groups(ctx, found.Message)
+		gs, err := e.svc.Groups(ctx, found.Message)
 		if err != nil {
 			return err
 		}
+		states, fails := gs.States, gs.Failures
 		if len(fails) > 0 {
 			return fmt.Errorf("failures %v", fails)
 		}
@@ -400,10 +405,11 @@ func TestIntegrationGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev.Eventually(t, 60*time.Second, "see the group offline", func() error {
-		states, _, err := e.svc.Groups(ctx, found2.Message)
+		gs, err := e.svc.Groups(ctx, found2.Message)
 		if err != nil {
 			return err
 		}
+		states := gs.States
 		d := stateOf(states, done)
 		if d.State != Offline || d.Online || !strings.Contains(d.Reason, "has not reached") {
 			return fmt.Errorf("%s: %s online %v (%s)", done, d.State, d.Online, d.Reason)

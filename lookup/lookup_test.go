@@ -363,7 +363,11 @@ func TestGroupStates(t *testing.T) {
 	f.AddGroup(&clustertest.Group{Name: "g-bcast", Topics: []string{"T"}, Online: true, MessageModel: "BROADCASTING"})
 	f.AddGroup(&clustertest.Group{Name: "g-broken", Topics: []string{"T"}, Online: true, OffsetErr: errors.New("broker busy")})
 	svc := New(f, Options{})
-	states, fails, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
+	gs, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, fails := gs.States, gs.Failures
 	if err != nil || len(fails) > 0 {
 		t.Fatal(err, fails)
 	}
@@ -491,5 +495,40 @@ func TestRangeTagScanBudget(t *testing.T) {
 	}
 	if pulls := f.Calls()["Pull"]; pulls > 3000/pullBatch+3*8+8 {
 		t.Errorf("%d pulls for a budget of 3000 messages", pulls)
+	}
+}
+
+// Brokers whose offset search is off by one (4.x answers the closest message; 5.5 a
+// window one message wider per queue): the range still counts exactly what it holds, with
+// messages stored before and after it in every queue, whether the result is truncated
+// (the count comes from the windows) or not (from the messages read).
+func TestRangeCountsExactlyWhereOffsetSearchesAreInexact(t *testing.T) {
+	for _, v := range []rocketmq.BrokerVersion{
+		{Ordinal: 515, Name: "V5_5_1"},
+		{Ordinal: rocketmq.VersionOrdinal4_9_8, Name: "V4_9_8"},
+		{Ordinal: rocketmq.VersionOrdinal5_3_3, Name: "V5_3_3"},
+	} {
+		t.Run(v.String(), func(t *testing.T) {
+			// 6000 messages over an hour; the range is the middle third.
+			f, all := fakeCluster(t, 6000, even(6000))
+			f.SetVersion("broker-a", v)
+			f.SetVersion("broker-b", v)
+			svc := New(f, Options{})
+			for _, r := range []struct{ b, e time.Time }{
+				{t0.Add(20 * time.Minute), t0.Add(40*time.Minute - time.Millisecond)}, // about 2000: truncated or not
+				{t0.Add(20 * time.Minute), t0.Add(50 * time.Minute)},                  // truncated
+				{t0.Add(20 * time.Minute), t0.Add(25 * time.Minute)},                  // read whole
+			} {
+				want := newest(all, r.b, r.e, "")
+				res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: r.b, End: r.e})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.InRange != int64(len(want)) || res.Total != int64(len(want)) {
+					t.Errorf("%v to %v: in range %d, total %d; the range holds %d", r.b, r.e, res.InRange, res.Total, len(want))
+				}
+				checkNewestN(t, res.Messages, want, RangeLimit)
+			}
+		})
 	}
 }

@@ -66,8 +66,12 @@ func TestMessageDetailWaitsForASilentBrokerOnce(t *testing.T) {
 	if len(r.Failures) != 1 || r.Failures[0].Broker != "broker-b" || r.Failures[0].Elapsed < 50*time.Millisecond {
 		t.Fatalf("failures %+v, want broker-b after its timeout", r.Failures)
 	}
-	states, fails, err := svc.Groups(ctx, r.Message, r.Failures...)
-	if err != nil || len(states) != 1 || states[0].Group != "g" {
+	gs, err := svc.Groups(ctx, r.Message, r.Failures...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, fails := gs.States, gs.Failures
+	if len(states) != 1 || states[0].Group != "g" {
 		t.Fatalf("groups: %+v %v", states, err)
 	}
 	if len(fails) != 0 {

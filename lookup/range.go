@@ -121,6 +121,7 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 
 	slices.SortFunc(found, newestFirst)
 	res.Failures = fails.Failures()
+	res.FromSlaves = fails.FromSlaves()
 	res.Scanned = scanned
 	if res.ScanLimited {
 		// Every queue was read down to the last cut: the newest of the oldest reads of
@@ -238,17 +239,18 @@ func (s *Service) windows(ctx context.Context, route *cluster.Route, begin, end 
 		}
 	}
 	// A 4.x broker ignores the boundary type and answers the offset whose store time is
-	// closest; the end offset may then be one short, so it is widened by one and the
-	// pulls drop what lies outside the range. The version is known from earlier answers,
-	// so asking costs nothing after the first query; everything goes out at once.
-	legacy := map[string]bool{}
+	// closest, so the end offset may be one short; a 5.5 broker's answers are off by one
+	// message too. Their windows are widened by one at the end, then trimmed by store
+	// time (trimWindows). The version is known from earlier answers, so asking costs
+	// nothing after the first query; everything goes out at once.
+	inexact := map[string]bool{}
 	var mu sync.Mutex
 	for _, b := range route.Brokers {
 		fails.Read(b, opRange, func(ctx context.Context, addr string) error {
 			v, err := s.admin.BrokerVersion(ctx, addr)
-			if err == nil && !v.Is5() {
+			if err == nil && inexactSearch(v) {
 				mu.Lock()
-				legacy[b.Name] = true
+				inexact[b.Name] = true
 				mu.Unlock()
 			}
 			return nil
@@ -280,14 +282,79 @@ func (s *Service) windows(ctx context.Context, route *cluster.Route, begin, end 
 		if fails.Failed(w.broker.Name) {
 			continue
 		}
-		if legacy[w.broker.Name] {
+		if inexact[w.broker.Name] {
 			w.hi++
 		}
 		w.hi = max(w.lo, w.hi)
-		w.top = w.hi
 		out = append(out, w)
 	}
+	s.trimWindows(out, inexact, begin.UnixMilli(), end.UnixMilli(), fails)
+	for i := range out {
+		out[i].top = out[i].hi
+	}
 	return out
+}
+
+// inexactSearch reports whether the broker's SEARCH_OFFSET_BY_TIMESTAMP can answer a
+// neighbour of the first message stored at or after a time: 4.x (the closest message)
+// and 5.5 (a window one message wider per queue, see docs/rocketmq-protocol-notes.md).
+func inexactSearch(v rocketmq.BrokerVersion) bool {
+	return !v.Is5() || v.AtLeast(rocketmq.VersionOrdinal5_5_0)
+}
+
+// maxTrim bounds how many messages trimWindows drops from each end of a window: the
+// offset searches are off by one message at most.
+const maxTrim = 2
+
+// trimWindows narrows each window to the messages stored within [begin, end] by the store
+// times of its first and last messages, the one place the range query makes its offset
+// windows exact, for the brokers whose offset searches are inexact (inexactSearch):
+// without it the count of messages in the range (InRange, and Total when the search
+// stops before reading everything) is too high. It costs a one-message pull at each end
+// of each such window.
+func (s *Service) trimWindows(ws []window, inexact map[string]bool, begin, end int64, fails *cluster.Fanout) {
+	storeAt := func(ctx context.Context, addr string, mq rocketmq.MessageQueue, off int64) (int64, bool, error) {
+		r, err := s.admin.Pull(ctx, addr, mq, off, 1)
+		if err != nil {
+			return 0, false, err
+		}
+		for _, m := range r.Messages {
+			if m.QueueOffset == off {
+				return m.StoreTimestamp, true, nil
+			}
+		}
+		return 0, false, nil // not there (expired, or not yet built): leave the edge
+	}
+	for i := range ws {
+		w := &ws[i]
+		if w.hi <= w.lo || !inexact[w.broker.Name] {
+			continue
+		}
+		fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {
+			for n := 0; n < maxTrim && w.lo < w.hi; n++ {
+				t, ok, err := storeAt(ctx, addr, w.mq, w.lo)
+				if err != nil {
+					return err
+				}
+				if !ok || t >= begin {
+					break
+				}
+				w.lo++
+			}
+			for n := 0; n < maxTrim && w.lo < w.hi; n++ {
+				t, ok, err := storeAt(ctx, addr, w.mq, w.hi-1)
+				if err != nil {
+					return err
+				}
+				if !ok || t <= end {
+					break
+				}
+				w.hi--
+			}
+			return nil
+		})
+	}
+	fails.Wait()
 }
 
 // cut finds a store time T in (loT, hiT) at which the unread parts of the windows
@@ -448,6 +515,7 @@ const (
 	opRange     = "range query"
 	opKey       = "key query"
 	opUniqueKey = "unique-key lookup"
+	opOffsetID  = "offsetMsgId read"
 	opGroups    = "consumer groups of the topic"
 	opTopics    = "topic configs"
 )

@@ -60,6 +60,10 @@ type PullResult struct {
 	SuggestWhichBrokerID int64
 	// Messages are the messages found (Status PullFound), in queue order.
 	Messages []*Message
+	// ViaConsumeQueue says the broker refused the pull (a 5.x slave without
+	// slaveReadEnable) and the messages were read through its consume queue
+	// and commit log instead (QUERY_CONSUME_QUEUE, VIEW_MESSAGE_BY_ID).
+	ViaConsumeQueue bool
 }
 
 // Pull reads up to maxNums messages of one queue from offset, as the
@@ -74,6 +78,9 @@ func (c *Client) Pull(ctx context.Context, addr string, mq MessageQueue, offset 
 	if err != nil {
 		c.invalidateOnError(mq.Topic, err)
 		return nil, fmt.Errorf("pull %s from offset %d on %s: %w", mq, offset, addr, err)
+	}
+	if pullRejected(resp) {
+		return c.readConsumeQueue(ctx, addr, mq, offset, maxNums)
 	}
 	r := &PullResult{
 		NextBeginOffset:      headerInt64Or(resp, "nextBeginOffset", offset),

@@ -42,6 +42,7 @@ const (
 	CodeUpdateAndCreateTopic       RequestCode = 17
 	CodeDeleteTopicInBroker        RequestCode = 215
 	CodeDeleteTopicInNameSrv       RequestCode = 216
+	CodeQueryConsumeQueue          RequestCode = 321
 )
 
 var requestCodeNames = map[RequestCode]string{
@@ -57,6 +58,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeGetMinOffset:               "GET_MIN_OFFSET",
 	CodeGetEarliestMsgStoreTime:    "GET_EARLIEST_MSG_STORETIME",
 	CodeViewMessageByID:            "VIEW_MESSAGE_BY_ID",
+	CodeQueryConsumeQueue:          "QUERY_CONSUME_QUEUE",
 	CodeHeartBeat:                  "HEART_BEAT",
 	CodeGetConsumerListByGroup:     "GET_CONSUMER_LIST_BY_GROUP",
 	CodeNotifyConsumerIDsChanged:   "NOTIFY_CONSUMER_IDS_CHANGED",

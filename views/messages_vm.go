@@ -53,6 +53,8 @@ type MessagesResult struct {
 	Empty    string
 	Rows     []MessageRow
 	Failures []string
+	// FromSlaves say which brokers' rows were read from a slave, and why.
+	FromSlaves []string
 	// IDKind says which kind of id matched on the id tab ("offsetMsgId" or
 	// "uniqueKey"), with IDNote explaining it.
 	IDKind string
@@ -142,6 +144,8 @@ type MessageDetailVM struct {
 	Groups              []GroupConsumeRow
 	GroupsNote          string
 	Failures            []string
+	// FromSlaves say which brokers were read from a slave, and why.
+	FromSlaves []string
 }
 
 // DetailField is one labelled value of the detail page.

@@ -175,6 +175,14 @@ func (f *Fake) AddSlave(name, addr string) {
 	b.slaves = append(b.slaves, addr)
 }
 
+// RemoveMaster takes the named broker's master away (killed), leaving its slaves
+// registered, as the NameServer does when only the master's connection closes.
+func (f *Fake) RemoveMaster(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broker(name).addr = ""
+}
+
 // RemoveBroker takes the broker out of the cluster info and every route, as the
 // NameServer does when a broker is killed; its messages stay (it may come back).
 func (f *Fake) RemoveBroker(name string) {
@@ -402,7 +410,10 @@ func (f *Fake) enter(ctx context.Context, op, addr string) (*broker, error) {
 }
 
 func (b *broker) data() rocketmq.BrokerData {
-	addrs := map[int64]string{0: b.addr}
+	addrs := map[int64]string{}
+	if b.addr != "" {
+		addrs[0] = b.addr
+	}
 	for i, s := range b.slaves {
 		addrs[int64(i+1)] = s
 	}
@@ -523,7 +534,8 @@ func (f *Fake) BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerV
 
 // SearchOffset answers as a broker does: from 5.x with LOWER semantics, the first offset
 // stored at or after t (the max offset when all are older); a 4.x broker answers the
-// message stored closest to t whatever the boundary.
+// message stored closest to t whatever the boundary; a 5.5 broker answers one message
+// earlier than 5.x did, so its windows hold one message more.
 func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error) {
 	b, err := f.enter(ctx, "SearchOffset", addr)
 	if err != nil {
@@ -531,10 +543,15 @@ func (f *Fake) SearchOffset(ctx context.Context, addr string, mq rocketmq.Messag
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.versionOf(b).Is5() {
+	v := f.versionOf(b)
+	if !v.Is5() {
 		return f.closestLocked(mq, t.UnixMilli()), nil
 	}
-	return f.searchLocked(mq, t.UnixMilli(), boundary), nil
+	off := f.searchLocked(mq, t.UnixMilli(), boundary)
+	if v.AtLeast(rocketmq.VersionOrdinal5_5_0) && boundary == rocketmq.BoundaryLower {
+		off = max(off-1, 0)
+	}
+	return off, nil
 }
 
 func (f *Fake) searchLocked(mq rocketmq.MessageQueue, ms int64, boundary rocketmq.BoundaryType) int64 {
