@@ -63,12 +63,24 @@ func demoBinary() (string, error) {
 // called before.
 func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...string) *ConsumerProcess {
 	t.Helper()
+	return startConsumerProcess(t, nameServer, group, 0, topics)
+}
+
+// StartSlowConsumerProcess is StartConsumerProcess with a consumer that spends work on
+// each message: a consumer slowed on purpose, to make lag grow or drain at a known pace.
+func StartSlowConsumerProcess(t testing.TB, nameServer, group string, work time.Duration, topics ...string) *ConsumerProcess {
+	t.Helper()
+	return startConsumerProcess(t, nameServer, group, work, topics)
+}
+
+func startConsumerProcess(t testing.TB, nameServer, group string, work time.Duration, topics []string) *ConsumerProcess {
+	t.Helper()
 	bin, err := demoBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &ConsumerProcess{Instance: UniqueName("c"), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance)
+	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance, "-work", work.String())
 	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServer)
 	if a, ok := AccountFor(nameServer); ok {
 		c.cmd.Env = append(c.cmd.Env, "RMQC_ACCESS_KEY="+a.AccessKey, "RMQC_SECRET_KEY="+a.SecretKey)

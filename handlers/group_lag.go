@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/groups"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -60,6 +61,8 @@ type LagHistoryJSON struct {
 	Since   time.Time       `json:"since"`
 	Until   time.Time       `json:"until"`
 	Samples []LagSampleJSON `json:"samples"`
+	// Trend is where the lag was heading at until, from the rates of the samples before.
+	Trend groups.Trend `json:"trend"`
 }
 
 // API answers [?since=&until=] (RFC 3339 or epoch ms; the last hour by default).
@@ -97,7 +100,8 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	out := LagHistoryJSON{Group: group, Since: since.UTC(), Until: until.UTC(), Samples: make([]LagSampleJSON, len(samples))}
+	out := LagHistoryJSON{Group: group, Since: since.UTC(), Until: until.UTC(), Samples: make([]LagSampleJSON, len(samples)),
+		Trend: groups.TrendOf(samples, until)}
 	for i, s := range samples {
 		out.Samples[i] = LagSampleJSON{At: s.At, SpanMs: s.Span.Milliseconds(), Lag: s.Lag, LagTimeMs: s.LagTimeMs,
 			ConsumeTps: s.ConsumeTPS, ProduceTps: s.ProduceTPS}
@@ -176,4 +180,45 @@ func sparkValues(samples []store.LagSample) []float64 {
 		}
 	}
 	return out
+}
+
+// GroupTrend is GET /groups/{group}/trend: the trend fragment the group page refreshes.
+type GroupTrend struct {
+	*Env
+	History  LagHistory
+	Sampling LagSampling
+}
+
+// Show renders the fragment.
+func (h *GroupTrend) Show(c *gin.Context) {
+	group := c.Param("group")
+	if !cluster.ValidName(group) {
+		h.Fail(c, badGroupName(group))
+		return
+	}
+	now := time.Now()
+	samples, err := h.History.LagSamples(c.Request.Context(), group, now.Add(-groups.TrendWindow), now.Add(time.Second))
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	h.renderFragment(c, http.StatusOK, views.LagTrend(trendVM(group, groups.TrendOf(samples, now), h.Sampling)))
+}
+
+// trendVM puts a trend in words; with a group and a running collector, the fragment
+// refreshes itself each collection.
+func trendVM(group string, t groups.Trend, sampling LagSampling) views.TrendVM {
+	vm := views.TrendVM{Direction: t.Direction, How: t.How}
+	switch d, ok := t.Drain(); {
+	case t.CaughtUp:
+		vm.Drain = "caught up"
+	case t.Never:
+		vm.Drain = "never at this rate"
+	case ok:
+		vm.Drain = "caught up in about " + groups.FormatSpan(d)
+	}
+	if group != "" && sampling.Every > 0 {
+		vm.URL, vm.Every = views.GroupURL(group)+"/trend", views.Duration(sampling.Every)
+	}
+	return vm
 }

@@ -115,23 +115,23 @@ func (h *GroupShow) Show(c *gin.Context) {
 		h.Log.Warn("read rebalance days", "group", group, "err", daysErr)
 	}
 	vm := groupPageVM(d, hist, recent, days, daysErr, poll)
-	vm.LagChart = h.lagChart(c, group)
+	vm.LagChart, vm.Trend = h.lagChart(c, group)
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }
 
-// lagChart reads the stored history of the span ?range= asks for. A store that fails
-// costs the chart its history, not the page.
-func (h *GroupShow) lagChart(c *gin.Context, group string) views.LagChart {
+// lagChart reads the stored history of the span ?range= asks for, and the trend from
+// its newest samples. A store that fails costs the chart its history, not the page.
+func (h *GroupShow) lagChart(c *gin.Context, group string) (views.LagChart, views.TrendVM) {
 	key, span := lagRange(c.Query("range"))
 	if h.Lag == nil {
-		return lagChartVM(group, key, nil, LagSampling{}, nil)
+		return lagChartVM(group, key, nil, LagSampling{}, nil), trendVM("", groups.TrendOf(nil, time.Now()), LagSampling{})
 	}
 	now := time.Now()
 	samples, err := h.Lag.LagSamples(c.Request.Context(), group, now.Add(-span), now.Add(time.Second))
 	if err != nil {
 		h.Log.Warn("read lag history", "group", group, "err", err)
 	}
-	return lagChartVM(group, key, samples, h.Sampling, err)
+	return lagChartVM(group, key, samples, h.Sampling, err), trendVM(group, groups.TrendOf(samples, now), h.Sampling)
 }
 
 // API answers GET /api/v1/groups/{group}.

@@ -112,11 +112,12 @@ func (h *GroupsList) Show(c *gin.Context) {
 			vm.Hidden++
 		}
 	}
-	spark := h.recentLag(c, sel)
+	spark, now := h.recentLag(c, sel), h.now()
 	for _, s := range sel {
 		r := groupRowVM(s)
 		if v, ok := spark[s.Group]; ok {
 			r.Spark = views.NewSparklineOver(sparkValues(v), "the last hour ("+strconv.Itoa(len(v))+" samples)")
+			r.Trend = trendVM("", groups.TrendOf(v, now), LagSampling{})
 		} else {
 			r.Spark.Empty = true
 		}

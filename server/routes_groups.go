@@ -16,6 +16,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	show := &handlers.GroupShow{Env: env, Events: a.store, Lag: a.store,
 		Sampling: handlers.LagSampling{Every: a.cfg.MetricsInterval, Keep: a.cfg.LagRetention}}
 	lagHistory := &handlers.GroupLagHistory{Env: env, History: a.store}
+	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}
 	live := &handlers.GroupLive{Env: env}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
 	if a.rmq != nil {
@@ -46,6 +47,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 
 	r.GET("/groups", list.Show)
 	r.GET("/groups/:group", show.Show)
+	r.GET("/groups/:group/trend", trend.Show)
 	r.GET("/ws/groups/:group", live.Serve)
 	r.GET("/api/v1/groups", list.API)
 	r.GET("/api/v1/groups/:group", show.API)

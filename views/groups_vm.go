@@ -79,8 +79,9 @@ type GroupRow struct {
 	Last        string
 	LastISO     string
 	Failures    []string
-	// Spark is the group's stored lag over the last hour.
+	// Spark is the group's stored lag over the last hour; Trend where it is heading.
 	Spark Sparkline
+	Trend TrendVM
 }
 
 // LagCell is a lag as a table shows it: a number, or "unknown" and why.
@@ -237,6 +238,8 @@ type GroupVM struct {
 	ChartData string
 	// LagChart is the stored history drawn before the live samples.
 	LagChart LagChart
+	// Trend is where the lag is heading, from the stored rates.
+	Trend TrendVM
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
 	Cost       CostVM
@@ -455,4 +458,37 @@ type LagChart struct {
 type RangeLink struct {
 	Label, URL string
 	Active     bool
+}
+
+// TrendVM is where a group's lag is heading, in words: an arrow and a word (never colour
+// alone), the estimated time to drain, and how it was computed (on hover).
+type TrendVM struct {
+	// Direction is growing, shrinking, steady or unknown.
+	Direction string
+	// Drain is "caught up", "caught up in about 12m", "never at this rate" or "".
+	Drain string
+	How   string
+	// URL refreshes the fragment; Every is how often, in htmx's words ("30s").
+	URL, Every string
+}
+
+// Arrow is the direction's sign.
+func (t TrendVM) Arrow() string {
+	switch t.Direction {
+	case "growing":
+		return "↑"
+	case "shrinking":
+		return "↓"
+	case "steady":
+		return "→"
+	}
+	return "?"
+}
+
+// Class colours a growing lag as a warning.
+func (t TrendVM) Class() string {
+	if t.Direction == "growing" || strings.HasPrefix(t.Drain, "never") {
+		return "trend lag-growing"
+	}
+	return "trend"
 }

@@ -1,0 +1,165 @@
+package groups
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// The trend uses the rates of the last TrendReads reads of the collector within
+// TrendWindow: long enough to smooth a batch or a commit (clients commit every 5 s), short
+// enough to follow a consumer that just slowed down or caught up. At the collector's
+// default 30 s that is the last 5 minutes.
+const (
+	TrendWindow = 5 * time.Minute
+	TrendReads  = 10
+)
+
+// Where a group's lag is heading.
+const (
+	TrendGrowing   = "growing"
+	TrendShrinking = "shrinking"
+	TrendSteady    = "steady"
+	TrendUnknown   = "unknown"
+)
+
+// Trend is where a group's lag is heading, from the consume and produce rates of its
+// recent lag history, and when it will have caught up at those rates.
+type Trend struct {
+	Direction string `json:"direction"`
+	// Lag is the newest known total lag the estimate starts from.
+	Lag *int64 `json:"lag"`
+	// ProduceTPS and ConsumeTPS are the mean rates over the samples used (broker offsets
+	// and committed offsets advanced per second).
+	ProduceTPS float64 `json:"produceTps"`
+	ConsumeTPS float64 `json:"consumeTps"`
+	// Samples is how many samples were used, over Window.
+	Samples int           `json:"samples"`
+	Window  time.Duration `json:"-"`
+	// CaughtUp: no lag, and not producing faster than consuming.
+	CaughtUp bool `json:"caughtUp"`
+	// Never: a backlog with producers at least as fast as consumers: at this rate it is
+	// never consumed.
+	Never bool `json:"never"`
+	// DrainMs is the estimated time until caught up (when neither CaughtUp nor Never and
+	// the direction is known).
+	DrainMs *int64 `json:"drainMs"`
+	// How says in a sentence how this was computed (the page shows it on hover).
+	How string `json:"how"`
+}
+
+// TrendOf computes the trend at now from a group's samples (oldest first): the mean
+// produce and consume rates of the last TrendReads samples of TrendWindow that have both, and
+// the newest known lag. The lag is steady when at the net rate it would move by less
+// than max(10 messages, 1 % of itself) over a window; the time to drain is lag divided
+// by how much faster consumers are than producers.
+func TrendOf(samples []store.LagSample, now time.Time) Trend {
+	t := Trend{Direction: TrendUnknown}
+	from := now.Add(-TrendWindow)
+	var used []store.LagSample
+	for _, s := range samples {
+		if s.At.Before(from) || s.At.After(now) {
+			continue
+		}
+		if s.Lag != nil {
+			t.Lag = s.Lag
+		}
+		if s.Span == 0 && s.ProduceTPS != nil && s.ConsumeTPS != nil {
+			used = append(used, s)
+		}
+	}
+	used = used[max(0, len(used)-TrendReads):]
+	for _, s := range used {
+		t.Samples++
+		t.ProduceTPS += *s.ProduceTPS
+		t.ConsumeTPS += *s.ConsumeTPS
+	}
+	var first, last time.Time
+	if len(used) > 0 {
+		first, last = used[0].At, used[len(used)-1].At
+	}
+	if t.Samples == 0 || t.Lag == nil {
+		t.How = "Not enough history: the trend needs the consume and produce rates of the last " + FormatSpan(TrendWindow) +
+			", which the console reads every RMQC_METRICS_INTERVAL (the first rate comes with the second read)."
+		t.Samples = 0
+		t.ProduceTPS, t.ConsumeTPS = 0, 0
+		return t
+	}
+	t.ProduceTPS /= float64(t.Samples)
+	t.ConsumeTPS /= float64(t.Samples)
+	t.Window = last.Sub(first)
+	lag := float64(*t.Lag)
+	net := t.ProduceTPS - t.ConsumeTPS
+	switch {
+	case math.Abs(net)*TrendWindow.Seconds() < math.Max(10, 0.01*lag):
+		t.Direction = TrendSteady
+	case net > 0:
+		t.Direction = TrendGrowing
+	default:
+		t.Direction = TrendShrinking
+	}
+	how := fmt.Sprintf("From %d reads over the last %s: producing %s/s and consuming %s/s on average (offsets advanced per second), so the lag of %s ",
+		t.Samples, FormatSpan(max(t.Window, time.Second)), fmtRate(t.ProduceTPS), fmtRate(t.ConsumeTPS), strconv.FormatInt(*t.Lag, 10))
+	switch {
+	case *t.Lag == 0 && net <= 0:
+		t.CaughtUp = true
+		t.How = how + "is caught up."
+	case net >= 0:
+		t.Never = true
+		t.How = how + fmt.Sprintf("grows by %s/s: producers are at least as fast as consumers, so it never drains at this rate.", fmtRate(net))
+	default:
+		d := time.Duration(lag / -net * float64(time.Second))
+		ms := d.Milliseconds()
+		t.DrainMs = &ms
+		t.How = how + fmt.Sprintf("shrinks by %s/s: %s ÷ %s/s ≈ %s until caught up, if the rates hold.", fmtRate(-net), strconv.FormatInt(*t.Lag, 10), fmtRate(-net), FormatSpan(d))
+	}
+	return t
+}
+
+// Drain returns the estimated time until caught up, if there is one.
+func (t Trend) Drain() (time.Duration, bool) {
+	if t.DrainMs == nil {
+		return 0, false
+	}
+	return time.Duration(*t.DrainMs) * time.Millisecond, true
+}
+
+func fmtRate(r float64) string {
+	switch {
+	case r == 0:
+		return "0"
+	case math.Abs(r) < 10:
+		return strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'f', 0, 64)
+}
+
+// FormatSpan writes a duration rounded to what a person reads: "45s", "12m", "3h20m", "2d5h".
+func FormatSpan(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + "s"
+	case d < time.Hour:
+		m := d.Round(time.Second)
+		if s := int(m/time.Second) % 60; s != 0 && m < 10*time.Minute {
+			return strconv.Itoa(int(m/time.Minute)) + "m" + strconv.Itoa(s) + "s"
+		}
+		return strconv.Itoa(int(d.Round(time.Minute)/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		h := d.Round(time.Minute)
+		out := strconv.Itoa(int(h/time.Hour)) + "h"
+		if m := int(h/time.Minute) % 60; m != 0 {
+			out += strconv.Itoa(m) + "m"
+		}
+		return out
+	}
+	h := d.Round(time.Hour)
+	out := strconv.Itoa(int(h/(24*time.Hour))) + "d"
+	if r := int(h/time.Hour) % 24; r != 0 {
+		out += strconv.Itoa(r) + "h"
+	}
+	return out
+}
