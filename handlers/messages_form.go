@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ type msgSearchForm struct {
 	// without asking anything.
 	submitted bool
 	limit     string
+	// skip and from continue a long range result after the rows shown (see msgPage):
+	// skip as lookup.RangeQuery.Skip, from the number of the first row in the whole
+	// result. rowsOnly asks for the rows alone, for the page to append.
+	skip, from string
+	rowsOnly   bool
 }
 
 // msgFieldErrors maps a form field to the sentence that says what is wrong with it.
@@ -39,6 +45,8 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 		},
 		sys:   q.Get("sys") == "1" || q.Get("sys") == "true",
 		limit: q.Get("limit"),
+		skip:  q.Get("skip"), from: q.Get("from"),
+		rowsOnly: q.Get("part") == "rows",
 	}
 	switch f.tab {
 	case views.TabRange, views.TabKey, views.TabID:
@@ -93,6 +101,13 @@ func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.Ran
 		}
 		q.Limit = n
 	}
+	if f.skip != "" {
+		n, err := strconv.Atoi(f.skip)
+		if err != nil || n < 0 {
+			errs["skip"] = fmt.Sprintf("Skip counts rows already shown: a whole number between 0 and %d.", lookup.RangeLimit)
+		}
+		q.Skip = n
+	}
 	return q, errs
 }
 
@@ -104,6 +119,26 @@ func (f *msgSearchForm) keyQuery() (lookup.KeyQuery, msgFieldErrors) {
 
 func (f *msgSearchForm) idQuery() lookup.IDQuery {
 	return lookup.IDQuery{ID: f.form.ID, Topic: f.form.Topic}
+}
+
+// fromRow is the number, in the whole result, of the first row this request shows.
+func (f *msgSearchForm) fromRow() int {
+	if n, err := strconv.Atoi(f.from); err == nil && n > 1 {
+		return n
+	}
+	return 1
+}
+
+// cursor is the part of the query that continues a long result, for links that must
+// repeat exactly this search (exports).
+func (f *msgSearchForm) cursor() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"limit": f.limit, "skip": f.skip, "from": f.from} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
 }
 
 // msgTimeLayouts are the zone-less forms accepted in a time field; they mean UTC, as the
@@ -188,7 +223,7 @@ func (b *msgBadForm) apiError() *UserError {
 	if b.input != nil {
 		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: b.input.Message}
 	}
-	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit"} {
+	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit", "skip"} {
 		if m := b.fields[f]; m != "" {
 			code := "bad_" + f
 			if f == "begin" || f == "end" {

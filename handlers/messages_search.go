@@ -94,6 +94,10 @@ func msgAlsoTopic(errs msgFieldErrors, topic string) *msgBadForm {
 // Requests from htmx get only the result (and the form's error lines).
 func (h *Messages) Search(c *gin.Context) {
 	f := parseMsgSearchForm(c)
+	if f.rowsOnly && f.tab == views.TabRange && h.Lookup != nil {
+		h.rows(c, &f)
+		return
+	}
 	vm := views.MessagesVM{Configured: h.Lookup != nil, Tab: f.tab, ShowSystem: f.sys}
 	status := http.StatusOK
 	if h.Lookup != nil {
@@ -142,8 +146,16 @@ func (h *Messages) Search(c *gin.Context) {
 						vm.Result.OlderURL = msgSearchURL("/messages", f, url.Values{"end": {strconv.FormatInt(end.UnixMilli(), 10)}})
 					}
 				}
-				vm.Result.ExportCSV = msgSearchURL("/messages/export", f, map[string][]string{"format": {"csv"}})
-				vm.Result.ExportJS = msgSearchURL("/messages/export", f, map[string][]string{"format": {"json"}})
+				if out.rangeRes != nil {
+					vm.Result.Rows, vm.Result.More = msgPage(f, out.rangeQ, out.rangeRes, len(out.rangeRes.Messages))
+					vm.Result.Continued = msgContinued(f, out.rangeQ)
+				}
+				// The exports hold every row of this result, not only the first page's.
+				exp := f.cursor()
+				exp.Set("format", "csv")
+				vm.Result.ExportCSV = msgSearchURL("/messages/export", f, exp)
+				exp.Set("format", "json")
+				vm.Result.ExportJS = msgSearchURL("/messages/export", f, exp)
 			}
 		}
 	}

@@ -549,3 +549,67 @@ func TestMessagesSayWhichRowsCameFromASlave(t *testing.T) {
 		t.Errorf("message page: status %d, slave note %q", rec.Code, note)
 	}
 }
+
+// A 2000-row result: the page holds its first rows and a link to the next ones, which
+// (as pages, without JavaScript) or as pieces htmx appends lead to every row of the
+// result exactly once and in order, even where a piece ends inside a millisecond many
+// messages share; the export still holds all 2000.
+func TestRangeResultComesInPiecesThatReachEveryRow(t *testing.T) {
+	f := clustertest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddTopic("T", 2, "broker-a", "broker-b")
+	for i := range 2300 { // seven messages per millisecond
+		m := clustertest.NewMessage(fmt.Sprintf("m%d", i), "TagA", nil, fmt.Sprintf("7F000001%024X", i), msgT0.Add(time.Duration(i/7)*time.Millisecond))
+		f.Put("T", []string{"broker-a", "broker-b"}[i%2], i%3%2, m)
+	}
+	r := msgRouter(lookup.New(f, lookup.Options{}))
+	search := rangeURL("/messages", "end", "2026-11-29 10:00:01")
+
+	rows := func(doc *goquery.Document) []string {
+		var ids []string
+		doc.Find(`[data-testid="message-row"] [data-testid="message-link"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.Text()) })
+		return ids
+	}
+	var want []string
+	for _, row := range msgCSV(t, msgGet(t, r, rangeURL("/messages/export", "end", "2026-11-29 10:00:01", "format", "csv"))) {
+		want = append(want, row[2]) // offsetMsgId
+	}
+	first := msgDoc(t, msgGet(t, r, search))
+	if got := len(rows(first)); got != msgPageRows {
+		t.Fatalf("the page shows %d rows at first, want %d", got, msgPageRows)
+	}
+	if href, _ := first.Find(`[data-testid="export-csv"]`).Attr("href"); len(msgCSV(t, msgGet(t, r, href))) != 2000 || len(want) != 2000 {
+		t.Fatalf("the export does not hold the 2000 rows (%d exported from the search)", len(want))
+	}
+	for _, way := range []struct{ name, attr string }{{"pages", "href"}, {"pieces", "hx-get"}} {
+		doc, got := first, rows(first)
+		for range 20 {
+			next, ok := doc.Find(`[data-testid="more-rows-link"]`).Attr(way.attr)
+			if !ok {
+				break
+			}
+			rec := msgGet(t, r, next, "HX-Request", "true")
+			if body := rec.Body.String(); way.name == "pieces" && (strings.Contains(body, "<html") || strings.Contains(body, "messages-result")) {
+				t.Fatalf("a piece is more than rows:\n%.300s", body)
+			}
+			if way.name == "pieces" { // rows parse as rows only inside a table
+				rec.Body = bytes.NewBufferString("<table><tbody>" + rec.Body.String() + "</tbody></table>")
+			}
+			doc = msgDoc(t, rec)
+			got = append(got, rows(doc)...)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("following the %s: %d rows, not the result's 2000 in order", way.name, len(got))
+		}
+	}
+}
+
+func msgCSV(t *testing.T, rec *httptest.ResponseRecorder) [][]string {
+	t.Helper()
+	all, err := csv.NewReader(strings.NewReader(rec.Body.String())).ReadAll()
+	if err != nil || rec.Code != http.StatusOK || len(all) == 0 {
+		t.Fatalf("export: %d %v %.200s", rec.Code, err, rec.Body.String())
+	}
+	return all[1:]
+}

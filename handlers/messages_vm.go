@@ -36,6 +36,45 @@ func msgRow(m lookup.Message) views.MessageRow {
 	}
 }
 
+// msgPageRows is how many rows of a range result a page holds at first: more than a
+// screen, few enough to show at once. The rest of up to 2000 follow in pieces of the same
+// size as the reader scrolls to them (or as pages of their own without JavaScript), so a
+// big result is as quick to read as a small one.
+const msgPageRows = 200
+
+// msgPage turns the first msgPageRows messages of r, the answer to q, into rows, with
+// the way to the rows after them. rest is how many rows the result holds from r's first
+// on: all of r on a page, more than r holds when r is one piece of the result.
+func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) ([]views.MessageRow, *views.MoreRows) {
+	n := min(len(r.Messages), msgPageRows)
+	rows := msgRows(r.Messages[:n])
+	rest -= n
+	if n == 0 || rest <= 0 || (len(r.Messages) == n && !r.Truncated) {
+		return rows, nil
+	}
+	c := r.After(q, n)
+	from := f.fromRow() + n
+	next := url.Values{"end": {strconv.FormatInt(c.End.UnixMilli(), 10)}, "skip": {strconv.Itoa(c.Skip)},
+		"limit": {strconv.Itoa(rest)}, "from": {strconv.Itoa(from)}}
+	more := &views.MoreRows{
+		Label: fmt.Sprintf("Rows %s–%s of %s", views.Thousands(int64(from)),
+			views.Thousands(int64(from+min(rest, msgPageRows)-1)), views.Thousands(int64(from+rest-1))),
+		PageURL: msgSearchURL("/messages", f, next),
+	}
+	next.Set("part", "rows")
+	more.RowsURL = msgSearchURL("/messages", f, next)
+	return rows, more
+}
+
+// msgContinued says where a page that continues a long result starts; "" on the first.
+func msgContinued(f msgSearchForm, q lookup.RangeQuery) string {
+	if f.fromRow() == 1 {
+		return ""
+	}
+	return fmt.Sprintf("These rows continue a longer result from row %s: the messages stored up to %s, after the %s of that time already shown.",
+		views.Thousands(int64(f.fromRow())), views.TimeUTC(q.End), msgCount(int64(q.Skip), "row", "rows"))
+}
+
 // msgUniqKeyURL links a message by its unique key, looked up in its topic's index, as a
 // producer's log names it; "" when the message has none.
 func msgUniqKeyURL(m lookup.Message) string {

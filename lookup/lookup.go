@@ -134,6 +134,27 @@ func (r *Result) Older() (end time.Time, ok bool) {
 	return r.Messages[len(r.Messages)-1].StoreTime(), true
 }
 
+// Cursor is where a range search continues after the rows shown: the same query with
+// End at the store time of the last row shown and Skip the rows shown that were stored
+// in that millisecond (ends are inclusive, and several messages share a millisecond).
+type Cursor struct {
+	End  time.Time
+	Skip int
+}
+
+// After returns where q, which answered r, continues after r's first n messages.
+func (r *Result) After(q RangeQuery, n int) Cursor {
+	last := r.Messages[n-1].StoreTimestamp
+	skip := 0
+	for i := n - 1; i >= 0 && r.Messages[i].StoreTimestamp == last; i-- {
+		skip++
+	}
+	if last == q.End.UnixMilli() {
+		skip += q.Skip // q itself skipped rows of that millisecond
+	}
+	return Cursor{End: time.UnixMilli(last).UTC(), Skip: skip}
+}
+
 // route returns the topic's route. A topic the NameServer does not know is an
 // *InputError on the topic field; a broker that served the topic a moment ago and is
 // missing from the route now is recorded in fo as failing op, since its messages are

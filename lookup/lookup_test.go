@@ -532,3 +532,36 @@ func TestRangeCountsExactlyWhereOffsetSearchesAreInexact(t *testing.T) {
 		})
 	}
 }
+
+// A range search walked in pieces, each continuing from the Cursor after the rows it
+// returned, gives exactly the list the whole search gives: no row twice, none left out,
+// even where a piece ends inside a millisecond that many messages share.
+func TestRangeContinuesAfterTheRowsShown(t *testing.T) {
+	f, _ := fakeCluster(t, 3000, func(i int) time.Time { return t0.Add(time.Duration(i/50) * time.Millisecond) })
+	svc := New(f, Options{})
+	for _, tag := range []string{"", "blue"} {
+		whole, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: t0, End: t0.Add(time.Hour), Tag: tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var walked []string
+		q := RangeQuery{Topic: "T", Begin: t0, End: t0.Add(time.Hour), Tag: tag, Limit: 130}
+		for len(walked) < len(whole.Messages) {
+			q.Limit = min(130, len(whole.Messages)-len(walked))
+			piece, err := svc.ByRange(context.Background(), q)
+			if err != nil || len(piece.Messages) == 0 {
+				t.Fatalf("tag %q: piece after %d rows: %v, %d rows", tag, len(walked), err, len(piece.Messages))
+			}
+			for _, m := range piece.Messages {
+				walked = append(walked, m.UniqueKey())
+			}
+			c := piece.After(q, len(piece.Messages))
+			q.End, q.Skip = c.End, c.Skip
+		}
+		for i, m := range whole.Messages {
+			if walked[i] != m.UniqueKey() {
+				t.Fatalf("tag %q: row %d is %s in pieces, %s in the whole search", tag, i+1, walked[i], m.UniqueKey())
+			}
+		}
+	}
+}

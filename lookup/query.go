@@ -22,6 +22,9 @@ type RangeQuery struct {
 	Tag string
 	// Limit caps the answer; 0 means RangeLimit, and more than RangeLimit is refused.
 	Limit int
+	// Skip leaves out the Skip newest messages stored in End's millisecond: a search
+	// continued from a row stored then has shown them already (see Result.After).
+	Skip int
 }
 
 // Validate checks the query without asking any broker.
@@ -46,6 +49,9 @@ func (q *RangeQuery) Validate() error {
 	}
 	if q.Limit < 0 || q.Limit > RangeLimit {
 		return &InputError{Field: "limit", Code: "bad_limit", Message: fmt.Sprintf("The limit must be between 1 and %d.", RangeLimit)}
+	}
+	if q.Skip < 0 || q.Skip > RangeLimit {
+		return &InputError{Field: "skip", Code: "bad_skip", Message: fmt.Sprintf("Skip counts rows already shown: a whole number between 0 and %d.", RangeLimit)}
 	}
 	return nil
 }

@@ -53,6 +53,35 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
+	if q.Skip == 0 {
+		return s.byRange(ctx, q)
+	}
+	// The messages to skip are the newest of the range: ask for that many more and
+	// leave them out, so the answer is the same list the continued search would show.
+	wide := q
+	wide.Limit += q.Skip
+	res, err := s.byRange(ctx, wide)
+	if err != nil {
+		return nil, err
+	}
+	end, skipped := q.End.UnixMilli(), 0
+	for skipped < q.Skip && skipped < len(res.Messages) && res.Messages[skipped].StoreTimestamp == end {
+		skipped++
+	}
+	res.Messages = res.Messages[skipped:]
+	res.Limit = q.Limit
+	res.Total -= int64(skipped)
+	res.InRange -= int64(skipped)
+	res.Truncated = res.Truncated && res.Total > int64(q.Limit)
+	if len(res.Messages) > q.Limit {
+		res.Messages = res.Messages[:q.Limit]
+		res.Truncated = true
+	}
+	return res, nil
+}
+
+// byRange is ByRange for a valid query.
+func (s *Service) byRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	fails := s.cluster.Fanout(ctx)
 	route, err := s.route(ctx, q.Topic, opRange, fails)
 	if err != nil {
@@ -185,13 +214,15 @@ func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, fi
 	}
 	slices.SortFunc(found, newestFirst)
 	cutTime := found[need-1].StoreTimestamp
-	// A queue whose oldest message read is newer than cutTime (or that gave nothing)
-	// may hold more messages at or after it.
+	// A queue whose oldest message read is not older than cutTime (or that gave
+	// nothing) may hold more messages at or after it. Those stored in cutTime's own
+	// millisecond are read too: the tie order among them decides which are shown, and a
+	// search continued from a row stored then (Cursor) relies on that order.
 	short := make([]int64, len(ws))
 	for i := range ws {
 		w := &ws[i]
 		short[i] = w.top
-		if fails.Failed(w.broker.Name) || w.top <= w.lo || w.oldest <= cutTime {
+		if fails.Failed(w.broker.Name) || w.top <= w.lo || w.oldest < cutTime {
 			continue
 		}
 		fails.Read(w.broker, opRange, func(ctx context.Context, addr string) error {

@@ -100,10 +100,11 @@
   });
 
   // A search answers 422 for bad input and 502/504 when brokers fail; both bodies are
-  // the result section with the explanation, so htmx swaps them in like a 200.
+  // the result section with the explanation (or, for the next rows of a long result, a
+  // row with it), so htmx swaps them in like a 200.
   document.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target;
-    if (t && t.id === "messages-result" && ev.detail.xhr.status >= 400) {
+    if (t && (t.id === "messages-result" || t.matches("tr.more-rows")) && ev.detail.xhr.status >= 400) {
       ev.detail.shouldSwap = true;
       ev.detail.isError = false;
     }

@@ -401,7 +401,7 @@ func MessageDetailPage(vm MessageDetailVM) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = messageTable(vm.Copies, "copies-table").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = messageTable(vm.Copies, nil, "copies-table").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

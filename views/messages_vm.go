@@ -67,6 +67,30 @@ type MessagesResult struct {
 	OlderURL string
 	// Took is how long the brokers took, e.g. "142 ms".
 	Took string
+	// More leads to the rows after Rows, when the result holds more than a page shows.
+	More *MoreRows
+	// Continued says, on a page that continues a long result, where it starts.
+	Continued string
+}
+
+// MoreRows is the way to the next rows of a long result, shown as the table's last row:
+// a plain link to them as a page of their own, which with JavaScript loads them in place
+// as soon as it scrolls into view.
+type MoreRows struct {
+	// Label names the rows, e.g. "Rows 201–400 of 2,000".
+	Label string
+	// PageURL shows the next rows as a page; RowsURL answers only the rows (and the
+	// MoreRows after them) for the table to append.
+	PageURL, RowsURL string
+}
+
+// MessageRowsPiece is the next rows of a long result, appended to its table.
+type MessageRowsPiece struct {
+	Rows     []MessageRow
+	More     *MoreRows
+	Failures []string
+	// Error says why the rows could not be read; PageURL retries them as a page.
+	Error, PageURL string
 }
 
 // MessageRow is one message in a result table.
@@ -101,7 +125,7 @@ func (vm MessagesVM) FieldError(field string) string { return vm.FieldErrors[fie
 // ErrorList returns the field errors in the order of the form.
 func (vm MessagesVM) ErrorList() []string {
 	var out []string
-	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit"} {
+	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit", "skip"} {
 		if e := vm.FieldErrors[f]; e != "" {
 			out = append(out, e)
 		}
