@@ -22,7 +22,7 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 		defer leave()
 		q, errs := f.rangeQuery(h.now(), false)
 		rest := cmp.Or(q.Limit, lookup.RangeLimit)
-		q.Limit = min(rest, msgPageRows)
+		q.Limit = min(rest, msgPieceRows)
 		var r *lookup.Result
 		if len(errs) > 0 {
 			bad = msgAlsoTopic(errs, f.form.Topic)

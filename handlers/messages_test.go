@@ -576,8 +576,8 @@ func TestRangeResultComesInPiecesThatReachEveryRow(t *testing.T) {
 		want = append(want, row[2]) // offsetMsgId
 	}
 	first := msgDoc(t, msgGet(t, r, search))
-	if got := len(rows(first)); got != msgPageRows {
-		t.Fatalf("the page shows %d rows at first, want %d", got, msgPageRows)
+	if got := len(rows(first)); got != msgFirstRows {
+		t.Fatalf("the page shows %d rows at first, want %d", got, msgFirstRows)
 	}
 	if href, _ := first.Find(`[data-testid="export-csv"]`).Attr("href"); len(msgCSV(t, msgGet(t, r, href))) != 2000 || len(want) != 2000 {
 		t.Fatalf("the export does not hold the 2000 rows (%d exported from the search)", len(want))

@@ -36,17 +36,24 @@ func msgRow(m lookup.Message) views.MessageRow {
 	}
 }
 
-// msgPageRows is how many rows of a range result a page holds at first: more than a
-// screen, few enough to show at once. The rest of up to 2000 follow in pieces of the same
-// size as the reader scrolls to them (or as pages of their own without JavaScript), so a
-// big result is as quick to read as a small one.
-const msgPageRows = 200
+// A range result of up to 2000 rows comes in pieces, so a big result is as quick to read
+// as a small one. The first page holds msgFirstRows rows, a screen and a half; every
+// later piece, appended as the reader scrolls to it (or opened as a page of its own
+// without JavaScript), holds msgPieceRows.
+const (
+	msgFirstRows = 50
+	msgPieceRows = 200
+)
 
-// msgPage turns the first msgPageRows messages of r, the answer to q, into rows, with
-// the way to the rows after them. rest is how many rows the result holds from r's first
-// on: all of r on a page, more than r holds when r is one piece of the result.
+// msgPage turns the first rows of r, the answer to q, into rows (msgFirstRows on the
+// first page of a result, msgPieceRows later), with the way to the rows after them.
+// rest is how many rows the result holds from r's first on: all of r on a page, more
+// than r holds when r is one piece of the result.
 func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) ([]views.MessageRow, *views.MoreRows) {
-	n := min(len(r.Messages), msgPageRows)
+	n := min(len(r.Messages), msgPieceRows)
+	if f.fromRow() == 1 {
+		n = min(n, msgFirstRows)
+	}
 	rows := msgRows(r.Messages[:n])
 	rest -= n
 	if n == 0 || rest <= 0 || (len(r.Messages) == n && !r.Truncated) {
@@ -58,7 +65,7 @@ func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) (
 		"limit": {strconv.Itoa(rest)}, "from": {strconv.Itoa(from)}}
 	more := &views.MoreRows{
 		Label: fmt.Sprintf("Rows %s–%s of %s", views.Thousands(int64(from)),
-			views.Thousands(int64(from+min(rest, msgPageRows)-1)), views.Thousands(int64(from+rest-1))),
+			views.Thousands(int64(from+min(rest, msgPieceRows)-1)), views.Thousands(int64(from+rest-1))),
 		PageURL: msgSearchURL("/messages", f, next),
 	}
 	next.Set("part", "rows")
@@ -225,7 +232,8 @@ func msgCount(n int64, one, many string) string {
 
 // msgRangeResultVM describes a range query's answer in words.
 func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated,
+	// The rows come from msgPage: a page shows only the first of up to 2000.
+	vm := &views.MessagesResult{Failures: msgFailures(r.Failures), Truncated: r.Truncated,
 		FromSlaves: msgFromSlaves(r.FromSlaves, "its rows")}
 	what := "of topic " + q.Topic
 	if q.Tag != "" {
