@@ -26,6 +26,43 @@ type ConsumerProcess struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	once   sync.Once
+
+	mu       sync.Mutex
+	received []string // "topic broker queue offset" of each message given to the listener (Print)
+}
+
+// ConsumerOptions shape a consumer process; the zero value is a concurrent consumer
+// with the client's defaults.
+type ConsumerOptions struct {
+	// Orderly consumes with MessageListenerOrderly.
+	Orderly bool
+	// LockInterval is how often an orderly consumer renews its locks.
+	LockInterval time.Duration
+	// Work is the time spent on each message; Goroutines how many are consumed at once.
+	Work       time.Duration
+	Goroutines int
+	// Print records every message given to the listener (see Received).
+	Print bool
+}
+
+func (o ConsumerOptions) args() []string {
+	var a []string
+	if o.Orderly {
+		a = append(a, "-orderly")
+	}
+	if o.LockInterval > 0 {
+		a = append(a, "-lock-interval", o.LockInterval.String())
+	}
+	if o.Work > 0 {
+		a = append(a, "-work", o.Work.String())
+	}
+	if o.Goroutines > 0 {
+		a = append(a, "-goroutines", fmt.Sprint(o.Goroutines))
+	}
+	if o.Print {
+		a = append(a, "-print")
+	}
+	return a
 }
 
 // demo is dev/demo built once per test binary; RunTests removes it.
@@ -63,24 +100,25 @@ func demoBinary() (string, error) {
 // called before.
 func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...string) *ConsumerProcess {
 	t.Helper()
-	return startConsumerProcess(t, nameServer, group, 0, topics)
+	return StartConsumerProcessWith(t, nameServer, group, ConsumerOptions{}, topics...)
 }
 
 // StartSlowConsumerProcess is StartConsumerProcess with a consumer that spends work on
 // each message: a consumer slowed on purpose, to make lag grow or drain at a known pace.
 func StartSlowConsumerProcess(t testing.TB, nameServer, group string, work time.Duration, topics ...string) *ConsumerProcess {
 	t.Helper()
-	return startConsumerProcess(t, nameServer, group, work, topics)
+	return StartConsumerProcessWith(t, nameServer, group, ConsumerOptions{Work: work}, topics...)
 }
 
-func startConsumerProcess(t testing.TB, nameServer, group string, work time.Duration, topics []string) *ConsumerProcess {
+// StartConsumerProcessWith is StartConsumerProcess with options.
+func StartConsumerProcessWith(t testing.TB, nameServer, group string, o ConsumerOptions, topics ...string) *ConsumerProcess {
 	t.Helper()
 	bin, err := demoBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &ConsumerProcess{Instance: UniqueName("c"), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance, "-work", work.String())
+	c.cmd = exec.Command(bin, append([]string{"consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance}, o.args()...)...)
 	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServer)
 	if a, ok := AccountFor(nameServer); ok {
 		c.cmd.Env = append(c.cmd.Env, "RMQC_ACCESS_KEY="+a.AccessKey, "RMQC_SECRET_KEY="+a.SecretKey)
@@ -104,6 +142,11 @@ func startConsumerProcess(t testing.TB, nameServer, group string, work time.Dura
 				ready <- time.Now()
 				sent = true
 			}
+			if m, ok := strings.CutPrefix(sc.Text(), "recv "); ok {
+				c.mu.Lock()
+				c.received = append(c.received, m)
+				c.mu.Unlock()
+			}
 		}
 		_ = c.cmd.Wait()
 		close(c.exited)
@@ -121,6 +164,23 @@ func startConsumerProcess(t testing.TB, nameServer, group string, work time.Dura
 		t.Fatalf("consumer of %s did not start within 60 s: %s", group, stderr.String())
 	}
 	return nil
+}
+
+// Received returns the messages given to the listener so far ("topic broker queue
+// offset"), when started with Print; a message delivered again appears again.
+func (c *ConsumerProcess) Received() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.received...)
+}
+
+// Kill ends the consumer with SIGKILL, as a crash would: it neither unregisters nor
+// commits its offsets nor unlocks its queues. It waits until the process is gone.
+func (c *ConsumerProcess) Kill() {
+	c.once.Do(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	})
 }
 
 // Stop shuts the consumer down as an operator would (SIGTERM: it unregisters), and

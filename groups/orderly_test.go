@@ -160,3 +160,33 @@ func TestRebalancesSumMovesThatComeTogether(t *testing.T) {
 		t.Errorf("older rebalance %+v", r)
 	}
 }
+
+func TestListSaysEachOnlineGroupsConsumeModeAskingOneClientAtMostOncePerTTL(t *testing.T) {
+	f := newScenario()
+	f.setTopic(tT, map[string]int{"broker-a": 2})
+	f.setClients("ord", map[string]clientSpec{"c1": {topics: []string{tT}, orderly: true, holds: queues(tT, "broker-a", 0)},
+		"c2": {topics: []string{tT}, orderly: true, holds: queues(tT, "broker-a", 1)}})
+	f.setClients("conc", map[string]clientSpec{"c3": {topics: []string{tT}}})
+	f.setOffsets("offline", "broker-a", tT, map[int][2]int64{0: {5, 5}})
+	s := NewService(f, Options{})
+	l, err := s.List(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]string{}
+	for _, g := range l.Groups {
+		modes[g.Group] = g.ConsumeMode
+	}
+	if modes["ord"] != ModeOrderly || modes["conc"] != ModeConcurrent || modes["offline"] != "" {
+		t.Errorf("modes %v: want ord orderly, conc concurrent, offline unknown", modes)
+	}
+	if n := f.Calls()["ConsumerRunningInfo"]; n != 2 {
+		t.Errorf("%d running-info calls, want one per online group", n)
+	}
+	if _, err := s.List(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Calls()["ConsumerRunningInfo"]; n != 2 {
+		t.Errorf("%d running-info calls after a second list, want none more within ModeTTL", n)
+	}
+}

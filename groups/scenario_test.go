@@ -34,6 +34,7 @@ type clientSpec struct {
 	topics   []string
 	holds    []rocketmq.MessageQueue
 	strategy string
+	orderly  bool
 }
 
 // setClients puts clients online in group, each subscribing to topics and holding the
@@ -42,7 +43,7 @@ func (f scenario) setClients(group string, clients map[string]clientSpec) {
 	f.group(group)
 	var cs []clustertest.Client
 	for id, spec := range clients {
-		cs = append(cs, clustertest.Client{ID: id, Topics: spec.topics, Holds: spec.holds, Strategy: spec.strategy})
+		cs = append(cs, clustertest.Client{ID: id, Topics: spec.topics, Holds: spec.holds, Strategy: spec.strategy, Orderly: spec.orderly})
 	}
 	f.SetClients(group, cs...)
 }

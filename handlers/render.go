@@ -170,6 +170,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, topics.ErrTopicNotFound):
 		return http.StatusNotFound, "topic_not_found"
+	case errors.Is(err, groups.ErrClientNotFound):
+		return http.StatusNotFound, "client_not_found"
 	case errors.Is(err, lookup.ErrNotFound):
 		return http.StatusNotFound, "message_not_found"
 	case errors.As(err, new(*lookup.InputError)):

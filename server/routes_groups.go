@@ -19,6 +19,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}
 	live := &handlers.GroupLive{Env: env}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
+	client := &handlers.GroupClient{Env: env}
 	if a.rmq != nil {
 		svc := groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
 		hub := groups.NewLive(svc, groups.LiveOptions{
@@ -29,7 +30,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 			Log:      a.log.With("component", "live-groups"),
 		})
 		a.onClose(hub.Close)
-		list.Groups, show.Groups, show.Live, live.Live, home.Groups = svc, svc, hub, hub, svc
+		list.Groups, show.Groups, show.Live, live.Live, home.Groups, client.Clients = svc, svc, hub, hub, svc, svc
 		a.metrics().reg.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
@@ -48,11 +49,13 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	r.GET("/groups", list.Show)
 	r.GET("/groups/:group", show.Show)
 	r.GET("/groups/:group/trend", trend.Show)
+	r.GET("/groups/:group/clients/:clientId", client.Show)
 	r.GET("/ws/groups/:group", live.Serve)
 	r.GET("/api/v1/groups", list.API)
 	r.GET("/api/v1/groups/:group", show.API)
 	r.GET("/api/v1/groups/:group/rebalances", history.API)
 	r.GET("/api/v1/groups/:group/lag-history", lagHistory.API)
+	r.GET("/api/v1/groups/:group/clients/:clientId", client.API)
 	r.GET("/metrics", gin.WrapH(a.metricsHandler()))
 }
 

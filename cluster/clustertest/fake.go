@@ -111,6 +111,8 @@ type Client struct {
 	Strategy string
 	// Fail, when set, is what asking for its running info answers.
 	Fail error
+	// Orderly: its listener is MessageListenerOrderly (PROP_CONSUMEORDERLY "true").
+	Orderly bool
 }
 
 func (g *Group) clients() []Client {

@@ -3,6 +3,7 @@ package clustertest
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"rmqconsole/rocketmq"
@@ -95,8 +96,9 @@ func (f *Fake) ConsumerRunningInfo(ctx context.Context, addr, group, clientID st
 			return nil, err
 		}
 		info := &rocketmq.ConsumerRunningInfo{
-			Properties: map[string]string{"PROP_CLIENT_VERSION": "v2.1.1", "PROP_CONSUME_TYPE": "CONSUME_PASSIVELY"},
-			MQTable:    map[rocketmq.MessageQueue]rocketmq.ProcessQueueInfo{},
+			Properties: map[string]string{"PROP_CLIENT_VERSION": "v2.1.1", "PROP_CONSUME_TYPE": "CONSUME_PASSIVELY",
+				"PROP_CONSUMEORDERLY": strconv.FormatBool(c.Orderly)},
+			MQTable: map[rocketmq.MessageQueue]rocketmq.ProcessQueueInfo{},
 		}
 		if c.Strategy != "" {
 			info.Properties["allocateMessageQueueStrategy"] = c.Strategy

@@ -23,6 +23,10 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	topics := fs.String("topics", "", "comma-separated topics to subscribe to")
 	instance := fs.String("instance", fmt.Sprintf("consume-%d", os.Getpid()), "instance name (the client id is ip@instance)")
 	work := fs.Duration("work", 0, "time spent on each message")
+	orderly := fs.Bool("orderly", false, "consume orderly (MessageListenerOrderly: one client per queue, holding its lock)")
+	lockInterval := fs.Duration("lock-interval", 0, "how often an orderly consumer renews its locks (0: the client's default, 20 s)")
+	goroutines := fs.Int("goroutines", 0, "messages consumed at once per topic (0: the client's default, 20)")
+	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset>")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -35,6 +39,13 @@ func consume(ctx context.Context, ns []string, args []string) error {
 		consumer.WithInstance(*instance),
 		consumer.WithConsumerModel(consumer.Clustering),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+		consumer.WithConsumerOrder(*orderly),
+	}
+	if *lockInterval > 0 {
+		opts = append(opts, consumer.WithRebalanceLockInterval(*lockInterval))
+	}
+	if *goroutines > 0 {
+		opts = append(opts, consumer.WithConsumeGoroutineNums(*goroutines))
 	}
 	// A cluster with ACL on: sign with the console's own settings' names.
 	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
@@ -46,6 +57,13 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	}
 	for _, t := range strings.Split(*topics, ",") {
 		err := c.Subscribe(t, consumer.MessageSelector{}, func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			if *printMsgs {
+				// os.Stdout is unbuffered: a line written is kept even if the process is
+				// killed right after, which tests that count redeliveries rely on.
+				for _, m := range msgs {
+					fmt.Printf("recv %s %s %d %d\n", m.Topic, m.Queue.BrokerName, m.Queue.QueueId, m.QueueOffset)
+				}
+			}
 			if *work > 0 {
 				select {
 				case <-time.After(*work * time.Duration(len(msgs))):

@@ -1,0 +1,227 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"rmqconsole/rocketmq"
+)
+
+// ClientInfo is one client of a group as it reports itself (GET_CONSUMER_RUNNING_INFO,
+// relayed by a broker it is connected to): its settings, subscriptions, every process
+// queue it holds, its rates per topic, and a thread dump when asked.
+type ClientInfo struct {
+	Group      string `json:"group"`
+	ClientID   string `json:"clientId"`
+	ClientAddr string `json:"clientAddr"`
+	Language   string `json:"language"`
+	Version    string `json:"version"`
+	// ConsumeType, MessageModel and ConsumeFromWhere are the group's, as the broker
+	// that lists the client has them.
+	ConsumeType      string `json:"consumeType"`
+	MessageModel     string `json:"messageModel"`
+	ConsumeFromWhere string `json:"consumeFromWhere,omitempty"`
+	// ConsumeMode is orderly or concurrent; "" when the client did not say.
+	ConsumeMode string `json:"consumeMode,omitempty"`
+	// StartedAt is when the client started (epoch ms; 0 when it did not say).
+	StartedAt int64 `json:"startedAt,omitempty"`
+	// Settings are the properties operators look for, in a fixed order, each with the
+	// value the client reported ("" when it reported none).
+	Settings []ClientSetting `json:"settings"`
+	// Properties is everything the client reported, as it spelled it.
+	Properties    map[string]string `json:"properties"`
+	Subscriptions []Subscription    `json:"subscriptions"`
+	Queues        []ProcessQueue    `json:"queues"`
+	// PopQueues are the queues a 5.x POP consumer reads.
+	PopQueues []PopQueue     `json:"popQueues,omitempty"`
+	Topics    []TopicConsume `json:"topics"`
+	// Jstack is the thread (Java) or goroutine (Go) dump, when asked for and sent.
+	JstackAsked bool   `json:"jstackAsked"`
+	Jstack      string `json:"jstack,omitempty"`
+	// Unavailable says why the client's own report could not be read (a gRPC client
+	// behind a Proxy, a client that left); everything from the report is then empty.
+	Unavailable string    `json:"unavailable,omitempty"`
+	CheckedAt   time.Time `json:"checkedAt"`
+}
+
+// ClientSetting is one reported setting.
+type ClientSetting struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+	Value   string `json:"value"`
+	// Property is the property the value came from.
+	Property string `json:"property,omitempty"`
+}
+
+// ProcessQueue is a client's state for one queue it holds (its ProcessQueueInfo).
+type ProcessQueue struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+	rocketmq.ProcessQueueInfo
+}
+
+// PopQueue is a POP consumer's state for one queue.
+type PopQueue struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+	rocketmq.PopProcessQueueInfo
+}
+
+// TopicConsume is a client's rates for one topic.
+type TopicConsume struct {
+	Topic string `json:"topic"`
+	rocketmq.ConsumeStatus
+}
+
+// ErrClientNotFound means no broker lists the client in the group. Errors of type
+// *ClientNotFoundError match it.
+var ErrClientNotFound = errors.New("client not online in the group")
+
+// ClientNotFoundError names the client; its text is a sentence for the user.
+type ClientNotFoundError struct{ Group, ClientID string }
+
+func (e *ClientNotFoundError) Error() string {
+	return fmt.Sprintf("Client %s is not online in consumer group %s: no broker lists it. It may have stopped or restarted with another id; pick it from the group's clients.", e.ClientID, e.Group)
+}
+
+// Is makes errors.Is(err, ErrClientNotFound) hold.
+func (e *ClientNotFoundError) Is(target error) bool { return target == ErrClientNotFound }
+
+// clientSettings are the settings the client page names, with the properties Java
+// clients report them under (every field of DefaultMQPushConsumer) and Go's PROP_ ones.
+var clientSettings = []struct {
+	name, meaning string
+	props         []string
+}{
+	{"Listener", "MessageListenerOrderly or MessageListenerConcurrently", []string{"messageListener", "PROP_CONSUMEORDERLY"}},
+	{"Consume threads (min)", "threads running the listener", []string{"consumeThreadMin", "PROP_THREADPOOL_CORE_SIZE"}},
+	{"Consume threads (max)", "", []string{"consumeThreadMax"}},
+	{"Pull batch size", "messages asked for per pull", []string{"pullBatchSize"}},
+	{"Consume batch size", "messages given to the listener at once", []string{"consumeMessageBatchMaxSize"}},
+	{"Pull threshold per queue", "cached messages per queue before pulling pauses", []string{"pullThresholdForQueue"}},
+	{"Consume from", "where a queue without a committed offset starts", []string{"consumeFromWhere"}},
+	{"Allocation strategy", "", []string{"allocateMessageQueueStrategy"}},
+	{"Message model", "", []string{"messageModel"}},
+	{"Max reconsume times", "retries before a message goes to the DLQ", []string{"maxReconsumeTimes"}},
+	{"Consume timeout (min)", "", []string{"consumeTimeout"}},
+	{"Consume type", "", []string{"PROP_CONSUME_TYPE"}},
+}
+
+// Client reads one client's running info, with a thread dump when jstack is set. A
+// client no broker lists is *ClientNotFoundError; a client that is listed but does not
+// answer is a ClientInfo with Unavailable saying why.
+func (s *Service) Client(ctx context.Context, group, clientID string, jstack bool) (*ClientInfo, error) {
+	brokers, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ci := &ClientInfo{Group: group, ClientID: clientID, JstackAsked: jstack, CheckedAt: s.opts.Now(),
+		Settings: []ClientSetting{}, Properties: map[string]string{}, Subscriptions: []Subscription{}, Queues: []ProcessQueue{}, Topics: []TopicConsume{}}
+	conns := make([]*rocketmq.ConsumerConnection, len(brokers))
+	fo := s.cluster.Fanout(ctx)
+	for i, b := range brokers {
+		fo.Go(b, "connections", func(ctx context.Context, addr string) error {
+			var err error
+			conns[i], err = s.admin.ConsumerConnections(ctx, addr, group)
+			if notThere(err) {
+				return nil
+			}
+			return err
+		})
+	}
+	failures := fo.Wait()
+	via := ""
+	for i, cc := range conns {
+		if cc == nil {
+			continue
+		}
+		for _, cn := range cc.Connections {
+			if cn.ClientID == clientID && via == "" {
+				via = brokers[i].Master
+				ci.ClientAddr, ci.Language = cn.ClientAddr, cn.Language
+				ci.Version = heartbeatVersion(cn.Language, cn.Version)
+				ci.ConsumeType, ci.MessageModel, ci.ConsumeFromWhere = ConsumeTypeName(cc.ConsumeType), cc.MessageModel, cc.ConsumeFromWhere
+			}
+		}
+	}
+	if via == "" {
+		if len(failures) == len(brokers) && len(failures) > 0 {
+			return nil, fmt.Errorf("no broker listed the clients of group %s: %w", group, failures[0])
+		}
+		return nil, &ClientNotFoundError{Group: group, ClientID: clientID}
+	}
+	info, err := s.admin.ConsumerRunningInfo(ctx, via, group, clientID, jstack)
+	if err != nil {
+		ci.Unavailable = unavailableReason(ci, err)
+		return ci, nil
+	}
+	ci.fill(info)
+	s.modes.remember(group, ci.ConsumeMode, ci.CheckedAt)
+	return ci, nil
+}
+
+// unavailableReason says why a listed client's report is missing, in a sentence.
+func unavailableReason(ci *ClientInfo, err error) string {
+	if ci.ConsumeType == "pop" {
+		return "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy. The Proxy keeps gRPC clients itself and does not relay GET_CONSUMER_RUNNING_INFO to them (in cluster mode not at all; in local mode only a thread-dump request), so their settings, process queues, rates and thread dump are not available here. The broker answered: " + err.Error() + "."
+	}
+	return "The client did not send its running info: " + err.Error() + ". Its settings, process queues and rates are unknown; it may be shutting down, or be a gRPC client behind a RocketMQ 5 Proxy, which does not relay this request."
+}
+
+func (ci *ClientInfo) fill(info *rocketmq.ConsumerRunningInfo) {
+	maps.Copy(ci.Properties, info.Properties)
+	if v := info.ClientVersion(); v != "" {
+		ci.Version = v
+	}
+	ci.ConsumeMode = clientConsumeMode(info)
+	ci.StartedAt, _ = strconv.ParseInt(info.Properties["PROP_CONSUMER_START_TIMESTAMP"], 10, 64)
+	for _, st := range clientSettings {
+		set := ClientSetting{Name: st.name, Meaning: st.meaning}
+		for _, p := range st.props {
+			if v, ok := info.Properties[p]; ok && v != "" {
+				set.Value, set.Property = v, p
+				break
+			}
+		}
+		if set.Property == "PROP_CONSUMEORDERLY" {
+			set.Value = map[string]string{"true": "orderly (MessageListenerOrderly)", "false": "concurrently (MessageListenerConcurrently)"}[set.Value]
+		}
+		if set.Property == "PROP_THREADPOOL_CORE_SIZE" && set.Value == "-1" {
+			set.Value = "-1 (no thread pool: one goroutine per message, up to the client's limit)"
+		}
+		ci.Settings = append(ci.Settings, set)
+	}
+	for _, sd := range info.Subscriptions {
+		ci.Subscriptions = append(ci.Subscriptions, Subscription{Topic: sd.Topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
+	}
+	slices.SortFunc(ci.Subscriptions, func(a, b Subscription) int {
+		return compareQueues(rocketmq.MessageQueue{Topic: a.Topic}, rocketmq.MessageQueue{Topic: b.Topic})
+	})
+	for _, mq := range info.Queues() {
+		ci.Queues = append(ci.Queues, ProcessQueue{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, ProcessQueueInfo: info.MQTable[mq]})
+	}
+	slices.SortStableFunc(ci.Queues, func(a, b ProcessQueue) int {
+		return compareQueues(rocketmq.MessageQueue{Topic: a.Topic, BrokerName: a.BrokerName, QueueID: a.QueueID},
+			rocketmq.MessageQueue{Topic: b.Topic, BrokerName: b.BrokerName, QueueID: b.QueueID})
+	})
+	for mq, pq := range info.MQPopTable {
+		ci.PopQueues = append(ci.PopQueues, PopQueue{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, PopProcessQueueInfo: pq})
+	}
+	slices.SortFunc(ci.PopQueues, func(a, b PopQueue) int {
+		return compareQueues(rocketmq.MessageQueue{Topic: a.Topic, BrokerName: a.BrokerName, QueueID: a.QueueID},
+			rocketmq.MessageQueue{Topic: b.Topic, BrokerName: b.BrokerName, QueueID: b.QueueID})
+	})
+	for _, t := range slices.SortedFunc(maps.Keys(info.StatusTable), func(a, b string) int {
+		return compareQueues(rocketmq.MessageQueue{Topic: a}, rocketmq.MessageQueue{Topic: b})
+	}) {
+		ci.Topics = append(ci.Topics, TopicConsume{Topic: t, ConsumeStatus: info.StatusTable[t]})
+	}
+	ci.Jstack = info.Jstack
+}
