@@ -46,7 +46,7 @@ func TestHomeShowsClusterAndNavigates(t *testing.T) {
 
 	// The navigation leads to each section, and the current one is marked.
 	for _, link := range []struct{ testid, path string }{
-		{"nav-messages", "/messages"}, {"nav-topics", "/topics"}, {"nav-groups", "/groups"}, {"nav-audit", "/audit"},
+		{"nav-messages", "/messages"}, {"nav-topics", "/topics"}, {"nav-groups", "/groups"}, {"nav-brokers", "/brokers"}, {"nav-audit", "/audit"},
 	} {
 		Do(t, ctx, "follow "+link.testid,
 			chromedp.Navigate(con.URL+"/"),

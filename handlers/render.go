@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/lookup"
@@ -168,6 +169,8 @@ func errorStatus(err error) (int, string) {
 		return ue.Status, ue.Code
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
+	case errors.Is(err, brokers.ErrBrokerNotFound):
+		return http.StatusNotFound, "broker_not_found"
 	case errors.Is(err, topics.ErrTopicNotFound):
 		return http.StatusNotFound, "topic_not_found"
 	case errors.Is(err, groups.ErrClientNotFound):

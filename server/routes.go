@@ -46,6 +46,7 @@ func (a *App) routes() http.Handler {
 	a.messageRoutes(r, env)
 	a.groupRoutes(r, env, home)
 	a.topicRoutes(r, env)
+	a.brokerRoutes(r, env)
 	a.resetRoutes(r, env)
 	a.authRoutes(r, env)
 

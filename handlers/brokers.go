@@ -1,0 +1,148 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/brokers"
+	"rmqconsole/cluster"
+	"rmqconsole/views"
+)
+
+// BrokerReader is what the broker pages need from package brokers.
+type BrokerReader interface {
+	List(ctx context.Context) (*brokers.List, error)
+	Detail(ctx context.Context, name string) (*brokers.Detail, error)
+}
+
+// Brokers is /brokers, /brokers/{name} and GET /api/v1/brokers[/{name}].
+type Brokers struct {
+	*Env
+	// Brokers is nil when no NameServer is configured.
+	Brokers BrokerReader
+	// Live is set when the broker page has a live TPS chart.
+	Live bool
+}
+
+// BrokersJSON answers GET /api/v1/brokers.
+type BrokersJSON struct {
+	Brokers   []brokers.Runtime `json:"brokers"`
+	CheckedAt time.Time         `json:"checkedAt"`
+	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+}
+
+// BrokerJSON answers GET /api/v1/brokers/{name}.
+type BrokerJSON struct {
+	Name      string            `json:"brokerName"`
+	Cluster   string            `json:"cluster"`
+	Members   []brokers.Member  `json:"members"`
+	CheckedAt time.Time         `json:"checkedAt"`
+	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+}
+
+var errBrokersNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+
+// badBrokerName answers a broker name RocketMQ would refuse, before any broker is asked.
+func badBrokerName(name string) *UserError {
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_broker",
+		Message: "“" + views.Cut(name) + "” is not a broker name: RocketMQ allows letters, digits, %, |, - and _. Check the link, or pick the broker from the list."}
+}
+
+// List renders /brokers.
+func (h *Brokers) List(c *gin.Context) {
+	p := h.page(c, "Brokers", "brokers")
+	vm := views.BrokersVM{Configured: h.Brokers != nil}
+	if h.Brokers != nil {
+		l, err := h.Brokers.List(c.Request.Context())
+		if err != nil {
+			vm.Error = "The brokers could not be read: " + err.Error() + ". Check that the NameServer answers, then refresh."
+		} else {
+			vm.Rows = brokerRows(l.Brokers)
+			vm.Failures = failureSentences(l.Failures)
+			vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
+		}
+	}
+	h.render(c, http.StatusOK, p, views.BrokersPage(vm))
+}
+
+// ListAPI answers GET /api/v1/brokers.
+func (h *Brokers) ListAPI(c *gin.Context) {
+	if h.Brokers == nil {
+		h.Fail(c, errBrokersNoCluster)
+		return
+	}
+	l, err := h.Brokers.List(c.Request.Context())
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, BrokersJSON{Brokers: l.Brokers, CheckedAt: l.CheckedAt, Errors: brokerErrorsJSON(l.Failures)})
+}
+
+func (h *Brokers) detail(c *gin.Context) (*brokers.Detail, bool) {
+	name := c.Param("name")
+	if !cluster.ValidName(name) {
+		h.Fail(c, badBrokerName(name))
+		return nil, false
+	}
+	if h.Brokers == nil {
+		h.Fail(c, errBrokersNoCluster)
+		return nil, false
+	}
+	d, err := h.Brokers.Detail(c.Request.Context(), name)
+	if err != nil {
+		h.Fail(c, err)
+		return nil, false
+	}
+	return d, true
+}
+
+// Show renders /brokers/{name}.
+func (h *Brokers) Show(c *gin.Context) {
+	d, ok := h.detail(c)
+	if !ok {
+		return
+	}
+	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: failureSentences(d.Failures),
+		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt)}
+	if h.Live {
+		vm.WSURL = "/ws/brokers/" + d.Name
+	}
+	for _, m := range d.Members {
+		vm.Rows = append(vm.Rows, brokerRows([]brokers.Runtime{m.Runtime})...)
+		cfg := views.BrokerConfigVM{Title: m.Role + " " + m.Addr + " (broker id " + strconv.FormatInt(m.ID, 10) + ")", Missing: m.Config == nil}
+		for _, e := range m.Config {
+			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
+		}
+		vm.Configs = append(vm.Configs, cfg)
+	}
+	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Name)+" · broker", "brokers"), views.BrokerPage(vm))
+}
+
+// ShowAPI answers GET /api/v1/brokers/{name}.
+func (h *Brokers) ShowAPI(c *gin.Context) {
+	d, ok := h.detail(c)
+	if !ok {
+		return
+	}
+	c.JSON(http.StatusOK, BrokerJSON{Name: d.Name, Cluster: d.Cluster, Members: d.Members, CheckedAt: d.CheckedAt, Errors: brokerErrorsJSON(d.Failures)})
+}
+
+func brokerRows(rs []brokers.Runtime) []views.BrokerProcessRow {
+	out := make([]views.BrokerProcessRow, 0, len(rs))
+	for _, r := range rs {
+		row := views.BrokerProcessRow{Cluster: r.Cluster, Name: r.Name, URL: views.BrokerURL(r.Name), ID: strconv.FormatInt(r.ID, 10),
+			Role: r.Role, Addr: r.Addr, Version: r.Version, PutTPS: views.Rate(r.PutTPS), GetTPS: views.Rate(r.GetTPS),
+			CommitLog: views.Thousands(r.CommitLogMinOffset) + " – " + views.Thousands(r.CommitLogMaxOffset),
+			Disk:      views.Percent(r.DiskRatio), PageLock: strconv.FormatInt(r.PageCacheLockMs, 10) + " ms",
+			Dispatch: views.Bytes(r.DispatchBehindBytes), Error: r.Error}
+		row.Started, row.StartedISO = msTime(r.StartedAt)
+		out = append(out, row)
+	}
+	return out
+}
