@@ -42,6 +42,9 @@ func TestAuditStoreFailureIsInternalNotBroker(t *testing.T) {
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/audit", nil))
 	body := rec.Body.String()
+	if i := strings.Index(body, "</nav>"); i >= 0 {
+		body = body[i:] // the navigation links to Brokers on every page
+	}
 	if rec.Code != http.StatusInternalServerError || strings.Contains(strings.ToLower(body), "broker") || !strings.Contains(body, "RocketMQ was not involved") {
 		t.Fatalf("GET /audit with a broken database: %d %.400s, want 500 saying the console failed", rec.Code, body)
 	}
