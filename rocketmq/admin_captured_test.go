@@ -34,6 +34,39 @@ var capturedOps = map[string]func(c *Client, addr string) error{
 		}
 		return nil
 	},
+	"broker_consume_stats": func(c *Client, addr string) error {
+		s, err := c.BrokerConsumeStats(bg(), addr)
+		if err != nil || s.BrokerAddr == "" || len(s.Groups) == 0 {
+			return fmt.Errorf("%+v %v", s, err)
+		}
+		queues := 0
+		for g, cs := range s.Groups {
+			for mq, o := range cs.Offsets {
+				if mq.Topic == "" || mq.BrokerName == "" || o.ConsumerOffset > o.BrokerOffset {
+					return fmt.Errorf("%s %v: %+v", g, mq, o)
+				}
+				queues++
+			}
+		}
+		if queues == 0 {
+			return fmt.Errorf("no group has offsets: %+v", s.Groups)
+		}
+		return nil
+	},
+	"consumer_offsets": func(c *Client, addr string) error {
+		t, err := c.ConsumerOffsets(bg(), addr)
+		if err != nil || len(t) == 0 {
+			return fmt.Errorf("%v %v", t, err)
+		}
+		for g, byTopic := range t {
+			for topic, qs := range byTopic {
+				if g == "" || topic == "" || len(qs) == 0 {
+					return fmt.Errorf("%q %q: %v", g, topic, qs)
+				}
+			}
+		}
+		return nil
+	},
 	"route":        checkRoute,
 	"route_legacy": checkRoute,
 	"topic_list": func(c *Client, _ string) error {

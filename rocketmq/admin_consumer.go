@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -613,4 +615,107 @@ func (c *Client) ConsumeTimeSpan(ctx context.Context, addr, topic, group string)
 	}
 	sort.Slice(body.Set, func(i, j int) bool { return body.Set[i].MessageQueue.Less(body.Set[j].MessageQueue) })
 	return body.Set, nil
+}
+
+// BrokerConsumeStats is every consumer group's progress on one broker
+// (GET_BROKER_CONSUME_STATS): the same per-queue offsets as ConsumeStats, for
+// all groups in one answer.
+type BrokerConsumeStats struct {
+	// BrokerAddr is the address the broker reports for itself.
+	BrokerAddr string
+	// Groups holds, per subscription group of the broker, its stats merged
+	// over every topic it has committed offsets for (its retry topic
+	// included). A group configured on the broker but without any committed
+	// offset has an empty Offsets map.
+	Groups map[string]*ConsumeStats
+	// TotalDiff is the broker's sum of every group's lag.
+	TotalDiff int64
+}
+
+// BrokerConsumeStats returns every subscription group's per-queue offsets on
+// the broker at addr in one request, instead of one GET_CONSUME_STATS per
+// group. Unlike ConsumeStats it covers only topics where the group has
+// committed an offset, counts queues up to the topic's write queue number,
+// and does not check the group's subscriptions on 4.x (see the protocol notes).
+func (c *Client) BrokerConsumeStats(ctx context.Context, addr string) (*BrokerConsumeStats, error) {
+	resp, err := c.call(ctx, addr, CodeGetBrokerConsumeStats, map[string]string{"isOrder": "false"}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("consume stats of every group on %s: %w", addr, err)
+	}
+	return decodeBrokerConsumeStats(resp.Body)
+}
+
+func decodeBrokerConsumeStats(body []byte) (*BrokerConsumeStats, error) {
+	type rawStats struct {
+		OffsetTable map[string]OffsetWrapper `json:"offsetTable"`
+		ConsumeTps  flexFloat                `json:"consumeTps"`
+	}
+	var raw struct {
+		BrokerAddr       string                  `json:"brokerAddr"`
+		TotalDiff        int64                   `json:"totalDiff"`
+		ConsumeStatsList []map[string][]rawStats `json:"consumeStatsList"`
+	}
+	if err := decodeBody(body, &raw); err != nil {
+		return nil, fmt.Errorf("consume stats of every group: %w", err)
+	}
+	out := &BrokerConsumeStats{BrokerAddr: raw.BrokerAddr, TotalDiff: raw.TotalDiff, Groups: map[string]*ConsumeStats{}}
+	for _, byGroup := range raw.ConsumeStatsList {
+		for group, list := range byGroup {
+			cs := out.Groups[group]
+			if cs == nil {
+				cs = &ConsumeStats{Offsets: map[MessageQueue]OffsetWrapper{}}
+				out.Groups[group] = cs
+			}
+			for _, st := range list {
+				offsets, err := queueKeyed(st.OffsetTable)
+				if err != nil {
+					return nil, fmt.Errorf("consume stats of group %q: %w", group, err)
+				}
+				maps.Copy(cs.Offsets, offsets)
+				cs.ConsumeTps += float64(st.ConsumeTps)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ConsumerOffsets returns every committed offset on the broker at addr
+// (GET_ALL_CONSUMER_OFFSET, the table slaves copy): group → topic → queue id →
+// offset. It is the broker's offset table as it stands, so it is cheap for the
+// broker however many groups it has, but it says nothing of max offsets, store
+// times or rates, and it keeps offsets of topics a group no longer subscribes to.
+func (c *Client) ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error) {
+	resp, err := c.call(ctx, addr, CodeGetAllConsumerOffset, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("consumer offsets on %s: %w", addr, err)
+	}
+	var raw struct {
+		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
+	}
+	if err := decodeBody(resp.Body, &raw); err != nil {
+		return nil, fmt.Errorf("consumer offsets on %s: %w", addr, err)
+	}
+	out := map[string]map[string]map[int]int64{}
+	for key, queues := range raw.OffsetTable {
+		// Keys are topic@group; neither name may contain '@'.
+		topic, group, ok := strings.Cut(key, "@")
+		if !ok {
+			return nil, fmt.Errorf("consumer offsets on %s: key %q is not topic@group", addr, key)
+		}
+		byTopic := out[group]
+		if byTopic == nil {
+			byTopic = map[string]map[int]int64{}
+			out[group] = byTopic
+		}
+		qs := make(map[int]int64, len(queues))
+		for id, off := range queues {
+			n, err := strconv.Atoi(id)
+			if err != nil {
+				return nil, fmt.Errorf("consumer offsets on %s: queue id %q of %s: %w", addr, id, key, err)
+			}
+			qs[n] = off
+		}
+		byTopic[topic] = qs
+	}
+	return out, nil
 }

@@ -14,6 +14,7 @@ const (
 	CodeUpdateConsumerOffset       RequestCode = 15
 	CodeGetAllTopicConfig          RequestCode = 21
 	CodeGetBrokerConfig            RequestCode = 26
+	CodeGetAllConsumerOffset       RequestCode = 43
 	CodeGetBrokerRuntimeInfo       RequestCode = 28
 	CodeSearchOffsetByTimestamp    RequestCode = 29
 	CodeGetMaxOffset               RequestCode = 30
@@ -43,6 +44,7 @@ const (
 	CodeDeleteTopicInBroker        RequestCode = 215
 	CodeDeleteTopicInNameSrv       RequestCode = 216
 	CodeQueryConsumeQueue          RequestCode = 321
+	CodeGetBrokerConsumeStats      RequestCode = 317
 )
 
 var requestCodeNames = map[RequestCode]string{
@@ -52,6 +54,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeUpdateConsumerOffset:       "UPDATE_CONSUMER_OFFSET",
 	CodeGetAllTopicConfig:          "GET_ALL_TOPIC_CONFIG",
 	CodeGetBrokerConfig:            "GET_BROKER_CONFIG",
+	CodeGetAllConsumerOffset:       "GET_ALL_CONSUMER_OFFSET",
 	CodeGetBrokerRuntimeInfo:       "GET_BROKER_RUNTIME_INFO",
 	CodeSearchOffsetByTimestamp:    "SEARCH_OFFSET_BY_TIMESTAMP",
 	CodeGetMaxOffset:               "GET_MAX_OFFSET",
@@ -81,6 +84,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeUpdateAndCreateTopic:       "UPDATE_AND_CREATE_TOPIC",
 	CodeDeleteTopicInBroker:        "DELETE_TOPIC_IN_BROKER",
 	CodeDeleteTopicInNameSrv:       "DELETE_TOPIC_IN_NAMESRV",
+	CodeGetBrokerConsumeStats:      "GET_BROKER_CONSUME_STATS",
 }
 
 // String returns RocketMQ's name for the code, or the number when unknown.
