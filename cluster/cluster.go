@@ -73,6 +73,9 @@ type Cluster struct {
 
 	unansweredMu sync.Mutex
 	unanswered   map[string]silence // address -> when it last did not answer
+
+	consumersMu sync.Mutex
+	consumers   map[string]SeenConsumers // group -> its clients when last listed
 }
 
 type silence struct {
@@ -99,7 +102,7 @@ func New(ns Client, opts Options) *Cluster {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]silence{}}
+	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]silence{}, consumers: map[string]SeenConsumers{}}
 }
 
 // Broker is one broker name: a master (broker id 0) and its slaves.

@@ -201,11 +201,12 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	fo := s.cluster.Fanout(ctx)
 	for i, b := range brokers {
 		answers[i].broker = b
-		s.askGroup(fo, &answers[i], group, false)
+		s.askGroup(fo, &answers[i], group)
 	}
 	d.Failures = fo.Wait()
 
 	subs := d.mergeConnections(answers)
+	s.noteClients(group, answers)
 	statsFailed := d.mergeStats(answers)
 	infos := s.runningInfos(ctx, d)
 	d.applyRunningInfos(infos)
@@ -224,6 +225,22 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	d.checkSubscriptions()
 	d.Assignment = d.assign(subs)
 	return d, nil
+}
+
+// noteClients remembers what the brokers said of the group's clients, for the group list.
+func (s *Service) noteClients(group string, answers []brokerAnswer) {
+	for _, a := range answers {
+		if a.connErr == nil && len(a.conns.Connections) > 0 {
+			s.cluster.NoteConsumers(group, a.conns, s.opts.Now())
+			return
+		}
+	}
+	for _, a := range answers {
+		if notThere(a.connErr) {
+			s.cluster.NoteConsumers(group, nil, s.opts.Now())
+			return
+		}
+	}
 }
 
 // mergeConnections unions the clients every broker lists and returns the subscribed

@@ -455,3 +455,90 @@ func TestDifferentSubscriptionsOnRealClientsAreFlagged(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// The group list, read with one GET_BROKER_CONSUME_STATS per broker, says the same lag as
+// the group's own page (GET_CONSUME_STATS), for a group offline with a backlog and a
+// group online and caught up, and lists the online group's client.
+func TestListAgreesWithTheGroupPageOnARealBroker(t *testing.T) {
+	it := newIT(t)
+	topic := it.topic(t, "grp-list", 4)
+	behind, caught := dev.UniqueName("grp-list-off"), dev.UniqueName("grp-list-on")
+	it.send(t, topic, 12)
+	off := dev.StartConsumerProcess(t, it.cl.NameServer, behind, topic)
+	on := dev.StartConsumerProcess(t, it.cl.NameServer, caught, topic)
+	dev.Eventually(t, 90*time.Second, "both groups commit every message", func() error {
+		for _, g := range []string{behind, caught} {
+			d, err := it.svc.Detail(t.Context(), g)
+			if err != nil {
+				return err
+			}
+			if d.TotalLag == nil || *d.TotalLag != 0 || len(d.Queues) < 4 {
+				return fmt.Errorf("%s: lag %v over %d queues", g, d.TotalLag, len(d.Queues))
+			}
+		}
+		return nil
+	})
+	off.Stop()
+	it.send(t, topic, 13)
+	defer on.Stop()
+	var l *List
+	dev.Eventually(t, 60*time.Second, "the list sees the backlog and the online client", func() error {
+		var err error
+		if l, err = NewService(it.c, Options{}).List(t.Context(), true); err != nil {
+			return err
+		}
+		b, c := find(l, behind), find(l, caught)
+		if b == nil || c == nil {
+			return fmt.Errorf("groups missing from the list of %d", len(l.Groups))
+		}
+		if b.TotalLag == nil || *b.TotalLag != 13 || b.Online || b.ClientsUnknown {
+			return fmt.Errorf("%s: lag %v online %v unknown %v, want 13 offline", behind, b.TotalLag, b.Online, b.ClientsUnknown)
+		}
+		if c.TotalLag == nil || *c.TotalLag != 0 || !c.Online || c.Clients != 1 || c.ConsumeType != "push" {
+			return fmt.Errorf("%s: %+v, want caught up with one push client", caught, c)
+		}
+		return nil
+	})
+	// A broker with more groups than BrokerStatsMaxGroups is read from its offset table
+	// and topic stats: the same lag.
+	small, err := NewService(it.c, Options{BrokerStatsMaxGroups: 1}).List(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{behind, caught} {
+		a, b := find(l, g), find(small, g)
+		if b == nil || b.TotalLag == nil || *b.TotalLag != *a.TotalLag || !strings.Contains(b.LagNote, "offset table") {
+			t.Errorf("%s from the offset table: %+v, want lag %d", g, b, *a.TotalLag)
+		}
+	}
+	for _, g := range []string{behind, caught} {
+		d, err := it.svc.Detail(t.Context(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := find(l, g)
+		// The page also shows the queues of subscribed topics without an offset (the
+		// retry topic): compare those with a lag.
+		known := func(qs []QueueLag) int {
+			n := 0
+			for _, q := range qs {
+				if q.Lag != nil {
+					n++
+				}
+			}
+			return n
+		}
+		if *d.TotalLag != *s.TotalLag || known(d.Queues) != known(s.Queues) {
+			t.Errorf("%s: page lag %d over %d queues, list %d over %d", g, *d.TotalLag, known(d.Queues), *s.TotalLag, known(s.Queues))
+		}
+	}
+}
+
+func find(l *List, group string) *Summary {
+	for i := range l.Groups {
+		if l.Groups[i].Group == group {
+			return &l.Groups[i]
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote)
 		}
 	}
-	f.FailOn("ConsumeStats", addr, errors.New("connection refused"))
+	f.FailOn("BrokerConsumeStats", addr, errors.New("connection refused"))
 	l, _ = s.List(context.Background(), true)
 	g := l.Groups[0]
 	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote, "broker-a") || !strings.Contains(g.LagNote, "connection refused") {
@@ -160,13 +161,13 @@ func TestListWaitsForASilentBrokerOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// broker-b answered no subscription groups, so no group is asked there; one that
-	// lists it is in the list's failures.
-	if len(l.Failures) != 1 || l.Failures[0].Broker != "broker-b" {
+	// broker-b answered neither its subscription groups nor its consume stats (asked at
+	// once), so no group is asked there; the list's failures name it.
+	if len(l.Failures) == 0 || slices.ContainsFunc(l.Failures, func(f BrokerFailure) bool { return f.Broker != "broker-b" }) {
 		t.Errorf("list failures %v, want broker-b", l.Failures)
 	}
-	if n := f.CallsTo("broker-b"); n > 1 {
-		t.Errorf("broker-b asked %d times after its subscription groups timed out", n)
+	if n := f.CallsTo("broker-b"); n > 2 {
+		t.Errorf("broker-b asked %d times, want its two per-broker requests only", n)
 	}
 	if len(l.Groups) != 21 {
 		t.Errorf("%d groups, want broker-a's 21", len(l.Groups))
@@ -206,5 +207,68 @@ func TestListAsksABrokerThatStopsAnsweringOncePerPass(t *testing.T) {
 	// after another, each group would wait for two timeouts.
 	if n := f.CallsTo("broker-b"); n > 1+2*concurrency {
 		t.Errorf("broker-b asked %d times in one pass, want at most %d: the list waits for it again and again", n, 1+2*concurrency)
+	}
+}
+
+// The list's broker calls do not grow with the groups: two per broker, plus at most
+// ClientLookups connection lists, each pass starting with the groups it has not seen.
+func TestListAsksTwicePerBrokerAndABoundedNumberOfClientLists(t *testing.T) {
+	f := manyGroups(60)
+	now := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := NewService(f, Options{ClientLookups: 10, Now: clock})
+	seen := map[string]bool{}
+	for pass := range 2 {
+		before := f.Calls()
+		l, err := s.List(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := f.Calls()
+		for op, want := range map[string]int{"SubscriptionGroups": 1, "BrokerConsumeStats": 1, "ConsumerConnections": 10, "ConsumeStats": 0} {
+			if got := after[op] - before[op]; got != want {
+				t.Errorf("pass %d: %d %s calls, want %d", pass, got, op, want)
+			}
+		}
+		listed := 0
+		for _, g := range l.Groups {
+			if g.ClientsUnknown {
+				continue
+			}
+			listed++
+			seen[g.Group] = true
+		}
+		if listed != 10*(pass+1) || len(seen) != listed {
+			t.Errorf("pass %d: clients known for %d groups (%d distinct seen), want %d", pass, listed, len(seen), 10*(pass+1))
+		}
+		if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 {
+			t.Errorf("pass %d: group %+v: want g0005 with lag 5", pass, g)
+		}
+		mu.Lock()
+		now = now.Add(time.Second)
+		mu.Unlock()
+	}
+}
+
+// A broker with more groups than BrokerStatsMaxGroups is read from its offset table and
+// its topics' max offsets, not GET_BROKER_CONSUME_STATS; the lags are the same, and each
+// group says what that leaves out.
+func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
+	f := manyGroups(60)
+	f.AddTopic("T", 1, "broker-a")
+	s := NewService(f, Options{BrokerStatsMaxGroups: 10})
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := f.Calls()
+	for op, want := range map[string]int{"SubscriptionGroups": 1, "ConsumerOffsets": 1, "TopicStats": 1, "BrokerConsumeStats": 0, "ConsumeStats": 0} {
+		if calls[op] != want {
+			t.Errorf("%d %s calls, want %d", calls[op], op, want)
+		}
+	}
+	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote, "offset table") {
+		t.Errorf("group %+v: want g0005 with lag 5, saying it was read from the offset table", g)
 	}
 }

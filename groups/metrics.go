@@ -2,6 +2,7 @@ package groups
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -19,6 +20,11 @@ type LagCollector struct {
 
 	// then runs after each successful refresh, outside the lock (the lag history, alerts).
 	then []func(context.Context, *List)
+	// PerQueue exports the per-queue series (on by default); off, a group costs five
+	// series whatever its queues. Groups, when set, keeps only the groups it matches.
+	// Set both before the collector is registered.
+	PerQueue bool
+	Groups   *regexp.Regexp
 
 	mu       sync.Mutex
 	last     *List
@@ -32,7 +38,7 @@ type LagCollector struct {
 // NewLagCollector returns a collector refreshing every interval (Run starts it).
 func NewLagCollector(svc *Service, interval time.Duration) *LagCollector {
 	return &LagCollector{
-		svc: svc, interval: interval,
+		svc: svc, interval: interval, PerQueue: true,
 		queueLag: prometheus.NewDesc("rmqconsole_consumer_queue_lag",
 			"Messages stored in a queue but not yet consumed by the group (broker offset - consumer offset). Queues whose lag is unknown are left out.",
 			[]string{"group", "topic", "broker", "queue_id"}, nil),
@@ -108,13 +114,16 @@ func (c *LagCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.collected, prometheus.GaugeValue, float64(l.CheckedAt.UnixMilli())/1000)
 	ch <- prometheus.MustNewConstMetric(c.took, prometheus.GaugeValue, took)
 	for _, g := range l.Groups {
-		if g.System {
+		if g.System || (c.Groups != nil && !c.Groups.MatchString(g.Group)) {
 			continue
 		}
 		unknown := 0
 		for _, q := range g.Queues {
 			if q.Lag == nil {
 				unknown++
+				continue
+			}
+			if !c.PerQueue {
 				continue
 			}
 			ch <- prometheus.MustNewConstMetric(c.queueLag, prometheus.GaugeValue, float64(*q.Lag),

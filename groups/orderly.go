@@ -266,7 +266,7 @@ func (m *modeMemory) fresh(group string, now time.Time) (string, bool) {
 // from the running info of one of its clients (one call per group, in the list's
 // bounded fan-out). A client that does not answer leaves the mode unknown; it is not
 // a broker failure.
-func (s *Service) listModes(fo *cluster.Fanout, names []string, answers [][]brokerAnswer, sums []Summary) {
+func (s *Service) listModes(fo *cluster.Fanout, names []string, via []string, sums []Summary) {
 	now := s.opts.Now()
 	for i, g := range names {
 		if !sums[i].Online {
@@ -276,20 +276,18 @@ func (s *Service) listModes(fo *cluster.Fanout, names []string, answers [][]brok
 			sums[i].ConsumeMode = mode
 			continue
 		}
-		for _, a := range answers[i] {
-			if a.connErr != nil || a.conns == nil || len(a.conns.Connections) == 0 {
-				continue
-			}
-			cid := a.conns.Connections[0].ClientID
-			fo.At(cid, a.broker.Master, "running info", func(ctx context.Context, addr string) error {
-				if info, err := s.admin.ConsumerRunningInfo(ctx, addr, g, cid, false); err == nil {
-					sums[i].ConsumeMode = clientConsumeMode(info)
-					s.modes.remember(g, sums[i].ConsumeMode, now)
-				}
-				return nil
-			})
-			break
+		seen, ok := s.cluster.Consumers(g)
+		if !ok || !seen.Online() || via[i] == "" {
+			continue
 		}
+		cid := seen.Conns.Connections[0].ClientID
+		fo.At(cid, via[i], "running info", func(ctx context.Context, addr string) error {
+			if info, err := s.admin.ConsumerRunningInfo(ctx, addr, g, cid, false); err == nil {
+				sums[i].ConsumeMode = clientConsumeMode(info)
+				s.modes.remember(g, sums[i].ConsumeMode, now)
+			}
+			return nil
+		})
 	}
 	fo.Wait()
 }

@@ -24,6 +24,9 @@ type Admin interface {
 	cluster.Client
 	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
 	ConsumeStats(ctx context.Context, addr, group, topic string) (*rocketmq.ConsumeStats, error)
+	BrokerConsumeStats(ctx context.Context, addr string) (*rocketmq.BrokerConsumeStats, error)
+	ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error)
+	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
 	ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error)
 }
 
@@ -31,6 +34,12 @@ type Admin interface {
 const (
 	DefaultConcurrency = 8
 	DefaultListTTL     = 30 * time.Second
+	// DefaultClientLookups is how many groups' clients one pass of the list reads.
+	DefaultClientLookups = 500
+	// DefaultBrokerStatsMaxGroups is the most groups a broker may have for the list to
+	// ask it GET_BROKER_CONSUME_STATS, whose cost on the broker grows faster than its
+	// groups (0.3 s for 1 000 groups, past 10 s for 9 000 on 5.3.3).
+	DefaultBrokerStatsMaxGroups = 500
 )
 
 // Options tune a Service. Zero values take the defaults.
@@ -41,7 +50,12 @@ type Options struct {
 	// ListTTL is how long a computed group list is served from the cache before a
 	// request recomputes it. The list always says how old it is.
 	ListTTL time.Duration
-	Log     *slog.Logger
+	// ClientLookups bounds how many groups' online clients one pass of the list reads
+	// (one connection list each); the rest show what an earlier pass saw.
+	ClientLookups int
+	// BrokerStatsMaxGroups: brokers with more groups are read from their offset table.
+	BrokerStatsMaxGroups int
+	Log                  *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 	// Cluster is the console's view of the cluster, shared with the other services;
@@ -66,6 +80,12 @@ func NewService(admin Admin, opts Options) *Service {
 	}
 	if opts.ListTTL <= 0 {
 		opts.ListTTL = DefaultListTTL
+	}
+	if opts.ClientLookups <= 0 {
+		opts.ClientLookups = DefaultClientLookups
+	}
+	if opts.BrokerStatsMaxGroups <= 0 {
+		opts.BrokerStatsMaxGroups = DefaultBrokerStatsMaxGroups
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)

@@ -61,6 +61,10 @@ func groupRowVM(s groups.Summary) views.GroupRow {
 		Lag: groupLagCell(s.TotalLag, s.LagNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
+	r.ClientsUnknown = s.ClientsUnknown
+	if s.ClientsCheckedAt != nil {
+		r.ClientsAt = views.TimeUTC(*s.ClientsCheckedAt)
+	}
 	return r
 }
 

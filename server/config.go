@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	MetricsInterval time.Duration
 	// LagRetention is how long the lag history is kept; 0 keeps it forever.
 	LagRetention time.Duration
+	// MetricsQueues turns the per-queue series of /metrics on; MetricsGroups, when set,
+	// keeps only the groups whose whole name it matches. Both bound the series count.
+	MetricsQueues bool
+	MetricsGroups *regexp.Regexp
 	// RebalanceRetention is how long rebalance events are kept; 0 keeps them forever.
 	RebalanceRetention time.Duration
 	// Access control (parsed by parseAuthSettings in auth.go).
@@ -73,6 +78,8 @@ var settings = []setting{
 	{"group-poll", "RMQC_GROUP_POLL", "1s", "poll interval of a consumer group page being watched live (one watcher per group, whatever the number of viewers)"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics and the lag history (0 turns it off)"},
 	{"lag-retention", "RMQC_LAG_RETENTION", "168h", "how long every group's lag history (read each --metrics-interval) is kept; older than 2h it is kept in 5-minute buckets, about 31 KB per group per day (0 keeps it forever)"},
+	{"metrics-queues", "RMQC_METRICS_QUEUES", "true", "export per-queue series on /metrics (false: only per-group series, one set per group instead of one per queue)"},
+	{"metrics-groups", "RMQC_METRICS_GROUPS", "", "export only the groups whose whole name matches this regular expression on /metrics (empty: every application group)"},
 	{"rebalance-retention", "RMQC_REBALANCE_RETENTION", "720h", "how long the rebalance timeline's events are kept in the database (0 keeps them forever; the audit log is always kept)"},
 	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
 	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
@@ -189,6 +196,14 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if c.LagRetention, err = time.ParseDuration(get("lag-retention")); err != nil || c.LagRetention < 0 ||
 		(c.LagRetention > 0 && c.LagRetention < time.Hour) {
 		return nil, bad("lag-retention", "want 0 (keep forever) or a duration of at least 1h, such as 168h")
+	}
+	if c.MetricsQueues, err = strconv.ParseBool(get("metrics-queues")); err != nil {
+		return nil, bad("metrics-queues", "want true or false")
+	}
+	if p := get("metrics-groups"); p != "" {
+		if c.MetricsGroups, err = regexp.Compile("^(?:" + p + ")$"); err != nil {
+			return nil, bad("metrics-groups", "want a regular expression such as orders-.* or (billing|audit)-cg: "+err.Error())
+		}
 	}
 	if c.RebalanceRetention, err = time.ParseDuration(get("rebalance-retention")); err != nil || c.RebalanceRetention < 0 ||
 		(c.RebalanceRetention > 0 && c.RebalanceRetention < time.Hour) {

@@ -57,6 +57,8 @@ func TestParseConfigNamesTheBadSetting(t *testing.T) {
 		{[]string{"--log-format=xml"}, nil, "--log-format (RMQC_LOG_FORMAT)"},
 		{[]string{"--data-dir="}, nil, "--data-dir (RMQC_DATA_DIR)"},
 		{nil, map[string]string{"RMQC_NO_AUTH": "maybe"}, "--no-auth (RMQC_NO_AUTH)"},
+		{nil, map[string]string{"RMQC_METRICS_QUEUES": "some"}, "--metrics-queues (RMQC_METRICS_QUEUES)"},
+		{nil, map[string]string{"RMQC_METRICS_GROUPS": "orders-(*"}, "--metrics-groups (RMQC_METRICS_GROUPS)"},
 	}
 	for _, tc := range cases {
 		_, err := ParseConfig(tc.args, env(tc.env), io.Discard)

@@ -34,6 +34,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 		a.metrics().reg.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
+			col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
 			a.metrics().reg.MustRegister(col)
 			col.Then(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record)
 			ctx, cancel := context.WithCancel(context.Background())

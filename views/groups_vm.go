@@ -64,13 +64,16 @@ func (s SortLink) AriaSort() string {
 
 // GroupRow is one group in the list.
 type GroupRow struct {
-	Group        string
-	URL          string
-	System       bool
-	Online       bool
-	Clients      int
-	ConsumeType  string
-	MessageModel string
+	Group   string
+	URL     string
+	System  bool
+	Online  bool
+	Clients int
+	// ClientsUnknown: the clients were not listed yet; ClientsAt is when they were.
+	ClientsUnknown bool
+	ClientsAt      string
+	ConsumeType    string
+	MessageModel   string
 	// ConsumeMode is orderly, concurrent or mixed; "" when unknown.
 	ConsumeMode string
 	Topics      []string

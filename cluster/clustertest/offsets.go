@@ -145,10 +145,58 @@ func (f *Fake) ConsumeStats(ctx context.Context, addr, group, topic string) (*ro
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.statsLocked(b, f.groups[group], topic), nil
+}
+
+// BrokerConsumeStats answers every group's stats on the broker in one call, as
+// GET_BROKER_CONSUME_STATS does: each group the broker lists, an empty table for a group
+// without offsets there.
+func (f *Fake) BrokerConsumeStats(ctx context.Context, addr string) (*rocketmq.BrokerConsumeStats, error) {
+	b, err := f.enter(ctx, "BrokerConsumeStats", addr)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := &rocketmq.BrokerConsumeStats{BrokerAddr: b.addr, Groups: map[string]*rocketmq.ConsumeStats{}}
+	for name, g := range f.groups {
+		out.Groups[name] = f.statsLocked(b, g, "")
+		out.TotalDiff += out.Groups[name].TotalLag()
+	}
+	return out, nil
+}
+
+// ConsumerOffsets answers the broker's offset table (GET_ALL_CONSUMER_OFFSET): every
+// group's committed offsets there.
+func (f *Fake) ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error) {
+	b, err := f.enter(ctx, "ConsumerOffsets", addr)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]map[string]map[int]int64{}
+	for name, g := range f.groups {
+		for mq, off := range g.Offsets {
+			if mq.BrokerName != b.name {
+				continue
+			}
+			if out[name] == nil {
+				out[name] = map[string]map[int]int64{}
+			}
+			if out[name][mq.Topic] == nil {
+				out[name][mq.Topic] = map[int]int64{}
+			}
+			out[name][mq.Topic][mq.QueueID] = off
+		}
+	}
+	return out, nil
+}
+
+func (f *Fake) statsLocked(b *broker, g *Group, topic string) *rocketmq.ConsumeStats {
 	cs := &rocketmq.ConsumeStats{Offsets: map[rocketmq.MessageQueue]rocketmq.OffsetWrapper{}}
-	g := f.groups[group]
 	if g == nil {
-		return cs, nil
+		return cs
 	}
 	for mq, off := range g.Offsets {
 		if mq.BrokerName != b.name || (topic != "" && mq.Topic != topic) {
@@ -163,7 +211,7 @@ func (f *Fake) ConsumeStats(ctx context.Context, addr, group, topic string) (*ro
 		}
 		cs.Offsets[mq] = o
 	}
-	return cs, nil
+	return cs
 }
 
 // BrokerConfig answers useServerSideResetOffset from 5.1 on.

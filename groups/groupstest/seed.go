@@ -23,7 +23,7 @@ const Topic = "bench-groups-t"
 // costs a minute once, then nothing.
 func SeedGroups(tb testing.TB, cl *dev.Cluster, c *rocketmq.Client, n int) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	if _, err := c.TopicRoute(ctx, Topic); err != nil {
 		if err := cl.CreateTopic(ctx, Topic, 4); err != nil {
