@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
@@ -57,14 +58,21 @@ type GroupStates struct {
 
 // Groups tells, for every group that consumes the message's topic (QUERY_TOPIC_CONSUME_BY_WHO
 // on each broker of the topic), whether it has consumed the message: its committed offset
-// on the message's queue (QUERY_CONSUMER_OFFSET) against the message's queue offset, and
-// whether it is online (GET_CONSUMER_CONNECTION_LIST). These are reads a slave answers
-// too (it holds the consumer offsets its master synchronises to it, and clients connect to
-// it), so a master that does not answer is read from its slave. Brokers that fail to list
-// their groups are returned as failures; a group whose state cannot be read is Unknown
-// with the reason. Brokers named in failed (those that did not answer the lookup that
-// found m) are not asked again: the page waits for a frozen broker once, not once per
-// question.
+// on the message's queue against the message's queue offset, and whether it is online.
+// The offsets of every group come from one request to the message's broker, its offset
+// table (GET_ALL_CONSUMER_OFFSET), so the page costs the same whether ten groups consume
+// the topic or a thousand (GET_BROKER_CONSUME_STATS would answer them too, but brokers take
+// seconds to build it for thousands of groups). Clients are listed now
+// (GET_CONSUMER_CONNECTION_LIST) when the topic has at most ClientLookups groups; with
+// more, each group's clients are taken from what the console saw within ClientsMaxAge, at
+// most ClientLookups others are listed, and the rest say their clients were not checked.
+//
+// These are reads a slave answers too (it holds the consumer offsets its master
+// synchronises to it, and clients connect to it), so a master that does not answer is
+// read from its slave. Brokers that fail to list their groups are returned as failures; a
+// group whose state cannot be read is Unknown with the reason. Brokers named in failed
+// (those that did not answer the lookup that found m) are not asked again: the page waits
+// for a frozen broker once, not once per question.
 func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure) (*GroupStates, error) {
 	fails := s.cluster.Fanout(ctx)
 	route, err := s.route(ctx, m.Topic, opGroups, fails)
@@ -74,9 +82,24 @@ func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure
 	ask := slices.DeleteFunc(slices.Clone(route.Brokers), func(b cluster.Broker) bool {
 		return slices.ContainsFunc(failed, func(f BrokerFailure) bool { return f.Broker == b.Name })
 	})
+	b, haveBroker := route.Broker(m.BrokerName)
+	haveBroker = haveBroker && len(b.Addrs()) > 0
+	silent := haveBroker && !slices.ContainsFunc(ask, func(a cluster.Broker) bool { return a.Name == b.Name })
 	lists := cluster.EachRead(fails, ask, opGroups, func(ctx context.Context, addr string) ([]string, error) {
 		return s.admin.TopicConsumerGroups(ctx, addr, m.Topic)
 	})
+	var offsets map[string]map[string]map[int]int64
+	var offsetsErr error = errNotRead
+	if haveBroker && !silent {
+		// Asked at once with the group lists; a failure is each group's Reason.
+		fails.Read(b, "group state", func(ctx context.Context, addr string) error {
+			offsets, offsetsErr = s.admin.ConsumerOffsets(ctx, addr)
+			if cluster.Unanswered(offsetsErr) {
+				return offsetsErr
+			}
+			return nil
+		})
+	}
 	var names []string
 	for _, l := range lists {
 		names = append(names, l...)
@@ -84,73 +107,125 @@ func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure
 	slices.Sort(names)
 	names = slices.Compact(names)
 
-	out := &GroupStates{Failures: fails.Wait(), States: make([]GroupState, len(names))}
+	out := &GroupStates{States: make([]GroupState, len(names))}
+	noteFailures := func() {
+		for _, f := range fails.Wait() {
+			if f.Op == "group state" {
+				continue // said in each group's Reason
+			}
+			if !slices.ContainsFunc(out.Failures, func(g BrokerFailure) bool { return g.Broker == f.Broker && g.Op == f.Op }) {
+				out.Failures = append(out.Failures, f)
+			}
+		}
+	}
+	noteFailures()
 	mq := rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID}
-	b, ok := route.Broker(m.BrokerName)
-	if !ok || len(b.Addrs()) == 0 {
+	if !haveBroker || silent {
+		reason := fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)
+		if silent {
+			reason = fmt.Sprintf("Broker %s, which stores the message, did not answer.", m.BrokerName)
+		}
 		for i, name := range names {
-			out.States[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown,
-				Reason: fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)}
+			out.States[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown, Reason: reason}
 		}
 		out.FromSlaves = fails.FromSlaves()
 		return out, nil
 	}
-	// Each group's state is read from the message's broker; what fails is said in the
-	// group's Reason, not as a broker failure. A state is read again from the slave only
-	// when the master gave no answer at all.
+	clients := s.clientsOf(fails, b, names)
 	for i, name := range names {
-		fails.Read(b, "group state", func(ctx context.Context, addr string) error {
-			st, err := s.groupState(ctx, addr, name, mq, m)
-			out.States[i] = st
-			if cluster.Unanswered(err) {
-				return err
-			}
-			return nil
-		})
+		out.States[i] = groupState(name, clients[i], offsets, offsetsErr, mq, m, len(names), s.clientLookups)
 	}
-	for _, f := range fails.Wait() {
-		if f.Op == "group state" {
-			continue // said in each group's Reason
-		}
-		if !slices.ContainsFunc(out.Failures, func(g BrokerFailure) bool { return g.Broker == f.Broker && g.Op == f.Op }) {
-			out.Failures = append(out.Failures, f)
-		}
-	}
+	noteFailures()
 	out.FromSlaves = fails.FromSlaves()
 	return out, nil
 }
 
-// groupState reads one group's state at addr; the error is the one that made it Unknown.
-func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, m Message) (GroupState, error) {
+var errNotRead = errors.New("not read")
+
+// seenClients is what is known of a group's clients for its state.
+type seenClients struct {
+	seen *cluster.SeenConsumers // nil: not listed recently enough, nor now
+	err  error                  // listing them now failed
+}
+
+// clientsOf returns each group's clients, listed now on b when there are at most
+// clientLookups groups; with more, those seen within clientsMaxAge as seen, and at most
+// clientLookups others (in name order) listed now. Answers are noted in the cluster.
+func (s *Service) clientsOf(fo *cluster.Fanout, b cluster.Broker, names []string) []seenClients {
+	out := make([]seenClients, len(names))
+	now := time.Now()
+	budget := s.clientLookups
+	useSeen := len(names) > budget
+	for i, name := range names {
+		if seen, ok := s.cluster.Consumers(name); useSeen && ok && now.Sub(seen.At) < s.clientsMaxAge {
+			out[i].seen = &seen
+			continue
+		}
+		if budget == 0 {
+			continue
+		}
+		budget--
+		fo.Read(b, "group state", func(ctx context.Context, addr string) error {
+			conn, err := s.admin.ConsumerConnections(ctx, addr, name)
+			switch {
+			case errors.Is(err, rocketmq.ErrConsumerNotOnline):
+				conn = nil
+			case err != nil:
+				out[i].err = err
+				if cluster.Unanswered(err) {
+					return err
+				}
+				return nil
+			}
+			seen := cluster.SeenConsumers{Conns: conn, At: time.Now()}
+			s.cluster.NoteConsumers(name, conn, seen.At)
+			out[i] = seenClients{seen: &seen}
+			return nil
+		})
+	}
+	fo.Wait()
+	return out
+}
+
+func groupState(group string, cl seenClients, offsets map[string]map[string]map[int]int64, offsetsErr error, mq rocketmq.MessageQueue, m Message, groups, lookups int) GroupState {
 	st := GroupState{Group: group, ConsumerOffset: -1}
-	conn, connErr := s.admin.ConsumerConnections(ctx, addr, group)
+	if cl.err != nil {
+		st.State, st.Reason = Unknown, "Its connections could not be read: "+cl.err.Error()
+		return st
+	}
 	tagFilter := false
-	switch {
-	case connErr == nil:
+	if cl.seen != nil && cl.seen.Conns != nil {
+		conn := cl.seen.Conns
 		st.Online = len(conn.Connections) > 0
 		if sub, ok := conn.Subscriptions[m.Topic]; ok {
 			st.Subscription = sub.SubString
 			tagFilter = sub.ExpressionType == "" || strings.EqualFold(sub.ExpressionType, "TAG")
 		}
-	case errors.Is(connErr, rocketmq.ErrConsumerNotOnline):
-	default:
-		st.State, st.Reason = Unknown, "Its connections could not be read: "+connErr.Error()
-		return st, connErr
+		if conn.MessageModel == "BROADCASTING" {
+			st.State, st.Reason = Unknown, "It consumes in broadcasting mode: every client keeps its own offsets, and the broker holds none."
+			return st
+		}
 	}
-	if connErr == nil && conn.MessageModel == "BROADCASTING" {
-		st.State, st.Reason = Unknown, "It consumes in broadcasting mode: every client keeps its own offsets, and the broker holds none."
-		return st, nil
+	if offsetsErr != nil {
+		st.State, st.Reason = Unknown, "Its offset could not be read: "+offsetsErr.Error()
+		return st
 	}
-	off, err := s.admin.QueryConsumerOffset(ctx, addr, group, mq)
-	switch {
-	case errors.Is(err, rocketmq.ErrNoConsumerOffset):
+	off, ok := offsets[group][mq.Topic][mq.QueueID]
+	if !ok {
 		off = -1
-	case err != nil:
-		st.State, st.Reason = Unknown, "Its offset could not be read: "+err.Error()
-		return st, err
 	}
 	st.ConsumerOffset = off
 	past := off > m.QueueOffset
+	if cl.seen == nil {
+		note := fmt.Sprintf(" Whether a client is online was not checked: %d groups consume this topic, and a page lists the clients of at most %d not seen in the last seconds; reload to check more.", groups, lookups)
+		switch {
+		case past:
+			st.State, st.Reason = Consumed, fmt.Sprintf("Its stored offset %d is past this message (offset %d).", off, m.QueueOffset)+note
+		default:
+			st.State, st.Reason = NotConsumed, "Its stored offset has not reached this message."+note
+		}
+		return st
+	}
 	switch {
 	case !st.Online && past:
 		st.State, st.Reason = Offline, fmt.Sprintf("No client is connected. Its stored offset %d is past this message (offset %d), so it was consumed before the group went offline.", off, m.QueueOffset)
@@ -165,7 +240,7 @@ func (s *Service) groupState(ctx context.Context, addr, group string, mq rocketm
 	default:
 		st.State = NotConsumed
 	}
-	return st, nil
+	return st
 }
 
 // excludedBy reports whether a tag subscription ("TagA || TagB") leaves the tag out. An

@@ -41,7 +41,7 @@ type Admin interface {
 	ViewMessageAt(ctx context.Context, addr string, commitLogOffset int64, topic string) (*rocketmq.Message, error)
 	TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
 	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
-	QueryConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error)
+	ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error)
 }
 
 var _ Admin = (*rocketmq.Client)(nil)
@@ -57,20 +57,40 @@ type Options struct {
 	// Cluster is the console's view of the cluster, shared with the other services;
 	// nil builds one over the Admin.
 	Cluster *cluster.Cluster
+	// ClientLookups bounds how many groups' connection lists a message's page reads
+	// (default DefaultClientLookups); the other groups' clients are taken from what the
+	// console saw within ClientsMaxAge (default DefaultClientsMaxAge).
+	ClientLookups int
+	ClientsMaxAge time.Duration
 }
+
+// Defaults of Options.
+const (
+	DefaultClientLookups = 32
+	DefaultClientsMaxAge = 30 * time.Second
+)
 
 // Service runs the lookups. It is safe for concurrent use.
 type Service struct {
 	admin   Admin
 	cluster *cluster.Cluster
 	maxScan int64
+
+	clientLookups int
+	clientsMaxAge time.Duration
 }
 
 // New returns a Service over a.
 func New(a Admin, opts Options) *Service {
-	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan}
+	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan, clientLookups: opts.ClientLookups, clientsMaxAge: opts.ClientsMaxAge}
 	if s.maxScan <= 0 {
 		s.maxScan = 100_000
+	}
+	if s.clientLookups <= 0 {
+		s.clientLookups = DefaultClientLookups
+	}
+	if s.clientsMaxAge <= 0 {
+		s.clientsMaxAge = DefaultClientsMaxAge
 	}
 	if s.cluster == nil {
 		s.cluster = cluster.New(a, cluster.Options{Parallelism: opts.Parallelism})

@@ -361,7 +361,6 @@ func TestGroupStates(t *testing.T) {
 	f.AddGroup(&clustertest.Group{Name: "g-gone", Topics: []string{"T"}, Offsets: map[rocketmq.MessageQueue]int64{mq: 9}})
 	f.AddGroup(&clustertest.Group{Name: "g-blue", Topics: []string{"T"}, Online: true, Subscription: "blue || green", Offsets: map[rocketmq.MessageQueue]int64{mq: 10}})
 	f.AddGroup(&clustertest.Group{Name: "g-bcast", Topics: []string{"T"}, Online: true, MessageModel: "BROADCASTING"})
-	f.AddGroup(&clustertest.Group{Name: "g-broken", Topics: []string{"T"}, Online: true, OffsetErr: errors.New("broker busy")})
 	svc := New(f, Options{})
 	gs, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
 	if err != nil {
@@ -373,7 +372,7 @@ func TestGroupStates(t *testing.T) {
 	}
 	want := map[string]ConsumeState{
 		"g-done": Consumed, "g-behind": NotConsumed, "g-new": NotConsumed, "g-gone": Offline,
-		"g-blue": Filtered, "g-bcast": Unknown, "g-broken": Unknown,
+		"g-blue": Filtered, "g-bcast": Unknown,
 	}
 	if len(states) != len(want) {
 		t.Fatalf("%d groups, want %d", len(states), len(want))
@@ -384,6 +383,60 @@ func TestGroupStates(t *testing.T) {
 		}
 		if s.State != Consumed && s.State != NotConsumed && s.Reason == "" {
 			t.Errorf("%s: %s without a reason", s.Group, s.State)
+		}
+	}
+}
+
+// A message's page reads every group's offset with one request to the message's broker,
+// and lists the clients of at most ClientLookups groups it has not seen recently; the
+// others say so, and the next page lists the next ones.
+func TestGroupStatesCostOneOffsetRequestAndBoundedClientLists(t *testing.T) {
+	f := clustertest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddTopic("T", 1, "broker-a")
+	var m *rocketmq.Message
+	for i := range 10 {
+		m = f.Put("T", "broker-a", 0, clustertest.NewMessage(fmt.Sprint(i), "red", nil, fmt.Sprint("U", i), t0.Add(time.Duration(i)*time.Second)))
+	}
+	mq := rocketmq.MessageQueue{Topic: "T", BrokerName: "broker-a", QueueID: 0}
+	for i := range 40 {
+		f.AddGroup(&clustertest.Group{Name: fmt.Sprintf("g%02d", i), Topics: []string{"T"}, Online: true, Offsets: map[rocketmq.MessageQueue]int64{mq: 10}})
+	}
+	svc := New(f, Options{ClientLookups: 5})
+	for page := range 2 {
+		before := f.Calls()
+		gs, err := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
+		if err != nil || len(gs.Failures) > 0 {
+			t.Fatal(err, gs)
+		}
+		states := gs.States
+		after := f.Calls()
+		for op, want := range map[string]int{"ConsumerOffsets": 1, "ConsumerConnections": 5, "QueryConsumerOffset": 0} {
+			if got := after[op] - before[op]; got != want {
+				t.Errorf("page %d: %d %s calls, want %d", page, got, op, want)
+			}
+		}
+		checked := 0
+		for _, s := range states {
+			if s.State != Consumed || s.ConsumerOffset != 10 {
+				t.Errorf("page %d: %s %s offset %d, want consumed at 10", page, s.Group, s.State, s.ConsumerOffset)
+			}
+			if s.Online {
+				checked++
+			} else if !strings.Contains(s.Reason, "not checked") {
+				t.Errorf("page %d: %s neither online nor saying its clients were not checked: %q", page, s.Group, s.Reason)
+			}
+		}
+		if checked != 5*(page+1) {
+			t.Errorf("page %d: %d groups online, want %d", page, checked, 5*(page+1))
+		}
+	}
+	// The message's broker cannot say the offsets: every group says why, no guess.
+	f.FailOn("ConsumerOffsets", "10.0.0.1:10911", errors.New("broker busy"))
+	gs, _ := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
+	for _, s := range gs.States {
+		if s.State != Unknown || !strings.Contains(s.Reason, "broker busy") {
+			t.Errorf("%s: %s (%s), want unknown naming the error", s.Group, s.State, s.Reason)
 		}
 	}
 }
