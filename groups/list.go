@@ -305,11 +305,12 @@ func failureOf(fs []BrokerFailure, broker string) (BrokerFailure, bool) {
 
 // lookUpClients reads the connection list of at most ClientLookups groups, on one master
 // that knows each (clients heartbeat to every broker of the cluster they use), and notes
-// the answers in the cluster. Groups never seen come first, the busiest (consuming, then
-// lagging) before the rest; then those seen longest ago. A group seen within ListTTL is
-// not asked again.
+// the answers in the cluster. With more groups than that, groups never seen come first,
+// the busiest (consuming, then lagging) before the rest, then those seen longest ago, and
+// a group seen within ListTTL is not asked again.
 func (s *Service) lookUpClients(ctx context.Context, names []string, on map[string][]int, brokers []cluster.Broker, perGroup [][]groupStats) {
 	now := s.opts.Now()
+	all := len(names) <= s.opts.ClientLookups
 	type cand struct {
 		i    int
 		seen bool
@@ -319,7 +320,7 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 	var cands []cand
 	for i, g := range names {
 		seen, ok := s.cluster.Consumers(g)
-		if ok && now.Sub(seen.At) < s.opts.ListTTL {
+		if !all && ok && now.Sub(seen.At) < s.opts.ListTTL {
 			continue
 		}
 		c := cand{i: i, seen: ok, at: seen.At}

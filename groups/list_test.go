@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rmqconsole/cluster/clustertest"
 )
 
 // manyGroups makes n offline groups with offsets on broker-a (group i i messages behind),
@@ -270,5 +272,23 @@ func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
 	}
 	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote, "offset table") {
 		t.Errorf("group %+v: want g0005 with lag 5, saying it was read from the offset table", g)
+	}
+}
+
+// With no more groups than ClientLookups, a refresh lists every group's clients again,
+// so a client that just joined shows at once.
+func TestListRefreshSeesAClientThatJustJoined(t *testing.T) {
+	f := manyGroups(3)
+	s := NewService(f, Options{})
+	if _, err := s.List(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	f.SetClients("g0001", clustertest.Client{ID: "10.0.0.8@1"})
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := find(l, "g0001"); g == nil || !g.Online || g.Clients != 1 {
+		t.Errorf("g0001 after its client joined: %+v", g)
 	}
 }
