@@ -108,6 +108,10 @@ func RequirePrivateClusterWithSlaves(t testing.TB) *Cluster {
 
 func requirePrivate(t testing.TB, p *privateCluster, slaves bool) *Cluster {
 	t.Helper()
+	timeout := testStartupTimeout
+	if slaves {
+		timeout *= 2 // five JVMs, on a machine busy with other packages' clusters
+	}
 	p.once.Do(func() {
 		version := VersionFromEnv()
 		if p.missing = MissingTools(version); len(p.missing) > 0 {
@@ -121,7 +125,7 @@ func requirePrivate(t testing.TB, p *privateCluster, slaves bool) *Cluster {
 				return
 			}
 			p.cluster, p.err = Start(context.Background(), Options{
-				Version: version, SecondBroker: true, Slaves: slaves, Ports: ports, KeepDir: true, StartupTimeout: testStartupTimeout, Log: os.Stderr})
+				Version: version, SecondBroker: true, Slaves: slaves, Ports: ports, KeepDir: true, StartupTimeout: timeout, Log: os.Stderr})
 			if p.err == nil {
 				return
 			}

@@ -75,7 +75,10 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	if err := cl.CreateTopic(ctx, e.topic, e.queues); err != nil {
+	// On the first broker only: the assertions below are per queue id of one broker, so
+	// they hold on every cluster shape (several masters, slaves); resets across two
+	// masters are TestResetsGoOnlyToMastersOnARealCluster's.
+	if err := cl.CreateTopicOn(ctx, e.topic, e.queues, cl.Brokers[0]); err != nil {
 		t.Fatal(err)
 	}
 	e.prod = rmqclient.StartProducer(t, cl.NameServer, "")

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,7 +80,10 @@ type Plan struct {
 	// Warnings say what will happen and what to watch, as sentences.
 	Warnings []string
 	Failures []BrokerFailure
-	At       time.Time
+	// Refused are brokers whose queues are left out because their master did not
+	// answer or none is registered (see RefusedBroker); Warnings say so too.
+	Refused []RefusedBroker
+	At      time.Time
 }
 
 // Changes counts the queues whose offset the reset moves.
@@ -190,6 +194,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	p := &Plan{
 		Request: req, Topics: snap.Topics, Online: snap.Online, OnlineKnown: snap.OnlineKnown,
 		Clients: snap.Clients, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
+		Refused: refusedIn(req, snap.Refused),
 	}
 	queues := snap.Queues
 	if req.OneQueue() {
@@ -437,6 +442,25 @@ func (fs failures) Unwrap() []error {
 	return errs
 }
 
+// refusedIn keeps the refused queues the request covers: a one-queue reset is about that
+// queue alone.
+func refusedIn(req Request, rs []RefusedBroker) []RefusedBroker {
+	if !req.OneQueue() {
+		return rs
+	}
+	var out []RefusedBroker
+	for _, r := range rs {
+		if req.BrokerName != "" && r.Broker != req.BrokerName {
+			continue
+		}
+		r.Queues = slices.DeleteFunc(slices.Clone(r.Queues), func(q rocketmq.MessageQueue) bool { return q.QueueID != req.QueueID })
+		if len(r.Queues) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // warnings say what applying the plan will do, given the group's state and the brokers.
 func warnings(p *Plan) []string {
 	var w []string
@@ -474,7 +498,13 @@ func warnings(p *Plan) []string {
 	case unchanged > 0:
 		w = append(w, fmt.Sprintf("%d queue(s) are already at their target and do not change.", unchanged))
 	}
+	for _, r := range p.Refused {
+		w = append(w, r.Sentence())
+	}
 	for _, f := range p.Failures {
+		if slices.ContainsFunc(p.Refused, func(r RefusedBroker) bool { return r.Broker == f.Broker }) {
+			continue // said above, with its queues
+		}
 		if f.Gone() {
 			w = append(w, fmt.Sprintf("Broker %s (%s) %s. They are not in this preview and will not be reset: preview again when it is back.", f.Broker, f.Addr, f.Err))
 			continue

@@ -532,7 +532,8 @@ func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	})
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", errors.New("connection refused"))
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
-	if len(p.Queues) != 4 || len(p.Failures) != 1 || !strings.Contains(strings.Join(p.Warnings, " "), "broker-b (127.0.0.1:2) for topic t: connection refused") {
+	if len(p.Queues) != 4 || len(p.Failures) != 1 || len(p.Refused) != 1 ||
+		!strings.Contains(strings.Join(p.Warnings, " "), "Broker broker-b's master 127.0.0.1:2 could not be read (connection refused). Offsets are reset only on a master, so its 2 queues of topic t (0, 1) are refused") {
 		t.Fatalf("queues %d failures %v warnings %q", len(p.Queues), p.Failures, p.Warnings)
 	}
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", nil)
@@ -605,6 +606,37 @@ func TestJudge(t *testing.T) {
 		ok, note, problem := judge(tc.q, tc.online, tc.max)
 		if ok != tc.ok || !strings.Contains(note+problem, tc.message) {
 			t.Errorf("%s: ok %v note %q problem %q", tc.name, ok, note, problem)
+		}
+	}
+}
+
+// A master that does not answer, with a slave that does: its queues are refused with a
+// sentence naming the slave they are not sent to, the others are reset, and the audit
+// entry keeps the refusal.
+func TestAFrozenMastersQueuesAreRefusedNotSentToItsSlave(t *testing.T) {
+	e := newEnv(t, func(e *env) {
+		e.fake.AddBroker("broker-b", "127.0.0.1:2")
+		e.fake.AddSlave("broker-b", "127.0.0.1:12")
+		e.addTopic("t", "broker-b", 2, 10, 6)
+	})
+	e.fake.Silent("broker-b")
+	e.fake.CallTimeout = 50 * time.Millisecond
+	for _, op := range []string{"ResetOffset", "UpdateConsumerOffset"} {
+		e.fake.FailOn(op, "127.0.0.1:12", errors.New("written on a slave"))
+	}
+	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
+	want := "Broker broker-b's master 127.0.0.1:2 did not answer"
+	refused := "Offsets are reset only on a master, never on its slave 127.0.0.1:12, so its 2 queues of topic t (0, 1) are refused"
+	if w := strings.Join(p.Warnings, " "); len(p.Queues) != 4 || len(p.Refused) != 1 || !strings.Contains(w, want) || !strings.Contains(w, refused) {
+		t.Fatalf("queues %d refused %+v warnings %q", len(p.Queues), p.Refused, p.Warnings)
+	}
+	entry := e.apply(t, p)
+	if entry.Status != store.AuditApplied || len(entry.Result) != 4 || !strings.Contains(strings.Join(entry.Plan.Warnings, " "), refused) {
+		t.Errorf("entry %s, %d queues, warnings %q", entry.Status, len(entry.Result), entry.Plan.Warnings)
+	}
+	for _, r := range entry.Result {
+		if r.BrokerName != "broker-a" || r.Error != "" {
+			t.Errorf("row %+v", r)
 		}
 	}
 }

@@ -58,6 +58,63 @@ type Snapshot struct {
 	Brokers     []BrokerState
 	Queues      []QueueState
 	Failures    []BrokerFailure
+	// Refused are brokers whose queues are known from the route but cannot be reset:
+	// their master did not answer or none is registered.
+	Refused []RefusedBroker
+}
+
+// RefusedBroker is a broker whose queues a reset leaves alone because its master did not
+// answer or none is registered. Offsets are reset only on a master: a slave takes its
+// master's offsets, so a reset sent to it would be overwritten, and a slave refuses
+// writes anyway. Its queues are never sent to a slave.
+type RefusedBroker struct {
+	Broker string
+	// Master is the master's address, "" when none is registered.
+	Master string
+	Slaves []string
+	// Queues are the broker's queues of the group's topics, sorted.
+	Queues []rocketmq.MessageQueue
+	// Err is why the master was not asked, when it was asked and did not answer.
+	Err error
+}
+
+// Sentence says which queues are refused and why, for the preview and the audit entry.
+func (r RefusedBroker) Sentence() string {
+	var why string
+	if r.Master == "" {
+		why = fmt.Sprintf("Broker %s has no master registered with the NameServer", r.Broker)
+	} else {
+		why = fmt.Sprintf("Broker %s's master %s did not answer", r.Broker, r.Master)
+		if r.Err != nil && !cluster.Unanswered(r.Err) {
+			why = fmt.Sprintf("Broker %s's master %s could not be read", r.Broker, r.Master)
+		}
+		if r.Err != nil {
+			why += " (" + r.Err.Error() + ")"
+		}
+	}
+	slave := ""
+	if len(r.Slaves) > 0 {
+		slave = fmt.Sprintf(", never on its slave %s", strings.Join(r.Slaves, ", "))
+	}
+	return fmt.Sprintf("%s. Offsets are reset only on a master%s, so its %s refused: they are not in this preview and are not reset. Preview again when the master answers.",
+		why, slave, queueList(r.Queues))
+}
+
+// queueList names queues by topic: "2 queues of topic T (0, 1) are", "1 queue of topic T (3) is".
+func queueList(qs []rocketmq.MessageQueue) string {
+	byTopic := map[string][]string{}
+	for _, q := range qs {
+		byTopic[q.Topic] = append(byTopic[q.Topic], fmt.Sprint(q.QueueID))
+	}
+	var parts []string
+	for _, t := range sortedKeys(byTopic) {
+		parts = append(parts, fmt.Sprintf("topic %s (%s)", t, strings.Join(byTopic[t], ", ")))
+	}
+	verb := "queues of " + strings.Join(parts, " and ") + " are"
+	if len(qs) == 1 {
+		verb = "queue of " + parts[0] + " is"
+	}
+	return fmt.Sprintf("%d %s", len(qs), verb)
 }
 
 // Broker returns the state of the named broker.
@@ -194,6 +251,15 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	}
 	var parts []part
 	used := map[string]cluster.Broker{}
+	refused := map[string]*RefusedBroker{}
+	refuse := func(b cluster.Broker, qs []rocketmq.MessageQueue) {
+		r := refused[b.Name]
+		if r == nil {
+			r = &RefusedBroker{Broker: b.Name, Master: b.Master, Slaves: b.Slaves}
+			refused[b.Name] = r
+		}
+		r.Queues = append(r.Queues, qs...)
+	}
 	for _, t := range snap.Topics {
 		route, err := s.brokers.Route(ctx, t)
 		if err != nil {
@@ -221,6 +287,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			b, _ := route.Broker(name)
 			if b.Master == "" {
 				fo.Fail(BrokerFailure{Broker: name, Topic: t, Op: opQueues, Err: errors.New("no master is registered for this broker")})
+				refuse(b, byBroker[name])
 				continue
 			}
 			used[name] = b
@@ -266,6 +333,30 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 		})
 	}
 	snap.Failures = preferGone(fo.Wait())
+	for _, p := range parts {
+		if fo.Failed(p.broker.Name) {
+			refuse(p.broker, p.queues)
+		}
+	}
+	for _, name := range sortedKeys(refused) {
+		r := refused[name]
+		for _, f := range snap.Failures {
+			if f.Broker == name && r.Master != "" && !errors.Is(f.Err, errNotAnswering) {
+				r.Err = f.Err
+				break
+			}
+		}
+		slices.SortFunc(r.Queues, func(a, b rocketmq.MessageQueue) int {
+			if a.Less(b) {
+				return -1
+			}
+			if b.Less(a) {
+				return 1
+			}
+			return 0
+		})
+		snap.Refused = append(snap.Refused, *r)
+	}
 	sort.Slice(snap.Queues, func(i, j int) bool { return snap.Queues[i].Queue.Less(snap.Queues[j].Queue) })
 	snap.Brokers = states
 	return snap, nil
