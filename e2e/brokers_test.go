@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -40,5 +41,15 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 	}
 	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.HasSuffix(loc, "/brokers/"+b.Name) {
 		t.Errorf("at %s", loc)
+	}
+	// The TPS chart is live: points arrive over the websocket without a reload.
+	Do(t, ctx, "mark the page and wait for the chart to gain points",
+		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)),
+		chromedp.Poll[chromedp.Void](`Number(document.getElementById("tps-chart").getAttribute("data-points") || 0) >= 2`,
+			chromedp.WithPollingTimeout(25*time.Second)),
+	)
+	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__sameDocument === true`)) {
+		t.Error("the page reloaded instead of updating live")
 	}
 }

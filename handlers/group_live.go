@@ -64,7 +64,7 @@ func (h *GroupLive) Serve(c *gin.Context) {
 	defer v.Close()
 	readDone := make(chan struct{})
 	go wsReadPump(conn, readDone)
-	wsWritePump(conn, v, readDone)
+	wsWritePump(conn, v.C, v.Dropped, readDone)
 }
 
 // wsReadPump reads (and discards) what the browser sends, so pongs and the close frame
@@ -81,17 +81,19 @@ func wsReadPump(conn *websocket.Conn, done chan<- struct{}) {
 	}
 }
 
-// wsWritePump sends frames and pings. It is the only writer of the connection.
-func wsWritePump(conn *websocket.Conn, v *groups.Viewer, readDone <-chan struct{}) {
+// wsWritePump sends frames and pings until frames closes (dropped says whether the
+// viewer fell behind) or the browser leaves. It is the only writer of the connection.
+// Every live view (groups, brokers) streams through it.
+func wsWritePump[F ~[][]byte](conn *websocket.Conn, frames <-chan F, dropped func() bool, readDone <-chan struct{}) {
 	ping := time.NewTicker(wsPingPeriod)
 	defer ping.Stop()
 	for {
 		select {
-		case frame, ok := <-v.C:
+		case frame, ok := <-frames:
 			_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
 			if !ok {
 				code, reason := wsCloseServiceRestart, "shutting down"
-				if v.Dropped() {
+				if dropped() {
 					code, reason = wsCloseTryAgainLater, "fell behind; reconnect"
 				}
 				_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))

@@ -283,3 +283,92 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();
+
+// ---- Topics (/topics) and brokers (/brokers/{name}) -------------------------------------
+(function () {
+  "use strict";
+
+  // A bad filter answers 422 with the list section explaining it: swap it in like a 200.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target;
+    if (t && t.id === "topics-list" && ev.detail.xhr.status === 422) {
+      ev.detail.shouldSwap = true;
+      ev.detail.isError = false;
+    }
+  });
+
+  // The broker page's throughput: each frame replaces #tps-data with the series the
+  // server keeps ({"t": [s], "put": [...], "get": [...]}; -1 where the broker did not
+  // answer); uPlot draws it.
+  function init() {
+    var live = document.getElementById("broker-live");
+    if (!live) return;
+    var ind = document.getElementById("live-indicator");
+    function state(cls, text) {
+      if (!ind) return;
+      ind.className = cls;
+      ind.textContent = text;
+    }
+    state("live-connecting", "connecting…");
+    var wasOpen = false;
+    live.addEventListener("htmx:wsOpen", function () {
+      state("live-on", wasOpen ? "live again" : "live");
+      wasOpen = true;
+    });
+    live.addEventListener("htmx:wsClose", function () {
+      state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
+    });
+    var box = document.getElementById("tps-chart");
+    var plot = null;
+    function color(name) {
+      return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
+    }
+    function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
+    function axis(a) {
+      var faint = "rgba(128,128,128,0.25)";
+      a.stroke = getComputedStyle(box).color || "gray";
+      a.grid = { stroke: faint, width: 1 };
+      a.ticks = { stroke: faint, width: 1 };
+      return a;
+    }
+    function rate(u, v) { return v == null || v < 0 ? "unknown" : v.toFixed(2) + " /s"; }
+    function draw() {
+      var el = document.getElementById("tps-data");
+      if (!el || !window.uPlot) return;
+      var s;
+      try { s = JSON.parse(el.getAttribute("data-series") || "null"); } catch (e) { return; }
+      if (!s || !s.t) return;
+      var clean = function (xs) { return xs.map(function (v) { return v < 0 ? null : v; }); };
+      var data = [s.t, clean(s.put), clean(s.get)];
+      box.setAttribute("data-points", String(s.t.length)); // what is drawn, for tests
+      if (!plot) {
+        plot = new window.uPlot({
+          width: width(), height: 200,
+          scales: { x: { time: true, range: function (u, min, max) {
+            var xs = u.data[0];
+            if (!xs || !xs.length) return [min, max];
+            var lo = xs[0], hi = xs[xs.length - 1];
+            return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
+          } }, y: { range: function (u, min, max) { return [0, Math.max(10, Math.ceil((max || 0) * 1.1))]; } } },
+          series: [{ label: "Time (UTC)", value: function (u, v) { return v == null ? "—" : new Date(v * 1000).toISOString().substring(11, 19) + " UTC"; } },
+            { label: "Put TPS", stroke: color("--rmqc-warn"), width: 2, value: rate },
+            { label: "Get TPS", stroke: color("--pico-primary"), width: 2, value: rate }],
+          axes: [axis({}), axis({ size: 60 })],
+        }, data, box);
+        window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
+      } else {
+        plot.setData(data);
+      }
+      if (plot.cursor.idx == null) plot.setLegend({ idx: s.t.length - 1 }); // the newest sample, until the pointer picks one
+    }
+    new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        r.addedNodes.forEach(function (n) {
+          if (n.nodeType === 1 && n.id === "tps-data") draw();
+        });
+      });
+    }).observe(live, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

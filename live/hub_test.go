@@ -1,0 +1,100 @@
+package live
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// However many viewers watch a key, it is polled once per tick, every viewer gets each
+// frame, and the poller stops once the last viewer has left.
+func TestOnePollPerTickForAllViewers(t *testing.T) {
+	var polls atomic.Int64
+	h := New(func(ctx context.Context, key string) Frame {
+		polls.Add(1)
+		return Frame{[]byte(key)}
+	}, Options{Interval: 20 * time.Millisecond, Linger: 50 * time.Millisecond})
+	defer h.Close()
+	var vs []*Viewer
+	for range 10 {
+		v, err := h.Watch("broker-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	for _, v := range vs {
+		select {
+		case f := <-v.C:
+			if string(f[0]) != "broker-a" {
+				t.Fatalf("frame %q", f[0])
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no frame")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	n := polls.Load()
+	if n > 15 { // about 10 ticks in 200 ms; ten viewers each polling would be 100
+		t.Errorf("%d polls in 200 ms for 10 viewers of one key", n)
+	}
+	for _, v := range vs {
+		v.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Watchers() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the poller kept running after its last viewer left")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopped := polls.Load()
+	time.Sleep(100 * time.Millisecond)
+	if polls.Load() != stopped {
+		t.Errorf("polled after stopping")
+	}
+}
+
+// A viewer that does not read is dropped (its channel closes, Dropped says why); the
+// others keep receiving.
+func TestSlowViewerIsDropped(t *testing.T) {
+	h := New(func(context.Context, string) Frame { return Frame{[]byte("x")} }, Options{Interval: 5 * time.Millisecond, Buffer: 2})
+	defer h.Close()
+	slow, _ := h.Watch("k")
+	fast, _ := h.Watch("k")
+	defer fast.Close()
+	deadline := time.After(5 * time.Second)
+	for !slow.Dropped() {
+		select {
+		case <-fast.C:
+		case <-deadline:
+			t.Fatal("the slow viewer was never dropped")
+		}
+	}
+	for range len(slow.C) {
+		<-slow.C
+	}
+	if _, ok := <-slow.C; ok {
+		t.Error("a dropped viewer's channel is still open")
+	}
+	select {
+	case <-fast.C:
+	case <-time.After(5 * time.Second):
+		t.Error("the reading viewer stopped receiving")
+	}
+	slow.Close() // safe after being dropped
+}
+
+// After Close nothing can watch, and open viewers are closed.
+func TestCloseEndsViewers(t *testing.T) {
+	h := New(func(context.Context, string) Frame { return nil }, Options{Interval: time.Hour})
+	v, _ := h.Watch("k")
+	h.Close()
+	if _, ok := <-v.C; ok {
+		t.Error("viewer still open after Close")
+	}
+	if _, err := h.Watch("k"); err != ErrClosed {
+		t.Errorf("Watch after Close: %v", err)
+	}
+}
