@@ -110,3 +110,29 @@ func TestOrderlyGroupPageShowsLocksBlockedQueuesAndTheCostOfRebalances(t *testin
 		t.Errorf("days %+v note %q", out.Days, out.Note)
 	}
 }
+
+func TestGroupListSaysWhichGroupsConsumeOrderly(t *testing.T) {
+	r := newGroupRouter(t, true)
+	r.fg.list.Groups[0].ConsumeMode = groups.ModeOrderly
+	page := doc(t, r.get(t, "/groups"))
+	if m := page.Find(`tr[data-group="orders"] [data-testid="group-mode"]`).Text(); m != "orderly" {
+		t.Errorf("orders' mode %q, want orderly", m)
+	}
+	if n := page.Find(`tr[data-group="billing"] [data-testid="group-mode"]`).Length(); n != 0 {
+		t.Error("an offline group shows a mode")
+	}
+	var out struct {
+		Groups []struct {
+			Group       string `json:"group"`
+			ConsumeMode string `json:"consumeMode"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(r.get(t, "/api/v1/groups").Body.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range out.Groups {
+		if want := map[string]string{"orders": "orderly"}[g.Group]; g.ConsumeMode != want {
+			t.Errorf("API: %s consumeMode %q, want %q", g.Group, g.ConsumeMode, want)
+		}
+	}
+}
