@@ -571,6 +571,7 @@ func TestRangeCountsExactlyWhereOffsetSearchesAreInexact(t *testing.T) {
 				{t0.Add(20 * time.Minute), t0.Add(40*time.Minute - time.Millisecond)}, // about 2000: truncated or not
 				{t0.Add(20 * time.Minute), t0.Add(50 * time.Minute)},                  // truncated
 				{t0.Add(20 * time.Minute), t0.Add(25 * time.Minute)},                  // read whole
+				{t0.Add(50 * time.Minute), t0.Add(2 * time.Hour)},                     // ends after the last message
 			} {
 				want := newest(all, r.b, r.e, "")
 				res, err := svc.ByRange(context.Background(), RangeQuery{Topic: "T", Begin: r.b, End: r.e})

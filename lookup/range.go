@@ -354,7 +354,7 @@ func (s *Service) trimWindows(ws []window, inexact map[string]bool, begin, end i
 				return m.StoreTimestamp, true, nil
 			}
 		}
-		return 0, false, nil // not there (expired, or not yet built): leave the edge
+		return 0, false, nil // no message at that offset (past the queue's end, or expired)
 	}
 	for i := range ws {
 		w := &ws[i]
@@ -367,7 +367,7 @@ func (s *Service) trimWindows(ws []window, inexact map[string]bool, begin, end i
 				if err != nil {
 					return err
 				}
-				if !ok || t >= begin {
+				if ok && t >= begin {
 					break
 				}
 				w.lo++
@@ -377,10 +377,10 @@ func (s *Service) trimWindows(ws []window, inexact map[string]bool, begin, end i
 				if err != nil {
 					return err
 				}
-				if !ok || t <= end {
+				if ok && t <= end {
 					break
 				}
-				w.hi--
+				w.hi-- // stored after the range, or no message there (the widened end past the last)
 			}
 			return nil
 		})
