@@ -45,6 +45,10 @@ type Detail struct {
 	// TotalLagNote says why TotalLag is unknown, or that it leaves queues out.
 	TotalLagNote string  `json:"totalLagNote,omitempty"`
 	ConsumeTPS   float64 `json:"consumeTps"`
+	// MaxLagTimeMs is the largest time behind of its queues; nil when none is known,
+	// with the reason (or what it leaves out) in MaxLagTimeNote.
+	MaxLagTimeMs   *int64 `json:"maxLagTimeMs"`
+	MaxLagTimeNote string `json:"maxLagTimeNote,omitempty"`
 	// SubscriptionsDiffer is set when the group's clients do not all subscribe to the
 	// same topics with the same expressions: queues of a topic are shared out among all
 	// clients, so those given to a client that does not subscribe go unconsumed.
@@ -107,6 +111,11 @@ type QueueLag struct {
 	// in LagUnknown.
 	Lag        *int64 `json:"lag"`
 	LagUnknown string `json:"lagUnknown,omitempty"`
+	// LagTimeMs is how old the oldest unconsumed message is (now minus the store time of
+	// the message at the committed offset), 0 when caught up; nil when it cannot be read,
+	// with the reason in LagTimeUnknown.
+	LagTimeMs      *int64 `json:"lagTimeMs"`
+	LagTimeUnknown string `json:"lagTimeUnknown,omitempty"`
 	// InFlight is pulled but not yet committed (brokers from 5.1 report it).
 	InFlight *int64 `json:"inFlight,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the last consumed message, 0 if none.
@@ -221,10 +230,29 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	d.applyOwners(infos)
 	sortQueues(d.Queues)
 	d.applyLocks(infos)
+	s.detailLagTimes(ctx, d, brokers)
 	d.summarise()
 	d.checkSubscriptions()
 	d.Assignment = d.assign(subs)
 	return d, nil
+}
+
+// detailLagTimes reads the time behind of every lagging queue: one
+// QUERY_CONSUME_TIME_SPAN per topic and broker, unless the store times are remembered.
+func (s *Service) detailLagTimes(ctx context.Context, d *Detail, brokers []cluster.Broker) {
+	brokerOf := func(name string) (cluster.Broker, bool) {
+		i := slices.IndexFunc(brokers, func(b cluster.Broker) bool { return b.Name == name })
+		if i < 0 {
+			return cluster.Broker{}, false
+		}
+		return brokers[i], true
+	}
+	now := s.opts.Now()
+	reads := s.lagTimeNeeds(d.Group, d.Queues, brokerOf, now)
+	fo := s.cluster.Fanout(ctx)
+	s.readLagTimes(fo, reads, -1, now)
+	d.Failures = append(d.Failures, fo.Wait()...)
+	d.MaxLagTimeMs, d.MaxLagTimeNote = maxLagTime(d.Queues)
 }
 
 // noteClients remembers what the brokers said of the group's clients, for the group list.

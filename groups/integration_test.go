@@ -13,6 +13,7 @@ import (
 	"time"
 
 	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 
@@ -544,4 +545,103 @@ func find(l *List, group string) *Summary {
 		}
 	}
 	return nil
+}
+
+// A consumer slowed on purpose (one message at a time, 300 ms each) falls further behind
+// in time while its backlog waits: the group's time behind grows on the group page, in
+// the list and as its queues' oldest unconsumed message ages; once it is caught up, the
+// time behind is 0.
+func TestTimeBehindGrowsForASlowConsumer(t *testing.T) {
+	it := newIT(t)
+	topic := it.topic(t, "grp-behind", 1)
+	group := dev.UniqueName("grp-behind-cg")
+	it.send(t, topic, 40)
+	opts := []consumer.Option{
+		consumer.WithNameServer([]string{it.cl.NameServer}), consumer.WithGroupName(group),
+		consumer.WithInstance(dev.UniqueName("c")), consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+		consumer.WithConsumeGoroutineNums(1), consumer.WithConsumeMessageBatchMaxSize(1),
+	}
+	if cr, ok := rmqclient.Credentials(it.cl.NameServer); ok {
+		opts = append(opts, consumer.WithCredentials(cr))
+	}
+	c, err := rmq.NewPushConsumer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	delay := 300 * time.Millisecond
+	if err := c.Subscribe(topic, consumer.MessageSelector{}, func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		mu.Lock()
+		d := delay
+		mu.Unlock()
+		time.Sleep(d)
+		return consumer.ConsumeSuccess, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+
+	// Wait for a first commit with a backlog left.
+	var first *Detail
+	dev.Eventually(t, 60*time.Second, "a committed offset with a backlog", func() error {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err != nil {
+			return err
+		}
+		if d.TotalLag == nil || *d.TotalLag == 0 || *d.TotalLag >= 40 || d.MaxLagTimeMs == nil {
+			return fmt.Errorf("lag %v, time behind %v (%s)", d.TotalLag, d.MaxLagTimeMs, d.MaxLagTimeNote)
+		}
+		first = d
+		return nil
+	})
+	var q *QueueLag
+	for i := range first.Queues {
+		if first.Queues[i].Topic == topic {
+			q = &first.Queues[i]
+		}
+	}
+	if q == nil || q.LagTimeMs == nil || *q.LagTimeMs <= 0 || *q.LagTimeMs > *first.MaxLagTimeMs {
+		t.Fatalf("queue %+v: want a positive time behind, at most the group's %d", q, *first.MaxLagTimeMs)
+	}
+	// The messages were all stored before the consumer started; the one at the offset it
+	// reaches next was stored then too, so time behind grows with the clock.
+	dev.Eventually(t, 60*time.Second, "the time behind grows", func() error {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err != nil {
+			return err
+		}
+		if d.TotalLag == nil || *d.TotalLag == 0 {
+			return fmt.Errorf("caught up before the time behind was seen to grow (lag %v)", d.TotalLag)
+		}
+		if d.MaxLagTimeMs == nil || *d.MaxLagTimeMs < *first.MaxLagTimeMs+2000 {
+			return fmt.Errorf("time behind %v, first %d", d.MaxLagTimeMs, *first.MaxLagTimeMs)
+		}
+		return nil
+	})
+	l, err := NewService(it.c, Options{}).List(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := find(l, group); g == nil || g.MaxLagTimeMs == nil || *g.MaxLagTimeMs < *first.MaxLagTimeMs {
+		t.Errorf("the list's time behind %+v, want at least %d", g, *first.MaxLagTimeMs)
+	}
+	// Sped up, it catches up: 0.
+	mu.Lock()
+	delay = 0
+	mu.Unlock()
+	dev.Eventually(t, 90*time.Second, "caught up: time behind 0", func() error {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err != nil {
+			return err
+		}
+		for _, q := range d.Queues {
+			if q.Topic == topic && (q.LagTimeMs == nil || *q.LagTimeMs != 0) {
+				return fmt.Errorf("queue %d: lag %v time behind %v (%s)", q.QueueID, q.Lag, q.LagTimeMs, q.LagTimeUnknown)
+			}
+		}
+		return nil
+	})
 }

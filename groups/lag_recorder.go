@@ -134,5 +134,5 @@ func rates(prev, cur offsetsAt) (produce, consume *float64) {
 	return &pr, &cr
 }
 
-// lagTimeOf is the group's time behind, once the group list reads it; nil until then.
-func lagTimeOf(Summary) *int64 { return nil }
+// lagTimeOf is the group's time behind as the list read it; nil when unknown.
+func lagTimeOf(g Summary) *int64 { return g.MaxLagTimeMs }

@@ -42,6 +42,11 @@ type Summary struct {
 	// LagNote says why TotalLag is unknown, or which queues it leaves out.
 	LagNote    string  `json:"lagNote,omitempty"`
 	ConsumeTPS float64 `json:"consumeTps"`
+	// MaxLagTimeMs is the group's time behind: the age of its oldest unconsumed message
+	// over its queues (0 when caught up); nil when unknown, with the reason (or what it
+	// leaves out) in MaxLagTimeNote.
+	MaxLagTimeMs   *int64 `json:"maxLagTimeMs"`
+	MaxLagTimeNote string `json:"maxLagTimeNote,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the newest consumed message, 0 if none.
 	LastTimestamp int64           `json:"lastTimestamp"`
 	Failures      []BrokerFailure `json:"failures,omitempty"`
@@ -179,6 +184,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		}
 		l.Groups[i] = summarise(g, perGroup[i], cl, s.opts.BrokerStatsMaxGroups)
 	}
+	s.listLagTimes(ctx, brokers, l.Groups)
 	via := make([]string, len(names))
 	for i, g := range names {
 		via[i] = brokers[on[g][0]].Master
@@ -186,6 +192,27 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	s.listModes(s.cluster.Fanout(ctx).Limit(s.opts.Concurrency), names, via, l.Groups)
 	l.Took = s.opts.Now().Sub(start)
 	return l, nil
+}
+
+// listLagTimes reads the groups' time behind: from remembered store times, else at most
+// LagTimeLookups store-time reads per pass, the most lagging first.
+func (s *Service) listLagTimes(ctx context.Context, brokers []cluster.Broker, sums []Summary) {
+	byName := map[string]cluster.Broker{}
+	for _, b := range brokers {
+		byName[b.Name] = b
+	}
+	brokerOf := func(name string) (cluster.Broker, bool) { b, ok := byName[name]; return b, ok }
+	now := s.opts.Now()
+	var reads []*lagTimeRead
+	for i := range sums {
+		reads = append(reads, s.lagTimeNeeds(sums[i].Group, sums[i].Queues, brokerOf, now)...)
+	}
+	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
+	s.readLagTimes(fo, reads, s.opts.LagTimeLookups, now)
+	fo.Wait() // a failure is said on each queue it left unknown
+	for i := range sums {
+		sums[i].MaxLagTimeMs, sums[i].MaxLagTimeNote = maxLagTime(sums[i].Queues)
+	}
 }
 
 // brokerRead is what one master said of all its groups.
@@ -496,7 +523,7 @@ type ListQuery struct {
 }
 
 // SortKeys are the columns the list sorts by.
-var SortKeys = []string{"group", "clients", "lag", "tps", "last"}
+var SortKeys = []string{"group", "clients", "lag", "behind", "tps", "last"}
 
 // Select returns the groups q keeps, in q's order. Unknown lags sort after known ones
 // whichever the direction, so "most behind first" never starts with unknowns.
@@ -522,6 +549,8 @@ func Select(l *List, q ListQuery) []Summary {
 			return cmp.Compare(a.LastTimestamp, b.LastTimestamp)
 		case "lag":
 			return cmp.Compare(*a.TotalLag, *b.TotalLag)
+		case "behind":
+			return cmp.Compare(*a.MaxLagTimeMs, *b.MaxLagTimeMs)
 		}
 		return strings.Compare(a.Group, b.Group)
 	}
@@ -531,6 +560,12 @@ func Select(l *List, q ListQuery) []Summary {
 			return a.TotalLag != nil
 		}
 		if q.Sort == "lag" && a.TotalLag == nil {
+			return a.Group < b.Group
+		}
+		if q.Sort == "behind" && (a.MaxLagTimeMs == nil) != (b.MaxLagTimeMs == nil) {
+			return a.MaxLagTimeMs != nil
+		}
+		if q.Sort == "behind" && a.MaxLagTimeMs == nil {
 			return a.Group < b.Group
 		}
 		c := less(a, b)

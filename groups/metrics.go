@@ -32,6 +32,7 @@ type LagCollector struct {
 	duration float64
 
 	queueLag, groupLag, groupClients, unknown, groupTPS *prometheus.Desc
+	queueLagTime, groupLagTime                          *prometheus.Desc
 	collected, took, failed                             *prometheus.Desc
 }
 
@@ -48,6 +49,11 @@ func NewLagCollector(svc *Service, interval time.Duration) *LagCollector {
 			"Online clients of a consumer group.", []string{"group"}, nil),
 		unknown: prometheus.NewDesc("rmqconsole_consumer_group_unknown_lag_queues",
 			"Queues of a consumer group whose lag could not be known (no committed offset, broadcasting, a broker that did not answer).", []string{"group"}, nil),
+		queueLagTime: prometheus.NewDesc("rmqconsole_consumer_queue_lag_time_seconds",
+			"How old the oldest message the group has not consumed in a queue is (now - store time of the message at the committed offset); 0 when caught up. Queues whose time behind is unknown are left out.",
+			[]string{"group", "topic", "broker", "queue_id"}, nil),
+		groupLagTime: prometheus.NewDesc("rmqconsole_consumer_group_lag_time_seconds",
+			"The largest known time behind of a consumer group's queues (its retry topic included); absent while none is known.", []string{"group"}, nil),
 		groupTPS: prometheus.NewDesc("rmqconsole_consumer_group_consume_tps",
 			"Consume rate of a consumer group as the brokers count it.", []string{"group"}, nil),
 		collected: prometheus.NewDesc("rmqconsole_consumer_lag_collected_timestamp_seconds",
@@ -97,7 +103,7 @@ func (c *LagCollector) refresh(ctx context.Context) {
 
 // Describe implements prometheus.Collector.
 func (c *LagCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.queueLag, c.groupLag, c.groupClients, c.unknown, c.groupTPS, c.collected, c.took, c.failed} {
+	for _, d := range []*prometheus.Desc{c.queueLag, c.groupLag, c.groupClients, c.unknown, c.groupTPS, c.queueLagTime, c.groupLagTime, c.collected, c.took, c.failed} {
 		ch <- d
 	}
 }
@@ -128,6 +134,13 @@ func (c *LagCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstMetric(c.queueLag, prometheus.GaugeValue, float64(*q.Lag),
 				g.Group, q.Topic, q.BrokerName, strconv.Itoa(q.QueueID))
+			if q.LagTimeMs != nil {
+				ch <- prometheus.MustNewConstMetric(c.queueLagTime, prometheus.GaugeValue, float64(*q.LagTimeMs)/1000,
+					g.Group, q.Topic, q.BrokerName, strconv.Itoa(q.QueueID))
+			}
+		}
+		if g.MaxLagTimeMs != nil {
+			ch <- prometheus.MustNewConstMetric(c.groupLagTime, prometheus.GaugeValue, float64(*g.MaxLagTimeMs)/1000, g.Group)
 		}
 		if g.TotalLag != nil {
 			ch <- prometheus.MustNewConstMetric(c.groupLag, prometheus.GaugeValue, float64(*g.TotalLag), g.Group)

@@ -17,7 +17,7 @@ func TestLagCollectorBoundsItsSeries(t *testing.T) {
 		qs = append(qs, QueueLag{Topic: "T", BrokerName: "broker-a", QueueID: i, Lag: lag(1)})
 	}
 	l := &List{CheckedAt: time.Now(), Groups: []Summary{
-		{Group: "orders-cg", TotalLag: lag(8), Queues: qs},
+		{Group: "orders-cg", TotalLag: lag(8), Queues: qs, MaxLagTimeMs: lag(4200)},
 		{Group: "billing-cg", TotalLag: lag(8), Queues: qs},
 		{Group: "TOOLS_CONSUMER", System: true},
 	}}
@@ -39,6 +39,9 @@ func TestLagCollectorBoundsItsSeries(t *testing.T) {
 		}
 		if n := testutil.CollectAndCount(c, "rmqconsole_consumer_group_lag"); n != tc.groupN {
 			t.Errorf("%s: %d group series, want %d", tc.name, n, tc.groupN)
+		}
+		if n := testutil.CollectAndCount(c, "rmqconsole_consumer_group_lag_time_seconds"); n != 1 {
+			t.Errorf("%s: %d time-behind series, want orders-cg's", tc.name, n)
 		}
 	}
 }

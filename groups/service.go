@@ -27,6 +27,7 @@ type Admin interface {
 	BrokerConsumeStats(ctx context.Context, addr string) (*rocketmq.BrokerConsumeStats, error)
 	ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error)
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
+	ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error)
 	ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error)
 }
 
@@ -55,7 +56,10 @@ type Options struct {
 	ClientLookups int
 	// BrokerStatsMaxGroups: brokers with more groups are read from their offset table.
 	BrokerStatsMaxGroups int
-	Log                  *slog.Logger
+	// LagTimeLookups bounds the store-time reads (one per group, topic and broker with a
+	// lagging queue whose store time is not remembered) of one pass of the list.
+	LagTimeLookups int
+	Log            *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 	// Cluster is the console's view of the cluster, shared with the other services;
@@ -69,8 +73,9 @@ type Service struct {
 	cluster *cluster.Cluster
 	opts    Options
 
-	list  listCache
-	modes modeMemory
+	list       listCache
+	modes      modeMemory
+	storeTimes storeTimes
 }
 
 // NewService returns a Service over admin.
@@ -83,6 +88,9 @@ func NewService(admin Admin, opts Options) *Service {
 	}
 	if opts.ClientLookups <= 0 {
 		opts.ClientLookups = DefaultClientLookups
+	}
+	if opts.LagTimeLookups <= 0 {
+		opts.LagTimeLookups = DefaultLagTimeLookups
 	}
 	if opts.BrokerStatsMaxGroups <= 0 {
 		opts.BrokerStatsMaxGroups = DefaultBrokerStatsMaxGroups

@@ -59,7 +59,7 @@ func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
 		bad := q.Sort
 		q.Sort = ""
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: "Cannot sort by “" + bad + "”. Sort by group, clients, lag, tps or last."}
+			Message: "Cannot sort by “" + bad + "”. Sort by group, clients, lag, behind, tps or last."}
 	}
 	if len(q.Filter) > 255 {
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: "The filter is longer than any group or topic name (255 characters). Shorten it."}

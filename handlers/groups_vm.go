@@ -19,6 +19,13 @@ import (
 // View models of the consumer group pages, built from the groups service's results.
 // They are shared by the pages and the live frames, so both render the same rows.
 
+func groupBehindCell(ms *int64, note string) views.BehindCell {
+	if ms == nil {
+		return views.BehindCell{Note: note}
+	}
+	return views.BehindCell{Known: true, Ms: *ms, Note: note}
+}
+
 func groupLagCell(lag *int64, note string) views.LagCell {
 	if lag == nil {
 		return views.LagCell{Note: note}
@@ -58,7 +65,7 @@ func groupRowVM(s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, s.LagNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
+		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -129,7 +136,7 @@ func queueRowVM(group string, q groups.QueueLag, hist *groups.History) views.Que
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, q.LagUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown,
+		Lag: groupLagCell(q.Lag, q.LagUnknown), Behind: groupBehindCell(q.LagTimeMs, q.LagTimeUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
@@ -202,7 +209,7 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 
 func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
-		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), TPS: views.Rate(d.ConsumeTPS),
+		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: groupFailures(d.Failures)}
 	if hist != nil && len(hist.Totals) > 1 {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 )
@@ -78,6 +79,7 @@ type GroupRow struct {
 	ConsumeMode string
 	Topics      []string
 	Lag         LagCell
+	Behind      BehindCell
 	TPS         string
 	Last        string
 	LastISO     string
@@ -85,6 +87,47 @@ type GroupRow struct {
 	// Spark is the group's stored lag over the last hour; Trend where it is heading.
 	Spark Sparkline
 	Trend TrendVM
+}
+
+// BehindCell is a time behind as a table shows it: how old the oldest unconsumed message
+// is, or "unknown" and why.
+type BehindCell struct {
+	Known bool
+	Ms    int64
+	// Note explains an unknown time, or what a group's maximum leaves out.
+	Note string
+}
+
+// Text is the age the short way: "0 s", "4.2 s", "3 min 12 s", "2 h 5 min", "3 d 4 h".
+func (b BehindCell) Text() string {
+	if !b.Known {
+		return "unknown"
+	}
+	return Behind(time.Duration(b.Ms) * time.Millisecond)
+}
+
+// Title is the cell's hover text.
+func (b BehindCell) Title() string {
+	what := "Age of the oldest message not consumed yet: now minus the store time of the message at the committed offset (0 when caught up)."
+	if b.Note != "" {
+		return what + " " + b.Note
+	}
+	return what
+}
+
+// Behind writes an age for a time-behind cell.
+func Behind(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "0 s"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min " + strconv.Itoa(int(d%time.Minute/time.Second)) + " s"
+	case d < 24*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h " + strconv.Itoa(int(d%time.Hour/time.Minute)) + " min"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d " + strconv.Itoa(int(d%(24*time.Hour)/time.Hour)) + " h"
 }
 
 // LagCell is a lag as a table shows it: a number, or "unknown" and why.
@@ -281,6 +324,7 @@ type GroupHeader struct {
 	ConsumeType  string
 	MessageModel string
 	TotalLag     LagCell
+	Behind       BehindCell
 	TPS          string
 	// ConsumeMode is orderly, concurrent or mixed; Blocked the orderly queues nobody
 	// can consume, in sentences.
@@ -331,6 +375,7 @@ type QueueRow struct {
 	BrokerOffset   string
 	ConsumerOffset string
 	Lag            LagCell
+	Behind         BehindCell
 	InFlight       string
 	Last           string
 	LastISO        string

@@ -166,6 +166,39 @@ func (f *Fake) BrokerConsumeStats(ctx context.Context, addr string) (*rocketmq.B
 	return out, nil
 }
 
+// ConsumeTimeSpan answers QUERY_CONSUME_TIME_SPAN: per queue of the topic on the broker,
+// the store times of its first and last message, of the last consumed one, and how long
+// the message at the group's offset has waited (delayTime, by the wall clock).
+func (f *Fake) ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error) {
+	b, err := f.enter(ctx, "ConsumeTimeSpan", addr)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []rocketmq.QueueTimeSpan
+	for i := range f.topics[topic][b.name] {
+		mq := rocketmq.MessageQueue{Topic: topic, BrokerName: b.name, QueueID: i}
+		msgs := f.queues[mq]
+		sp := rocketmq.QueueTimeSpan{MessageQueue: mq}
+		if len(msgs) > 0 {
+			sp.MinTimeStamp, sp.MaxTimeStamp = msgs[0].StoreTimestamp, msgs[len(msgs)-1].StoreTimestamp
+		}
+		var off int64
+		if g := f.groups[group]; g != nil {
+			off = g.Offsets[mq]
+		}
+		if off > 0 && off <= int64(len(msgs)) {
+			sp.ConsumeTimeStamp = msgs[off-1].StoreTimestamp
+		}
+		if off >= 0 && off < int64(len(msgs)) {
+			sp.DelayTime = time.Now().UnixMilli() - msgs[off].StoreTimestamp
+		}
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
 // ConsumerOffsets answers the broker's offset table (GET_ALL_CONSUMER_OFFSET): every
 // group's committed offsets there.
 func (f *Fake) ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error) {

@@ -1,0 +1,195 @@
+package groups
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+)
+
+// Time behind: how old the oldest message a group has not consumed is, per queue: now
+// minus the store time of the message at the committed offset, 0 when the queue is
+// caught up. The store time comes from QUERY_CONSUME_TIME_SPAN (one request per group,
+// topic and broker answers every queue's delayTime); since the message at an offset
+// never changes, store times are remembered by queue and offset, and a group whose
+// offset has not moved costs nothing on the next pass.
+
+// DefaultLagTimeLookups is how many (group, topic, broker) store-time reads one pass of
+// the list makes.
+const DefaultLagTimeLookups = 200
+
+// maxStoreTimes bounds the memory of store times (about 100 bytes each).
+const maxStoreTimes = 200_000
+
+type storeKey struct {
+	mq     rocketmq.MessageQueue
+	offset int64
+}
+
+// storeTimes remembers the store time (epoch ms) of the message at a queue offset.
+type storeTimes struct {
+	mu sync.Mutex
+	m  map[storeKey]int64
+}
+
+func (st *storeTimes) get(k storeKey) (int64, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v, ok := st.m[k]
+	return v, ok
+}
+
+func (st *storeTimes) put(k storeKey, v int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.m == nil || len(st.m) >= maxStoreTimes {
+		st.m = map[storeKey]int64{} // start over: entries of moved offsets are never read again
+	}
+	st.m[k] = v
+}
+
+// lagTimeRead is one QUERY_CONSUME_TIME_SPAN to make: a group's lagging queues of a
+// topic on one broker.
+type lagTimeRead struct {
+	group  string
+	topic  string
+	broker cluster.Broker
+	lag    int64 // the queues' lag, to read the most lagging first
+	queues []*QueueLag
+}
+
+// lagTimeNeeds fills the time behind of qs (one group's queues) that need no request
+// (caught up, unknown lag, store time remembered) and returns the reads the others need.
+func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokerOf func(name string) (cluster.Broker, bool), now time.Time) []*lagTimeRead {
+	var reads []*lagTimeRead
+	byKey := map[[2]string]*lagTimeRead{}
+	for i := range qs {
+		q := &qs[i]
+		q.LagTimeMs, q.LagTimeUnknown = nil, ""
+		switch {
+		case q.Lag == nil:
+			q.LagTimeUnknown = q.LagUnknown
+			if q.LagTimeUnknown == "" {
+				q.LagTimeUnknown = "The lag is unknown."
+			}
+			continue
+		case *q.Lag == 0:
+			zero := int64(0)
+			q.LagTimeMs = &zero
+			continue
+		}
+		if at, ok := s.storeTimes.get(storeKey{q.Queue(), *q.ConsumerOffset}); ok {
+			q.setLagTime(now, at)
+			continue
+		}
+		b, ok := brokerOf(q.BrokerName)
+		if !ok || b.Master == "" {
+			q.LagTimeUnknown = "Broker " + q.BrokerName + " has no master to ask."
+			continue
+		}
+		k := [2]string{q.Topic, q.BrokerName}
+		r := byKey[k]
+		if r == nil {
+			r = &lagTimeRead{group: group, topic: q.Topic, broker: b}
+			byKey[k] = r
+			reads = append(reads, r)
+		}
+		r.lag += *q.Lag
+		r.queues = append(r.queues, q)
+		q.LagTimeUnknown = "Not read yet."
+	}
+	return reads
+}
+
+func (q *QueueLag) setLagTime(now time.Time, storedAt int64) {
+	ms := max(now.UnixMilli()-storedAt, 0)
+	q.LagTimeMs, q.LagTimeUnknown = &ms, ""
+}
+
+// readLagTimes makes the reads (at most limit of them, the most lagging first; limit < 0:
+// all) in fo, and fills their queues. A queue left out or whose broker failed says why.
+func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit int, now time.Time) {
+	slices.SortStableFunc(reads, func(a, b *lagTimeRead) int { return cmp.Compare(b.lag, a.lag) })
+	for i, r := range reads {
+		if limit >= 0 && i >= limit {
+			for _, q := range r.queues {
+				q.LagTimeUnknown = fmt.Sprintf("Not read in this pass: the list reads the time behind of at most %d topics of groups per pass, the most lagging first, and remembers it while the offset stays. Open the group to read it now.", limit)
+			}
+			continue
+		}
+		fo.Go(r.broker, "time behind", func(ctx context.Context, addr string) error {
+			spans, err := s.admin.ConsumeTimeSpan(ctx, addr, r.topic, r.group)
+			if err != nil {
+				for _, q := range r.queues {
+					q.LagTimeUnknown = "Broker " + r.broker.Name + " did not say the store time of the message at the committed offset: " + err.Error()
+				}
+				return err
+			}
+			s.applySpans(r, spans, s.opts.Now())
+			return nil
+		})
+	}
+}
+
+// applySpans turns a broker's delayTime (its now minus the store time at the committed
+// offset) into store times, checked against the queue's oldest stored message: for an
+// offset the broker no longer stores, it answers a store time of -1.
+func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now time.Time) {
+	by := map[rocketmq.MessageQueue]rocketmq.QueueTimeSpan{}
+	for _, sp := range spans {
+		by[sp.MessageQueue] = sp
+	}
+	for _, q := range r.queues {
+		sp, ok := by[q.Queue()]
+		switch {
+		case !ok:
+			q.LagTimeUnknown = "Broker " + r.broker.Name + " did not report this queue's times."
+		case sp.DelayTime <= 0:
+			// The group caught up between the offsets read and the time span.
+			zero := int64(0)
+			q.LagTimeMs, q.LagTimeUnknown = &zero, ""
+		default:
+			at := now.UnixMilli() - sp.DelayTime
+			if sp.MinTimeStamp > 0 && at < sp.MinTimeStamp-time.Minute.Milliseconds() {
+				q.LagTimeUnknown = fmt.Sprintf("The message at the committed offset %d is no longer stored (the queue's oldest message is newer), so its age cannot be read.", *q.ConsumerOffset)
+				continue
+			}
+			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at)
+			q.setLagTime(now, at)
+		}
+	}
+}
+
+// maxLagTime is the largest known time behind of qs, nil when none is known, and a note
+// saying why, or what it leaves out.
+func maxLagTime(qs []QueueLag) (*int64, string) {
+	var best *int64
+	unknown, first := 0, ""
+	for _, q := range qs {
+		if q.LagTimeMs == nil {
+			unknown++
+			if first == "" {
+				first = q.LagTimeUnknown
+			}
+			continue
+		}
+		if best == nil || *q.LagTimeMs > *best {
+			v := *q.LagTimeMs
+			best = &v
+		}
+	}
+	switch {
+	case best == nil && unknown > 0:
+		return nil, first
+	case best == nil:
+		return nil, "No queue has a committed offset."
+	case unknown > 0:
+		return best, fmt.Sprintf("Leaves out %d queues whose time behind is unknown: %s", unknown, first)
+	}
+	return best, ""
+}

@@ -1,0 +1,86 @@
+package groups
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/cluster/clustertest"
+)
+
+// behind makes group's offset on queue 0 of its topic T-<group> stop before messages stored ago, ago-1s, …
+// and queue 1 caught up.
+func behind(f scenario, group string, ago ...time.Duration) {
+	topic := "T-" + group
+	f.setTopic(topic, map[string]int{"broker-a": 2})
+	f.group(group)
+	q0, q1 := mq(topic, "broker-a", 0), mq(topic, "broker-a", 1)
+	for f.MaxOffset(q0) < 3 {
+		f.Put(topic, "broker-a", 0, clustertest.NewMessage("", "", nil, "", time.Now().Add(-time.Hour)))
+	}
+	f.SetOffset(group, q0, f.MaxOffset(q0))
+	for _, a := range ago {
+		f.Put(topic, "broker-a", 0, clustertest.NewMessage("", "", nil, "", time.Now().Add(-a)))
+	}
+	f.Put(topic, "broker-a", 1, clustertest.NewMessage("", "", nil, "", time.Now().Add(-time.Hour)))
+	f.SetOffset(group, q1, 1)
+}
+
+func near(ms *int64, want time.Duration) bool {
+	return ms != nil && time.Duration(*ms)*time.Millisecond >= want-2*time.Second && time.Duration(*ms)*time.Millisecond <= want+2*time.Second
+}
+
+// The time behind of a queue is the age of the message at the committed offset, 0 when
+// caught up; the group's is the largest.
+func TestDetailSaysHowOldTheOldestUnconsumedMessageIs(t *testing.T) {
+	f := newScenario()
+	behind(f, "G", 40*time.Second, 10*time.Second)
+	d, err := NewService(f, Options{}).Detail(context.Background(), "G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range d.Queues {
+		switch q.QueueID {
+		case 0:
+			if !near(q.LagTimeMs, 40*time.Second) {
+				t.Errorf("queue 0 (2 behind, the oldest 40 s old): time behind %v (%s)", q.LagTimeMs, q.LagTimeUnknown)
+			}
+		case 1:
+			if q.LagTimeMs == nil || *q.LagTimeMs != 0 {
+				t.Errorf("queue 1 (caught up): time behind %v (%s), want 0", q.LagTimeMs, q.LagTimeUnknown)
+			}
+		}
+	}
+	if !near(d.MaxLagTimeMs, 40*time.Second) {
+		t.Errorf("group time behind %v (%s), want about 40 s", d.MaxLagTimeMs, d.MaxLagTimeNote)
+	}
+}
+
+// The list reads at most LagTimeLookups store times per pass, the most lagging first, and
+// remembers them while the offset stays: the next pass reads only the others.
+func TestListReadsABoundedNumberOfTimesBehindAndRemembersThem(t *testing.T) {
+	f := newScenario()
+	behind(f, "few", 20*time.Second)
+	behind(f, "many", 30*time.Second, 20*time.Second, 10*time.Second)
+	s := NewService(f, Options{LagTimeLookups: 1})
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := find(l, "many"); !near(g.MaxLagTimeMs, 30*time.Second) {
+		t.Errorf("many: %v (%s), want about 30 s read first", g.MaxLagTimeMs, g.MaxLagTimeNote)
+	}
+	if g := find(l, "few"); g.MaxLagTimeMs == nil || *g.MaxLagTimeMs != 0 || !strings.Contains(g.MaxLagTimeNote, "Not read in this pass") {
+		// its caught-up queue is known (0); the lagging one is left out and says so
+		t.Errorf("few: %v (%q), want 0 leaving out the queue not read", g.MaxLagTimeMs, g.MaxLagTimeNote)
+	}
+	before := f.Calls()["ConsumeTimeSpan"]
+	l, _ = s.List(context.Background(), true)
+	if n := f.Calls()["ConsumeTimeSpan"] - before; n != 1 {
+		t.Errorf("second pass made %d store-time reads, want 1 (many's is remembered)", n)
+	}
+	if g := find(l, "few"); !near(g.MaxLagTimeMs, 20*time.Second) || !near(find(l, "many").MaxLagTimeMs, 30*time.Second) {
+		t.Errorf("second pass: few %v, many %v", g.MaxLagTimeMs, find(l, "many").MaxLagTimeMs)
+	}
+}
