@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
@@ -42,12 +43,18 @@ func TestTopicPagesShowRouteQueuesGroupsProducers(t *testing.T) {
 	ctx := Browser(t)
 
 	row := `tr[data-topic="` + topic + `"]`
-	Do(t, ctx, "open the topics from the overview's count and filter by the topic's name",
-		chromedp.Navigate(con.URL+"/"),
-		chromedp.Click(chromedp.CSS(`[data-testid="topic-count"] a`)),
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-count"] a`)))
+	if href := Get(t, ctx, "read the topic count's link", chromedp.Evaluate[string](`document.querySelector('[data-testid="topic-count"] a').getAttribute("href")`)); href != "/topics" {
+		t.Errorf("the overview's topic count links to %q, want /topics", href)
+	}
+	Do(t, ctx, "open the topics and filter by the topic's name",
+		chromedp.Navigate(con.URL+"/topics"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topics-table"]`)),
-		chromedp.SendKeys(chromedp.CSS(`#topics-q`), topic),
-		chromedp.Submit(chromedp.CSS(`#topics-q`)),
+		// htmx handles the filter once it has loaded; before that the form submits
+		// as a plain GET, which is the same page but a reload.
+		chromedp.Poll[chromedp.Void](`window.htmx !== undefined && document.readyState === "complete"`, chromedp.WithPollingTimeout(10*time.Second)),
+		// Enter submits the way a person does (form.submit() would skip htmx).
+		chromedp.SendKeys(chromedp.CSS(`#topics-q`), topic+kb.Enter),
 		// The filtered list replaces the table in place; wait for it rather than for the row,
 		// which the unfiltered list shows too.
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid="topics-table"] tbody tr').length === 1 && location.search.includes("q=")`,
