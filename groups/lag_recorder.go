@@ -98,7 +98,7 @@ func (r *LagRecorder) samples(l *List) []store.LagSample {
 			}
 		}
 		next[g.Group] = cur
-		s := store.LagSample{Group: g.Group, At: l.CheckedAt, Lag: g.TotalLag, LagTimeMs: lagTimeOf(g)}
+		s := store.LagSample{Group: g.Group, At: l.CheckedAt, Lag: g.TotalLag, LagTimeMs: LagTimeOf(g)}
 		if p, ok := r.prev[g.Group]; ok {
 			s.ProduceTPS, s.ConsumeTPS = rates(p, cur)
 		}
@@ -134,5 +134,5 @@ func rates(prev, cur offsetsAt) (produce, consume *float64) {
 	return &pr, &cr
 }
 
-// lagTimeOf is the group's time behind as the list read it; nil when unknown.
-func lagTimeOf(g Summary) *int64 { return g.MaxLagTimeMs }
+// LagTimeOf is the group's time behind as the list read it; nil when unknown.
+func LagTimeOf(g Summary) *int64 { return g.MaxLagTimeMs }

@@ -58,6 +58,8 @@ type GroupShow struct {
 	// Lag is the stored lag history; nil draws only what is watched live.
 	Lag      LagHistory
 	Sampling LagSampling
+	// Alerts are the alert rules; nil shows none.
+	Alerts AlertRules
 }
 
 // badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
@@ -116,6 +118,13 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	vm := groupPageVM(d, hist, recent, days, daysErr, poll)
 	vm.LagChart, vm.Trend = h.lagChart(c, group)
+	if h.Alerts != nil {
+		rules, err := h.Alerts.ForGroup(c.Request.Context(), group)
+		if err != nil {
+			h.Log.Warn("read alert rules", "group", group, "err", err)
+		}
+		vm.Alerts = groupAlertsVM(group, rules)
+	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }
 

@@ -16,6 +16,9 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	show := &handlers.GroupShow{Env: env, Events: a.store, Lag: a.store,
 		Sampling: handlers.LagSampling{Every: a.cfg.MetricsInterval, Keep: a.cfg.LagRetention}}
 	lagHistory := &handlers.GroupLagHistory{Env: env, History: a.store}
+	al := a.alertService()
+	show.Alerts = al
+	alertsPage := &handlers.Alerts{Env: env, Rules: al}
 	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}
 	live := &handlers.GroupLive{Env: env}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
@@ -37,6 +40,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 			col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
 			a.metrics().reg.MustRegister(col)
 			col.Then(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record)
+			col.Then(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) })
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() {
@@ -58,6 +62,13 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 	r.GET("/api/v1/groups/:group/lag-history", lagHistory.API)
 	r.GET("/api/v1/groups/:group/clients/:clientId", client.API)
 	r.GET("/metrics", gin.WrapH(a.metricsHandler()))
+
+	r.GET("/alerts", alertsPage.Show)
+	r.POST("/alerts", alertsPage.Create)
+	r.POST("/alerts/:id/delete", alertsPage.Delete)
+	r.GET("/api/v1/alert-rules", alertsPage.List)
+	r.POST("/api/v1/alert-rules", alertsPage.CreateAPI)
+	r.DELETE("/api/v1/alert-rules/:id", alertsPage.DeleteAPI)
 }
 
 // onClose adds work for Close to do first (stopping background goroutines), in reverse

@@ -436,6 +436,11 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // Record appends an entry that is finished from the start (a refused attempt), sealed
 // into the chain. It sets e's ID, Seq and hashes.
 func (l *AuditLog) Record(ctx context.Context, e *AuditEntry) error {
+	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return recordTx(tx, e) })
+}
+
+// recordTx is Record inside tx, so another change and its audit entry commit together.
+func recordTx(tx *gorm.DB, e *AuditEntry) error {
 	if e.Status == AuditPending || !e.Status.Valid() {
 		return fmt.Errorf("record audit entry for group %q: status %q is not an outcome", e.Group, e.Status)
 	}
@@ -450,7 +455,7 @@ func (l *AuditLog) Record(ctx context.Context, e *AuditEntry) error {
 	if err != nil {
 		return fmt.Errorf("record audit entry for group %q: %w", e.Group, err)
 	}
-	err = l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = func() error {
 		id, err := nextID(tx)
 		if err != nil {
 			return err
@@ -460,7 +465,7 @@ func (l *AuditLog) Record(ctx context.Context, e *AuditEntry) error {
 			return err
 		}
 		return tx.Create(r).Error
-	})
+	}()
 	if err != nil {
 		return fmt.Errorf("record %s audit entry for group %q: %w", e.Status, e.Group, err)
 	}

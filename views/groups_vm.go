@@ -286,6 +286,8 @@ type GroupVM struct {
 	LagChart LagChart
 	// Trend is where the lag is heading, from the stored rates.
 	Trend TrendVM
+	// Alerts are the rules covering the group and where each stands.
+	Alerts []GroupAlert
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
 	Cost       CostVM

@@ -1,0 +1,274 @@
+// Package alerts watches consumer groups' lag against operators' rules ("lag of
+// order-* above 10 000 for 2 minutes") and notifies webhooks when a rule fires and when
+// it resolves. Rules, their states and every delivery are kept in the console's
+// database; rule changes are audit entries.
+package alerts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/store"
+)
+
+// Store is what the service keeps in the database; *store.Store implements it.
+type Store interface {
+	CreateAlertRule(ctx context.Context, r *store.AlertRule, audit *store.AuditEntry) error
+	DeleteAlertRule(ctx context.Context, id int64, audit *store.AuditEntry) error
+	AlertRule(ctx context.Context, id int64) (*store.AlertRule, error)
+	AlertRules(ctx context.Context) ([]store.AlertRule, error)
+	AlertStates(ctx context.Context) ([]store.AlertState, error)
+	SaveAlertStates(ctx context.Context, states []store.AlertState, deliveries []store.AlertDelivery) error
+	DueDeliveries(ctx context.Context, now time.Time, limit int) ([]store.AlertDelivery, error)
+	UpdateDelivery(ctx context.Context, d store.AlertDelivery) error
+	AlertDeliveries(ctx context.Context, ruleID int64, limit int) ([]store.AlertDelivery, error)
+}
+
+// Metrics a rule can watch.
+const (
+	MetricLag     = "lag"     // total lag, messages
+	MetricLagTime = "lagTime" // time behind, milliseconds
+)
+
+// Webhook body formats.
+const (
+	FormatJSON     = "json"
+	FormatSlack    = "slack"
+	FormatDingTalk = "dingtalk"
+)
+
+// RuleInput is a rule as an operator asks for it.
+type RuleInput struct {
+	Name string `json:"name"`
+	// Group is a group name or a pattern with * and ? (order-*).
+	Group      string `json:"group"`
+	Metric     string `json:"metric"`
+	Threshold  int64  `json:"threshold"`
+	For        string `json:"for"` // Go duration, "2m"; "" is 0
+	WebhookURL string `json:"webhookUrl"`
+	Format     string `json:"format"`
+}
+
+// FieldError is bad input, naming the field, in a sentence for the user.
+type FieldError struct {
+	Field, Message string
+}
+
+func (e *FieldError) Error() string { return e.Message }
+
+// ErrNotFound means the rule asked for does not exist.
+var ErrNotFound = store.ErrAlertRuleNotFound
+
+// Validate checks a rule before anything is stored, and returns it in stored form.
+func (in RuleInput) Validate() (store.AlertRule, error) {
+	r := store.AlertRule{Name: strings.TrimSpace(in.Name), GroupPattern: strings.TrimSpace(in.Group), Metric: in.Metric,
+		Threshold: in.Threshold, WebhookURL: strings.TrimSpace(in.WebhookURL), Format: in.Format}
+	if r.Metric == "" {
+		r.Metric = MetricLag
+	}
+	if r.Format == "" {
+		r.Format = FormatJSON
+	}
+	if r.GroupPattern == "" {
+		return r, &FieldError{"group", "Name the consumer group the rule watches, or a pattern such as order-* (* and ? match any characters)."}
+	}
+	if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
+		return r, &FieldError{"group", "“" + r.GroupPattern + "” is not a group name or pattern: use letters, digits, %, |, - and _, with * and ? as wildcards."}
+	}
+	if r.Name == "" {
+		r.Name = r.Metric + " of " + r.GroupPattern
+	}
+	switch r.Metric {
+	case MetricLag, MetricLagTime:
+	default:
+		return r, &FieldError{"metric", "The metric must be lag (messages behind) or lagTime (time behind, in milliseconds)."}
+	}
+	if r.Threshold < 0 {
+		return r, &FieldError{"threshold", fmt.Sprintf("The threshold %d is negative; lag is never below 0. Give a number of messages (or milliseconds) of 0 or more.", r.Threshold)}
+	}
+	if s := strings.TrimSpace(in.For); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return r, &FieldError{"for", "“" + s + "” is not a duration of 0 or more; write it as 30s, 2m or 1h."}
+		}
+		r.For = d
+	}
+	u, err := url.Parse(r.WebhookURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return r, &FieldError{"webhookUrl", "The webhook URL must be an http:// or https:// address, such as a Slack or DingTalk incoming webhook."}
+	}
+	switch r.Format {
+	case FormatJSON, FormatSlack, FormatDingTalk:
+	default:
+		return r, &FieldError{"format", "The format must be json (a generic JSON body), slack or dingtalk."}
+	}
+	return r, nil
+}
+
+// Matches reports whether a rule's pattern covers group.
+func Matches(pattern, group string) bool {
+	ok, err := path.Match(pattern, group)
+	return err == nil && ok
+}
+
+// Options tune a Service; zero values take the defaults.
+type Options struct {
+	Log *slog.Logger
+	Now func() time.Time
+	// Retry is the first delay before a failed delivery is tried again; it doubles each
+	// time, up to MaxAttempts attempts.
+	Retry       time.Duration
+	MaxAttempts int
+	// Timeout bounds one webhook request.
+	Timeout time.Duration
+	// Cluster names the cluster in notifications.
+	Cluster string
+}
+
+// Service evaluates rules and delivers notifications.
+type Service struct {
+	st   Store
+	opts Options
+	wake chan struct{}
+
+	mu      sync.Mutex
+	matched map[int64]int // rule id → groups matched at the last evaluation
+}
+
+// NewService returns a service over st.
+func NewService(st Store, opts Options) *Service {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Retry <= 0 {
+		opts.Retry = 2 * time.Second
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 5
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	return &Service{st: st, opts: opts, wake: make(chan struct{}, 1), matched: map[int64]int{}}
+}
+
+// Who is the operator changing a rule, for the audit log.
+type Who struct{ Actor, Addr string }
+
+// Create validates and stores a rule, audited.
+func (s *Service) Create(ctx context.Context, who Who, in RuleInput) (*store.AlertRule, error) {
+	r, err := in.Validate()
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedBy, r.CreatedAt = who.Actor, s.opts.Now()
+	e := s.auditEntry(who, "alert-rule-create", r)
+	if err := s.st.CreateAlertRule(ctx, &r, e); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Delete removes a rule, audited.
+func (s *Service) Delete(ctx context.Context, who Who, id int64) error {
+	r, err := s.st.AlertRule(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.st.DeleteAlertRule(ctx, id, s.auditEntry(who, "alert-rule-delete", *r))
+}
+
+func (s *Service) auditEntry(who Who, mode string, r store.AlertRule) *store.AuditEntry {
+	params, _ := json.Marshal(map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
+		"threshold": r.Threshold, "for": r.For.String(), "webhookUrl": redactURL(r.WebhookURL), "format": r.Format})
+	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.Cluster, Group: r.GroupPattern,
+		Mode: mode, Params: params, Status: store.AuditApplied, StartedAt: s.opts.Now()}
+}
+
+// redactURL keeps a webhook's host and drops its path and query, which for Slack and
+// DingTalk carry the secret token.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		return u.Scheme + "://" + u.Host + "/…"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// RuleView is a rule with where it stands and its latest deliveries.
+type RuleView struct {
+	store.AlertRule
+	States     []store.AlertState
+	Deliveries []store.AlertDelivery
+	// Matched counts the groups of the last evaluation the pattern matched; -1 before
+	// the first.
+	Matched int
+}
+
+// Rules returns every rule with its states and newest deliveries.
+func (s *Service) Rules(ctx context.Context, deliveries int) ([]RuleView, error) {
+	rules, err := s.st.AlertRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	states, err := s.st.AlertStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RuleView, len(rules))
+	for i, r := range rules {
+		out[i] = RuleView{AlertRule: r, Matched: s.matchedCount(r.ID)}
+		for _, st := range states {
+			if st.RuleID == r.ID {
+				out[i].States = append(out[i].States, st)
+			}
+		}
+		if deliveries > 0 {
+			if out[i].Deliveries, err = s.st.AlertDeliveries(ctx, r.ID, deliveries); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// ForGroup returns the rules whose pattern covers group, with the group's state.
+func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error) {
+	all, err := s.Rules(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []RuleView
+	for _, r := range all {
+		if !Matches(r.GroupPattern, group) {
+			continue
+		}
+		var mine []store.AlertState
+		for _, st := range r.States {
+			if st.Group == group {
+				mine = append(mine, st)
+			}
+		}
+		r.States = mine
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// IsNotFound reports whether err means an unknown rule.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -1,0 +1,166 @@
+package alerts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// Observation is one group's lag at one read of the collector.
+type Observation struct {
+	Group     string
+	Lag       *int64
+	LagTimeMs *int64
+}
+
+// States of a rule for one group.
+const (
+	StatePending  = "pending"  // above the threshold, not yet for long enough
+	StateFiring   = "firing"   // above it for at least the rule's duration: notified
+	StateResolved = "resolved" // back at or below it
+)
+
+type stateKey struct {
+	rule  int64
+	group string
+}
+
+// Evaluate applies every rule to one read of the groups at at: a group above a rule's
+// threshold is pending from the first read that saw it, firing once it has stayed above
+// for the rule's duration, and resolved at the first read at or below it. Firing and
+// resolving write a delivery, in the same transaction as the state, and wake the sender.
+// A group whose value is unknown at this read keeps its state.
+func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation) error {
+	rules, err := s.st.AlertRules(ctx)
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	stored, err := s.st.AlertStates(ctx)
+	if err != nil {
+		return err
+	}
+	states := make(map[stateKey]store.AlertState, len(stored))
+	for _, st := range stored {
+		states[stateKey{st.RuleID, st.Group}] = st
+	}
+	var changed []store.AlertState
+	var deliveries []store.AlertDelivery
+	matched := make(map[int64]int, len(rules))
+	for _, r := range rules {
+		for _, o := range obs {
+			if !Matches(r.GroupPattern, o.Group) {
+				continue
+			}
+			matched[r.ID]++
+			v := o.Lag
+			if r.Metric == MetricLagTime {
+				v = o.LagTimeMs
+			}
+			if v == nil {
+				continue
+			}
+			st, had := states[stateKey{r.ID, o.Group}]
+			above := *v > r.Threshold
+			next := st
+			switch {
+			case above && (!had || st.State == StateResolved):
+				next = store.AlertState{RuleID: r.ID, Group: o.Group, State: StatePending, Since: at, Value: v}
+			case above:
+				next.Value = v
+			case had && st.State != StateResolved:
+				next.State, next.ResolvedAt, next.Value = StateResolved, at, v
+				if st.State == StateFiring {
+					deliveries = append(deliveries, s.delivery(r, next, "resolved", at))
+				}
+			default:
+				continue
+			}
+			if next.State == StatePending && at.Sub(next.Since) >= r.For {
+				next.State, next.FiredAt = StateFiring, at
+				deliveries = append(deliveries, s.delivery(r, next, "firing", at))
+			}
+			if next != st {
+				changed = append(changed, next)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.matched = matched
+	s.mu.Unlock()
+	if err := s.st.SaveAlertStates(ctx, changed, deliveries); err != nil {
+		return err
+	}
+	if len(deliveries) > 0 {
+		for _, d := range deliveries {
+			s.opts.Log.Info("alert "+d.Event, "rule", d.RuleName, "group", d.Group, "delivery", d.ID)
+		}
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+func (s *Service) matchedCount(rule int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, ok := s.matched[rule]; ok {
+		return n
+	}
+	if len(s.matched) == 0 {
+		return -1 // not evaluated yet
+	}
+	return 0
+}
+
+// delivery builds the notification of a state change in the rule's format.
+func (s *Service) delivery(r store.AlertRule, st store.AlertState, event string, at time.Time) store.AlertDelivery {
+	return store.AlertDelivery{RuleID: r.ID, RuleName: r.Name, Group: st.Group, Event: event, CreatedAt: at,
+		URL: r.WebhookURL, Format: r.Format, Body: string(Body(r, st, event, at, s.opts.Cluster))}
+}
+
+// Body is the webhook body of a notification: a generic JSON document, or the text
+// message of a Slack or DingTalk incoming webhook.
+func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cluster string) []byte {
+	var b []byte
+	switch r.Format {
+	case FormatSlack:
+		b, _ = json.Marshal(map[string]string{"text": Summary(r, st, event)})
+	case FormatDingTalk:
+		b, _ = json.Marshal(map[string]any{"msgtype": "text", "text": map[string]string{"content": Summary(r, st, event)}})
+	default:
+		var value any
+		if st.Value != nil {
+			value = *st.Value
+		}
+		b, _ = json.Marshal(map[string]any{
+			"event": event, "group": st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": cluster,
+			"rule": map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
+				"threshold": r.Threshold, "forSeconds": r.For.Seconds()},
+			"summary": Summary(r, st, event),
+		})
+	}
+	return b
+}
+
+// Summary is the notification in one sentence.
+func Summary(r store.AlertRule, st store.AlertState, event string) string {
+	what, unit := "lag", " messages"
+	if r.Metric == MetricLagTime {
+		what, unit = "time behind", " ms"
+	}
+	value := "unknown"
+	if st.Value != nil {
+		value = fmt.Sprint(*st.Value) + unit
+	}
+	if event == "resolved" {
+		return fmt.Sprintf("[RESOLVED] %s: consumer group %s %s is %s, at or below %d%s again (it was above since %s UTC).",
+			r.Name, st.Group, what, value, r.Threshold, unit, st.Since.UTC().Format("2006-01-02 15:04:05"))
+	}
+	return fmt.Sprintf("[FIRING] %s: consumer group %s %s is %s, above %d%s since %s UTC (rule: for at least %s).",
+		r.Name, st.Group, what, value, r.Threshold, unit, st.Since.UTC().Format("2006-01-02 15:04:05"), r.For)
+}

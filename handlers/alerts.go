@@ -1,0 +1,307 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/alerts"
+	"rmqconsole/auth"
+	"rmqconsole/store"
+	"rmqconsole/views"
+)
+
+// AlertRules is what the alert pages need from package alerts.
+type AlertRules interface {
+	Create(ctx context.Context, who alerts.Who, in alerts.RuleInput) (*store.AlertRule, error)
+	Delete(ctx context.Context, who alerts.Who, id int64) error
+	Rules(ctx context.Context, deliveries int) ([]alerts.RuleView, error)
+	ForGroup(ctx context.Context, group string) ([]alerts.RuleView, error)
+	Deliveries(ctx context.Context, limit int) ([]store.AlertDelivery, error)
+}
+
+// Alerts is /alerts and /api/v1/alert-rules.
+type Alerts struct {
+	*Env
+	Rules AlertRules
+}
+
+func alertWho(c *gin.Context) alerts.Who { return alerts.Who{Actor: Actor(c), Addr: c.ClientIP()} }
+
+// Show renders /alerts.
+func (h *Alerts) Show(c *gin.Context) {
+	h.showWith(c, http.StatusOK, views.AlertForm{})
+}
+
+func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
+	p := h.page(c, "Alerts", "alerts")
+	rules, err := h.Rules.Rules(c.Request.Context(), 0)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	deliveries, err := h.Rules.Deliveries(c.Request.Context(), 50)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	vm := views.AlertsVM{CanEdit: CallerRole(c).Allows(auth.Operator), Form: form}
+	for _, r := range rules {
+		vm.Rules = append(vm.Rules, alertRuleRowVM(r))
+	}
+	for _, d := range deliveries {
+		vm.Deliveries = append(vm.Deliveries, alertDeliveryRowVM(d))
+	}
+	h.render(c, status, p, views.AlertsPage(vm))
+}
+
+// Create is POST /alerts: the form's rule; on bad input the page again, with the
+// sentence next to the form and what was typed kept.
+func (h *Alerts) Create(c *gin.Context) {
+	in := alerts.RuleInput{Name: c.PostForm("name"), Group: c.PostForm("group"), Metric: c.PostForm("metric"),
+		For: c.PostForm("for"), WebhookURL: c.PostForm("webhookUrl"), Format: c.PostForm("format")}
+	form := views.AlertForm{Name: in.Name, Group: in.Group, Metric: in.Metric, Threshold: c.PostForm("threshold"), For: in.For,
+		WebhookURL: in.WebhookURL, Format: in.Format}
+	n, err := strconv.ParseInt(strings.TrimSpace(form.Threshold), 10, 64)
+	if err != nil {
+		form.Field, form.Error = "threshold", "The threshold must be a whole number of messages (or milliseconds), such as 10000."
+		h.showWith(c, http.StatusUnprocessableEntity, form)
+		return
+	}
+	in.Threshold = n
+	if _, err := h.Rules.Create(c.Request.Context(), alertWho(c), in); err != nil {
+		var fe *alerts.FieldError
+		if errors.As(err, &fe) {
+			form.Field, form.Error = fe.Field, fe.Message
+			h.showWith(c, http.StatusUnprocessableEntity, form)
+			return
+		}
+		h.Fail(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/alerts")
+}
+
+// Delete is POST /alerts/{id}/delete.
+func (h *Alerts) Delete(c *gin.Context) {
+	id, ok := h.ruleID(c)
+	if !ok {
+		return
+	}
+	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, "/alerts")
+}
+
+func (h *Alerts) ruleID(c *gin.Context) (int64, bool) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_id", Message: "“" + views.Cut(c.Param("id")) + "” is not an alert rule id; ids are whole numbers. Pick the rule from the list of alerts."})
+		return 0, false
+	}
+	return id, true
+}
+
+// AlertRuleJSON is a rule in the API, with where it stands and its newest deliveries.
+type AlertRuleJSON struct {
+	ID         int64               `json:"id"`
+	Name       string              `json:"name"`
+	Group      string              `json:"group"`
+	Metric     string              `json:"metric"`
+	Threshold  int64               `json:"threshold"`
+	ForSeconds float64             `json:"forSeconds"`
+	WebhookURL string              `json:"webhookUrl"`
+	Format     string              `json:"format"`
+	CreatedBy  string              `json:"createdBy"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	Matched    *int                `json:"matchedGroups"`
+	States     []AlertStateJSON    `json:"states"`
+	Deliveries []AlertDeliveryJSON `json:"deliveries,omitempty"`
+}
+
+// AlertStateJSON is a rule's state for one group.
+type AlertStateJSON struct {
+	Group      string     `json:"group"`
+	State      string     `json:"state"`
+	Since      time.Time  `json:"since"`
+	Value      *int64     `json:"value"`
+	FiredAt    *time.Time `json:"firedAt,omitempty"`
+	ResolvedAt *time.Time `json:"resolvedAt,omitempty"`
+}
+
+// AlertDeliveryJSON is one notification.
+type AlertDeliveryJSON struct {
+	ID           int64     `json:"id"`
+	Group        string    `json:"group"`
+	Event        string    `json:"event"`
+	At           time.Time `json:"at"`
+	Status       string    `json:"status"`
+	Attempts     int       `json:"attempts"`
+	ResponseCode int       `json:"responseCode"`
+	Error        string    `json:"error,omitempty"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func alertRuleJSON(r alerts.RuleView) AlertRuleJSON {
+	out := AlertRuleJSON{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
+		ForSeconds: r.For.Seconds(), WebhookURL: r.WebhookURL, Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		States: []AlertStateJSON{}}
+	if r.Matched >= 0 {
+		n := r.Matched
+		out.Matched = &n
+	}
+	for _, s := range r.States {
+		out.States = append(out.States, AlertStateJSON{Group: s.Group, State: s.State, Since: s.Since, Value: s.Value,
+			FiredAt: timePtr(s.FiredAt), ResolvedAt: timePtr(s.ResolvedAt)})
+	}
+	for _, d := range r.Deliveries {
+		out.Deliveries = append(out.Deliveries, AlertDeliveryJSON{ID: d.ID, Group: d.Group, Event: d.Event, At: d.CreatedAt,
+			Status: d.Status, Attempts: d.Attempts, ResponseCode: d.ResponseCode, Error: d.Error})
+	}
+	return out
+}
+
+// List answers GET /api/v1/alert-rules.
+func (h *Alerts) List(c *gin.Context) {
+	rules, err := h.Rules.Rules(c.Request.Context(), 20)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	out := make([]AlertRuleJSON, len(rules))
+	for i, r := range rules {
+		out[i] = alertRuleJSON(r)
+	}
+	c.JSON(http.StatusOK, gin.H{"rules": out})
+}
+
+// CreateAPI answers POST /api/v1/alert-rules.
+func (h *Alerts) CreateAPI(c *gin.Context) {
+	var in alerts.RuleInput
+	if err := c.ShouldBindJSON(&in); err != nil {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
+			Message: "The body must be a JSON rule: {\"group\", \"metric\": \"lag\"|\"lagTime\", \"threshold\", \"for\": \"2m\", \"webhookUrl\", \"format\": \"json\"|\"slack\"|\"dingtalk\"} (" + err.Error() + ")."})
+		return
+	}
+	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"rule": alertRuleJSON(alerts.RuleView{AlertRule: *r, Matched: -1})})
+}
+
+// DeleteAPI answers DELETE /api/v1/alert-rules/{id}.
+func (h *Alerts) DeleteAPI(c *gin.Context) {
+	id, ok := h.ruleID(c)
+	if !ok {
+		return
+	}
+	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"deleted": id})
+}
+
+func alertCondition(r store.AlertRule) string {
+	what, unit := "lag", ""
+	if r.Metric == alerts.MetricLagTime {
+		what, unit = "time behind", " ms"
+	}
+	s := what + " above " + views.Thousands(r.Threshold) + unit
+	if r.For > 0 {
+		s += " for at least " + views.Duration(r.For)
+	}
+	return s
+}
+
+// webhookHost shows where a rule notifies without the token in the path.
+func webhookHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+func alertRuleRowVM(r alerts.RuleView) views.AlertRuleRow {
+	row := views.AlertRuleRow{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Condition: alertCondition(r.AlertRule),
+		Webhook: webhookHost(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: views.TimeUTC(r.CreatedAt),
+		DeleteURL: "/alerts/" + strconv.FormatInt(r.ID, 10) + "/delete"}
+	switch {
+	case r.Matched < 0:
+		row.Matches = "not checked yet"
+	case r.Matched == 0:
+		row.Matches, row.NoMatch = "matches no consumer group right now: check the name or pattern", true
+	case r.Matched == 1:
+		row.Matches = "matches 1 group"
+	default:
+		row.Matches = "matches " + strconv.Itoa(r.Matched) + " groups"
+	}
+	for _, s := range r.States {
+		if s.State == alerts.StateResolved {
+			continue
+		}
+		row.Firing = append(row.Firing, views.AlertStateRow{Group: s.Group, GroupURL: views.GroupURL(s.Group), State: s.State,
+			Since: views.TimeUTC(s.Since), SinceISO: views.ISO(s.Since), Value: alertValue(r.AlertRule, s.Value)})
+	}
+	return row
+}
+
+func alertValue(r store.AlertRule, v *int64) string {
+	if v == nil {
+		return ""
+	}
+	if r.Metric == alerts.MetricLagTime {
+		return views.Thousands(*v) + " ms"
+	}
+	return views.Thousands(*v)
+}
+
+func alertDeliveryRowVM(d store.AlertDelivery) views.AlertDeliveryRow {
+	code := "—"
+	if d.ResponseCode != 0 {
+		code = strconv.Itoa(d.ResponseCode)
+	}
+	status := d.Status
+	if d.Status == "pending" && d.Attempts > 0 {
+		status = "retrying (next " + views.TimeUTC(d.NextAt) + ")"
+	}
+	return views.AlertDeliveryRow{At: views.TimeUTC(d.CreatedAt), AtISO: views.ISO(d.CreatedAt), Rule: d.RuleName, Group: d.Group,
+		GroupURL: views.GroupURL(d.Group), Event: d.Event, Status: status, Attempts: strconv.Itoa(d.Attempts), Code: code,
+		Error: d.Error, Webhook: webhookHost(d.URL)}
+}
+
+// groupAlertsVM is the group page's alert section.
+func groupAlertsVM(group string, rules []alerts.RuleView) []views.GroupAlert {
+	var out []views.GroupAlert
+	for _, r := range rules {
+		a := views.GroupAlert{Name: r.Name, Condition: alertCondition(r.AlertRule), State: "ok"}
+		for _, s := range r.States {
+			if s.Group != group {
+				continue
+			}
+			a.Value = alertValue(r.AlertRule, s.Value)
+			if s.State != alerts.StateResolved {
+				a.State, a.Since, a.SinceISO = s.State, views.TimeUTC(s.Since), views.ISO(s.Since)
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

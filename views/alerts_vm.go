@@ -1,0 +1,60 @@
+package views
+
+// AlertsVM is /alerts: the rules, where each stands, the newest deliveries, and the form
+// to add a rule.
+type AlertsVM struct {
+	Rules      []AlertRuleRow
+	Deliveries []AlertDeliveryRow
+	// CanEdit: the caller may add and delete rules (an operator).
+	CanEdit bool
+	Form    AlertForm
+}
+
+// AlertForm is the add-a-rule form, keeping what was typed; Error is the sentence about
+// Field.
+type AlertForm struct {
+	Name, Group, Metric, Threshold, For, WebhookURL, Format string
+	Field, Error                                            string
+}
+
+// AlertRuleRow is one rule in the list.
+type AlertRuleRow struct {
+	ID                              int64
+	Name, Group, Condition, Webhook string
+	Format, CreatedBy, CreatedAt    string
+	// Matches says how many groups the pattern matched at the last evaluation, or that
+	// it matched none.
+	Matches   string
+	NoMatch   bool
+	Firing    []AlertStateRow
+	DeleteURL string
+}
+
+// AlertStateRow is a rule's state for one group.
+type AlertStateRow struct {
+	Group, GroupURL, State, Since, SinceISO, Value string
+}
+
+// Class marks a firing state (with the word, never colour alone).
+func (s AlertStateRow) Class() string {
+	switch s.State {
+	case "firing":
+		return "lag-high"
+	case "pending":
+		return "lag-growing"
+	}
+	return "muted"
+}
+
+// AlertDeliveryRow is one notification and what became of it.
+type AlertDeliveryRow struct {
+	At, AtISO, Rule, Group, GroupURL, Event, Status, Attempts, Code, Error, Webhook string
+}
+
+// GroupAlert is a rule covering the group, on the group page.
+type GroupAlert struct {
+	Name, Condition, State, Since, SinceISO, Value string
+}
+
+// Class marks a firing alert.
+func (a GroupAlert) Class() string { return AlertStateRow{State: a.State}.Class() }
