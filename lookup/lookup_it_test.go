@@ -197,8 +197,15 @@ func TestIntegrationRangeNewest2000(t *testing.T) {
 		}
 	}
 	checkNewestFirst(t, res.Messages)
-	// 2000 messages need at least 63 pulls of 32; a few more go to queue edges.
-	if maxPulls := uint64(RangeLimit/pullBatch + 3*8); pulls > maxPulls {
+	// 2000 messages need at least 63 pulls of 32; a few more go to queue edges. Where
+	// offset searches are inexact (4.x, 5.5), trimming the windows costs up to three
+	// one-message pulls per queue more.
+	maxPulls := uint64(RangeLimit/pullBatch + 3*8)
+	addr, _ := route.MasterAddr(route.ReadQueues()[0].BrokerName)
+	if v, err := e.c.BrokerVersion(ctx, addr); err == nil && inexactSearch(v) {
+		maxPulls += uint64(maxTrim + 1) * uint64(len(route.ReadQueues()))
+	}
+	if pulls > maxPulls {
 		t.Errorf("the query sent %d PULL_MESSAGE requests, more than %d: it reads more than it returns", pulls, maxPulls)
 	}
 	t.Logf("newest 2000 of %d: %d pulls", n, pulls)
