@@ -68,7 +68,11 @@ run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=2
 #   GroupsPage: GET /groups on the real binary, cold (refresh=1) and warm.
 #   LiveViewers: requests/poll must be the same for 1 and 200 viewers; rss-MiB < 80.
 #   JoinToBrowser: consumer Start → its row in Chromium, at a 1 s poll (median, p95).
-run_bench groups-list ./groups/ 'BenchmarkGroupList' -benchtime=5x
+#   GroupList also runs at 10 000 groups by default (RMQC_BENCH_GROUPS=1000,10000; seeding
+#     10 000 takes over ten minutes once), against the way before (per-group).
+#   MessageGroups: a message's consumers with 1 000 groups on its topic, before and now.
+run_bench groups-list ./groups/ 'BenchmarkGroupList' -benchtime=3x
+run_bench groups-message ./lookup/ 'BenchmarkMessageGroups' -benchtime=20x
 run_bench groups-page ./e2e/ 'BenchmarkGroupsPage' -benchtime=5x
 run_bench groups-live ./e2e/ 'BenchmarkLiveViewers' -benchtime=10x
 run_bench groups-latency ./e2e/ 'BenchmarkJoinToBrowser' -benchtime=20x
