@@ -203,7 +203,7 @@ func TestIntegrationRangeNewest2000(t *testing.T) {
 	maxPulls := uint64(RangeLimit/pullBatch + 3*8)
 	addr, _ := route.MasterAddr(route.ReadQueues()[0].BrokerName)
 	if v, err := e.c.BrokerVersion(ctx, addr); err == nil && inexactSearch(v) {
-		maxPulls += uint64(maxTrim + 1) * uint64(len(route.ReadQueues()))
+		maxPulls += uint64(maxTrim+1) * uint64(len(route.ReadQueues()))
 	}
 	if pulls > maxPulls {
 		t.Errorf("the query sent %d PULL_MESSAGE requests, more than %d: it reads more than it returns", pulls, maxPulls)
