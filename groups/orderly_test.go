@@ -2,6 +2,7 @@ package groups
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,5 +189,41 @@ func TestListSaysEachOnlineGroupsConsumeModeAskingOneClientAtMostOncePerTTL(t *t
 	}
 	if n := f.Calls()["ConsumerRunningInfo"]; n != 2 {
 		t.Errorf("%d running-info calls after a second list, want none more within ModeTTL", n)
+	}
+}
+
+// Modes read once expire together ModeTTL later; a pass then reads no more running
+// infos than it reads client lists, however many groups are online.
+func TestListReadsABoundedNumberOfConsumeModesPerPass(t *testing.T) {
+	f := newScenario()
+	f.setTopic(tT, map[string]int{"broker-a": 1})
+	for _, g := range []string{"g1", "g2", "g3"} {
+		f.setClients(g, map[string]clientSpec{"c-" + g: {topics: []string{tT}}})
+	}
+	now := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := NewService(f, Options{ClientLookups: 1, Now: clock})
+	list := func() {
+		t.Helper()
+		if _, err := s.List(t.Context(), true); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		now = now.Add(time.Second)
+		mu.Unlock()
+	}
+	for range 3 { // one group's clients, and so its mode, per pass
+		list()
+	}
+	if n := f.Calls()["ConsumerRunningInfo"]; n != 3 {
+		t.Fatalf("%d running-info calls in three passes, want one per group", n)
+	}
+	mu.Lock()
+	now = now.Add(ModeTTL)
+	mu.Unlock()
+	list()
+	if n := f.Calls()["ConsumerRunningInfo"] - 3; n != 1 {
+		t.Errorf("%d running-info calls in the pass after every mode expired, want at most ClientLookups (1)", n)
 	}
 }
