@@ -321,15 +321,6 @@ type groupStats struct {
 	limited bool                   // see brokerRead.limited
 }
 
-func failureOf(fs []BrokerFailure, broker string) (BrokerFailure, bool) {
-	for _, f := range fs {
-		if f.Broker == broker {
-			return f, true
-		}
-	}
-	return BrokerFailure{}, false
-}
-
 // lookUpClients reads the connection list of at most ClientLookups groups, on one master
 // that knows each (clients heartbeat to every broker of the cluster they use), and notes
 // the answers in the cluster. With more groups than that, groups never seen come first,
