@@ -262,19 +262,24 @@ func (s *Service) offsetTableStats(ctx context.Context, addr string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	topics := map[string]*rocketmq.TopicStats{}
+	// The names are collected first: the answers are written into topics while the
+	// requests are still being started.
+	var names []string
+	seen := map[string]bool{}
 	for _, byTopic := range offs {
 		for t := range byTopic {
-			if !rocketmq.IsRetryTopic(t) {
-				topics[t] = nil
+			if !rocketmq.IsRetryTopic(t) && !seen[t] {
+				seen[t] = true
+				names = append(names, t)
 			}
 		}
 	}
+	topics := make(map[string]*rocketmq.TopicStats, len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.opts.Concurrency)
 	var firstErr error
-	for t := range topics {
+	for _, t := range names {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()

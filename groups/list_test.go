@@ -275,6 +275,35 @@ func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
 	}
 }
 
+// Read from the offset table, every topic's max offsets are asked once, side by side,
+// and each group's lag is its own topic's.
+func TestListReadsEveryTopicOfAnOffsetTableOnce(t *testing.T) {
+	f := newScenario()
+	for i := range 30 {
+		topic := fmt.Sprintf("T%02d", i)
+		f.AddTopic(topic, 1, "broker-a")
+		f.setOffsets(fmt.Sprintf("g%02d", i), "broker-a", topic, map[int][2]int64{0: {100, int64(100 - i)}})
+	}
+	f.SlowAll(time.Millisecond)
+	s := NewService(f, Options{BrokerStatsMaxGroups: 10, Concurrency: 4})
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Calls()["TopicStats"]; n != 30 {
+		t.Errorf("%d TopicStats calls, want one per topic (30)", n)
+	}
+	for _, g := range l.Groups {
+		var i int
+		if _, err := fmt.Sscanf(g.Group, "g%02d", &i); err != nil {
+			continue
+		}
+		if g.TotalLag == nil || *g.TotalLag != int64(i) {
+			t.Errorf("group %s: lag %v, want %d", g.Group, g.TotalLag, i)
+		}
+	}
+}
+
 // With no more groups than ClientLookups, a refresh lists every group's clients again,
 // so a client that just joined shows at once.
 func TestListRefreshSeesAClientThatJustJoined(t *testing.T) {
