@@ -102,9 +102,11 @@ func TestIntegrationBrokerConsumeStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A client may commit -1 for a queue it has not consumed from (Go clients do for the
+	// retry topic): the table keeps it as committed, consume stats show it as 0.
 	for _, g := range []string{offline, online} {
 		for mq, o := range all.Groups[g].Offsets {
-			if got, ok := table[g][mq.Topic][mq.QueueID]; !ok || got != o.ConsumerOffset {
+			if got, ok := table[g][mq.Topic][mq.QueueID]; !ok || max(got, 0) != o.ConsumerOffset {
 				t.Errorf("%s %s: offset table %d (%v), consume stats %d", g, mq, got, ok, o.ConsumerOffset)
 			}
 		}
