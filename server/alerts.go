@@ -12,13 +12,7 @@ import (
 func (a *App) alertService() *alerts.Service {
 	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: joinNameServers(a.cfg.NameServers), Retry: a.cfg.AlertRetry}
 	svc := alerts.NewService(a.store, opts)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		svc.Run(ctx)
-	}()
-	a.onClose(func() { cancel(); <-done })
+	a.background(svc.Run)
 	return svc
 }
 

@@ -16,10 +16,7 @@ func (a *App) pruneRebalanceHistory() {
 	if a.cfg.RebalanceRetention <= 0 {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	a.background(func(ctx context.Context) {
 		t := time.NewTicker(pruneEvery)
 		defer t.Stop()
 		for {
@@ -36,6 +33,5 @@ func (a *App) pruneRebalanceHistory() {
 			case <-t.C:
 			}
 		}
-	}()
-	a.onClose(func() { cancel(); <-done })
+	})
 }

@@ -41,13 +41,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 			a.metrics().reg.MustRegister(col)
 			col.Then(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record)
 			col.Then(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) })
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				col.Run(ctx)
-			}()
-			a.onClose(func() { cancel(); <-done })
+			a.background(col.Run)
 		}
 	}
 
@@ -74,3 +68,15 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 // onClose adds work for Close to do first (stopping background goroutines), in reverse
 // order of registration.
 func (a *App) onClose(f func()) { a.closers = append(a.closers, f) }
+
+// background runs run in its own goroutine until Close, which cancels its context and
+// waits for it to return.
+func (a *App) background(run func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	a.onClose(func() { cancel(); <-done })
+}
