@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,12 +58,7 @@ func TestHomeSaysWhichBrokerRefusedTheCredentials(t *testing.T) {
 					t.Errorf("the %s shows a secret key", where)
 				}
 			}
-			if dir := os.Getenv("RMQC_SCREENSHOT_DIR"); dir != "" {
-				png := Get(t, ctx, "screenshot", chromedp.FullScreenshot(100))
-				if err := os.WriteFile(filepath.Join(dir, "home-"+tc.name+".png"), png, 0o644); err != nil {
-					t.Error(err)
-				}
-			}
+			Screenshot(t, ctx, "home-"+tc.name)
 		})
 	}
 }

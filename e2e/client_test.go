@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,11 +36,7 @@ func TestClientPageShowsARealOrderlyConsumer(t *testing.T) {
 		`document.querySelectorAll('#queues-body [data-testid="queue-lock"][data-locked="true"][data-holder$="@`+c.Instance+`"]').length == 2`,
 		chromedp.WithPollingTimeout(60*time.Second)))
 
-	if dir := os.Getenv("RMQC_SCREENSHOT_DIR"); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "group-orderly.png"), Get(t, ctx, "screenshot", chromedp.FullScreenshot(100)), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	Screenshot(t, ctx, "group-orderly")
 	Do(t, ctx, "follow the client's link",
 		chromedp.Click(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+c.Instance+`"] a[data-testid="client-link"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="client-settings"]`)),
@@ -67,11 +61,7 @@ func TestClientPageShowsARealOrderlyConsumer(t *testing.T) {
 	if n := Get(t, ctx, "count topic rows", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="client-topics"] tr[data-topic="`+topic+`"]').length`)); n != 1 {
 		t.Errorf("%d rate rows for the topic, want 1", n)
 	}
-	if dir := os.Getenv("RMQC_SCREENSHOT_DIR"); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "client.png"), Get(t, ctx, "screenshot", chromedp.FullScreenshot(100)), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	Screenshot(t, ctx, "client")
 
 	Do(t, ctx, "ask for a thread dump",
 		chromedp.Click(chromedp.CSS(`[data-testid="jstack-link"]`)),

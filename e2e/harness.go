@@ -254,3 +254,17 @@ func Get[T any](t testing.TB, ctx context.Context, what string, a chromedp.Actio
 	}
 	return v
 }
+
+// Screenshot keeps a full-page screenshot named name.png in RMQC_SCREENSHOT_DIR, for a
+// person to look at; without it, nothing is taken.
+func Screenshot(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("RMQC_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	png := Get(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Error(err)
+	}
+}
