@@ -103,13 +103,6 @@ func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...stri
 	return StartConsumerProcessWith(t, nameServer, group, ConsumerOptions{}, topics...)
 }
 
-// StartSlowConsumerProcess is StartConsumerProcess with a consumer that spends work on
-// each message: a consumer slowed on purpose, to make lag grow or drain at a known pace.
-func StartSlowConsumerProcess(t testing.TB, nameServer, group string, work time.Duration, topics ...string) *ConsumerProcess {
-	t.Helper()
-	return StartConsumerProcessWith(t, nameServer, group, ConsumerOptions{Work: work}, topics...)
-}
-
 // StartConsumerProcessWith is StartConsumerProcess with options.
 func StartConsumerProcessWith(t testing.TB, nameServer, group string, o ConsumerOptions, topics ...string) *ConsumerProcess {
 	t.Helper()

@@ -88,7 +88,7 @@ func TestLagTrendFollowsRealProducersAndConsumers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dev.StartSlowConsumerProcess(t, cl.NameServer, group, 300*time.Millisecond, topic)
+	dev.StartConsumerProcessWith(t, cl.NameServer, group, dev.ConsumerOptions{Work: 300 * time.Millisecond}, topic)
 	dev.Eventually(t, 120*time.Second, "the page says the lag shrinks, with a time to drain", func() error {
 		dir, text, how := pageTrend(t, ctx)
 		if dir != "shrinking" || !strings.Contains(text, "caught up in about") || !strings.Contains(how, "until caught up") {
