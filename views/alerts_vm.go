@@ -17,6 +17,14 @@ type AlertForm struct {
 	Field, Error                                            string
 }
 
+// FieldError returns the sentence for a field, "" when it is fine.
+func (f AlertForm) FieldError(name string) string {
+	if f.Field == name {
+		return f.Error
+	}
+	return ""
+}
+
 // AlertRuleRow is one rule in the list.
 type AlertRuleRow struct {
 	ID                              int64

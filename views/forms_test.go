@@ -32,6 +32,8 @@ func TestFormsMarkOnlyInvalidFields(t *testing.T) {
 		{"reset refused", ResetPage(ResetVM{Group: "g", Configured: true, FieldErrors: map[string]string{"shift": "Enter a number."}}), 1},
 		{"audit empty", AuditListPage(AuditListVM{}), 0},
 		{"audit refused", AuditListPage(AuditListVM{FieldErrors: map[string]string{"since": "Not a time."}}), 1},
+		{"alerts empty", AlertsPage(AlertsVM{CanEdit: true}), 0},
+		{"alerts refused", AlertsPage(AlertsVM{CanEdit: true, Form: AlertForm{Field: "threshold", Error: "The threshold must be a whole number."}}), 1},
 	} {
 		var buf bytes.Buffer
 		if err := c.page.Render(context.Background(), &buf); err != nil {
