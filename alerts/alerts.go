@@ -140,8 +140,9 @@ type Service struct {
 	opts Options
 	wake chan struct{}
 
-	mu      sync.Mutex
-	matched map[int64]int // rule id → groups matched at the last evaluation
+	mu sync.Mutex
+	// matched is rule id → groups matched at the last evaluation; nil before the first.
+	matched map[int64]int
 }
 
 // NewService returns a service over st.
@@ -161,7 +162,7 @@ func NewService(st Store, opts Options) *Service {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	return &Service{st: st, opts: opts, wake: make(chan struct{}, 1), matched: map[int64]int{}}
+	return &Service{st: st, opts: opts, wake: make(chan struct{}, 1)}
 }
 
 // Who is the operator changing a rule, for the audit log.

@@ -245,3 +245,30 @@ func TestDeliveryRetriesWithBackoffThenFails(t *testing.T) {
 		}
 	}
 }
+
+// When no rule matches any group, each still says it matched none once evaluated,
+// not that it was never checked.
+func TestRuleMatchingNothingIsChecked(t *testing.T) {
+	st := open(t)
+	svc := NewService(st, Options{})
+	if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, RuleInput{Group: "nobody-*", Threshold: 1, WebhookURL: "http://127.0.0.1:1/hook"}); err != nil {
+		t.Fatal(err)
+	}
+	matched := func() int {
+		t.Helper()
+		views, err := svc.Rules(t.Context(), 0)
+		if err != nil || len(views) != 1 {
+			t.Fatalf("rules %+v, %v", views, err)
+		}
+		return views[0].Matched
+	}
+	if n := matched(); n != -1 {
+		t.Errorf("before any evaluation the rule matched %d, want -1 (not checked yet)", n)
+	}
+	if err := svc.Evaluate(t.Context(), time.Now(), []Observation{{Group: "billing", Lag: lag(5)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := matched(); n != 0 {
+		t.Errorf("after an evaluation the rule matched %d, want 0", n)
+	}
+}

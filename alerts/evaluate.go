@@ -108,13 +108,10 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 func (s *Service) matchedCount(rule int64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n, ok := s.matched[rule]; ok {
-		return n
-	}
-	if len(s.matched) == 0 {
+	if s.matched == nil {
 		return -1 // not evaluated yet
 	}
-	return 0
+	return s.matched[rule]
 }
 
 // delivery builds the notification of a state change in the rule's format.
