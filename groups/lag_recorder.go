@@ -98,7 +98,7 @@ func (r *LagRecorder) samples(l *List) []store.LagSample {
 			}
 		}
 		next[g.Group] = cur
-		s := store.LagSample{Group: g.Group, At: l.CheckedAt, Lag: g.TotalLag, LagTimeMs: LagTimeOf(g)}
+		s := store.LagSample{Group: g.Group, At: l.CheckedAt, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs}
 		if p, ok := r.prev[g.Group]; ok {
 			s.ProduceTPS, s.ConsumeTPS = rates(p, cur)
 		}
@@ -133,6 +133,3 @@ func rates(prev, cur offsetsAt) (produce, consume *float64) {
 	pr, cr := float64(p)/secs, float64(c)/secs
 	return &pr, &cr
 }
-
-// LagTimeOf is the group's time behind as the list read it; nil when unknown.
-func LagTimeOf(g Summary) *int64 { return g.MaxLagTimeMs }

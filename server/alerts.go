@@ -21,7 +21,7 @@ func (a *App) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups
 	obs := make([]alerts.Observation, 0, len(l.Groups))
 	for _, g := range l.Groups {
 		if !g.System {
-			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: groups.LagTimeOf(g)})
+			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs})
 		}
 	}
 	if err := svc.Evaluate(ctx, l.CheckedAt, obs); err != nil && ctx.Err() == nil {
