@@ -39,8 +39,6 @@ var lagRanges = []struct {
 type GroupLagHistory struct {
 	*Env
 	History LagHistory
-	// Now is the clock (tests).
-	Now func() time.Time
 }
 
 // LagSampleJSON is one sample of the lag history in the API. SpanMs > 0 marks a bucket of
@@ -73,23 +71,9 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		return
 	}
 	now := time.Now()
-	if h.Now != nil {
-		now = h.Now()
-	}
 	until, since := now, now.Add(-time.Hour)
-	for _, p := range []struct {
-		name string
-		into *time.Time
-	}{{"since", &since}, {"until", &until}} {
-		if s := c.Query(p.name); s != "" {
-			t, ok := parseRebalanceTime(s)
-			if !ok {
-				h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_" + p.name,
-					Message: p.name + " must be an RFC 3339 time (2026-01-02T15:04:05Z) or epoch milliseconds."})
-				return
-			}
-			*p.into = t
-		}
+	if !h.queryTime(c, "since", &since) || !h.queryTime(c, "until", &until) {
+		return
 	}
 	if !since.Before(until) {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: "since must be before until."})

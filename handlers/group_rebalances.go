@@ -62,14 +62,8 @@ func (h *GroupRebalances) API(c *gin.Context) {
 		limit = n
 	}
 	var before time.Time
-	if s := c.Query("before"); s != "" {
-		t, ok := parseRebalanceTime(s)
-		if !ok {
-			h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_before",
-				Message: "before must be an RFC 3339 time (2026-01-02T15:04:05Z) or epoch milliseconds."})
-			return
-		}
-		before = t
+	if !h.queryTime(c, "before", &before) {
+		return
 	}
 	stored, err := h.Events.RebalanceEvents(c.Request.Context(), group, limit, before)
 	if err != nil {
@@ -93,11 +87,24 @@ func (h *GroupRebalances) API(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// parseRebalanceTime reads RFC 3339 or epoch milliseconds.
-func parseRebalanceTime(s string) (time.Time, bool) {
+// queryTime reads the API's time parameter name, RFC 3339 or epoch milliseconds, into
+// *into when it is given. It answers 400 naming the parameter and returns false when the
+// value is neither.
+func (e *Env) queryTime(c *gin.Context, name string, into *time.Time) bool {
+	s := c.Query(name)
+	if s == "" {
+		return true
+	}
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms), true
+		*into = time.UnixMilli(ms)
+		return true
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	if err != nil {
+		e.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_" + name,
+			Message: name + " must be an RFC 3339 time (2026-01-02T15:04:05Z) or epoch milliseconds."})
+		return false
+	}
+	*into = t
+	return true
 }
