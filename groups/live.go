@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rmqconsole/live"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -53,7 +54,7 @@ type Update struct {
 // Frame is one update as it goes to a viewer: websocket messages, sent in order. Each
 // message is parsed and swapped on its own, so table rows travel in a message of their
 // own (rows after other elements would not parse as rows).
-type Frame [][]byte
+type Frame = live.Frame
 
 // Renderer turns an update into a frame. Live calls it once per update, however many
 // viewers the group has, and sends the same bytes to each.
@@ -94,28 +95,24 @@ type LiveOptions struct {
 	Log   *slog.Logger
 }
 
-// Live runs one watcher per watched group: started by the group's first viewer, stopped
-// shortly after its last one leaves. Each watcher polls the group, diffs the result into
-// rebalance events, stores them, renders one frame and fans it out to every viewer.
+// Live is the live group view: package live's hub runs one watcher per watched group
+// (one poll per tick whatever the number of viewers, slow viewers dropped); each
+// watcher diffs the group's state into rebalance events, stores them, and renders a
+// full frame on its first tick and only what changed after.
 type Live struct {
 	reader Reader
 	opts   LiveOptions
+	hub    *live.Hub
 
-	mu      sync.Mutex
-	watches map[string]*watch
 	// kept holds the lag history of groups nobody watches any more, newest last in
 	// keptOrder, so a page opened again shows the lag it showed before.
+	keptMu    sync.Mutex
 	kept      map[string]*history
 	keptOrder []string
-	closed    bool
-	wg        sync.WaitGroup
-
-	ticks   atomic.Uint64
-	dropped atomic.Uint64
 }
 
 // ErrLiveClosed is returned by Watch after Close.
-var ErrLiveClosed = errors.New("live group view is shutting down")
+var ErrLiveClosed = live.ErrClosed
 
 // NewLive returns a Live that reads groups through reader.
 func NewLive(reader Reader, opts LiveOptions) *Live {
@@ -137,7 +134,10 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 	if opts.Renderer == nil {
 		opts.Renderer = RenderFunc(func(*Update) (Frame, error) { return nil, nil })
 	}
-	return &Live{reader: reader, opts: opts, watches: map[string]*watch{}, kept: map[string]*history{}}
+	l := &Live{reader: reader, opts: opts, kept: map[string]*history{}}
+	l.hub = live.NewSources(l.start, live.Options{Interval: opts.Interval, Timeout: opts.Timeout,
+		Linger: opts.Linger, Buffer: opts.ViewerBuffer, Log: opts.Log})
+	return l
 }
 
 // Interval returns the poll interval.
@@ -145,54 +145,11 @@ func (l *Live) Interval() time.Duration { return l.opts.Interval }
 
 // Viewer is one subscriber to a group's frames. Read C until it is closed: it closes
 // when the viewer is dropped for being slow, or when Live shuts down.
-type Viewer struct {
-	C  <-chan Frame
-	ch chan Frame
-	w  *watch
-
-	// guarded by w.mu
-	needFull bool
-	closed   bool
-	dropped  bool
-}
-
-// Dropped reports whether the viewer was dropped for falling behind.
-func (v *Viewer) Dropped() bool {
-	v.w.mu.Lock()
-	defer v.w.mu.Unlock()
-	return v.dropped
-}
-
-// Close unsubscribes the viewer. It is safe to call more than once.
-func (v *Viewer) Close() { v.w.remove(v) }
+type Viewer = live.Viewer
 
 // Watch subscribes to a group's frames, starting its watcher when it is the first viewer.
 // The first frame the viewer receives renders everything.
-func (l *Live) Watch(group string) (*Viewer, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return nil, ErrLiveClosed
-	}
-	w := l.watches[group]
-	if w == nil {
-		w = l.start(group)
-	}
-	ch := make(chan Frame, l.opts.ViewerBuffer)
-	v := &Viewer{C: ch, ch: ch, w: w, needFull: true}
-	w.mu.Lock()
-	w.viewers[v] = true
-	if w.linger != nil {
-		w.linger.Stop()
-		w.linger = nil
-	}
-	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-	return v, nil
-}
+func (l *Live) Watch(group string) (*Viewer, error) { return l.hub.Watch(group) }
 
 // Snapshot is a watched group's latest state.
 type Snapshot struct {
@@ -204,13 +161,11 @@ type Snapshot struct {
 // Latest returns the latest state of a group being watched, when it is fresher than two
 // poll intervals, so a page opened on a watched group costs the cluster nothing.
 func (l *Live) Latest(group string) (*Snapshot, bool) {
-	l.mu.Lock()
-	w := l.watches[group]
-	l.mu.Unlock()
-	if w == nil {
+	src, ok := l.hub.Source(group)
+	if !ok {
 		return nil, false
 	}
-	s := w.latest.Load()
+	s := src.(*watch).latest.Load()
 	if s == nil || time.Since(s.Detail.CheckedAt) > 2*l.opts.Interval+l.opts.Timeout {
 		return nil, false
 	}
@@ -218,64 +173,33 @@ func (l *Live) Latest(group string) (*Snapshot, bool) {
 }
 
 // Stats counts what Live is doing, for metrics.
-type Stats struct {
-	Watchers int
-	Viewers  int
-	Ticks    uint64
-	Dropped  uint64
-}
+type Stats = live.Stats
 
 // Stats returns current counts.
-func (l *Live) Stats() Stats {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st := Stats{Watchers: len(l.watches), Ticks: l.ticks.Load(), Dropped: l.dropped.Load()}
-	for _, w := range l.watches {
-		w.mu.Lock()
-		st.Viewers += len(w.viewers)
-		w.mu.Unlock()
-	}
-	return st
-}
+func (l *Live) Stats() Stats { return l.hub.Stats() }
 
 // Close stops every watcher, closes every viewer and waits for the goroutines to end.
-func (l *Live) Close() {
-	l.mu.Lock()
-	l.closed = true
-	for g, w := range l.watches {
-		w.cancel()
-		delete(l.watches, g)
-	}
-	l.mu.Unlock()
-	l.wg.Wait()
-}
+func (l *Live) Close() { l.hub.Close() }
 
-// watch is one watched group. Its run goroutine owns the tracker, the history and
-// rendering; mu guards the viewer set.
+// watch is one watched group, the hub's Source for it. The hub calls Poll and CatchUp
+// from one goroutine, which owns the tracker, the history and rendering.
 type watch struct {
 	l      *Live
 	group  string
-	ctx    context.Context
-	cancel context.CancelFunc
-	wake   chan struct{}
+	loaded bool
 
-	mu      sync.Mutex
-	viewers map[*Viewer]bool
-	linger  *time.Timer
-
-	// latest is the last good tick's state, nil before one; only run stores it.
+	// latest is the last good tick's state, nil before one; only Poll stores it.
 	latest atomic.Pointer[Snapshot]
 
-	// owned by run
 	tracker   *tracker
 	history   *history
 	recent    []Event
-	fullFrame Frame
+	fullFrame Frame // the catch-up frame of the latest state, rendered once
 }
 
-// start must be called with l.mu held.
-func (l *Live) start(group string) *watch {
-	ctx, cancel := context.WithCancel(context.Background())
+// start makes the watcher of a group, with the lag history it had when last watched.
+func (l *Live) start(group string) live.Source {
+	l.keptMu.Lock()
 	hist := l.kept[group]
 	if hist != nil {
 		delete(l.kept, group)
@@ -284,41 +208,23 @@ func (l *Live) start(group string) *watch {
 	} else {
 		hist = newHistory()
 	}
-	w := &watch{l: l, group: group, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		viewers: map[*Viewer]bool{}, tracker: newTracker(), history: hist}
-	l.watches[group] = w
-	l.wg.Add(1)
-	go w.run()
+	l.keptMu.Unlock()
 	l.opts.Log.Debug("watching group", "group", group)
-	return w
+	return &watch{l: l, group: group, tracker: newTracker(), history: hist}
 }
 
-func (w *watch) run() {
-	defer w.l.wg.Done()
-	defer w.closeViewers()
-	w.loadRecent()
-	t := time.NewTicker(w.l.opts.Interval)
-	defer t.Stop()
-	w.tick()
-	for {
-		select {
-		case <-w.ctx.Done():
-			w.l.opts.Log.Debug("stopped watching group", "group", w.group)
-			return
-		case <-t.C:
-			w.tick()
-		case <-w.wake:
-			w.serveNewViewers()
-		}
-	}
+// Stopped keeps the history for the group's next viewer.
+func (w *watch) Stopped() {
+	w.l.opts.Log.Debug("stopped watching group", "group", w.group)
+	w.l.keep(w.group, w.history)
 }
 
 // loadRecent reads the stored timeline, so a restarted console shows what it saw before.
-func (w *watch) loadRecent() {
+func (w *watch) loadRecent(ctx context.Context) {
 	if w.l.opts.Store == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	stored, err := w.l.opts.Store.RebalanceEvents(ctx, w.group, RecentEvents, time.Time{})
 	if err != nil {
@@ -328,13 +234,16 @@ func (w *watch) loadRecent() {
 	w.recent = EventsFromStore(stored)
 }
 
-func (w *watch) tick() {
-	w.l.ticks.Add(1)
-	ctx, cancel := context.WithTimeout(w.ctx, w.l.opts.Timeout)
+// Poll reads the group and renders the tick: a full frame the first time, only what
+// changed after, and a status frame when the read failed.
+func (w *watch) Poll(ctx context.Context) live.Tick {
+	if !w.loaded {
+		w.loaded = true
+		w.loadRecent(ctx)
+	}
 	d, err := w.l.reader.Detail(ctx, w.group)
-	cancel()
-	if w.ctx.Err() != nil {
-		return
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		return live.Tick{} // stopping
 	}
 	u := &Update{Recent: w.recent}
 	prev := w.latest.Load()
@@ -344,12 +253,11 @@ func (w *watch) tick() {
 			u.Detail, u.History = prev.Detail, prev.History
 		}
 		w.l.opts.Log.Debug("watch tick failed", "group", w.group, "err", err)
-		w.broadcast(w.render(u), sendStatus)
-		return
+		return live.Tick{Frame: w.render(u), Send: live.SendStatus}
 	}
 	events := w.tracker.observe(d)
 	if len(events) > 0 {
-		w.store(events)
+		w.store(ctx, events)
 		w.recent = append(append([]Event(nil), reversed(events)...), w.recent...)
 		if len(w.recent) > RecentEvents {
 			w.recent = w.recent[:RecentEvents]
@@ -358,38 +266,22 @@ func (w *watch) tick() {
 	u.Detail, u.Events, u.Recent = d, events, w.recent
 	u.Sample = w.history.add(d)
 	u.History = w.history.snapshot()
-	first := prev == nil
-	if first {
-		u.Full = true
+	send := live.SendDelta
+	if prev == nil {
+		u.Full, send = true, live.SendFull
 	} else {
 		diff(prev.Detail, d, u, u.History)
 	}
 	w.fullFrame = nil
 	w.latest.Store(&Snapshot{Detail: d, History: u.History, Recent: w.recent})
-	mode := sendDelta
-	if first {
-		mode = sendFull
-	}
-	w.broadcast(w.render(u), mode)
-	w.serveNewViewers()
+	return live.Tick{Frame: w.render(u), Send: send}
 }
 
-// serveNewViewers sends the full frame to viewers that joined since the last tick.
-func (w *watch) serveNewViewers() {
+// CatchUp renders everything as of the latest good tick, for viewers that just joined.
+func (w *watch) CatchUp() Frame {
 	s := w.latest.Load()
 	if s == nil {
-		return // the first tick serves them
-	}
-	w.mu.Lock()
-	waiting := 0
-	for v := range w.viewers {
-		if v.needFull {
-			waiting++
-		}
-	}
-	w.mu.Unlock()
-	if waiting == 0 {
-		return
+		return nil // the first good tick serves them
 	}
 	if w.fullFrame == nil {
 		u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true}
@@ -398,14 +290,7 @@ func (w *watch) serveNewViewers() {
 		}
 		w.fullFrame = w.render(u)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for v := range w.viewers {
-		if v.needFull {
-			v.needFull = false
-			w.sendLocked(v, w.fullFrame)
-		}
-	}
+	return w.fullFrame
 }
 
 func (w *watch) render(u *Update) Frame {
@@ -417,87 +302,14 @@ func (w *watch) render(u *Update) Frame {
 	return b
 }
 
-// How a frame goes out.
-type sendMode int
-
-const (
-	// sendDelta: only to viewers that already had a full frame (a delta means nothing
-	// without it).
-	sendDelta sendMode = iota
-	// sendFull: to everyone; the frame renders everything.
-	sendFull
-	// sendStatus: to everyone; the frame only says how the watch is going.
-	sendStatus
-)
-
-// broadcast sends a frame to the viewers the mode says.
-func (w *watch) broadcast(frame Frame, mode sendMode) {
-	if frame == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for v := range w.viewers {
-		if v.needFull && mode == sendDelta {
-			continue
-		}
-		if mode == sendFull {
-			v.needFull = false
-		}
-		w.sendLocked(v, frame)
-	}
-}
-
-// sendLocked queues a frame for v, dropping v when its buffer is full.
-func (w *watch) sendLocked(v *Viewer, frame Frame) {
-	select {
-	case v.ch <- frame:
-	default:
-		v.dropped = true
-		w.l.dropped.Add(1)
-		w.l.opts.Log.Info("dropped a slow viewer of group", "group", w.group, "buffer", cap(v.ch))
-		w.removeLocked(v)
-	}
-}
-
-func (w *watch) remove(v *Viewer) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.removeLocked(v)
-}
-
-// removeLocked closes v and, when it was the last viewer, schedules the watcher's stop.
-func (w *watch) removeLocked(v *Viewer) {
-	if v.closed {
-		return
-	}
-	v.closed = true
-	close(v.ch)
-	delete(w.viewers, v)
-	if len(w.viewers) == 0 && w.linger == nil && w.ctx.Err() == nil {
-		w.linger = time.AfterFunc(w.l.opts.Linger, func() { w.l.stopIfIdle(w) })
-	}
-}
-
-// stopIfIdle stops w if nobody started watching it again meanwhile.
-func (l *Live) stopIfIdle(w *watch) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.viewers) == 0 && l.watches[w.group] == w {
-		delete(l.watches, w.group)
-		w.cancel()
-		l.keep(w.group, w.history)
-	}
-}
-
 // KeptHistories is how many unwatched groups' lag history Live keeps in memory (each
 // at most TotalSamples): the groups looked at most recently.
 const KeptHistories = 64
 
-// keep holds a stopped watcher's history for the next viewer of its group; l.mu held.
+// keep holds a stopped watcher's history for the next viewer of its group.
 func (l *Live) keep(group string, h *history) {
+	l.keptMu.Lock()
+	defer l.keptMu.Unlock()
 	l.kept[group] = h
 	l.keptOrder = append(l.keptOrder, group)
 	if len(l.keptOrder) > KeptHistories {
@@ -506,25 +318,12 @@ func (l *Live) keep(group string, h *history) {
 	}
 }
 
-func (w *watch) closeViewers() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.linger != nil {
-		w.linger.Stop()
-	}
-	for v := range w.viewers {
-		v.closed = true
-		close(v.ch)
-		delete(w.viewers, v)
-	}
-}
-
 // store writes events; a failure is logged, and the live view goes on.
-func (w *watch) store(events []Event) {
+func (w *watch) store(ctx context.Context, events []Event) {
 	if w.l.opts.Store == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := w.l.opts.Store.AddRebalanceEvents(ctx, EventsToStore(w.group, events)); err != nil {
 		w.l.opts.Log.Error("store rebalance events", "group", w.group, "err", err)

@@ -108,7 +108,7 @@ func noWatchers(t *testing.T) {
 	for {
 		buf := make([]byte, 1<<20)
 		stacks := string(buf[:runtime.Stack(buf, true)])
-		if !strings.Contains(stacks, "groups.(*watch).run") && !strings.Contains(stacks, "groups.(*Live).stopIfIdle") {
+		if !strings.Contains(stacks, "live.(*watch).run") && !strings.Contains(stacks, "live.(*watch).stopIfIdle") {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -170,10 +170,10 @@ func TestLiveCostsOneReadPerTickWhateverTheNumberOfViewers(t *testing.T) {
 	if st.Watchers != 1 || st.Viewers != viewers {
 		t.Errorf("stats %+v: want one watcher for %d viewers", st, viewers)
 	}
-	if reads, ticks := r.reads.Load(), l.ticks.Load(); reads != int64(ticks) {
+	if reads, ticks := r.reads.Load(), l.Stats().Ticks; reads != int64(ticks) {
 		t.Errorf("%d reads in %d ticks: one read per tick, however many viewers", reads, ticks)
 	}
-	if renders, ticks := rend.count(), int(l.ticks.Load()); renders > ticks+1 {
+	if renders, ticks := rend.count(), int(l.Stats().Ticks); renders > ticks+1 {
 		t.Errorf("%d renders in %d ticks for %d viewers: render once per tick and share the bytes", renders, ticks, viewers)
 	}
 }
@@ -392,12 +392,12 @@ func TestLiveKeepsHistoryAfterTheWatcherStops(t *testing.T) {
 		t.Errorf("no gap where nobody watched in %+v", after.History.Totals)
 	}
 
-	l.mu.Lock()
 	for i := range KeptHistories + 10 {
 		l.keep(fmt.Sprintf("g%d", i), newHistory())
 	}
+	l.keptMu.Lock()
 	n := len(l.kept)
-	l.mu.Unlock()
+	l.keptMu.Unlock()
 	if n != KeptHistories {
 		t.Errorf("%d histories kept, want at most %d", n, KeptHistories)
 	}

@@ -1,14 +1,16 @@
 // Package live pushes what a poller sees to the browsers watching it: one poller per
-// watched key (a broker, a topic), started by its first viewer and stopped shortly after
-// its last one leaves; each tick's frame is rendered once and sent to every viewer, and
-// a viewer that falls behind is dropped rather than allowed to hold up the others.
-// A hundred viewers of one key cost the cluster what one does.
+// watched key (a broker, a consumer group), started by its first viewer and stopped
+// shortly after its last one leaves; each tick's frame is rendered once and sent to every
+// viewer, and a viewer that falls behind is dropped rather than allowed to hold up the
+// others. A hundred viewers of one key cost the cluster what one does.
 package live
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +20,44 @@ type Frame = [][]byte
 // PollFunc reads key once and renders the frame every viewer receives; a nil frame
 // sends nothing this tick.
 type PollFunc func(ctx context.Context, key string) Frame
+
+// Source is the poller of one watched key. A Hub makes one for the key's first viewer
+// and calls it from a single goroutine, so it may keep state between ticks unguarded.
+type Source interface {
+	// Poll reads the key once and renders what goes out this tick.
+	Poll(ctx context.Context) Tick
+	// CatchUp renders everything as of the last poll, for viewers that joined since; nil
+	// when there is nothing yet (the next full tick serves them).
+	CatchUp() Frame
+}
+
+// Stopper is a Source that wants to know when its key stops being polled because
+// nobody watches it any more; Stopped is called once, before a new viewer of the key
+// can start a new Source.
+type Stopper interface {
+	Stopped()
+}
+
+// Tick is what one poll produced; a nil Frame sends nothing.
+type Tick struct {
+	Frame Frame
+	Send  Send
+}
+
+// Send says which viewers a tick's frame goes to.
+type Send int
+
+const (
+	// SendFull: the frame renders everything; it goes to every viewer, including those
+	// waiting to catch up.
+	SendFull Send = iota
+	// SendDelta: the frame renders only what changed, meaningless without a full frame
+	// before it; it goes to the viewers that have had one.
+	SendDelta
+	// SendStatus: the frame only says how the watch is going; it goes to every viewer,
+	// and those waiting to catch up still wait.
+	SendStatus
+)
 
 // Options tune a Hub; zero values take the defaults.
 type Options struct {
@@ -31,24 +71,54 @@ type Options struct {
 	// Buffer is how many frames a viewer may fall behind before it is dropped
 	// (default 16).
 	Buffer int
+	// Log records dropped viewers; nil logs nothing.
+	Log *slog.Logger
 }
 
 // Hub runs the pollers of watched keys.
 type Hub struct {
-	poll PollFunc
-	opts Options
+	start func(key string) Source
+	opts  Options
 
 	mu      sync.Mutex
 	watches map[string]*watch
 	closed  bool
 	wg      sync.WaitGroup
+
+	ticks   atomic.Uint64
+	dropped atomic.Uint64
 }
 
 // ErrClosed is returned by Watch after Close.
 var ErrClosed = errors.New("live view is shutting down")
 
-// New returns a Hub that polls with poll.
+// New returns a Hub whose every tick is a full frame made by poll; a viewer joining a
+// running poller gets its latest frame at once.
 func New(poll PollFunc, opts Options) *Hub {
+	return NewSources(func(key string) Source { return &funcSource{poll: poll, key: key} }, opts)
+}
+
+// funcSource adapts a PollFunc: every frame renders everything, so the last one is
+// what a joining viewer needs.
+type funcSource struct {
+	poll PollFunc
+	key  string
+	last Frame
+}
+
+func (s *funcSource) Poll(ctx context.Context) Tick {
+	if f := s.poll(ctx, s.key); f != nil {
+		s.last = f
+		return Tick{Frame: f, Send: SendFull}
+	}
+	return Tick{}
+}
+
+func (s *funcSource) CatchUp() Frame { return s.last }
+
+// NewSources returns a Hub that polls each watched key through the Source start makes
+// for it. start is called with the Hub's lock held: it must not call the Hub.
+func NewSources(start func(key string) Source, opts Options) *Hub {
 	if opts.Interval <= 0 {
 		opts.Interval = 2 * time.Second
 	}
@@ -61,7 +131,10 @@ func New(poll PollFunc, opts Options) *Hub {
 	if opts.Buffer <= 0 {
 		opts.Buffer = 16
 	}
-	return &Hub{poll: poll, opts: opts, watches: map[string]*watch{}}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{start: start, opts: opts, watches: map[string]*watch{}}
 }
 
 // Viewer receives a key's frames on C until it is closed: when the viewer is dropped
@@ -71,7 +144,10 @@ type Viewer struct {
 	ch chan Frame
 	w  *watch
 
-	dropped bool // guarded by w.mu
+	// guarded by w.mu
+	caughtUp bool // has had a full frame, so deltas mean something to it
+	closed   bool
+	dropped  bool
 }
 
 // Dropped reports whether the viewer was dropped for falling behind.
@@ -82,22 +158,28 @@ func (v *Viewer) Dropped() bool {
 }
 
 // Close unsubscribes the viewer; it is safe to call more than once.
-func (v *Viewer) Close() { v.w.remove(v) }
+func (v *Viewer) Close() {
+	v.w.mu.Lock()
+	defer v.w.mu.Unlock()
+	v.w.removeLocked(v)
+}
 
+// watch is one watched key. Its run goroutine owns the Source; mu guards the viewers.
 type watch struct {
 	h      *Hub
 	key    string
+	src    Source
 	ctx    context.Context
 	cancel context.CancelFunc
+	wake   chan struct{} // a viewer joined
 
 	mu      sync.Mutex
 	viewers map[*Viewer]bool
 	linger  *time.Timer
-	last    Frame // the latest frame, sent to a viewer as it joins
 }
 
-// Watch subscribes to key's frames, starting its poller for the first viewer. A viewer
-// joining a running poller gets its latest frame at once.
+// Watch subscribes to key's frames, starting its poller for the first viewer. The first
+// frame a viewer receives renders everything.
 func (h *Hub) Watch(key string) (*Viewer, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -107,7 +189,8 @@ func (h *Hub) Watch(key string) (*Viewer, error) {
 	w := h.watches[key]
 	if w == nil {
 		ctx, cancel := context.WithCancel(context.Background())
-		w = &watch{h: h, key: key, ctx: ctx, cancel: cancel, viewers: map[*Viewer]bool{}}
+		w = &watch{h: h, key: key, src: h.start(key), ctx: ctx, cancel: cancel,
+			wake: make(chan struct{}, 1), viewers: map[*Viewer]bool{}}
 		h.watches[key] = w
 		h.wg.Add(1)
 		go w.run()
@@ -115,16 +198,27 @@ func (h *Hub) Watch(key string) (*Viewer, error) {
 	ch := make(chan Frame, h.opts.Buffer)
 	v := &Viewer{C: ch, ch: ch, w: w}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.viewers[v] = true
 	if w.linger != nil {
 		w.linger.Stop()
 		w.linger = nil
 	}
-	if w.last != nil {
-		ch <- w.last
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 	return v, nil
+}
+
+// Source returns the Source polling key, while someone watches it.
+func (h *Hub) Source(key string) (Source, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.watches[key]; w != nil {
+		return w.src, true
+	}
+	return nil, false
 }
 
 // Watchers counts the keys being polled.
@@ -132,6 +226,27 @@ func (h *Hub) Watchers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.watches)
+}
+
+// Stats counts what a Hub is doing, for metrics.
+type Stats struct {
+	Watchers int    // keys being polled
+	Viewers  int    // open viewers
+	Ticks    uint64 // polls made
+	Dropped  uint64 // viewers dropped for falling behind
+}
+
+// Stats returns current counts.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := Stats{Watchers: len(h.watches), Ticks: h.ticks.Load(), Dropped: h.dropped.Load()}
+	for _, w := range h.watches {
+		w.mu.Lock()
+		st.Viewers += len(w.viewers)
+		w.mu.Unlock()
+	}
+	return st
 }
 
 // Close stops every poller, closes every viewer and waits for the pollers to end.
@@ -151,56 +266,101 @@ func (w *watch) run() {
 	defer w.closeViewers()
 	t := time.NewTicker(w.h.opts.Interval)
 	defer t.Stop()
+	w.tick()
 	for {
-		w.tick()
 		select {
 		case <-w.ctx.Done():
 			return
 		case <-t.C:
+			w.tick()
+		case <-w.wake:
+			w.catchUp()
 		}
 	}
 }
 
 func (w *watch) tick() {
+	w.h.ticks.Add(1)
 	ctx, cancel := context.WithTimeout(w.ctx, w.h.opts.Timeout)
-	f := w.h.poll(ctx, w.key)
+	t := w.src.Poll(ctx)
 	cancel()
-	if f == nil || w.ctx.Err() != nil {
+	if w.ctx.Err() != nil {
+		return
+	}
+	if t.Frame != nil {
+		w.broadcast(t)
+	}
+	w.catchUp()
+}
+
+// broadcast sends a tick's frame to the viewers its Send names.
+func (w *watch) broadcast(t Tick) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for v := range w.viewers {
+		if t.Send == SendDelta && !v.caughtUp {
+			continue
+		}
+		if t.Send == SendFull {
+			v.caughtUp = true
+		}
+		w.sendLocked(v, t.Frame)
+	}
+}
+
+// catchUp sends the Source's full frame to the viewers that have not had one.
+func (w *watch) catchUp() {
+	w.mu.Lock()
+	waiting := false
+	for v := range w.viewers {
+		waiting = waiting || !v.caughtUp
+	}
+	w.mu.Unlock()
+	if !waiting {
+		return
+	}
+	f := w.src.CatchUp()
+	if f == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.last = f
 	for v := range w.viewers {
-		select {
-		case v.ch <- f:
-		default: // fell behind: drop it, never wait for it
-			v.dropped = true
-			delete(w.viewers, v)
-			close(v.ch)
+		if !v.caughtUp {
+			v.caughtUp = true
+			w.sendLocked(v, f)
 		}
 	}
-	w.lingerIfIdleLocked()
 }
 
-// lingerIfIdleLocked starts the linger timer once nobody watches; w.mu must be held.
-func (w *watch) lingerIfIdleLocked() {
-	if len(w.viewers) == 0 && w.linger == nil {
+// sendLocked queues a frame for v, dropping v when its buffer is full: a slow viewer
+// is never waited for. w.mu must be held.
+func (w *watch) sendLocked(v *Viewer, f Frame) {
+	select {
+	case v.ch <- f:
+	default:
+		v.dropped = true
+		w.h.dropped.Add(1)
+		w.h.opts.Log.Info("dropped a slow live viewer", "key", w.key, "buffer", cap(v.ch))
+		w.removeLocked(v)
+	}
+}
+
+// removeLocked closes v and, when it was the last viewer, schedules the poller's stop;
+// w.mu must be held.
+func (w *watch) removeLocked(v *Viewer) {
+	if v.closed {
+		return
+	}
+	v.closed = true
+	close(v.ch)
+	delete(w.viewers, v)
+	if len(w.viewers) == 0 && w.linger == nil && w.ctx.Err() == nil {
 		w.linger = time.AfterFunc(w.h.opts.Linger, w.stopIfIdle)
 	}
 }
 
-func (w *watch) remove(v *Viewer) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.viewers[v] {
-		return
-	}
-	delete(w.viewers, v)
-	close(v.ch)
-	w.lingerIfIdleLocked()
-}
-
+// stopIfIdle stops the poller if nobody started watching the key again meanwhile.
 func (w *watch) stopIfIdle() {
 	w.h.mu.Lock()
 	defer w.h.mu.Unlock()
@@ -210,14 +370,21 @@ func (w *watch) stopIfIdle() {
 	if idle && w.h.watches[w.key] == w {
 		delete(w.h.watches, w.key)
 		w.cancel()
+		if s, ok := w.src.(Stopper); ok {
+			s.Stopped()
+		}
 	}
 }
 
 func (w *watch) closeViewers() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.linger != nil {
+		w.linger.Stop()
+	}
 	for v := range w.viewers {
-		delete(w.viewers, v)
+		v.closed = true
 		close(v.ch)
+		delete(w.viewers, v)
 	}
 }

@@ -98,3 +98,65 @@ func TestCloseEndsViewers(t *testing.T) {
 		t.Errorf("Watch after Close: %v", err)
 	}
 }
+
+// deltaSource renders a full frame on its first poll and deltas after; CatchUp says
+// which poll it renders.
+type deltaSource struct {
+	polls   int
+	catchUp atomic.Int64
+}
+
+func (s *deltaSource) Poll(context.Context) Tick {
+	s.polls++
+	if s.polls == 1 {
+		return Tick{Frame: Frame{[]byte("full")}, Send: SendFull}
+	}
+	return Tick{Frame: Frame{[]byte("delta")}, Send: SendDelta}
+}
+
+func (s *deltaSource) CatchUp() Frame {
+	s.catchUp.Add(1)
+	return Frame{[]byte("catch-up")}
+}
+
+// A viewer joining a running poller gets everything first, never a delta it could not
+// apply; the viewers already there keep getting deltas and no catch-up.
+func TestJoiningViewerCatchesUpBeforeDeltas(t *testing.T) {
+	src := &deltaSource{}
+	h := NewSources(func(string) Source { return src }, Options{Interval: 5 * time.Millisecond})
+	defer h.Close()
+	first, _ := h.Watch("k")
+	defer first.Close()
+	read := func(v *Viewer) string {
+		t.Helper()
+		select {
+		case f := <-v.C:
+			return string(f[0])
+		case <-time.After(5 * time.Second):
+			t.Fatal("no frame")
+			return ""
+		}
+	}
+	if got := read(first); got != "full" {
+		t.Fatalf("first viewer's first frame %q, want full", got)
+	}
+	if got := read(first); got != "delta" {
+		t.Fatalf("first viewer's second frame %q, want delta", got)
+	}
+	late, _ := h.Watch("k")
+	defer late.Close()
+	if got := read(late); got != "catch-up" {
+		t.Fatalf("a viewer joining a running poller first got %q, want catch-up", got)
+	}
+	for range 5 {
+		if got := read(first); got != "delta" {
+			t.Fatalf("the viewer already there got %q, want only deltas", got)
+		}
+		if got := read(late); got != "delta" {
+			t.Fatalf("the caught-up viewer got %q, want delta", got)
+		}
+	}
+	if n := src.catchUp.Load(); n != 1 {
+		t.Errorf("CatchUp rendered %d times for one joining viewer", n)
+	}
+}
