@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/gorilla/websocket"
 
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
@@ -37,21 +36,7 @@ func (h *BrokerLive) Serve(c *gin.Context) {
 		h.Fail(c, errBrokersNoCluster)
 		return
 	}
-	conn, err := wsUpgrader.Upgrade(c.Writer, c.Request, nil)
-	if err != nil {
-		return // the upgrader has answered
-	}
-	defer conn.Close()
-	v, err := h.Hub.Watch(name)
-	if err != nil {
-		_ = conn.WriteControl(websocket.CloseMessage,
-			websocket.FormatCloseMessage(wsCloseServiceRestart, "shutting down"), time.Now().Add(wsWriteWait))
-		return
-	}
-	defer v.Close()
-	readDone := make(chan struct{})
-	go wsReadPump(conn, readDone)
-	wsWritePump(conn, v.C, v.Dropped, readDone)
+	streamLive(c, h.Hub.Watch, name)
 }
 
 // BrokerFrames is the live hub's poll of one broker: its processes' runtime info, added

@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
+	"rmqconsole/live"
 	"rmqconsole/views"
 )
 
@@ -50,12 +51,18 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		h.Fail(c, errGroupsNoCluster)
 		return
 	}
+	streamLive(c, h.Live.Watch, group)
+}
+
+// streamLive upgrades the request and streams key's frames from watch until the browser
+// leaves, falls behind, or the console shuts down. Every live view streams through it.
+func streamLive(c *gin.Context, watch func(key string) (*live.Viewer, error), key string) {
 	conn, err := wsUpgrader.Upgrade(c.Writer, c.Request, nil)
 	if err != nil {
 		return // the upgrader has answered (403 for another origin, 400 for a plain GET)
 	}
 	defer conn.Close()
-	v, err := h.Live.Watch(group)
+	v, err := watch(key)
 	if err != nil {
 		_ = conn.WriteControl(websocket.CloseMessage,
 			websocket.FormatCloseMessage(wsCloseServiceRestart, "shutting down"), time.Now().Add(wsWriteWait))
@@ -83,8 +90,7 @@ func wsReadPump(conn *websocket.Conn, done chan<- struct{}) {
 
 // wsWritePump sends frames and pings until frames closes (dropped says whether the
 // viewer fell behind) or the browser leaves. It is the only writer of the connection.
-// Every live view (groups, brokers) streams through it.
-func wsWritePump[F ~[][]byte](conn *websocket.Conn, frames <-chan F, dropped func() bool, readDone <-chan struct{}) {
+func wsWritePump(conn *websocket.Conn, frames <-chan live.Frame, dropped func() bool, readDone <-chan struct{}) {
 	ping := time.NewTicker(wsPingPeriod)
 	defer ping.Stop()
 	for {
