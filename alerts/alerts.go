@@ -193,14 +193,14 @@ func (s *Service) Delete(ctx context.Context, who Who, id int64) error {
 
 func (s *Service) auditEntry(who Who, mode string, r store.AlertRule) *store.AuditEntry {
 	params, _ := json.Marshal(map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
-		"threshold": r.Threshold, "for": r.For.String(), "webhookUrl": redactURL(r.WebhookURL), "format": r.Format})
+		"threshold": r.Threshold, "for": r.For.String(), "webhookUrl": RedactWebhook(r.WebhookURL), "format": r.Format})
 	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.Cluster, Group: r.GroupPattern,
 		Mode: mode, Params: params, Status: store.AuditApplied, StartedAt: s.opts.Now()}
 }
 
-// redactURL keeps a webhook's host and drops its path and query, which for Slack and
-// DingTalk carry the secret token.
-func redactURL(raw string) string {
+// RedactWebhook keeps a webhook's host and drops its path and query, which for Slack and
+// DingTalk carry the secret token: what the audit log and the API may show of it.
+func RedactWebhook(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""

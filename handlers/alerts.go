@@ -111,6 +111,8 @@ func (h *Alerts) ruleID(c *gin.Context) (int64, bool) {
 }
 
 // AlertRuleJSON is a rule in the API, with where it stands and its newest deliveries.
+// WebhookURL is redacted (scheme and host): any viewer may read the rules, and the path
+// and query of a Slack or DingTalk webhook are its secret.
 type AlertRuleJSON struct {
 	ID         int64               `json:"id"`
 	Name       string              `json:"name"`
@@ -158,7 +160,7 @@ func timePtr(t time.Time) *time.Time {
 
 func alertRuleJSON(r alerts.RuleView) AlertRuleJSON {
 	out := AlertRuleJSON{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
-		ForSeconds: r.For.Seconds(), WebhookURL: r.WebhookURL, Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ForSeconds: r.For.Seconds(), WebhookURL: alerts.RedactWebhook(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
 		States: []AlertStateJSON{}}
 	if r.Matched >= 0 {
 		n := r.Matched
