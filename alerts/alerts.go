@@ -7,7 +7,6 @@ package alerts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -270,6 +269,3 @@ func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error
 	}
 	return out, nil
 }
-
-// IsNotFound reports whether err means an unknown rule.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -164,7 +164,7 @@ func TestRuleFiresForDurationAndResolves(t *testing.T) {
 	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); !IsNotFound(err) {
+	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting again: %v, want not found", err)
 	}
 	if kept, _ := svc.Deliveries(t.Context(), 10); len(kept) != 2 {

@@ -286,7 +286,7 @@ func alertDeliveryRowVM(d store.AlertDelivery) views.AlertDeliveryRow {
 	}
 	return views.AlertDeliveryRow{At: views.TimeUTC(d.CreatedAt), AtISO: views.ISO(d.CreatedAt), Rule: d.RuleName, Group: d.Group,
 		GroupURL: views.GroupURL(d.Group), Event: d.Event, Status: status, Attempts: strconv.Itoa(d.Attempts), Code: code,
-		Error: d.Error, Webhook: webhookHost(d.URL)}
+		Error: d.Error}
 }
 
 // groupAlertsVM is the group page's alert section.

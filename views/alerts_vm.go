@@ -56,7 +56,7 @@ func (s AlertStateRow) Class() string {
 
 // AlertDeliveryRow is one notification and what became of it.
 type AlertDeliveryRow struct {
-	At, AtISO, Rule, Group, GroupURL, Event, Status, Attempts, Code, Error, Webhook string
+	At, AtISO, Rule, Group, GroupURL, Event, Status, Attempts, Code, Error string
 }
 
 // GroupAlert is a rule covering the group, on the group page.
