@@ -184,19 +184,22 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		}
 		l.Groups[i] = summarise(g, perGroup[i], cl, s.opts.BrokerStatsMaxGroups)
 	}
-	s.listLagTimes(ctx, brokers, l.Groups)
-	via := make([]string, len(names))
-	for i, g := range names {
-		via[i] = brokers[on[g][0]].Master
+	// Time behind and consume modes are independent reads per group: one fan-out makes
+	// both, so the pass waits for the slower of them, not for one after the other.
+	fo = s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
+	s.listLagTimes(fo, brokers, l.Groups)
+	s.listModes(fo, names, on, brokers, l.Groups)
+	fo.Wait() // a failed store-time read is said on each queue it left unknown
+	for i := range l.Groups {
+		l.Groups[i].MaxLagTimeMs, l.Groups[i].MaxLagTimeNote = maxLagTime(l.Groups[i].Queues)
 	}
-	s.listModes(s.cluster.Fanout(ctx).Limit(s.opts.Concurrency), names, via, l.Groups)
 	l.Took = s.opts.Now().Sub(start)
 	return l, nil
 }
 
-// listLagTimes reads the groups' time behind: from remembered store times, else at most
-// LagTimeLookups store-time reads per pass, the most lagging first.
-func (s *Service) listLagTimes(ctx context.Context, brokers []cluster.Broker, sums []Summary) {
+// listLagTimes fills the queues' time behind from remembered store times and starts in
+// fo at most LagTimeLookups store-time reads, the most lagging first, for the rest.
+func (s *Service) listLagTimes(fo *cluster.Fanout, brokers []cluster.Broker, sums []Summary) {
 	byName := map[string]cluster.Broker{}
 	for _, b := range brokers {
 		byName[b.Name] = b
@@ -207,12 +210,7 @@ func (s *Service) listLagTimes(ctx context.Context, brokers []cluster.Broker, su
 	for i := range sums {
 		reads = append(reads, s.lagTimeNeeds(sums[i].Group, sums[i].Queues, brokerOf, now)...)
 	}
-	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	s.readLagTimes(fo, reads, s.opts.LagTimeLookups, now)
-	fo.Wait() // a failure is said on each queue it left unknown
-	for i := range sums {
-		sums[i].MaxLagTimeMs, sums[i].MaxLagTimeNote = maxLagTime(sums[i].Queues)
-	}
 }
 
 // brokerRead is what one master said of all its groups.

@@ -263,12 +263,12 @@ func (m *modeMemory) fresh(group string, now time.Time) (string, bool) {
 }
 
 // listModes fills each online group's consume mode for the list: from memory, else
-// from the running info of one of its clients (one call per group, in the list's
-// bounded fan-out), for at most Options.ClientLookups groups per pass, so a cluster
-// whose modes all expire at once costs no more than its client lists do; the rest
-// stay unknown until a later pass. A client that does not answer leaves the mode
-// unknown; it is not a broker failure.
-func (s *Service) listModes(fo *cluster.Fanout, names []string, via []string, sums []Summary) {
+// from the running info of one of its clients (one call per group, started in fo, via
+// the first master that knows the group), for at most Options.ClientLookups groups per
+// pass, so a cluster whose modes all expire at once costs no more than its client lists
+// do; the rest stay unknown until a later pass. A client that does not answer leaves
+// the mode unknown; it is not a broker failure.
+func (s *Service) listModes(fo *cluster.Fanout, names []string, on map[string][]int, brokers []cluster.Broker, sums []Summary) {
 	now := s.opts.Now()
 	reads := 0
 	for i, g := range names {
@@ -280,12 +280,13 @@ func (s *Service) listModes(fo *cluster.Fanout, names []string, via []string, su
 			continue
 		}
 		seen, ok := s.cluster.Consumers(g)
-		if !ok || !seen.Online() || via[i] == "" || reads >= s.opts.ClientLookups {
+		via := brokers[on[g][0]].Master
+		if !ok || !seen.Online() || via == "" || reads >= s.opts.ClientLookups {
 			continue
 		}
 		reads++
 		cid := seen.Conns.Connections[0].ClientID
-		fo.At(cid, via[i], "running info", func(ctx context.Context, addr string) error {
+		fo.At(cid, via, "running info", func(ctx context.Context, addr string) error {
 			if info, err := s.admin.ConsumerRunningInfo(ctx, addr, g, cid, false); err == nil {
 				sums[i].ConsumeMode = clientConsumeMode(info)
 				s.modes.remember(g, sums[i].ConsumeMode, now)
@@ -293,5 +294,4 @@ func (s *Service) listModes(fo *cluster.Fanout, names []string, via []string, su
 			return nil
 		})
 	}
-	fo.Wait()
 }
