@@ -274,28 +274,25 @@ func (s *Service) offsetTableStats(ctx context.Context, addr string) (map[string
 	}
 	topics := make(map[string]*rocketmq.TopicStats, len(names))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, s.opts.Concurrency)
-	var firstErr error
+	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	for _, t := range names {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		fo.At(addr, addr, "topic stats", func(ctx context.Context, addr string) error {
 			ts, err := s.admin.TopicStats(ctx, addr, t)
-			mu.Lock()
-			defer mu.Unlock()
 			switch {
 			case errors.Is(err, rocketmq.ErrTopicNotFound): // deleted; its offsets linger
 			case err != nil:
-				firstErr = cmp.Or(firstErr, err)
+				return err
 			default:
+				mu.Lock()
 				topics[t] = ts
+				mu.Unlock()
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	// One failure per operation is kept: the first, which the broker's stats fail with.
+	if fs := fo.Wait(); len(fs) > 0 {
+		return nil, fs[0].Err
 	}
 	out := make(map[string]*rocketmq.ConsumeStats, len(offs))
 	for g, byTopic := range offs {

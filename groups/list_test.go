@@ -321,3 +321,29 @@ func TestListRefreshSeesAClientThatJustJoined(t *testing.T) {
 		t.Errorf("g0001 after its client joined: %+v", g)
 	}
 }
+
+// Read from the offset table, a topic whose max offsets the broker cannot say leaves the
+// broker's lags unknown and names its failure.
+func TestListNamesATopicStatsFailureOfAnOffsetTable(t *testing.T) {
+	f := newScenario()
+	for i, topic := range []string{"T0", "T1"} {
+		f.AddTopic(topic, 1, "broker-a")
+		f.setOffsets(fmt.Sprintf("g%d", i), "broker-a", topic, map[int][2]int64{0: {10, 5}})
+	}
+	boom := errors.New("boom")
+	f.Fail = func(op, broker string) error {
+		if op == "TopicStats" {
+			return boom
+		}
+		return nil
+	}
+	l, err := NewService(f, Options{BrokerStatsMaxGroups: 1}).List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range l.Groups {
+		if g.TotalLag != nil || len(g.Failures) != 1 || g.Failures[0].Op != "consume stats" || !errors.Is(g.Failures[0].Err, boom) {
+			t.Errorf("group %s: lag %v, failures %v; want the lag unknown and broker-a's failure named", g.Group, g.TotalLag, g.Failures)
+		}
+	}
+}
