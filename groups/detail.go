@@ -240,15 +240,8 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 // detailLagTimes reads the time behind of every lagging queue: one
 // QUERY_CONSUME_TIME_SPAN per topic and broker, unless the store times are remembered.
 func (s *Service) detailLagTimes(ctx context.Context, d *Detail, brokers []cluster.Broker) {
-	brokerOf := func(name string) (cluster.Broker, bool) {
-		i := slices.IndexFunc(brokers, func(b cluster.Broker) bool { return b.Name == name })
-		if i < 0 {
-			return cluster.Broker{}, false
-		}
-		return brokers[i], true
-	}
 	now := s.opts.Now()
-	reads := s.lagTimeNeeds(d.Group, d.Queues, brokerOf, now)
+	reads := s.lagTimeNeeds(d.Group, d.Queues, byName(brokers), now)
 	fo := s.cluster.Fanout(ctx)
 	s.readLagTimes(fo, reads, -1, now)
 	d.Failures = append(d.Failures, fo.Wait()...)

@@ -65,7 +65,7 @@ type lagTimeRead struct {
 
 // lagTimeNeeds fills the time behind of qs (one group's queues) that need no request
 // (caught up, unknown lag, store time remembered) and returns the reads the others need.
-func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokerOf func(name string) (cluster.Broker, bool), now time.Time) []*lagTimeRead {
+func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]cluster.Broker, now time.Time) []*lagTimeRead {
 	var reads []*lagTimeRead
 	byKey := map[[2]string]*lagTimeRead{}
 	for i := range qs {
@@ -87,7 +87,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokerOf func(name s
 			q.setLagTime(now, at)
 			continue
 		}
-		b, ok := brokerOf(q.BrokerName)
+		b, ok := brokers[q.BrokerName]
 		if !ok || b.Master == "" {
 			q.LagTimeUnknown = "Broker " + q.BrokerName + " has no master to ask."
 			continue
@@ -104,6 +104,15 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokerOf func(name s
 		q.LagTimeUnknown = "Not read yet."
 	}
 	return reads
+}
+
+// byName indexes brokers by name, for the queues' broker names.
+func byName(brokers []cluster.Broker) map[string]cluster.Broker {
+	m := make(map[string]cluster.Broker, len(brokers))
+	for _, b := range brokers {
+		m[b.Name] = b
+	}
+	return m
 }
 
 func (q *QueueLag) setLagTime(now time.Time, storedAt int64) {

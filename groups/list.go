@@ -200,15 +200,11 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 // listLagTimes fills the queues' time behind from remembered store times and starts in
 // fo at most LagTimeLookups store-time reads, the most lagging first, for the rest.
 func (s *Service) listLagTimes(fo *cluster.Fanout, brokers []cluster.Broker, sums []Summary) {
-	byName := map[string]cluster.Broker{}
-	for _, b := range brokers {
-		byName[b.Name] = b
-	}
-	brokerOf := func(name string) (cluster.Broker, bool) { b, ok := byName[name]; return b, ok }
+	named := byName(brokers)
 	now := s.opts.Now()
 	var reads []*lagTimeRead
 	for i := range sums {
-		reads = append(reads, s.lagTimeNeeds(sums[i].Group, sums[i].Queues, brokerOf, now)...)
+		reads = append(reads, s.lagTimeNeeds(sums[i].Group, sums[i].Queues, named, now)...)
 	}
 	s.readLagTimes(fo, reads, s.opts.LagTimeLookups, now)
 }
