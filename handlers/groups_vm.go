@@ -238,7 +238,7 @@ func eventRowVM(e groups.Event) views.EventRow {
 		}
 		r.Text = "Queue " + q + " moved from " + from + " to " + e.To
 		if e.UnownedMs > 0 {
-			r.Text += " after " + (time.Duration(e.UnownedMs) * time.Millisecond).Round(100*time.Millisecond).String() + " without an owner"
+			r.Text += " after " + msSpan(e.UnownedMs, 100*time.Millisecond) + " without an owner"
 		}
 		if e.DuplicatesAtRisk != nil && *e.DuplicatesAtRisk > 0 {
 			r.Text += "; up to " + views.Thousands(*e.DuplicatesAtRisk) + " messages may be consumed again (pulled by " + from + " past the committed offset)"
@@ -251,7 +251,7 @@ func eventRowVM(e groups.Event) views.EventRow {
 		} else {
 			r.Text = "Lock of queue " + q + " handed over from " + e.From + " to " + e.To
 			if e.UnlockedMs > 0 {
-				r.Text += " after " + (time.Duration(e.UnlockedMs) * time.Millisecond).Round(time.Second).String() + " without a lock holder"
+				r.Text += " after " + msSpan(e.UnlockedMs, time.Second) + " without a lock holder"
 			}
 			r.Text += "."
 		}
@@ -397,7 +397,7 @@ func costVM(recent []groups.Event, days []store.RebalanceDay, daysErr error) vie
 	}
 	for _, d := range days {
 		r := views.DayRow{Day: d.Day, Moves: views.Thousands(d.Moves), Duplicates: duplicatesText(d.DuplicatesAtRisk, d.UnknownMoves),
-			Unowned: (time.Duration(d.UnownedMs) * time.Millisecond).Round(time.Second).String()}
+			Unowned: msSpan(d.UnownedMs, time.Second)}
 		c.Days = append(c.Days, r)
 	}
 	return c
@@ -408,9 +408,14 @@ func rebalanceRowsVM(recent []groups.Event) []views.RebalanceRow {
 	for _, r := range groups.Rebalances(recent) {
 		out = append(out, views.RebalanceRow{Start: views.TimeUTC(r.Start), StartISO: views.ISO(r.Start), End: views.TimeUTC(r.End),
 			Moves: r.Moves, LockHandovers: r.LockHandovers, Duplicates: duplicatesText(r.DuplicatesAtRisk, int64(r.UnknownMoves)),
-			MaxUnowned: (time.Duration(r.MaxUnownedMs) * time.Millisecond).Round(100 * time.Millisecond).String()})
+			MaxUnowned: msSpan(r.MaxUnownedMs, 100*time.Millisecond)})
 	}
 	return out
+}
+
+// msSpan writes a span of ms milliseconds rounded to round: "1.2s", "3m4s".
+func msSpan(ms int64, round time.Duration) string {
+	return (time.Duration(ms) * time.Millisecond).Round(round).String()
 }
 
 // duplicatesText is a sum of bounds, saying how many moves had none.
