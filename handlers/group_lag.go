@@ -9,7 +9,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -65,9 +64,8 @@ type LagHistoryJSON struct {
 
 // API answers [?since=&until=] (RFC 3339 or epoch ms; the last hour by default).
 func (h *GroupLagHistory) API(c *gin.Context) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
 	now := time.Now()
@@ -175,9 +173,8 @@ type GroupTrend struct {
 
 // Show renders the fragment.
 func (h *GroupTrend) Show(c *gin.Context) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
 	now := time.Now()

@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
-	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/live"
 	"rmqconsole/views"
@@ -42,9 +41,8 @@ type GroupLive struct {
 // Serve upgrades the request and streams the group's frames until the browser leaves,
 // falls behind, or the console shuts down.
 func (h *GroupLive) Serve(c *gin.Context) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
 	if h.Live == nil {

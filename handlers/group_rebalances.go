@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/store"
 )
@@ -46,9 +45,8 @@ type RebalanceDayJSON struct {
 
 // API answers [?limit=N (1..1000, default 200)&before=RFC 3339 or epoch ms].
 func (h *GroupRebalances) API(c *gin.Context) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
 	limit := 200

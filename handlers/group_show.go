@@ -68,6 +68,17 @@ func badGroupName(name string) *UserError {
 		Message: "“" + views.Cut(name) + "” is not a consumer group name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the group from the list."}
 }
 
+// groupParam is the route's :group when RocketMQ would accept the name; otherwise it
+// answers badGroupName and returns false.
+func (e *Env) groupParam(c *gin.Context) (string, bool) {
+	group := c.Param("group")
+	if !cluster.ValidName(group) {
+		e.Fail(c, badGroupName(group))
+		return "", false
+	}
+	return group, true
+}
+
 // read returns the group's state: the live watcher's latest when someone is watching
 // (no broker call), else a fresh read.
 func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *groups.History, []groups.Event, error) {
@@ -93,12 +104,11 @@ func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *gr
 
 // Show renders the group page.
 func (h *GroupShow) Show(c *gin.Context) {
-	group := c.Param("group")
-	p := h.page(c, views.Cut(group)+" · consumer group", "groups")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
+	p := h.page(c, views.Cut(group)+" · consumer group", "groups")
 	if h.Groups == nil {
 		h.render(c, http.StatusOK, p, views.GroupPage(views.GroupVM{Group: group, ResetURL: views.GroupURL(group) + "/reset"}))
 		return
@@ -145,9 +155,8 @@ func (h *GroupShow) lagChart(c *gin.Context, group string) (views.LagChart, view
 
 // API answers GET /api/v1/groups/{group}.
 func (h *GroupShow) API(c *gin.Context) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		h.Fail(c, badGroupName(group))
+	group, ok := h.groupParam(c)
+	if !ok {
 		return
 	}
 	if h.Groups == nil {
