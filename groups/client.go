@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/rocketmq"
 )
 
@@ -124,18 +125,14 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	}
 	ci := &ClientInfo{Group: group, ClientID: clientID, JstackAsked: jstack, CheckedAt: s.opts.Now(),
 		Settings: []ClientSetting{}, Properties: map[string]string{}, Subscriptions: []Subscription{}, Queues: []ProcessQueue{}, Topics: []TopicConsume{}}
-	conns := make([]*rocketmq.ConsumerConnection, len(brokers))
 	fo := s.cluster.Fanout(ctx)
-	for i, b := range brokers {
-		fo.Go(b, "connections", func(ctx context.Context, addr string) error {
-			var err error
-			conns[i], err = s.admin.ConsumerConnections(ctx, addr, group)
-			if notThere(err) {
-				return nil
-			}
-			return err
-		})
-	}
+	conns := cluster.Each(fo, brokers, "connections", func(ctx context.Context, addr string) (*rocketmq.ConsumerConnection, error) {
+		cc, err := s.admin.ConsumerConnections(ctx, addr, group)
+		if notThere(err) {
+			return nil, nil
+		}
+		return cc, err
+	})
 	failures := fo.Wait()
 	via := ""
 	for i, cc := range conns {
