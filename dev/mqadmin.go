@@ -95,23 +95,10 @@ func (c *Cluster) CreateTopic(ctx context.Context, topic string, queues int) err
 	if _, err := c.MQAdmin(ctx, "updateTopic", "-c", c.ClusterName, "-t", topic, "-r", q, "-w", q); err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
-	var last error
-	for {
-		r, err := queryRoute(ctx, c.NameServer, topic)
-		if err == nil {
-			last = topicOnEveryBroker(r, c.Brokers, queues)
-			if last == nil {
-				return nil
-			}
-		} else {
-			last = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("create topic %s: route never complete (%v): %w", topic, last, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := c.awaitRoute(ctx, topic, c.Brokers, queues); err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
+	return nil
 }
 
 // CreateTopicOn is CreateTopic on one broker of the cluster only (mqadmin
@@ -122,11 +109,20 @@ func (c *Cluster) CreateTopicOn(ctx context.Context, topic string, queues int, b
 	if _, err := c.MQAdmin(ctx, "updateTopic", "-b", broker.Addr, "-t", topic, "-r", q, "-w", q); err != nil {
 		return fmt.Errorf("create topic %s on %s: %w", topic, broker.Name, err)
 	}
+	if err := c.awaitRoute(ctx, topic, []Broker{broker}, queues); err != nil {
+		return fmt.Errorf("create topic %s on %s: %w", topic, broker.Name, err)
+	}
+	return nil
+}
+
+// awaitRoute waits until the NameServer routes topic to each of brokers with queues
+// read and write queues.
+func (c *Cluster) awaitRoute(ctx context.Context, topic string, brokers []Broker, queues int) error {
 	var last error
 	for {
 		r, err := queryRoute(ctx, c.NameServer, topic)
 		if err == nil {
-			last = topicOnEveryBroker(r, []Broker{broker}, queues)
+			last = topicOnEveryBroker(r, brokers, queues)
 			if last == nil {
 				return nil
 			}
@@ -135,7 +131,7 @@ func (c *Cluster) CreateTopicOn(ctx context.Context, topic string, queues int, b
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("create topic %s on %s: route never complete (%v): %w", topic, broker.Name, last, ctx.Err())
+			return fmt.Errorf("route never complete (%v): %w", last, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
