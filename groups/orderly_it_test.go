@@ -55,7 +55,7 @@ func locksOf(d *Detail, topic string) map[int]*QueueLock {
 func TestOrderlyLockHolderKilledBlocksItsQueuesUntilTheLockMoves(t *testing.T) {
 	it := newIT(t)
 	t.Parallel()
-	topic := it.topic(t, "ord-it", 4)
+	topic := it.topicOnOneBroker(t, "ord-it", 4) // the locks are told apart by queue id
 	group := dev.UniqueName("ord-it-cg")
 	it.send(t, topic, 40)
 	log, st := watchIT(t, it, group)
