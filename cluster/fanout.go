@@ -258,7 +258,7 @@ func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx conte
 			began := time.Now()
 			if err = ask(f.ctx, addr); err == nil {
 				if read && addr != b.Master {
-					f.noteSlave(b, op, addr, masterErr, masterTook)
+					f.noteSlave(b, addr, masterErr, masterTook)
 				}
 				return
 			}
@@ -292,8 +292,6 @@ type SlaveRead struct {
 	Master string
 	// Slave is the slave's address that answered.
 	Slave string
-	// Op is the first read the slave answered.
-	Op string
 	// MasterErr is the master's error in this operation (nil when it was not asked).
 	MasterErr error
 	// Waited is how long the master was waited for, in this operation or (Earlier) the
@@ -340,8 +338,8 @@ func (s SlaveRead) MarshalJSON() ([]byte, error) {
 	}{s.Broker, s.Master, s.Slave, s.why()})
 }
 
-func (f *Fanout) noteSlave(b Broker, op, slave string, masterErr error, waited time.Duration) {
-	sr := SlaveRead{Broker: b.Name, Master: b.Master, Slave: slave, Op: op, MasterErr: masterErr, Waited: waited}
+func (f *Fanout) noteSlave(b Broker, slave string, masterErr error, waited time.Duration) {
+	sr := SlaveRead{Broker: b.Name, Master: b.Master, Slave: slave, MasterErr: masterErr, Waited: waited}
 	if b.Master != "" && masterErr == nil {
 		sr.Earlier = true
 		sr.Since, sr.Waited = f.c.lastUnanswered(b.Master)
