@@ -23,7 +23,13 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		rows := append([]store.AuditQueue(nil), e.Plan.Queues...)
 		now := s.now()
 		var why string
+		what := "reset"
 		switch {
+		case len(rows) == 0:
+			// A change audited through store.AuditLog.Change (a topic, a resend): there
+			// are no offsets to read back.
+			what = "change (" + e.Mode + ")"
+			why = "look at the cluster to see whether it took place"
 		case s.admin == nil:
 			why = "no cluster is configured now, so the offsets could not be read"
 		case e.Cluster != s.cluster:
@@ -46,12 +52,12 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		e.Result = rows
 		e.Status = store.AuditInterrupted
 		e.FinishedAt = now
-		e.Error = fmt.Sprintf("The console stopped before this reset finished (it was killed or crashed). Marked at the next start, %s; %s.",
-			now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
+		e.Error = fmt.Sprintf("The console stopped before this %s finished (it was killed or crashed). Marked at the next start, %s; %s.",
+			what, now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
 		if err := s.audit.Finish(ctx, e); err != nil {
 			return marked, err
 		}
-		s.log.Warn("reset interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "actor", e.Actor)
+		s.log.Warn(what+" interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "topics", e.Topics, "actor", e.Actor)
 		marked++
 	}
 	return marked, nil

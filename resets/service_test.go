@@ -585,6 +585,27 @@ func TestRecoverMarksPendingAsInterrupted(t *testing.T) {
 	}
 }
 
+// A topic change left pending is marked interrupted too, told as a change, with nothing
+// read back: it has no offsets.
+func TestRecoverMarksAnInterruptedChange(t *testing.T) {
+	e := newEnv(t)
+	crashed := &store.AuditEntry{StartedAt: time.Now(), Actor: "alice", Cluster: "ns:9876", Topics: []string{"t"},
+		Mode: "topic-delete", Status: store.AuditPending}
+	if err := e.st.Audit().Begin(context.Background(), crashed); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.svc.RecoverInterrupted(context.Background()); err != nil || n != 1 {
+		t.Fatalf("recover: %d, %v", n, err)
+	}
+	got, err := e.st.Audit().Get(context.Background(), crashed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error, "before this change (topic-delete) finished") || len(got.Result) != 0 {
+		t.Fatalf("entry %s: %q, %d rows", got.Status, got.Error, len(got.Result))
+	}
+}
+
 func TestJudge(t *testing.T) {
 	at := func(v int64) *int64 { return &v }
 	for _, tc := range []struct {

@@ -142,18 +142,25 @@ var (
 	ErrAuditNotPending = errors.New("audit entry is not pending")
 )
 
-// AuditBusyError is ErrAuditBusy with the entry that holds the group.
+// AuditBusyError is ErrAuditBusy with the entry that holds the group (or, for a change
+// that is not about a group, the topic).
 type AuditBusyError struct {
 	Group string
+	// Topics are the busy entry's topics when Group is "".
+	Topics []string
 	// Holder is the pending entry, zero when it could not be read.
 	Holder AuditEntry
 }
 
 func (e *AuditBusyError) Error() string {
-	if e.Holder.ID == 0 {
-		return fmt.Sprintf("group %q: %v", e.Group, ErrAuditBusy)
+	what := fmt.Sprintf("group %q: %v", e.Group, ErrAuditBusy)
+	if e.Group == "" {
+		what = fmt.Sprintf("topic %q: a change of this topic is already in progress", strings.Join(e.Topics, ", "))
 	}
-	return fmt.Sprintf("group %q: %v (audit entry %d, started by %s at %s)", e.Group, ErrAuditBusy,
+	if e.Holder.ID == 0 {
+		return what
+	}
+	return fmt.Sprintf("%s (audit entry %d, started by %s at %s)", what,
 		e.Holder.ID, e.Holder.Actor, e.Holder.StartedAt.UTC().Format(time.RFC3339))
 }
 
@@ -343,7 +350,8 @@ func seal(tx *gorm.DB, r *auditRow) error {
 }
 
 // Begin writes e as a pending entry and sets its ID. It fails with an *AuditBusyError
-// when the group already has a pending entry: at most one reset of a group is in flight.
+// when the group already has a pending entry: at most one reset of a group is in flight
+// (and, for an entry without a group, one change of its topics).
 func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	if e.Status == "" {
 		e.Status = AuditPending
@@ -366,9 +374,13 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	})
 	if err != nil {
 		if isUniqueViolation(err) {
-			busy := &AuditBusyError{Group: e.Group}
+			busy := &AuditBusyError{Group: e.Group, Topics: e.Topics}
+			q := l.db.WithContext(ctx).Where("group_name = ? AND status = ?", e.Group, AuditPending)
+			if e.Group == "" {
+				q = q.Where("topics = ?", r.Topics)
+			}
 			var holder auditRow
-			if l.db.WithContext(ctx).Where("group_name = ? AND status = ?", e.Group, AuditPending).Take(&holder).Error == nil {
+			if q.Take(&holder).Error == nil {
 				busy.Holder = holder.entry()
 			}
 			return busy
@@ -431,6 +443,46 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 		return fmt.Errorf("finish audit entry %d of group %q: %w", e.ID, e.Group, err)
 	}
 	return nil
+}
+
+// Change is how the console changes a cluster other than by a reset (a topic created or
+// deleted, a message resent): e is written pending before apply runs, so no change
+// happens without its entry, and is then finished with apply's outcome. apply returns
+// one row per thing it changed (a broker, a message), each with its Error ("" when done),
+// and an error when it could not go on. The status follows: applied when every row is
+// done, partial when some are, failed otherwise. Change returns an error only when the
+// entry could not be written: *AuditBusyError or the database's error before apply ran
+// (nothing was changed), or the database's error when finishing.
+func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
+	e.Status = AuditPending
+	if err := l.Begin(ctx, e); err != nil {
+		return err
+	}
+	rows, err := apply(ctx)
+	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), ""
+	if err != nil {
+		e.Error = err.Error()
+	}
+	e.FinishedAt = time.Time{}
+	// The change has happened: its outcome is written even when the caller has gone.
+	return l.Finish(context.WithoutCancel(ctx), e)
+}
+
+func changeStatus(rows []AuditQueue, err error) AuditStatus {
+	done := 0
+	for _, r := range rows {
+		if r.Error == "" {
+			done++
+		}
+	}
+	switch {
+	case done > 0 && done == len(rows) && err == nil:
+		return AuditApplied
+	case done > 0:
+		return AuditPartial
+	default:
+		return AuditFailed
+	}
 }
 
 // Record appends an entry that is finished from the start (a refused attempt), sealed
