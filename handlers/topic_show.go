@@ -29,23 +29,32 @@ func topicDetailQuery(c *gin.Context) (topics.DetailQuery, error) {
 	return q, nil
 }
 
-// Show renders /topics/{topic}[?producerGroup=].
-func (h *Topics) Show(c *gin.Context) {
+// detail reads the topic the request names; on false the failure has been answered.
+func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 	q, err := topicDetailQuery(c)
 	if err != nil {
 		h.Fail(c, err)
-		return
+		return nil, false
 	}
 	if h.Topics == nil {
 		h.Fail(c, errTopicsNoCluster)
-		return
+		return nil, false
 	}
 	d, err := h.Topics.Detail(c.Request.Context(), q)
 	if err != nil {
 		h.Fail(c, err)
+		return nil, false
+	}
+	return d, true
+}
+
+// Show renders /topics/{topic}[?producerGroup=].
+func (h *Topics) Show(c *gin.Context) {
+	d, ok := h.detail(c)
+	if !ok {
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, views.Cut(q.Topic)+" · topic", "topics"), views.TopicPage(topicPageVM(d)))
+	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Topic)+" · topic", "topics"), views.TopicPage(topicPageVM(d)))
 }
 
 // TopicDetailJSON answers GET /api/v1/topics/{topic}.
@@ -66,18 +75,8 @@ type TopicDetailJSON struct {
 
 // ShowAPI answers GET /api/v1/topics/{topic}[?producerGroup=].
 func (h *Topics) ShowAPI(c *gin.Context) {
-	q, err := topicDetailQuery(c)
-	if err != nil {
-		h.Fail(c, err)
-		return
-	}
-	if h.Topics == nil {
-		h.Fail(c, errTopicsNoCluster)
-		return
-	}
-	d, err := h.Topics.Detail(c.Request.Context(), q)
-	if err != nil {
-		h.Fail(c, err)
+	d, ok := h.detail(c)
+	if !ok {
 		return
 	}
 	j := TopicDetailJSON{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, Messages: d.Messages, PutTPS: d.PutTPS,
