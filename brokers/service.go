@@ -193,20 +193,14 @@ func (e *NotFoundError) Error() string {
 
 // Detail reads one broker name's processes: runtime figures and configuration.
 func (s *Service) Detail(ctx context.Context, name string) (*Detail, error) {
-	ci, err := s.cluster.Info(ctx)
+	b, rs, err := s.processes(ctx, name)
+	if errors.Is(err, ErrBrokerNotFound) {
+		return nil, err // its text is the sentence the page shows
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read broker %s: %w", name, err)
 	}
-	bs, err := s.cluster.Brokers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(bs, func(b cluster.Broker) bool { return b.Name == name })
-	if i < 0 {
-		return nil, &NotFoundError{Name: name}
-	}
-	d := &Detail{Name: name, Cluster: bs[i].Cluster}
-	rs := members(ci, bs[i])
+	d := &Detail{Name: name, Cluster: b.Cluster}
 	d.Members = make([]Member, len(rs))
 	f := s.cluster.Fanout(ctx)
 	s.readRuntimes(f, rs)
@@ -231,22 +225,31 @@ func (s *Service) Detail(ctx context.Context, name string) (*Detail, error) {
 
 // Runtimes reads the figures of one broker name's processes: what the live chart polls.
 func (s *Service) Runtimes(ctx context.Context, name string) ([]Runtime, []cluster.BrokerFailure, error) {
-	ci, err := s.cluster.Info(ctx)
+	_, rs, err := s.processes(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	bs, err := s.cluster.Brokers(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	i := slices.IndexFunc(bs, func(b cluster.Broker) bool { return b.Name == name })
-	if i < 0 {
-		return nil, nil, &NotFoundError{Name: name}
-	}
-	rs := members(ci, bs[i])
 	f := s.cluster.Fanout(ctx)
 	s.readRuntimes(f, rs)
 	return rs, f.Wait(), nil
+}
+
+// processes finds the broker name and its processes, by broker id, with no figures yet;
+// a name the NameServers do not know is a *NotFoundError.
+func (s *Service) processes(ctx context.Context, name string) (cluster.Broker, []Runtime, error) {
+	ci, err := s.cluster.Info(ctx)
+	if err != nil {
+		return cluster.Broker{}, nil, err
+	}
+	bs, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return cluster.Broker{}, nil, err
+	}
+	i := slices.IndexFunc(bs, func(b cluster.Broker) bool { return b.Name == name })
+	if i < 0 {
+		return cluster.Broker{}, nil, &NotFoundError{Name: name}
+	}
+	return bs[i], members(ci, bs[i]), nil
 }
 
 // secretWords mark configuration keys whose values are never shown.
