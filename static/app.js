@@ -73,6 +73,65 @@
   });
 })();
 
+// ---- Shared by the pages below: list swaps, the live indicator, uPlot charts --------------
+var rmqc = (function () {
+  "use strict";
+  return {
+    // A bad list filter answers 422 with the list section explaining it: swap it in
+    // like a 200.
+    swapListErrors: function (id) {
+      document.addEventListener("htmx:beforeSwap", function (ev) {
+        var t = ev.detail.target;
+        if (t && t.id === id && ev.detail.xhr.status === 422) {
+          ev.detail.shouldSwap = true;
+          ev.detail.isError = false;
+        }
+      });
+    },
+    // Say whether a live page is live: the websocket is open, or it dropped and the
+    // htmx extension is reconnecting.
+    liveIndicator: function (live) {
+      var ind = document.getElementById("live-indicator");
+      function state(cls, text) {
+        if (!ind) return;
+        ind.className = cls;
+        ind.textContent = text;
+      }
+      state("live-connecting", "connecting…");
+      var wasOpen = false;
+      live.addEventListener("htmx:wsOpen", function () {
+        state("live-on", wasOpen ? "live again" : "live");
+        wasOpen = true;
+      });
+      live.addEventListener("htmx:wsClose", function () {
+        state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
+      });
+    },
+    // Axis labels in the page's text colour and a faint grid, so a chart reads in dark
+    // mode too (uPlot draws on a canvas, which CSS does not reach).
+    axis: function (box, a) {
+      var faint = "rgba(128,128,128,0.25)";
+      a.stroke = getComputedStyle(box).color || "gray";
+      a.grid = { stroke: faint, width: 1 };
+      a.ticks = { stroke: faint, width: 1 };
+      return a;
+    },
+    // The theme's colours live in app.css; the canvas takes them from there.
+    themeColor: function (name) {
+      return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
+    },
+    chartWidth: function (box) { return Math.max(300, (box.clientWidth || 600) - 10); },
+    // Until a minute of samples exists, show the last minute. The range comes from the
+    // data itself: for a single point uPlot proposes a span of a thousand days.
+    lastMinuteAtLeast: function (u, min, max) {
+      var xs = u.data[0];
+      if (!xs || !xs.length) return [min, max];
+      var lo = xs[0], hi = xs[xs.length - 1];
+      return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
+    },
+  };
+})();
+
 // ---- Messages (/messages, /messages/{id}) ----------------------------------------------
 (function () {
   "use strict";
@@ -115,36 +174,13 @@
 (function () {
   "use strict";
 
-  // A bad filter answers 422 with the list section explaining it: swap it in like a 200.
-  document.addEventListener("htmx:beforeSwap", function (ev) {
-    var t = ev.detail.target;
-    if (t && t.id === "groups-list" && ev.detail.xhr.status === 422) {
-      ev.detail.shouldSwap = true;
-      ev.detail.isError = false;
-    }
-  });
+  rmqc.swapListErrors("groups-list");
 
   function init() {
     var live = document.getElementById("group-live");
     if (!live) return;
 
-    // Say whether the page is live: the websocket is open, or it dropped and the htmx
-    // extension is reconnecting.
-    var ind = document.getElementById("live-indicator");
-    function state(cls, text) {
-      if (!ind) return;
-      ind.className = cls;
-      ind.textContent = text;
-    }
-    state("live-connecting", "connecting…");
-    var wasOpen = false;
-    live.addEventListener("htmx:wsOpen", function () {
-      state("live-on", wasOpen ? "live again" : "live");
-      wasOpen = true;
-    });
-    live.addEventListener("htmx:wsClose", function () {
-      state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
-    });
+    rmqc.liveIndicator(live);
 
     // Total lag over time: uPlot, fed with the stored history in #lag-chart-stored,
     // then the live series in #lag-chart-data and one point per poll in #lag-point.
@@ -172,21 +208,9 @@
       combine();
     }
     stored = parseSeries("lag-chart-stored") || stored;
-    // Axis labels in the page's text colour and a faint grid, so the chart reads in dark
-    // mode too (uPlot draws on a canvas, which CSS does not reach).
-    function axis(a) {
-      var text = getComputedStyle(box).color || "gray";
-      var faint = "rgba(128,128,128,0.25)";
-      a.stroke = text;
-      a.grid = { stroke: faint, width: 1 };
-      a.ticks = { stroke: faint, width: 1 };
-      return a;
-    }
-    // The theme's colours live in app.css; the canvas takes them from there.
-    function themeColor(name) {
-      return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
-    }
-    function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
+    function axis(a) { return rmqc.axis(box, a); }
+    var themeColor = rmqc.themeColor;
+    function width() { return rmqc.chartWidth(box); }
     // Times as everywhere else in the console: UTC, "2026-12-01 08:58:04 UTC" in the
     // legend, the time of day on the axis (with the date once the chart spans days).
     function pad(n) { return (n < 10 ? "0" : "") + n; }
@@ -229,15 +253,7 @@
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
-          // Until a minute of samples exists, show the last minute. The range comes
-          // from the data itself: for a single point uPlot proposes a span of a
-          // thousand days.
-          scales: { x: { time: true, range: function (u, min, max) {
-            var xs = u.data[0];
-            if (!xs || !xs.length) return [min, max];
-            var lo = xs[0], hi = xs[xs.length - 1];
-            return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
-          } }, y: { range: yRange } },
+          scales: { x: { time: true, range: rmqc.lastMinuteAtLeast }, y: { range: yRange } },
           series: [{ label: "Time", value: legendTime },
             { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
           axes: [axis({ values: xTicks }), axis({ size: 70 })],
@@ -288,14 +304,7 @@
 (function () {
   "use strict";
 
-  // A bad filter answers 422 with the list section explaining it: swap it in like a 200.
-  document.addEventListener("htmx:beforeSwap", function (ev) {
-    var t = ev.detail.target;
-    if (t && t.id === "topics-list" && ev.detail.xhr.status === 422) {
-      ev.detail.shouldSwap = true;
-      ev.detail.isError = false;
-    }
-  });
+  rmqc.swapListErrors("topics-list");
 
   // The broker page's throughput: each frame replaces #tps-data with the series the
   // server keeps ({"t": [s], "put": [...], "get": [...]}; -1 where the broker did not
@@ -303,34 +312,12 @@
   function init() {
     var live = document.getElementById("broker-live");
     if (!live) return;
-    var ind = document.getElementById("live-indicator");
-    function state(cls, text) {
-      if (!ind) return;
-      ind.className = cls;
-      ind.textContent = text;
-    }
-    state("live-connecting", "connecting…");
-    var wasOpen = false;
-    live.addEventListener("htmx:wsOpen", function () {
-      state("live-on", wasOpen ? "live again" : "live");
-      wasOpen = true;
-    });
-    live.addEventListener("htmx:wsClose", function () {
-      state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
-    });
+    rmqc.liveIndicator(live);
     var box = document.getElementById("tps-chart");
     var plot = null;
-    function color(name) {
-      return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
-    }
-    function width() { return Math.max(300, (box.clientWidth || 600) - 10); }
-    function axis(a) {
-      var faint = "rgba(128,128,128,0.25)";
-      a.stroke = getComputedStyle(box).color || "gray";
-      a.grid = { stroke: faint, width: 1 };
-      a.ticks = { stroke: faint, width: 1 };
-      return a;
-    }
+    var color = rmqc.themeColor;
+    function width() { return rmqc.chartWidth(box); }
+    function axis(a) { return rmqc.axis(box, a); }
     function rate(u, v) { return v == null || v < 0 ? "unknown" : v.toFixed(2) + " /s"; }
     function draw() {
       var el = document.getElementById("tps-data");
@@ -344,12 +331,7 @@
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
-          scales: { x: { time: true, range: function (u, min, max) {
-            var xs = u.data[0];
-            if (!xs || !xs.length) return [min, max];
-            var lo = xs[0], hi = xs[xs.length - 1];
-            return hi - lo < 60 ? [hi - 60, hi] : [lo, hi];
-          } }, y: { range: function (u, min, max) { return [0, Math.max(10, Math.ceil((max || 0) * 1.1))]; } } },
+          scales: { x: { time: true, range: rmqc.lastMinuteAtLeast }, y: { range: function (u, min, max) { return [0, Math.max(10, Math.ceil((max || 0) * 1.1))]; } } },
           series: [{ label: "Time (UTC)", value: function (u, v) { return v == null ? "—" : new Date(v * 1000).toISOString().substring(11, 19) + " UTC"; } },
             { label: "Put TPS", stroke: color("--rmqc-warn"), width: 2, value: rate },
             { label: "Get TPS", stroke: color("--pico-primary"), width: 2, value: rate }],
