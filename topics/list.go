@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -173,32 +174,14 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 // readStats asks each broker of each topic for the topic's stats (one call per topic
 // and broker, at most Options.Concurrency at once) and adds them up.
 func (s *Service) readStats(f *cluster.Fanout, brokers []cluster.Broker, byName map[string]*Summary, order []string) {
-	type answer struct {
-		topic string
-		stats *rocketmq.TopicStats
-	}
 	byBroker := map[string]cluster.Broker{}
 	for _, b := range brokers {
 		byBroker[b.Name] = b
 	}
-	answers := make(chan answer, s.opts.Concurrency)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for a := range answers {
-			sm := byName[a.topic]
-			sm.StatsFrom++
-			sm.Messages += storedMessages(a.stats)
-			if a.stats.HasPutTps {
-				if sm.PutTPS == nil {
-					sm.PutTPS = new(float64)
-				}
-				*sm.PutTPS += a.stats.PutTps
-			}
-		}
-	}()
+	var mu sync.Mutex // guards the summaries the answers add to
 	for _, name := range order {
-		for _, bn := range byName[name].Brokers {
+		sm := byName[name]
+		for _, bn := range sm.Brokers {
 			b := byBroker[bn]
 			f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
 				if f.NotAnswering(b.Name) {
@@ -208,14 +191,21 @@ func (s *Service) readStats(f *cluster.Fanout, brokers []cluster.Broker, byName 
 				if err != nil {
 					return err
 				}
-				answers <- answer{name, st}
+				mu.Lock()
+				defer mu.Unlock()
+				sm.StatsFrom++
+				sm.Messages += storedMessages(st)
+				if st.HasPutTps {
+					if sm.PutTPS == nil {
+						sm.PutTPS = new(float64)
+					}
+					*sm.PutTPS += st.PutTps
+				}
 				return nil
 			})
 		}
 	}
 	f.Wait()
-	close(answers)
-	<-done
 }
 
 // storedMessages is the sum over the queues of max − min offset.
