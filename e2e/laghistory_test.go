@@ -13,7 +13,14 @@ import (
 	"rmqconsole/dev"
 )
 
+// lagHistoryAnswer is GET /api/v1/groups/{group}/lag-history: the samples and the trend.
 type lagHistoryAnswer struct {
+	Trend struct {
+		Direction string `json:"direction"`
+		Never     bool   `json:"never"`
+		DrainMs   *int64 `json:"drainMs"`
+		How       string `json:"how"`
+	} `json:"trend"`
 	Samples []struct {
 		At         time.Time `json:"at"`
 		Lag        *int64    `json:"lag"`

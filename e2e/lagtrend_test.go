@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -15,29 +13,6 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 )
-
-type trendAnswer struct {
-	Trend struct {
-		Direction string `json:"direction"`
-		Never     bool   `json:"never"`
-		DrainMs   *int64 `json:"drainMs"`
-		How       string `json:"how"`
-	} `json:"trend"`
-}
-
-func lagTrend(t *testing.T, con *Console, group string) trendAnswer {
-	t.Helper()
-	res, err := http.Get(con.URL + "/api/v1/groups/" + group + "/lag-history")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var a trendAnswer
-	if err := json.NewDecoder(res.Body).Decode(&a); err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
 
 // pageTrend reads the trend the group page shows, and its hover text.
 func pageTrend(t *testing.T, ctx context.Context) (direction, text, how string) {
@@ -81,7 +56,7 @@ func TestLagTrendFollowsRealProducersAndConsumers(t *testing.T) {
 		}
 		return nil
 	})
-	if a := lagTrend(t, con, group); a.Trend.Direction != "growing" || !a.Trend.Never {
+	if a := lagHistory(t, con, group, ""); a.Trend.Direction != "growing" || !a.Trend.Never {
 		t.Errorf("the API's trend while producing %+v, want growing and never", a.Trend)
 	}
 	if err := <-produced; err != nil {
