@@ -147,7 +147,8 @@ func lagChartVM(group, rangeKey string, samples []store.LagSample, sampling LagS
 			keep = "for " + views.Duration(sampling.Keep)
 		}
 		vm.Note = "Read every " + views.Duration(sampling.Every) + " by the console whether or not anyone watches, and kept " + keep +
-			" (older than 2 h as 5-minute buckets, each drawn at its peak). While this page is open every live poll is added."
+			" (older than " + views.Duration(groups.RawLagFor) + " as " + views.Duration(groups.LagBucket) +
+			" buckets, each drawn at its peak). While this page is open every live poll is added."
 	}
 	return vm
 }
