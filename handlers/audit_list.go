@@ -169,11 +169,15 @@ func withFormat(v url.Values, format string) string {
 }
 
 func auditRowVM(e *store.AuditEntry) views.AuditRowVM {
+	changed := countOf(len(e.Queues()), "queue")
+	if !isResetEntry(e) {
+		changed = countOf(len(e.Result), changeUnit(e.Mode))
+	}
 	return views.AuditRowVM{
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
 		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: views.GroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
 		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
-		Queues: strconv.Itoa(len(e.Queues())), Reason: e.Reason, Error: e.Error, Refused: e.Status == store.AuditRefused,
+		Changed: changed, Reason: e.Reason, Error: e.Error, Refused: e.Status == store.AuditRefused,
 	}
 }
 

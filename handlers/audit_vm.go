@@ -98,13 +98,20 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 	for _, b := range e.Plan.Brokers {
 		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: methodExplain(b.Method)})
 	}
+	if !isResetEntry(e) {
+		vm.Change = auditChangeVM(e)
+		vm.StatusText = changeStatusText(e)
+		vm.Params = auditParams(e.Params, "before", "after")
+		return vm
+	}
 	vm.Queues = auditQueueRows(e.Queues())
 	return vm
 }
 
 // auditParams lists the request's parameters as fields, in name order: texts as typed,
-// numbers as numbers, anything else as compact JSON.
-func auditParams(raw json.RawMessage) []views.AuditParam {
+// numbers as numbers, anything else as compact JSON. The names in leave out are shown
+// elsewhere on the page.
+func auditParams(raw json.RawMessage, leave ...string) []views.AuditParam {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		if len(raw) == 0 || string(raw) == "{}" {
@@ -114,6 +121,9 @@ func auditParams(raw json.RawMessage) []views.AuditParam {
 	}
 	out := make([]views.AuditParam, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if slices.Contains(leave, k) {
+			continue
+		}
 		v := string(m[k])
 		var s string
 		if json.Unmarshal(m[k], &s) == nil {

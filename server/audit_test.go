@@ -246,3 +246,67 @@ func TestResetPageSaysNothingWasChangedOnce(t *testing.T) {
 		t.Fatalf(`apply without the box: %d, "nothing was changed" %d times: %s`, rec.Code, n, doc.Find("main").Text())
 	}
 }
+
+// A change that is not a reset (a topic updated on two brokers, one of which failed; a
+// message resent) reads as what it did: its configuration before and after field by
+// field, one row per broker or message with the failure named, and none of a reset's
+// preview, plan or queue table.
+func TestAuditShowsChangesOtherThanResets(t *testing.T) {
+	a := newAuthApp(t)
+	upd := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Topics: []string{"orders"}, Mode: "topic-update", Status: store.AuditPartial,
+		Params: json.RawMessage(`{"topic":"orders","perm":4,"brokerNames":["broker-a","broker-b"],` +
+			`"before":{"broker-a":{"perm":6,"readQueueNums":8},"broker-b":{"perm":6,"readQueueNums":8}},` +
+			`"after":{"broker-a":{"perm":4,"readQueueNums":8},"broker-b":{"perm":4,"readQueueNums":8}}}`),
+		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", BrokerAddr: "10.0.0.1:10911"},
+			{Topic: "orders", BrokerName: "broker-b", BrokerAddr: "10.0.0.2:10911", Error: "broker-b: i/o timeout"}}})
+	resend := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Topics: []string{"%DLQ%billing"}, Mode: "message-resend",
+		Status: store.AuditApplied, Params: json.RawMessage(`{"msgId":"7F000001"}`),
+		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", Note: "msgId 7F000001"}}})
+	reset := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "latest", Status: store.AuditApplied, Topics: []string{"orders"},
+		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a"}, {Topic: "orders", BrokerName: "broker-a", QueueID: 1}}})
+
+	_, doc := getPage(t, a, "/audit")
+	for id, want := range map[int64]string{upd.ID: "2 brokers", resend.ID: "1 message", reset.ID: "2 queues"} {
+		if got := strings.TrimSpace(doc.Find(fmt.Sprintf(`tr[data-entry="%d"] [data-testid="entry-changed"]`, id)).Text()); got != want {
+			t.Errorf("entry %d changed %q, want %q", id, got, want)
+		}
+	}
+
+	rec, doc := getPage(t, a, fmt.Sprintf("/audit/%d", upd.ID))
+	main := doc.Find("main")
+	if rec.Code != http.StatusOK || !strings.Contains(main.Find(`[data-testid="entry-text"]`).Text(), "1 of 2 brokers failed") ||
+		!strings.Contains(main.Find(`[data-testid="entry-mode"]`).Text(), "Topic updated") {
+		t.Fatalf("update entry: %d %q", rec.Code, main.Find(`[data-testid="entry-text"]`).Text())
+	}
+	perm := main.Find(`[data-testid="entry-config"] tr[data-field="broker-a · perm"]`)
+	if !perm.HasClass("changed") || perm.Find(`[data-testid="cfg-before"]`).Text() != "6" || !strings.HasPrefix(perm.Find(`[data-testid="cfg-after"]`).Text(), "4") {
+		t.Fatalf("perm of broker-a shown as %q", perm.Text())
+	}
+	if q := main.Find(`tr[data-field="broker-b · readQueueNums"]`); q.HasClass("changed") || q.Length() != 1 {
+		t.Fatalf("an unchanged field is marked changed or missing: %q", q.Text())
+	}
+	if p := main.Find(`[data-testid="entry-params"]`).Text(); strings.Contains(p, "before") || !strings.Contains(p, "broker-b") {
+		t.Fatalf("parameters %q repeat before/after or lose the brokers", p)
+	}
+	failed := main.Find(`[data-testid="entry-rows"] tr[data-broker="broker-b"] [data-testid="row-outcome"]`)
+	if !failed.HasClass("status-bad") || !strings.Contains(failed.Text(), "i/o timeout") ||
+		main.Find(`tr[data-broker="broker-a"] .status-ok`).Length() != 1 {
+		t.Fatalf("rows: %q", main.Find(`[data-testid="entry-rows"]`).Text())
+	}
+	if href, _ := main.Find(`[data-testid="entry-topic"]`).Attr("href"); href != "/topics/orders" ||
+		main.Find(`[data-testid="entry-queues"]`).Length() != 0 || strings.Contains(main.Text(), "reset it again") ||
+		strings.Contains(main.Text(), "online at preview") || main.Find(`[data-testid="entry-group"]`).Length() != 0 {
+		t.Fatalf("a topic change shows a reset's parts (topic link %q)", href)
+	}
+
+	_, doc = getPage(t, a, fmt.Sprintf("/audit/%d", resend.ID))
+	if main := doc.Find("main"); !strings.Contains(main.Find(`[data-testid="entry-text"]`).Text(), "every message (1)") ||
+		main.Find(`[data-testid="entry-group"]`).Length() != 1 || main.Find(`[data-testid="entry-config"]`).Length() != 0 ||
+		!strings.Contains(main.Find(`[data-testid="entry-rows"]`).Text(), "msgId 7F000001") {
+		t.Fatalf("resend entry: %q", main.Text())
+	}
+	_, doc = getPage(t, a, fmt.Sprintf("/audit/%d", reset.ID))
+	if doc.Find(`[data-testid="entry-queues"]`).Length() != 1 || doc.Find(`[data-testid="entry-rows"]`).Length() != 0 {
+		t.Fatal("a reset entry lost its queue table")
+	}
+}

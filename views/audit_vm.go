@@ -41,7 +41,9 @@ type ChainVM struct {
 
 // AuditRowVM is one entry in the list.
 type AuditRowVM struct {
-	ID, URL, Started, Actor, ActorAddr, Group, GroupURL, Topics, Mode, Status, StatusClass, Queues, Reason, Error string
+	ID, URL, Started, Actor, ActorAddr, Group, GroupURL, Topics, Mode, Status, StatusClass, Reason, Error string
+	// Changed counts what the entry changed: "8 queues", "2 brokers", "1 message".
+	Changed string
 	// Refused marks a refused attempt: nothing reached the cluster, and the row says why.
 	Refused bool
 }
@@ -76,6 +78,9 @@ type AuditEntryVM struct {
 	PlanHash    string
 	PlannedAt   string
 	Queues      []AuditQueueRow
+	// Change is set for every entry that is not an offset reset (a topic created, a
+	// message resent): shown instead of the reset's plan and queues.
+	Change   *AuditChangeVM
 	Seq         string
 	Hash        string
 	PrevHash    string
@@ -100,4 +105,32 @@ func shortHash(h string) string {
 		return h[:12] + "…"
 	}
 	return h
+}
+
+// AuditLink is a link with its text.
+type AuditLink struct{ Text, URL string }
+
+// AuditChangeVM is a change other than a reset: what it did, the configuration before
+// and after, field by field, and one row per broker or message it went through.
+type AuditChangeVM struct {
+	// What says what the mode did ("Topic created").
+	What string
+	// Unit is what a row is: "broker", "message".
+	Unit   string
+	Topics []AuditLink
+	Config []AuditConfigRow
+	Rows   []AuditChangeRow
+}
+
+// AuditConfigRow is one field of a change's configuration, before and after ("—" when
+// it had none).
+type AuditConfigRow struct {
+	Field, Before, After string
+	Changed              bool
+}
+
+// AuditChangeRow is one broker (or message) of a change and its outcome.
+type AuditChangeRow struct {
+	Topic, Broker, Addr, Method, Note, Error string
+	Outcome, Class                           string
 }
