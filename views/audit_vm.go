@@ -81,10 +81,10 @@ type AuditEntryVM struct {
 	// Change is set for every entry that is not an offset reset (a topic created, a
 	// message resent): shown instead of the reset's plan and queues.
 	Change   *AuditChangeVM
-	Seq         string
-	Hash        string
-	PrevHash    string
-	JSONURL     string
+	Seq      string
+	Hash     string
+	PrevHash string
+	JSONURL  string
 }
 
 // AuditQueueRow is one queue of an entry: before, target, after.
