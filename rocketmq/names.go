@@ -12,6 +12,10 @@ const (
 // push consumers subscribe to it.
 func RetryTopic(group string) string { return RetryTopicPrefix + group }
 
+// DLQTopic is a group's dead-letter topic, where a message goes once it failed more
+// often than the group's max reconsume times; the broker creates it with the first.
+func DLQTopic(group string) string { return DLQTopicPrefix + group }
+
 // IsRetryTopic reports whether topic is a group's retry topic.
 func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryTopicPrefix) }
 

@@ -45,6 +45,7 @@ const (
 	CodeDeleteTopicInNameSrv       RequestCode = 216
 	CodeQueryConsumeQueue          RequestCode = 321
 	CodeGetBrokerConsumeStats      RequestCode = 317
+	CodeSendMessageV2              RequestCode = 310
 )
 
 var requestCodeNames = map[RequestCode]string{
@@ -85,6 +86,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeDeleteTopicInBroker:        "DELETE_TOPIC_IN_BROKER",
 	CodeDeleteTopicInNameSrv:       "DELETE_TOPIC_IN_NAMESRV",
 	CodeGetBrokerConsumeStats:      "GET_BROKER_CONSUME_STATS",
+	CodeSendMessageV2:              "SEND_MESSAGE_V2",
 }
 
 // String returns RocketMQ's name for the code, or the number when unknown.
