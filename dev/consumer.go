@@ -43,6 +43,12 @@ type ConsumerOptions struct {
 	Goroutines int
 	// Print records every message given to the listener (see Received).
 	Print bool
+	// Fail fails every message, so it is delivered again through the group's retry
+	// topic and, after MaxReconsumeTimes more deliveries, moved to its dead-letter
+	// topic; RetryDelayLevel sets the delay before each (1 is one second).
+	Fail              bool
+	MaxReconsumeTimes int
+	RetryDelayLevel   int
 }
 
 func (o ConsumerOptions) args() []string {
@@ -61,6 +67,15 @@ func (o ConsumerOptions) args() []string {
 	}
 	if o.Print {
 		a = append(a, "-print")
+	}
+	if o.Fail {
+		a = append(a, "-fail")
+	}
+	if o.MaxReconsumeTimes > 0 {
+		a = append(a, "-max-reconsume", fmt.Sprint(o.MaxReconsumeTimes))
+	}
+	if o.RetryDelayLevel > 0 {
+		a = append(a, "-retry-delay-level", fmt.Sprint(o.RetryDelayLevel))
 	}
 	return a
 }
@@ -160,7 +175,8 @@ func StartConsumerProcessWith(t testing.TB, nameServer, group string, o Consumer
 }
 
 // Received returns the messages given to the listener so far ("topic broker queue
-// offset"), when started with Print; a message delivered again appears again.
+// offset keys", keys comma-separated or "-"), when started with Print; a message
+// delivered again appears again.
 func (c *ConsumerProcess) Received() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -26,7 +26,10 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	orderly := fs.Bool("orderly", false, "consume orderly (MessageListenerOrderly: one client per queue, holding its lock)")
 	lockInterval := fs.Duration("lock-interval", 0, "how often an orderly consumer renews its locks (0: the client's default, 20 s)")
 	goroutines := fs.Int("goroutines", 0, "messages consumed at once per topic (0: the client's default, 20)")
-	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset>")
+	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset> <keys>")
+	fail := fs.Bool("fail", false, "fail every message (ConsumeRetryLater): it goes to the group's retry topic, then to its dead-letter topic")
+	maxReconsume := fs.Int("max-reconsume", 0, "deliveries of a failed message again before it goes to the dead-letter topic (0: the client's default, 16)")
+	retryDelayLevel := fs.Int("retry-delay-level", 0, "delay level of a failed message's next delivery (0: the broker's, 3 + reconsume times; 1 is one second)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +50,9 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	if *goroutines > 0 {
 		opts = append(opts, consumer.WithConsumeGoroutineNums(*goroutines))
 	}
+	if *maxReconsume > 0 {
+		opts = append(opts, consumer.WithMaxReconsumeTimes(int32(*maxReconsume)))
+	}
 	// A cluster with ACL on: sign with the console's own settings' names.
 	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
 		opts = append(opts, consumer.WithCredentials(primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}))
@@ -61,8 +67,18 @@ func consume(ctx context.Context, ns []string, args []string) error {
 				// os.Stdout is unbuffered: a line written is kept even if the process is
 				// killed right after, which tests that count redeliveries rely on.
 				for _, m := range msgs {
-					fmt.Printf("recv %s %s %d %d\n", m.Topic, m.Queue.BrokerName, m.Queue.QueueId, m.QueueOffset)
+					keys := m.GetKeys()
+					if keys == "" {
+						keys = "-"
+					}
+					fmt.Printf("recv %s %s %d %d %s\n", m.Topic, m.Queue.BrokerName, m.Queue.QueueId, m.QueueOffset, strings.ReplaceAll(keys, " ", ","))
 				}
+			}
+			if *fail {
+				if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok && *retryDelayLevel > 0 {
+					cc.DelayLevelWhenNextConsume = *retryDelayLevel
+				}
+				return consumer.ConsumeRetryLater, nil
 			}
 			if *work > 0 {
 				select {
