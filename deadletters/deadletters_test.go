@@ -1,0 +1,115 @@
+package deadletters
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// The properties of a real 5.3.3 dead letter (TestIntegrationResendDeadLetters logs them).
+func deadLetter() *rocketmq.Message {
+	return &rocketmq.Message{Topic: "%DLQ%billing", ReconsumeTimes: 2, Flag: 3, Body: []byte(`{"order":1}`), Properties: map[string]string{
+		"CLUSTER": "DefaultCluster", "DELAY": "0", "KEYS": "order-1", "MSG_REGION": "DefaultRegion",
+		"ORIGIN_MESSAGE_ID": "7F000001000051AF0000000000001406", "REAL_QID": "0", "REAL_TOPIC": "%RETRY%billing",
+		"RETRY_TOPIC": "orders", "TAGS": "paid", "TRACE_ON": "true", "UNIQ_KEY": "313437352B450000000003d589700002",
+		"WAIT": "false", "color": "blue", "TIMER_OUT_MS": "1", "INNER_MULTI_DISPATCH": "x",
+	}}
+}
+
+// A dead letter tells its group, original topic (RETRY_TOPIC, not the REAL_TOPIC of its
+// last retry) and original message; a retried message its group; other messages nothing.
+func TestOriginOf(t *testing.T) {
+	o, ok := OriginOf(deadLetter())
+	if !ok || !o.DeadLetter || o.Group != "billing" || o.Topic != "orders" || o.MsgID != "7F000001000051AF0000000000001406" {
+		t.Fatalf("dead letter: %+v %v", o, ok)
+	}
+	retry := &rocketmq.Message{Topic: "%RETRY%billing", Properties: map[string]string{"REAL_TOPIC": "%RETRY%billing", "DLQ_ORIGIN_TOPIC": "orders"}}
+	if o, ok := OriginOf(retry); !ok || o.DeadLetter || o.Group != "billing" || o.Topic != "orders" {
+		t.Fatalf("retry: %+v %v", o, ok)
+	}
+	if _, ok := OriginOf(&rocketmq.Message{Topic: "orders"}); ok {
+		t.Fatal("a message of a normal topic has an origin")
+	}
+}
+
+// A resent message keeps the body, flag, keys, tags and user properties, drops the
+// broker's retry bookkeeping and the properties it sets on every store, and gets a new
+// unique key.
+func TestResendableKeepsWhatTheUserSet(t *testing.T) {
+	m := deadLetter()
+	out := Resendable(m, "orders")
+	p := out.Properties
+	if out.Topic != "orders" || string(out.Body) != `{"order":1}` || out.Flag != 3 {
+		t.Fatalf("resendable %+v", out)
+	}
+	if p["KEYS"] != "order-1" || p["TAGS"] != "paid" || p["color"] != "blue" {
+		t.Fatalf("kept %v, want KEYS, TAGS and color", p)
+	}
+	for _, k := range []string{"RETRY_TOPIC", "ORIGIN_MESSAGE_ID", "REAL_TOPIC", "REAL_QID", "DELAY", "WAIT", "CLUSTER", "MSG_REGION", "TRACE_ON", "TIMER_OUT_MS", "INNER_MULTI_DISPATCH"} {
+		if _, ok := p[k]; ok {
+			t.Errorf("kept %s", k)
+		}
+	}
+	if len(p) != 4 || p["UNIQ_KEY"] == "" || p["UNIQ_KEY"] == m.Properties["UNIQ_KEY"] {
+		t.Fatalf("properties %v, want the three kept and a new UNIQ_KEY", p)
+	}
+}
+
+type fakeFinder map[string]*rocketmq.Message
+
+func (f fakeFinder) ByID(_ context.Context, q lookup.IDQuery) (*lookup.IDResult, error) {
+	m, ok := f[q.ID]
+	if !ok {
+		return nil, &lookup.NotFoundError{Message: "no such message"}
+	}
+	return &lookup.IDResult{Message: lookup.Message{BrokerName: "broker-a", Message: m}}, nil
+}
+
+type countingAudit struct{ n int }
+
+func (a *countingAudit) Change(ctx context.Context, e *store.AuditEntry, apply func(context.Context) ([]store.AuditQueue, error)) error {
+	a.n++
+	_, err := apply(ctx)
+	return err
+}
+
+// Refused before anything is sent or audited: no id, more than MaxResend, a message that
+// is not a dead letter, dead letters of two groups.
+func TestResendRefusesBeforeSending(t *testing.T) {
+	const dlq1, dlq2, plain = "7F000001000051AF0000000000000001", "7F000001000051AF0000000000000002", "7F000001000051AF0000000000000003"
+	other := deadLetter()
+	other.Topic = "%DLQ%shipping"
+	f := fakeFinder{dlq1: deadLetter(), dlq2: other, plain: {Topic: "orders"}}
+	audit := &countingAudit{}
+	s := New(Config{Finder: f, Audit: audit, Admin: nil})
+	many := make([]string, MaxResend+1)
+	for i := range many {
+		many[i] = strings.Repeat("0", 31) + string(rune('a'+i%26)) + strings.Repeat("1", i/26)
+	}
+	for _, c := range []struct {
+		req  ResendRequest
+		code string
+	}{
+		{ResendRequest{}, "no_messages"},
+		{ResendRequest{IDs: []string{" ", ""}}, "no_messages"},
+		{ResendRequest{IDs: many}, "too_many"},
+		{ResendRequest{IDs: []string{plain}}, "not_dead_letter"},
+		{ResendRequest{IDs: []string{dlq1, plain}}, "not_dead_letter"},
+		{ResendRequest{IDs: []string{dlq1, dlq2}}, "several_groups"},
+		{ResendRequest{IDs: []string{"k"}, Topic: "orders"}, "not_dead_letter"},
+	} {
+		_, err := s.Resend(t.Context(), c.req)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Code != c.code || !strings.Contains(ie.Message, "Nothing was sent") {
+			t.Errorf("resend %d ids: %v, want %s saying nothing was sent", len(c.req.IDs), err, c.code)
+		}
+	}
+	if audit.n != 0 {
+		t.Fatalf("%d audit entries for refused resends", audit.n)
+	}
+}

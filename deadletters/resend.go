@@ -1,0 +1,254 @@
+package deadletters
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// ResendRequest asks for dead letters to be sent again to their original topics.
+type ResendRequest struct {
+	// IDs name the messages: offsetMsgIds, or unique keys of Topic.
+	IDs []string `json:"ids"`
+	// Topic is the dead-letter topic the unique keys are looked up in; offsetMsgIds
+	// need none.
+	Topic  string `json:"topic,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Actor and ActorAddr are who asks, for the audit log.
+	Actor     string `json:"-"`
+	ActorAddr string `json:"-"`
+}
+
+// Resent is what became of one dead letter.
+type Resent struct {
+	// DLQMsgID and DLQOffsetMsgID name the dead letter.
+	DLQMsgID       string
+	DLQOffsetMsgID string
+	// Topic is the original topic it was sent to ("" when the message names none).
+	Topic string
+	// Where the new message was stored, and its ids.
+	BrokerName  string
+	QueueID     int
+	QueueOffset int64
+	MsgID       string
+	OffsetMsgID string
+	// Error says why it was not resent ("" when it was), naming the broker.
+	Error string
+}
+
+// ResendResult is the outcome of a resend.
+type ResendResult struct {
+	Group    string
+	DLQTopic string
+	// AuditID is the audit entry of the resend; Status its outcome.
+	AuditID  int64
+	Status   store.AuditStatus
+	Messages []Resent
+}
+
+// Resend sends each dead letter that req names to its original topic, as a new message
+// with the dead letter's body, flag, keys, tags and user properties (see Resendable),
+// on a writable queue of a master of that topic. Nothing is sent unless every id names
+// a message of one group's dead-letter topic (at most MaxResend of them); then the
+// resend is written to the audit log before the first message is sent, with one row
+// per message. A message that could not be sent has its Error; the others are sent.
+func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult, error) {
+	ids, err := checkIDs(req)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]lookup.Message, 0, len(ids))
+	for _, id := range ids {
+		r, err := s.cfg.Finder.ByID(ctx, lookup.IDQuery{ID: id, Topic: req.Topic})
+		if err != nil {
+			return nil, fmt.Errorf("find message %s (nothing was resent): %w", id, err)
+		}
+		msgs = append(msgs, r.Message)
+	}
+	group, err := oneGroup(msgs)
+	if err != nil {
+		return nil, err
+	}
+	res := &ResendResult{Group: group, DLQTopic: rocketmq.DLQTopic(group)}
+	topics := []string{res.DLQTopic}
+	for _, m := range msgs {
+		if o, _ := OriginOf(m.Message); o.Topic != "" && !slices.Contains(topics, o.Topic) {
+			topics = append(topics, o.Topic)
+		}
+	}
+	params, _ := json.Marshal(struct {
+		IDs   []string `json:"ids"`
+		Topic string   `json:"topic,omitempty"`
+	}{ids, req.Topic})
+	e := &store.AuditEntry{StartedAt: time.Now(), Actor: req.Actor, ActorAddr: req.ActorAddr, Cluster: s.cfg.NameServers,
+		Group: group, Topics: topics, Mode: AuditMode, Params: params, Reason: req.Reason}
+	err = s.cfg.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
+		// Once started, every message is tried, even if the caller goes away: the
+		// audit entry then tells what was sent.
+		res.Messages = s.sendAll(context.WithoutCancel(ctx), msgs)
+		rows := make([]store.AuditQueue, len(res.Messages))
+		for i, r := range res.Messages {
+			rows[i] = auditRow(r)
+		}
+		return rows, nil
+	})
+	if err != nil {
+		if e.ID == 0 {
+			return nil, fmt.Errorf("resend of group %s's dead letters not started (nothing was sent): %w", group, err)
+		}
+		return nil, fmt.Errorf("resend of group %s's dead letters (audit entry %d): %w", group, e.ID, err)
+	}
+	res.AuditID, res.Status = e.ID, e.Status
+	return res, nil
+}
+
+// checkIDs refuses what can be refused without asking a broker: no id, too many, or one
+// that is no message id.
+func checkIDs(req ResendRequest) ([]string, error) {
+	var ids []string
+	for _, id := range req.IDs {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, &InputError{Code: "no_messages", Message: "Name the dead letters to resend (their message ids). Nothing was sent."}
+	case len(ids) > MaxResend:
+		return nil, &InputError{Code: "too_many", Message: fmt.Sprintf(
+			"A resend takes at most %d messages; %d were asked. Narrow the search (a shorter time range, or a key), then resend. Nothing was sent.", MaxResend, len(ids))}
+	}
+	if req.Topic != "" && !rocketmq.IsDLQTopic(req.Topic) {
+		return nil, notDeadLetter("the messages", req.Topic)
+	}
+	for _, id := range ids {
+		if _, err := (&lookup.IDQuery{ID: id, Topic: req.Topic}).Validate(); err != nil {
+			return nil, &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent."}
+		}
+	}
+	return ids, nil
+}
+
+func notDeadLetter(what, topic string) error {
+	return &InputError{Code: "not_dead_letter", Message: fmt.Sprintf(
+		"%s is in topic %s, which is not a dead-letter topic (%%DLQ%%<group>): only dead letters are resent to their original topic. Nothing was sent.", what, topic)}
+}
+
+// oneGroup is the group whose dead-letter topic holds every message.
+func oneGroup(msgs []lookup.Message) (string, error) {
+	group := ""
+	for _, m := range msgs {
+		o, ok := OriginOf(m.Message)
+		if !ok || !o.DeadLetter {
+			return "", notDeadLetter("Message "+m.MsgID(), m.Topic)
+		}
+		if group != "" && o.Group != group {
+			return "", &InputError{Code: "several_groups", Message: fmt.Sprintf(
+				"The messages are dead letters of groups %s and %s; resend one group's at a time, so each resend is one audit entry of its group. Nothing was sent.", group, o.Group)}
+		}
+		group = o.Group
+	}
+	return group, nil
+}
+
+// sendAll sends each message to its original topic, one after the other, in the order
+// asked: a resend is a few dozen messages, and their order is kept for the queues they
+// land on.
+func (s *Service) sendAll(ctx context.Context, msgs []lookup.Message) []Resent {
+	out := make([]Resent, len(msgs))
+	routes := map[string]*writeRoute{}
+	for i, m := range msgs {
+		o, _ := OriginOf(m.Message)
+		r := Resent{DLQMsgID: m.MsgID(), DLQOffsetMsgID: m.OffsetMsgID(), Topic: o.Topic}
+		if o.Topic == "" {
+			r.Error = "the message names no original topic (no RETRY_TOPIC property), so it cannot be resent"
+			out[i] = r
+			continue
+		}
+		wr, ok := routes[o.Topic]
+		if !ok {
+			wr = s.writeRoute(ctx, o.Topic)
+			routes[o.Topic] = wr
+		}
+		if wr.err != nil {
+			r.Error = wr.err.Error()
+			out[i] = r
+			continue
+		}
+		q := wr.next()
+		b, _ := wr.route.Broker(q.BrokerName)
+		r.BrokerName, r.QueueID = q.BrokerName, q.QueueID
+		sent, err := s.cfg.Admin.SendMessage(ctx, b.Master, q, ProducerGroup, Resendable(m.Message, o.Topic))
+		if err != nil {
+			r.Error = fmt.Sprintf("broker %s (%s) did not store it: %v", q.BrokerName, b.Master, err)
+			out[i] = r
+			continue
+		}
+		r.QueueID, r.QueueOffset, r.MsgID, r.OffsetMsgID = sent.Queue.QueueID, sent.QueueOffset, sent.MsgID, sent.OffsetMsgID
+		if sent.Status != rocketmq.SendOK {
+			// Stored, but not flushed or replicated within the broker's timeout.
+			r.Error = fmt.Sprintf("broker %s (%s) stored it but answered %s", q.BrokerName, b.Master, sent.Status)
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// writeRoute is a topic's writable queues on masters, taken in turn from a random one,
+// as producers spread their messages.
+type writeRoute struct {
+	route  *cluster.Route
+	queues []rocketmq.MessageQueue
+	n      int
+	err    error
+}
+
+func (w *writeRoute) next() rocketmq.MessageQueue {
+	q := w.queues[w.n%len(w.queues)]
+	w.n++
+	return q
+}
+
+func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
+	route, err := s.cfg.Cluster.Route(ctx, topic)
+	if err != nil {
+		if errors.Is(err, cluster.ErrTopicNotFound) {
+			return &writeRoute{err: fmt.Errorf("the original topic %s no longer exists (the NameServers have no route for it): create it, then resend", topic)}
+		}
+		return &writeRoute{err: fmt.Errorf("route of the original topic %s: %w", topic, err)}
+	}
+	w := &writeRoute{route: route}
+	for _, q := range route.Raw().WriteQueues() {
+		if b, ok := route.Broker(q.BrokerName); ok && b.Master != "" {
+			w.queues = append(w.queues, q)
+		}
+	}
+	if len(w.queues) == 0 {
+		w.err = fmt.Errorf("the original topic %s has no writable queue on a master (its permission, or every master is down)", topic)
+		return w
+	}
+	w.n = rand.IntN(len(w.queues))
+	return w
+}
+
+// auditRow is one resent message as the audit log keeps it: where it went, and both
+// messages' ids in Note.
+func auditRow(r Resent) store.AuditQueue {
+	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: r.Error}
+	row.Note = "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
+	if r.OffsetMsgID != "" {
+		row.Note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+	}
+	return row
+}
