@@ -60,6 +60,8 @@ type GroupShow struct {
 	Sampling LagSampling
 	// Alerts are the alert rules; nil shows none.
 	Alerts AlertRules
+	// DeadLetters counts the group's retry and dead-letter topics; nil shows none.
+	DeadLetters DeadLetterTopics
 }
 
 // badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
@@ -134,6 +136,10 @@ func (h *GroupShow) Show(c *gin.Context) {
 			h.Log.Warn("read alert rules", "group", group, "err", err)
 		}
 		vm.Alerts = groupAlertsVM(group, rules)
+	}
+	if h.DeadLetters != nil {
+		t, err := h.DeadLetters.Topics(c.Request.Context(), group)
+		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now())
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }

@@ -106,6 +106,7 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 		vm.Properties = append(vm.Properties, views.DetailField{Label: k, Value: m.Properties[k], Mono: true})
 	}
 	vm.Body = msgBodyView(c, m)
+	vm.DeadLetter = deadLetterVM(c, m.Message)
 	switch {
 	case groupErr != nil:
 		vm.GroupsNote = "The groups could not be read: " + groupErr.Error() + "."

@@ -149,6 +149,10 @@ func (h *Messages) Search(c *gin.Context) {
 				if out.rangeRes != nil {
 					vm.Result.Rows, vm.Result.More = msgPage(f, out.rangeQ, out.rangeRes, len(out.rangeRes.Messages))
 					vm.Result.Continued = msgContinued(f, out.rangeQ)
+					vm.Result.Resend = resendSearchVM(c, out.rangeQ.Topic, out.rangeRes.Messages, out.rangeRes.Truncated)
+				}
+				if out.keyRes != nil {
+					vm.Result.Resend = resendSearchVM(c, out.keyQ.Topic, out.keyRes.Messages, out.keyRes.Truncated)
 				}
 				// The exports hold every row of this result, not only the first page's.
 				exp := f.cursor()

@@ -18,6 +18,7 @@ import (
 	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
+	"rmqconsole/deadletters"
 	"rmqconsole/groups"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
@@ -190,6 +191,10 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "audit_unavailable"
 	case errors.Is(err, resets.ErrNoCluster):
 		return http.StatusServiceUnavailable, "no_cluster"
+	case errors.As(err, new(*deadletters.InputError)):
+		return http.StatusBadRequest, "bad_request"
+	case errors.As(err, new(*store.AuditBusyError)):
+		return http.StatusConflict, "conflict"
 	case errors.Is(err, store.ErrAuditNotFound):
 		return http.StatusNotFound, "not_found"
 	case errors.As(err, new(*alerts.FieldError)):

@@ -54,6 +54,12 @@ var accessRules = []accessRule{
 	{methods: writes, path: "/groups/:group/reset", prefix: true, need: auth.Operator, what: "preview offset resets"},
 	{methods: writes, path: "/api/v1/groups/:group/reset-preview", need: auth.Operator, what: "preview offset resets"},
 
+	// Resending dead letters sends messages to the cluster.
+	{methods: writes, path: "/messages/resend", need: auth.Operator, what: "resend dead letters"},
+	{methods: writes, path: "/messages/:id/resend", need: auth.Operator, what: "resend dead letters"},
+	{methods: writes, path: "/api/v1/messages/resend", need: auth.Operator, what: "resend dead letters"},
+	{methods: writes, path: "/api/v1/messages/:id/resend", need: auth.Operator, what: "resend dead letters"},
+
 	// API tokens: every signed-in user manages their own; an admin, anyone's.
 	{path: "/tokens", need: auth.Viewer},
 	{path: "/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},

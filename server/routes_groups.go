@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/deadletters"
 	"rmqconsole/groups"
 	"rmqconsole/handlers"
 )
@@ -34,6 +35,7 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 		})
 		a.onClose(hub.Close)
 		list.Groups, show.Groups, show.Live, live.Live, home.Groups, client.Clients = svc, svc, hub, hub, svc, svc
+		show.DeadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster})
 		a.metrics().reg.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)

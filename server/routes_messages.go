@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/deadletters"
 	"rmqconsole/handlers"
 	"rmqconsole/lookup"
 )
@@ -10,8 +11,11 @@ import (
 // messageRoutes registers the pages and API of messages.
 func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
+	dl := &handlers.DeadLetters{Env: env}
 	if a.rmq != nil {
 		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster})
+		dl.Service = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
+			Audit: a.store.Audit(), NameServers: joinNameServers(a.cfg.NameServers)})
 	}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)
@@ -19,4 +23,10 @@ func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	r.GET("/messages/:id/body", h.Body)
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
+
+	// Dead letters back to their original topics: one, or all a search showed.
+	r.POST("/messages/resend", dl.ResendAll)
+	r.POST("/messages/:id/resend", dl.Resend)
+	r.POST("/api/v1/messages/resend", dl.ResendAllAPI)
+	r.POST("/api/v1/messages/:id/resend", dl.ResendAPI)
 }

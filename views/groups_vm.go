@@ -291,6 +291,8 @@ type GroupVM struct {
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
 	Cost       CostVM
+	// DeadLetters are the group's retry and dead-letter topics.
+	DeadLetters GroupDeadLettersVM
 }
 
 // CostVM is what the group's rebalances cost: per rebalance (the recent timeline) and

@@ -71,6 +71,8 @@ type MessagesResult struct {
 	More *MoreRows
 	// Continued says, on a page that continues a long result, where it starts.
 	Continued string
+	// Resend offers to resend the messages of a dead-letter topic's search.
+	Resend ResendSearchVM
 }
 
 // MoreRows is the way to the next rows of a long result, shown as the table's last row:
@@ -170,6 +172,8 @@ type MessageDetailVM struct {
 	Failures            []string
 	// FromSlaves say which brokers were read from a slave, and why.
 	FromSlaves []string
+	// DeadLetter is set for a message in a retry or dead-letter topic.
+	DeadLetter DeadLetterVM
 }
 
 // DetailField is one labelled value of the detail page.

@@ -1,0 +1,265 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/deadletters"
+	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
+	"rmqconsole/views"
+)
+
+// DeadLetterTopics tells a group's retry and dead-letter topics; *deadletters.Service
+// implements it.
+type DeadLetterTopics interface {
+	Topics(ctx context.Context, group string) (*deadletters.GroupTopics, error)
+}
+
+// Resender resends dead letters; *deadletters.Service implements it.
+type Resender interface {
+	Resend(ctx context.Context, req deadletters.ResendRequest) (*deadletters.ResendResult, error)
+}
+
+// DeadLetters is POST /messages/{id}/resend, POST /messages/resend and their API.
+type DeadLetters struct {
+	*Env
+	// Service is nil when no NameServer is configured.
+	Service Resender
+}
+
+// droppedProperties names, for the page, the properties a resend leaves out.
+const droppedProperties = "the retry bookkeeping (RETRY_TOPIC, ORIGIN_MESSAGE_ID, REAL_TOPIC, REAL_QID, DELAY, WAIT, TIMER_*), the properties the broker sets on every store (MSG_REGION, CLUSTER, TRACE_ON) and the old UNIQ_KEY"
+
+// Resend is POST /messages/{id}/resend: one dead letter back to its original topic.
+func (h *DeadLetters) Resend(c *gin.Context) {
+	h.resend(c, deadletters.ResendRequest{IDs: []string{c.Param("id")}, Topic: c.Query("topic"), Reason: c.PostForm("reason")})
+}
+
+// ResendAll is POST /messages/resend: every dead letter a search showed (form fields id,
+// topic, reason).
+func (h *DeadLetters) ResendAll(c *gin.Context) {
+	h.resend(c, deadletters.ResendRequest{IDs: c.PostFormArray("id"), Topic: c.PostForm("topic"), Reason: c.PostForm("reason")})
+}
+
+// resendBody is the JSON body of the resend API; every field is optional for one
+// message, and ids is required for several.
+type resendBody struct {
+	IDs    []string `json:"ids"`
+	Topic  string   `json:"topic"`
+	Reason string   `json:"reason"`
+}
+
+// ResendAPI is POST /api/v1/messages/{id}/resend[?topic=] with an optional
+// {"reason"}.
+func (h *DeadLetters) ResendAPI(c *gin.Context) {
+	var b resendBody
+	if !h.readBody(c, &b) {
+		return
+	}
+	topic := c.Query("topic")
+	if topic == "" {
+		topic = b.Topic
+	}
+	h.resend(c, deadletters.ResendRequest{IDs: []string{c.Param("id")}, Topic: topic, Reason: b.Reason})
+}
+
+// ResendAllAPI is POST /api/v1/messages/resend with {"ids":[...], "topic", "reason"}.
+func (h *DeadLetters) ResendAllAPI(c *gin.Context) {
+	var b resendBody
+	if !h.readBody(c, &b) {
+		return
+	}
+	h.resend(c, deadletters.ResendRequest{IDs: b.IDs, Topic: b.Topic, Reason: b.Reason})
+}
+
+func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
+	if c.Request.ContentLength == 0 {
+		return true
+	}
+	if err := c.ShouldBindJSON(b); err != nil {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
+			Message: "The body is not the JSON this call takes ({\"ids\": [...], \"topic\": \"%DLQ%group\", \"reason\": \"...\"}): " + err.Error() + ". Nothing was sent."})
+		return false
+	}
+	return true
+}
+
+func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
+	if h.Service == nil {
+		h.Fail(c, msgNoCluster)
+		return
+	}
+	req.Actor, req.ActorAddr = Actor(c), c.ClientIP()
+	res, err := h.Service.Resend(c.Request.Context(), req)
+	if err != nil {
+		h.Fail(c, resendError(c, err))
+		return
+	}
+	if isAPI(c) {
+		status := http.StatusOK
+		if res.Status == "failed" {
+			status = http.StatusBadGateway // nothing was resent; the rows say why
+		}
+		c.JSON(status, resendJSON(res))
+		return
+	}
+	h.render(c, http.StatusOK, h.page(c, "Resend of "+views.Cut(res.Group)+"'s dead letters", "messages"), views.ResendResultPage(resendResultVM(res, time.Now())))
+}
+
+// resendError turns the service's refusal into a 400 (API) or 422 (page) with its
+// sentence; other errors keep their status.
+func resendError(c *gin.Context, err error) error {
+	var ie *deadletters.InputError
+	if errors.As(err, &ie) {
+		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message}
+	}
+	var li *lookup.InputError
+	if errors.As(err, &li) {
+		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: li.Message + " Nothing was sent."}
+	}
+	return err
+}
+
+// ResentJSON is one dead letter of a resend, in the API.
+type ResentJSON struct {
+	DLQMsgID       string `json:"dlqMsgId"`
+	DLQOffsetMsgID string `json:"dlqOffsetMsgId"`
+	Topic          string `json:"topic"`
+	BrokerName     string `json:"brokerName,omitempty"`
+	QueueID        int    `json:"queueId"`
+	QueueOffset    int64  `json:"queueOffset"`
+	MsgID          string `json:"msgId,omitempty"`
+	OffsetMsgID    string `json:"offsetMsgId,omitempty"`
+	Error          string `json:"error"`
+}
+
+// ResendJSON is the answer of the resend API.
+type ResendJSON struct {
+	AuditID  int64        `json:"auditId"`
+	Status   string       `json:"status"`
+	Group    string       `json:"group"`
+	DLQTopic string       `json:"dlqTopic"`
+	Limit    int          `json:"limit"`
+	Messages []ResentJSON `json:"messages"`
+}
+
+func resendJSON(r *deadletters.ResendResult) ResendJSON {
+	j := ResendJSON{AuditID: r.AuditID, Status: string(r.Status), Group: r.Group, DLQTopic: r.DLQTopic, Limit: deadletters.MaxResend, Messages: []ResentJSON{}}
+	for _, m := range r.Messages {
+		j.Messages = append(j.Messages, ResentJSON{DLQMsgID: m.DLQMsgID, DLQOffsetMsgID: m.DLQOffsetMsgID, Topic: m.Topic,
+			BrokerName: m.BrokerName, QueueID: m.QueueID, QueueOffset: m.QueueOffset, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error})
+	}
+	return j
+}
+
+func resendResultVM(r *deadletters.ResendResult, now time.Time) views.ResendResultVM {
+	vm := views.ResendResultVM{Group: r.Group, DLQTopic: r.DLQTopic, Status: string(r.Status),
+		AuditURL: "/audit/" + strconv.FormatInt(r.AuditID, 10), BackURL: views.RetainedMessagesURL(r.DLQTopic, now)}
+	for _, m := range r.Messages {
+		row := views.ResendRow{DLQID: m.DLQMsgID, DLQURL: views.MessageURL(m.DLQOffsetMsgID, ""), Topic: m.Topic,
+			Broker: m.BrokerName, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error}
+		if m.OffsetMsgID != "" {
+			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), views.Thousands(m.QueueOffset)
+			row.ResentURL = views.MessageURL(m.OffsetMsgID, "")
+		}
+		if m.Error == "" {
+			vm.Sent++
+		} else {
+			vm.Failed++
+		}
+		vm.Rows = append(vm.Rows, row)
+	}
+	return vm
+}
+
+// deadLetterVM is the message page's section for a message in a retry or dead-letter
+// topic.
+func deadLetterVM(c *gin.Context, m *rocketmq.Message) views.DeadLetterVM {
+	o, ok := deadletters.OriginOf(m)
+	if !ok {
+		return views.DeadLetterVM{}
+	}
+	d := views.DeadLetterVM{Show: true, DeadLetter: o.DeadLetter, Group: o.Group, ReconsumeTimes: strconv.Itoa(m.ReconsumeTimes),
+		OriginalTopic: o.Topic, OriginalID: o.MsgID, Dropped: droppedProperties,
+		ResendURL: views.MessageURL(m.OffsetMsgID(), "") + "/resend"}
+	switch {
+	case !o.DeadLetter:
+	case o.Topic == "":
+		d.ResendNote = "This dead letter does not name its original topic (no RETRY_TOPIC property), so it cannot be resent."
+	case !CallerRole(c).Allows(auth.Operator):
+		d.ResendNote = "Operators can resend this dead letter to " + o.Topic + "; you can read it."
+	default:
+		d.CanResend = true
+	}
+	return d
+}
+
+// resendSearchVM offers, under a search of a dead-letter topic, to resend every message
+// it shows, up to deadletters.MaxResend.
+func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncated bool) views.ResendSearchVM {
+	if !rocketmq.IsDLQTopic(topic) || len(msgs) == 0 {
+		return views.ResendSearchVM{}
+	}
+	r := views.ResendSearchVM{Show: true, Topic: topic, Count: len(msgs), Limit: deadletters.MaxResend}
+	var origins []string
+	for _, m := range msgs {
+		if o, _ := deadletters.OriginOf(m.Message); o.Topic != "" && !slices.Contains(origins, o.Topic) {
+			origins = append(origins, o.Topic)
+		}
+	}
+	switch {
+	case len(msgs) > deadletters.MaxResend || truncated:
+		r.Note = fmt.Sprintf("A resend takes at most %d messages; this search shows %s%s. Narrow it (a shorter time range, or a key) to resend them.",
+			deadletters.MaxResend, views.Thousands(int64(len(msgs))), map[bool]string{true: " of more", false: ""}[truncated])
+	case !CallerRole(c).Allows(auth.Operator):
+		r.Note = fmt.Sprintf("Operators can resend these %d dead letters to their original topics; you can read them.", len(msgs))
+	default:
+		r.CanResend = true
+		for _, m := range msgs {
+			r.IDs = append(r.IDs, m.OffsetMsgID())
+		}
+		r.Note = fmt.Sprintf("Each goes back to its original topic (%s) as a new message with its body, keys, tags and user properties; at most %d at a time; audited, one row per message.",
+			strings.Join(origins, ", "), deadletters.MaxResend)
+	}
+	return r
+}
+
+// groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
+func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
+	if err != nil {
+		msg := err.Error()
+		if s, ok := refusal("", err); ok {
+			msg = s
+		}
+		return views.GroupDeadLettersVM{Error: "The group's retry and dead-letter topics could not be read: " + msg + "."}
+	}
+	var vm views.GroupDeadLettersVM
+	for _, tc := range []struct {
+		kind    string
+		c       deadletters.TopicCount
+		missing string
+	}{
+		{"Retry topic", t.Retry, "not created yet: the broker creates it when a push consumer of the group starts"},
+		{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"},
+	} {
+		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
+		if tc.c.Exists {
+			row.Stored, row.MessagesURL = views.Thousands(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
+			for _, f := range tc.c.Failures {
+				row.Failures = append(row.Failures, failureText("Not counted: ", f))
+			}
+		}
+		vm.Rows = append(vm.Rows, row)
+	}
+	return vm
+}

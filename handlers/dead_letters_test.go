@@ -1,0 +1,80 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/deadletters"
+	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
+)
+
+func roleContext(role auth.Role) *gin.Context {
+	c, _ := gin.CreateTestContext(httptest.NewRecorder())
+	c.Request = httptest.NewRequest("GET", "/messages", nil)
+	c.Set(RoleKey, role)
+	return c
+}
+
+func dlqMessages(n int) []lookup.Message {
+	out := make([]lookup.Message, n)
+	for i := range out {
+		out[i] = lookup.Message{BrokerName: "broker-a", Message: &rocketmq.Message{Topic: "%DLQ%billing", CommitLogOffset: int64(i),
+			Properties: map[string]string{"RETRY_TOPIC": "orders"}}}
+	}
+	return out
+}
+
+// Under a DLQ search an operator gets the resend of every message shown, up to the
+// bound; past it, or truncated, nobody does and the page says the bound; a viewer is
+// told that operators can; other topics offer nothing.
+func TestResendSearchOffer(t *testing.T) {
+	op, viewer := roleContext(auth.Operator), roleContext(auth.Viewer)
+	r := resendSearchVM(op, "%DLQ%billing", dlqMessages(3), false)
+	if !r.CanResend || len(r.IDs) != 3 || !strings.Contains(r.Note, "orders") {
+		t.Fatalf("operator, 3 dead letters: %+v", r)
+	}
+	max := deadletters.MaxResend
+	for _, c := range []struct {
+		n     int
+		trunc bool
+	}{{max + 1, false}, {5, true}} {
+		r = resendSearchVM(op, "%DLQ%billing", dlqMessages(c.n), c.trunc)
+		if r.CanResend || len(r.IDs) != 0 || !strings.Contains(r.Note, fmt.Sprintf("at most %d", max)) {
+			t.Errorf("%d messages (truncated %v): %+v, want no offer and the bound said", c.n, c.trunc, r)
+		}
+	}
+	if r = resendSearchVM(op, "%DLQ%billing", dlqMessages(max), false); !r.CanResend {
+		t.Errorf("exactly %d dead letters are not offered", max)
+	}
+	if r = resendSearchVM(viewer, "%DLQ%billing", dlqMessages(2), false); r.CanResend || !strings.Contains(r.Note, "Operators can resend") {
+		t.Errorf("viewer: %+v", r)
+	}
+	if r = resendSearchVM(op, "orders", dlqMessages(2), false); r.Show {
+		t.Errorf("a normal topic's search offers a resend: %+v", r)
+	}
+}
+
+// The group page says a topic not created yet is missing, and why, and counts and links
+// the others.
+func TestGroupDeadLettersSection(t *testing.T) {
+	vm := groupDeadLettersVM(&deadletters.GroupTopics{
+		Retry: deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Stored: 1234},
+		DLQ:   deadletters.TopicCount{Topic: "%DLQ%billing"},
+	}, nil, time.Now())
+	if len(vm.Rows) != 2 {
+		t.Fatalf("rows %+v", vm.Rows)
+	}
+	if r := vm.Rows[0]; !r.Exists || r.Stored != "1,234" || !strings.Contains(r.MessagesURL, "topic=%25RETRY%25billing") {
+		t.Errorf("retry row %+v", r)
+	}
+	if r := vm.Rows[1]; r.Exists || !strings.Contains(r.Note, "first message dies") {
+		t.Errorf("DLQ row %+v, want it missing until the first message dies", r)
+	}
+}
