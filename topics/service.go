@@ -52,11 +52,19 @@ type Options struct {
 	Cluster *cluster.Cluster
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Audit records every change (create, update, delete) before it is made; without
+	// it the service changes nothing.
+	Audit Auditor
+	// NameServers is the NameServer list the audit entries name as their cluster.
+	NameServers string
+	// Changer makes the changes; nil takes the Admin when it can (a *rocketmq.Client).
+	Changer Changer
 }
 
 // Service reads (and changes) a cluster's topics.
 type Service struct {
 	admin   Admin
+	changer Changer
 	cluster *cluster.Cluster
 	opts    Options
 
@@ -79,7 +87,11 @@ func New(admin Admin, opts Options) *Service {
 	if c == nil {
 		c = cluster.New(admin, cluster.Options{Now: opts.Now})
 	}
-	return &Service{admin: admin, cluster: c, opts: opts}
+	ch := opts.Changer
+	if ch == nil {
+		ch, _ = admin.(Changer)
+	}
+	return &Service{admin: admin, changer: ch, cluster: c, opts: opts}
 }
 
 // BrokerFailure names a broker that did not answer and why.

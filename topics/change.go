@@ -1,0 +1,608 @@
+package topics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// Changer is what creating, updating and deleting topics asks RocketMQ beyond reading;
+// *rocketmq.Client implements it.
+type Changer interface {
+	CreateTopic(ctx context.Context, addr string, tc rocketmq.TopicConfig) error
+	DeleteTopicInBroker(ctx context.Context, addr, topic string) error
+	DeleteTopicInNameServers(ctx context.Context, topic string) error
+}
+
+var _ Changer = (*rocketmq.Client)(nil)
+
+// Auditor writes the audit entry around a change: pending before it, sealed with its
+// outcome; *store.AuditLog implements it.
+type Auditor interface {
+	Change(ctx context.Context, e *store.AuditEntry, apply func(ctx context.Context) ([]store.AuditQueue, error)) error
+}
+
+var _ Auditor = (*store.AuditLog)(nil)
+
+// The audit modes of topic changes.
+const (
+	ModeCreate = "topic-create"
+	ModeUpdate = "topic-update"
+	ModeDelete = "topic-delete"
+)
+
+// Bounds of a topic's configuration, checked before any broker is asked.
+const (
+	// MaxTopicLen is RocketMQ's TopicValidator limit (127 on 4.9.7 and 5.x); a longer
+	// name is refused by the broker, and 5.x stores it with another message format.
+	MaxTopicLen = 127
+	// MaxQueueNums bounds the read and write queue counts. RocketMQ itself sets none,
+	// but every queue is a consume-queue directory with its own mapped files on every
+	// broker, and a consumer group balances queue by queue: 1024 queues per broker is
+	// already more than any group has clients, and a typo such as 10 000 would make
+	// every broker open tens of thousands of files.
+	MaxQueueNums = 1024
+	// DefaultQueueNums is what a new topic gets when no count is asked (as mqadmin
+	// updateTopic).
+	DefaultQueueNums = 8
+)
+
+// Message types a 5.x topic can be created with (its "+message.type" attribute).
+var MessageTypes = []string{TypeNormal, TypeFIFO, TypeDelay, TypeTransaction}
+
+// Who is who asks for a change, for the audit log.
+type Who struct{ Actor, Addr string }
+
+// SaveRequest creates a topic, or updates it when it exists. A nil field keeps what
+// the topic has (or, for a new topic, takes the default: 8 queues, read and write, not
+// ordered, normal messages).
+type SaveRequest struct {
+	Topic          string `json:"topic"`
+	ReadQueueNums  *int   `json:"readQueueNums,omitempty"`
+	WriteQueueNums *int   `json:"writeQueueNums,omitempty"`
+	Perm           *int   `json:"perm,omitempty"`
+	Order          *bool  `json:"order,omitempty"`
+	// MessageType is normal, fifo, delay or transaction; 5.x brokers only ("" keeps it).
+	MessageType string `json:"messageType,omitempty"`
+	// BrokerNames or ClusterName say where; neither means every broker that has the
+	// topic, or every broker of the cluster for a new topic.
+	BrokerNames []string `json:"brokerNames,omitempty"`
+	ClusterName string   `json:"clusterName,omitempty"`
+}
+
+// DeleteRequest deletes a topic; Confirm must repeat its name.
+type DeleteRequest struct {
+	Topic   string `json:"topic"`
+	Confirm string `json:"confirm"`
+}
+
+// InputError is a request refused before any broker was asked: Field names the input
+// ("topic", "readQueueNums", "confirm", ...), Message says what is wrong and what to do.
+type InputError struct {
+	Field   string
+	Message string
+}
+
+func (e *InputError) Error() string { return e.Message }
+
+func inputErr(field, format string, args ...any) *InputError {
+	return &InputError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Config is a topic's configuration on one broker, as the audit log records it before
+// and after a change.
+type Config struct {
+	ReadQueueNums  int    `json:"readQueueNums"`
+	WriteQueueNums int    `json:"writeQueueNums"`
+	Perm           int    `json:"perm"`
+	Order          bool   `json:"order"`
+	MessageType    string `json:"messageType,omitempty"`
+}
+
+func configOf(tc rocketmq.TopicConfig, is5 bool) Config {
+	c := Config{ReadQueueNums: tc.ReadQueueNums, WriteQueueNums: tc.WriteQueueNums, Perm: tc.Perm, Order: tc.Order}
+	if is5 {
+		c.MessageType = messageType(tc, true)
+	}
+	return c
+}
+
+// target is one broker a change goes to, with the topic's configuration there now
+// (nil when it has none) and on 5.x or not.
+type target struct {
+	broker cluster.Broker
+	before *rocketmq.TopicConfig
+	is5    bool
+}
+
+// CheckName checks a topic name against RocketMQ's rules (TopicValidator) for a topic the
+// console is asked to create or change.
+func CheckName(topic string) error {
+	switch {
+	case topic == "":
+		return inputErr("topic", "Enter the topic's name.")
+	case len(topic) > MaxTopicLen:
+		return inputErr("topic", "The topic name is %d characters long; RocketMQ allows at most %d.", len(topic), MaxTopicLen)
+	}
+	if err := cluster.CheckName("topic", topic); err != nil {
+		return inputErr("topic", "%s", err.Error())
+	}
+	return nil
+}
+
+// refuseSystem says why the console does not change a topic RocketMQ keeps for itself.
+func refuseSystem(ci *rocketmq.ClusterInfo, topic, what string) error {
+	switch {
+	case rocketmq.IsRetryTopic(topic):
+		return inputErr("topic", "%s is the retry topic of consumer group %s: its brokers create it with the group and keep its queues. The console does not %s it; change the group instead.",
+			topic, strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), what)
+	case rocketmq.IsDLQTopic(topic):
+		return inputErr("topic", "%s is the dead-letter topic of consumer group %s: the brokers create it when a message fails too often. The console does not %s it; resend its messages from the group's page instead.",
+			topic, strings.TrimPrefix(topic, rocketmq.DLQTopicPrefix), what)
+	case ci.IsSystemTopic(topic):
+		return inputErr("topic", "%s is one of RocketMQ's own system topics: the brokers need it as it is, so the console does not %s it.", topic, what)
+	}
+	return nil
+}
+
+// checkSave checks everything that needs no broker.
+func checkSave(r SaveRequest) error {
+	if err := CheckName(r.Topic); err != nil {
+		return err
+	}
+	for _, q := range []struct {
+		field string
+		n     *int
+	}{{"readQueueNums", r.ReadQueueNums}, {"writeQueueNums", r.WriteQueueNums}} {
+		if q.n != nil && (*q.n < 1 || *q.n > MaxQueueNums) {
+			return inputErr(q.field, "%d %s: a topic has between 1 and %d queues per broker.", *q.n, queueWord(q.field), MaxQueueNums)
+		}
+	}
+	if r.Perm != nil && *r.Perm != rocketmq.PermRead && *r.Perm != rocketmq.PermWrite && *r.Perm != rocketmq.PermRead|rocketmq.PermWrite {
+		return inputErr("perm", "Permission %d is not one RocketMQ knows for a topic: use 6 (read and write), 4 (read only) or 2 (write only).", *r.Perm)
+	}
+	if r.MessageType != "" && !slices.Contains(MessageTypes, r.MessageType) {
+		return inputErr("messageType", "%q is not a message type: use normal, fifo, delay or transaction.", cut(r.MessageType))
+	}
+	if len(r.BrokerNames) > 0 && r.ClusterName != "" {
+		return inputErr("brokerNames", "Name the brokers or the cluster, not both.")
+	}
+	for _, b := range r.BrokerNames {
+		if !cluster.ValidName(b) {
+			return inputErr("brokerNames", "%q is not a broker name: use letters, digits, '-', '_', '%%' and '|'.", cut(b))
+		}
+	}
+	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
+		return inputErr("clusterName", "%q is not a cluster name: use letters, digits, '-', '_', '%%' and '|'.", cut(r.ClusterName))
+	}
+	return nil
+}
+
+func queueWord(field string) string {
+	if field == "readQueueNums" {
+		return "read queues"
+	}
+	return "write queues"
+}
+
+func cut(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// targets resolves where a save goes: the named brokers, the named cluster's, the brokers
+// that have the topic, or (a new topic) every broker of the only cluster.
+func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveRequest) ([]cluster.Broker, error) {
+	all, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]cluster.Broker{}
+	for _, b := range all {
+		byName[b.Name] = b
+	}
+	var out []cluster.Broker
+	switch {
+	case len(r.BrokerNames) > 0:
+		for _, n := range r.BrokerNames {
+			b, ok := byName[n]
+			if !ok {
+				return nil, inputErr("brokerNames", "There is no broker named %s in this cluster (brokers: %s). Check the name.", n, strings.Join(slices.Sorted(mapsKeys(byName)), ", "))
+			}
+			if !slices.ContainsFunc(out, func(o cluster.Broker) bool { return o.Name == n }) {
+				out = append(out, b)
+			}
+		}
+	case r.ClusterName != "":
+		names, ok := ci.Clusters[r.ClusterName]
+		if !ok {
+			return nil, inputErr("clusterName", "There is no cluster named %s (clusters: %s). Check the name.", r.ClusterName, strings.Join(slices.Sorted(mapsKeys(ci.Clusters)), ", "))
+		}
+		for _, n := range names {
+			if b, ok := byName[n]; ok {
+				out = append(out, b)
+			}
+		}
+	default:
+		route, err := s.cluster.Route(ctx, r.Topic)
+		switch {
+		case err == nil:
+			out = route.Brokers
+		case errors.Is(err, rocketmq.ErrTopicNotFound):
+			if len(ci.Clusters) > 1 {
+				return nil, inputErr("clusterName", "This NameServer serves %d clusters (%s): name the cluster or the brokers to create %s on.",
+					len(ci.Clusters), strings.Join(slices.Sorted(mapsKeys(ci.Clusters)), ", "), r.Topic)
+			}
+			out = all
+		default:
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b cluster.Broker) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// readTargets reads the topic's configuration and the version of each target broker's
+// master. A broker without a master, or one that does not answer, refuses the change
+// before anything is changed: a change must know what it changes.
+func (s *Service) readTargets(ctx context.Context, topic string, brokers []cluster.Broker) ([]target, error) {
+	out := make([]target, len(brokers))
+	f := s.cluster.Fanout(ctx)
+	for i, b := range brokers {
+		out[i].broker = b
+		f.GoTopic(b, topic, opTopicConfigOne, func(ctx context.Context, addr string) error {
+			t, err := s.admin.TopicConfigs(ctx, addr)
+			if err != nil {
+				return err
+			}
+			v, err := s.admin.BrokerVersion(ctx, addr)
+			if err != nil {
+				return err
+			}
+			if tc, ok := t.Topics[topic]; ok {
+				out[i].before = &tc
+			}
+			out[i].is5 = v.Is5()
+			return nil
+		})
+	}
+	if fails := f.Wait(); len(fails) > 0 {
+		return nil, &ChangeRefusedError{Topic: topic, Failures: fails}
+	}
+	return out, nil
+}
+
+// ChangeRefusedError is a change not made because a broker it concerns could not be
+// read first; nothing was changed.
+type ChangeRefusedError struct {
+	Topic    string
+	Failures []BrokerFailure
+}
+
+func (e *ChangeRefusedError) Error() string {
+	parts := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		parts[i] = f.String()
+	}
+	return fmt.Sprintf("Nothing was changed: topic %s's configuration could not be read first from %s. Check that the broker is up, then try again.",
+		e.Topic, strings.Join(parts, "; "))
+}
+
+// Unwrap lets the broker's error decide the status (a timeout, a refusal).
+func (e *ChangeRefusedError) Unwrap() []error {
+	out := make([]error, len(e.Failures))
+	for i, f := range e.Failures {
+		out[i] = f
+	}
+	return out
+}
+
+// Saved is the outcome of a save or delete: the audit entry, sealed.
+type Saved struct {
+	Entry *store.AuditEntry
+	// Created is set when no broker had the topic before.
+	Created bool
+}
+
+// Save creates the topic on its brokers, or updates it where it exists, keeping what
+// was not asked to change. Bad input is an *InputError, a system topic too, and nothing
+// reaches a broker; otherwise the change is written to the audit log first (with every
+// broker's configuration before and after) and each broker is one row of its outcome.
+func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, error) {
+	if err := checkSave(r); err != nil {
+		return nil, err
+	}
+	if s.opts.Audit == nil || s.changer == nil {
+		return nil, ErrNoAudit
+	}
+	ci, err := s.cluster.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseSystem(ci, r.Topic, "create or change"); err != nil {
+		return nil, err
+	}
+	brokers, err := s.targets(ctx, ci, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(brokers) == 0 {
+		return nil, inputErr("clusterName", "Cluster %s has no broker registered: nothing to create %s on.", r.ClusterName, r.Topic)
+	}
+	ts, err := s.readTargets(ctx, r.Topic, brokers)
+	if err != nil {
+		return nil, err
+	}
+	// A broker that does not have the topic yet gets what the others have, so adding a
+	// broker to a topic does not change its shape.
+	var model *rocketmq.TopicConfig
+	for _, t := range ts {
+		if t.before != nil {
+			model = t.before
+			break
+		}
+	}
+	var old []string
+	for _, t := range ts {
+		if r.MessageType != "" && !t.is5 {
+			old = append(old, t.broker.Name)
+		}
+	}
+	if len(old) > 0 {
+		return nil, inputErr("messageType", "RocketMQ 4.x keeps no message type (broker %s runs 4.x): leave the message type empty; producers there choose normal, ordered, delayed or transactional sending themselves.",
+			strings.Join(old, ", "))
+	}
+	mode := ModeCreate
+	if model != nil {
+		mode = ModeUpdate
+	}
+	before, after := map[string]*Config{}, map[string]Config{}
+	send := make([]rocketmq.TopicConfig, len(ts))
+	for i, t := range ts {
+		tc := rocketmq.TopicConfig{TopicName: r.Topic, ReadQueueNums: DefaultQueueNums, WriteQueueNums: DefaultQueueNums,
+			Perm: rocketmq.PermRead | rocketmq.PermWrite, TopicFilterType: "SINGLE_TAG"}
+		before[t.broker.Name] = nil
+		switch {
+		case t.before != nil:
+			tc = *t.before
+			before[t.broker.Name] = new(configOf(tc, t.is5))
+		case model != nil:
+			tc = *model
+		}
+		msgType := strings.ToUpper(r.MessageType)
+		if msgType == "" && t.before == nil && model != nil {
+			msgType = model.MessageType() // a broker added to the topic gets its type
+		}
+		tc.TopicName = r.Topic
+		if r.ReadQueueNums != nil {
+			tc.ReadQueueNums = *r.ReadQueueNums
+		}
+		if r.WriteQueueNums != nil {
+			tc.WriteQueueNums = *r.WriteQueueNums
+		}
+		if r.Perm != nil {
+			tc.Perm = *r.Perm
+		}
+		if r.Order != nil {
+			tc.Order = *r.Order
+		}
+		// Only the attribute asked for is sent: 5.x refuses to be sent again attributes
+		// it does not let change (queue.type), and keeps those not named.
+		tc.Attributes = nil
+		if msgType != "" && t.is5 {
+			tc.Attributes = map[string]string{"+message.type": msgType}
+		}
+		send[i] = tc
+		a := configOf(tc, t.is5)
+		if t.is5 && msgType == "" && t.before != nil {
+			a.MessageType = before[t.broker.Name].MessageType
+		}
+		after[t.broker.Name] = a
+	}
+	params, _ := json.Marshal(struct {
+		SaveRequest
+		Before map[string]*Config `json:"before"`
+		After  map[string]Config  `json:"after"`
+	}{r, before, after})
+	e := s.entry(who, mode, r.Topic, params)
+	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
+		rows := make([]store.AuditQueue, len(ts))
+		f := s.cluster.Fanout(ctx)
+		for i, t := range ts {
+			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
+				Note: describeChange(before[t.broker.Name], after[t.broker.Name])}
+			f.GoTopic(t.broker, r.Topic, "create or update topic", func(ctx context.Context, addr string) error {
+				return s.changer.CreateTopic(ctx, addr, send[i])
+			})
+		}
+		markFailures(rows, f.Wait())
+		return rows, nil
+	})
+	s.forgetList()
+	if err != nil {
+		return nil, err
+	}
+	return &Saved{Entry: e, Created: mode == ModeCreate}, nil
+}
+
+// markFailures writes each failed broker's failure into its row.
+func markFailures(rows []store.AuditQueue, fails []BrokerFailure) {
+	for _, fl := range fails {
+		for i := range rows {
+			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
+				rows[i].Error = fl.Reason()
+			}
+		}
+	}
+}
+
+// describeChange says in a few words what a save does on one broker.
+func describeChange(before *Config, after Config) string {
+	if before == nil {
+		return fmt.Sprintf("created: %d read / %d write queues, %s", after.ReadQueueNums, after.WriteQueueNums, PermString(after.Perm))
+	}
+	var ch []string
+	if before.ReadQueueNums != after.ReadQueueNums {
+		ch = append(ch, fmt.Sprintf("read queues %d → %d", before.ReadQueueNums, after.ReadQueueNums))
+	}
+	if before.WriteQueueNums != after.WriteQueueNums {
+		ch = append(ch, fmt.Sprintf("write queues %d → %d", before.WriteQueueNums, after.WriteQueueNums))
+	}
+	if before.Perm != after.Perm {
+		ch = append(ch, fmt.Sprintf("permission %s → %s", PermString(before.Perm), PermString(after.Perm)))
+	}
+	if before.Order != after.Order {
+		ch = append(ch, fmt.Sprintf("order %t → %t", before.Order, after.Order))
+	}
+	if before.MessageType != after.MessageType && after.MessageType != "" {
+		ch = append(ch, fmt.Sprintf("message type %s → %s", orNone(before.MessageType), after.MessageType))
+	}
+	if len(ch) == 0 {
+		return "updated: nothing differed"
+	}
+	return "updated: " + strings.Join(ch, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Delete deletes the topic on every broker that has it, then its route on every
+// NameServer. The name must be confirmed, and system, retry and dead-letter topics are
+// refused, before any broker is asked; the change is written to the audit log first,
+// with each broker's configuration before. A broker that fails is named in its row, and
+// the NameServers keep the route then, so the topic stays visible where it still is.
+func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved, error) {
+	if err := CheckName(r.Topic); err != nil {
+		return nil, err
+	}
+	if r.Confirm != r.Topic {
+		if r.Confirm == "" {
+			return nil, inputErr("confirm", "Type the topic's name, %s, to confirm the delete.", r.Topic)
+		}
+		return nil, inputErr("confirm", "The name typed to confirm, %q, is not %s: nothing was deleted. Type the topic's name exactly.", cut(r.Confirm), r.Topic)
+	}
+	if s.opts.Audit == nil || s.changer == nil {
+		return nil, ErrNoAudit
+	}
+	ci, err := s.cluster.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseSystem(ci, r.Topic, "delete"); err != nil {
+		return nil, err
+	}
+	route, err := s.cluster.Route(ctx, r.Topic)
+	if errors.Is(err, rocketmq.ErrTopicNotFound) {
+		return nil, &NotFoundError{Topic: r.Topic}
+	}
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.readTargets(ctx, r.Topic, route.Brokers)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]*Config{}
+	for _, t := range ts {
+		if t.before != nil {
+			before[t.broker.Name] = new(configOf(*t.before, t.is5))
+		} else {
+			before[t.broker.Name] = nil
+		}
+	}
+	params, _ := json.Marshal(struct {
+		Topic  string             `json:"topic"`
+		Before map[string]*Config `json:"before"`
+		After  map[string]*Config `json:"after"`
+	}{r.Topic, before, map[string]*Config{}})
+	e := s.entry(who, ModeDelete, r.Topic, params)
+	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
+		rows := make([]store.AuditQueue, len(ts))
+		f := s.cluster.Fanout(ctx)
+		for i, t := range ts {
+			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: "deleted"}
+			f.GoTopic(t.broker, r.Topic, "delete topic", func(ctx context.Context, addr string) error {
+				return s.changer.DeleteTopicInBroker(ctx, addr, r.Topic)
+			})
+		}
+		fails := f.Wait()
+		markFailures(rows, fails)
+		if len(fails) > 0 {
+			return rows, fmt.Errorf("the NameServers keep topic %s's route, since %d of %d brokers still have it; delete it again once they answer", r.Topic, len(fails), len(rows))
+		}
+		if err := s.changer.DeleteTopicInNameServers(ctx, r.Topic); err != nil {
+			return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
+		}
+		return rows, nil
+	})
+	s.forgetList()
+	if err != nil {
+		return nil, err
+	}
+	return &Saved{Entry: e}, nil
+}
+
+// ErrNoAudit means the console has no audit log to write changes to, so it makes none.
+var ErrNoAudit = errors.New("the console has no audit log to record the change in, so it changes nothing")
+
+func (s *Service) entry(who Who, mode, topic string, params []byte) *store.AuditEntry {
+	return &store.AuditEntry{StartedAt: s.opts.Now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.NameServers,
+		Topics: []string{topic}, Mode: mode, Params: params}
+}
+
+// forgetList drops the cached list, so the next one shows the change.
+func (s *Service) forgetList() {
+	s.listMu.Lock()
+	s.list = nil
+	s.listMu.Unlock()
+}
+
+// BrokerPlace is a broker a topic can be placed on, for the create and update forms.
+type BrokerPlace struct {
+	Name    string `json:"brokerName"`
+	Cluster string `json:"cluster"`
+	// Is5 is set when its master runs 5.x (message types); false when it runs 4.x or
+	// could not be asked.
+	Is5 bool `json:"is5"`
+}
+
+// Placement lists the cluster's brokers (by name) with their cluster and version.
+func (s *Service) Placement(ctx context.Context) ([]BrokerPlace, error) {
+	brokers, err := s.cluster.Brokers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := s.cluster.Fanout(ctx)
+	out := cluster.Each(f, brokers, "version", func(ctx context.Context, addr string) (BrokerPlace, error) {
+		v, err := s.admin.BrokerVersion(ctx, addr)
+		return BrokerPlace{Is5: v.Is5()}, err
+	})
+	f.Wait()
+	for i, b := range brokers {
+		out[i].Name, out[i].Cluster = b.Name, b.Cluster
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package topics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/dev"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+type changeEnv struct {
+	cl    *dev.Cluster
+	c     *rocketmq.Client
+	audit *store.AuditLog
+	svc   *Service
+	is5   bool
+	who   Who
+}
+
+func newChangeEnv(t *testing.T) *changeEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	v, err := c.BrokerVersion(t.Context(), cl.Brokers[0].Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &changeEnv{cl: cl, c: c, audit: st.Audit(), svc: New(c, Options{Audit: st.Audit(), NameServers: cl.NameServer}),
+		is5: v.Is5(), who: Who{Actor: "otto", Addr: "10.1.2.3"}}
+}
+
+// routeIs waits until mqadmin topicRoute shows want (the NameServer takes a change a
+// moment after the broker).
+func (e *changeEnv) routeIs(t *testing.T, topic string, want map[string]dev.RouteQueues) {
+	t.Helper()
+	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute shows the change", func() error {
+		got, err := e.cl.TopicRouteByMQAdmin(t.Context(), topic)
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("route %v, want %v", got, want)
+		}
+		return nil
+	})
+}
+
+func ints(n int) *int { return &n }
+
+// A topic created, updated and deleted through the service is what RocketMQ's own
+// mqadmin then sees; an update keeps what it did not name, a broker added to the topic
+// gets the topic's shape, and every change is one sealed audit entry with each broker's
+// configuration before and after and one row per broker.
+func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
+	e := newChangeEnv(t)
+	ctx := t.Context()
+	topic := dev.UniqueName("it-crud")
+	first := e.cl.Brokers[0].Name
+
+	saved, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, ReadQueueNums: ints(3), WriteQueueNums: ints(3), BrokerNames: []string{first}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent := saved.Entry
+	if !saved.Created || ent.Status != store.AuditApplied || ent.Mode != ModeCreate || ent.Seq == 0 || len(ent.Result) != 1 ||
+		ent.Result[0].BrokerName != first || ent.Actor != "otto" || ent.Cluster != e.cl.NameServer {
+		t.Fatalf("create: %+v", ent)
+	}
+	var p struct {
+		Before map[string]*Config `json:"before"`
+		After  map[string]Config  `json:"after"`
+	}
+	if err := json.Unmarshal(ent.Params, &p); err != nil || p.Before[first] != nil || p.After[first].ReadQueueNums != 3 || p.After[first].Perm != 6 {
+		t.Fatalf("create params %s", ent.Params)
+	}
+	e.routeIs(t, topic, map[string]dev.RouteQueues{first: {Read: 3, Write: 3, Perm: 6}})
+	status, err := e.cl.TopicStatusByMQAdmin(ctx, topic)
+	if err != nil || status[first] != 3 {
+		t.Fatalf("mqadmin topicStatus: %v %v, want 3 queues on %s", status, err, first)
+	}
+
+	// Update: permission and write queues only, on every broker: read queues stay 3, and
+	// a second broker (when there is one) gets the topic as the first has it.
+	var all []string
+	want := map[string]dev.RouteQueues{}
+	for _, b := range e.cl.Brokers {
+		all = append(all, b.Name)
+		want[b.Name] = dev.RouteQueues{Read: 3, Write: 5, Perm: 4}
+	}
+	saved, err = e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, Perm: ints(4), WriteQueueNums: ints(5), BrokerNames: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent = saved.Entry
+	if saved.Created || ent.Status != store.AuditApplied || ent.Mode != ModeUpdate || len(ent.Result) != len(all) {
+		t.Fatalf("update: %+v", ent)
+	}
+	p.Before, p.After = nil, nil
+	if err := json.Unmarshal(ent.Params, &p); err != nil || p.Before[first] == nil || p.Before[first].Perm != 6 || p.After[first].Perm != 4 ||
+		p.After[first].ReadQueueNums != 3 || p.After[first].WriteQueueNums != 5 {
+		t.Fatalf("update params %s", ent.Params)
+	}
+	if !strings.Contains(ent.Result[0].Note, "permission RW → R-") {
+		t.Fatalf("update row note %q", ent.Result[0].Note)
+	}
+	e.routeIs(t, topic, want)
+
+	saved, err = e.svc.Delete(ctx, e.who, DeleteRequest{Topic: topic, Confirm: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ent := saved.Entry; ent.Status != store.AuditApplied || ent.Mode != ModeDelete || len(ent.Result) != len(all) {
+		t.Fatalf("delete: %+v", ent)
+	}
+	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute finds no route", func() error {
+		got, err := e.cl.TopicRouteByMQAdmin(ctx, topic)
+		if errors.Is(err, dev.ErrNoRoute) {
+			return nil
+		}
+		return fmt.Errorf("route %v (%v)", got, err)
+	})
+	for _, b := range e.cl.Brokers {
+		tt, err := e.c.TopicConfigs(ctx, b.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := tt.Topics[topic]; ok {
+			t.Errorf("broker %s still has the deleted topic", b.Name)
+		}
+	}
+	rep, err := e.audit.Verify(ctx)
+	if err != nil || !rep.Intact || rep.Sealed != 3 || rep.Pending != 0 {
+		t.Fatalf("audit chain %+v %v, want intact with 3 entries", rep, err)
+	}
+}
+
+// On 5.x a topic is created with its message type (the "+message.type" attribute) and
+// an update that does not name it keeps it; 4.x keeps no message type, and asking for
+// one is refused before any broker is asked.
+func TestIntegrationTopicMessageType(t *testing.T) {
+	e := newChangeEnv(t)
+	ctx := t.Context()
+	topic := dev.UniqueName("it-fifo")
+	_, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, MessageType: TypeFIFO, ReadQueueNums: ints(2), WriteQueueNums: ints(2)})
+	if !e.is5 {
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != "messageType" || !strings.Contains(ie.Message, "4.x keeps no message type") {
+			t.Fatalf("a message type on 4.x: %v", err)
+		}
+		if _, err := e.c.TopicRoute(ctx, topic); !errors.Is(err, rocketmq.ErrTopicNotFound) {
+			t.Fatalf("the refused topic exists: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = e.svc.Delete(context.WithoutCancel(ctx), e.who, DeleteRequest{Topic: topic, Confirm: topic})
+	})
+	typeOn := func() string {
+		tt, err := e.c.TopicConfigs(ctx, e.cl.Brokers[0].Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tt.Topics[topic].MessageType()
+	}
+	if got := typeOn(); got != "FIFO" {
+		t.Fatalf("message type %q, want FIFO", got)
+	}
+	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, Perm: ints(6), ReadQueueNums: ints(4), WriteQueueNums: ints(4)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOn(); got != "FIFO" {
+		t.Fatalf("after an update that did not name it, the message type is %q", got)
+	}
+}
+
+// Bad input is refused with a sentence naming the field, before any broker is asked:
+// nothing is created or deleted, and no audit entry is written (none left pending).
+func TestIntegrationTopicChangeRefusesBadInput(t *testing.T) {
+	e := newChangeEnv(t)
+	ctx := t.Context()
+	existing := dev.UniqueName("it-keep")
+	if err := e.cl.CreateTopic(ctx, existing, 2); err != nil {
+		t.Fatal(err)
+	}
+	fresh := dev.UniqueName("it-bad")
+	saves := []struct {
+		name  string
+		r     SaveRequest
+		field string
+	}{
+		{"no queues", SaveRequest{Topic: fresh, ReadQueueNums: ints(0)}, "readQueueNums"},
+		{"ten thousand queues", SaveRequest{Topic: fresh, WriteQueueNums: ints(10000)}, "writeQueueNums"},
+		{"permission 5", SaveRequest{Topic: fresh, Perm: ints(5)}, "perm"},
+		{"unknown broker", SaveRequest{Topic: fresh, BrokerNames: []string{"no-such-broker"}}, "brokerNames"},
+		{"unknown cluster", SaveRequest{Topic: fresh, ClusterName: "NoSuchCluster"}, "clusterName"},
+		{"brokers and cluster", SaveRequest{Topic: fresh, ClusterName: e.cl.ClusterName, BrokerNames: []string{e.cl.Brokers[0].Name}}, "brokerNames"},
+		{"bad characters", SaveRequest{Topic: "orders v2"}, "topic"},
+		{"too long", SaveRequest{Topic: strings.Repeat("t", MaxTopicLen+1)}, "topic"},
+		{"unknown type", SaveRequest{Topic: fresh, MessageType: "urgent"}, "messageType"},
+		{"system topic", SaveRequest{Topic: "TBW102", Perm: ints(4)}, "topic"},
+		{"retry topic", SaveRequest{Topic: "%RETRY%billing", ReadQueueNums: ints(4)}, "topic"},
+		{"dead-letter topic", SaveRequest{Topic: "%DLQ%billing"}, "topic"},
+		{"cluster-named topic", SaveRequest{Topic: e.cl.ClusterName}, "topic"},
+		{"existing, ten thousand queues", SaveRequest{Topic: existing, ReadQueueNums: ints(10000)}, "readQueueNums"},
+	}
+	for _, c := range saves {
+		_, err := e.svc.Save(ctx, e.who, c.r)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != c.field || len(ie.Message) < 20 {
+			t.Errorf("%s: %v, want an input error on %s", c.name, err, c.field)
+		}
+	}
+	deletes := []struct {
+		name  string
+		r     DeleteRequest
+		field string
+	}{
+		{"no confirm", DeleteRequest{Topic: existing}, "confirm"},
+		{"confirm mismatch", DeleteRequest{Topic: existing, Confirm: existing + "x"}, "confirm"},
+		{"system topic", DeleteRequest{Topic: "TBW102", Confirm: "TBW102"}, "topic"},
+		{"retry topic", DeleteRequest{Topic: "%RETRY%billing", Confirm: "%RETRY%billing"}, "topic"},
+		{"dead-letter topic", DeleteRequest{Topic: "%DLQ%billing", Confirm: "%DLQ%billing"}, "topic"},
+	}
+	for _, c := range deletes {
+		_, err := e.svc.Delete(ctx, e.who, c.r)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != c.field {
+			t.Errorf("%s: %v, want an input error on %s", c.name, err, c.field)
+		}
+	}
+	if _, err := e.svc.Delete(ctx, e.who, DeleteRequest{Topic: fresh, Confirm: fresh}); !errors.Is(err, ErrTopicNotFound) {
+		t.Errorf("delete of an unknown topic: %v", err)
+	}
+	if _, err := e.c.TopicRoute(ctx, fresh); !errors.Is(err, rocketmq.ErrTopicNotFound) {
+		t.Errorf("a refused topic exists: %v", err)
+	}
+	e.routeIs(t, existing, func() map[string]dev.RouteQueues {
+		m := map[string]dev.RouteQueues{}
+		for _, b := range e.cl.Brokers {
+			m[b.Name] = dev.RouteQueues{Read: 2, Write: 2, Perm: 6}
+		}
+		return m
+	}())
+	rep, err := e.audit.Verify(ctx)
+	if err != nil || rep.Sealed != 0 || rep.Pending != 0 {
+		t.Fatalf("audit after refusals: %+v %v, want no entry at all", rep, err)
+	}
+}
