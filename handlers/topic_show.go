@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -54,7 +56,40 @@ func (h *Topics) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Topic)+" · topic", "topics"), views.TopicPage(topicPageVM(d)))
+	vm := topicPageVM(d)
+	h.topicForms(c, &vm, d)
+	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Topic)+" · topic", "topics"), views.TopicPage(vm))
+}
+
+// topicForms adds the update and delete forms for operators, starting from what the
+// topic has; a system topic and a viewer get a sentence instead.
+func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail) {
+	switch {
+	case h.Changes == nil:
+		return
+	case d.System:
+		vm.ChangeNote = "This is one of RocketMQ's own topics (system, retry or dead-letter): the console does not change or delete it."
+		return
+	case !h.canChangeTopics(c):
+		vm.ChangeNote = "Only operators change and delete topics."
+		return
+	}
+	var brokers []string
+	form := &views.TopicFormVM{Update: true, Action: views.TopicURL(d.Topic), Topic: d.Topic, Order: d.Order}
+	for i, r := range d.Route {
+		brokers = append(brokers, r.Broker)
+		if i == 0 {
+			form.ReadQueueNums, form.WriteQueueNums, form.Perm = strconv.Itoa(r.ReadQueues), strconv.Itoa(r.WriteQueues), strconv.Itoa(r.Perm)
+		}
+	}
+	if slices.Contains(topics.MessageTypes, d.Type) {
+		form.MessageType = d.Type
+	}
+	form.Orig = views.TopicFormOrig{ReadQueueNums: form.ReadQueueNums, WriteQueueNums: form.WriteQueueNums, Perm: form.Perm,
+		MessageType: form.MessageType, Order: strconv.FormatBool(form.Order)}
+	h.fillBrokers(c.Request.Context(), form, brokers)
+	vm.Update = form
+	vm.Delete = &views.TopicDeleteVM{Action: views.TopicURL(d.Topic) + "/delete", Topic: d.Topic, Brokers: brokers}
 }
 
 // TopicDetailJSON answers GET /api/v1/topics/{topic}.

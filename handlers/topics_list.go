@@ -24,6 +24,8 @@ type Topics struct {
 	*Env
 	// Topics is nil when no NameServer is configured.
 	Topics TopicReader
+	// Changes creates, updates and deletes topics; nil when no NameServer is configured.
+	Changes TopicChanger
 	// Now is the clock, for the list's age (tests).
 	Now func() time.Time
 }
@@ -101,7 +103,21 @@ func (h *Topics) List(c *gin.Context) {
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
 		return
 	}
-	h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(topicsVM(vm, l, q)))
+	vm = topicsVM(vm, l, q)
+	if !isHTMX(c) {
+		h.changeForms(c, &vm)
+	}
+	h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
+}
+
+// changeForms adds the create form for operators, or says who may create topics.
+func (h *Topics) changeForms(c *gin.Context, vm *views.TopicsVM) {
+	switch {
+	case h.canChangeTopics(c):
+		vm.Create = h.createForm(c.Request.Context())
+	case h.Changes != nil:
+		vm.ChangeNote = "Only operators create, change and delete topics."
+	}
 }
 
 // ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=].

@@ -24,6 +24,9 @@ type TopicsVM struct {
 	Took          string
 	RefreshURL    string
 	Failures      []string
+	// Create is the create form, for operators; ChangeNote says why there is none.
+	Create     *TopicFormVM
+	ChangeNote string
 }
 
 // TopicListRow is one topic in the list.
@@ -91,6 +94,11 @@ type TopicVM struct {
 	// GroupsNote says what the broker cannot tell about consumer groups.
 	GroupsNote string
 	Producers  TopicProducersVM
+	// Update and Delete are the forms that change the topic, for operators; ChangeNote
+	// says why they are not there (a viewer, a system topic).
+	Update     *TopicFormVM
+	Delete     *TopicDeleteVM
+	ChangeNote string
 }
 
 // TopicRouteRow is one broker of the route.

@@ -1,0 +1,267 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/store"
+	"rmqconsole/topics"
+	"rmqconsole/views"
+)
+
+// TopicChanger is what creating, updating and deleting topics needs from package topics.
+type TopicChanger interface {
+	Save(ctx context.Context, who topics.Who, r topics.SaveRequest) (*topics.Saved, error)
+	Delete(ctx context.Context, who topics.Who, r topics.DeleteRequest) (*topics.Saved, error)
+	Placement(ctx context.Context) ([]topics.BrokerPlace, error)
+}
+
+func topicWho(c *gin.Context) topics.Who { return topics.Who{Actor: Actor(c), Addr: c.ClientIP()} }
+
+// canChangeTopics reports whether the caller may change topics and there is a service to.
+func (h *Topics) canChangeTopics(c *gin.Context) bool {
+	return h.Changes != nil && CallerRole(c).Allows(auth.Operator)
+}
+
+// topicFormRequest reads the create or update form into a request. In the update form,
+// a field left as it was shown is not sent, so the topic keeps it on every broker.
+func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, error) {
+	vm := views.TopicFormVM{Topic: strings.TrimSpace(c.PostForm("topic")), ReadQueueNums: strings.TrimSpace(c.PostForm("readQueueNums")),
+		WriteQueueNums: strings.TrimSpace(c.PostForm("writeQueueNums")), Perm: c.PostForm("perm"), MessageType: c.PostForm("messageType"),
+		Order: c.PostForm("order") == "true"}
+	_, vm.Update = c.GetPostForm("orig_perm")
+	vm.Orig = views.TopicFormOrig{ReadQueueNums: c.PostForm("orig_readQueueNums"), WriteQueueNums: c.PostForm("orig_writeQueueNums"),
+		Perm: c.PostForm("orig_perm"), MessageType: c.PostForm("orig_messageType"), Order: c.PostForm("orig_order")}
+	r := topics.SaveRequest{Topic: vm.Topic, BrokerNames: c.PostFormArray("brokerNames")}
+	changed := func(v, orig string) bool { return v != "" && (!vm.Update || v != orig) }
+	for _, f := range []struct {
+		name, v, orig, what string
+		dst                 **int
+	}{
+		{"readQueueNums", vm.ReadQueueNums, vm.Orig.ReadQueueNums, "The read queue count", &r.ReadQueueNums},
+		{"writeQueueNums", vm.WriteQueueNums, vm.Orig.WriteQueueNums, "The write queue count", &r.WriteQueueNums},
+		{"perm", vm.Perm, vm.Orig.Perm, "The permission", &r.Perm},
+	} {
+		if !changed(f.v, f.orig) {
+			continue
+		}
+		n, err := strconv.Atoi(f.v)
+		if err != nil {
+			return r, vm, &topics.InputError{Field: f.name, Message: f.what + " must be a whole number, such as 8."}
+		}
+		*f.dst = &n
+	}
+	if changed(vm.MessageType, vm.Orig.MessageType) {
+		r.MessageType = vm.MessageType
+	}
+	if order := strconv.FormatBool(vm.Order); !vm.Update || order != vm.Orig.Order {
+		r.Order = &vm.Order
+	}
+	return r, vm, nil
+}
+
+// placementChoices lists the cluster's brokers for the form, ticking those in ticked
+// (every one when ticked is nil).
+func placementChoices(places []topics.BrokerPlace, ticked []string) (out []views.TopicBrokerChoice, any5, any4 bool) {
+	for _, p := range places {
+		out = append(out, views.TopicBrokerChoice{Name: p.Name, Cluster: p.Cluster, Is5: p.Is5,
+			Checked: ticked == nil || containsString(ticked, p.Name)})
+		any5 = any5 || p.Is5
+		any4 = any4 || !p.Is5
+	}
+	return out, any5, any4
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// createForm is the empty create form of /topics.
+func (h *Topics) createForm(ctx context.Context) *views.TopicFormVM {
+	vm := &views.TopicFormVM{Action: "/topics", ReadQueueNums: strconv.Itoa(topics.DefaultQueueNums),
+		WriteQueueNums: strconv.Itoa(topics.DefaultQueueNums), Perm: "6"}
+	h.fillBrokers(ctx, vm, nil)
+	return vm
+}
+
+func (h *Topics) fillBrokers(ctx context.Context, vm *views.TopicFormVM, ticked []string) {
+	places, err := h.Changes.Placement(ctx)
+	if err != nil {
+		if vm.Error == "" {
+			vm.Error = "The brokers could not be listed: " + err.Error() + ". Check that the NameServer answers."
+		}
+		return
+	}
+	vm.Brokers, vm.Any5, vm.Any4 = placementChoices(places, ticked)
+}
+
+// topicChangeResultVM says what a change did, broker by broker.
+func topicChangeResultVM(e *store.AuditEntry, topicURL string) *views.TopicChangeResultVM {
+	return &views.TopicChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: changeStatusText(e),
+		EntryURL: auditURL(e.ID), TopicURL: topicURL, Error: e.Error, Rows: auditChangeVM(e).Rows}
+}
+
+// topicChangeError turns what the service refused into the sentence and status to
+// answer; ok is false for errors answered as they are.
+func topicChangeError(err error) (*UserError, bool) {
+	var ie *topics.InputError
+	var rf *topics.ChangeRefusedError
+	var busy *store.AuditBusyError
+	switch {
+	case errors.As(err, &ie):
+		return &UserError{Status: http.StatusBadRequest, Code: "bad_" + ie.Field, Message: ie.Message}, true
+	case errors.As(err, &rf):
+		status, code := errorStatus(rf.Failures[0])
+		if status < 500 {
+			status, code = http.StatusBadGateway, "broker_error"
+		}
+		return &UserError{Status: status, Code: code, Message: rf.Error()}, true
+	case errors.As(err, &busy):
+		return &UserError{Status: http.StatusConflict, Code: "conflict", Message: "Nothing was changed: another change of this topic is in progress (" + busy.Error() + "). Wait for it to finish, then try again."}, true
+	case errors.Is(err, topics.ErrNoAudit):
+		return &UserError{Status: http.StatusServiceUnavailable, Code: "audit_unavailable", Message: "Nothing was changed: " + err.Error() + "."}, true
+	}
+	return nil, false
+}
+
+// SaveForm is POST /topics (create) and POST /topics/{topic} (update): on bad input the
+// form again with the sentence next to the field and what was typed kept; else the
+// outcome per broker above the form.
+func (h *Topics) SaveForm(c *gin.Context) {
+	if h.Changes == nil {
+		h.Fail(c, errTopicsNoCluster)
+		return
+	}
+	r, vm, err := topicFormRequest(c)
+	if t := c.Param("topic"); t != "" {
+		r.Topic, vm.Topic, vm.Update = t, t, true
+	}
+	vm.Action = "/topics"
+	if vm.Update {
+		vm.Action = views.TopicURL(vm.Topic)
+	}
+	ctx := c.Request.Context()
+	var saved *topics.Saved
+	if err == nil {
+		saved, err = h.Changes.Save(ctx, topicWho(c), r)
+	}
+	h.fillBrokers(ctx, &vm, c.PostFormArray("brokerNames"))
+	if err != nil {
+		ue, ok := topicChangeError(err)
+		if !ok {
+			h.Fail(c, err)
+			return
+		}
+		// The update form has no topic field: what is wrong with the topic (a system
+		// topic) is said above the form.
+		var ie *topics.InputError
+		if errors.As(err, &ie) && (ie.Field != "topic" || !vm.Update) {
+			vm.FieldErrors = map[string]string{ie.Field: ie.Message}
+		} else {
+			vm.Error = ue.Message
+		}
+		h.renderSaveSection(c, http.StatusUnprocessableEntity, vm)
+		return
+	}
+	vm.Result = topicChangeResultVM(saved.Entry, views.TopicURL(r.Topic))
+	if vm.Update {
+		// The form now starts from what was saved, so the next change sends only itself.
+		vm.Orig = views.TopicFormOrig{ReadQueueNums: vm.ReadQueueNums, WriteQueueNums: vm.WriteQueueNums, Perm: vm.Perm,
+			MessageType: vm.MessageType, Order: strconv.FormatBool(vm.Order)}
+	} else {
+		fresh := h.createForm(ctx)
+		fresh.Result = vm.Result
+		vm = *fresh
+	}
+	h.renderSaveSection(c, http.StatusOK, vm)
+}
+
+// renderSaveSection answers htmx with the section (2xx, which htmx swaps) and a plain
+// form post with a page holding it.
+func (h *Topics) renderSaveSection(c *gin.Context, status int, vm views.TopicFormVM) {
+	if isHTMX(c) {
+		h.renderFragment(c, http.StatusOK, views.TopicSaveSection(vm))
+		return
+	}
+	title := "Create a topic"
+	if vm.Update {
+		title = "Change topic " + views.Cut(vm.Topic)
+	}
+	h.render(c, status, h.page(c, title, "topics"), views.TopicSaveSection(vm))
+}
+
+// TopicChangeJSON answers a create, update or delete: the audit entry, sealed, with one
+// row per broker. Error and Code are set when some broker failed.
+type TopicChangeJSON struct {
+	Topic   string         `json:"topic"`
+	Created bool           `json:"created"`
+	Status  string         `json:"status"`
+	Entry   AuditEntryJSON `json:"entry"`
+	Error   string         `json:"error,omitempty"`
+	Code    string         `json:"code,omitempty"`
+}
+
+// answerChange writes a change's outcome: 201 for a topic created on every broker, 200
+// for an update or delete done everywhere, 502 naming the brokers that failed.
+func (h *Topics) answerChange(c *gin.Context, topic string, saved *topics.Saved) {
+	e := saved.Entry
+	out := TopicChangeJSON{Topic: topic, Created: saved.Created, Status: string(e.Status), Entry: auditEntryJSON(e)}
+	status := http.StatusOK
+	switch {
+	case e.Status != store.AuditApplied:
+		status, out.Code = http.StatusBadGateway, "broker_error"
+		out.Error = changeStatusText(e)
+		var failed []string
+		for _, q := range e.Result {
+			if q.Error != "" {
+				failed = append(failed, q.BrokerName+": "+q.Error)
+			}
+		}
+		if len(failed) > 0 {
+			out.Error += " " + strings.Join(failed, "; ") + "."
+		}
+		if e.Error != "" {
+			out.Error += " " + e.Error + "."
+		}
+	case saved.Created:
+		status = http.StatusCreated
+	}
+	c.JSON(status, out)
+}
+
+// SaveAPI answers POST /api/v1/topics: create, or update keeping what the body leaves out.
+func (h *Topics) SaveAPI(c *gin.Context) {
+	if h.Changes == nil {
+		h.Fail(c, errTopicsNoCluster)
+		return
+	}
+	var r topics.SaveRequest
+	dec := json.NewDecoder(c.Request.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
+			Message: `The body must be a JSON topic: {"topic", "readQueueNums", "writeQueueNums", "perm": 6|4|2, "order", "messageType" (5.x), "brokerNames": [...] or "clusterName"} (` + err.Error() + ")."})
+		return
+	}
+	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
+	if err != nil {
+		if ue, ok := topicChangeError(err); ok {
+			err = ue
+		}
+		h.Fail(c, err)
+		return
+	}
+	h.answerChange(c, r.Topic, saved)
+}
