@@ -125,7 +125,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
-	vm.Failures = groupFailures(l.Failures)
+	vm.Failures = failureSentences(l.Failures)
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 }
 

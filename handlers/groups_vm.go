@@ -48,24 +48,12 @@ func groupOffsetText(p *int64) string {
 	return views.Thousands(*p)
 }
 
-func groupFailures(fs []groups.BrokerFailure) []string {
-	out := make([]string, 0, len(fs))
-	for _, f := range fs {
-		if s, ok := refusal(f.Broker, f.Err); ok {
-			out = append(out, s)
-			continue
-		}
-		out = append(out, "Could not read "+f.String())
-	}
-	return out
-}
-
 // groupRowVM is one list row.
 func groupRowVM(s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: groupFailures(s.Failures),
+		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -211,7 +199,7 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
-		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: groupFailures(d.Failures)}
+		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures)}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
 		for _, s := range hist.Totals[max(0, len(hist.Totals)-groups.QueueSamples):] {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -158,6 +159,23 @@ func failureText(prefix string, f cluster.BrokerFailure) string {
 		return prefix + s
 	}
 	return prefix + f.String()
+}
+
+// failureSentences are a page's broker failures, one sentence each: the refusal
+// sentence for a broker that refused the credentials, else what could not be read. A
+// broker that refused several reads for the same reason is told once.
+func failureSentences(fs []cluster.BrokerFailure) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		s, ok := refusal(f.Broker, f.Err)
+		if !ok {
+			s = "Could not read " + f.String()
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default

@@ -19,14 +19,6 @@ func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 }
 
 // failureSentences are failures as the pages show them.
-func failureSentences(fs []cluster.BrokerFailure) []string {
-	out := make([]string, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, "Could not read "+f.String())
-	}
-	return out
-}
-
 func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
 	vm.Total = len(l.Topics)
 	for _, t := range l.Topics {
@@ -102,7 +94,7 @@ func topicPageVM(d *topics.Detail) views.TopicVM {
 		vm.Groups = append(vm.Groups, row)
 	}
 	vm.GroupsNote = "Groups are those the brokers name for the topic: online, or with offsets stored. On RocketMQ 5.x a group that is online but has not committed an offset yet is not named."
-	vm.Producers = views.TopicProducersVM{Listed: d.Producers.Listed, LookedUp: d.Producers.LookedUp, FormURL: views.TopicURL(d.Topic)}
+	vm.Producers = views.TopicProducersVM{Listed: d.Producers.Listed, Unsupported: d.Producers.Unsupported, LookedUp: d.Producers.LookedUp, FormURL: views.TopicURL(d.Topic)}
 	for _, g := range d.Producers.Groups {
 		pg := views.TopicProducerGroupVM{Group: g.Group}
 		for _, c := range g.Connections {
