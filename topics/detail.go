@@ -74,6 +74,9 @@ type Producers struct {
 	// 4.9.7 and 5.x). Brokers without that request cannot: only a named producer group
 	// can be looked up there.
 	Listed bool `json:"listed"`
+	// Unsupported is set when no broker listed them because their version cannot (not
+	// because they failed, which Failures names).
+	Unsupported bool `json:"unsupported"`
 	// Groups are the producer groups, by name, each with its connections.
 	Groups []ProducerGroup `json:"groups"`
 	// Looked up is the producer group asked for by name ("" when none was).
@@ -257,7 +260,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 		}
 	}
 	f.Wait()
-	d.Producers = Producers{Listed: listed > 0, LookedUp: q.ProducerGroup}
+	d.Producers = Producers{Listed: listed > 0, Unsupported: listed == 0 && unlisted > 0, LookedUp: q.ProducerGroup}
 	if q.ProducerGroup != "" && producers[q.ProducerGroup] == nil {
 		producers[q.ProducerGroup] = map[string]*ProducerConnection{}
 	}

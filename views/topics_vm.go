@@ -136,9 +136,11 @@ type TopicGroupRow struct {
 // TopicProducersVM is the producers section.
 type TopicProducersVM struct {
 	// Listed is set when the brokers listed their producers (5.x).
-	Listed   bool
-	Groups   []TopicProducerGroupVM
-	LookedUp string
+	Listed bool
+	// Unsupported: the brokers' version cannot list them (else they failed).
+	Unsupported bool
+	Groups      []TopicProducerGroupVM
+	LookedUp    string
 	// FormURL is where the producer-group lookup form goes.
 	FormURL string
 }
