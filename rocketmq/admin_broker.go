@@ -13,6 +13,9 @@ import (
 // as the broker formats it; the methods parse the common ones.
 type BrokerRuntimeInfo struct {
 	Table map[string]string `json:"table"`
+	// answerOrdinal is the version field of the answer that carried the table: the
+	// ordinal when the table has none (5.5 dropped brokerVersion from it).
+	answerOrdinal int
 }
 
 // BrokerRuntimeInfo returns the runtime table of the broker at addr, and
@@ -26,20 +29,22 @@ func (c *Client) BrokerRuntimeInfo(ctx context.Context, addr string) (*BrokerRun
 	if err := decodeBody(resp.Body, &info); err != nil {
 		return nil, fmt.Errorf("runtime info of broker %s: %w", addr, err)
 	}
+	info.answerOrdinal = resp.Version
 	if v := info.Version(); v.Ordinal > 0 || v.Name != "" {
-		if v.Ordinal == 0 {
-			v.Ordinal = resp.Version
-		}
 		c.setVersion(addr, v)
 	}
 	return &info, nil
 }
 
 // Version returns the broker's version from brokerVersionDesc ("V5_3_3")
-// and brokerVersion (the ordinal).
+// and brokerVersion (the ordinal), or, from 5.5 on, which no longer sends
+// brokerVersion, the ordinal of the answer itself.
 func (r *BrokerRuntimeInfo) Version() BrokerVersion {
 	v := BrokerVersion{Name: r.Table["brokerVersionDesc"]}
 	v.Ordinal, _ = strconv.Atoi(r.Table["brokerVersion"])
+	if v.Ordinal == 0 {
+		v.Ordinal = r.answerOrdinal
+	}
 	return v
 }
 

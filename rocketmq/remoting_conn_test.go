@@ -658,3 +658,29 @@ func TestBrokerVersionFromRefusedRuntimeInfo(t *testing.T) {
 		t.Fatalf("BrokerVersion = %+v (%s), %v", v, v, err)
 	}
 }
+
+// A 5.5 broker's runtime info names its release but has no brokerVersion
+// ordinal: the answer's version field gives it, on the first call as on the
+// later (cached) ones, so a feature check does not flip between them.
+func TestBrokerVersionWhenRuntimeInfoHasNoOrdinal(t *testing.T) {
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			resp := reply(req, CodeSuccess, nil, []byte(`{"table":{"brokerVersionDesc":"V5_5_1"}}`))
+			resp.Version = 515
+			if send(c, resp) != nil {
+				return
+			}
+		}
+	})
+	cl := newTestClient(t, srv.addr())
+	for i := range 2 {
+		v, err := cl.BrokerVersion(t.Context(), srv.addr())
+		if err != nil || v.Ordinal != 515 || !v.AtLeast(VersionOrdinal5_5_0) || v.String() != "5.5.1" {
+			t.Fatalf("call %d: BrokerVersion = %+v (%s), %v", i+1, v, v, err)
+		}
+	}
+}
