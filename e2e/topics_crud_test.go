@@ -265,6 +265,7 @@ func TestTopicChangesInTheBrowser(t *testing.T) {
 	if msg := Get(t, ctx, "read the field error", chromedp.Text(chromedp.CSS(`[data-testid="err-readQueueNums"]`))); !strings.Contains(msg, "between 1 and 1024") {
 		t.Errorf("0 read queues: %q", msg)
 	}
+	Screenshot(t, ctx, "topic-create-refused")
 	if v := Get(t, ctx, "the name kept", chromedp.Value(chromedp.CSS(`[data-testid="f-topic"]`))); v != topic {
 		t.Errorf("the form kept the name %q, want %s", v, topic)
 	}
@@ -288,6 +289,7 @@ func TestTopicChangesInTheBrowser(t *testing.T) {
 	if st := Get(t, ctx, "read the outcome", chromedp.Text(chromedp.CSS(`[data-testid="change-status"]`))); st != "applied" {
 		t.Fatalf("update outcome %q", st)
 	}
+	Screenshot(t, ctx, "topic-updated")
 	mqadminRouteIs(t, cl, topic, everyBroker(cl, dev.RouteQueues{Read: 2, Write: 4, Perm: 6}))
 
 	submitDelete := func(confirm string) {
