@@ -39,6 +39,7 @@ type Resent struct {
 	Topic string
 	// Where the new message was stored, and its ids.
 	BrokerName  string
+	BrokerAddr  string
 	QueueID     int
 	QueueOffset int64
 	MsgID       string
@@ -188,7 +189,7 @@ func (s *Service) sendAll(ctx context.Context, msgs []lookup.Message) []Resent {
 		}
 		q := wr.next()
 		b, _ := wr.route.Broker(q.BrokerName)
-		r.BrokerName, r.QueueID = q.BrokerName, q.QueueID
+		r.BrokerName, r.BrokerAddr, r.QueueID = q.BrokerName, b.Master, q.QueueID
 		sent, err := s.cfg.Admin.SendMessage(ctx, b.Master, q, ProducerGroup, Resendable(m.Message, o.Topic))
 		if err != nil {
 			r.Error = fmt.Sprintf("broker %s (%s) did not store it: %v", q.BrokerName, b.Master, err)
@@ -245,7 +246,7 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 // auditRow is one resent message as the audit log keeps it: where it went, and both
 // messages' ids in Note.
 func auditRow(r Resent) store.AuditQueue {
-	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: r.Error}
+	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: r.Error}
 	row.Note = "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
 	if r.OffsetMsgID != "" {
 		row.Note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -52,13 +53,18 @@ func dlqSetup(t *testing.T, cl *dev.Cluster) *dlqWorld {
 	defer c.Close()
 	failing := dev.StartConsumerProcessWith(t, cl.NameServer, w.group, dev.ConsumerOptions{Fail: true, MaxReconsumeTimes: 1, RetryDelayLevel: 1}, w.topic)
 	dev.Eventually(t, 120*time.Second, "both messages reach the dead-letter topic", func() error {
-		st, err := c.TopicStats(t.Context(), cl.Brokers[0].Addr, rocketmq.DLQTopic(w.group))
-		if err != nil {
-			return err
-		}
 		var n int64
-		for _, o := range st.Offsets {
-			n += o.MaxOffset - o.MinOffset
+		for _, b := range cl.Brokers { // each broker's DLQ holds the messages it stored
+			st, err := c.TopicStats(t.Context(), b.Addr, rocketmq.DLQTopic(w.group))
+			if errors.Is(err, rocketmq.ErrTopicNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			for _, o := range st.Offsets {
+				n += o.MaxOffset - o.MinOffset
+			}
 		}
 		if n != 2 {
 			return fmt.Errorf("%d dead letters", n)
@@ -163,8 +169,15 @@ func TestDeadLettersInBrowser(t *testing.T) {
 		t.Fatalf("%d rows resent, want 2", n)
 	}
 	Screenshot(t, ctx, "dlq-resend-all")
-	Do(t, ctx, "open a resent message", chromedp.Click(chromedp.CSS(`[data-testid="resend-new"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="fields"]`)))
+	newID := Get(t, ctx, "a new msgId", chromedp.Text(chromedp.CSS(`[data-testid="resend-msgid"]`)))
+	newURL := Get(t, ctx, "the link to its message", chromedp.Evaluate[string](`document.querySelector('[data-testid="resend-new"]').getAttribute("href")`))
+	Do(t, ctx, "open the audit entry", chromedp.Click(chromedp.CSS(`[data-testid="resend-audit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="entry-rows"]`)))
+	if rows := Get(t, ctx, "its rows", chromedp.Text(chromedp.CSS(`[data-testid="entry-rows"]`))); !strings.Contains(rows, "resent as msgId "+newID) || strings.Count(rows, w.topic) != 2 {
+		t.Errorf("the audit entry's rows %q do not name the resent message %s, one row per message", rows, newID)
+	}
+	Screenshot(t, ctx, "dlq-audit-entry")
+	Do(t, ctx, "open a resent message", chromedp.Navigate(con.URL+newURL), chromedp.WaitVisible(chromedp.CSS(`[data-testid="fields"]`)))
 	if f := Get(t, ctx, "its topic", chromedp.Text(chromedp.CSS(`[data-field="Topic"]`))); f != w.topic {
 		t.Errorf("the resent message is in %q, want %s", f, w.topic)
 	}

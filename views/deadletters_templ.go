@@ -868,14 +868,14 @@ func groupDeadLetters(vm GroupDeadLettersVM) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if r.Exists {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<td class=\"num\" data-testid=\"retry-topic-stored\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<td class=\"num\" data-testid=\"retry-topic-stored\" title=\"messages still on the brokers' disks, delivered again or not\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var51 string
 					templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(r.Stored)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/deadletters.templ`, Line: 151, Col: 67}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/deadletters.templ`, Line: 151, Col: 136}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 					if templ_7745c5c3_Err != nil {
