@@ -91,6 +91,9 @@ func brokerProperties(version string, b brokerSpec, store, nameServer string) []
 		{"autoCreateTopicEnable", "true"},
 		{"autoCreateSubscriptionGroup", "true"},
 		{"enablePropertyFilter", "true"},
+		// Creates RMQ_SYS_TRACE_TOPIC (one queue), where clients with tracing on send
+		// their message traces; off by default in RocketMQ.
+		{"traceTopicEnable", "true"},
 		// Small store files: defaults are a 1 GiB commitlog and a ~420 MB index file.
 		{"mappedFileSizeCommitLog", "67108864"},
 		{"mappedFileSizeConsumeQueue", "600000"},

@@ -49,6 +49,10 @@ type ConsumerOptions struct {
 	Fail              bool
 	MaxReconsumeTimes int
 	RetryDelayLevel   int
+	// Trace has the client record message traces (its trace option), to TraceTopic
+	// ("" for RMQ_SYS_TRACE_TOPIC).
+	Trace      bool
+	TraceTopic string
 }
 
 func (o ConsumerOptions) args() []string {
@@ -76,6 +80,17 @@ func (o ConsumerOptions) args() []string {
 	}
 	if o.RetryDelayLevel > 0 {
 		a = append(a, "-retry-delay-level", fmt.Sprint(o.RetryDelayLevel))
+	}
+	return append(a, traceArgs(o.Trace, o.TraceTopic)...)
+}
+
+func traceArgs(on bool, topic string) []string {
+	var a []string
+	if on {
+		a = append(a, "-trace")
+	}
+	if topic != "" {
+		a = append(a, "-trace-topic", topic)
 	}
 	return a
 }

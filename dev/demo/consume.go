@@ -14,7 +14,7 @@ import (
 )
 
 // consume runs one push consumer until ctx ends: `demo consume -group G -topics A,B
-// -instance NAME`. Tests start real consumers this way, each in its own process, so a
+// -instance NAME [-trace]`. Tests start real consumers this way, each in its own process, so a
 // consumer joins when the process starts and leaves when it gets SIGTERM, and the
 // client library's own data races stay out of the race-checked test binary.
 func consume(ctx context.Context, ns []string, args []string) error {
@@ -30,6 +30,7 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	fail := fs.Bool("fail", false, "fail every message (ConsumeRetryLater): it goes to the group's retry topic, then to its dead-letter topic")
 	maxReconsume := fs.Int("max-reconsume", 0, "deliveries of a failed message again before it goes to the dead-letter topic (0: the client's default, 16)")
 	retryDelayLevel := fs.Int("retry-delay-level", 0, "delay level of a failed message's next delivery (0: the broker's, 3 + reconsume times; 1 is one second)")
+	tr := addTraceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +57,9 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	// A cluster with ACL on: sign with the console's own settings' names.
 	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
 		opts = append(opts, consumer.WithCredentials(primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}))
+	}
+	if cfg := tr.config(ns); cfg != nil {
+		opts = append(opts, consumer.WithTrace(cfg))
 	}
 	c, err := rmq.NewPushConsumer(opts...)
 	if err != nil {

@@ -3,11 +3,15 @@
 // to a few topics and runs consumer groups whose members join and leave about every
 // half-minute. It reads RMQC_NAMESRV and stops cleanly on SIGINT or SIGTERM.
 //
-// `demo consume -group G -topics A,B` runs just one push consumer instead (tests use it).
+// `demo -trace` has its producer and consumers record message traces.
+//
+// `demo consume -group G -topics A,B` runs just one push consumer instead, and `demo
+// produce -topic T` sends a few messages (tests use both).
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
 	"math/rand/v2"
@@ -82,23 +86,36 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, strings.Split(ns, ";")); err != nil {
+	if len(os.Args) > 1 && os.Args[1] == "produce" {
+		if err := produceOne(ctx, strings.Split(ns, ";"), os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	fs := flag.NewFlagSet("demo", flag.ExitOnError)
+	tr := addTraceFlags(fs)
+	_ = fs.Parse(os.Args[1:])
+	if err := run(ctx, strings.Split(ns, ";"), tr.config(strings.Split(ns, ";"))); err != nil {
 		log.Fatal(err)
 	}
 	log.Print("stopped")
 }
 
-func run(ctx context.Context, ns []string) error {
+func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
 	if err := createTopics(ctx, ns); err != nil {
 		return err
 	}
-	p, err := rmq.NewProducer(
+	popts := []producer.Option{
 		producer.WithNameServer(ns),
 		producer.WithGroupName("demo-producer"),
 		producer.WithInstanceName(fmt.Sprintf("demo-producer-%d", os.Getpid())),
 		producer.WithRetry(2),
-		producer.WithSendMsgTimeout(5*time.Second),
-	)
+		producer.WithSendMsgTimeout(5 * time.Second),
+	}
+	if trace != nil {
+		popts = append(popts, producer.WithTrace(trace))
+	}
+	p, err := rmq.NewProducer(popts...)
 	if err != nil {
 		return fmt.Errorf("new producer: %w", err)
 	}
@@ -114,7 +131,7 @@ func run(ctx context.Context, ns []string) error {
 		wg.Go(func() { produce(ctx, p, t.name, t.rate, t.tags) })
 	}
 	for _, g := range groups {
-		wg.Go(func() { runGroup(ctx, ns, g) })
+		wg.Go(func() { runGroup(ctx, ns, g, trace) })
 	}
 	wg.Wait()
 	return nil
@@ -164,13 +181,13 @@ type member struct {
 
 // runGroup keeps the group's members between minM and maxM, adding or removing one
 // about every churnEvery, and shuts every member down when ctx ends.
-func runGroup(ctx context.Context, ns []string, g groupSpec) {
+func runGroup(ctx context.Context, ns []string, g groupSpec, trace *primitive.TraceConfig) {
 	var members []member
 	next := 0
 	start := func() {
 		idx := next
 		next++
-		m, err := startMember(ns, g, idx)
+		m, err := startMember(ns, g, idx, trace)
 		if err != nil {
 			log.Printf("%s: start member %d: %v", g.name, idx, err)
 			return
@@ -217,9 +234,9 @@ func runGroup(ctx context.Context, ns []string, g groupSpec) {
 	}
 }
 
-func startMember(ns []string, g groupSpec, idx int) (member, error) {
+func startMember(ns []string, g groupSpec, idx int, trace *primitive.TraceConfig) (member, error) {
 	name := fmt.Sprintf("%s-%d-%d", g.name, os.Getpid(), idx)
-	c, err := rmq.NewPushConsumer(
+	opts := []consumer.Option{
 		consumer.WithNameServer(ns),
 		consumer.WithGroupName(g.name),
 		consumer.WithInstance(name),
@@ -227,7 +244,11 @@ func startMember(ns []string, g groupSpec, idx int) (member, error) {
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromLastOffset),
 		consumer.WithConsumeGoroutineNums(1),
 		consumer.WithPullBatchSize(8),
-	)
+	}
+	if trace != nil {
+		opts = append(opts, consumer.WithTrace(trace))
+	}
+	c, err := rmq.NewPushConsumer(opts...)
 	if err != nil {
 		return member{}, err
 	}
