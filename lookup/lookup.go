@@ -42,6 +42,8 @@ type Admin interface {
 	TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
 	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
 	ConsumerOffsets(ctx context.Context, addr string) (map[string]map[string]map[int]int64, error)
+	// BrokerConfig tells where a broker's clients send message traces.
+	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
 }
 
 var _ Admin = (*rocketmq.Client)(nil)
