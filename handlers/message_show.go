@@ -66,9 +66,23 @@ func (h *Messages) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// The trace is read while the groups are: a frozen broker costs the page one wait.
+	var trace *lookup.MessageTrace
+	var traceErr error
+	traced := make(chan struct{})
+	go func() {
+		defer close(traced)
+		trace, traceErr = h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
+	}()
 	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
-	h.render(c, http.StatusOK, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
+	vm.Trace = traceVM(c, r.Message, trace, traceErr)
+	status := http.StatusOK
+	if vm.Trace.Error != "" {
+		status = http.StatusUnprocessableEntity
+	}
+	h.render(c, status, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
 }
 
 // ShowAPI is GET /api/v1/messages/{id}.

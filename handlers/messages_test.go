@@ -53,6 +53,7 @@ func msgRouter(svc *lookup.Service) *gin.Engine {
 	r.GET("/messages/:id/body", h.Body)
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
+	r.GET("/api/v1/messages/:id/trace", h.TraceAPI)
 	return r
 }
 

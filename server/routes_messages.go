@@ -23,6 +23,7 @@ func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	r.GET("/messages/:id/body", h.Body)
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
+	r.GET("/api/v1/messages/:id/trace", h.TraceAPI)
 
 	// Dead letters back to their original topics: one, or all a search showed.
 	r.POST("/messages/resend", dl.ResendAll)

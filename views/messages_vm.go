@@ -174,6 +174,8 @@ type MessageDetailVM struct {
 	FromSlaves []string
 	// DeadLetter is set for a message in a retry or dead-letter topic.
 	DeadLetter DeadLetterVM
+	// Trace is the message's trace (nil: not read).
+	Trace *TraceVM
 }
 
 // DetailField is one labelled value of the detail page.
