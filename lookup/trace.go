@@ -138,7 +138,7 @@ func (s *Service) Trace(ctx context.Context, m Message, q TraceQuery, failed ...
 	}
 	t := &MessageTrace{MsgID: id, Topic: topic, TopicFrom: TraceTopicAsked}
 	fails := s.cluster.Fanout(ctx)
-	t.readConfig(ctx, s, fails, m, failed)
+	s.readTraceConfig(ctx, fails, t, m, failed)
 	if id == "" {
 		t.Failures = fails.Wait()
 		return t, nil
@@ -168,9 +168,9 @@ func resFailures(r *Result) []BrokerFailure {
 	return r.Failures
 }
 
-// readConfig reads the message's broker's trace settings: the trace topic's name when
-// none was asked, and traceTopicEnable for explaining a missing trace topic.
-func (t *MessageTrace) readConfig(ctx context.Context, s *Service, fo *cluster.Fanout, m Message, failed []BrokerFailure) {
+// readTraceConfig reads the message's broker's trace settings into t: the trace topic's
+// name when none was asked, and traceTopicEnable for explaining a missing trace topic.
+func (s *Service) readTraceConfig(ctx context.Context, fo *cluster.Fanout, t *MessageTrace, m Message, failed []BrokerFailure) {
 	if t.Topic == "" {
 		t.Topic, t.TopicFrom = DefaultTraceTopic, TraceTopicDefault
 	}
