@@ -102,6 +102,11 @@ func (e *itEnv) deadLetters(t *testing.T, n int) {
 		e.keys = append(e.keys, key)
 		e.sentID[key], e.sentOff[key] = r.MsgID, r.OffsetMsgID
 	}
+	// The retry topic, made now rather than by the first failure: the client looks up
+	// its route only every 30 s, which would be most of the test's time.
+	if err := e.cl.CreateTopic(e.ctx(t, 90*time.Second), rocketmq.RetryTopic(e.group), 1); err != nil {
+		t.Fatal(err)
+	}
 	failing := dev.StartConsumerProcessWith(t, e.cl.NameServer, e.group,
 		dev.ConsumerOptions{Fail: true, MaxReconsumeTimes: 1, RetryDelayLevel: 1, Print: true}, e.topic)
 	deadline := time.Now().Add(120 * time.Second)

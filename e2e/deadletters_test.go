@@ -51,6 +51,11 @@ func dlqSetup(t *testing.T, cl *dev.Cluster) *dlqWorld {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// The retry topic, made now rather than by the first failure: the client looks up
+	// its route only every 30 s, which would be most of the test's time.
+	if err := cl.CreateTopic(ctx, rocketmq.RetryTopic(w.group), 1); err != nil {
+		t.Fatal(err)
+	}
 	failing := dev.StartConsumerProcessWith(t, cl.NameServer, w.group, dev.ConsumerOptions{Fail: true, MaxReconsumeTimes: 1, RetryDelayLevel: 1}, w.topic)
 	dev.Eventually(t, 120*time.Second, "both messages reach the dead-letter topic", func() error {
 		var n int64
