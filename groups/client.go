@@ -143,7 +143,7 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 			if cn.ClientID == clientID && via == "" {
 				via = brokers[i].Master
 				ci.ClientAddr, ci.Language = cn.ClientAddr, cn.Language
-				ci.Version = heartbeatVersion(cn.Language, cn.Version)
+				ci.Version = cn.VersionName()
 				ci.ConsumeType, ci.MessageModel, ci.ConsumeFromWhere = ConsumeTypeName(cc.ConsumeType), cc.MessageModel, cc.ConsumeFromWhere
 			}
 		}

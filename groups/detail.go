@@ -294,7 +294,7 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 			seen[cn.ClientID] = true
 			d.Clients = append(d.Clients, Client{
 				ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language,
-				Version: heartbeatVersion(cn.Language, cn.Version), Subscriptions: []Subscription{}, via: a.broker.Master,
+				Version: cn.VersionName(), Subscriptions: []Subscription{}, via: a.broker.Master,
 			})
 		}
 	}
@@ -457,17 +457,6 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 			have[mq] = true
 		}
 	}
-}
-
-// heartbeatVersion names the MQVersion ordinal a client's heartbeat carries, shown until
-// the client's running info says its own version. A Java client sends its release; other
-// clients send the release whose protocol they speak (rocketmq-client-go: 317, 4.5.2).
-func heartbeatVersion(language string, ordinal int) string {
-	v := rocketmq.BrokerVersion{Ordinal: ordinal}
-	if language != "JAVA" && v.Named() {
-		return v.String() + " protocol"
-	}
-	return v.String()
 }
 
 // applyOwners marks each queue with the clients whose queue table holds it.

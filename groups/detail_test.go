@@ -316,20 +316,3 @@ func TestLookupTellsAnUnknownGroupFromAnOfflineOne(t *testing.T) {
 		t.Errorf("offline group assignment %+v: want a note, not a check", d.Assignment)
 	}
 }
-
-func TestHeartbeatVersionNamesTheRelease(t *testing.T) {
-	for _, c := range []struct {
-		lang    string
-		ordinal int
-		want    string
-	}{
-		{"JAVA", 479, "5.3.3"},
-		{"GO", 317, "4.5.2 protocol"},
-		{"JAVA", 12345, "ordinal 12345"},
-		{"CPP", 12345, "ordinal 12345"},
-	} {
-		if got := heartbeatVersion(c.lang, c.ordinal); got != c.want {
-			t.Errorf("heartbeatVersion(%s, %d) = %q, want %q", c.lang, c.ordinal, got, c.want)
-		}
-	}
-}

@@ -93,6 +93,17 @@ type Connection struct {
 	Version int `json:"version"`
 }
 
+// VersionName names the MQVersion ordinal the client's heartbeat carries ("4.5.2").
+// Clients other than Java's send a protocol version, not their own release, which the
+// name then says ("4.5.2 protocol": rocketmq-client-go sends 317).
+func (c Connection) VersionName() string {
+	v := BrokerVersion{Ordinal: c.Version}
+	if c.Language != "JAVA" && v.Named() {
+		return v.String() + " protocol"
+	}
+	return v.String()
+}
+
 // ProducerConnections lists the producers of a producer group that send
 // heartbeats to the broker at addr. A group with none answers an error
 // matching ErrProducerNotOnline.

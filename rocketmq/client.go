@@ -165,6 +165,10 @@ func (c *Client) count(code RequestCode) {
 	v.(*atomic.Uint64).Add(1)
 }
 
+// relayedConsumeWait is how long a CONSUME_MESSAGE_DIRECTLY may take: brokers wait 10 s
+// for the client's answer (Broker2Client.callClient), then answer CONSUME_MSG_TIMEOUT.
+const relayedConsumeWait = 12 * time.Second
+
 var errGoAway = errors.New("server asked us to go away (GO_AWAY)")
 
 // withTimeout bounds one call by the client's timeout, or by ctx's deadline
@@ -185,7 +189,13 @@ func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext 
 		// Say so, rather than "no answer within 0s" for a call never sent.
 		return nil, fmt.Errorf("%s to %s not sent: %w", code, addr, context.Cause(ctx))
 	}
-	ctx, cancel := c.withTimeout(ctx)
+	timeout := c.timeout
+	if code == CodeConsumeMessageDirectly {
+		// The broker waits for the client's listener; cutting in sooner would report a
+		// failure for a message the client may still consume.
+		timeout = max(timeout, relayedConsumeWait)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		cn, fresh, err := c.pool.get(ctx, addr)
