@@ -28,7 +28,7 @@ type ConsumerProcess struct {
 	once   sync.Once
 
 	mu       sync.Mutex
-	received []string // "topic broker queue offset" of each message given to the listener (Print)
+	received []string // "topic broker queue offset keys offsetMsgId" of each message given to the listener (Print)
 }
 
 // ConsumerOptions shape a consumer process; the zero value is a concurrent consumer
@@ -190,7 +190,8 @@ func StartConsumerProcessWith(t testing.TB, nameServer, group string, o Consumer
 }
 
 // Received returns the messages given to the listener so far ("topic broker queue
-// offset keys", keys comma-separated or "-"), when started with Print; a message
+// offset keys offsetMsgId", keys comma-separated or "-", broker "-" for a message
+// consumed directly, which comes without it), when started with Print; a message
 // delivered again appears again.
 func (c *ConsumerProcess) Received() []string {
 	c.mu.Lock()

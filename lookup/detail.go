@@ -42,6 +42,14 @@ type GroupState struct {
 	Online bool
 	// Subscription is the group's filter for the topic ("*", "TagA || TagB"), when online.
 	Subscription string
+	// Subscribed says the group's online clients subscribe to the message's topic.
+	Subscribed bool
+	// Clients are the group's clients connected to the message's broker, when they were
+	// listed (nil when not checked): those a message can be consumed again on
+	// (ConsumeDirectly).
+	Clients []rocketmq.Connection
+	// MessageModel is CLUSTERING or BROADCASTING, when the clients were listed.
+	MessageModel string
 	// Reason explains Offline, Filtered and Unknown as a sentence.
 	Reason string
 }
@@ -197,8 +205,9 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 	if cl.seen != nil && cl.seen.Conns != nil {
 		conn := cl.seen.Conns
 		st.Online = len(conn.Connections) > 0
+		st.Clients, st.MessageModel = conn.Connections, conn.MessageModel
 		if sub, ok := conn.Subscriptions[m.Topic]; ok {
-			st.Subscription = sub.SubString
+			st.Subscription, st.Subscribed = sub.SubString, true
 			tagFilter = sub.ExpressionType == "" || strings.EqualFold(sub.ExpressionType, "TAG")
 		}
 		if conn.MessageModel == "BROADCASTING" {

@@ -64,6 +64,12 @@ type Options struct {
 	// console saw within ClientsMaxAge (default DefaultClientsMaxAge).
 	ClientLookups int
 	ClientsMaxAge time.Duration
+	// Direct and Audit let the service have a client consume a message again
+	// (ConsumeDirectly), audited in Audit under ClusterName (the NameServer list). Without
+	// them ConsumeDirectly answers ErrDirectUnavailable.
+	Direct      DirectConsumer
+	Audit       ChangeLog
+	ClusterName string
 }
 
 // Defaults of Options.
@@ -80,11 +86,16 @@ type Service struct {
 
 	clientLookups int
 	clientsMaxAge time.Duration
+
+	direct      DirectConsumer
+	audit       ChangeLog
+	clusterName string
 }
 
 // New returns a Service over a.
 func New(a Admin, opts Options) *Service {
-	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan, clientLookups: opts.ClientLookups, clientsMaxAge: opts.ClientsMaxAge}
+	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan, clientLookups: opts.ClientLookups, clientsMaxAge: opts.ClientsMaxAge,
+		direct: opts.Direct, audit: opts.Audit, clusterName: opts.ClusterName}
 	if s.maxScan <= 0 {
 		s.maxScan = 100_000
 	}

@@ -26,7 +26,7 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	orderly := fs.Bool("orderly", false, "consume orderly (MessageListenerOrderly: one client per queue, holding its lock)")
 	lockInterval := fs.Duration("lock-interval", 0, "how often an orderly consumer renews its locks (0: the client's default, 20 s)")
 	goroutines := fs.Int("goroutines", 0, "messages consumed at once per topic (0: the client's default, 20)")
-	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset> <keys>")
+	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset> <keys> <offsetMsgId>")
 	fail := fs.Bool("fail", false, "fail every message (ConsumeRetryLater): it goes to the group's retry topic, then to its dead-letter topic")
 	maxReconsume := fs.Int("max-reconsume", 0, "deliveries of a failed message again before it goes to the dead-letter topic (0: the client's default, 16)")
 	retryDelayLevel := fs.Int("retry-delay-level", 0, "delay level of a failed message's next delivery (0: the broker's, 3 + reconsume times; 1 is one second)")
@@ -75,7 +75,13 @@ func consume(ctx context.Context, ns []string, args []string) error {
 					if keys == "" {
 						keys = "-"
 					}
-					fmt.Printf("recv %s %s %d %d %s\n", m.Topic, m.Queue.BrokerName, m.Queue.QueueId, m.QueueOffset, strings.ReplaceAll(keys, " ", ","))
+					// A message consumed directly (CONSUME_MESSAGE_DIRECTLY) comes without its
+					// broker's name; its offsetMsgId tells it apart all the same.
+					broker := m.Queue.BrokerName
+					if broker == "" {
+						broker = "-"
+					}
+					fmt.Printf("recv %s %s %d %d %s %s\n", m.Topic, broker, m.Queue.QueueId, m.QueueOffset, strings.ReplaceAll(keys, " ", ","), m.OffsetMsgId)
 				}
 			}
 			if *fail {

@@ -1,0 +1,246 @@
+package lookup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"rmqconsole/cluster"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
+)
+
+// DirectConsumer asks one client to consume a stored message now
+// (CONSUME_MESSAGE_DIRECTLY); *rocketmq.Client implements it.
+type DirectConsumer interface {
+	ConsumeMessageDirectly(ctx context.Context, addr, group, clientID, offsetMsgID, topic string) (*rocketmq.ConsumeMessageDirectlyResult, error)
+}
+
+var _ DirectConsumer = (*rocketmq.Client)(nil)
+
+// ChangeLog records a change to the cluster before it is made; *store.AuditLog
+// implements it.
+type ChangeLog interface {
+	Change(ctx context.Context, e *store.AuditEntry, apply func(ctx context.Context) ([]store.AuditQueue, error)) error
+}
+
+var _ ChangeLog = (*store.AuditLog)(nil)
+
+// ModeConsumeDirectly is the audit mode of a message consumed again on one client.
+const ModeConsumeDirectly = "message-consume-directly"
+
+// DirectRequest asks client ClientID of consumer group Group to consume the message
+// that ID (and Topic, for a unique key) names once more.
+type DirectRequest struct {
+	ID       string `json:"id"`
+	Topic    string `json:"topic,omitempty"`
+	Group    string `json:"group"`
+	ClientID string `json:"clientId"`
+	// Actor and ActorAddr are who asked, for the audit log.
+	Actor     string `json:"-"`
+	ActorAddr string `json:"-"`
+}
+
+// The answers a client gives (CMResult), in RocketMQ's words.
+const (
+	ResultSuccess   = "CR_SUCCESS"
+	ResultLater     = "CR_LATER"
+	ResultRollback  = "CR_ROLLBACK"
+	ResultCommit    = "CR_COMMIT"
+	ResultException = "CR_THROW_EXCEPTION"
+	ResultNull      = "CR_RETURN_NULL"
+)
+
+// DirectAnswer is what came of a DirectRequest.
+type DirectAnswer struct {
+	Message Message
+	Group   string
+	// Client is the connection the message was sent to (its language and version).
+	Client rocketmq.Connection
+	// MessageModel is the group's: CLUSTERING or BROADCASTING.
+	MessageModel string
+	BrokerName   string
+	BrokerAddr   string
+	// Result is the client's answer; nil when none came (Err says why).
+	Result *rocketmq.ConsumeMessageDirectlyResult
+	// Err is why the message was not consumed: the client's answer was not a success,
+	// or the broker or client failed to answer. nil when consumed.
+	Err error
+	// Entry is the audit entry of the attempt.
+	Entry *store.AuditEntry
+}
+
+// Consumed reports whether the client says it consumed the message.
+func (a *DirectAnswer) Consumed() bool { return a.Err == nil }
+
+// RefusedError is a DirectRequest that was not sent to any client, because it could
+// not work as asked: the client is offline or not in the group, or the group does not
+// subscribe to the message's topic. Message is a sentence for the user.
+type RefusedError struct {
+	Code    string // "client_offline", "client_not_in_group", "group_not_subscribed", "group_offline", "no_master"
+	Message string
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// maxClientIDLen bounds a client id: ip@instance, where RocketMQ's own instance names are
+// short.
+const maxClientIDLen = 255
+
+// ErrDirectUnavailable: the service was built without a client or an audit log to
+// consume messages directly with.
+var ErrDirectUnavailable = errors.New("consuming a message directly is not available: the console has no cluster or no audit log")
+
+// ConsumeDirectly has one online client of a group consume the message again: the
+// broker that stores it reads it at its commit-log offset (the request carries the
+// offsetMsgId) and relays it to the client, whose listener runs as for any delivery,
+// and whose answer comes back. The group's offsets do not move.
+//
+// Before anything is sent, the message is looked up, and the group's connections on
+// that broker must show the client online and the group subscribed to the message's
+// topic; otherwise the answer is a *RefusedError (or *InputError, or a NotFoundError
+// for an unknown message) and nothing reaches a client. The attempt is audited (mode
+// ModeConsumeDirectly, one row: the client and its answer); an answer other than
+// consumed is the row's Error. The returned error is only for a request that was not
+// sent; a client that answered badly or not at all is the answer's Err.
+func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*DirectAnswer, error) {
+	if s.direct == nil || s.audit == nil {
+		return nil, ErrDirectUnavailable
+	}
+	req.Group, req.ClientID = strings.TrimSpace(req.Group), strings.TrimSpace(req.ClientID)
+	if req.Group == "" {
+		return nil, errMissing("group", "missing_group", "Choose the consumer group whose client should consume the message again.")
+	}
+	if err := cluster.CheckName("consumer group", req.Group); err != nil {
+		return nil, &InputError{Field: "group", Code: "bad_group", Message: err.Error()}
+	}
+	if req.ClientID == "" {
+		return nil, errMissing("clientId", "missing_client", "Choose the client of group "+req.Group+" that should consume the message again.")
+	}
+	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
+		return nil, &InputError{Field: "clientId", Code: "bad_client", Message: fmt.Sprintf(
+			"%q is not a client id: clients name themselves ip@instance (as the group's page lists them).", short(req.ClientID))}
+	}
+	found, err := s.ByID(ctx, IDQuery{ID: req.ID, Topic: req.Topic})
+	if err != nil {
+		return nil, err
+	}
+	m := found.Message
+	a := &DirectAnswer{Message: m, Group: req.Group, BrokerName: m.BrokerName}
+	route, err := s.route(ctx, m.Topic, "consume directly", s.cluster.Fanout(ctx))
+	if err != nil {
+		return nil, err
+	}
+	b, ok := route.Broker(m.BrokerName)
+	if !ok || b.Master == "" {
+		return nil, &RefusedError{Code: "no_master", Message: fmt.Sprintf(
+			"Broker %s, which stores the message, has no master in topic %s's route now, and only its master relays a message to a client. Nothing was sent; try again when it is back.", m.BrokerName, m.Topic)}
+	}
+	a.BrokerAddr = b.Master
+	conn, err := s.admin.ConsumerConnections(ctx, b.Master, req.Group)
+	switch {
+	case errors.Is(err, rocketmq.ErrConsumerNotOnline):
+		return nil, &RefusedError{Code: "group_offline", Message: fmt.Sprintf(
+			"Group %s has no client connected to broker %s, which stores the message, so no client can consume it. Nothing was sent.", req.Group, m.BrokerName)}
+	case err != nil:
+		return nil, cluster.BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume directly", Err: err}
+	}
+	a.MessageModel = conn.MessageModel
+	if _, ok := conn.Subscriptions[m.Topic]; !ok {
+		return nil, &RefusedError{Code: "group_not_subscribed", Message: fmt.Sprintf(
+			"Group %s does not subscribe to topic %s (it subscribes to %s), so its clients would not consume this message. Nothing was sent.",
+			req.Group, m.Topic, strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", "))}
+	}
+	i := slices.IndexFunc(conn.Connections, func(c rocketmq.Connection) bool { return c.ClientID == req.ClientID })
+	if i < 0 {
+		ids := make([]string, len(conn.Connections))
+		for j, c := range conn.Connections {
+			ids[j] = c.ClientID
+		}
+		return nil, &RefusedError{Code: "client_not_in_group", Message: fmt.Sprintf(
+			"Client %s is not an online client of group %s on broker %s (its clients there: %s). Nothing was sent; pick one of them.",
+			req.ClientID, req.Group, m.BrokerName, strings.Join(ids, ", "))}
+	}
+	a.Client = conn.Connections[i]
+
+	entry := &store.AuditEntry{
+		StartedAt: time.Now(), Actor: req.Actor, ActorAddr: req.ActorAddr, Cluster: s.clusterName,
+		Group: req.Group, Topics: []string{m.Topic}, Mode: ModeConsumeDirectly,
+		Params: directParams(req, m),
+	}
+	a.Entry = entry
+	err = s.audit.Change(ctx, entry, func(ctx context.Context) ([]store.AuditQueue, error) {
+		a.Result, a.Err = s.direct.ConsumeMessageDirectly(ctx, b.Master, req.Group, req.ClientID, m.OffsetMsgID(), m.Topic)
+		if a.Err == nil {
+			a.Err = answerError(a.Result)
+		}
+		return []store.AuditQueue{directRow(a)}, nil
+	})
+	if err != nil {
+		if entry.ID == 0 { // not written, so not sent
+			return nil, err
+		}
+		// Sent and answered, but the outcome could not be written: the entry stays
+		// pending and is marked interrupted at the next start.
+		return a, fmt.Errorf("the client answered, but the audit entry %d could not be finished: %w", entry.ID, err)
+	}
+	return a, nil
+}
+
+// answerError is why a client's answer is not "consumed", nil when it is.
+func answerError(r *rocketmq.ConsumeMessageDirectlyResult) error {
+	why := ""
+	switch r.ConsumeResult {
+	case ResultSuccess, ResultCommit:
+		return nil
+	case ResultLater:
+		why = "it asks for the message later (its listener returned RECONSUME_LATER)"
+	case ResultException:
+		why = "its listener threw an exception"
+	case ResultNull:
+		why = "its listener returned null"
+	case ResultRollback:
+		why = "its listener rolled the message back"
+	default:
+		why = fmt.Sprintf("its answer %q is not one RocketMQ defines", r.ConsumeResult)
+	}
+	if r.Remark != "" {
+		why += ": " + r.Remark
+	}
+	return errors.New("the client did not consume the message: " + why)
+}
+
+// directRow is the audit row of an attempt: the message's queue, the client and its
+// answer.
+func directRow(a *DirectAnswer) store.AuditQueue {
+	m := a.Message
+	row := store.AuditQueue{Topic: m.Topic, BrokerName: a.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
+		Before: m.QueueOffset, Target: m.QueueOffset, Method: "CONSUME_MESSAGE_DIRECTLY"}
+	if r := a.Result; r != nil {
+		row.Note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
+		if r.Remark != "" {
+			row.Note += ", remark: " + r.Remark
+		}
+	} else {
+		row.Note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
+	}
+	if a.Err != nil {
+		row.Error = a.Err.Error()
+	}
+	return row
+}
+
+func directParams(req DirectRequest, m Message) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"id": req.ID, "topic": m.Topic, "group": req.Group, "clientId": req.ClientID,
+		"offsetMsgId": m.OffsetMsgID(), "msgId": m.UniqueKey(),
+		"brokerName": m.BrokerName, "queueId": m.QueueID, "queueOffset": m.QueueOffset,
+	})
+	return b
+}

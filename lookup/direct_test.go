@@ -1,0 +1,38 @@
+package lookup
+
+import (
+	"strings"
+	"testing"
+
+	"rmqconsole/rocketmq"
+)
+
+// Only a consumed message is a done row of the audit entry; every other answer says
+// what the client's listener did, with its remark.
+func TestDirectAnswerErrorSaysWhatTheListenerDid(t *testing.T) {
+	for _, c := range []struct {
+		result, remark string
+		want           string // "" when consumed
+	}{
+		{ResultSuccess, "", ""},
+		{ResultCommit, "", ""},
+		{ResultLater, "", "later"},
+		{ResultException, "java.lang.IllegalStateException: boom", "threw an exception: java.lang.IllegalStateException: boom"},
+		{ResultNull, "", "returned null"},
+		{ResultRollback, "", "rolled the message back"},
+		{"7", "", `"7" is not one RocketMQ defines`},
+	} {
+		r := &rocketmq.ConsumeMessageDirectlyResult{ConsumeResult: c.result, Remark: c.remark, SpentTimeMills: 3}
+		err := answerError(r)
+		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.result, err, c.want)
+		}
+		a := &DirectAnswer{Message: Message{BrokerName: "broker-a", Message: &rocketmq.Message{Topic: "T", QueueID: 1, QueueOffset: 7}},
+			Group: "g", Client: rocketmq.Connection{ClientID: "10.0.0.1@1", Language: "JAVA"}, BrokerName: "broker-a", Result: r, Err: err}
+		row := directRow(a)
+		if row.Topic != "T" || row.QueueID != 1 || row.Before != 7 || !strings.Contains(row.Note, "10.0.0.1@1") ||
+			!strings.Contains(row.Note, c.result) || (row.Error == "") != (c.want == "") {
+			t.Errorf("%s: audit row %+v", c.result, row)
+		}
+	}
+}
