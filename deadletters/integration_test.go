@@ -244,7 +244,7 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	for {
 		var keys []string
 		for _, line := range again.Received() {
-			if f := strings.Fields(line); len(f) == 5 && f[0] == e.topic {
+			if f := strings.Fields(line); len(f) == 6 && f[0] == e.topic { // topic broker queue offset keys offsetMsgId
 				keys = append(keys, f[4])
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 // Body is GET /messages/{id}/body: the whole body as a file, decompressed.
 func (h *Messages) Body(c *gin.Context) {
-	r, ok := h.find(c)
+	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
 		return
 	}

@@ -31,7 +31,7 @@ const (
 
 // find looks up the message of /messages/{id}[?topic=]. Bad input is a 422 for pages and
 // a 400 for the API; an id that names nothing is a 404.
-func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
+func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	if h.Lookup == nil {
 		if isAPI(c) {
 			h.Fail(c, msgNoCluster)
@@ -40,7 +40,7 @@ func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
 		}
 		return nil, false
 	}
-	q := lookup.IDQuery{ID: c.Param("id"), Topic: c.Query("topic")}
+	q := lookup.IDQuery{ID: c.Param("id"), Topic: topic}
 	r, err := h.Lookup.ByID(c.Request.Context(), q)
 	var ie *lookup.InputError
 	switch {
@@ -62,7 +62,14 @@ func (h *Messages) find(c *gin.Context) (*lookup.IDResult, bool) {
 // Show is GET /messages/{id}: the message's every field, its body, and each consumer
 // group's state towards it.
 func (h *Messages) Show(c *gin.Context) {
-	r, ok := h.find(c)
+	h.showMessage(c, http.StatusOK, c.Query("topic"), nil)
+}
+
+// showMessage renders the page of the message /messages/{id} names (topic: for a
+// unique key) with status; direct, when set, adds the outcome of a request to consume
+// it again.
+func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct func(*views.ConsumeAgainVM)) {
+	r, ok := h.find(c, topic)
 	if !ok {
 		return
 	}
@@ -78,16 +85,19 @@ func (h *Messages) Show(c *gin.Context) {
 	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
 	vm.Trace = traceVM(c, r.Message, trace, traceErr)
-	status := http.StatusOK
-	if vm.Trace.Error != "" {
+	if vm.Trace.Error != "" && status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
+	}
+	vm.ConsumeAgain = consumeAgainVM(c, r.Message, groups)
+	if direct != nil {
+		direct(&vm.ConsumeAgain)
 	}
 	h.render(c, status, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
 }
 
 // ShowAPI is GET /api/v1/messages/{id}.
 func (h *Messages) ShowAPI(c *gin.Context) {
-	r, ok := h.find(c)
+	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
 		return
 	}

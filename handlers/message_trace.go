@@ -20,7 +20,7 @@ func traceQuery(c *gin.Context) lookup.TraceQuery {
 
 // TraceAPI is GET /api/v1/messages/{id}/trace[?topic=&traceTopic=]: the message's trace.
 func (h *Messages) TraceAPI(c *gin.Context) {
-	r, ok := h.find(c)
+	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
 		return
 	}

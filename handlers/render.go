@@ -184,6 +184,7 @@ func failureSentences(fs []cluster.BrokerFailure) []string {
 func errorStatus(err error) (int, string) {
 	var ue *UserError
 	var bf cluster.BrokerFailure
+	var re *lookup.RefusedError
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
@@ -199,6 +200,12 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "message_not_found"
 	case errors.As(err, new(*lookup.InputError)):
 		return http.StatusBadRequest, "bad_request"
+	case errors.As(err, &re):
+		return http.StatusConflict, re.Code
+	case errors.Is(err, lookup.ErrDirectUnavailable):
+		return http.StatusServiceUnavailable, "unavailable"
+	case errors.Is(err, store.ErrAuditBusy):
+		return http.StatusConflict, "conflict"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(resets.InputErrors)):

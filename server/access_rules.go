@@ -60,6 +60,10 @@ var accessRules = []accessRule{
 	{methods: writes, path: "/api/v1/messages/resend", need: auth.Operator, what: "resend dead letters"},
 	{methods: writes, path: "/api/v1/messages/:id/resend", need: auth.Operator, what: "resend dead letters"},
 
+	// A message consumed again on one client of a group: an operator's change.
+	{methods: writes, path: "/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
+	{methods: writes, path: "/api/v1/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
+
 	// API tokens: every signed-in user manages their own; an admin, anyone's.
 	{path: "/tokens", need: auth.Viewer},
 	{path: "/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},

@@ -13,7 +13,8 @@ func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	dl := &handlers.DeadLetters{Env: env}
 	if a.rmq != nil {
-		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster})
+		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster,
+			Direct: a.rmq, Audit: a.store.Audit(), ClusterName: joinNameServers(a.cfg.NameServers)})
 		dl.Service = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
 			Audit: a.store.Audit(), NameServers: joinNameServers(a.cfg.NameServers)})
 	}
@@ -30,4 +31,8 @@ func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	r.POST("/messages/:id/resend", dl.Resend)
 	r.POST("/api/v1/messages/resend", dl.ResendAllAPI)
 	r.POST("/api/v1/messages/:id/resend", dl.ResendAPI)
+
+	// One message consumed again on one client of a group.
+	r.POST("/messages/:id/consume-directly", h.ConsumeDirectly)
+	r.POST("/api/v1/messages/:id/consume-directly", h.ConsumeDirectlyAPI)
 }

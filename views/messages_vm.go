@@ -169,6 +169,7 @@ type MessageDetailVM struct {
 	Copies              []MessageRow
 	Groups              []GroupConsumeRow
 	GroupsNote          string
+	ConsumeAgain        ConsumeAgainVM
 	Failures            []string
 	// FromSlaves say which brokers were read from a slave, and why.
 	FromSlaves []string
@@ -226,4 +227,49 @@ type GroupConsumeRow struct {
 	Online       bool
 	Subscription string
 	Reason       string
+}
+
+// ConsumeAgainVM is the message page's "consume it again on a client" section: the
+// online clients of the groups subscribed to the message's topic, and the answer of the
+// last request.
+type ConsumeAgainVM struct {
+	// Action is the form's URL; Topic is sent along (a unique key needs it).
+	Action, Topic string
+	// CanConsume: the caller may ask (an operator); others see the clients only.
+	CanConsume bool
+	Clients    []ConsumeAgainClient
+	// Note explains an empty Clients.
+	Note string
+	// Refused is why the last request was not sent ("" when it was, or none was made).
+	Refused string
+	Answer  *ConsumeAgainAnswer
+}
+
+// ConsumeAgainClient is one client a message can be consumed again on.
+type ConsumeAgainClient struct {
+	Group, GroupURL string
+	ClientID        string
+	ClientAddr      string
+	Language        string
+	Version         string
+	MessageModel    string
+}
+
+// ConsumeAgainAnswer is what a client answered.
+type ConsumeAgainAnswer struct {
+	Group, ClientID string
+	// Outcome is the answer in words ("consumed", "consume later", ...) and Class its
+	// status class.
+	Outcome, Class string
+	// Result is the client's CMResult (CR_SUCCESS ...), "" when none came.
+	Result     string
+	Remark     string
+	SpentMs    string
+	Order      string
+	AutoCommit string
+	Broker     string
+	// Error is why the message was not consumed.
+	Error    string
+	EntryURL string
+	EntryID  string
 }

@@ -1,0 +1,220 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/lookup"
+	"rmqconsole/views"
+)
+
+// ConsumeDirectly is POST /messages/{id}/consume-directly (form: group, clientId,
+// topic): one client of the group consumes the message again; the message page shows
+// its answer. A request that could not work as asked is refused with the reason on the
+// same page, and nothing is sent.
+func (h *Messages) ConsumeDirectly(c *gin.Context) {
+	if h.Lookup == nil {
+		h.Fail(c, msgNoCluster)
+		return
+	}
+	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
+	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), req)
+	var ie *lookup.InputError
+	var re *lookup.RefusedError
+	switch {
+	case errors.Is(err, lookup.ErrNotFound):
+		h.Fail(c, err)
+		return
+	case errors.As(err, &ie), errors.As(err, &re):
+		status, _ := errorStatus(err)
+		if ie != nil {
+			status = http.StatusUnprocessableEntity
+		}
+		h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) { vm.Refused = "Nothing was sent: " + err.Error() })
+		return
+	case err != nil && a == nil:
+		h.Fail(c, err)
+		return
+	}
+	status := http.StatusOK
+	h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) {
+		vm.Answer = directAnswerVM(a, err)
+	})
+}
+
+// ConsumeDirectlyAPI is POST /api/v1/messages/{id}/consume-directly with
+// {"group","clientId"} (and "topic" for a unique key, or ?topic=): the client's answer.
+// An answer that is not a success is still 200 with "consumed": false; a client or
+// broker that did not answer is a 502/504 with the same body.
+func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
+	if h.Lookup == nil {
+		h.Fail(c, msgNoCluster)
+		return
+	}
+	var in struct {
+		Group    string `json:"group"`
+		ClientID string `json:"clientId"`
+		Topic    string `json:"topic"`
+	}
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 16<<10))
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&in)
+	}
+	if err != nil {
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf(
+			`The body is not a consume-directly request (%v). Send JSON such as {"group": "G", "clientId": "10.0.0.1@12345"}.`, err)})
+		return
+	}
+	if in.Topic == "" {
+		in.Topic = c.Query("topic")
+	}
+	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), h.directRequest(c, in.Topic, in.Group, in.ClientID))
+	var ie *lookup.InputError
+	if errors.As(err, &ie) {
+		err = &UserError{Status: http.StatusBadRequest, Code: ie.Code, Message: ie.Message}
+	}
+	if err != nil && a == nil {
+		h.Fail(c, err)
+		return
+	}
+	j := directAnswerJSON(a, err)
+	status := http.StatusOK
+	if a.Result == nil {
+		status, j.Code = errorStatus(a.Err)
+	}
+	c.JSON(status, j)
+}
+
+func (h *Messages) directRequest(c *gin.Context, topic, group, clientID string) lookup.DirectRequest {
+	return lookup.DirectRequest{ID: c.Param("id"), Topic: topic, Group: group, ClientID: clientID,
+		Actor: Actor(c), ActorAddr: c.ClientIP()}
+}
+
+// DirectAnswerJSON is the API's answer to a consume-directly request.
+type DirectAnswerJSON struct {
+	// Consumed: the client answered CR_SUCCESS (or CR_COMMIT).
+	Consumed bool `json:"consumed"`
+	// ConsumeResult is the client's CMResult; "" when it gave none.
+	ConsumeResult  string `json:"consumeResult"`
+	Remark         string `json:"remark"`
+	SpentTimeMills int64  `json:"spentTimeMills"`
+	Order          bool   `json:"order"`
+	AutoCommit     bool   `json:"autoCommit"`
+	// Error says why the message was not consumed; Code is set when no answer came.
+	Error        string `json:"error,omitempty"`
+	Code         string `json:"code,omitempty"`
+	Group        string `json:"group"`
+	ClientID     string `json:"clientId"`
+	ClientAddr   string `json:"clientAddr"`
+	Language     string `json:"language"`
+	Version      int    `json:"version"`
+	MessageModel string `json:"messageModel"`
+	Topic        string `json:"topic"`
+	MsgID        string `json:"msgId"`
+	OffsetMsgID  string `json:"offsetMsgId"`
+	BrokerName   string `json:"brokerName"`
+	BrokerAddr   string `json:"brokerAddr"`
+	AuditID      int64  `json:"auditId"`
+	AuditStatus  string `json:"auditStatus"`
+}
+
+// directAnswerJSON builds the API answer; auditErr is an outcome that could not be
+// written to the audit log.
+func directAnswerJSON(a *lookup.DirectAnswer, auditErr error) DirectAnswerJSON {
+	j := DirectAnswerJSON{Consumed: a.Consumed(), Group: a.Group, ClientID: a.Client.ClientID, ClientAddr: a.Client.ClientAddr,
+		Language: a.Client.Language, Version: a.Client.Version, MessageModel: a.MessageModel,
+		Topic: a.Message.Topic, MsgID: a.Message.UniqueKey(), OffsetMsgID: a.Message.OffsetMsgID(),
+		BrokerName: a.BrokerName, BrokerAddr: a.BrokerAddr}
+	if r := a.Result; r != nil {
+		j.ConsumeResult, j.Remark, j.SpentTimeMills, j.Order, j.AutoCommit = r.ConsumeResult, r.Remark, r.SpentTimeMills, r.Order, r.AutoCommit
+	}
+	if a.Err != nil {
+		j.Error = a.Err.Error()
+	}
+	if a.Entry != nil {
+		j.AuditID, j.AuditStatus = a.Entry.ID, string(a.Entry.Status)
+	}
+	if auditErr != nil {
+		j.Error = joinSentences(j.Error, auditErr.Error())
+	}
+	return j
+}
+
+func joinSentences(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// directOutcomes names each client answer for the page, with its status class.
+var directOutcomes = map[string][2]string{
+	lookup.ResultSuccess:   {"consumed", "status-ok"},
+	lookup.ResultCommit:    {"consumed (committed)", "status-ok"},
+	lookup.ResultLater:     {"not consumed: later", "status-warn"},
+	lookup.ResultException: {"failed: the listener threw an exception", "status-bad"},
+	lookup.ResultNull:      {"failed: the listener returned null", "status-bad"},
+	lookup.ResultRollback:  {"rolled back", "status-warn"},
+}
+
+func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainAnswer {
+	vm := &views.ConsumeAgainAnswer{Group: a.Group, ClientID: a.Client.ClientID, Broker: a.BrokerName + " " + a.BrokerAddr,
+		Outcome: "no answer", Class: "status-bad", SpentMs: "—", Order: "—", AutoCommit: "—", Result: "none"}
+	if r := a.Result; r != nil {
+		vm.Result, vm.Remark = r.ConsumeResult, r.Remark
+		vm.SpentMs = views.Thousands(r.SpentTimeMills) + " ms"
+		vm.Order, vm.AutoCommit = strconv.FormatBool(r.Order), strconv.FormatBool(r.AutoCommit)
+		vm.Outcome, vm.Class = "unknown answer", "status-bad"
+		if o, ok := directOutcomes[r.ConsumeResult]; ok {
+			vm.Outcome, vm.Class = o[0], o[1]
+		}
+	}
+	if a.Err != nil {
+		vm.Error = a.Err.Error()
+	}
+	if auditErr != nil {
+		vm.Error = joinSentences(vm.Error, auditErr.Error())
+	}
+	if a.Entry != nil && a.Entry.ID > 0 {
+		vm.EntryURL, vm.EntryID = auditURL(a.Entry.ID), strconv.FormatInt(a.Entry.ID, 10)
+	}
+	return vm
+}
+
+// consumeAgainVM lists the clients the message can be consumed again on: the online
+// clients of each group that subscribes to the message's topic.
+func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) views.ConsumeAgainVM {
+	vm := views.ConsumeAgainVM{
+		Action:     "/messages/" + url.PathEscape(c.Param("id")) + "/consume-directly",
+		Topic:      m.Topic,
+		CanConsume: CallerRole(c).Allows(auth.Operator),
+	}
+	if gs != nil {
+		for _, g := range gs.States {
+			if !g.Subscribed {
+				continue
+			}
+			for _, cl := range g.Clients {
+				vm.Clients = append(vm.Clients, views.ConsumeAgainClient{Group: g.Group, GroupURL: views.GroupURL(g.Group),
+					ClientID: cl.ClientID, ClientAddr: cl.ClientAddr, Language: cl.Language,
+					Version: cl.VersionName(), MessageModel: g.MessageModel})
+			}
+		}
+	}
+	if len(vm.Clients) == 0 {
+		vm.Note = "No client of a group subscribed to topic " + m.Topic + " is online on broker " + m.BrokerName +
+			", which stores the message, so none can consume it again. Start a consumer of the group, then reload."
+	}
+	return vm
+}
