@@ -14,6 +14,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"rmqconsole/cluster"
@@ -227,6 +229,15 @@ func Dropped(name string) bool {
 		}
 	}
 	return false
+}
+
+// DroppedProperties names, for pages, the properties a resend leaves out.
+func DroppedProperties() string {
+	names := slices.Sorted(maps.Keys(dropped))
+	for _, p := range droppedPrefixes {
+		names = append(names, p+"*")
+	}
+	return strings.Join(names, ", ")
 }
 
 // Resendable is m as it is resent to topic: its body (uncompressed), flag and every

@@ -37,9 +37,6 @@ type DeadLetters struct {
 	Service Resender
 }
 
-// droppedProperties names, for the page, the properties a resend leaves out.
-const droppedProperties = "the retry bookkeeping (RETRY_TOPIC, ORIGIN_MESSAGE_ID, REAL_TOPIC, REAL_QID, DELAY, WAIT, TIMER_*), the properties the broker sets on every store (MSG_REGION, CLUSTER, TRACE_ON) and the old UNIQ_KEY"
-
 // Resend is POST /messages/{id}/resend: one dead letter back to its original topic.
 func (h *DeadLetters) Resend(c *gin.Context) {
 	h.resend(c, deadletters.ResendRequest{IDs: []string{c.Param("id")}, Topic: c.Query("topic"), Reason: c.PostForm("reason")})
@@ -190,7 +187,7 @@ func deadLetterVM(c *gin.Context, m *rocketmq.Message) views.DeadLetterVM {
 		return views.DeadLetterVM{}
 	}
 	d := views.DeadLetterVM{Show: true, DeadLetter: o.DeadLetter, Group: o.Group, ReconsumeTimes: strconv.Itoa(m.ReconsumeTimes),
-		OriginalTopic: o.Topic, OriginalID: o.MsgID, Dropped: droppedProperties,
+		OriginalTopic: o.Topic, OriginalID: o.MsgID, Dropped: deadletters.DroppedProperties(),
 		ResendURL: views.MessageURL(m.OffsetMsgID(), "") + "/resend"}
 	switch {
 	case !o.DeadLetter:
