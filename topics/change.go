@@ -556,6 +556,9 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 		if err := s.changer.DeleteTopicInNameServers(ctx, r.Topic); err != nil {
 			return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
 		}
+		for i := range rows {
+			rows[i].Note = "deleted; the route is gone from every NameServer"
+		}
 		return rows, nil
 	})
 	s.forgetList()

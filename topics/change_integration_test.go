@@ -52,6 +52,10 @@ func newChangeEnv(t *testing.T) *changeEnv {
 // moment after the broker).
 func (e *changeEnv) routeIs(t *testing.T, topic string, want map[string]dev.RouteQueues) {
 	t.Helper()
+	start := time.Now()
+	defer func() {
+		t.Logf("mqadmin topicRoute showed %v after %s", want, time.Since(start).Round(time.Millisecond))
+	}()
 	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute shows the change", func() error {
 		got, err := e.cl.TopicRouteByMQAdmin(t.Context(), topic)
 		if err != nil {
@@ -128,7 +132,8 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ent := saved.Entry; ent.Status != store.AuditApplied || ent.Mode != ModeDelete || len(ent.Result) != len(all) {
+	if ent := saved.Entry; ent.Status != store.AuditApplied || ent.Mode != ModeDelete || len(ent.Result) != len(all) ||
+		!strings.Contains(ent.Result[0].Note, "gone from every NameServer") {
 		t.Fatalf("delete: %+v", ent)
 	}
 	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute finds no route", func() error {
@@ -266,5 +271,85 @@ func TestIntegrationTopicChangeRefusesBadInput(t *testing.T) {
 	rep, err := e.audit.Verify(ctx)
 	if err != nil || rep.Sealed != 0 || rep.Pending != 0 {
 		t.Fatalf("audit after refusals: %+v %v, want no entry at all", rep, err)
+	}
+}
+
+// failingChanger is the real client, except that one broker address refuses every change:
+// a broker that fails while the others do not.
+type failingChanger struct {
+	Changer
+	addr string
+}
+
+var errInjected = errors.New("injected: the broker refused the change")
+
+func (f failingChanger) CreateTopic(ctx context.Context, addr string, tc rocketmq.TopicConfig) error {
+	if addr == f.addr {
+		return errInjected
+	}
+	return f.Changer.CreateTopic(ctx, addr, tc)
+}
+
+func (f failingChanger) DeleteTopicInBroker(ctx context.Context, addr, topic string) error {
+	if addr == f.addr {
+		return errInjected
+	}
+	return f.Changer.DeleteTopicInBroker(ctx, addr, topic)
+}
+
+// A broker that fails a change is named in its row with its error and the entry is
+// partial (failed when it was the only broker); a delete that a broker failed leaves the
+// NameServers' route, so the topic stays visible where it still is.
+func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
+	e := newChangeEnv(t)
+	ctx := t.Context()
+	last := e.cl.Brokers[len(e.cl.Brokers)-1]
+	svc := New(e.c, Options{Audit: e.audit, NameServers: e.cl.NameServer, Changer: failingChanger{Changer: e.c, addr: last.Addr}})
+	topic := dev.UniqueName("it-fail")
+	want := store.AuditPartial
+	if len(e.cl.Brokers) == 1 {
+		want = store.AuditFailed
+	}
+	saved, err := svc.Save(ctx, e.who, SaveRequest{Topic: topic, ReadQueueNums: ints(2), WriteQueueNums: ints(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ent := saved.Entry
+	failed := ent.Result[len(ent.Result)-1]
+	if ent.Status != want || ent.Seq == 0 || failed.BrokerName != last.Name || !strings.Contains(failed.Error, "injected") {
+		t.Fatalf("create with %s failing: %s, rows %+v", last.Name, ent.Status, ent.Result)
+	}
+	for _, r := range ent.Result[:len(ent.Result)-1] {
+		if r.Error != "" {
+			t.Errorf("broker %s failed too: %s", r.BrokerName, r.Error)
+		}
+	}
+	if len(e.cl.Brokers) == 1 {
+		return // nothing was created, so there is nothing to delete
+	}
+	t.Cleanup(func() {
+		_, _ = e.svc.Delete(context.WithoutCancel(ctx), e.who, DeleteRequest{Topic: topic, Confirm: topic})
+	})
+	e.routeIs(t, topic, map[string]dev.RouteQueues{e.cl.Brokers[0].Name: {Read: 2, Write: 2, Perm: 6}})
+	// Add the failing broker to the route for real, then delete with it failing.
+	both := map[string]dev.RouteQueues{}
+	var names []string
+	for _, b := range e.cl.Brokers {
+		names = append(names, b.Name)
+		both[b.Name] = dev.RouteQueues{Read: 2, Write: 2, Perm: 6}
+	}
+	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, BrokerNames: names}); err != nil {
+		t.Fatal(err)
+	}
+	e.routeIs(t, topic, both)
+	saved, err = svc.Delete(ctx, e.who, DeleteRequest{Topic: topic, Confirm: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ent := saved.Entry; ent.Status != store.AuditPartial || !strings.Contains(ent.Error, "NameServers keep") {
+		t.Fatalf("delete with %s failing: %s %q", last.Name, ent.Status, ent.Error)
+	}
+	if _, err := e.c.TopicRoute(ctx, topic); err != nil {
+		t.Fatalf("the route went although %s still has the topic: %v", last.Name, err)
 	}
 }
