@@ -109,7 +109,12 @@ func (h *Topics) fillBrokers(ctx context.Context, vm *views.TopicFormVM, ticked 
 
 // topicChangeResultVM says what a change did, broker by broker.
 func topicChangeResultVM(e *store.AuditEntry, topicURL string) *views.TopicChangeResultVM {
-	return &views.TopicChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: changeStatusText(e),
+	// The status is shown on its own: the sentence goes on from it.
+	text := changeStatusText(e)
+	if i := strings.Index(text, ": "); i > 0 && strings.EqualFold(text[:i], string(e.Status)) {
+		text = text[i+2:]
+	}
+	return &views.TopicChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: text,
 		EntryURL: auditURL(e.ID), TopicURL: topicURL, Error: e.Error, Rows: auditChangeVM(e).Rows}
 }
 
