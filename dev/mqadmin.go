@@ -92,7 +92,7 @@ func hasFlag(args []string, flag string) bool {
 // routes it to every broker, so a producer started next finds it.
 func (c *Cluster) CreateTopic(ctx context.Context, topic string, queues int) error {
 	q := strconv.Itoa(queues)
-	if _, err := c.MQAdmin(ctx, "updateTopic", "-c", c.ClusterName, "-t", topic, "-r", q, "-w", q); err != nil {
+	if err := c.updateTopic(ctx, "-c", c.ClusterName, "-t", topic, "-r", q, "-w", q); err != nil {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
 	if err := c.awaitRoute(ctx, topic, c.Brokers, queues); err != nil {
@@ -106,11 +106,30 @@ func (c *Cluster) CreateTopic(ctx context.Context, topic string, queues int) err
 // so they hold on every cluster shape.
 func (c *Cluster) CreateTopicOn(ctx context.Context, topic string, queues int, broker Broker) error {
 	q := strconv.Itoa(queues)
-	if _, err := c.MQAdmin(ctx, "updateTopic", "-b", broker.Addr, "-t", topic, "-r", q, "-w", q); err != nil {
+	if err := c.updateTopic(ctx, "-b", broker.Addr, "-t", topic, "-r", q, "-w", q); err != nil {
 		return fmt.Errorf("create topic %s on %s: %w", topic, broker.Name, err)
 	}
 	if err := c.awaitRoute(ctx, topic, []Broker{broker}, queues); err != nil {
 		return fmt.Errorf("create topic %s on %s: %w", topic, broker.Name, err)
+	}
+	return nil
+}
+
+// updateTopic runs mqadmin updateTopic, once more after a failure: on a loaded machine
+// mqadmin's own 3 s call timeout is sometimes too short, and updateTopic is idempotent.
+func (c *Cluster) updateTopic(ctx context.Context, args ...string) error {
+	args = append([]string{"updateTopic"}, args...)
+	_, err := c.MQAdmin(ctx, args...)
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return err
+	case <-time.After(2 * time.Second):
+	}
+	if _, again := c.MQAdmin(ctx, args...); again != nil {
+		return fmt.Errorf("%w\n(and again: %v)", err, again)
 	}
 	return nil
 }
