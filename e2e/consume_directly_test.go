@@ -100,6 +100,7 @@ func TestConsumeAgainInBrowser(t *testing.T) {
 	Do(t, ctx, "consume it again",
 		chromedp.Click(chromedp.CSS(clientRow+` [data-testid="consume-again-button"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="consume-again-answer"]`)))
+	Screenshot(t, ctx, "message-consumed-again")
 	outcome := Get(t, ctx, "outcome", chromedp.Text(chromedp.CSS(`[data-testid="consume-again-outcome"]`)))
 	result := Get(t, ctx, "result", chromedp.Text(chromedp.CSS(`[data-testid="consume-again-result"]`)))
 	answer := Get(t, ctx, "answer", chromedp.Text(chromedp.CSS(`[data-testid="consume-again-answer"]`)))
