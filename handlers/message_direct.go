@@ -173,6 +173,9 @@ func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainA
 		Outcome: "no answer", Class: "status-bad", SpentMs: "—", Order: "—", AutoCommit: "—", Result: "none"}
 	if r := a.Result; r != nil {
 		vm.Result, vm.Remark = r.ConsumeResult, r.Remark
+		if vm.Remark == "" {
+			vm.Remark = "none"
+		}
 		vm.SpentMs = views.Thousands(r.SpentTimeMills) + " ms"
 		vm.Order, vm.AutoCommit = strconv.FormatBool(r.Order), strconv.FormatBool(r.AutoCommit)
 		vm.Outcome, vm.Class = "unknown answer", "status-bad"
@@ -196,7 +199,8 @@ func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainA
 // clients of each group that subscribes to the message's topic.
 func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) views.ConsumeAgainVM {
 	vm := views.ConsumeAgainVM{
-		Action:     "/messages/" + url.PathEscape(c.Param("id")) + "/consume-directly",
+		// The answer is shown in this section, far down the page: land on it.
+		Action:     "/messages/" + url.PathEscape(c.Param("id")) + "/consume-directly#consume-again",
 		Topic:      m.Topic,
 		CanConsume: CallerRole(c).Allows(auth.Operator),
 	}
