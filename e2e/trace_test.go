@@ -131,10 +131,12 @@ func TestMessageTraceInBrowser(t *testing.T) {
 
 	// A trace topic of the clients' own, named in the form, that does not exist.
 	missing := dev.UniqueName("no-trace-topic")
+	// The form loads a new page: wait for its sentence, not the old page's (marked).
 	Do(t, ctx, "name another trace topic",
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="trace-off"]').dataset.old = "1"`),
 		chromedp.SetValue(chromedp.CSS(`#traceTopic`), missing),
 		chromedp.Click(chromedp.CSS(`[data-testid="trace-form"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="trace-off"]`)))
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="trace-off"]:not([data-old])`)))
 	loc := Get(t, ctx, "location", chromedp.Location())
 	if u, _ := url.Parse(loc); u.Query().Get("traceTopic") != missing {
 		t.Errorf("the URL %s does not hold the trace topic", loc)
