@@ -303,7 +303,7 @@ type SlaveRead struct {
 	Since   time.Time
 }
 
-// Sentence says it in words for the answer what: "broker-a's master 10.0.0.1:10911 did
+// Sentence says it in words for the answer what: "Broker broker-a's master 10.0.0.1:10911 did
 // not answer in 2.0 s; <what> come from its slave 10.0.0.11:10911, which can be a little
 // behind its master."
 func (s SlaveRead) Sentence(what string) string {
@@ -313,12 +313,12 @@ func (s SlaveRead) Sentence(what string) string {
 func (s SlaveRead) why() string {
 	switch {
 	case s.Master == "":
-		return fmt.Sprintf("%s has no master registered with the NameServer", s.Broker)
+		return fmt.Sprintf("Broker %s has no master registered with the NameServer", s.Broker)
 	case s.Earlier:
-		return fmt.Sprintf("%s's master %s did not answer in %s at %s, so for %s it is asked after its slave",
+		return fmt.Sprintf("Broker %s's master %s did not answer in %s at %s, so for %s it is asked after its slave",
 			s.Broker, s.Master, seconds(s.Waited), s.Since.UTC().Format("15:04:05 UTC"), seconds(unansweredFor))
 	}
-	return fmt.Sprintf("%s's master %s did not answer in %s", s.Broker, s.Master, seconds(s.Waited))
+	return fmt.Sprintf("Broker %s's master %s did not answer in %s", s.Broker, s.Master, seconds(s.Waited))
 }
 
 func seconds(d time.Duration) string {

@@ -525,7 +525,7 @@ func TestMessagesSayWhichRowsCameFromASlave(t *testing.T) {
 		t.Errorf("failure banner with the slave answering: %s", fails.Text())
 	}
 	note := doc.Find(`[data-testid="from-slave"]`).Text()
-	for _, want := range []string{"Broker-b's master 10.0.0.2:10911 did not answer", "its rows come from its slave 10.0.0.12:10911"} {
+	for _, want := range []string{"Broker broker-b's master 10.0.0.2:10911 did not answer", "its rows come from its slave 10.0.0.12:10911"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("slave note %q does not say %q", note, want)
 		}

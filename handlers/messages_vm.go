@@ -160,22 +160,6 @@ func msgFailures(fs []lookup.BrokerFailure) []string {
 	return out
 }
 
-// msgFromSlaves says, per broker read from a slave, why and what came from it.
-func msgFromSlaves(srs []lookup.SlaveRead, what string) []string {
-	var out []string
-	for _, s := range srs {
-		out = append(out, upperFirst(s.Sentence(what)))
-	}
-	return out
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // msgSearchURL is the page or export URL that repeats a search exactly.
 func msgSearchURL(path string, f msgSearchForm, extra url.Values) string {
 	v := url.Values{"tab": {f.tab}}
@@ -234,7 +218,7 @@ func msgCount(n int64, one, many string) string {
 func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
 	// The rows come from msgPage: a page shows only the first of up to 2000.
 	vm := &views.MessagesResult{Failures: msgFailures(r.Failures), Truncated: r.Truncated,
-		FromSlaves: msgFromSlaves(r.FromSlaves, "its rows")}
+		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
 	what := "of topic " + q.Topic
 	if q.Tag != "" {
 		what += " with tag " + q.Tag
@@ -270,7 +254,7 @@ func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResu
 // msgKeyResultVM describes a key query's answer in words.
 func msgKeyResultVM(q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
 	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated,
-		FromSlaves: msgFromSlaves(r.FromSlaves, "its rows")}
+		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
 	what := fmt.Sprintf("with key %s in topic %s", q.Key, q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
 		what += ", stored " + msgRangeText(q.Begin, q.End)
@@ -293,7 +277,7 @@ func msgKeyResultVM(q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
 // msgIDResultVM describes an id lookup's answer.
 func msgIDResultVM(r *lookup.IDResult) *views.MessagesResult {
 	vm := &views.MessagesResult{Rows: msgRows([]lookup.Message{r.Message}), Copies: msgRows(r.Copies), Failures: msgFailures(r.Failures),
-		FromSlaves: msgFromSlaves(r.FromSlaves, "its answer")}
+		FromSlaves: fromSlaveSentences(r.FromSlaves, "its answer")}
 	vm.IDKind, vm.IDNote = msgIDNote(r)
 	if len(r.Copies) > 0 {
 		vm.Summary = fmt.Sprintf("This unique key is stored %d times: the first copy is shown, the others are listed below it.", len(r.Copies)+1)

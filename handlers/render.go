@@ -178,6 +178,15 @@ func failureSentences(fs []cluster.BrokerFailure) []string {
 	return out
 }
 
+// fromSlaveSentences says, per broker read from a slave, why and what came from it.
+func fromSlaveSentences(srs []cluster.SlaveRead, what string) []string {
+	var out []string
+	for _, s := range srs {
+		out = append(out, s.Sentence(what))
+	}
+	return out
+}
+
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default
 // row is the console's own failure (500 internal): only an error that came from a
 // RocketMQ server is answered as a broker failure.
