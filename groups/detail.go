@@ -55,8 +55,11 @@ type Detail struct {
 	SubscriptionsDiffer bool       `json:"subscriptionsDiffer"`
 	Assignment          Assignment `json:"assignment"`
 	// Failures name the brokers (or clients) that did not answer, and why.
-	Failures  []BrokerFailure `json:"failures,omitempty"`
-	CheckedAt time.Time       `json:"checkedAt"`
+	Failures []BrokerFailure `json:"failures,omitempty"`
+	// FromSlaves name the brokers whose offsets came from a slave, because the master
+	// did not answer (a slave's copy of the offsets can be a few seconds behind).
+	FromSlaves []cluster.SlaveRead `json:"fromSlaves,omitempty"`
+	CheckedAt  time.Time           `json:"checkedAt"`
 
 	// clientsKnown: some broker answered the connection list, so Clients is the truth.
 	clientsKnown bool
@@ -213,6 +216,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 		s.askGroup(fo, &answers[i], group)
 	}
 	d.Failures = fo.Wait()
+	d.FromSlaves = fo.FromSlaves()
 
 	subs := d.mergeConnections(answers)
 	s.noteClients(group, answers)

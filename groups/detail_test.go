@@ -137,6 +137,39 @@ func TestDetailBrokerFailureGivesPartialResultNamingTheBroker(t *testing.T) {
 	}
 }
 
+// A master that does not answer, with a slave that does: its queues' offsets and lag come
+// from the slave and the page is told so; its connections (only masters keep them) are
+// named as a failure.
+func TestDetailReadsOffsetsFromASlaveWhenTheMasterDoesNotAnswer(t *testing.T) {
+	f := twoClientsOnEightQueues()
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.AddSlave("broker-b", "10.0.0.12:10911")
+	f.setTopic(tT, map[string]int{"broker-a": 8, "broker-b": 4})
+	f.setOffsets(tG, "broker-b", tT, map[int][2]int64{0: {50, 40}, 1: {50, 50}, 2: {9, 1}, 3: {7, 7}})
+	f.Down("10.0.0.2:10911")
+	d, err := NewService(f, Options{}).Detail(context.Background(), tG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.FromSlaves) != 1 || d.FromSlaves[0].Broker != "broker-b" || d.FromSlaves[0].Slave != "10.0.0.12:10911" {
+		t.Fatalf("from slaves %+v: want broker-b's offsets from 10.0.0.12:10911", d.FromSlaves)
+	}
+	knownB := 0
+	for _, q := range d.Queues {
+		if q.BrokerName == "broker-b" && q.Lag != nil {
+			knownB++
+		}
+	}
+	if knownB != 4 {
+		t.Errorf("%d of broker-b's 4 queues have a lag, want all, read from its slave", knownB)
+	}
+	for _, fl := range d.Failures {
+		if fl.Op == "consume stats" {
+			t.Errorf("the consume stats the slave answered are named as a failure: %v", fl)
+		}
+	}
+}
+
 func TestLagIsNeverANegativeOrMadeUpNumber(t *testing.T) {
 	f := newScenario()
 	f.setTopic(tT, map[string]int{"broker-a": 4})

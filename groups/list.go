@@ -391,7 +391,8 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 var errNotAsked = errors.New("not asked")
 
 // askGroup asks one broker for the group's connections and consume stats, both at once,
-// into a.
+// into a. The consume stats (offsets) come from a slave when the master does not answer;
+// the connections only from the master, which the clients keep alive.
 func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
 	a.connErr, a.statsErr = errNotAsked, errNotAsked
 	fo.Go(a.broker, "connections", func(ctx context.Context, addr string) error {
@@ -401,7 +402,7 @@ func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
 		}
 		return a.connErr
 	})
-	fo.Go(a.broker, "consume stats", func(ctx context.Context, addr string) error {
+	fo.Read(a.broker, "consume stats", func(ctx context.Context, addr string) error {
 		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
 		if notThere(a.statsErr) {
 			return nil

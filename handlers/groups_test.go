@@ -19,6 +19,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -303,6 +304,25 @@ func TestGroupPageHasRowsResetLinkAndLiveSocket(t *testing.T) {
 	}
 	if ev := d.Find(`[data-testid="timeline-event"]`).Text(); !strings.Contains(ev, "10.0.0.5@c1 joined") {
 		t.Errorf("timeline %q lacks the stored event", ev)
+	}
+}
+
+// Offsets read from a slave are said on the group page and in its API.
+func TestGroupPageSaysWhichBrokersOffsetsCameFromASlave(t *testing.T) {
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.FromSlaves = []cluster.SlaveRead{{Broker: "broker-b", Master: "10.0.0.2:10911", Slave: "10.0.0.12:10911", Waited: 3 * time.Second}}
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d
+	r.fg.mu.Unlock()
+	got := doc(t, r.get(t, "/groups/orders")).Find(`[data-testid="from-slave"]`).Text()
+	for _, want := range []string{"Broker broker-b's master 10.0.0.2:10911 did not answer", "its offsets and lag come from its slave 10.0.0.12:10911"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the page says %q, want %q", got, want)
+		}
+	}
+	if body := r.get(t, "/api/v1/groups/orders").Body.String(); !strings.Contains(body, `"fromSlaves":[{"broker":"broker-b"`) {
+		t.Errorf("the API does not name the slave read: %.300s", body)
 	}
 }
 

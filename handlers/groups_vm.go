@@ -199,7 +199,8 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
-		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures)}
+		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
+		FromSlaves: fromSlaveSentences(d.FromSlaves, "its offsets and lag")}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
 		for _, s := range hist.Totals[max(0, len(hist.Totals)-groups.QueueSamples):] {

@@ -120,7 +120,7 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 		BackURL:    "/messages?" + url.Values{"tab": {views.TabID}, "id": {c.Param("id")}, "topic": {m.Topic}}.Encode(),
 		Copies:     msgRows(r.Copies),
 		Failures:   msgFailures(append(append([]lookup.BrokerFailure{}, r.Failures...), gs.Failures...)),
-		FromSlaves: msgFromSlaves(mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "this message and its groups' states"),
+		FromSlaves: fromSlaveSentences(mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "this message and its groups' states"),
 	}
 	vm.IDKind, vm.IDNote = msgIDNote(r)
 	vm.Fields = msgFields(m)

@@ -217,7 +217,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 	}
 	vm.Off = traceOffNote(t)
 	vm.Failures = msgFailures(t.Failures)
-	vm.Failures = append(vm.Failures, msgFromSlaves(t.FromSlaves, "trace records")...)
+	vm.Failures = append(vm.Failures, fromSlaveSentences(t.FromSlaves, "trace records")...)
 	if t.Truncated {
 		vm.Notes = append(vm.Notes, fmt.Sprintf("The trace topic's index holds more than %d trace messages under this id; the trace shows the newest.", lookup.KeyLimit))
 	}

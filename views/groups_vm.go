@@ -337,6 +337,8 @@ type GroupHeader struct {
 	CheckedAt   string
 	CheckedISO  string
 	Failures    []string
+	// FromSlaves say which brokers' offsets were read from a slave, and why.
+	FromSlaves []string
 	// LiveError says the last poll failed (the figures are from the poll before).
 	LiveError string
 }
