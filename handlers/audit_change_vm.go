@@ -96,8 +96,15 @@ func auditChangeVM(e *store.AuditEntry) *views.AuditChangeVM {
 		vm.Config = beforeAfterRows(params["before"], params["after"])
 	}
 	for _, q := range e.Result {
+		// Rows about messages carry the queue and offset of the message; rows about
+		// brokers leave them zero.
+		if q.QueueID != 0 || q.Target != 0 || q.Before != 0 {
+			vm.ShowQueue = true
+		}
+	}
+	for _, q := range e.Result {
 		r := views.AuditChangeRow{Topic: q.Topic, Broker: q.BrokerName, Addr: q.BrokerAddr, Method: q.Method, Note: q.Note, Error: q.Error,
-			Class: "status-ok", Outcome: "done"}
+			Class: "status-ok", Outcome: "done", QueueID: strconv.Itoa(q.QueueID), Offset: views.Thousands(q.Target)}
 		if q.Error != "" {
 			r.Class, r.Outcome = "status-bad", q.Error
 		}

@@ -261,7 +261,7 @@ func TestAuditShowsChangesOtherThanResets(t *testing.T) {
 			{Topic: "orders", BrokerName: "broker-b", BrokerAddr: "10.0.0.2:10911", Error: "broker-b: i/o timeout"}}})
 	resend := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Topics: []string{"%DLQ%billing"}, Mode: "message-resend",
 		Status: store.AuditApplied, Params: json.RawMessage(`{"msgId":"7F000001"}`),
-		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", Note: "msgId 7F000001"}}})
+		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", QueueID: 3, Before: -1, Target: 1200, Note: "msgId 7F000001"}}})
 	reset := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "latest", Status: store.AuditApplied, Topics: []string{"orders"},
 		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a"}, {Topic: "orders", BrokerName: "broker-a", QueueID: 1}}})
 
@@ -293,7 +293,7 @@ func TestAuditShowsChangesOtherThanResets(t *testing.T) {
 		main.Find(`tr[data-broker="broker-a"] .status-ok`).Length() != 1 {
 		t.Fatalf("rows: %q", main.Find(`[data-testid="entry-rows"]`).Text())
 	}
-	if href, _ := main.Find(`[data-testid="entry-topic"]`).Attr("href"); href != "/topics/orders" ||
+	if href, _ := main.Find(`[data-testid="entry-topic"]`).Attr("href"); href != "/topics/orders" || main.Find(`[data-testid="row-queue"]`).Length() != 0 ||
 		main.Find(`[data-testid="entry-queues"]`).Length() != 0 || strings.Contains(main.Text(), "reset it again") ||
 		strings.Contains(main.Text(), "online at preview") || main.Find(`[data-testid="entry-group"]`).Length() != 0 {
 		t.Fatalf("a topic change shows a reset's parts (topic link %q)", href)
@@ -302,7 +302,8 @@ func TestAuditShowsChangesOtherThanResets(t *testing.T) {
 	_, doc = getPage(t, a, fmt.Sprintf("/audit/%d", resend.ID))
 	if main := doc.Find("main"); !strings.Contains(main.Find(`[data-testid="entry-text"]`).Text(), "every message (1)") ||
 		main.Find(`[data-testid="entry-group"]`).Length() != 1 || main.Find(`[data-testid="entry-config"]`).Length() != 0 ||
-		!strings.Contains(main.Find(`[data-testid="entry-rows"]`).Text(), "msgId 7F000001") {
+		!strings.Contains(main.Find(`[data-testid="entry-rows"]`).Text(), "msgId 7F000001") ||
+		main.Find(`[data-testid="row-queue"]`).Text() != "3" || main.Find(`[data-testid="row-offset"]`).Text() != "1,200" {
 		t.Fatalf("resend entry: %q", main.Text())
 	}
 	_, doc = getPage(t, a, fmt.Sprintf("/audit/%d", reset.ID))

@@ -120,6 +120,8 @@ type AuditChangeVM struct {
 	Topics []AuditLink
 	Config []AuditConfigRow
 	Rows   []AuditChangeRow
+	// ShowQueue is set when the rows are messages: each has its queue and offset.
+	ShowQueue bool
 }
 
 // AuditConfigRow is one field of a change's configuration, before and after ("—" when
@@ -133,4 +135,5 @@ type AuditConfigRow struct {
 type AuditChangeRow struct {
 	Topic, Broker, Addr, Method, Note, Error string
 	Outcome, Class                           string
+	QueueID, Offset                          string
 }
