@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,8 +53,40 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 	if err != nil || len(list.Messages) == 0 {
 		t.Fatalf("no message to open: %v %+v", err, list)
 	}
+	// A topic created, then made read-only: its page with the change forms, and the
+	// update's audit entry with its configuration before and after.
+	changed := dev.UniqueName("layout-topic")
+	var entryID int64
+	for _, body := range []string{`{"topic":"` + changed + `","readQueueNums":2,"writeQueueNums":2}`, `{"topic":"` + changed + `","perm":4}`} {
+		res, err := http.Post(con.URL+"/api/v1/topics", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ans struct {
+			Entry struct{ ID int64 } `json:"entry"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&ans)
+		res.Body.Close()
+		if err != nil || res.StatusCode >= 300 {
+			t.Fatalf("topic change for the layout: %d %v", res.StatusCode, err)
+		}
+		entryID = ans.Entry.ID
+	}
+	dev.Eventually(t, 30*time.Second, "the changed topic has a route", func() error {
+		res, err := http.Get(con.URL + "/api/v1/topics/" + changed)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	})
 	return []layoutPage{
 		{name: "overview", path: "/", ready: `[data-testid="brokers"]`},
+		{name: "topic", path: "/topics/" + changed, ready: `[data-testid="topic-save-form"]`},
+		{name: "topic change entry", path: fmt.Sprintf("/audit/%d", entryID), ready: `[data-testid="entry-config"]`},
 		{name: "messages", path: "/messages?" + rng.Encode(), ready: `[data-testid="messages-table"]`},
 		{name: "refused search", path: "/messages?tab=key&topic=&key=a+b", ready: `[data-testid="form-error"]`},
 		{name: "message", path: "/messages/" + list.Messages[0].OffsetMsgID + "?topic=" + topic, ready: `main h1`},
