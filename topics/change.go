@@ -361,6 +361,9 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 			break
 		}
 	}
+	if model == nil {
+		model = s.configElsewhere(ctx, r.Topic, ts)
+	}
 	var old []string
 	for _, t := range ts {
 		if r.MessageType != "" && !t.is5 {
@@ -608,4 +611,27 @@ func (s *Service) Placement(ctx context.Context) ([]BrokerPlace, error) {
 		out[i].Name, out[i].Cluster = b.Name, b.Cluster
 	}
 	return out, nil
+}
+
+// configElsewhere is the topic's configuration on a broker of its route that the save
+// does not go to (the topic exists, and the save adds brokers to it), nil when it has no
+// route or that broker cannot be read: then the save creates the topic where it goes.
+func (s *Service) configElsewhere(ctx context.Context, topic string, ts []target) *rocketmq.TopicConfig {
+	route, err := s.cluster.Route(ctx, topic)
+	if err != nil {
+		return nil
+	}
+	for _, b := range route.Brokers {
+		if b.Master == "" || slices.ContainsFunc(ts, func(t target) bool { return t.broker.Name == b.Name }) {
+			continue
+		}
+		t, err := s.admin.TopicConfigs(ctx, b.Master)
+		if err != nil {
+			continue
+		}
+		if tc, ok := t.Topics[topic]; ok {
+			return &tc
+		}
+	}
+	return nil
 }

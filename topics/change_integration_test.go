@@ -335,13 +335,17 @@ func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
 	e.routeIs(t, topic, map[string]dev.RouteQueues{e.cl.Brokers[0].Name: {Read: 2, Write: 2, Perm: 6}})
 	// Add the failing broker to the route for real, then delete with it failing.
 	both := map[string]dev.RouteQueues{}
-	var names []string
 	for _, b := range e.cl.Brokers {
-		names = append(names, b.Name)
 		both[b.Name] = dev.RouteQueues{Read: 2, Write: 2, Perm: 6}
 	}
-	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, BrokerNames: names}); err != nil {
+	// Only the broker it lacks is named: the topic exists, so it is an update, and the
+	// broker gets the topic's shape.
+	added, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, BrokerNames: []string{last.Name}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if added.Created || added.Entry.Mode != ModeUpdate {
+		t.Errorf("adding %s to an existing topic was %s", last.Name, added.Entry.Mode)
 	}
 	e.routeIs(t, topic, both)
 	saved, err = svc.Delete(ctx, e.who, DeleteRequest{Topic: topic, Confirm: topic})
