@@ -56,9 +56,27 @@ type TopicChangeResultVM struct {
 	Rows                      []AuditChangeRow
 }
 
-// PermOptions are the permissions a topic can have, as RocketMQ numbers them.
-var PermOptions = []struct{ Value, Label string }{
+// PermOption is one choice of the permission select.
+type PermOption struct{ Value, Label string }
+
+// PermOptions are the permissions a topic can be given, as RocketMQ numbers them.
+var PermOptions = []PermOption{
 	{"6", "read and write (6, RW)"},
 	{"4", "read only (4, R-)"},
 	{"2", "write only (2, -W)"},
+}
+
+// PermChoices are PermOptions, led by the topic's own permission when it is none of them
+// (7 adds the inherit bit): a select without it would show the first option, and a save
+// that changed nothing else would send that permission instead of keeping the topic's.
+func (vm TopicFormVM) PermChoices() []PermOption {
+	for _, o := range PermOptions {
+		if o.Value == vm.Perm {
+			return PermOptions
+		}
+	}
+	if vm.Perm == "" {
+		return PermOptions
+	}
+	return append([]PermOption{{vm.Perm, vm.Perm + " (as it is now)"}}, PermOptions...)
 }
