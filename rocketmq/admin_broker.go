@@ -94,11 +94,14 @@ type Connection struct {
 }
 
 // VersionName names the MQVersion ordinal the client's heartbeat carries ("4.5.2").
-// Clients other than Java's send a protocol version, not their own release, which the
-// name then says ("4.5.2 protocol": rocketmq-client-go sends 317).
-func (c Connection) VersionName() string {
-	v := BrokerVersion{Ordinal: c.Version}
-	if c.Language != "JAVA" && v.Named() {
+func (c Connection) VersionName() string { return clientVersionName(c.Language, c.Version) }
+
+// clientVersionName names a client's MQVersion ordinal. Clients other than Java's send a
+// protocol version, not their own release, which the name then says ("4.5.2 protocol":
+// rocketmq-client-go sends 317).
+func clientVersionName(language string, ordinal int) string {
+	v := BrokerVersion{Ordinal: ordinal}
+	if language != "JAVA" && v.Named() {
 		return v.String() + " protocol"
 	}
 	return v.String()
@@ -163,6 +166,9 @@ type ProducerInfo struct {
 	// LastUpdateTimestamp is when its last heartbeat came (epoch ms).
 	LastUpdateTimestamp int64 `json:"lastUpdateTimestamp"`
 }
+
+// VersionName names the producer's MQVersion ordinal as Connection.VersionName does.
+func (p ProducerInfo) VersionName() string { return clientVersionName(p.Language, p.Version) }
 
 // ProducerInfos lists every producer connected to the broker at addr, by producer
 // group (GET_ALL_PRODUCER_INFO). A producer's heartbeat names its group, not the topics

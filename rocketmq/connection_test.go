@@ -16,5 +16,9 @@ func TestConnectionVersionNameNamesTheRelease(t *testing.T) {
 		if got := (Connection{Language: c.lang, Version: c.ordinal}).VersionName(); got != c.want {
 			t.Errorf("VersionName of %s %d = %q, want %q", c.lang, c.ordinal, got, c.want)
 		}
+		// A producer listed by GET_ALL_PRODUCER_INFO is named the same way.
+		if got := (ProducerInfo{Language: c.lang, Version: c.ordinal}).VersionName(); got != c.want {
+			t.Errorf("producer VersionName of %s %d = %q, want %q", c.lang, c.ordinal, got, c.want)
+		}
 	}
 }

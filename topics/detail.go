@@ -235,7 +235,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 				}
 				for _, p := range ps {
 					addProducer(g, b.Name, ProducerConnection{ClientID: p.ClientID, ClientAddr: p.RemoteIP, Language: p.Language,
-						Version: p.Version, VersionName: rocketmq.BrokerVersion{Ordinal: p.Version}.String(), LastHeartbeat: p.LastUpdateTimestamp})
+						Version: p.Version, VersionName: p.VersionName(), LastHeartbeat: p.LastUpdateTimestamp})
 				}
 			}
 			return nil
@@ -253,7 +253,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 				defer mu.Unlock()
 				for _, c := range cs {
 					addProducer(q.ProducerGroup, b.Name, ProducerConnection{ClientID: c.ClientID, ClientAddr: c.ClientAddr,
-						Language: c.Language, Version: c.Version, VersionName: rocketmq.BrokerVersion{Ordinal: c.Version}.String()})
+						Language: c.Language, Version: c.Version, VersionName: c.VersionName()})
 				}
 				return nil
 			})
