@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,20 +73,11 @@ func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, er
 func placementChoices(places []topics.BrokerPlace, ticked []string) (out []views.TopicBrokerChoice, any5, any4 bool) {
 	for _, p := range places {
 		out = append(out, views.TopicBrokerChoice{Name: p.Name, Cluster: p.Cluster, Is5: p.Is5,
-			Checked: ticked == nil || containsString(ticked, p.Name)})
+			Checked: ticked == nil || slices.Contains(ticked, p.Name)})
 		any5 = any5 || p.Is5
 		any4 = any4 || !p.Is5
 	}
 	return out, any5, any4
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // createForm is the empty create form of /topics.
