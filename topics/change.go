@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -216,7 +217,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 		for _, n := range r.BrokerNames {
 			b, ok := byName[n]
 			if !ok {
-				return nil, inputErr("brokerNames", "There is no broker named %s in this cluster (brokers: %s). Check the name.", n, strings.Join(slices.Sorted(mapsKeys(byName)), ", "))
+				return nil, inputErr("brokerNames", "There is no broker named %s in this cluster (brokers: %s). Check the name.", n, strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 			}
 			if !slices.ContainsFunc(out, func(o cluster.Broker) bool { return o.Name == n }) {
 				out = append(out, b)
@@ -225,7 +226,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 	case r.ClusterName != "":
 		names, ok := ci.Clusters[r.ClusterName]
 		if !ok {
-			return nil, inputErr("clusterName", "There is no cluster named %s (clusters: %s). Check the name.", r.ClusterName, strings.Join(slices.Sorted(mapsKeys(ci.Clusters)), ", "))
+			return nil, inputErr("clusterName", "There is no cluster named %s (clusters: %s). Check the name.", r.ClusterName, strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "))
 		}
 		for _, n := range names {
 			if b, ok := byName[n]; ok {
@@ -240,7 +241,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 		case errors.Is(err, rocketmq.ErrTopicNotFound):
 			if len(ci.Clusters) > 1 {
 				return nil, inputErr("clusterName", "This NameServer serves %d clusters (%s): name the cluster or the brokers to create %s on.",
-					len(ci.Clusters), strings.Join(slices.Sorted(mapsKeys(ci.Clusters)), ", "), r.Topic)
+					len(ci.Clusters), strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "), r.Topic)
 			}
 			out = all
 		default:
@@ -249,16 +250,6 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 	}
 	slices.SortFunc(out, func(a, b cluster.Broker) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // readTargets reads the topic's configuration and the version of each target broker's
