@@ -200,6 +200,17 @@ func OriginOf(m *rocketmq.Message) (Origin, bool) {
 	return o, true
 }
 
+// OriginTopics are the original topics msgs name, each once, in the order first named.
+func OriginTopics(msgs []lookup.Message) []string {
+	var topics []string
+	for _, m := range msgs {
+		if o, _ := OriginOf(m.Message); o.Topic != "" && !slices.Contains(topics, o.Topic) {
+			topics = append(topics, o.Topic)
+		}
+	}
+	return topics
+}
+
 // dropped are the properties a resend leaves out: what the broker and the consumer
 // wrote while the message failed, and what the broker sets again on every store. Every
 // other property (KEYS, TAGS, __SHARDINGKEY and the user's own) is kept.

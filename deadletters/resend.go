@@ -82,12 +82,7 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult,
 		return nil, err
 	}
 	res := &ResendResult{Group: group, DLQTopic: rocketmq.DLQTopic(group)}
-	topics := []string{res.DLQTopic}
-	for _, m := range msgs {
-		if o, _ := OriginOf(m.Message); o.Topic != "" && !slices.Contains(topics, o.Topic) {
-			topics = append(topics, o.Topic)
-		}
-	}
+	topics := append([]string{res.DLQTopic}, OriginTopics(msgs)...)
 	params, _ := json.Marshal(struct {
 		IDs   []string `json:"ids"`
 		Topic string   `json:"topic,omitempty"`

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,12 +207,6 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 		return views.ResendSearchVM{}
 	}
 	r := views.ResendSearchVM{Show: true, Topic: topic, Count: len(msgs), Limit: deadletters.MaxResend}
-	var origins []string
-	for _, m := range msgs {
-		if o, _ := deadletters.OriginOf(m.Message); o.Topic != "" && !slices.Contains(origins, o.Topic) {
-			origins = append(origins, o.Topic)
-		}
-	}
 	switch {
 	case len(msgs) > deadletters.MaxResend || truncated:
 		r.Note = fmt.Sprintf("A resend takes at most %d messages; this search shows %s%s. Narrow it (a shorter time range, or a key) to resend them.",
@@ -226,7 +219,7 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 			r.IDs = append(r.IDs, m.OffsetMsgID())
 		}
 		r.Note = fmt.Sprintf("Each goes back to its original topic (%s) as a new message with its body, keys, tags and user properties; at most %d at a time; audited, one row per message.",
-			strings.Join(origins, ", "), deadletters.MaxResend)
+			strings.Join(deadletters.OriginTopics(msgs), ", "), deadletters.MaxResend)
 	}
 	return r
 }
