@@ -55,8 +55,8 @@ func consume(ctx context.Context, ns []string, args []string) error {
 		opts = append(opts, consumer.WithMaxReconsumeTimes(int32(*maxReconsume)))
 	}
 	// A cluster with ACL on: sign with the console's own settings' names.
-	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
-		opts = append(opts, consumer.WithCredentials(primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}))
+	if cr, ok := credentials(); ok {
+		opts = append(opts, consumer.WithCredentials(cr))
 	}
 	if cfg := tr.config(ns); cfg != nil {
 		opts = append(opts, consumer.WithTrace(cfg))

@@ -37,8 +37,8 @@ func produceOne(ctx context.Context, ns []string, args []string) error {
 		producer.WithRetry(2),
 		producer.WithSendMsgTimeout(10 * time.Second),
 	}
-	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
-		opts = append(opts, producer.WithCredentials(primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}))
+	if cr, ok := credentials(); ok {
+		opts = append(opts, producer.WithCredentials(cr))
 	}
 	if cfg := tr.config(ns); cfg != nil {
 		opts = append(opts, producer.WithTrace(cfg))

@@ -28,8 +28,15 @@ func (f traceFlags) config(ns []string) *primitive.TraceConfig {
 		return nil
 	}
 	cfg := &primitive.TraceConfig{TraceTopic: *f.topic, NamesrvAddrs: ns}
-	if ak := os.Getenv("RMQC_ACCESS_KEY"); ak != "" {
-		cfg.Credentials = primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}
+	if cr, ok := credentials(); ok {
+		cfg.Credentials = cr
 	}
 	return cfg
+}
+
+// credentials are the account to sign requests with on a cluster with ACL on, read
+// from the console's own settings' names; ok is false without RMQC_ACCESS_KEY.
+func credentials() (primitive.Credentials, bool) {
+	ak := os.Getenv("RMQC_ACCESS_KEY")
+	return primitive.Credentials{AccessKey: ak, SecretKey: os.Getenv("RMQC_SECRET_KEY")}, ak != ""
 }
