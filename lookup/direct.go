@@ -65,8 +65,8 @@ type DirectAnswer struct {
 	Client rocketmq.Connection
 	// MessageModel is the group's: CLUSTERING or BROADCASTING.
 	MessageModel string
-	BrokerName   string
-	BrokerAddr   string
+	// BrokerAddr is the master of the broker that stores the message (Message.BrokerName).
+	BrokerAddr string
 	// Result is the client's answer; nil when none came (Err says why).
 	Result *rocketmq.ConsumeMessageDirectlyResult
 	// Err is why the message was not consumed: the client's answer was not a success,
@@ -132,7 +132,7 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 		return nil, err
 	}
 	m := found.Message
-	a := &DirectAnswer{Message: m, Group: req.Group, BrokerName: m.BrokerName}
+	a := &DirectAnswer{Message: m, Group: req.Group}
 	route, err := s.route(ctx, m.Topic, "consume directly", s.cluster.Fanout(ctx))
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func answerError(r *rocketmq.ConsumeMessageDirectlyResult) error {
 // answer.
 func directRow(a *DirectAnswer) store.AuditQueue {
 	m := a.Message
-	row := store.AuditQueue{Topic: m.Topic, BrokerName: a.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
+	row := store.AuditQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
 		Before: m.QueueOffset, Target: m.QueueOffset, Method: "CONSUME_MESSAGE_DIRECTLY"}
 	if r := a.Result; r != nil {
 		row.Note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)

@@ -125,7 +125,7 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !a.Consumed() || a.Result.ConsumeResult != ResultSuccess || a.Client.Language != "GO" || a.BrokerName != ok.broker {
+		if !a.Consumed() || a.Result.ConsumeResult != ResultSuccess || a.Client.Language != "GO" || a.Message.BrokerName != ok.broker {
 			t.Errorf("answer %+v, result %+v: want CR_SUCCESS from the Go client, through %s", a, a.Result, ok.broker)
 		}
 		checkEntry(a, store.AuditApplied)

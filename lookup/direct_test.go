@@ -28,7 +28,7 @@ func TestDirectAnswerErrorSaysWhatTheListenerDid(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.result, err, c.want)
 		}
 		a := &DirectAnswer{Message: Message{BrokerName: "broker-a", Message: &rocketmq.Message{Topic: "T", QueueID: 1, QueueOffset: 7}},
-			Group: "g", Client: rocketmq.Connection{ClientID: "10.0.0.1@1", Language: "JAVA"}, BrokerName: "broker-a", Result: r, Err: err}
+			Group: "g", Client: rocketmq.Connection{ClientID: "10.0.0.1@1", Language: "JAVA"}, Result: r, Err: err}
 		row := directRow(a)
 		if row.Topic != "T" || row.QueueID != 1 || row.Before != 7 || !strings.Contains(row.Note, "10.0.0.1@1") ||
 			!strings.Contains(row.Note, c.result) || (row.Error == "") != (c.want == "") {
