@@ -45,8 +45,7 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	status := http.StatusOK
-	h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) {
+	h.showMessage(c, http.StatusOK, req.Topic, func(vm *views.ConsumeAgainVM) {
 		vm.Answer = directAnswerVM(a, err)
 	})
 }
@@ -135,7 +134,7 @@ func directAnswerJSON(a *lookup.DirectAnswer, auditErr error) DirectAnswerJSON {
 	j := DirectAnswerJSON{Consumed: a.Consumed(), Group: a.Group, ClientID: a.Client.ClientID, ClientAddr: a.Client.ClientAddr,
 		Language: a.Client.Language, Version: a.Client.Version, MessageModel: a.MessageModel,
 		Topic: a.Message.Topic, MsgID: a.Message.UniqueKey(), OffsetMsgID: a.Message.OffsetMsgID(),
-		BrokerName: a.BrokerName, BrokerAddr: a.BrokerAddr}
+		BrokerName: a.Message.BrokerName, BrokerAddr: a.BrokerAddr}
 	if r := a.Result; r != nil {
 		j.ConsumeResult, j.Remark, j.SpentTimeMills, j.Order, j.AutoCommit = r.ConsumeResult, r.Remark, r.SpentTimeMills, r.Order, r.AutoCommit
 	}
@@ -169,7 +168,7 @@ var directOutcomes = map[string][2]string{
 }
 
 func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainAnswer {
-	vm := &views.ConsumeAgainAnswer{Group: a.Group, ClientID: a.Client.ClientID, Broker: a.BrokerName + " " + a.BrokerAddr,
+	vm := &views.ConsumeAgainAnswer{Group: a.Group, ClientID: a.Client.ClientID, Broker: a.Message.BrokerName + " " + a.BrokerAddr,
 		Outcome: "no answer", Class: "status-bad", SpentMs: "—", Order: "—", AutoCommit: "—", Result: "none"}
 	if r := a.Result; r != nil {
 		vm.Result, vm.Remark = r.ConsumeResult, r.Remark
