@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"rmqconsole/deadletters"
+	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/store"
+	"rmqconsole/topics"
 	"rmqconsole/views"
 )
 
@@ -30,11 +33,11 @@ func isChangeMode(mode string) bool {
 
 // changeModes say what a mode did, for the page; a mode not listed is shown as it is.
 var changeModes = map[string]string{
-	"topic-create":             "Topic created",
-	"topic-update":             "Topic updated",
-	"topic-delete":             "Topic deleted",
-	"message-resend":           "Message resent to its original topic",
-	"message-consume-directly": "Message consumed again on one client",
+	topics.ModeCreate:          "Topic created",
+	topics.ModeUpdate:          "Topic updated",
+	topics.ModeDelete:          "Topic deleted",
+	deadletters.AuditMode:      "Message resent to its original topic",
+	lookup.ModeConsumeDirectly: "Message consumed again on one client",
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for
