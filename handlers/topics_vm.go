@@ -18,7 +18,6 @@ func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 	return out
 }
 
-// failureSentences are failures as the pages show them.
 func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
 	vm.Total = len(l.Topics)
 	for _, t := range l.Topics {
