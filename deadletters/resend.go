@@ -224,12 +224,8 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 		}
 		return &writeRoute{err: fmt.Errorf("route of the original topic %s: %w", topic, err)}
 	}
-	w := &writeRoute{route: route}
-	for _, q := range route.Raw().WriteQueues() {
-		if b, ok := route.Broker(q.BrokerName); ok && b.Master != "" {
-			w.queues = append(w.queues, q)
-		}
-	}
+	// WriteQueues has only queues of brokers whose master is in the route.
+	w := &writeRoute{route: route, queues: route.Raw().WriteQueues()}
 	if len(w.queues) == 0 {
 		w.err = fmt.Errorf("the original topic %s has no writable queue on a master (its permission, or every master is down)", topic)
 		return w
