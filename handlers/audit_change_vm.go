@@ -127,13 +127,9 @@ func beforeAfterRows(before, after json.RawMessage) []views.AuditConfigRow {
 	b, a := map[string]string{}, map[string]string{}
 	flattenJSON("", before, b)
 	flattenJSON("", after, a)
-	keys := slices.Sorted(maps.Keys(b))
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	fields := maps.Clone(b)
+	maps.Copy(fields, a)
+	keys := slices.Sorted(maps.Keys(fields))
 	rows := make([]views.AuditConfigRow, 0, len(keys))
 	for _, k := range keys {
 		bv, bok := b[k]
