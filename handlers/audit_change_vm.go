@@ -104,8 +104,6 @@ func auditChangeVM(e *store.AuditEntry) *views.AuditChangeVM {
 		if q.QueueID != 0 || q.Target != 0 || q.Before != 0 {
 			vm.ShowQueue = true
 		}
-	}
-	for _, q := range e.Result {
 		r := views.AuditChangeRow{Topic: q.Topic, Broker: q.BrokerName, Addr: q.BrokerAddr, Method: q.Method, Note: q.Note, Error: q.Error,
 			Class: "status-ok", Outcome: "done", QueueID: strconv.Itoa(q.QueueID), Offset: views.Thousands(q.Target)}
 		if q.Error != "" {
