@@ -123,6 +123,14 @@ type target struct {
 	is5    bool
 }
 
+// config is the topic's configuration on the target before the change, nil when it has none.
+func (t target) config() *Config {
+	if t.before == nil {
+		return nil
+	}
+	return new(configOf(*t.before, t.is5))
+}
+
 // CheckName checks a topic name against RocketMQ's rules (TopicValidator) for a topic the
 // console is asked to create or change.
 func CheckName(topic string) error {
@@ -374,11 +382,10 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 	for i, t := range ts {
 		tc := rocketmq.TopicConfig{TopicName: r.Topic, ReadQueueNums: DefaultQueueNums, WriteQueueNums: DefaultQueueNums,
 			Perm: rocketmq.PermRead | rocketmq.PermWrite, TopicFilterType: "SINGLE_TAG"}
-		before[t.broker.Name] = nil
+		before[t.broker.Name] = t.config()
 		switch {
 		case t.before != nil:
 			tc = *t.before
-			before[t.broker.Name] = new(configOf(tc, t.is5))
 		case model != nil:
 			tc = *model
 		}
@@ -521,11 +528,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 	}
 	before := map[string]*Config{}
 	for _, t := range ts {
-		if t.before != nil {
-			before[t.broker.Name] = new(configOf(*t.before, t.is5))
-		} else {
-			before[t.broker.Name] = nil
-		}
+		before[t.broker.Name] = t.config()
 	}
 	params, _ := json.Marshal(struct {
 		Topic  string             `json:"topic"`
