@@ -109,17 +109,13 @@ func (e *itEnv) deadLetters(t *testing.T, n int) {
 	}
 	failing := dev.StartConsumerProcessWith(t, e.cl.NameServer, e.group,
 		dev.ConsumerOptions{Fail: true, MaxReconsumeTimes: 1, RetryDelayLevel: 1, Print: true}, e.topic)
-	deadline := time.Now().Add(120 * time.Second)
-	for {
+	dev.Eventually(t, 120*time.Second, "the dead letters in the DLQ", func() error {
 		tc, err = e.svc.Topics(e.ctx(t, 15*time.Second), e.group)
 		if err == nil && tc.DLQ.Exists && tc.DLQ.Stored >= int64(n) {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dead-letter topic after 120 s: %+v %v; the consumer received %v", tc, err, failing.Received())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return fmt.Errorf("group topics %+v %v; the consumer received %v", tc, err, failing.Received())
+	})
 	if !tc.Retry.Exists || tc.Retry.Stored < int64(n) || tc.DLQ.Stored != int64(n) {
 		t.Fatalf("group topics %+v, want the retry topic with >= %d messages and the DLQ with %d", tc, n, n)
 	}
@@ -210,17 +206,13 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	// The key index finds the resent message beside the original, with what was kept.
 	for _, key := range e.keys {
 		var got *lookup.Result
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		dev.Eventually(t, 30*time.Second, "key "+key+": the original and the resent message", func() error {
 			got, err = e.look.ByKey(e.ctx(t, 15*time.Second), lookup.KeyQuery{Topic: e.topic, Key: key})
-			if err == nil && len(got.Messages) == 2 || time.Now().After(deadline) {
-				break
+			if err == nil && len(got.Messages) == 2 {
+				return nil
 			}
-			time.Sleep(500 * time.Millisecond)
-		}
-		if err != nil || len(got.Messages) != 2 {
-			t.Fatalf("key %s: %+v %v, want the original and the resent message", key, got, err)
-		}
+			return fmt.Errorf("%+v %v", got, err)
+		})
 		var resent *lookup.Message
 		for i, m := range got.Messages {
 			if newIDs[m.MsgID()] {
@@ -240,8 +232,7 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	// The group consumes them: a consumer that no longer fails receives the resent
 	// messages, and only them (the originals' offsets were committed when they failed).
 	again := dev.StartConsumerProcessWith(t, e.cl.NameServer, e.group, dev.ConsumerOptions{Print: true}, e.topic)
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	dev.Eventually(t, 90*time.Second, "the group consumes the resent messages", func() error {
 		var keys []string
 		for _, line := range again.Received() {
 			if f := strings.Fields(line); len(f) == 6 && f[0] == e.topic { // topic broker queue offset keys offsetMsgId
@@ -250,13 +241,10 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 		}
 		slices.Sort(keys)
 		if slices.Equal(keys, e.keys) {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the group consumed %v from %s, want the %d resent messages %v", again.Received(), e.topic, n, e.keys)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return fmt.Errorf("consumed %v from %s, want the %d resent messages %v", again.Received(), e.topic, n, e.keys)
+	})
 }
 
 func (e *itEnv) stored(t *testing.T, topic string) int64 {
