@@ -1,11 +1,8 @@
 package handlers
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,13 +61,7 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 		ClientID string `json:"clientId"`
 		Topic    string `json:"topic"`
 	}
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 16<<10))
-	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&in)
-	}
-	if err != nil {
+	if err := decodeAPIBody(c, &in); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf(
 			`The body is not a consume-directly request (%v). Send JSON such as {"group": "G", "clientId": "10.0.0.1@12345"}.`, err)})
 		return

@@ -6,6 +6,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -185,6 +186,23 @@ func fromSlaveSentences(srs []cluster.SlaveRead, what string) []string {
 		out = append(out, s.Sentence(what))
 	}
 	return out
+}
+
+// maxAPIBody bounds a JSON request body; every API request is a few hundred bytes.
+const maxAPIBody = 64 << 10
+
+// decodeAPIBody reads a JSON request body strictly: at most maxAPIBody bytes, numbers
+// kept as written (json.Number), and a field the call does not take refused, so a
+// misspelt field is an error rather than silently ignored. Callers say what they take.
+func decodeAPIBody(c *gin.Context, v any) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxAPIBody))
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default

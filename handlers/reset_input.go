@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -65,15 +64,8 @@ type resetJSON struct {
 // resetAPIInput reads an API body. A body that is not the documented JSON is an input
 // error like any other.
 func resetAPIInput(c *gin.Context) (resetInput, resets.InputErrors) {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 64<<10))
-	if err != nil {
-		return resetInput{}, resets.InputErrors{{Field: "body", Message: "The request body could not be read: " + err.Error()}}
-	}
 	var j resetJSON
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := decodeAPIBody(c, &j); err != nil {
 		return resetInput{}, resets.InputErrors{{Field: "body", Message: fmt.Sprintf(
 			`The body is not a reset request (%v). Send JSON such as {"topic": "T", "mode": "timestamp", "timestamp": "2026-11-29T10:00:00Z"}.`, err)}}
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -245,9 +244,7 @@ func (h *Topics) SaveAPI(c *gin.Context) {
 		return
 	}
 	var r topics.SaveRequest
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := decodeAPIBody(c, &r); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
 			Message: `The body must be a JSON topic: {"topic", "readQueueNums", "writeQueueNums", "perm": 6|4|2, "order", "messageType" (5.x), "brokerNames": [...] or "clusterName"} (` + err.Error() + ")."})
 		return
