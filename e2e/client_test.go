@@ -37,8 +37,15 @@ func TestClientPageShowsARealOrderlyConsumer(t *testing.T) {
 		chromedp.WithPollingTimeout(60*time.Second)))
 
 	Screenshot(t, ctx, "group-orderly")
+	// The live view swaps the clients table every second, so a click can land on a row
+	// just replaced: follow the link's address instead.
+	href := Get(t, ctx, "read the client's link", chromedp.Evaluate[string](
+		`document.querySelector('[data-testid="clients-table"] tr[data-client$="@`+c.Instance+`"] a[data-testid="client-link"]')?.getAttribute('href') ?? ''`))
+	if href == "" {
+		t.Fatal("the client's row has no link to its page")
+	}
 	Do(t, ctx, "follow the client's link",
-		chromedp.Click(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+c.Instance+`"] a[data-testid="client-link"]`)),
+		chromedp.Navigate(con.URL+href),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="client-settings"]`)),
 	)
 	if id := Get(t, ctx, "read the client id", chromedp.Text(chromedp.CSS(`[data-testid="client-id"]`))); !strings.HasSuffix(id, "@"+c.Instance) {
