@@ -70,8 +70,11 @@ type MessageTraceJSON struct {
 type TracePublishJSON struct {
 	ProducerGroup string `json:"producerGroup"`
 	ClientHost    string `json:"clientHost"`
-	Time          int64  `json:"time"`
-	CostMs        int64  `json:"costMs"`
+	// SentFrom is the address the broker saw the trace record come from (mqadmin's
+	// client host); it can differ from the address the client names.
+	SentFrom string `json:"sentFrom,omitempty"`
+	Time     int64  `json:"time"`
+	CostMs   int64  `json:"costMs"`
 	// Status is "success" or "failed".
 	Status      string `json:"status"`
 	Topic       string `json:"topic"`
@@ -88,6 +91,7 @@ type TracePublishJSON struct {
 type TraceTransactionJSON struct {
 	ProducerGroup string `json:"producerGroup"`
 	ClientHost    string `json:"clientHost"`
+	SentFrom      string `json:"sentFrom,omitempty"`
 	Time          int64  `json:"time"`
 	State         string `json:"state"`
 	TransactionID string `json:"transactionId"`
@@ -103,6 +107,7 @@ type TraceGroupJSON struct {
 // TraceAttemptJSON is one delivery to a client's listener.
 type TraceAttemptJSON struct {
 	ClientHost string `json:"clientHost"`
+	SentFrom   string `json:"sentFrom,omitempty"`
 	Time       int64  `json:"time"`
 	RetryTimes int    `json:"retryTimes"`
 	// Status is "success", "failed", or "unfinished" (no result recorded yet).
@@ -118,23 +123,32 @@ func traceJSON(t *lookup.MessageTrace) MessageTraceJSON {
 		TraceMessages: t.TraceMessages, Truncated: t.Truncated, Undecodable: t.Undecodable, DecodeError: t.DecodeError,
 		Errors: msgBrokerErrorsJSON(t.Failures), FromSlaves: t.FromSlaves}
 	for _, p := range t.Published {
-		j.Produced = append(j.Produced, TracePublishJSON{ProducerGroup: p.Group, ClientHost: p.ClientHost, Time: p.Time.UnixMilli(),
+		j.Produced = append(j.Produced, TracePublishJSON{ProducerGroup: p.Group, ClientHost: p.ClientHost, SentFrom: p.SentFrom, Time: p.Time.UnixMilli(),
 			CostMs: p.CostMs, Status: successWord(p.Success), Topic: p.Topic, Tags: p.Tags, Keys: p.Keys, BodySize: p.BodyLength,
 			MsgType: p.MsgType, StoreHost: p.StoreHost, BrokerName: p.StoreBroker, OffsetMsgID: p.OffsetMsgID})
 	}
 	for _, x := range t.Transactions {
-		j.Transactions = append(j.Transactions, TraceTransactionJSON{ProducerGroup: x.Group, ClientHost: x.ClientHost,
+		j.Transactions = append(j.Transactions, TraceTransactionJSON{ProducerGroup: x.Group, ClientHost: x.ClientHost, SentFrom: x.SentFrom,
 			Time: x.Time.UnixMilli(), State: x.State, TransactionID: x.TransactionID, FromCheck: x.FromCheck})
 	}
 	for _, g := range t.Groups {
 		gj := TraceGroupJSON{Group: g.Group, Attempts: []TraceAttemptJSON{}}
 		for _, a := range g.Attempts {
-			gj.Attempts = append(gj.Attempts, TraceAttemptJSON{ClientHost: a.ClientHost, Time: a.Time.UnixMilli(),
+			gj.Attempts = append(gj.Attempts, TraceAttemptJSON{ClientHost: a.ClientHost, SentFrom: a.SentFrom, Time: a.Time.UnixMilli(),
 				RetryTimes: a.RetryTimes, Status: attemptStatus(a), CostMs: a.CostMs, Returned: a.Returned})
 		}
 		j.Consumed = append(j.Consumed, gj)
 	}
 	return j
+}
+
+// traceHost names the client as its record does, and where the broker saw the record
+// come from when that is another address (a second interface, NAT).
+func traceHost(client, sentFrom string) string {
+	if sentFrom == "" || sentFrom == client {
+		return client
+	}
+	return client + " (connected from " + sentFrom + ")"
 }
 
 func successWord(ok bool) string {
@@ -225,7 +239,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.Notes = append(vm.Notes, fmt.Sprintf("%d trace records could not be read and are left out: %s", t.Undecodable, t.DecodeError))
 	}
 	for _, p := range t.Published {
-		row := views.TracePubRow{Group: p.Group, ClientHost: p.ClientHost, Time: views.TimeUTC(p.Time), Cost: fmt.Sprintf("%d ms", p.CostMs),
+		row := views.TracePubRow{Group: p.Group, ClientHost: traceHost(p.ClientHost, p.SentFrom), Time: views.TimeUTC(p.Time), Cost: fmt.Sprintf("%d ms", p.CostMs),
 			Keys: p.Keys, Tags: p.Tags, MsgType: p.MsgType, BodySize: views.Thousands(int64(p.BodyLength)) + " bytes",
 			StoreHost: p.StoreHost, StoreBroker: p.StoreBroker, OffsetMsgID: p.OffsetMsgID}
 		row.Status, row.StatusClass = "sent", "status-ok"
@@ -241,7 +255,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.Published = append(vm.Published, row)
 	}
 	for _, x := range t.Transactions {
-		vm.Transactions = append(vm.Transactions, views.TraceTxRow{Group: x.Group, ClientHost: x.ClientHost, Time: views.TimeUTC(x.Time),
+		vm.Transactions = append(vm.Transactions, views.TraceTxRow{Group: x.Group, ClientHost: traceHost(x.ClientHost, x.SentFrom), Time: views.TimeUTC(x.Time),
 			State: x.State, TransactionID: x.TransactionID, FromCheck: x.FromCheck})
 	}
 	for _, g := range t.Groups {
@@ -253,7 +267,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		}
 		ok := 0
 		for i, a := range g.Attempts {
-			ar := views.TraceAttemptRow{N: i + 1, ClientHost: a.ClientHost, Time: views.TimeUTC(a.Time),
+			ar := views.TraceAttemptRow{N: i + 1, ClientHost: traceHost(a.ClientHost, a.SentFrom), Time: views.TimeUTC(a.Time),
 				Retry: fmt.Sprint(a.RetryTimes), Returned: a.Returned}
 			switch {
 			case !a.Finished:

@@ -73,6 +73,11 @@ func (t *MessageTrace) Empty() bool {
 type TracePublish struct {
 	Group      string
 	ClientHost string
+	// SentFrom is the address the broker saw the trace record come from (the trace
+	// message's born host, what mqadmin queryMsgTraceById shows as the client host). It
+	// differs from ClientHost when the client names another address of its own, or
+	// reaches the broker through NAT.
+	SentFrom   string
 	Time       time.Time
 	CostMs     int64
 	Success    bool
@@ -90,6 +95,7 @@ type TracePublish struct {
 // TraceTransaction is a transactional producer's commit or rollback (EndTransaction).
 type TraceTransaction struct {
 	Group, ClientHost string
+	SentFrom          string
 	Time              time.Time
 	State             string
 	TransactionID     string
@@ -105,6 +111,7 @@ type TraceGroup struct {
 // TraceAttempt is one delivery of the message to a client's listener.
 type TraceAttempt struct {
 	ClientHost string
+	SentFrom   string
 	// Time is when the listener was called (SubBefore; the SubAfter's time when only
 	// that was recorded).
 	Time time.Time
@@ -205,8 +212,8 @@ func (s *Service) readTraceConfig(ctx context.Context, fo *cluster.Fanout, t *Me
 // collect decodes the trace messages and keeps the records about t.MsgID.
 func (t *MessageTrace) collect(msgs []Message) {
 	type attempt struct {
-		before, after *TraceRecord
-		host          string
+		before, after  *TraceRecord
+		host, sentFrom string
 	}
 	attempts := map[string]*attempt{} // by request id
 	var order []string
@@ -245,19 +252,19 @@ func (t *MessageTrace) collect(msgs []Message) {
 			r.ClientHost = cmp.Or(r.ClientHost, host)
 			switch r.Kind {
 			case TracePub:
-				t.Published = append(t.Published, TracePublish{Group: r.Group, ClientHost: r.ClientHost, Time: r.Time,
+				t.Published = append(t.Published, TracePublish{Group: r.Group, ClientHost: r.ClientHost, SentFrom: host, Time: r.Time,
 					CostMs: r.CostMs, Success: r.Success, Topic: r.Topic, Tags: r.Tags, Keys: r.Keys, BodyLength: r.BodyLength,
 					MsgType: r.MsgType, StoreHost: r.StoreHost, OffsetMsgID: r.OffsetMsgID})
 			case TraceEndTransaction:
-				t.Transactions = append(t.Transactions, TraceTransaction{Group: r.Group, ClientHost: r.ClientHost, Time: r.Time,
+				t.Transactions = append(t.Transactions, TraceTransaction{Group: r.Group, ClientHost: r.ClientHost, SentFrom: host, Time: r.Time,
 					State: r.TransactionState, TransactionID: r.TransactionID, FromCheck: r.FromCheck})
 			case TraceSubBefore:
 				a := get(r.RequestID + "\x00" + r.MsgID)
-				a.before, a.host = &r, r.ClientHost
+				a.before, a.host, a.sentFrom = &r, r.ClientHost, host
 			case TraceSubAfter:
 				a := get(r.RequestID + "\x00" + r.MsgID)
 				a.after = &r
-				a.host = cmp.Or(a.host, r.ClientHost)
+				a.host, a.sentFrom = cmp.Or(a.host, r.ClientHost), cmp.Or(a.sentFrom, host)
 			}
 		}
 		// A batch holds other messages' records too: its errors count only when
@@ -274,7 +281,7 @@ func (t *MessageTrace) collect(msgs []Message) {
 	groups := map[string]*TraceGroup{}
 	for _, req := range order {
 		a := attempts[req]
-		at := TraceAttempt{ClientHost: a.host}
+		at := TraceAttempt{ClientHost: a.host, SentFrom: a.sentFrom}
 		group := ""
 		if a.before != nil {
 			at.Time, at.RetryTimes, group = a.before.Time, a.before.RetryTimes, a.before.Group

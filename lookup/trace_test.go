@@ -33,7 +33,7 @@ func TestTraceCollectsOneMessagesRecords(t *testing.T) {
 		t.Fatalf("groups %+v", tr.Groups)
 	}
 	a := tr.Groups[0].Attempts[0]
-	want := TraceAttempt{ClientHost: "10.0.0.2", Time: time.UnixMilli(1796147073238).UTC(), Finished: true, Success: true, Returned: "success"}
+	want := TraceAttempt{ClientHost: "10.0.0.2", SentFrom: "10.0.0.2", Time: time.UnixMilli(1796147073238).UTC(), Finished: true, Success: true, Returned: "success"}
 	if a != want {
 		t.Errorf("attempt\n got %+v\nwant %+v", a, want)
 	}
@@ -60,6 +60,22 @@ func TestTracePairsAttemptsByRequest(t *testing.T) {
 	}
 	if o := tr.Groups[1].Attempts; len(o) != 1 || o[0].Finished || o[0].ClientHost != "10.0.0.3" {
 		t.Errorf("OTHER attempts %+v", o)
+	}
+}
+
+// A client that names an address of its own other than the one it reached the broker
+// from keeps both: its own in ClientHost, the broker's view (mqadmin's) in SentFrom.
+func TestTraceKeepsTheClientsAddressAndWhereItWasSentFrom(t *testing.T) {
+	rec := func(fields ...string) string { return strings.Join(fields, "\x01") + "\x02" }
+	body := rec("SubBefore", "1700000000000", "R", "CG", "REQ1", "ID", "0", "k", "192.0.2.2") +
+		rec("SubAfter", "REQ1", "ID", "30", "true", "k", "0", "1700000000000", "192.0.2.2")
+	tr := &MessageTrace{MsgID: "id"}
+	tr.collect([]Message{traceMsg(body, "127.0.0.1:40000")})
+	if len(tr.Groups) != 1 || len(tr.Groups[0].Attempts) != 1 {
+		t.Fatalf("groups %+v", tr.Groups)
+	}
+	if a := tr.Groups[0].Attempts[0]; a.ClientHost != "192.0.2.2" || a.SentFrom != "127.0.0.1" {
+		t.Errorf("attempt named client %q, sent from %q", a.ClientHost, a.SentFrom)
 	}
 }
 
