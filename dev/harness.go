@@ -34,7 +34,7 @@ type privateCluster struct {
 }
 
 // RunTests runs m, stops the clusters RequireCluster and RequirePrivateCluster
-// may have started and removes the dev/demo build of StartConsumerProcess. Use
+// may have started and the PostgreSQL of RequirePostgres, and removes the dev/demo build of StartConsumerProcess. Use
 // it as TestMain's body: func TestMain(m *testing.M) { os.Exit(dev.RunTests(m)) }.
 // Tests that never call RequireCluster cost nothing.
 func RunTests(m *testing.M) int {
@@ -51,6 +51,7 @@ func RunTests(m *testing.M) int {
 	if demo.dir != "" {
 		os.RemoveAll(demo.dir)
 	}
+	StopPostgres()
 	return code
 }
 

@@ -132,7 +132,7 @@ func (s *Store) CreateAlertRule(ctx context.Context, r *AlertRule, audit *AuditE
 			return err
 		}
 		r.ID = row.ID
-		return recordTx(tx, audit)
+		return s.Audit().recordTx(tx, audit)
 	})
 	if err != nil {
 		return fmt.Errorf("create alert rule %q: %w", r.Name, err)
@@ -151,7 +151,7 @@ func (s *Store) DeleteAlertRule(ctx context.Context, id int64, audit *AuditEntry
 		if r.RowsAffected == 0 {
 			return ErrAlertRuleNotFound
 		}
-		return recordTx(tx, audit)
+		return s.Audit().recordTx(tx, audit)
 	})
 	if err != nil {
 		return fmt.Errorf("delete alert rule %d: %w", id, err)

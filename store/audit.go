@@ -170,11 +170,15 @@ func (e *AuditBusyError) Is(target error) bool { return target == ErrAuditBusy }
 // AuditLog reads and appends audit entries. It never deletes an entry and changes an entry
 // only once: pending to its outcome.
 type AuditLog struct {
-	db *gorm.DB
+	db      *gorm.DB
+	dialect Dialect
+	// replica is written on the entries this process starts, so that the crash
+	// reconciler of another console leaves them alone while this one lives.
+	replica string
 }
 
 // Audit returns the store's audit log.
-func (s *Store) Audit() *AuditLog { return &AuditLog{db: s.DB} }
+func (s *Store) Audit() *AuditLog { return &AuditLog{db: s.DB, dialect: s.dialect, replica: s.replica} }
 
 // auditRow is the table row; JSON columns stay text so the hash covers exactly what is
 // stored.
@@ -198,6 +202,8 @@ type auditRow struct {
 	Seq        *int64
 	PrevHash   string
 	Hash       string
+	// Replica is the console that wrote the entry (operational, outside the hash).
+	Replica string
 }
 
 func (auditRow) TableName() string { return "audit_entries" }
@@ -309,15 +315,36 @@ func (r *auditRow) entry() AuditEntry {
 	return e
 }
 
-// nextID returns the id the next row gets. AUTOINCREMENT never reuses an id, so neither
-// does this. Called inside a write transaction.
-func nextID(tx *gorm.DB) (int64, error) {
-	var id int64
-	err := tx.Raw(`SELECT MAX(
+// nextID returns the id the next row gets; the id is known before the row is written
+// because a sealed entry's hash covers it. Neither database ever reuses an id. Called
+// inside a write transaction.
+func nextID(tx *gorm.DB, d Dialect) (int64, error) {
+	q := `SELECT MAX(
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'audit_entries'), 0),
-		COALESCE((SELECT MAX(id) FROM audit_entries), 0)) + 1`).Scan(&id).Error
+		COALESCE((SELECT MAX(id) FROM audit_entries), 0)) + 1`
+	if d == Postgres {
+		q = `SELECT nextval(pg_get_serial_sequence('audit_entries', 'id'))`
+	}
+	var id int64
+	err := tx.Raw(q).Scan(&id).Error
 	return id, err
 }
+
+// lockChain makes the appends to the hash chain one at a time, in the database, for as
+// long as tx lasts: two consoles sharing it must not both read the same head and seal
+// two entries at one position. SQLite needs nothing here: its write transactions are
+// immediate, so they already queue behind one another. On PostgreSQL a transaction-level
+// advisory lock queues them; the head is read after it is granted, so it sees every
+// append committed before.
+func lockChain(tx *gorm.DB, d Dialect) error {
+	if d != Postgres {
+		return nil
+	}
+	return tx.Exec(`SELECT pg_advisory_xact_lock(?)`, auditChainLock).Error
+}
+
+// auditChainLock is the advisory lock key of the audit chain ("rmqaudit" in ASCII).
+const auditChainLock int64 = 0x726d7161756469
 
 // chainHead returns the seq and hash of the last entry in the chain (0 and the genesis
 // hash when empty). Called inside a write transaction.
@@ -337,7 +364,10 @@ func chainHead(tx *gorm.DB) (int64, string, error) {
 }
 
 // seal gives r its place at the end of the chain and its hash.
-func seal(tx *gorm.DB, r *auditRow) error {
+func seal(tx *gorm.DB, d Dialect, r *auditRow) error {
+	if err := lockChain(tx, d); err != nil {
+		return fmt.Errorf("wait for the audit chain: %w", err)
+	}
 	seq, prev, err := chainHead(tx)
 	if err != nil {
 		return err
@@ -364,8 +394,9 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	if err != nil {
 		return fmt.Errorf("begin audit entry for group %q: %w", e.Group, err)
 	}
+	r.Replica = l.replica
 	err = l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		id, err := nextID(tx)
+		id, err := nextID(tx, l.dialect)
 		if err != nil {
 			return err
 		}
@@ -423,7 +454,7 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 		// Everything written by Begin stays as stored; only the outcome is added.
 		r := stored
 		r.FinishedAt, r.Result, r.Status, r.Error, r.DurationMs = upd.FinishedAt, upd.Result, upd.Status, upd.Error, upd.DurationMs
-		if err := seal(tx, &r); err != nil {
+		if err := seal(tx, l.dialect, &r); err != nil {
 			return err
 		}
 		res := tx.Model(&auditRow{}).Where("id = ? AND status = ?", r.ID, AuditPending).Updates(map[string]any{
@@ -488,11 +519,11 @@ func changeStatus(rows []AuditQueue, err error) AuditStatus {
 // Record appends an entry that is finished from the start (a refused attempt), sealed
 // into the chain. It sets e's ID, Seq and hashes.
 func (l *AuditLog) Record(ctx context.Context, e *AuditEntry) error {
-	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return recordTx(tx, e) })
+	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return l.recordTx(tx, e) })
 }
 
 // recordTx is Record inside tx, so another change and its audit entry commit together.
-func recordTx(tx *gorm.DB, e *AuditEntry) error {
+func (l *AuditLog) recordTx(tx *gorm.DB, e *AuditEntry) error {
 	if e.Status == AuditPending || !e.Status.Valid() {
 		return fmt.Errorf("record audit entry for group %q: status %q is not an outcome", e.Group, e.Status)
 	}
@@ -507,13 +538,14 @@ func recordTx(tx *gorm.DB, e *AuditEntry) error {
 	if err != nil {
 		return fmt.Errorf("record audit entry for group %q: %w", e.Group, err)
 	}
+	r.Replica = l.replica
 	err = func() error {
-		id, err := nextID(tx)
+		id, err := nextID(tx, l.dialect)
 		if err != nil {
 			return err
 		}
 		r.ID = id
-		if err := seal(tx, r); err != nil {
+		if err := seal(tx, l.dialect, r); err != nil {
 			return err
 		}
 		return tx.Create(r).Error
@@ -583,7 +615,7 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 		q = q.Where("group_name = ?", f.Group)
 	}
 	if f.Topic != "" {
-		q = q.Where("EXISTS (SELECT 1 FROM json_each(audit_entries.topics) WHERE json_each.value = ?)", f.Topic)
+		q = q.Where(l.dialect.jsonArrayHas("audit_entries.topics"), f.Topic)
 	}
 	if f.Actor != "" {
 		q = q.Where("actor = ?", f.Actor)
@@ -704,6 +736,9 @@ func short(h string) string {
 // every write fails. `rmqconsole audit verify` uses it so checking never alters the
 // evidence. Like Open, it keeps WAL's index in the heap (see pragmas).
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if IsPostgresURL(path) {
+		return openPostgres(ctx, path, true)
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?vfs=unix-excl&mode=ro&_busy_timeout=5000"
 	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
 	if err != nil {
@@ -713,7 +748,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s read-only: %w", path, err)
 	}
-	s := &Store{DB: db, sql: sqlDB}
+	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID()}
 	if err := s.Ping(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open database %s read-only: %w", path, inUse(err))

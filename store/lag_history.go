@@ -120,9 +120,14 @@ func (s *Store) CompactLagHistory(ctx context.Context, now time.Time, rawFor, bu
 	}
 	cut := now.Add(-rawFor).UnixMilli() / b * b
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		r := tx.Exec(`INSERT OR REPLACE INTO lag_samples (group_name, at_ms, span_ms, lag, lag_time_ms, consume_tps, produce_tps)
-			SELECT group_name, (at_ms / ?) * ?, ?, MAX(lag), MAX(lag_time_ms), AVG(consume_tps), AVG(produce_tps)
-			FROM lag_samples WHERE span_ms = 0 AND at_ms < ? GROUP BY group_name, at_ms / ?`, b, b, b, cut, b)
+		// A bucket folded again (samples of it arrived late) is replaced by the new fold.
+		r := tx.Exec(`INSERT INTO lag_samples (group_name, at_ms, span_ms, lag, lag_time_ms, consume_tps, produce_tps)
+			SELECT group_name, bucket * ?, ?, MAX(lag), MAX(lag_time_ms), AVG(consume_tps), AVG(produce_tps)
+			FROM (SELECT group_name, at_ms / ? AS bucket, lag, lag_time_ms, consume_tps, produce_tps
+				FROM lag_samples WHERE span_ms = 0 AND at_ms < ?) AS raw
+			GROUP BY group_name, bucket
+			ON CONFLICT (group_name, at_ms, span_ms) DO UPDATE SET lag = excluded.lag, lag_time_ms = excluded.lag_time_ms,
+				consume_tps = excluded.consume_tps, produce_tps = excluded.produce_tps`, b, b, b, cut)
 		if r.Error != nil {
 			return fmt.Errorf("fold samples before %s: %w", time.UnixMilli(cut).UTC().Format(time.RFC3339), r.Error)
 		}

@@ -111,10 +111,11 @@ func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time
 		UnownedMs        int64
 	}
 	err := s.DB.WithContext(ctx).Model(&rebalanceRow{}).
-		Select("strftime('%Y-%m-%d', at_ms / 1000, 'unixepoch') AS day, count(*) AS moves, "+
-			"coalesce(sum(duplicates_at_risk), 0) AS duplicates_at_risk, "+
-			"sum(CASE WHEN duplicates_at_risk IS NULL THEN 1 ELSE 0 END) AS unknown_moves, "+
-			"coalesce(sum(unowned_ms), 0) AS unowned_ms").
+		Select(s.dialect.utcDay("at_ms")+" AS day, count(*) AS moves, "+
+			// CAST: PostgreSQL sums BIGINTs as NUMERIC.
+			"CAST(coalesce(sum(duplicates_at_risk), 0) AS BIGINT) AS duplicates_at_risk, "+
+			"CAST(sum(CASE WHEN duplicates_at_risk IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS unknown_moves, "+
+			"CAST(coalesce(sum(unowned_ms), 0) AS BIGINT) AS unowned_ms").
 		Where("group_name = ? AND kind = 'moved' AND at_ms >= ?", group, since.UnixMilli()).
 		Group("day").Order("day DESC").Scan(&rows).Error
 	if err != nil {

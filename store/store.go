@@ -1,19 +1,26 @@
 // Package store keeps the console's own state (audit log, rebalance history, users,
-// sessions) in one SQLite file through GORM. The schema comes only from the embedded
-// migrations, applied when the file is opened.
+// sessions) through GORM, in one SQLite file (the embedded default) or in a PostgreSQL
+// database that several consoles share. The schema comes only from the embedded
+// migrations of that database, applied when it is opened. What differs between the two
+// databases is spelled here and in package migrations, nowhere else.
 package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -21,15 +28,60 @@ import (
 	"rmqconsole/migrations"
 )
 
-// ErrNewerSchema means the file was migrated by a newer console than this one.
+// ErrNewerSchema means the database was migrated by a newer console than this one.
 var ErrNewerSchema = errors.New("database was written by a newer rmqconsole")
 
-// Store is an open SQLite database with the schema up to date.
+// Dialect names the database behind a Store.
+type Dialect string
+
+// The databases the console keeps its state in.
+const (
+	// SQLite is one file held by one console process.
+	SQLite Dialect = "sqlite"
+	// Postgres is a PostgreSQL database that several console processes may share.
+	Postgres Dialect = "postgres"
+)
+
+// Store is an open database with the schema up to date.
 type Store struct {
 	DB  *gorm.DB
 	sql *sql.DB
-	// SchemaVersion is the migration version the file is at after Open.
+	// SchemaVersion is the migration version the database is at after Open.
 	SchemaVersion int64
+	dialect       Dialect
+	// replica names this process among the consoles sharing the database; it is written
+	// on the audit entries it starts (see replicas.go).
+	replica string
+}
+
+// Dialect says which database the store is on.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Replica is the id this process goes by in the database: unique per Open.
+func (s *Store) Replica() string { return s.replica }
+
+// IsPostgresURL reports whether dsn names a PostgreSQL database rather than a SQLite file.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Redacted is dsn fit for logs and messages: a PostgreSQL URL without its password.
+func Redacted(dsn string) string {
+	if !IsPostgresURL(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(a PostgreSQL URL that does not parse)"
+	}
+	return u.Redacted()
+}
+
+func newReplicaID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // pragmas as recommended for a small write-rarely, read-often console database: WAL so
@@ -60,9 +112,17 @@ func inUse(err error) error {
 	return err
 }
 
-// Open opens (creating if needed) the SQLite file at path and applies pending migrations.
-// It refuses a file whose schema is newer than this binary knows.
-func Open(ctx context.Context, path string) (*Store, error) {
+// Open opens the database named by dsn and applies pending migrations: a PostgreSQL URL
+// (postgres://...), or else the path of a SQLite file, created if needed. It refuses a
+// database whose schema is newer than this binary knows.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	if IsPostgresURL(dsn) {
+		return openPostgres(ctx, dsn, false)
+	}
+	return openSQLite(ctx, dsn)
+}
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory %s: %w", dir, err)
@@ -77,7 +137,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{DB: db, sql: sqlDB}
+	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID()}
 	if err := s.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("database %s: %w", path, inUse(err))
@@ -86,7 +146,23 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
-	provider, err := goose.NewProvider(goose.DialectSQLite3, s.sql, migrations.FS)
+	var (
+		dialect goose.Dialect
+		files   fs.FS
+		opts    []goose.ProviderOption
+	)
+	switch s.dialect {
+	case Postgres:
+		// Consoles starting together migrate one at a time: a session advisory lock.
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		dialect, files, opts = goose.DialectPostgres, migrations.Postgres, []goose.ProviderOption{goose.WithSessionLocker(locker)}
+	default:
+		dialect, files = goose.DialectSQLite3, migrations.SQLite
+	}
+	provider, err := goose.NewProvider(dialect, s.sql, files, opts...)
 	if err != nil {
 		return err
 	}
@@ -125,6 +201,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // full for the write-ahead log to grow, fails here as it would fail the next audit
 // entry; reading alone would still answer.
 func (s *Store) Writable(ctx context.Context) error {
+	if s.dialect == Postgres {
+		return s.writablePostgres(ctx)
+	}
 	tx, err := s.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("database cannot be written: %w", err)
