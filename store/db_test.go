@@ -53,3 +53,10 @@ func freePort() (int, error) {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
+
+// requirePostgresDB is a fresh PostgreSQL database for tests that only make sense there
+// (several consoles on one database).
+func requirePostgresDB(t *testing.T) string {
+	t.Helper()
+	return dev.RequirePostgres(t).NewDatabase(t)
+}

@@ -110,7 +110,7 @@ func TestOpenPostgresFailsOnBadURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, url := range map[string]string{
-		"nothing listens": fmt.Sprintf("postgres://console:s3cret-pw@127.0.0.1:%d/console?sslmode=disable", closed),
+		"nothing listens":  fmt.Sprintf("postgres://console:s3cret-pw@127.0.0.1:%d/console?sslmode=disable", closed),
 		"no such database": strings.Replace(pg.URL("no_such_db"), "postgres@", "postgres:s3cret-pw@", 1),
 		"not a URL":        "postgres://console:s3cret-pw@127.0.0.1:port/x",
 	} {
