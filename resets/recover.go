@@ -2,18 +2,20 @@ package resets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"rmqconsole/store"
 )
 
-// RecoverInterrupted finishes every entry a previous run left pending (the console was
-// killed or crashed between writing the entry and recording the outcome) as interrupted,
-// with each queue's committed offset as found now, so the log says where the group
-// ended up. It assumes one console process per database file. It returns how many
-// entries it marked.
+// RecoverInterrupted finishes every entry left pending by a console that is gone (this
+// console's previous run, or another console sharing the database whose heartbeat
+// stopped: it was killed or crashed between writing the entry and recording the
+// outcome) as interrupted, with each queue's committed offset as found now, so the log
+// says where the group ended up. An entry a running console is applying is never
+// touched. It returns how many entries it marked.
 func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
-	pending, err := s.audit.Pending(ctx)
+	pending, err := s.audit.Orphaned(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -52,9 +54,12 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		e.Result = rows
 		e.Status = store.AuditInterrupted
 		e.FinishedAt = now
-		e.Error = fmt.Sprintf("The console stopped before this %s finished (it was killed or crashed). Marked at the next start, %s; %s.",
+		e.Error = fmt.Sprintf("The console stopped before this %s finished (it was killed or crashed). Marked %s, once no running console was applying it; %s.",
 			what, now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
 		if err := s.audit.Finish(ctx, e); err != nil {
+			if errors.Is(err, store.ErrAuditNotPending) {
+				continue // another console sharing the database marked it first
+			}
 			return marked, err
 		}
 		s.log.Warn(what+" interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "topics", e.Topics, "actor", e.Actor)

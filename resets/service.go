@@ -62,7 +62,8 @@ type AuditLog interface {
 	Begin(ctx context.Context, e *store.AuditEntry) error
 	Finish(ctx context.Context, e *store.AuditEntry) error
 	Record(ctx context.Context, e *store.AuditEntry) error
-	Pending(ctx context.Context) ([]store.AuditEntry, error)
+	// Orphaned returns the pending entries no running console is applying any more.
+	Orphaned(ctx context.Context) ([]store.AuditEntry, error)
 }
 
 // Errors Apply answers with; the console maps them to HTTP statuses.

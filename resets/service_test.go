@@ -36,6 +36,12 @@ func newEnv(t *testing.T, opts ...func(*env)) *env {
 		o(e)
 	}
 	e.path = filepath.Join(t.TempDir(), "console.db")
+	e.open(t)
+	return e
+}
+
+func (e *env) open(t *testing.T) {
+	t.Helper()
 	st, err := store.Open(context.Background(), e.path)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,14 @@ func newEnv(t *testing.T, opts ...func(*env)) *env {
 	t.Cleanup(func() { st.Close() })
 	e.st = st
 	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), Cluster: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
-	return e
+}
+
+// restart is the console stopping (killed: nothing finished) and starting again on the
+// same database, as a new process.
+func (e *env) restart(t *testing.T) {
+	t.Helper()
+	e.st.Close()
+	e.open(t)
 }
 
 // addTopic gives topic n queues on broker, each with msgs messages stored one second
@@ -560,6 +573,7 @@ func TestRecoverMarksPendingAsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.fake.SetOffset("g", mq("t", "broker-a", 0), 0) // the broker got this one before the crash
+	e.restart(t)
 	n, err := e.svc.RecoverInterrupted(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("recover: %d, %v", n, err)
@@ -594,6 +608,7 @@ func TestRecoverMarksAnInterruptedChange(t *testing.T) {
 	if err := e.st.Audit().Begin(context.Background(), crashed); err != nil {
 		t.Fatal(err)
 	}
+	e.restart(t)
 	if n, err := e.svc.RecoverInterrupted(context.Background()); err != nil || n != 1 {
 		t.Fatalf("recover: %d, %v", n, err)
 	}

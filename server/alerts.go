@@ -12,7 +12,7 @@ import (
 func (a *App) alertService() *alerts.Service {
 	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: joinNameServers(a.cfg.NameServers), Retry: a.cfg.AlertRetry}
 	svc := alerts.NewService(a.store, opts)
-	a.background(svc.Run)
+	a.leaderOnly(svc.Run) // one console sends, however many share the database
 	return svc
 }
 

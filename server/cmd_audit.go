@@ -40,7 +40,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintf(stderr, "rmqconsole audit verify: %v\n", err)
 		return 2
 	}
-	if _, err := os.Stat(cfg.DB); err != nil {
+	if _, err := os.Stat(cfg.DB); err != nil && !store.IsPostgresURL(cfg.DB) {
 		fmt.Fprintf(stderr, "rmqconsole audit verify: no database at %s (%v): pass --db FILE or --data-dir DIR\n", cfg.DB, err)
 		return 2
 	}
@@ -58,7 +58,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		if errors.Is(err, context.Canceled) {
 			return 2
 		}
-		fmt.Fprintf(stderr, "rmqconsole audit verify: %v (is %s a console database?)\n", err, cfg.DB)
+		fmt.Fprintf(stderr, "rmqconsole audit verify: %v (is %s a console database?)\n", err, store.Redacted(cfg.DB))
 		return 2
 	}
 	if rep.Intact {
@@ -66,7 +66,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		fmt.Fprintln(stdout, "Keep the head hash somewhere else: a later run showing a different head without newer entries means entries were removed.")
 		return 0
 	}
-	fmt.Fprintf(stdout, "audit chain BROKEN: %d problem(s) in %d finished entries (%s):\n", len(rep.Problems), rep.Sealed, cfg.DB)
+	fmt.Fprintf(stdout, "audit chain BROKEN: %d problem(s) in %d finished entries (%s):\n", len(rep.Problems), rep.Sealed, store.Redacted(cfg.DB))
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stdout, "  entry %d: %s\n", p.ID, p.Reason)
 	}

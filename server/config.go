@@ -73,7 +73,7 @@ var settings = []setting{
 	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090", "address the console listens on"},
 	{"data-dir", "RMQC_DATA_DIR", "./data", "directory for the console's files"},
-	{"db", "RMQC_DB", "", "SQLite file (default $RMQC_DATA_DIR/rmqconsole.db)"},
+	{"db", "RMQC_DB", "", "SQLite file (default $RMQC_DATA_DIR/rmqconsole.db), or a PostgreSQL URL (postgres://user:password@host/db) that several consoles share"},
 	{"timeout", "RMQC_TIMEOUT", "5s", "deadline of one broker call (Go duration, e.g. 5s)"},
 	{"log-level", "RMQC_LOG_LEVEL", "info", "log level: debug, info, warn, error"},
 	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},

@@ -10,13 +10,14 @@ import (
 const pruneEvery = time.Hour
 
 // pruneRebalanceHistory deletes rebalance events older than --rebalance-retention, at
-// start and then hourly, so a console watching busy groups for months keeps a bounded
-// database. The audit log is never pruned.
+// start and then hourly (on the leading console when several share the database), so a
+// console watching busy groups for months keeps a bounded database. The audit log is
+// never pruned.
 func (a *App) pruneRebalanceHistory() {
 	if a.cfg.RebalanceRetention <= 0 {
 		return
 	}
-	a.background(func(ctx context.Context) {
+	a.leaderOnly(func(ctx context.Context) {
 		t := time.NewTicker(pruneEvery)
 		defer t.Stop()
 		for {

@@ -28,7 +28,7 @@ func (a *App) routes() http.Handler {
 	a.engine = r
 
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
-	health := &handlers.Health{DB: a.store}
+	health := &handlers.Health{DB: a.store, Replica: a.replica}
 	if a.rmq != nil {
 		health.NameServer = a.rmq
 	}

@@ -41,8 +41,8 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
 			col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
 			a.metrics().reg.MustRegister(col)
-			col.Then(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record)
-			col.Then(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) })
+			col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
+			col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) }))
 			a.background(col.Run)
 		}
 	}

@@ -83,6 +83,9 @@ type App struct {
 	// resets plans and applies resets, recovers interrupted ones and records refusals
 	// (routes_resets.go); it exists without a cluster too, for the last two.
 	resets *resets.Service
+	// replica is this console among those sharing the database, and whether it leads
+	// the work done once (replica.go).
+	replica *replica
 }
 
 // New opens the database, connects the services and builds the routes.
@@ -90,9 +93,10 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	a := &App{cfg: cfg, log: log}
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("RMQC_DB: %w", err)
 	}
 	a.store = st
+	a.replica = a.newReplica()
 	// The listen address is judged after opening the database: whether users exist
 	// decides whether a public address is allowed.
 	if a.sec, err = newSecurity(cfg, st, log); err == nil {
@@ -118,8 +122,10 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	a.resets = a.newResetService()
 	a.onClose(a.resets.Close)    // writes the refusals it only counted
 	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
+	a.reconcileWhileLeading()
 	a.pruneRebalanceHistory()
 	a.handler = a.routes()
+	a.replica.start() // after every leader job is registered
 	return a, nil
 }
 
@@ -180,7 +186,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		ln = tls.NewListener(ln, a.sec.tls)
 		scheme = "https://"
 	}
-	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", a.cfg.DB,
+	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", store.Redacted(a.cfg.DB), "replica", a.store.Replica(),
 		"credentials", a.cfg.Credentials)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
