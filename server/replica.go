@@ -66,12 +66,18 @@ func (a *App) leaderOnly(run func(ctx context.Context)) {
 	a.replica.jobs = append(a.replica.jobs, run)
 }
 
-// start begins the heartbeat and the bid for the lease (nothing to do on SQLite).
-func (r *replica) start() {
+// start beats a first heartbeat, then keeps beating and bidding for the lease in the
+// background (nothing to do on SQLite). The first beat comes before the console serves:
+// an entry this console writes must never look like a dead console's to the others.
+func (r *replica) start(ctx context.Context) error {
 	if !r.shared {
-		return
+		return nil
+	}
+	if err := r.st.Heartbeat(ctx); err != nil {
+		return err
 	}
 	r.app.background(r.run)
+	return nil
 }
 
 func (r *replica) run(ctx context.Context) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -86,6 +87,8 @@ type App struct {
 	// replica is this console among those sharing the database, and whether it leads
 	// the work done once (replica.go).
 	replica *replica
+
+	closeOnce sync.Once
 }
 
 // New opens the database, connects the services and builds the routes.
@@ -125,7 +128,11 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	a.reconcileWhileLeading()
 	a.pruneRebalanceHistory()
 	a.handler = a.routes()
-	a.replica.start() // after every leader job is registered
+	// After every leader job is registered.
+	if err := a.replica.start(ctx); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("RMQC_DB: %w", err)
+	}
 	return a, nil
 }
 
@@ -205,8 +212,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Close releases the database and broker connections.
+// Close releases the database and broker connections. Closing twice does nothing more.
 func (a *App) Close() {
+	a.closeOnce.Do(a.close)
+}
+
+func (a *App) close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
