@@ -88,13 +88,7 @@ func (r *replica) run(ctx context.Context) {
 		r.beat(ctx, log)
 		select {
 		case <-ctx.Done():
-			r.follow(log)
-			// A clean stop hands the lease over at once, not after it runs out.
-			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), beatEvery)
-			if err := r.st.Leave(lctx); err != nil {
-				log.Warn("leave the replicas", "err", err)
-			}
-			cancel()
+			r.follow(log) // closing the store then hands the lease over at once
 			return
 		case <-t.C:
 		}

@@ -55,16 +55,44 @@ func (s *Store) AddRebalanceEvents(ctx context.Context, events []RebalanceEvent)
 	if len(events) == 0 {
 		return nil
 	}
-	rows := make([]rebalanceRow, len(events))
-	for i, e := range events {
-		rows[i] = rebalanceRow{GroupName: e.Group, AtMs: e.At.UnixMilli(), Kind: e.Kind, ClientID: e.ClientID,
+	rows := make([]rebalanceRow, 0, len(events))
+	recorder := map[string]bool{}
+	for _, e := range events {
+		held, seen := recorder[e.Group]
+		if !seen {
+			var err error
+			if held, err = s.recordsRebalances(ctx, e.Group); err != nil {
+				return fmt.Errorf("store rebalance events of group %q: %w", e.Group, err)
+			}
+			recorder[e.Group] = held
+		}
+		if !held {
+			continue
+		}
+		rows = append(rows, rebalanceRow{GroupName: e.Group, AtMs: e.At.UnixMilli(), Kind: e.Kind, ClientID: e.ClientID,
 			Topic: e.Topic, BrokerName: e.BrokerName, QueueID: e.QueueID, FromClient: e.From, ToClient: e.To, UnownedMs: e.UnownedMs,
-			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs}
+			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs})
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	if err := s.DB.WithContext(ctx).Create(&rows).Error; err != nil {
-		return fmt.Errorf("store %d rebalance events of group %q: %w", len(events), events[0].Group, err)
+		return fmt.Errorf("store %d rebalance events of group %q: %w", len(rows), rows[0].GroupName, err)
 	}
 	return nil
+}
+
+// recordsRebalances says whether this console writes the group's rebalances. Consoles
+// sharing a database each watch the groups their viewers look at, and see the same
+// rebalances: the one holding the group's recorder lease (renewed at each write) writes
+// them, the others' copies are dropped, so the history has each rebalance once. When
+// the holder stops watching, another console takes over after ReplicaLease. A SQLite
+// file has one console.
+func (s *Store) recordsRebalances(ctx context.Context, group string) (bool, error) {
+	if s.dialect != Postgres {
+		return true, nil
+	}
+	return s.TakeLease(ctx, "rebalances:"+group)
 }
 
 // RebalanceEvents returns the group's newest events first, at most limit (capped at

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 	"testing"
 )
 
@@ -192,5 +193,41 @@ func TestSQLiteNextRunReconcilesAndLeads(t *testing.T) {
 	}
 	if ok, err := s.TakeLease(context.Background(), LeaderLease); !ok || err != nil {
 		t.Fatalf("lease on SQLite: %v, %v", ok, err)
+	}
+}
+
+// Consoles watching the same group see the same rebalance: the history keeps it once,
+// and another console records once the first stopped recording.
+func TestRebalanceSeenByTwoReplicasIsStoredOnce(t *testing.T) {
+	a, b := twoReplicas(t)
+	ctx := context.Background()
+	ev := func(at int64) []RebalanceEvent {
+		return []RebalanceEvent{{Group: "G", At: time.UnixMilli(at), Kind: "joined", ClientID: "c1"}}
+	}
+	for i, st := range []*Store{a, b, a, b} {
+		if err := st.AddRebalanceEvents(ctx, ev(1_700_000_000_000+int64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		t.Helper()
+		es, err := b.RebalanceEvents(ctx, "G", 100, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d events stored, want the 2 of the recording console", n)
+	}
+	// a stops watching: its lease runs out and b's sightings are kept.
+	if err := a.DB.Exec(`UPDATE leases SET expires_at_ms = 0 WHERE name = 'rebalances:G'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddRebalanceEvents(ctx, ev(1_700_000_001_000)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("%d events after the recorder changed, want 3", n)
 	}
 }

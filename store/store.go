@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/pressly/goose/v3"
@@ -225,5 +226,13 @@ func (s *Store) Writable(ctx context.Context) error {
 // SQL exposes the underlying database handle (for migrations tests and backups).
 func (s *Store) SQL() *sql.DB { return s.sql }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.sql.Close() }
+// Close closes the database. On a shared database the console first leaves: its
+// heartbeat and leases end now, so another console takes its work over at once.
+func (s *Store) Close() error {
+	if s.dialect == Postgres {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = s.Leave(ctx) // at worst the leases run out by themselves
+		cancel()
+	}
+	return s.sql.Close()
+}
