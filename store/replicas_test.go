@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 	"testing"
+	"time"
 )
 
 // Consoles sharing a database each open their own handle: two handles on one PostgreSQL
