@@ -16,6 +16,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/rocketmq"
+	"rmqconsole/store"
 )
 
 // Config is everything the console is told at start-up, from flags and RMQC_* variables.
@@ -65,9 +66,11 @@ type setting struct {
 	flag, env, def, usage string
 }
 
-// secret reports whether a setting's value is never shown: not as the --help default
-// (which is the variable's value), not in errors.
-func (s setting) secret() bool { return s.flag == "secret-key" }
+// secret reports whether a setting's value v is never shown: not as the --help default
+// (which is the variable's value), not in errors. A PostgreSQL URL may hold a password.
+func (s setting) secret(v string) bool {
+	return s.flag == "secret-key" || s.flag == "db" && store.IsPostgresURL(v)
+}
 
 var settings = []setting{
 	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
@@ -127,7 +130,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		if v := getenv(s.env); v != "" {
 			def = v
 		}
-		if s.secret() {
+		if s.secret(def) {
 			// The default is what --help prints: the variable is read after parsing instead.
 			secretDefaults[s.flag] = def
 			def = ""
@@ -154,7 +157,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		for _, s := range settings {
 			if s.flag == name {
 				v := get(name)
-				if s.secret() && v != "" {
+				if s.secret(v) && v != "" {
 					v = "(masked)"
 				}
 				return &ConfigError{Setting: name, Env: s.env, Value: v, Reason: reason}
