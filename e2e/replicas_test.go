@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"rmqconsole/dev"
 )
@@ -259,5 +263,54 @@ func addUserTo(t *testing.T, dsn, name, role string) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Added user "+name) {
 		t.Fatalf("users add %s: %v\n%s", name, err, out)
+	}
+}
+
+// The live group view behind a load balancer that sends the page to one console and its
+// websocket to another: the view connects, and a consumer joining shows up in place.
+func TestLiveGroupViewWithPageAndWebsocketOnDifferentConsoles(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "e2e-ha-live", 2)
+	group := dev.UniqueName("e2e-ha-live-cg")
+	dev.StartConsumerProcess(t, cl.NameServer, group, topic)
+	db := "RMQC_DB=" + dev.RequirePostgres(t).NewDatabase(t)
+	ns := "RMQC_NAMESRV=" + cl.NameServer
+	pages := StartConsole(t, ns, db, "RMQC_GROUP_POLL=1s")
+	sockets := StartConsole(t, ns, db, "RMQC_GROUP_POLL=1s")
+	waitOnline(t, pages, group, 1)
+
+	var mu sync.Mutex
+	served := map[string]string{} // path → console URL
+	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := pages.URL
+		if strings.HasPrefix(r.URL.Path, "/ws/") {
+			target = sockets.URL
+		}
+		mu.Lock()
+		served[r.URL.Path] = target
+		mu.Unlock()
+		u, _ := url.Parse(target)
+		// The browser's Host stays as it sent it, as nginx's proxy_set_header Host does:
+		// the consoles' same-origin checks compare it with Origin.
+		(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			pr.Out.Host = pr.In.Host
+		}}).ServeHTTP(w, r)
+	}))
+	t.Cleanup(lb.Close)
+
+	ctx := Browser(t)
+	Do(t, ctx, "open the group page through the load balancer and wait for the live connection",
+		chromedp.Navigate(lb.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="clients-table"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)),
+	)
+	second := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
+	Do(t, ctx, "see the new client appear",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="clients-table"] tr[data-client$="@`+second.Instance+`"]`)))
+	mu.Lock()
+	defer mu.Unlock()
+	if served["/groups/"+group] != pages.URL || served["/ws/groups/"+group] != sockets.URL {
+		t.Fatalf("the load balancer did not split the page and its websocket: %v", served)
 	}
 }
