@@ -89,8 +89,9 @@ func leaderOf(t *testing.T, con *Console) (self, leader string) {
 // Two console processes on one PostgreSQL, against the real broker, act as one: a
 // session made on one works on the other; concurrent resets of one group from both
 // apply exactly once (the other is answered 409) and both land in one intact chain; a
-// console killed in the middle of a reset has it marked interrupted by the other; one
-// console leads and records the lag history, once.
+// console killed in the middle of a reset has it marked interrupted by the other; a
+// preview made on one is applied on the other; one console leads and records the lag
+// history, once.
 func TestTwoConsolesOnPostgresActAsOne(t *testing.T) {
 	w := rsSetup(t)
 	dsn := dev.RequirePostgres(t).NewDatabase(t)
@@ -218,6 +219,17 @@ func TestTwoConsolesOnPostgresActAsOne(t *testing.T) {
 		}
 		return nil
 	})
+
+	// Previewed on one console, applied on the other.
+	st, body = alice.do(http.MethodPost, a.URL+"/api/v1/groups/"+w.group+"/reset-preview", `{"topic":"`+w.topic+`","mode":"latest"}`)
+	if st != http.StatusOK || json.Unmarshal(body, &p) != nil {
+		t.Fatalf("preview on a: %d %s", st, body)
+	}
+	st, body = alice.do(http.MethodPost, b.URL+"/api/v1/groups/"+w.group+"/resets", `{"topic":"`+w.topic+`","mode":"latest","planId":"`+p.PlanID+`","confirm":true}`)
+	var latest rsEntry
+	if st != http.StatusOK || json.Unmarshal(body, &latest) != nil || latest.Status != "applied" {
+		t.Fatalf("a's preview applied on b: %d %s", st, body)
+	}
 
 	// The lag history has one sample per collection, not one per console.
 	dev.Eventually(t, 30*time.Second, "lag history recorded", func() error {

@@ -544,8 +544,8 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
-// previewCache keeps previews until they are applied or expire; a preview can be
-// applied once.
+// previewCache keeps previews in this process until they are applied or expire; a
+// preview can be applied once.
 type previewCache struct {
 	mu    sync.Mutex
 	ttl   time.Duration

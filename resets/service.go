@@ -133,6 +133,9 @@ type Config struct {
 	VerifyWait time.Duration
 	// PreviewTTL is how long a preview can be applied (default 15 min).
 	PreviewTTL time.Duration
+	// Previews keeps previews where every console sharing the database finds them; nil
+	// keeps them in this process (one console per database).
+	Previews PreviewStore
 	// RecoverWait bounds how long RecoverInterrupted reads one entry's offsets
 	// (default 20 s). The console runs it before serving, so a frozen broker
 	// delays the start by at most this much per entry left pending.
@@ -159,7 +162,7 @@ type Service struct {
 	previewTTL   time.Duration
 	recoverWait  time.Duration
 	afterPending func(ctx context.Context, e *store.AuditEntry)
-	previews     *previewCache
+	previews     previewKeeper
 	refusals     *refusalLimiter
 }
 
@@ -193,6 +196,9 @@ func New(cfg Config) *Service {
 		s.previewTTL = 15 * time.Minute
 	}
 	s.previews = newPreviewCache(s.previewTTL, 500)
+	if cfg.Previews != nil {
+		s.previews = &sharedPreviews{db: cfg.Previews, ttl: s.previewTTL, log: s.log}
+	}
 	if cfg.RefusalWindow <= 0 {
 		cfg.RefusalWindow = RefusalWindow
 	}

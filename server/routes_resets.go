@@ -42,6 +42,10 @@ func (a *App) newResetService() *resets.Service {
 	if a.rmq != nil {
 		cfg.Admin, cfg.Brokers = a.rmq, a.cluster
 	}
+	if a.replica.shared {
+		// A browser may preview on one console and apply on another.
+		cfg.Previews = a.store
+	}
 	addTestHooks(&cfg, log)
 	return resets.New(cfg)
 }

@@ -1,0 +1,145 @@
+package resets
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"rmqconsole/store"
+)
+
+// previewKeeper holds previews until they are applied (at most once) or expire: in this
+// process (previewCache), or in the database the consoles share (sharedPreviews), so a
+// browser may preview on one console and apply on another.
+type previewKeeper interface {
+	put(p *Plan)
+	// take removes and returns a preview; expired reports one older than the TTL.
+	take(id string, now time.Time) (p *Plan, expired bool)
+	// peek returns a preview that can still be applied, without using it up.
+	peek(id string, now time.Time) (*Plan, bool)
+}
+
+// PreviewStore keeps previews in a database every console sharing it reads;
+// *store.Store implements it.
+type PreviewStore interface {
+	SavePreview(ctx context.Context, id string, plan []byte, at, expired time.Time) error
+	TakePreview(ctx context.Context, id string) ([]byte, error)
+	PeekPreview(ctx context.Context, id string) ([]byte, error)
+}
+
+// previewWait bounds one database round of the shared previews: they are small.
+const previewWait = 5 * time.Second
+
+// sharedPreviews keeps previews in a PreviewStore. A preview that cannot be saved or
+// read is logged and answered as unknown: applying it is refused with a fresh preview,
+// as after a restart.
+type sharedPreviews struct {
+	db  PreviewStore
+	ttl time.Duration
+	log *slog.Logger
+}
+
+func (c *sharedPreviews) put(p *Plan) {
+	b, err := encodePlan(p)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), previewWait)
+		err = c.db.SavePreview(ctx, p.ID, b, p.At, p.At.Add(-c.ttl))
+		cancel()
+	}
+	if err != nil {
+		c.log.Error("keep reset preview", "plan", p.ID, "group", p.Request.Group, "err", err)
+	}
+}
+
+func (c *sharedPreviews) take(id string, now time.Time) (*Plan, bool) {
+	p := c.read(c.db.TakePreview, id)
+	if p == nil {
+		return nil, false
+	}
+	return p, now.Sub(p.At) > c.ttl
+}
+
+func (c *sharedPreviews) peek(id string, now time.Time) (*Plan, bool) {
+	p := c.read(c.db.PeekPreview, id)
+	if p == nil || now.Sub(p.At) > c.ttl {
+		return nil, false
+	}
+	return p, true
+}
+
+func (c *sharedPreviews) read(get func(context.Context, string) ([]byte, error), id string) *Plan {
+	ctx, cancel := context.WithTimeout(context.Background(), previewWait)
+	defer cancel()
+	b, err := get(ctx, id)
+	if err == nil {
+		var p *Plan
+		if p, err = decodePlan(b); err == nil {
+			return p
+		}
+	}
+	if !errors.Is(err, store.ErrPreviewNotFound) {
+		c.log.Error("read reset preview", "plan", id, "err", err)
+	}
+	return nil
+}
+
+// planJSON is a Plan as kept in the database. Errors are kept as their messages, which
+// is all a preview shows of them; broker failures are kept whole here, since their own
+// JSON is the API's shorter form.
+type planJSON struct {
+	Plan
+	BrokerFailures []failureJSON
+	RefusedErrors  []string
+}
+
+type failureJSON struct {
+	Broker, Addr, Topic, Op, Err string
+	Elapsed                      time.Duration
+}
+
+func encodePlan(p *Plan) ([]byte, error) {
+	w := planJSON{Plan: *p}
+	w.Failures = nil
+	for _, f := range p.Failures {
+		w.BrokerFailures = append(w.BrokerFailures, failureJSON{f.Broker, f.Addr, f.Topic, f.Op, errText(f.Err), f.Elapsed})
+	}
+	w.Refused = append([]RefusedBroker(nil), p.Refused...)
+	for i := range w.Refused {
+		w.RefusedErrors = append(w.RefusedErrors, errText(w.Refused[i].Err))
+		w.Refused[i].Err = nil
+	}
+	return json.Marshal(w)
+}
+
+func decodePlan(b []byte) (*Plan, error) {
+	var w planJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
+	}
+	p := w.Plan
+	for _, f := range w.BrokerFailures {
+		p.Failures = append(p.Failures, BrokerFailure{Broker: f.Broker, Addr: f.Addr, Topic: f.Topic, Op: f.Op, Err: errOf(f.Err), Elapsed: f.Elapsed})
+	}
+	for i, msg := range w.RefusedErrors {
+		if i < len(p.Refused) {
+			p.Refused[i].Err = errOf(msg)
+		}
+	}
+	return &p, nil
+}
+
+func errOf(msg string) error {
+	if msg == "" {
+		return nil
+	}
+	return errors.New(msg)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

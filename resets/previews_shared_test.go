@@ -1,0 +1,69 @@
+package resets
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/dev"
+	"rmqconsole/store"
+)
+
+// Consoles sharing a database behind a load balancer: a reset previewed on one is
+// applied on another, once.
+func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
+	e := newEnv(t) // the fake cluster
+	dsn := dev.RequirePostgres(t).NewDatabase(t)
+	ctx := context.Background()
+	consoles := make([]*Service, 2)
+	for i := range consoles {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+			Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	}
+	p, err := consoles[0].Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := consoles[1].Preview(p.ID); !ok || got.Hash != p.Hash || len(got.Queues) != 4 || !got.At.Equal(p.At) {
+		t.Fatalf("the other console's view of the preview: %+v, %v", got, ok)
+	}
+	entry, err := consoles[1].Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
+	if err != nil || entry.Status != store.AuditApplied {
+		t.Fatalf("apply on the other console: %+v, %v", entry, err)
+	}
+	_, err = consoles[0].Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) || !strings.Contains(conflict.Message, "no longer known") {
+		t.Fatalf("the same preview applied again: %v, want a conflict", err)
+	}
+}
+
+// A preview kept in the database reads back as it was made, broker failures included.
+func TestPlanSurvivesTheDatabase(t *testing.T) {
+	p := &Plan{ID: "x", Hash: "h", Request: Request{Group: "g", Mode: ModeTimestamp, Timestamp: time.UnixMilli(1_700_000_000_000).UTC(), QueueID: AllQueues},
+		Failures: []BrokerFailure{{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "consume stats", Err: errors.New("i/o timeout")}},
+		Refused:  []RefusedBroker{{Broker: "broker-c"}},
+		At:       time.UnixMilli(1_700_000_001_000).UTC()}
+	b, err := encodePlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePlan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Failures[0].Reason() != "consume stats: i/o timeout" || got.Refused[0].Err != nil ||
+		!got.Request.Timestamp.Equal(p.Request.Timestamp) || !got.At.Equal(p.At) || got.Request.Mode != ModeTimestamp {
+		t.Fatalf("read back as %+v", got)
+	}
+	if p.Failures[0].Err == nil {
+		t.Fatal("encoding changed the plan it encoded")
+	}
+}
