@@ -231,3 +231,28 @@ func TestRebalanceSeenByTwoReplicasIsStoredOnce(t *testing.T) {
 		t.Fatalf("%d events after the recorder changed, want 3", n)
 	}
 }
+
+// Consoles started together on a fresh database migrate it one at a time: each opens it.
+func TestReplicasStartingTogetherMigrateOnce(t *testing.T) {
+	dsn := requirePostgresDB(t)
+	const n = 4
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(context.Background(), dsn)
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("console %d: %v", i, err)
+		}
+	}
+}

@@ -154,8 +154,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	)
 	switch s.dialect {
 	case Postgres:
-		// Consoles starting together migrate one at a time: a session advisory lock.
-		locker, err := lock.NewPostgresSessionLocker()
+		// Consoles starting together migrate one at a time: a session advisory lock,
+		// tried every second for up to five minutes (a long migration holding it).
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return err
 		}
