@@ -82,7 +82,7 @@ func changeStatusText(e *store.AuditEntry) string {
 	case store.AuditInterrupted:
 		return "Interrupted: the console stopped before it recorded the outcome. Look at the cluster to see whether the change took place."
 	case store.AuditPending:
-		return "In progress: the cluster is being asked. If the console stopped meanwhile, the next start marks this entry interrupted."
+		return "In progress: the cluster is being asked. If the console stopped meanwhile, this entry is marked interrupted at its next start, or by another console sharing the database."
 	}
 	return string(e.Status)
 }

@@ -52,7 +52,7 @@ func auditStatusText(e *store.AuditEntry) string {
 	case store.AuditInterrupted:
 		return fmt.Sprintf("Interrupted: the console stopped before it recorded the outcome. %d of %d queues were found at their target when it started again.", reached, len(qs))
 	case store.AuditPending:
-		return "In progress: the brokers are being asked. If the console stopped meanwhile, the next start marks this entry interrupted."
+		return "In progress: the brokers are being asked. If the console stopped meanwhile, this entry is marked interrupted at its next start, or by another console sharing the database."
 	}
 	return string(e.Status)
 }

@@ -32,7 +32,7 @@ type FinishError struct {
 }
 
 func (e *FinishError) Error() string {
-	return fmt.Sprintf("The reset was applied, but its outcome could not be written to the audit log (%v). Audit entry %d stays pending and is marked interrupted, with the offsets found, at the next start.", e.Err, e.Entry.ID)
+	return fmt.Sprintf("The reset was applied, but its outcome could not be written to the audit log (%v). Audit entry %d stays pending and is marked interrupted, with the offsets found, at the next start (or, on a shared database, by another console once this one stops).", e.Err, e.Entry.ID)
 }
 
 // Is makes errors.Is(err, ErrAuditUnavailable) hold.
