@@ -94,18 +94,22 @@ func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail)
 
 // TopicDetailJSON answers GET /api/v1/topics/{topic}.
 type TopicDetailJSON struct {
-	Topic     string               `json:"topic"`
-	Type      string               `json:"type"`
-	Order     bool                 `json:"order"`
-	System    bool                 `json:"system"`
-	Messages  int64                `json:"messages"`
-	PutTPS    *float64             `json:"putTps"`
-	Route     []topics.BrokerRoute `json:"route"`
-	Queues    []topics.Queue       `json:"queues"`
-	Groups    []topics.GroupLag    `json:"groups"`
-	Producers topics.Producers     `json:"producers"`
-	CheckedAt string               `json:"checkedAt"`
-	Errors    []BrokerErrorJSON    `json:"errors,omitempty"`
+	Topic    string   `json:"topic"`
+	Type     string   `json:"type"`
+	Order    bool     `json:"order"`
+	System   bool     `json:"system"`
+	Messages int64    `json:"messages"`
+	PutTPS   *float64 `json:"putTps"`
+	// StatsFrom and GroupsFrom count the brokers whose stats and consumer groups are
+	// in the answer: 0 with a route means unknown (errors says why), not none.
+	StatsFrom  int                  `json:"statsFrom"`
+	GroupsFrom int                  `json:"groupsFrom"`
+	Route      []topics.BrokerRoute `json:"route"`
+	Queues     []topics.Queue       `json:"queues"`
+	Groups     []topics.GroupLag    `json:"groups"`
+	Producers  topics.Producers     `json:"producers"`
+	CheckedAt  string               `json:"checkedAt"`
+	Errors     []BrokerErrorJSON    `json:"errors,omitempty"`
 }
 
 // ShowAPI answers GET /api/v1/topics/{topic}[?producerGroup=].
@@ -115,7 +119,7 @@ func (h *Topics) ShowAPI(c *gin.Context) {
 		return
 	}
 	j := TopicDetailJSON{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, Messages: d.Messages, PutTPS: d.PutTPS,
-		Route: d.Route, Queues: d.Queues, Groups: d.Groups, Producers: d.Producers, CheckedAt: views.ISO(d.CheckedAt),
+		StatsFrom: d.StatsFrom, GroupsFrom: d.GroupsFrom, Route: d.Route, Queues: d.Queues, Groups: d.Groups, Producers: d.Producers, CheckedAt: views.ISO(d.CheckedAt),
 		Errors: brokerErrorsJSON(d.Failures)}
 	if j.Groups == nil {
 		j.Groups = []topics.GroupLag{}

@@ -68,13 +68,39 @@ func sampleTopics() *fakeTopics {
 			{Topic: "payments", Type: topics.TypeNormal, ReadQueues: 4, WriteQueues: 4, Perm: 6, Brokers: []string{"broker-a"}, PutTPS: f64(1), Messages: 90000, StatsFrom: 1},
 			{Topic: "%RETRY%billing", Type: topics.TypeNormal, ReadQueues: 1, WriteQueues: 1, Perm: 6, Brokers: []string{"broker-a"}, System: true, StatsFrom: 1},
 		}},
-		detail: map[string]*topics.Detail{"orders": {Topic: "orders", Type: topics.TypeFIFO, CheckedAt: now, Messages: 1200,
+		detail: map[string]*topics.Detail{"orders": {Topic: "orders", Type: topics.TypeFIFO, CheckedAt: now, Messages: 1200, StatsFrom: 1, GroupsFrom: 1,
 			Route:     []topics.BrokerRoute{{Broker: "broker-a", Master: "10.0.0.1:10911", ReadQueues: 4, WriteQueues: 4, Perm: 6}},
 			Queues:    []topics.Queue{{Broker: "broker-a", QueueID: 0, MinOffset: 0, MaxOffset: 1200, LastUpdate: now.UnixMilli()}},
 			Groups:    []topics.GroupLag{{Group: "billing", Lag: 42}},
 			Producers: topics.Producers{Listed: true, Groups: []topics.ProducerGroup{{Group: "order-service", Connections: []topics.ProducerConnection{{ClientID: "10.1.1.1@77", ClientAddr: "10.1.1.1:5555", Language: "JAVA", VersionName: "5.3.3", Brokers: []string{"broker-a"}}}}}},
 			Failures:  []cluster.BrokerFailure{fail},
+		}, "refused": {Topic: "refused", Type: topics.TypeNormal, CheckedAt: now,
+			Route: []topics.BrokerRoute{{Broker: "broker-a", Master: "10.0.0.1:10911", ReadQueues: 4, WriteQueues: 4, Perm: 6}},
+			Failures: []cluster.BrokerFailure{
+				{Broker: "broker-a", Addr: "10.0.0.1:10911", Op: "topic stats", Err: errors.New("no permission")},
+				{Broker: "broker-a", Addr: "10.0.0.1:10911", Op: "consumer groups", Err: errors.New("no permission")}},
 		}},
+	}
+}
+
+// A topic whose every broker refused its stats and its groups (a user without rights,
+// brokers down) reads as unknown there, not as 0 messages and no consumer group.
+func TestTopicPageSaysUnknownWhereNoBrokerAnswered(t *testing.T) {
+	r := topicsRouter(sampleTopics())
+	doc := msgDoc(t, msgGet(t, r, "/topics/refused"))
+	if got := doc.Find(`[data-testid="topic-stored"]`).Text(); got != "unknown" {
+		t.Errorf("stored messages %q, want unknown", got)
+	}
+	if doc.Find(`[data-testid="topic-groups-unlisted"]`).Length() != 1 || doc.Find(`[data-testid="topic-groups-empty"]`).Length() != 0 {
+		t.Errorf("groups section: %s", doc.Find(`[data-testid="topic-groups"]`).Text())
+	}
+	doc = msgDoc(t, msgGet(t, r, "/topics/orders"))
+	if got := doc.Find(`[data-testid="topic-stored"]`).Text(); got != "1,200" {
+		t.Errorf("stored messages %q on a topic whose broker answered", got)
+	}
+	var j TopicDetailJSON
+	if err := json.Unmarshal(msgGet(t, r, "/api/v1/topics/refused").Body.Bytes(), &j); err != nil || j.StatsFrom != 0 || j.GroupsFrom != 0 || len(j.Errors) != 2 {
+		t.Errorf("API: %+v %v", j, err)
 	}
 }
 

@@ -67,9 +67,18 @@ func msTime(ms int64) (string, string) {
 	return views.TimeUTC(t), views.ISO(t)
 }
 
+// storedLabel is the topic's stored message count, "unknown" when no broker of its
+// route answered its stats (a refusal or a failure the page names): not 0.
+func storedLabel(d *topics.Detail) string {
+	if d.StatsFrom == 0 && len(d.Route) > 0 {
+		return "unknown"
+	}
+	return views.Thousands(d.Messages)
+}
+
 func topicPageVM(d *topics.Detail) views.TopicVM {
 	vm := views.TopicVM{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, MessagesURL: views.TopicMessagesURL(d.Topic),
-		Messages: views.Thousands(d.Messages), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
+		Messages: storedLabel(d), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
 		Failures: failureSentences(d.Failures)}
 	if d.PutTPS != nil {
 		vm.PutTPS = views.Rate(*d.PutTPS)
@@ -92,6 +101,7 @@ func topicPageVM(d *topics.Detail) views.TopicVM {
 		row.Last, row.LastISO = msTime(g.LastTimestamp)
 		vm.Groups = append(vm.Groups, row)
 	}
+	vm.GroupsUnlisted = d.GroupsFrom == 0 && len(d.Route) > 0
 	vm.GroupsNote = "Groups are those the brokers name for the topic: online, or with offsets stored. On RocketMQ 5.x a group that is online but has not committed an offset yet is not named."
 	vm.Producers = views.TopicProducersVM{Listed: d.Producers.Listed, Unsupported: d.Producers.Unsupported, LookedUp: d.Producers.LookedUp, FormURL: views.TopicURL(d.Topic)}
 	for _, g := range d.Producers.Groups {

@@ -25,6 +25,10 @@ type Detail struct {
 	// Messages is the sum of max − min over Queues; PutTPS as in Summary.
 	Messages int64
 	PutTPS   *float64
+	// StatsFrom counts the brokers whose stats are in Queues and Messages, GroupsFrom
+	// those that named the topic's consumer groups: with 0 of either, the page knows
+	// nothing there (Failures says why), which is not the same as none.
+	StatsFrom, GroupsFrom int
 	// Groups are the consumer groups that consume the topic (online, or with offsets
 	// stored for it), by name.
 	Groups []GroupLag
@@ -147,7 +151,6 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 
 	var mu sync.Mutex
 	groupSet := map[string]bool{}
-	statsFrom := 0
 	var unlisted, listed int
 	producers := map[string]map[string]*ProducerConnection{}
 	addProducer := func(group, broker string, pc ProducerConnection) {
@@ -172,7 +175,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			statsFrom++
+			d.StatsFrom++
 			for mq, o := range st.Offsets {
 				d.Queues = append(d.Queues, Queue{Broker: b.Name, QueueID: mq.QueueID, MinOffset: o.MinOffset, MaxOffset: o.MaxOffset, LastUpdate: o.LastUpdateTimestamp})
 			}
@@ -212,6 +215,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			d.GroupsFrom++
 			for _, g := range gs {
 				groupSet[g] = true
 			}

@@ -93,6 +93,9 @@ type TopicVM struct {
 	Groups      []TopicGroupRow
 	// GroupsNote says what the broker cannot tell about consumer groups.
 	GroupsNote string
+	// GroupsUnlisted: no broker named the topic's groups (Failures says why), so an
+	// empty list means unknown, not none.
+	GroupsUnlisted bool
 	Producers  TopicProducersVM
 	// Update and Delete are the forms that change the topic, for operators; ChangeNote
 	// says why they are not there (a viewer, a system topic).
