@@ -73,3 +73,27 @@ func TestProxyAnswersOnBothPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A gRPC producer (Apache's Go SDK) sends through the Proxy, and gets back the 5.x
+// message id its client made: 34 hex characters starting with version 01.
+func TestGRPCProducerSendsThroughTheProxy(t *testing.T) {
+	c := RequireProxy(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	topic := UniqueName("grpc")
+	if err := c.CreateTopic(ctx, topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	sent, err := GRPCSend(ctx, c, topic, 2, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sent {
+		if len(s.MessageID) != 34 || s.MessageID[:2] != "01" {
+			t.Errorf("message id %q is not a 5.x v1 id", s.MessageID)
+		}
+	}
+	if sent[0].Key != "k-1" || sent[1].Key != "k-2" {
+		t.Errorf("keys = %q, %q; want k-1, k-2", sent[0].Key, sent[1].Key)
+	}
+}
