@@ -69,3 +69,19 @@ func (c *Cluster) ProxyConsumers(ctx context.Context, lister ConnectionLister, g
 func IsGRPC(cc *rocketmq.ConsumerConnection, conn rocketmq.Connection) bool {
 	return cc.ServerVersion != 0 && conn.Version == cc.ServerVersion
 }
+
+// ConsumesByPop reports whether the group whose clients s lists consumes with POP:
+// remoting POP consumers (CONSUME_POP), or gRPC clients through a Proxy, whose
+// PushConsumers and SimpleConsumers both pop although they register as PUSH and PULL.
+// A POP group's consumer offset moves when a message is popped, not when it is
+// acknowledged.
+func (s SeenConsumers) ConsumesByPop() bool {
+	cc := s.Conns
+	if cc == nil {
+		return false
+	}
+	if cc.ConsumeType == "CONSUME_POP" {
+		return true
+	}
+	return s.Proxy != "" && slices.ContainsFunc(cc.Connections, func(cn rocketmq.Connection) bool { return IsGRPC(cc, cn) })
+}
