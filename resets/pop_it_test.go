@@ -67,7 +67,7 @@ func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if entry.Status != store.AuditApplied {
-		t.Fatalf("audit entry %s: %+v", entry.Status, entry.Queues)
+		t.Fatalf("audit entry %s: %+v", entry.Status, entry.Queues())
 	}
 
 	again := dev.StartGRPCConsumer(t, cl, group, topic, dev.GRPCConsumerOptions{Simple: true, Receive: n})
