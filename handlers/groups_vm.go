@@ -330,6 +330,9 @@ func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, 
 	for _, q := range d.Queues {
 		vm.Queues = append(vm.Queues, queueRowVM(d.Group, q, hist))
 	}
+	if d.Pop != nil {
+		vm.TimelineNote = "This group consumes with POP: the timeline shows clients joining and leaving, never queues moving, because no client owns a queue and nothing rebalances."
+	}
 	return vm
 }
 

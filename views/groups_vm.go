@@ -280,6 +280,8 @@ type GroupVM struct {
 	Queues              []QueueRow
 	Assignment          AssignmentVM
 	Timeline            []EventRow
+	// TimelineNote says what the timeline cannot show for this group (POP: no queue moves).
+	TimelineNote string
 	// ChartData is the total lag series as JSON: {"t":[unix s...],"v":[lag or null...]}.
 	ChartData string
 	// LagChart is the stored history drawn before the live samples.
