@@ -3,8 +3,10 @@ package cluster
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"sync"
+	"time"
 
 	"rmqconsole/rocketmq"
 )
@@ -31,14 +33,92 @@ type ProxyConsumers struct {
 }
 
 // Proxies returns the remoting addresses of the Proxies the console asks about gRPC
-// clients: those configured (RMQC_PROXY), in the configured order.
-func (c *Cluster) Proxies() []string { return slices.Clone(c.opts.Proxies) }
+// clients: those configured (RMQC_PROXY), in the configured order, then those
+// discovered (see discoverProxies).
+func (c *Cluster) Proxies(ctx context.Context, lister ConnectionLister) []string {
+	out := slices.Clone(c.opts.Proxies)
+	for _, p := range c.discoveredProxies(ctx, lister) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Proxy discovery. Every cluster-mode Proxy runs a broadcast consumer of group
+// CID_DefaultHeartBeatSyncerTopic on the brokers, to share its gRPC clients with the
+// other Proxies, so the brokers list one connection per Proxy. The console lists that
+// group's clients like any other's (the group list does, every pass) and notes them
+// here; discovery reads that note, so it costs the brokers nothing. The connection names
+// the Proxy's host but not its remoting port: the console tries the ports of the
+// configured Proxies and the default 8080 on that host, and keeps an address that
+// answers a connection-list request as a Proxy does and is not a broker.
+const (
+	ProxySyncGroup           = "CID_DefaultHeartBeatSyncerTopic"
+	DefaultProxyRemotingPort = "8080"
+	// proxyRediscover is how often the noted connections are looked at again.
+	proxyRediscover = time.Minute
+)
+
+// discoveredProxies returns the Proxies found from the heartbeat-sync group's noted
+// connections, looked for again at most every proxyRediscover.
+func (c *Cluster) discoveredProxies(ctx context.Context, lister ConnectionLister) []string {
+	seen, ok := c.Consumers(ProxySyncGroup)
+	if !ok || seen.Proxy != "" || !seen.Online() {
+		return nil
+	}
+	c.proxyMu.Lock()
+	defer c.proxyMu.Unlock()
+	if seen.At.Equal(c.proxySeenAt) || (!c.proxyAt.IsZero() && c.opts.Now().Sub(c.proxyAt) < proxyRediscover) {
+		return c.proxyFound
+	}
+	c.proxyAt, c.proxySeenAt = c.opts.Now(), seen.At
+	c.proxyFound = c.probeProxies(ctx, lister, seen.Conns)
+	return c.proxyFound
+}
+
+// probeProxies tries the likely remoting addresses of the hosts in cc.
+func (c *Cluster) probeProxies(ctx context.Context, lister ConnectionLister, cc *rocketmq.ConsumerConnection) []string {
+	isBroker := map[string]bool{}
+	if brokers, err := c.Brokers(ctx); err == nil {
+		for _, b := range brokers {
+			for _, a := range b.Addrs() {
+				isBroker[a] = true
+			}
+		}
+	}
+	ports := []string{DefaultProxyRemotingPort}
+	for _, p := range c.opts.Proxies {
+		if _, port, err := net.SplitHostPort(p); err == nil && !slices.Contains(ports, port) {
+			ports = append(ports, port)
+		}
+	}
+	var found []string
+	for _, cn := range cc.Connections {
+		host, _, err := net.SplitHostPort(cn.ClientAddr)
+		if err != nil {
+			continue
+		}
+		for _, port := range ports {
+			addr := net.JoinHostPort(host, port)
+			if isBroker[addr] || slices.Contains(found, addr) || slices.Contains(c.opts.Proxies, addr) {
+				continue
+			}
+			// A Proxy answers for the groups of its own clients; 206 is an answer too.
+			if _, err := lister.ConsumerConnections(ctx, addr, ProxySyncGroup); err == nil || errors.Is(err, rocketmq.ErrConsumerNotOnline) {
+				found = append(found, addr)
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
 
 // ProxyConsumers asks every known Proxy, at once, for group's clients. A Proxy that
 // knows none of them answers 206 and is left out; one that fails is named in the
 // failures (its clients are then unknown, not offline).
 func (c *Cluster) ProxyConsumers(ctx context.Context, lister ConnectionLister, group string) ([]ProxyConsumers, []BrokerFailure) {
-	proxies := c.Proxies()
+	proxies := c.Proxies(ctx, lister)
 	answers := make([]*rocketmq.ConsumerConnection, len(proxies))
 	errs := make([]error, len(proxies))
 	var wg sync.WaitGroup
