@@ -80,7 +80,7 @@ type Cluster struct {
 	consumersMu sync.Mutex
 	consumers   map[string]SeenConsumers // group -> its clients when last listed
 
-	proxyMu    sync.Mutex
+	proxyMu     sync.Mutex
 	proxyFound  []string  // Proxies discovered from the heartbeat-sync group's connections
 	proxyAt     time.Time // when they were last looked for
 	proxySeenAt time.Time // the noted connection list they were found in
