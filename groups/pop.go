@@ -69,7 +69,8 @@ type PopProgress struct {
 	// Retry counts the revived messages waiting in the POP retry topics
 	// (%RETRY%<group>_<topic>, and %RETRY%<group>+<topic> on brokers with retry topic V2).
 	Retry int64 `json:"retry"`
-	// InFlight is always nil: see InFlightNote.
+	// InFlight counts messages popped and not yet acknowledged; nil when the broker does
+	// not report them (the default), with InFlightNote saying so.
 	InFlight     *int64 `json:"inFlight"`
 	InFlightNote string `json:"inFlightNote"`
 	// Polling counts the receive (long-polling POP) requests parked on the brokers now;
@@ -107,7 +108,13 @@ func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bo
 			have[mq] = len(d.Queues) - 1
 		}
 	}
+	var inFlight int64
+	reported := false
 	for _, q := range d.Queues {
+		if q.InFlight != nil {
+			// Brokers with the RocksDB POP service commit a pull offset past the consumer offset.
+			inFlight, reported = inFlight+*q.InFlight, true
+		}
 		if q.Lag == nil {
 			continue
 		}
@@ -116,6 +123,9 @@ func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bo
 		} else if !rocketmq.IsRetryTopic(q.Topic) {
 			p.Ready += *q.Lag
 		}
+	}
+	if reported {
+		p.InFlight, p.InFlightNote = &inFlight, "Popped and not yet acknowledged, as the broker reports it (its pull offset past the consumer offset)."
 	}
 	n, err := s.polling(ctx, d.Group, own)
 	if err != nil {

@@ -220,6 +220,9 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 		if p.Polling != nil {
 			h.Pop.Polling = strconv.Itoa(*p.Polling)
 		}
+		if p.InFlight != nil {
+			h.Pop.InFlight = views.Thousands(*p.InFlight)
+		}
 	}
 	return h
 }

@@ -352,7 +352,8 @@ type GroupHeader struct {
 // PopVM splits a POP group's backlog: never popped, revived for retry, in flight.
 type PopVM struct {
 	Ready, Retry string
-	InFlightNote string
+	// InFlight is "" when the broker does not report it (InFlightNote says so).
+	InFlight, InFlightNote string
 	// Polling counts the receive requests parked on the brokers ("" when unknown, see PollingNote).
 	Polling, PollingNote string
 	Note                 string
