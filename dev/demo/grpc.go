@@ -142,9 +142,7 @@ func grpcPush(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("consuming group=%s topics=%s protocol=grpc-push\n", *group, *topic)
 	<-ctx.Done()
-	if err := c.GracefulStop(); err != nil {
-		return err
-	}
+	stopGRPC(*group, c)
 	fmt.Println("stopped")
 	return nil
 }
@@ -214,9 +212,7 @@ func grpcSimple(ctx context.Context, args []string) error {
 		fmt.Printf("received %d\n", n)
 	}
 	<-ctx.Done()
-	if err := c.GracefulStop(); err != nil {
-		return err
-	}
+	stopGRPC(*group, c)
 	fmt.Println("stopped")
 	return nil
 }
@@ -267,6 +263,22 @@ func receiveLoop(ctx context.Context, c rmqv5.SimpleConsumer, o simpleOptions, e
 	return n
 }
 
+// stopGRPC stops a gRPC client, waiting at most 10 s: the SDK's PushConsumer can wait
+// far longer for receive requests it counts as in flight (seen with v5.1.4), and a demo
+// must stop when asked.
+func stopGRPC(what string, c interface{ GracefulStop() error }) {
+	done := make(chan error, 1)
+	go func() { done <- c.GracefulStop() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Printf("stop %s: %v", what, err)
+		}
+	case <-time.After(10 * time.Second):
+		log.Printf("stop %s: still stopping after 10 s; leaving it", what)
+	}
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
@@ -285,18 +297,18 @@ func runGRPC(ctx context.Context, endpoint string) {
 		log.Printf("gRPC producer on the Proxy %s: %v (no gRPC traffic)", endpoint, err)
 		return
 	}
-	defer p.GracefulStop()
+	defer stopGRPC("gRPC producer", p)
 	push, err := startGRPCPush(endpoint, grpcPushGroup, grpcTopic, func(*rmqv5.MessageView) {})
 	if err != nil {
 		log.Printf("%s: %v", grpcPushGroup, err)
 	} else {
-		defer push.GracefulStop()
+		defer stopGRPC(grpcPushGroup, push)
 	}
 	simple, err := startGRPCSimple(endpoint, grpcSimpleGrp, grpcTopic)
 	if err != nil {
 		log.Printf("%s: %v", grpcSimpleGrp, err)
 	} else {
-		defer simple.GracefulStop()
+		defer stopGRPC(grpcSimpleGrp, simple)
 		go receiveLoop(ctx, simple, simpleOptions{ack: -1, leaveEvery: grpcLeaveEvery, invisible: 15 * time.Second},
 			func(*rmqv5.MessageView, bool) { sleepCtx(ctx, 100*time.Millisecond) })
 	}
