@@ -78,7 +78,7 @@ type Plan struct {
 	// Pop: the group consumes with POP (see Snapshot.Pop).
 	Pop     bool
 	Brokers []BrokerPlan
-	Queues      []QueuePlan
+	Queues  []QueuePlan
 	// Warnings say what will happen and what to watch, as sentences.
 	Warnings []string
 	Failures []BrokerFailure

@@ -58,10 +58,10 @@ type Snapshot struct {
 	// Pop is true when the group's clients consume with POP (gRPC clients through a
 	// Proxy, remoting POP consumers): no client holds a queue, and messages already
 	// popped stay with their checkpoints whatever the reset does.
-	Pop     bool
-	Brokers []BrokerState
-	Queues      []QueueState
-	Failures    []BrokerFailure
+	Pop      bool
+	Brokers  []BrokerState
+	Queues   []QueueState
+	Failures []BrokerFailure
 	// Refused are brokers whose queues are known from the route but cannot be reset:
 	// their master did not answer or none is registered.
 	Refused []RefusedBroker
