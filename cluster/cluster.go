@@ -55,6 +55,9 @@ type Options struct {
 	Parallelism int
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Proxies are the remoting addresses of the cluster's RocketMQ 5 Proxies
+	// (RMQC_PROXY), asked for the gRPC clients the brokers do not know.
+	Proxies []string
 }
 
 // Cluster is one RocketMQ cluster as the console sees it. It is safe for concurrent use;
@@ -76,6 +79,11 @@ type Cluster struct {
 
 	consumersMu sync.Mutex
 	consumers   map[string]SeenConsumers // group -> its clients when last listed
+
+	proxyMu     sync.Mutex
+	proxyFound  []string  // Proxies discovered from the heartbeat-sync group's connections
+	proxyAt     time.Time // when they were last looked for
+	proxySeenAt time.Time // the noted connection list they were found in
 }
 
 type silence struct {

@@ -13,6 +13,9 @@ const maxSeenGroups = 200_000
 // connection list) at At. Conns is nil when no client was online.
 type SeenConsumers struct {
 	Conns *rocketmq.ConsumerConnection
+	// Proxy is the remoting address of the Proxy that listed the clients when no
+	// broker knew them (gRPC clients); "" when a broker listed them.
+	Proxy string
 	At    time.Time
 }
 
@@ -35,6 +38,12 @@ func (c *Cluster) Consumers(group string) (SeenConsumers, bool) {
 
 // NoteConsumers remembers a group's connection list (nil: no client online), read at at.
 func (c *Cluster) NoteConsumers(group string, conns *rocketmq.ConsumerConnection, at time.Time) {
+	c.NoteSeen(group, SeenConsumers{Conns: conns, At: at})
+}
+
+// NoteSeen remembers a group's clients as s says (a Proxy's list, for gRPC clients).
+func (c *Cluster) NoteSeen(group string, s SeenConsumers) {
+	at := s.At
 	c.consumersMu.Lock()
 	defer c.consumersMu.Unlock()
 	if old, ok := c.consumers[group]; ok && old.At.After(at) {
@@ -46,5 +55,5 @@ func (c *Cluster) NoteConsumers(group string, conns *rocketmq.ConsumerConnection
 			break
 		}
 	}
-	c.consumers[group] = SeenConsumers{Conns: conns, At: at}
+	c.consumers[group] = s
 }

@@ -39,6 +39,9 @@ type Options struct {
 	// ACL turns access control on: 4.x plain ACL, 5.x ACL 2.0 (authentication
 	// and authorization), with AdminAccount and LimitedAccount.
 	ACL bool
+	// Proxy also runs a cluster-mode RocketMQ Proxy (ProxyVersion, 5.x only)
+	// on the ports' ProxyRemoting and ProxyGRPC, for the 5.x gRPC SDKs.
+	Proxy bool
 	// Detached starts the JVMs in their own session so they outlive the
 	// calling program (rmqdev up). Otherwise they get SIGTERM when it dies.
 	Detached bool
@@ -74,6 +77,10 @@ type Cluster struct {
 	// ACL is set when the brokers check credentials (Options.ACL): dev's own
 	// requests and mqadmin then sign with AdminAccount.
 	ACL bool
+	// ProxyRemoting and ProxyGRPC are the Proxy's addresses ("" without one):
+	// its remoting port answers for gRPC clients, gRPC SDKs connect to the other.
+	ProxyRemoting string
+	ProxyGRPC     string
 
 	procs        []*proc    // namesrv first; empty when attached
 	boot         bootConfig // how the processes were started, for RestartBroker
@@ -111,6 +118,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 		}
 	}
+	if opts.Proxy && is4x(version) {
+		return nil, fmt.Errorf("start rocketmq %s: %w", version, ErrProxyNeeds5x)
+	}
 	if err := checkPortsFree(ports, specs); err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
@@ -125,6 +135,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if startup <= 0 {
 		// Brokers boot in parallel, but on two cores each extra JVM slows them all.
 		startup = startupDeadline*time.Second + time.Duration(len(specs)-1)*20*time.Second
+		if opts.Proxy {
+			startup += 40 * time.Second
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, startup)
 	defer cancel()
@@ -158,7 +171,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 	c.boot = bootConfig{version: version, lib: lib, ports: ports, specs: specs, detached: opts.Detached,
 		env: append(os.Environ(), "ROCKETMQ_HOME="+c.Dir)}
-	if err := c.start(ctx, log); err != nil {
+	err = c.start(ctx, log)
+	if err == nil && opts.Proxy {
+		var p *proc
+		if p, err = c.startProxy(ctx, filepath.Join(c.Dir, "proxy"), ports, opts.Detached, log); err == nil {
+			c.procs = append(c.procs, p)
+		}
+	}
+	if err != nil {
 		c.keepDir = true // the evidence: the error names files in it
 		c.Stop()
 		return nil, fmt.Errorf("start rocketmq %s (logs kept in %s): %w", version, c.Dir, err)
@@ -416,6 +436,11 @@ func (c *Cluster) Check(ctx context.Context) error {
 	if err := c.checkBrokers(r.masters()); err != nil {
 		return fmt.Errorf("check rocketmq at %s: %w", c.NameServer, err)
 	}
+	if c.ProxyRemoting != "" {
+		if err := dialOK(ctx, c.ProxyRemoting); err != nil {
+			return fmt.Errorf("check rocketmq at %s: proxy: %w", c.NameServer, err)
+		}
+	}
 	return nil
 }
 
@@ -514,12 +539,16 @@ type State struct {
 	StartedAt   time.Time    `json:"startedAt"`
 	Startup     StartupTimes `json:"startup"`
 	ACL         bool         `json:"acl,omitempty"`
+	// The Proxy's addresses, when it runs (rmqdev up --proxy).
+	ProxyRemoting string `json:"proxyRemoting,omitempty"`
+	ProxyGRPC     string `json:"proxyGrpc,omitempty"`
 }
 
 // State describes c for a later FromState.
 func (c *Cluster) State() State {
 	s := State{Version: c.Version, NameServer: c.NameServer, ClusterName: c.ClusterName,
-		Brokers: c.Brokers, Slaves: c.Slaves, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup, ACL: c.ACL}
+		Brokers: c.Brokers, Slaves: c.Slaves, Dir: c.Dir, StartedAt: time.Now().UTC(), Startup: c.Startup, ACL: c.ACL,
+		ProxyRemoting: c.ProxyRemoting, ProxyGRPC: c.ProxyGRPC}
 	for _, p := range c.procs {
 		s.Processes = append(s.Processes, Process{Name: p.name, PID: p.pid, Home: p.home})
 	}
@@ -531,7 +560,8 @@ func (c *Cluster) State() State {
 // still names their home dir, so a reused pid is never killed.
 func FromState(s State) *Cluster {
 	c := &Cluster{Version: s.Version, NameServer: s.NameServer, ClusterName: s.ClusterName,
-		Brokers: s.Brokers, Slaves: s.Slaves, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools"), ACL: s.ACL}
+		Brokers: s.Brokers, Slaves: s.Slaves, Dir: s.Dir, Startup: s.Startup, toolsHome: filepath.Join(s.Dir, "tools"), ACL: s.ACL,
+		ProxyRemoting: s.ProxyRemoting, ProxyGRPC: s.ProxyGRPC}
 	for _, p := range s.Processes {
 		c.procs = append(c.procs, &proc{name: p.Name, pid: p.PID, home: p.Home})
 	}

@@ -25,6 +25,7 @@ type ConsumerProcess struct {
 
 	cmd    *exec.Cmd
 	exited chan struct{}
+	done   chan struct{} // closed when a gRPC SimpleConsumer received all it was told to
 	once   sync.Once
 
 	mu       sync.Mutex
@@ -136,16 +137,28 @@ func StartConsumerProcess(t testing.TB, nameServer, group string, topics ...stri
 // StartConsumerProcessWith is StartConsumerProcess with options.
 func StartConsumerProcessWith(t testing.TB, nameServer, group string, o ConsumerOptions, topics ...string) *ConsumerProcess {
 	t.Helper()
+	instance := UniqueName("c")
+	env := []string{"RMQC_NAMESRV=" + nameServer}
+	if a, ok := AccountFor(nameServer); ok {
+		env = append(env, "RMQC_ACCESS_KEY="+a.AccessKey, "RMQC_SECRET_KEY="+a.SecretKey)
+	}
+	c := startDemoProcess(t, "consumer of "+group, env,
+		append([]string{"consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", instance}, o.args()...)...)
+	c.Instance = instance
+	return c
+}
+
+// startDemoProcess runs dev/demo with args and waits until it prints its "consuming"
+// line. It is stopped when the test ends unless Stop was called before.
+func startDemoProcess(t testing.TB, what string, env []string, args ...string) *ConsumerProcess {
+	t.Helper()
 	bin, err := demoBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &ConsumerProcess{Instance: UniqueName("c"), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, append([]string{"consume", "-group", group, "-topics", strings.Join(topics, ","), "-instance", c.Instance}, o.args()...)...)
-	c.cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServer)
-	if a, ok := AccountFor(nameServer); ok {
-		c.cmd.Env = append(c.cmd.Env, "RMQC_ACCESS_KEY="+a.AccessKey, "RMQC_SECRET_KEY="+a.SecretKey)
-	}
+	c := &ConsumerProcess{exited: make(chan struct{}), done: make(chan struct{})}
+	c.cmd = exec.Command(bin, args...)
+	c.cmd.Env = append(os.Environ(), env...)
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +172,7 @@ func StartConsumerProcessWith(t testing.TB, nameServer, group string, o Consumer
 	go func() {
 		// Read stdout to the end (the pipe must not fill up), then reap the process.
 		sc := bufio.NewScanner(out)
-		sent := false
+		sent, finished := false, false
 		for sc.Scan() {
 			if !sent && strings.HasPrefix(sc.Text(), "consuming ") {
 				ready <- time.Now()
@@ -170,6 +183,10 @@ func StartConsumerProcessWith(t testing.TB, nameServer, group string, o Consumer
 				c.received = append(c.received, m)
 				c.mu.Unlock()
 			}
+			if !finished && strings.HasPrefix(sc.Text(), "received ") {
+				close(c.done)
+				finished = true
+			}
 		}
 		_ = c.cmd.Wait()
 		close(c.exited)
@@ -179,12 +196,12 @@ func StartConsumerProcessWith(t testing.TB, nameServer, group string, o Consumer
 	case c.Started = <-ready:
 		return c
 	case <-c.exited:
-		t.Fatalf("consumer of %s exited before starting: %s", group, stderr.String())
+		t.Fatalf("%s exited before starting: %s", what, stderr.String())
 	case <-time.After(60 * time.Second):
 		// Reap it first: stderr is written until the process is gone.
 		_ = c.cmd.Process.Kill()
 		<-c.exited
-		t.Fatalf("consumer of %s did not start within 60 s: %s", group, stderr.String())
+		t.Fatalf("%s did not start within 60 s: %s", what, stderr.String())
 	}
 	return nil
 }

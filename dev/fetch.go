@@ -65,11 +65,7 @@ func LibDir(version string) (string, error) {
 // Cached reports whether version's jars are completely in the cache.
 func Cached(version string) bool {
 	lib, err := LibDir(version)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(filepath.Dir(lib), completeMarker))
-	return err == nil
+	return err == nil && complete(lib)
 }
 
 // Fetch makes sure the NameServer, Broker and mqadmin jars of version are in
@@ -78,81 +74,107 @@ func Cached(version string) bool {
 // downloads from Maven Central. Concurrent callers (test binaries run in
 // parallel) serialise on a lock file. Progress lines go to log (may be nil).
 func Fetch(ctx context.Context, version string, log io.Writer) (string, error) {
-	if log == nil {
-		log = io.Discard
-	}
 	lib, err := LibDir(version)
 	if err != nil {
 		return "", err
 	}
+	return fetchJars(ctx, jarSet{
+		what: "rocketmq " + version,
+		lib:  lib,
+		pom:  fmt.Sprintf(pomTemplate, version, nameServerVersion(version), pinnedModules(version)),
+		// The jars we start from: checked before the cache is declared complete.
+		main: map[string]string{"rocketmq-namesrv": nameServerVersion(version), "rocketmq-broker": version,
+			"rocketmq-tools": nameServerVersion(version)},
+		hint: versionHint(version),
+	}, log)
+}
+
+// jarSet is one cache directory filled by mvn from one generated POM.
+type jarSet struct {
+	what string            // for messages: "rocketmq 5.3.3"
+	lib  string            // <cache>/<dir>/lib
+	pom  string            // the POM whose runtime dependencies fill lib
+	main map[string]string // artifact -> version that must be in lib afterwards
+	hint string            // appended when one of main is not on Maven Central
+}
+
+// fetchJars fills s.lib unless it is complete already (see Fetch).
+func fetchJars(ctx context.Context, s jarSet, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	lib := s.lib
 	verDir := filepath.Dir(lib)
-	if Cached(version) {
+	if complete(lib) {
 		return lib, nil
 	}
 	if err := os.MkdirAll(verDir, 0o755); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	unlock, err := lockFile(ctx, verDir+".lock")
 	if err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	defer unlock()
-	if Cached(version) { // someone else finished while we waited for the lock
+	if complete(lib) { // someone else finished while we waited for the lock
 		return lib, nil
 	}
 	if _, err := exec.LookPath("mvn"); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, ErrMissingTools{Missing: []string{"mvn"}})
+		return "", fmt.Errorf("fetch %s: %w", s.what, ErrMissingTools{Missing: []string{"mvn"}})
 	}
 
 	pom := filepath.Join(verDir, "pom.xml")
-	if err := os.WriteFile(pom, fmt.Appendf(nil, pomTemplate, version, nameServerVersion(version), pinnedModules(version)), 0o644); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: write pom: %w", version, err)
+	if err := os.WriteFile(pom, []byte(s.pom), 0o644); err != nil {
+		return "", fmt.Errorf("fetch %s: write pom: %w", s.what, err)
 	}
 	tmp := lib + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	logPath := filepath.Join(verDir, "fetch.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	defer logFile.Close()
 
-	fmt.Fprintf(log, "dev: fetching RocketMQ %s from Maven Central into %s (mvn log: %s)\n", version, lib, logPath)
+	fmt.Fprintf(log, "dev: fetching %s from Maven Central into %s (mvn log: %s)\n", s.what, lib, logPath)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-B", "-ntp", "-f", pom, pluginCoords,
 		"-DoutputDirectory="+tmp, "-DincludeScope=runtime")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Run(); err != nil {
-		if missing := notOnCentral(logPath, version); missing != "" {
-			return "", fmt.Errorf("fetch rocketmq %s: %s is not on Maven Central%s (mvn log: %s)",
-				version, missing, versionHint(version), logPath)
+		if missing := notOnCentral(logPath, s.main); missing != "" {
+			return "", fmt.Errorf("fetch %s: %s is not on Maven Central%s (mvn log: %s)", s.what, missing, s.hint, logPath)
 		}
-		return "", fmt.Errorf("fetch rocketmq %s: mvn: %w\n%s", version, err, tailFile(logPath, 30))
+		return "", fmt.Errorf("fetch %s: mvn: %w\n%s", s.what, err, tailFile(logPath, 30))
 	}
-	// Check the jars we start from are really there before declaring the cache complete.
-	for a, v := range map[string]string{"rocketmq-namesrv": nameServerVersion(version), "rocketmq-broker": version,
-		"rocketmq-tools": nameServerVersion(version)} {
+	for a, v := range s.main {
 		jar := filepath.Join(tmp, a+"-"+v+".jar")
 		if _, err := os.Stat(jar); err != nil {
-			return "", fmt.Errorf("fetch rocketmq %s: %s missing after mvn: %w", version, filepath.Base(jar), err)
+			return "", fmt.Errorf("fetch %s: %s missing after mvn: %w", s.what, filepath.Base(jar), err)
 		}
 	}
 	if err := os.RemoveAll(lib); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	if err := os.Rename(tmp, lib); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: %w", version, err)
+		return "", fmt.Errorf("fetch %s: %w", s.what, err)
 	}
 	n, size := dirSize(lib)
-	marker := fmt.Sprintf("version=%s\njars=%d\nbytes=%d\nfetched=%s\n", version, n, size, time.Now().UTC().Format(time.RFC3339))
+	marker := fmt.Sprintf("what=%s\njars=%d\nbytes=%d\nfetched=%s\n", s.what, n, size, time.Now().UTC().Format(time.RFC3339))
 	if err := os.WriteFile(filepath.Join(verDir, completeMarker), []byte(marker), 0o644); err != nil {
-		return "", fmt.Errorf("fetch rocketmq %s: write marker: %w", version, err)
+		return "", fmt.Errorf("fetch %s: write marker: %w", s.what, err)
 	}
-	fmt.Fprintf(log, "dev: fetched RocketMQ %s: %d jars, %.1f MiB in %s\n",
-		version, n, float64(size)/(1<<20), time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(log, "dev: fetched %s: %d jars, %.1f MiB in %s\n",
+		s.what, n, float64(size)/(1<<20), time.Since(start).Round(100*time.Millisecond))
 	return lib, nil
+}
+
+// complete reports whether lib was filled to the end (its marker is there).
+func complete(lib string) bool {
+	_, err := os.Stat(filepath.Join(filepath.Dir(lib), completeMarker))
+	return err == nil
 }
 
 // lockFile takes an exclusive flock, polling so ctx can cancel the wait.
@@ -221,16 +243,16 @@ func MissingTools(version string) []string {
 	return missing
 }
 
-// notOnCentral returns the artifact mvn could not find at all (as opposed to a
-// network failure), e.g. "rocketmq-namesrv".
-func notOnCentral(mvnLog, version string) string {
+// notOnCentral returns the artifact of main that mvn could not find at all
+// (as opposed to a network failure), e.g. "rocketmq-namesrv 4.9.8".
+func notOnCentral(mvnLog string, main map[string]string) string {
 	data, _ := os.ReadFile(mvnLog)
-	for a, v := range map[string]string{"rocketmq-namesrv": nameServerVersion(version), "rocketmq-broker": version} {
-		coords := "org.apache.rocketmq:" + a + ":jar:" + v
+	for _, a := range slices.Sorted(maps.Keys(main)) {
+		coords := "org.apache.rocketmq:" + a + ":jar:" + main[a]
 		// First attempt: "Could not find artifact X"; later ones (failure cached
 		// in ~/.m2): "X was not found in https://... during a previous attempt".
 		if strings.Contains(string(data), "Could not find artifact "+coords) || strings.Contains(string(data), coords+" was not found in") {
-			return a + " " + v
+			return a + " " + main[a]
 		}
 	}
 	return ""

@@ -24,6 +24,10 @@ var harness struct {
 	missing []string
 
 	private, withSlaves privateCluster // RequirePrivateCluster's, RequirePrivateClusterWithSlaves'
+
+	proxyOnce sync.Once
+	proxy     *Proxy // RequireProxy's, when the shared cluster came without one
+	proxyErr  error
 }
 
 type privateCluster struct {
@@ -40,6 +44,11 @@ type privateCluster struct {
 func RunTests(m *testing.M) int {
 	harness.active = true
 	code := m.Run()
+	if p := harness.proxy; p != nil {
+		if err := p.Stop(code != 0); err != nil {
+			fmt.Fprintf(os.Stderr, "dev: stopping the Proxy: %v\n", err)
+		}
+	}
 	for _, c := range []*Cluster{harness.private.cluster, harness.withSlaves.cluster} {
 		if c != nil {
 			stopTestCluster(c, code)
@@ -82,6 +91,35 @@ func RequireCluster(t testing.TB) *Cluster {
 	requireHarness(t, "RequireCluster")
 	harness.once.Do(setupCluster)
 	return required(t, harness.cluster, harness.err, harness.missing)
+}
+
+// RequireProxy returns the shared cluster with a RocketMQ Proxy in front of it
+// (ProxyRemoting, ProxyGRPC set): the one it was started with, or one started
+// on free ports on first use and stopped by RunTests. On 4.x it skips: there is
+// no Proxy to run (tests of what the console says on 4.x use RequireCluster).
+func RequireProxy(t testing.TB) *Cluster {
+	t.Helper()
+	c := RequireCluster(t)
+	if is4x(c.Version) {
+		t.Skipf("RocketMQ %s: %v", c.Version, ErrProxyNeeds5x)
+	}
+	harness.proxyOnce.Do(func() {
+		if c.ProxyRemoting != "" {
+			return
+		}
+		ports, err := freeProxyPorts()
+		if err != nil {
+			harness.proxyErr = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testStartupTimeout)
+		defer cancel()
+		harness.proxy, harness.proxyErr = c.StartProxy(ctx, ports, os.Stderr)
+	})
+	if harness.proxyErr != nil {
+		t.Fatal(harness.proxyErr)
+	}
+	return c
 }
 
 // RequirePrivateCluster returns a two-broker cluster of the test binary's own,

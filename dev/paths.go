@@ -68,18 +68,23 @@ type Ports struct {
 	BrokerB    int // used with Options.SecondBroker
 	// The slaves' main ports, used with Options.Slaves (0: this port set has none).
 	BrokerASlave, BrokerBSlave int
+	// The Proxy's remoting and gRPC ports, used with Options.Proxy.
+	ProxyRemoting, ProxyGRPC int
 }
 
 // DefaultPorts are the shared cluster's: what `rmqdev up`, `make run` and
 // RMQC_TEST_NAMESRV=127.0.0.1:19876 use.
 var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort,
-	BrokerASlave: BrokerASlavePort, BrokerBSlave: BrokerBSlavePort}
+	BrokerASlave: BrokerASlavePort, BrokerBSlave: BrokerBSlavePort,
+	ProxyRemoting: ProxyRemotingPort, ProxyGRPC: ProxyGRPCPort}
 
-// PortsFrom lays a cluster out on the 17 ports base..base+16: the NameServer
+// PortsFrom lays a cluster out on the 19 ports base..base+18: the NameServer
 // on base, broker-a on base+3 (base+1..base+4), broker-b on base+7
-// (base+5..base+8), and their slaves (Options.Slaves) on base+11 and base+15.
+// (base+5..base+8), their slaves (Options.Slaves) on base+11 and base+15, and
+// the Proxy's remoting and gRPC servers (Options.Proxy) on base+17 and base+18.
 func PortsFrom(base int) Ports {
-	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7, BrokerASlave: base + 11, BrokerBSlave: base + 15}
+	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7, BrokerASlave: base + 11, BrokerBSlave: base + 15,
+		ProxyRemoting: base + 17, ProxyGRPC: base + 18}
 }
 
 func (p Ports) orDefault() Ports {
@@ -112,7 +117,7 @@ func FreePorts() (Ports, error) {
 			return p, nil
 		}
 	}
-	return Ports{}, fmt.Errorf("no free set of 17 loopback ports between %d and %d", privatePortsLow, privatePortsHigh)
+	return Ports{}, fmt.Errorf("no free set of 19 loopback ports between %d and %d", privatePortsLow, privatePortsHigh)
 }
 
 // VersionFromEnv returns RMQ_VERSION, or DefaultVersion when it is unset.

@@ -76,19 +76,22 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 	case d.MessageModel == "BROADCASTING":
 		a.Note = "Broadcasting: every client consumes every queue; there is no assignment to check."
 		return a
-	case d.ConsumeType == "pop":
+	case consumesByPop(d.ConsumeType):
 		a.Note = "POP consumers share queues through the broker; there is no client-side assignment to check."
 		return a
 	}
-	strategy, note := groupStrategy(d.Clients)
+	// A mixed group's gRPC clients (known to a Proxy only) pop from any queue: the
+	// remoting clients share the queues among themselves.
+	clients := slices.DeleteFunc(slices.Clone(d.Clients), func(c Client) bool { return c.via == "" })
+	strategy, note := groupStrategy(clients)
 	if strategy == "" {
 		a.Note = note
 		return a
 	}
 	a.Applicable, a.Strategy, a.Note = true, strategy, note
 
-	cids := make([]string, 0, len(d.Clients))
-	for _, c := range d.Clients {
+	cids := make([]string, 0, len(clients))
+	for _, c := range clients {
 		cids = append(cids, c.ClientID)
 	}
 	byTopic := map[string][]rocketmq.MessageQueue{}
@@ -147,7 +150,7 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 		}
 	}
 	sort.SliceStable(a.Queues, func(i, j int) bool { return compareQueues(a.Queues[i].Queue(), a.Queues[j].Queue()) < 0 })
-	for _, c := range d.Clients {
+	for _, c := range clients {
 		if !holds[c.ClientID] && c.RunningInfoError == "" {
 			a.IdleClients = append(a.IdleClients, c.ClientID)
 		}

@@ -23,8 +23,15 @@ import (
 type Detail struct {
 	Group  string `json:"group"`
 	Online bool   `json:"online"`
-	// ConsumeType is push, pull or pop; "" while no client is online.
+	// ConsumeType is push, pull, pop or grpc-push (gRPC PushConsumers, which pop
+	// through the Proxy); "" while no client is online.
 	ConsumeType string `json:"consumeType"`
+	// Pop splits the backlog of a group consuming with POP (ready, revived for retry,
+	// in flight); nil for other groups.
+	Pop *PopProgress `json:"pop,omitempty"`
+	// MixedNote explains a group whose clients consume in different ways (remoting
+	// clients through the brokers and gRPC clients through a Proxy).
+	MixedNote string `json:"mixedNote,omitempty"`
 	// MessageModel is CLUSTERING or BROADCASTING; "" while no client is online.
 	MessageModel     string `json:"messageModel"`
 	ConsumeFromWhere string `json:"consumeFromWhere,omitempty"`
@@ -72,8 +79,15 @@ type Client struct {
 	ClientID   string `json:"clientId"`
 	ClientAddr string `json:"clientAddr"`
 	Language   string `json:"language"`
-	// Version is what the client reports (V5_3_3, v2.1.1), else the protocol ordinal.
-	Version       string         `json:"version"`
+	// Version is what the client reports (V5_3_3, v2.1.1), else the protocol ordinal;
+	// "" for a gRPC client, whose version the Proxy does not pass on (VersionNote).
+	Version     string `json:"version"`
+	VersionNote string `json:"versionNote,omitempty"`
+	// Protocol is remoting (the classic clients) or gRPC (RocketMQ 5's SDKs, through a Proxy).
+	Protocol string `json:"protocol"`
+	// KnownTo says who listed the client: "broker", or "Proxy <address>" for clients
+	// only a Proxy knows (gRPC clients of a cluster-mode Proxy).
+	KnownTo       string         `json:"knownTo"`
 	Subscriptions []Subscription `json:"subscriptions"`
 	// SubscriptionDiffers marks a client whose subscriptions are not the group's most
 	// common set.
@@ -217,9 +231,12 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	d.Failures = fo.Wait()
 	d.FromSlaves = fo.FromSlaves()
+	// gRPC clients are known to the Proxies only; a mixed group has clients on both.
+	proxied, pf := s.cluster.ProxyConsumers(ctx, s.admin, group)
+	d.Failures = append(d.Failures, pf...)
 
-	subs := d.mergeConnections(answers)
-	s.noteClients(group, answers)
+	subs := d.mergeConnections(answers, proxied)
+	s.noteClients(group, answers, proxied)
 	statsFailed := d.mergeStats(answers)
 	infos := s.runningInfos(ctx, d)
 	d.applyRunningInfos(infos)
@@ -232,6 +249,12 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
+	if consumesByPop(d.ConsumeType) {
+		d.Pop = s.popProgress(ctx, d, subs)
+		for i := range d.Queues {
+			d.Queues[i].OwnerUnknown = false // no client owns a queue: nothing is unknown
+		}
+	}
 	sortQueues(d.Queues)
 	d.applyLocks(infos)
 	s.detailLagTimes(ctx, d, brokers)
@@ -252,8 +275,13 @@ func (s *Service) detailLagTimes(ctx context.Context, d *Detail, brokers []clust
 	d.MaxLagTimeMs, d.MaxLagTimeNote = maxLagTime(d.Queues)
 }
 
-// noteClients remembers what the brokers said of the group's clients, for the group list.
-func (s *Service) noteClients(group string, answers []brokerAnswer) {
+// noteClients remembers what the brokers (or, for gRPC clients, the Proxies) said of the
+// group's clients, for the group list.
+func (s *Service) noteClients(group string, answers []brokerAnswer, proxied []cluster.ProxyConsumers) {
+	if len(proxied) > 0 && !slices.ContainsFunc(answers, func(a brokerAnswer) bool { return a.connErr == nil && len(a.conns.Connections) > 0 }) {
+		s.cluster.NoteSeen(group, cluster.SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: s.opts.Now()})
+		return
+	}
 	for _, a := range answers {
 		if a.connErr == nil && len(a.conns.Connections) > 0 {
 			s.cluster.NoteConsumers(group, a.conns, s.opts.Now())
@@ -268,10 +296,10 @@ func (s *Service) noteClients(group string, answers []brokerAnswer) {
 	}
 }
 
-// mergeConnections unions the clients every broker lists and returns the subscribed
-// topics. Clients heartbeat to every broker of their topics, so brokers can differ
-// for a moment while one joins or leaves.
-func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
+// mergeConnections unions the clients every broker and Proxy lists and returns the
+// subscribed topics. Clients heartbeat to every broker of their topics, so brokers can
+// differ for a moment while one joins or leaves.
+func (d *Detail) mergeConnections(answers []brokerAnswer, proxied []cluster.ProxyConsumers) map[string]bool {
 	subs := map[string]bool{}
 	seen := map[string]bool{}
 	for _, a := range answers {
@@ -298,13 +326,60 @@ func (d *Detail) mergeConnections(answers []brokerAnswer) map[string]bool {
 			seen[cn.ClientID] = true
 			d.Clients = append(d.Clients, Client{
 				ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language,
-				Version: cn.VersionName(), Subscriptions: []Subscription{}, via: a.broker.Master,
+				Version: cn.VersionName(), Protocol: ProtocolRemoting, KnownTo: KnownToBroker,
+				Subscriptions: []Subscription{}, via: a.broker.Master,
 			})
 		}
 	}
+	d.mergeProxied(proxied, seen, subs)
 	sort.Slice(d.Clients, func(i, j int) bool { return d.Clients[i].ClientID < d.Clients[j].ClientID })
 	d.Online = len(d.Clients) > 0
 	return subs
+}
+
+// mergeProxied adds the clients only the Proxies know (the broker lists none of a
+// cluster-mode Proxy's gRPC clients). They report no running info, so their
+// subscriptions are the ones the Proxy registered for the group.
+func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[string]bool) {
+	brokerType := d.ConsumeType
+	for _, pc := range proxied {
+		cc := pc.Conns
+		d.clientsKnown = true
+		ct := consumeTypeOf(cc, true)
+		switch {
+		case d.ConsumeType == "":
+			d.ConsumeType, d.MessageModel, d.ConsumeFromWhere = ct, cc.MessageModel, cc.ConsumeFromWhere
+		case brokerType != "" && ct != brokerType && d.MixedNote == "":
+			d.MixedNote = fmt.Sprintf("This group has clients of two kinds: the brokers list %s consumers (remoting), and Proxy %s lists %s consumers (gRPC). "+
+				"They share the group's offsets; the remoting clients are assigned queues while the gRPC clients pop messages from any queue, "+
+				"so the assignment below covers only the remoting clients.", ConsumeTypeLabel(brokerType), pc.Proxy, ConsumeTypeLabel(ct))
+		}
+		var groupSubs []Subscription
+		for topic, sd := range cc.Subscriptions {
+			subs[topic] = true
+			groupSubs = append(groupSubs, Subscription{Topic: topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
+		}
+		sort.Slice(groupSubs, func(a, b int) bool { return groupSubs[a].Topic < groupSubs[b].Topic })
+		for _, cn := range cc.Connections {
+			if seen[cn.ClientID] {
+				continue
+			}
+			seen[cn.ClientID] = true
+			c := Client{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language, Version: cn.VersionName(),
+				Protocol: ProtocolRemoting, KnownTo: "Proxy " + pc.Proxy, Subscriptions: slices.Clone(groupSubs)}
+			if cluster.IsGRPC(cc, cn) {
+				c.Protocol, c.Version = ProtocolGRPC, ""
+				c.VersionNote = fmt.Sprintf(grpcVersionNote, cn.VersionName())
+				c.RunningInfoError = runningInfoGRPC
+			} else {
+				c.RunningInfoError = "This client is connected to Proxy " + pc.Proxy + ", not to a broker, so no broker can ask it for its running info."
+			}
+			if c.Subscriptions == nil {
+				c.Subscriptions = []Subscription{}
+			}
+			d.Clients = append(d.Clients, c)
+		}
+	}
 }
 
 // mergeStats turns every broker's consume stats into queue rows and returns the
@@ -367,6 +442,10 @@ func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.Consu
 	// A client's failure is its own (RunningInfoError), not its broker's.
 	fo := s.cluster.Fanout(ctx)
 	for i, c := range d.Clients {
+		if c.via == "" { // known to a Proxy only: no broker can reach it
+			errs[i] = errors.New(c.RunningInfoError)
+			continue
+		}
 		fo.At(c.ClientID, c.via, "running info", func(ctx context.Context, addr string) error {
 			infos[i], errs[i] = s.admin.ConsumerRunningInfo(ctx, addr, d.Group, c.ClientID, false)
 			return nil

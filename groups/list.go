@@ -374,6 +374,11 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 			conns, err := s.admin.ConsumerConnections(ctx, addr, g)
 			switch {
 			case notThere(err):
+				// No broker knows a client: a cluster-mode Proxy may (gRPC clients).
+				if proxied, _ := s.cluster.ProxyConsumers(ctx, s.admin, g); len(proxied) > 0 {
+					s.cluster.NoteSeen(g, cluster.SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: s.opts.Now()})
+					return nil
+				}
 				s.cluster.NoteConsumers(g, nil, s.opts.Now())
 			case err == nil:
 				s.cluster.NoteConsumers(g, conns, s.opts.Now())
@@ -436,7 +441,7 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 		if cc := seen.Conns; cc != nil {
 			sum.Online = len(cc.Connections) > 0
 			sum.Clients = len(cc.Connections)
-			sum.ConsumeType = ConsumeTypeName(cc.ConsumeType)
+			sum.ConsumeType = consumeTypeOf(cc, seen.Proxy != "")
 			sum.MessageModel = cc.MessageModel
 			for t := range cc.Subscriptions {
 				if !rocketmq.IsRetryTopic(t) {

@@ -29,6 +29,7 @@ type Admin interface {
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
 	ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error)
 	ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error)
+	PollingInfo(ctx context.Context, addr, group, topic string, queueID int) (int, error)
 }
 
 // Defaults of Options.
@@ -133,7 +134,18 @@ func ConsumeTypeName(t string) string {
 	case "CONSUME_ACTIVELY":
 		return "pull"
 	case "CONSUME_POP":
-		return "pop"
+		return ConsumeTypePop
+	}
+	return t
+}
+
+// ConsumeTypeLabel is how pages write a consume type: push, pull, POP, gRPC push.
+func ConsumeTypeLabel(t string) string {
+	switch t {
+	case ConsumeTypePop:
+		return "POP"
+	case ConsumeTypeGRPCPush:
+		return "gRPC push"
 	}
 	return t
 }

@@ -52,7 +52,7 @@ func groupOffsetText(p *int64) string {
 func groupRowVM(s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
-		ConsumeType: s.ConsumeType, MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
+		ConsumeType: groups.ConsumeTypeLabel(s.ConsumeType), MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
 		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
@@ -151,9 +151,14 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 	out := make([]views.ClientRow, 0, len(d.Clients))
 	for _, c := range d.Clients {
 		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
+			VersionNote: c.VersionNote, Protocol: c.Protocol, KnownTo: c.KnownTo,
 			Strategy: c.Strategy, ConsumeMode: c.ConsumeMode, URL: views.ClientURL(d.Group, c.ClientID),
 			Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
 			TPS: views.Rate(c.ConsumeTPS), Error: c.RunningInfoError}
+		if c.KnownTo != groups.KnownToBroker {
+			// Known to a Proxy only: its subscriptions are the Proxy's, and it has no running info by design.
+			r.Note, r.Error = c.RunningInfoError, ""
+		}
 		if r.Strategy == "" && c.StrategyProperty != "" {
 			r.Strategy = c.StrategyProperty
 		}
@@ -196,7 +201,7 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 }
 
 func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
-	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: d.ConsumeType, MessageModel: d.MessageModel,
+	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
@@ -207,6 +212,17 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 			vals = append(vals, s.Lag)
 		}
 		h.TotalLag.Growing = lagGrowing(vals)
+	}
+	h.MixedNote = d.MixedNote
+	if p := d.Pop; p != nil {
+		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
+			InFlightNote: p.InFlightNote, PollingNote: p.PollingNote, Note: p.Note}
+		if p.Polling != nil {
+			h.Pop.Polling = strconv.Itoa(*p.Polling)
+		}
+		if p.InFlight != nil {
+			h.Pop.InFlight = views.Thousands(*p.InFlight)
+		}
 	}
 	return h
 }
@@ -316,6 +332,9 @@ func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, 
 	}
 	for _, q := range d.Queues {
 		vm.Queues = append(vm.Queues, queueRowVM(d.Group, q, hist))
+	}
+	if d.Pop != nil {
+		vm.TimelineNote = "This group consumes with POP: the timeline shows clients joining and leaving, never queues moving, because no client owns a queue and nothing rebalances."
 	}
 	return vm
 }

@@ -320,6 +320,8 @@ func msgGroupRow(g lookup.GroupState) views.GroupConsumeRow {
 		row.State, row.Class = "consumed", "status-ok"
 	case lookup.NotConsumed:
 		row.State, row.Class = "not consumed yet", "status-warn"
+	case lookup.Popped:
+		row.State, row.Class = "popped (acknowledgement unknown)", "status-warn"
 	case lookup.Filtered:
 		row.State, row.Class = "filtered out by its subscription", "status-ok"
 	case lookup.Offline:

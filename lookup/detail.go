@@ -24,6 +24,10 @@ const (
 	// Filtered: the group is online and past the message, but its subscription's tags
 	// exclude it, so no client ever received it.
 	Filtered ConsumeState = "filtered"
+	// Popped: a group consuming with POP has its offset past the message. That only
+	// says the message was popped (handed to a client): POP moves the offset at pop
+	// time, and a message not acknowledged in time is revived and delivered again.
+	Popped ConsumeState = "popped"
 	// Offline: no client of the group is connected; Reason says what its stored offset
 	// shows.
 	Offline ConsumeState = "offline"
@@ -50,7 +54,7 @@ type GroupState struct {
 	Clients []rocketmq.Connection
 	// MessageModel is CLUSTERING or BROADCASTING, when the clients were listed.
 	MessageModel string
-	// Reason explains Offline, Filtered and Unknown as a sentence.
+	// Reason explains Popped, Offline, Filtered and Unknown as a sentence.
 	Reason string
 }
 
@@ -178,6 +182,13 @@ func (s *Service) clientsOf(fo *cluster.Fanout, b cluster.Broker, names []string
 			switch {
 			case errors.Is(err, rocketmq.ErrConsumerNotOnline):
 				conn = nil
+				// A cluster-mode Proxy keeps its gRPC clients from the brokers.
+				if proxied, _ := s.cluster.ProxyConsumers(ctx, s.admin, name); len(proxied) > 0 {
+					seen := cluster.SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: time.Now()}
+					s.cluster.NoteSeen(name, seen)
+					out[i] = seenClients{seen: &seen}
+					return nil
+				}
 			case err != nil:
 				out[i].err = err
 				if cluster.Unanswered(err) {
@@ -244,6 +255,10 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 		st.State, st.Reason = Offline, fmt.Sprintf("No client is connected. Its stored offset %d has not reached this message (offset %d): it will consume it when it comes back.", off, m.QueueOffset)
 	case past && tagFilter && excludedBy(st.Subscription, m.Tags()):
 		st.State, st.Reason = Filtered, fmt.Sprintf("The group's offset is past the message, but its subscription %q does not take tag %q, so no client received it.", st.Subscription, m.Tags())
+	case past && cl.seen.ConsumesByPop():
+		st.State, st.Reason = Popped, fmt.Sprintf("The group consumes with POP, whose offset (%d) moves when a message is handed to a client, not when it is acknowledged: "+
+			"this message was popped. If it was not acknowledged within its invisible time, the broker revived it into the group's POP retry topic to deliver it again; "+
+			"no admin request says which.", off)
 	case past:
 		st.State = Consumed
 	default:

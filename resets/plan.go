@@ -75,8 +75,10 @@ type Plan struct {
 	Online      bool
 	OnlineKnown bool
 	Clients     []string
-	Brokers     []BrokerPlan
-	Queues      []QueuePlan
+	// Pop: the group consumes with POP (see Snapshot.Pop).
+	Pop     bool
+	Brokers []BrokerPlan
+	Queues  []QueuePlan
 	// Warnings say what will happen and what to watch, as sentences.
 	Warnings []string
 	Failures []BrokerFailure
@@ -193,7 +195,7 @@ func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
 func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
 	p := &Plan{
 		Request: req, Topics: snap.Topics, Online: snap.Online, OnlineKnown: snap.OnlineKnown,
-		Clients: snap.Clients, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
+		Clients: snap.Clients, Pop: snap.Pop, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
 		Refused: refusedIn(req, snap.Refused),
 	}
 	queues := snap.Queues
@@ -466,6 +468,9 @@ func warnings(p *Plan) []string {
 	var w []string
 	g := p.Request.Group
 	switch {
+	case p.Online && p.Pop:
+		w = append(w, fmt.Sprintf("%d client(s) of group %s are online (%s). Nothing is sent to them: their next pops start from the new offsets.",
+			len(p.Clients), g, strings.Join(p.Clients, ", ")))
 	case p.Online:
 		w = append(w, fmt.Sprintf("%d client(s) of group %s are online (%s). They are told by the broker and restart from the new offsets.",
 			len(p.Clients), g, strings.Join(p.Clients, ", ")))
@@ -477,7 +482,12 @@ func warnings(p *Plan) []string {
 	for _, b := range p.Brokers {
 		w = append(w, fmt.Sprintf("Broker %s (RocketMQ %s): %s.", b.Name, VersionText(b.Version), b.Method.Explain()))
 	}
-	if p.Online {
+	if p.Pop {
+		w = append(w, "This group consumes with POP: the broker applies the new offsets at the group's next pop of each queue, whether or not a client is connected. "+
+			"Messages already popped and not yet acknowledged (in flight) are not part of the reset: if their clients do not acknowledge them within their invisible time, "+
+			"the broker revives them into the group's POP retry topic and delivers them again, so some messages may arrive twice. "+
+			"The POP retry topic keeps its own offsets; reset it as its own topic to skip or replay what waits there.")
+	} else if p.Online {
 		w = append(w, "Clients that commit offsets asynchronously can write an old offset back right after the reset; the console reads every offset back after applying and reports any queue that did not stay at its target.")
 	}
 	clamped, unchanged := 0, 0

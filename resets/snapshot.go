@@ -55,9 +55,13 @@ type Snapshot struct {
 	Online      bool
 	OnlineKnown bool
 	Clients     []string
-	Brokers     []BrokerState
-	Queues      []QueueState
-	Failures    []BrokerFailure
+	// Pop is true when the group's clients consume with POP (gRPC clients through a
+	// Proxy, remoting POP consumers): no client holds a queue, and messages already
+	// popped stay with their checkpoints whatever the reset does.
+	Pop      bool
+	Brokers  []BrokerState
+	Queues   []QueueState
+	Failures []BrokerFailure
 	// Refused are brokers whose queues are known from the route but cannot be reset:
 	// their master did not answer or none is registered.
 	Refused []RefusedBroker
@@ -221,6 +225,23 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	}
 	fo.Wait()
 	snap.OnlineKnown = onlineAnswers > 0
+	if !snap.Online {
+		// A cluster-mode Proxy keeps its gRPC clients from the brokers.
+		proxied, failures := s.brokers.ProxyConsumers(ctx, s.admin, group)
+		snap.Failures = append(snap.Failures, failures...)
+		for _, pc := range proxied {
+			snap.Online, snap.OnlineKnown = true, true
+			snap.Pop = snap.Pop || cluster.SeenConsumers{Conns: pc.Conns, Proxy: pc.Proxy}.ConsumesByPop()
+			for _, c := range pc.Conns.Connections {
+				clients[c.ClientID] = true
+			}
+			for t := range pc.Conns.Subscriptions {
+				if isGroupTopic(t) {
+					groupTopics[t] = true
+				}
+			}
+		}
+	}
 	for c := range clients {
 		snap.Clients = append(snap.Clients, c)
 	}

@@ -56,6 +56,10 @@ type ConsumerConnection struct {
 	ConsumeType      string                      `json:"consumeType"`      // CONSUME_PASSIVELY (push), CONSUME_ACTIVELY (pull), CONSUME_POP
 	MessageModel     string                      `json:"messageModel"`     // CLUSTERING or BROADCASTING
 	ConsumeFromWhere string                      `json:"consumeFromWhere"` // e.g. CONSUME_FROM_LAST_OFFSET
+	// ServerVersion is the MQVersion ordinal of the server that answered (its response
+	// header). A 5.x Proxy reports its own version as the version of a gRPC client, so a
+	// connection carrying the answering Proxy's version says nothing of the client.
+	ServerVersion int `json:"-"`
 }
 
 // ConsumerConnections returns the clients and subscriptions of a consumer
@@ -71,7 +75,24 @@ func (c *Client) ConsumerConnections(ctx context.Context, addr, group string) (*
 		return nil, fmt.Errorf("connections of consumer group %q on %s: %w", group, addr, err)
 	}
 	sortConnections(cc.Connections)
+	cc.ServerVersion = resp.Version
 	return &cc, nil
+}
+
+// PollingInfo returns how many long-polling POP requests of group for topic are parked
+// on the broker at addr for queueID (POLLING_INFO, 5.x). gRPC consumers pop
+// non-orderly topics through the Proxy with queue id -1, so -1 counts theirs.
+func (c *Client) PollingInfo(ctx context.Context, addr, group, topic string, queueID int) (int, error) {
+	resp, err := c.call(ctx, addr, CodePollingInfo, map[string]string{
+		"consumerGroup": group, "topic": topic, "queueId": strconv.Itoa(queueID)}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("polling info of group %q on %s: %w", group, addr, err)
+	}
+	n, err := strconv.Atoi(resp.ExtFields["pollingNum"])
+	if err != nil {
+		return 0, fmt.Errorf("polling info of group %q on %s: pollingNum %q: %w", group, addr, resp.ExtFields["pollingNum"], err)
+	}
+	return n, nil
 }
 
 // ConsumerIDs returns the client ids of a consumer group connected to the

@@ -91,3 +91,25 @@ const MaxNameLen = 255
 func ValidNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '%' || r == '|' || r == '-' || r == '_'
 }
+
+// PopRetryTopicV1 is where a broker revives the messages a POP consumer of group took
+// from topic and did not acknowledge within their invisible time (the default naming,
+// "%RETRY%<group>_<topic>").
+func PopRetryTopicV1(group, topic string) string { return RetryTopicPrefix + group + "_" + topic }
+
+// PopRetryTopicV2 is PopRetryTopicV1's name on brokers with enableRetryTopicV2
+// ("%RETRY%<group>+<topic>").
+func PopRetryTopicV2(group, topic string) string { return RetryTopicPrefix + group + "+" + topic }
+
+// PopRetryTopicOf returns the topic whose POP retry topic name is, for group. Names are
+// parsed by the known "%RETRY%<group>_" or "%RETRY%<group>+" prefix, never by splitting
+// on "_": group and topic names may both contain it. The group's own retry topic
+// ("%RETRY%<group>", push consumers') is not a POP retry topic.
+func PopRetryTopicOf(name, group string) (string, bool) {
+	for _, sep := range []string{"_", "+"} {
+		if t, ok := strings.CutPrefix(name, RetryTopicPrefix+group+sep); ok && t != "" {
+			return t, true
+		}
+	}
+	return "", false
+}

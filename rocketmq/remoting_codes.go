@@ -46,10 +46,12 @@ const (
 	CodeQueryConsumeQueue          RequestCode = 321
 	CodeGetBrokerConsumeStats      RequestCode = 317
 	CodeSendMessageV2              RequestCode = 310
+	CodePollingInfo                RequestCode = 200055
 )
 
 var requestCodeNames = map[RequestCode]string{
 	CodePullMessage:                "PULL_MESSAGE",
+	CodePollingInfo:                "POLLING_INFO",
 	CodeQueryMessage:               "QUERY_MESSAGE",
 	CodeQueryConsumerOffset:        "QUERY_CONSUMER_OFFSET",
 	CodeUpdateConsumerOffset:       "UPDATE_CONSUMER_OFFSET",

@@ -23,12 +23,15 @@ import (
 // A flag wins over its variable; the variable wins over the default.
 type Config struct {
 	NameServers []string
-	Listen      string
-	DataDir     string
-	DB          string
-	Timeout     time.Duration
-	LogLevel    slog.Level
-	LogFormat   string
+	// Proxies are the remoting addresses of the cluster's RocketMQ 5 Proxies, asked for
+	// the gRPC clients a cluster-mode Proxy keeps from the brokers.
+	Proxies   []string
+	Listen    string
+	DataDir   string
+	DB        string
+	Timeout   time.Duration
+	LogLevel  slog.Level
+	LogFormat string
 	// NoAuth allows listening on a non-loopback address without users. Every page then
 	// carries a warning banner.
 	NoAuth bool
@@ -74,6 +77,7 @@ func (s setting) secret(v string) bool {
 
 var settings = []setting{
 	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
+	{"proxy", "RMQC_PROXY", "", "remoting addresses of the cluster's RocketMQ 5 Proxies, ';'-separated (host:8080): gRPC clients are known only to them"},
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090", "address the console listens on"},
 	{"data-dir", "RMQC_DATA_DIR", "./data", "directory for the console's files"},
 	{"db", "RMQC_DB", "", "SQLite file (default $RMQC_DATA_DIR/rmqconsole.db), or a PostgreSQL URL (postgres://user:password@host/db) that several consoles share"},
@@ -170,6 +174,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	var err error
 	if c.NameServers, err = ParseNameServers(get("namesrv")); err != nil {
 		return nil, bad("namesrv", err.Error())
+	}
+	if c.Proxies, err = ParseNameServers(get("proxy")); err != nil {
+		return nil, bad("proxy", err.Error())
 	}
 	c.Listen = get("listen")
 	if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {

@@ -120,7 +120,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 			st.Close()
 			return nil, err
 		}
-		a.cluster = cluster.New(a.rmq, cluster.Options{})
+		a.cluster = cluster.New(a.rmq, cluster.Options{Proxies: cfg.Proxies})
 	}
 	a.resets = a.newResetService()
 	a.onClose(a.resets.Close)    // writes the refusals it only counted

@@ -280,6 +280,8 @@ type GroupVM struct {
 	Queues              []QueueRow
 	Assignment          AssignmentVM
 	Timeline            []EventRow
+	// TimelineNote says what the timeline cannot show for this group (POP: no queue moves).
+	TimelineNote string
 	// ChartData is the total lag series as JSON: {"t":[unix s...],"v":[lag or null...]}.
 	ChartData string
 	// LagChart is the stored history drawn before the live samples.
@@ -341,20 +343,39 @@ type GroupHeader struct {
 	FromSlaves []string
 	// LiveError says the last poll failed (the figures are from the poll before).
 	LiveError string
+	// Pop is the backlog of a group consuming with POP; nil for other groups.
+	Pop *PopVM
+	// MixedNote explains a group with remoting and gRPC clients.
+	MixedNote string
+}
+
+// PopVM splits a POP group's backlog: never popped, revived for retry, in flight.
+type PopVM struct {
+	Ready, Retry string
+	// InFlight is "" when the broker does not report it (InFlightNote says so).
+	InFlight, InFlightNote string
+	// Polling counts the receive requests parked on the brokers ("" when unknown, see PollingNote).
+	Polling, PollingNote string
+	Note                 string
 }
 
 // ClientRow is one online client.
 type ClientRow struct {
 	ID, Addr, Language, Version string
-	Strategy                    string
-	ConsumeMode                 string
-	URL                         string
-	Subscriptions               []string
-	Differs                     bool
-	Queues                      int
-	Idle                        bool
-	TPS                         string
-	Error                       string
+	// VersionNote says why Version is unknown (a gRPC client behind a Proxy).
+	VersionNote       string
+	Protocol, KnownTo string
+	// Note is shown instead of the client's queues when it has none by design.
+	Note          string
+	Strategy      string
+	ConsumeMode   string
+	URL           string
+	Subscriptions []string
+	Differs       bool
+	Queues        int
+	Idle          bool
+	TPS           string
+	Error         string
 }
 
 // TopicRow sums one topic.

@@ -694,6 +694,14 @@ func (f *Fake) TopicConsumerGroups(ctx context.Context, addr, topic string) ([]s
 	return out, nil
 }
 
+// PollingInfo answers as a broker with no parked POP request does.
+func (f *Fake) PollingInfo(ctx context.Context, addr, group, topic string, queueID int) (int, error) {
+	if _, err := f.enter(ctx, "PollingInfo", addr); err != nil {
+		return 0, err
+	}
+	return 0, nil
+}
+
 // ConsumerConnections answers as a broker does.
 func (f *Fake) ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error) {
 	if _, err := f.enter(ctx, "ConsumerConnections", addr); err != nil {

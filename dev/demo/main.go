@@ -7,6 +7,11 @@
 //
 // `demo consume -group G -topics A,B` runs just one push consumer instead, and `demo
 // produce -topic T` sends a few messages (tests use both).
+//
+// When RMQDEV_PROXY_GRPC names a RocketMQ Proxy (rmqdev run sets it), the demo also
+// runs gRPC clients through it (Apache's Go gRPC SDK): a producer, a PushConsumer group
+// and a SimpleConsumer (POP) group. `demo grpc-produce`, `demo grpc-push` and `demo
+// grpc-simple` run one of each for tests.
 package main
 
 import (
@@ -92,6 +97,14 @@ func main() {
 		}
 		return
 	}
+	grpcModes := map[string]func(context.Context, []string) error{
+		"grpc-produce": grpcProduce, "grpc-push": grpcPush, "grpc-simple": grpcSimple}
+	if len(os.Args) > 1 && grpcModes[os.Args[1]] != nil {
+		if err := grpcModes[os.Args[1]](ctx, os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	fs := flag.NewFlagSet("demo", flag.ExitOnError)
 	tr := addTraceFlags(fs)
 	_ = fs.Parse(os.Args[1:])
@@ -102,7 +115,15 @@ func main() {
 }
 
 func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
-	if err := createTopics(ctx, ns); err != nil {
+	names := []string{}
+	for _, t := range topics {
+		names = append(names, t.name)
+	}
+	endpoint := os.Getenv(grpcEndpointEnv)
+	if endpoint != "" {
+		names = append(names, grpcTopic)
+	}
+	if err := createTopics(ctx, ns, names); err != nil {
 		return err
 	}
 	popts := []producer.Option{
@@ -132,6 +153,9 @@ func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
 	}
 	for _, g := range groups {
 		wg.Go(func() { runGroup(ctx, ns, g, trace) })
+	}
+	if endpoint != "" {
+		wg.Go(func() { runGRPC(ctx, endpoint) })
 	}
 	wg.Wait()
 	return nil

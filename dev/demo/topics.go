@@ -16,7 +16,7 @@ import (
 
 // createTopics makes each demo topic with 8 queues on every master. The Go producer does
 // not auto-create a topic the NameServer does not know, so the demo creates them first.
-func createTopics(ctx context.Context, ns []string) error {
+func createTopics(ctx context.Context, ns []string, names []string) error {
 	// The cluster may still be starting: wait for its brokers a while.
 	var masters []string
 	var err error
@@ -38,23 +38,23 @@ func createTopics(ctx context.Context, ns []string) error {
 		return fmt.Errorf("new admin: %w", err)
 	}
 	defer adm.Close()
-	for _, t := range topics {
+	for _, name := range names {
 		for _, addr := range masters {
-			if err := adm.CreateTopic(ctx, admin.WithTopicCreate(t.name), admin.WithBrokerAddrCreate(addr),
+			if err := adm.CreateTopic(ctx, admin.WithTopicCreate(name), admin.WithBrokerAddrCreate(addr),
 				admin.WithReadQueueNums(8), admin.WithWriteQueueNums(8)); err != nil {
-				return fmt.Errorf("create topic %s on %s: %w", t.name, addr, err)
+				return fmt.Errorf("create topic %s on %s: %w", name, addr, err)
 			}
 		}
 	}
 	// The brokers register new topics with the NameServer on their next heartbeat.
 	deadline := time.Now().Add(60 * time.Second)
-	for _, t := range topics {
+	for _, name := range names {
 		for {
-			if _, err := adm.FetchPublishMessageQueues(ctx, t.name); err == nil {
+			if _, err := adm.FetchPublishMessageQueues(ctx, name); err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("topic %s created but the NameServer has no route for it after 60 s", t.name)
+				return fmt.Errorf("topic %s created but the NameServer has no route for it after 60 s", name)
 			}
 			select {
 			case <-ctx.Done():

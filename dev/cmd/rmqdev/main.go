@@ -2,11 +2,11 @@
 // jars from Maven Central, starts a NameServer and broker(s) on loopback and
 // lets other commands attach to them. See docs/running-rocketmq.md.
 //
-//	rmqdev up [--second-broker] [--slaves] [--acl] [--fresh]   start detached (reuse if running)
+//	rmqdev up [--second-broker] [--slaves] [--acl] [--proxy] [--fresh]   start detached (reuse if running)
 //	rmqdev down                             stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
-//	rmqdev run [--second-broker] [--also "CMD ARGS"] -- CMD ARGS...
+//	rmqdev run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
 //	rmqdev fetch [VERSION...]               only fill the jar cache
 //
 // RMQ_VERSION picks the version (default 5.3.3), RMQ_CACHE the cache dir.
@@ -30,15 +30,17 @@ import (
 )
 
 const usage = `usage: rmqdev COMMAND
-  up [--second-broker] [--slaves] [--acl] [--fresh]
+  up [--second-broker] [--slaves] [--acl] [--proxy] [--fresh]
                                    start RocketMQ detached, or say it already runs;
                                    --slaves: a slave (brokerId 1) for each master;
-                                   --acl: access control on (4.x plain ACL, 5.x ACL 2.0)
+                                   --acl: access control on (4.x plain ACL, 5.x ACL 2.0);
+                                   --proxy: the RocketMQ Proxy too (5.x), for gRPC clients
   down                             stop it
   status                           show it; exit 1 when nothing runs
   mqadmin ARGS...                  run mqadmin against it (-n is added)
-  run [--second-broker] [--also "CMD ARGS"] -- CMD ARGS...
-                                   start it (or reuse it), run CMD with RMQC_NAMESRV set,
+  run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
+                                   start it (or reuse it), with the Proxy on 5.x, run CMD
+                                   with RMQC_NAMESRV (and RMQC_PROXY, RMQDEV_PROXY_GRPC) set,
                                    stop it afterwards if run started it
   fetch [VERSION...]               download the jars into the cache only
 env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `, newest: ` + dev.VersionNewest + `), RMQ_CACHE (default <repo>/.cache/rocketmq)
@@ -164,9 +166,13 @@ func running(ctx context.Context, version string) (*known, error) {
 }
 
 // reusable is running's cluster of version, or nil; one without broker-b is an
-// error when second asks for it, and one whose slaves or access control differ.
-func reusable(ctx context.Context, version string, second, slaves, acl bool) (*known, error) {
+// error when second asks for it, and one whose slaves or access control differ,
+// or without the Proxy when proxy asks for it.
+func reusable(ctx context.Context, version string, second, slaves, acl, proxy bool) (*known, error) {
 	k, err := running(ctx, version)
+	if err == nil && k != nil && proxy && k.state.ProxyRemoting == "" {
+		return nil, fmt.Errorf("RocketMQ %s already runs without the Proxy; `rmqdev down` first", version)
+	}
 	if err == nil && k != nil && second && len(k.state.Brokers) < 2 {
 		return nil, fmt.Errorf("RocketMQ %s already runs without broker-b; `rmqdev down` first", version)
 	}
@@ -186,14 +192,26 @@ func onOff(b bool) string {
 	return "off"
 }
 
-// printEnv prints what the console needs to reach c: RMQC_NAMESRV, and the
-// admin account of a cluster with ACL on (a local cluster's fixed password).
-func printEnv(nameServer string, acl bool) {
-	fmt.Println("RMQC_NAMESRV=" + nameServer)
-	if acl {
-		fmt.Println("RMQC_ACCESS_KEY=" + dev.AdminAccount.AccessKey)
-		fmt.Println("RMQC_SECRET_KEY=" + dev.AdminAccount.SecretKey)
+// printEnv prints what the console needs to reach c: RMQC_NAMESRV, the
+// Proxy's remoting address (RMQC_PROXY) and gRPC endpoint for gRPC clients when
+// it runs, and the admin account of a cluster with ACL on (a local cluster's
+// fixed password).
+func printEnv(s dev.State) {
+	for _, kv := range clusterEnv(s) {
+		fmt.Println(kv)
 	}
+}
+
+// clusterEnv is the environment that points the console and the demo at s.
+func clusterEnv(s dev.State) []string {
+	env := []string{"RMQC_NAMESRV=" + s.NameServer}
+	if s.ProxyRemoting != "" {
+		env = append(env, "RMQC_PROXY="+s.ProxyRemoting, "RMQDEV_PROXY_GRPC="+s.ProxyGRPC)
+	}
+	if s.ACL {
+		env = append(env, "RMQC_ACCESS_KEY="+dev.AdminAccount.AccessKey, "RMQC_SECRET_KEY="+dev.AdminAccount.SecretKey)
+	}
+	return env
 }
 
 func up(args []string) error {
@@ -202,19 +220,21 @@ func up(args []string) error {
 	fresh := fs.Bool("fresh", false, "delete the stores and logs of the previous run first")
 	acl := fs.Bool("acl", false, "turn access control on (4.x plain ACL, 5.x ACL 2.0) with an admin and a limited account")
 	slaves := fs.Bool("slaves", false, "give each master a slave (brokerId 1): broker-a's on 127.0.0.1:20931, broker-b's on 127.0.0.1:21931")
+	proxy := fs.Bool("proxy", false, fmt.Sprintf("also run the RocketMQ Proxy %s (5.x only): remoting on 127.0.0.1:%d, gRPC on 127.0.0.1:%d",
+		dev.ProxyVersion, dev.ProxyRemotingPort, dev.ProxyGRPCPort))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	version := dev.VersionFromEnv()
-	k, err := reusable(ctx, version, *second, *slaves, *acl)
+	k, err := reusable(ctx, version, *second, *slaves, *acl, *proxy)
 	if err != nil {
 		return err
 	}
 	if k != nil {
 		fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s already running (%s, started %s)\n",
 			version, brokerList(k.state.Brokers), k.state.StartedAt.Local().Format(time.DateTime))
-		printEnv(k.state.NameServer, k.state.ACL)
+		printEnv(k.state)
 		return nil
 	}
 	dir, err := runDir(version)
@@ -233,7 +253,7 @@ func up(args []string) error {
 		}
 	}
 	t := time.Now()
-	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Detached: true,
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Proxy: *proxy, Detached: true,
 		StartupTimeout: startupTimeout, Log: os.Stderr})
 	if err != nil {
 		return err
@@ -244,7 +264,7 @@ func up(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "rmqdev: RocketMQ %s up in %s (%s); logs in %s; stop with `rmqdev down`\n",
 		version, time.Since(t).Round(100*time.Millisecond), brokerList(append(c.Brokers, c.Slaves...)), dir)
-	printEnv(c.NameServer, c.ACL)
+	printEnv(c.State())
 	return nil
 }
 
@@ -303,9 +323,12 @@ func status() (int, error) {
 					addr = b.Addr
 				}
 			}
+			if p.Name == "proxy" {
+				addr = k.state.ProxyRemoting + " (remoting), " + k.state.ProxyGRPC + " (gRPC)"
+			}
 			fmt.Printf("  %-9s %-16s pid %d\n", p.Name, addr, p.PID)
 		}
-		fmt.Println("RMQC_NAMESRV=" + k.state.NameServer)
+		printEnv(k.state)
 	}
 	if len(ks) == 0 {
 		fmt.Println("RocketMQ: not running (no state file; start it with `rmqdev up`)")
@@ -360,6 +383,7 @@ func run(args []string) (int, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
 	also := fs.String("also", "", "a second command (run by sh -c) to run in the background meanwhile, e.g. demo traffic")
+	proxy := fs.Bool("proxy", true, "when starting RocketMQ 5.x, also start the Proxy, for gRPC clients")
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
@@ -391,7 +415,9 @@ func run(args []string) (int, error) {
 	version := dev.VersionFromEnv()
 	var c *dev.Cluster
 	var statePath string
-	k, err := reusable(ctx, version, *second, false, false)
+	// A running cluster is reused with or without its Proxy: the demo's gRPC
+	// clients simply stay off without one.
+	k, err := reusable(ctx, version, *second, false, false, false)
 	if err == nil && k != nil {
 		c = k.cluster
 		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
@@ -401,7 +427,8 @@ func run(args []string) (int, error) {
 			return 1, derr
 		}
 		// Not detached: the JVMs get SIGTERM if rmqdev itself dies.
-		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, StartupTimeout: startupTimeout, Log: os.Stderr})
+		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second,
+			Proxy: *proxy && dev.ProxySupported(version), StartupTimeout: startupTimeout, Log: os.Stderr})
 		if err == nil {
 			statePath, err = writeState(c)
 			defer func() {
@@ -418,7 +445,7 @@ func run(args []string) (int, error) {
 		return 1, err
 	}
 
-	env := append(os.Environ(), "RMQC_NAMESRV="+c.NameServer)
+	env := append(os.Environ(), clusterEnv(c.State())...)
 	var alsoCmd *exec.Cmd
 	if *also != "" {
 		alsoCmd = exec.Command("sh", "-c", *also)

@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
+)
+
+// A POP group consumed by a real gRPC SimpleConsumer through the Proxy, in a browser:
+// the client shows as gRPC, known to the Proxy, with no made-up version; the page says
+// the group has no queue owners and splits its backlog into ready and waiting for
+// redelivery, with in flight plainly not reported.
+func TestPOPGroupPageShowsGRPCClientAndBacklog(t *testing.T) {
+	cl := dev.RequireProxy(t)
+	topic := newTopic(t, cl, "e2e-pop", 2)
+	group := dev.UniqueName("e2e-pop-cg")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := dev.GRPCSend(ctx, cl, topic, 6, ""); err != nil {
+		t.Fatal(err)
+	}
+	c := dev.StartGRPCConsumer(t, cl, group, topic, dev.GRPCConsumerOptions{Simple: true, Receive: 2})
+	if err := c.WaitReceived(90 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_PROXY="+cl.ProxyRemoting, "RMQC_GROUP_POLL=1s")
+	waitOnline(t, con, group, 1)
+	b := Browser(t)
+	Do(t, b, "open the POP group's page",
+		chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="pop-progress"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="clients-table"]`)),
+	)
+	Get(t, b, "see 4 ready", chromedp.Poll[bool](`document.querySelector('[data-testid="pop-ready"]').textContent.trim() === "4"`,
+		chromedp.WithPollingTimeout(30*time.Second)))
+	for sel, want := range map[string]string{
+		`[data-testid="pop-note"]`:        "no client owns a queue",
+		`[data-testid="pop-inflight"]`:    "not reported",
+		`[data-testid="client-protocol"]`: "gRPC",
+		`[data-testid="client-known-to"]`: "Proxy " + cl.ProxyRemoting,
+		`[data-testid="client-version"]`:  "unknown",
+		`[data-testid="group-online"]`:    "1 online",
+		`[data-testid="group-summary"]`:   "POP",
+	} {
+		if txt := Get(t, b, "read "+sel, chromedp.Text(chromedp.CSS(sel))); !strings.Contains(txt, want) {
+			t.Errorf("%s reads %q, want %q in it", sel, txt, want)
+		}
+	}
+	Screenshot(t, b, "pop-group")
+}

@@ -1,0 +1,150 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/dev"
+	"rmqconsole/rocketmq"
+)
+
+// Groups consumed through the RocketMQ Proxy by real gRPC clients (Apache's Go SDK).
+// A cluster-mode Proxy keeps them from the brokers; the console finds them through the
+// Proxy's remoting port.
+
+// newProxyIT is newIT on the cluster with a Proxy, with the service told of the Proxy
+// as RMQC_PROXY would.
+func newProxyIT(t *testing.T) *itCluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ and its Proxy")
+	}
+	cl := dev.RequireProxy(t)
+	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	view := cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})
+	return &itCluster{cl: cl, c: c, svc: NewService(c, Options{Cluster: view})}
+}
+
+// A SimpleConsumer group pops part of a topic, acknowledges some and leaves one: the page
+// shows what is ready (never popped) and what the broker revived into the POP retry
+// topic, lists the client as gRPC, known to the Proxy, with no made-up version, and
+// says that POP groups have no queue owners.
+func TestIntegrationPOPGroupShowsReadyAndRetry(t *testing.T) {
+	it := newProxyIT(t)
+	topic := it.topicOnOneBroker(t, "pop", 2)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	const produced, popped, left = 10, 4, 1
+	if _, err := dev.GRPCSend(ctx, it.cl, topic, produced, ""); err != nil {
+		t.Fatal(err)
+	}
+	group := dev.UniqueName("pop-g")
+	c := dev.StartGRPCConsumer(t, it.cl, group, topic, dev.GRPCConsumerOptions{
+		Simple: true, Receive: popped, LeaveUnacked: left, Invisible: 10 * time.Second})
+	if err := c.WaitReceived(90 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(strings.Join(c.Received(), "\n"), " left"); got != left {
+		t.Fatalf("the consumer left %d messages unacknowledged, want %d: %v", got, left, c.Received())
+	}
+
+	var d *Detail
+	dev.Eventually(t, 2*time.Minute, "the POP group's ready and retry counts", func() error {
+		var err error
+		if d, err = it.svc.Detail(ctx, group); err != nil {
+			return err
+		}
+		switch {
+		case d.Pop == nil:
+			return fmt.Errorf("no POP progress; consume type %q, online %v", d.ConsumeType, d.Online)
+		case d.Pop.Ready != produced-popped || d.Pop.Retry != left:
+			return fmt.Errorf("ready %d, retry %d; want %d, %d", d.Pop.Ready, d.Pop.Retry, produced-popped, left)
+		}
+		return nil
+	})
+	if !d.Online || d.ConsumeType != ConsumeTypePop {
+		t.Errorf("online %v, consume type %q; want online, %q", d.Online, d.ConsumeType, ConsumeTypePop)
+	}
+	if len(d.Clients) != 1 {
+		t.Fatalf("clients = %+v, want the one gRPC consumer", d.Clients)
+	}
+	cl := d.Clients[0]
+	if cl.Protocol != ProtocolGRPC || cl.KnownTo != "Proxy "+it.cl.ProxyRemoting || cl.Language != "GO" {
+		t.Errorf("client protocol %q, known to %q, language %q; want gRPC, Proxy %s, GO", cl.Protocol, cl.KnownTo, cl.Language, it.cl.ProxyRemoting)
+	}
+	if cl.Version != "" || !strings.Contains(cl.VersionNote, "its own") {
+		t.Errorf("client version %q (note %q): the Proxy's own version must not be shown as the client's", cl.Version, cl.VersionNote)
+	}
+	if len(cl.Subscriptions) == 0 || cl.Subscriptions[0].Topic != topic {
+		t.Errorf("client subscriptions = %+v, want %s from the Proxy", cl.Subscriptions, topic)
+	}
+	if d.Pop.InFlight != nil || d.Pop.InFlightNote == "" || !strings.Contains(d.Pop.Note, "no client owns a queue") {
+		t.Errorf("POP progress %+v: in flight must be said unknown and the page must say there are no owners", d.Pop)
+	}
+	if d.Assignment.Applicable {
+		t.Error("a POP group has no client-side assignment to check")
+	}
+	for _, q := range d.Queues {
+		if q.Owner != "" || q.OwnerUnknown {
+			t.Errorf("queue %v: owner %q, unknown %v; POP queues have no owner", q.Queue(), q.Owner, q.OwnerUnknown)
+		}
+	}
+	retryTopic := rocketmq.PopRetryTopicV1(group, topic)
+	found := false
+	for _, ts := range d.Topics {
+		found = found || (ts.Topic == retryTopic && ts.Retry && ts.Lag == left)
+	}
+	if !found {
+		t.Errorf("topics = %+v, want %s with lag %d", d.Topics, retryTopic, left)
+	}
+}
+
+// A PushConsumer group through the Proxy: the brokers answer that no client is online,
+// the Proxy lists the client, and the group and its list row say gRPC push, online.
+func TestIntegrationGRPCPushGroupShowsItsClients(t *testing.T) {
+	it := newProxyIT(t)
+	topic := it.topicOnOneBroker(t, "gpush", 2)
+	group := dev.UniqueName("gpush-g")
+	dev.StartGRPCConsumer(t, it.cl, group, topic, dev.GRPCConsumerOptions{})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	// The broker alone does not know the client: what the console showed before.
+	if _, err := it.c.ConsumerConnections(ctx, it.cl.Brokers[0].Addr, group); !notThere(err) {
+		t.Fatalf("broker's connection list of a gRPC group: %v; want CONSUMER_NOT_ONLINE", err)
+	}
+	var d *Detail
+	dev.Eventually(t, time.Minute, "the Proxy's client in the group", func() error {
+		var err error
+		if d, err = it.svc.Detail(ctx, group); err != nil {
+			return err
+		}
+		if !d.Online || len(d.Clients) != 1 {
+			return fmt.Errorf("online %v, clients %+v", d.Online, d.Clients)
+		}
+		return nil
+	})
+	if d.ConsumeType != ConsumeTypeGRPCPush || d.Clients[0].Protocol != ProtocolGRPC {
+		t.Errorf("consume type %q, protocol %q; want %q, gRPC", d.ConsumeType, d.Clients[0].Protocol, ConsumeTypeGRPCPush)
+	}
+	if d.Pop == nil {
+		t.Error("a gRPC push group consumes with POP: its progress must be split as POP's")
+	}
+	l, err := it.svc.List(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range l.Groups {
+		if s.Group == group && (!s.Online || s.ConsumeType != ConsumeTypeGRPCPush || s.Clients != 1) {
+			t.Errorf("list row: online %v, consume type %q, clients %d; want online, %q, 1", s.Online, s.ConsumeType, s.Clients, ConsumeTypeGRPCPush)
+		}
+	}
+}
