@@ -96,7 +96,7 @@ type TopicVM struct {
 	// GroupsUnlisted: no broker named the topic's groups (Failures says why), so an
 	// empty list means unknown, not none.
 	GroupsUnlisted bool
-	Producers  TopicProducersVM
+	Producers      TopicProducersVM
 	// Update and Delete are the forms that change the topic, for operators; ChangeNote
 	// says why they are not there (a viewer, a system topic).
 	Update     *TopicFormVM
