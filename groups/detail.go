@@ -23,6 +23,9 @@ import (
 type Detail struct {
 	Group  string `json:"group"`
 	Online bool   `json:"online"`
+	// ClientsUnknown: no broker or Proxy answered the connection list (each failure is
+	// in Failures), so Online false means unknown, not offline.
+	ClientsUnknown bool `json:"clientsUnknown,omitempty"`
 	// ConsumeType is push, pull, pop or grpc-push (gRPC PushConsumers, which pop
 	// through the Proxy); "" while no client is online.
 	ConsumeType string `json:"consumeType"`
@@ -334,6 +337,7 @@ func (d *Detail) mergeConnections(answers []brokerAnswer, proxied []cluster.Prox
 	d.mergeProxied(proxied, seen, subs)
 	sort.Slice(d.Clients, func(i, j int) bool { return d.Clients[i].ClientID < d.Clients[j].ClientID })
 	d.Online = len(d.Clients) > 0
+	d.ClientsUnknown = !d.clientsKnown && len(answers) > 0
 	return subs
 }
 

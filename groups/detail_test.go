@@ -349,3 +349,19 @@ func TestLookupTellsAnUnknownGroupFromAnOfflineOne(t *testing.T) {
 		t.Errorf("offline group assignment %+v: want a note, not a check", d.Assignment)
 	}
 }
+
+// Clients are unknown, not offline, only when no broker listed them: a refusal or a
+// failure on every broker; one broker saying the group has no client is an answer.
+func TestClientsUnknownOnlyWhenNoBrokerListedThem(t *testing.T) {
+	refused := errors.New("no permission for Group:G")
+	d := &Detail{}
+	d.mergeConnections([]brokerAnswer{{connErr: refused}, {connErr: refused}}, nil)
+	if d.Online || !d.ClientsUnknown {
+		t.Errorf("every broker refused: online %v, clients unknown %v", d.Online, d.ClientsUnknown)
+	}
+	d = &Detail{}
+	d.mergeConnections([]brokerAnswer{{connErr: refused}, {connErr: rocketmq.ErrConsumerNotOnline}}, nil)
+	if d.Online || d.ClientsUnknown {
+		t.Errorf("a broker said not online: online %v, clients unknown %v", d.Online, d.ClientsUnknown)
+	}
+}

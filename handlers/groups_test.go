@@ -326,6 +326,37 @@ func TestGroupPageSaysWhichBrokersOffsetsCameFromASlave(t *testing.T) {
 	}
 }
 
+// A group whose clients no broker listed (every connection list refused or failed)
+// reads as unknown, not offline; a group the brokers say has no client reads offline.
+func TestGroupPageSaysClientsUnknownWhenNoBrokerListedThem(t *testing.T) {
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.Online, d.Clients, d.ClientsUnknown = false, nil, true
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d
+	r.fg.mu.Unlock()
+	page := doc(t, r.get(t, "/groups/orders"))
+	if got := page.Find(`[data-testid="group-online"]`).Text(); !strings.Contains(got, "unknown") || strings.Contains(got, "offline") {
+		t.Errorf("clients card %q, want unknown", got)
+	}
+	if page.Find(`[data-testid="clients-unlisted"]`).Length() != 1 || page.Find(`[data-testid="no-clients"]`).Length() != 0 {
+		t.Errorf("clients section: %s", page.Find(`[data-testid="group-clients"]`).Text())
+	}
+	if body := r.get(t, "/api/v1/groups/orders").Body.String(); !strings.Contains(body, `"clientsUnknown":true`) {
+		t.Errorf("the API does not say the clients are unknown: %.300s", body)
+	}
+
+	d2 := sampleDetail()
+	d2.Online, d2.Clients = false, nil
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d2
+	r.fg.mu.Unlock()
+	page = doc(t, r.get(t, "/groups/orders"))
+	if got := page.Find(`[data-testid="group-online"]`).Text(); !strings.Contains(got, "offline") {
+		t.Errorf("clients card %q for a group the brokers list no client of, want offline", got)
+	}
+}
+
 // A queue that no reporting client holds, while another client did not report, reads
 // "unknown", not "none": it may well be owned.
 func TestGroupPageSaysOwnerUnknownWhenAClientDidNotReport(t *testing.T) {

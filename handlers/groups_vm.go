@@ -201,7 +201,7 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 }
 
 func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
-	h := views.GroupHeader{Online: d.Online, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
+	h := views.GroupHeader{Online: d.Online, ClientsUnknown: d.ClientsUnknown, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),

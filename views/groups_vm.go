@@ -325,13 +325,16 @@ type DayRow struct {
 
 // GroupHeader is the group's header: the figures that change every tick.
 type GroupHeader struct {
-	Online       bool
-	Clients      int
-	ConsumeType  string
-	MessageModel string
-	TotalLag     LagCell
-	Behind       BehindCell
-	TPS          string
+	Online bool
+	// ClientsUnknown: no broker or Proxy listed the clients (Failures says why), so
+	// not online means unknown, not offline.
+	ClientsUnknown bool
+	Clients        int
+	ConsumeType    string
+	MessageModel   string
+	TotalLag       LagCell
+	Behind         BehindCell
+	TPS            string
 	// ConsumeMode is orderly, concurrent or mixed; Blocked the orderly queues nobody
 	// can consume, in sentences.
 	ConsumeMode string
