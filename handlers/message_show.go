@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -218,7 +219,11 @@ func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
 	client := map[string]string{"java": "Java (remoting) client", "go": "Go client (rocketmq-client-go)", "grpc": "RocketMQ 5 gRPC client", "": "remoting client"}[info.Client]
 	d.Parts = append(d.Parts, views.DetailField{Label: "Made by", Value: client})
 	if info.IP.IsValid() {
-		d.Parts = append(d.Parts, views.DetailField{Label: "Producer IP", Value: info.IP.String(), Mono: true})
+		f := views.DetailField{Label: "Producer IP", Value: info.IP.String(), Mono: true}
+		if info.Client == "go" && asciiDigits(info.IP) {
+			f.Hint = "four ASCII digits of the clock: rocketmq-client-go writes these when it finds no address of its own, so probably not an address"
+		}
+		d.Parts = append(d.Parts, f)
 	}
 	if len(info.MAC) > 0 {
 		d.Parts = append(d.Parts, views.DetailField{Label: "Producer MAC", Value: info.MAC.String(), Mono: true})
@@ -233,6 +238,19 @@ func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
 		d.Parts = append(d.Parts, views.DetailField{Label: "Class-loader hash", Value: fmt.Sprintf("%08X", info.ClientHash), Mono: true})
 	}
 	return d
+}
+
+// asciiDigits reports whether every byte of an IPv4 address is an ASCII digit (48–57).
+func asciiDigits(ip netip.Addr) bool {
+	if !ip.Is4() {
+		return false
+	}
+	for _, b := range ip.As4() {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // msgBodyView picks how the body is shown (?view=text|json|hex; by default pretty JSON
