@@ -357,6 +357,26 @@ func TestGroupPageSaysClientsUnknownWhenNoBrokerListedThem(t *testing.T) {
 	}
 }
 
+// A POP group's queues have no owner by design: they read "– (POP)", not "none", which
+// on other groups means a queue nobody consumes.
+func TestPOPGroupQueuesReadNoOwnerByDesign(t *testing.T) {
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.Pop = &groups.PopProgress{Ready: 4}
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d
+	r.fg.mu.Unlock()
+	owners := doc(t, r.get(t, "/groups/orders")).Find(`#queues-body td[data-testid="queue-owner"]`)
+	if got := owners.Eq(1).Text(); !strings.Contains(got, "(POP)") || strings.Contains(got, "none") {
+		t.Errorf("the unowned queue of a POP group reads %q", got)
+	}
+	d.Pop = nil
+	owners = doc(t, r.get(t, "/groups/orders")).Find(`#queues-body td[data-testid="queue-owner"]`)
+	if got := owners.Eq(1).Text(); !strings.Contains(got, "none") {
+		t.Errorf("the unowned queue of a push group reads %q", got)
+	}
+}
+
 // A queue that no reporting client holds, while another client did not report, reads
 // "unknown", not "none": it may well be owned.
 func TestGroupPageSaysOwnerUnknownWhenAClientDidNotReport(t *testing.T) {

@@ -118,13 +118,14 @@ func lockCellVM(group string, l *groups.QueueLock) *views.LockCell {
 	return c
 }
 
-func queueRowVM(group string, q groups.QueueLag, hist *groups.History) views.QueueRow {
+func queueRowVM(d *groups.Detail, q groups.QueueLag, hist *groups.History) views.QueueRow {
+	group := d.Group
 	mq := q.Queue()
 	r := views.QueueRow{
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, q.LagUnknown), Behind: groupBehindCell(q.LagTimeMs, q.LagTimeUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown,
+		Lag: groupLagCell(q.Lag, q.LagUnknown), Behind: groupBehindCell(q.LagTimeMs, q.LagTimeUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
@@ -331,7 +332,7 @@ func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, 
 		Cost: costVM(recent, days, daysErr),
 	}
 	for _, q := range d.Queues {
-		vm.Queues = append(vm.Queues, queueRowVM(d.Group, q, hist))
+		vm.Queues = append(vm.Queues, queueRowVM(d, q, hist))
 	}
 	if d.Pop != nil {
 		vm.TimelineNote = "This group consumes with POP: the timeline shows clients joining and leaving, never queues moving, because no client owns a queue and nothing rebalances."
@@ -357,7 +358,7 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 	f.TopicsChanged = f.QueuesAll || len(u.ChangedQueues) > 0
 	if f.QueuesAll {
 		for _, q := range d.Queues {
-			f.Queues = append(f.Queues, queueRowVM(d.Group, q, u.History))
+			f.Queues = append(f.Queues, queueRowVM(d, q, u.History))
 		}
 	} else if len(u.ChangedQueues) > 0 {
 		changed := map[rocketmq.MessageQueue]bool{}
@@ -366,7 +367,7 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 		}
 		for _, q := range d.Queues {
 			if changed[q.Queue()] {
-				f.Queues = append(f.Queues, queueRowVM(d.Group, q, u.History))
+				f.Queues = append(f.Queues, queueRowVM(d, q, u.History))
 			}
 		}
 	}

@@ -412,7 +412,9 @@ type QueueRow struct {
 	Owner          string
 	Owners         []string
 	OwnerUnknown   bool
-	Spark          Sparkline
+	// Popped: the group consumes with POP, where no client owns a queue.
+	Popped bool
+	Spark  Sparkline
 	// Lock is the orderly lock (nil for concurrent groups).
 	Lock *LockCell
 }
