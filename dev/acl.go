@@ -84,7 +84,7 @@ func writePlainACL(home string) error {
 func writeToolsACL(home string) error {
 	path := filepath.Join(home, "conf", "tools.yml")
 	text := fmt.Sprintf("accessKey: %s\nsecretKey: %s\n", AdminAccount.AccessKey, AdminAccount.SecretKey)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := replaceFile(path, []byte(text)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -138,7 +138,7 @@ func writeRocketMQHome(home string) error {
 	}
 	for _, name := range []string{"namesrv", "broker", "tools"} {
 		path := filepath.Join(conf, "logback_"+name+".xml")
-		if err := os.WriteFile(path, fmt.Appendf(nil, logbackXML, name), 0o644); err != nil {
+		if err := replaceFile(path, fmt.Appendf(nil, logbackXML, name)); err != nil {
 			return fmt.Errorf("prepare ROCKETMQ_HOME: %w", err)
 		}
 	}

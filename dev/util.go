@@ -2,8 +2,10 @@ package dev
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -22,4 +24,25 @@ func tailFile(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return fmt.Sprintf("--- last lines of %s:\n%s", path, strings.Join(lines, "\n"))
+}
+
+// replaceFile writes data to path through a temporary file renamed over it, so a
+// process reading path meanwhile (mqadmin JVMs of test packages running side by side
+// share the tools' ROCKETMQ_HOME) sees the old file or the new one, never a truncated one.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
