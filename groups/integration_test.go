@@ -401,6 +401,24 @@ func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
 	}
 	c.Stop() // offline: offsets stay put while we compare
 	it.send(t, topic, 13)
+	// The broker's queues take the new messages asynchronously (its consume queues are
+	// built from the commit log behind the sends): compare once they hold all 33.
+	dev.Eventually(t, 30*time.Second, "the broker's queues hold the 33 messages sent", func() error {
+		var stored int64
+		for _, b := range it.cl.Brokers {
+			st, err := it.c.TopicStats(t.Context(), b.Addr, topic)
+			if err != nil {
+				continue // a broker without the topic
+			}
+			for _, o := range st.Offsets {
+				stored += o.MaxOffset
+			}
+		}
+		if stored < 33 {
+			return fmt.Errorf("%d stored", stored)
+		}
+		return nil
+	})
 
 	d, err := it.svc.Detail(t.Context(), group)
 	if err != nil {
