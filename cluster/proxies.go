@@ -141,6 +141,19 @@ func (c *Cluster) ProxyConsumers(ctx context.Context, lister ConnectionLister, g
 	return out, failures
 }
 
+// SeenThroughProxies asks the Proxies for the clients of a group no broker knows a client
+// of, and notes them as seen at at. The first Proxy that lists clients is enough: every
+// Proxy lists the clients the others synced to it.
+func (c *Cluster) SeenThroughProxies(ctx context.Context, lister ConnectionLister, group string, at time.Time) (SeenConsumers, bool) {
+	proxied, _ := c.ProxyConsumers(ctx, lister, group)
+	if len(proxied) == 0 {
+		return SeenConsumers{}, false
+	}
+	s := SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: at}
+	c.NoteSeen(group, s)
+	return s, true
+}
+
 // IsGRPC reports whether conn, listed by a Proxy in cc, is a gRPC client. The Proxy
 // registers a gRPC client with the version it parses from the SDK's version string;
 // SDK versions ("5.1.4") are never RocketMQ version names, so it falls back to its own

@@ -81,3 +81,23 @@ func TestProxyConsumersNamesAFailingProxy(t *testing.T) {
 		t.Errorf("answers %+v, failures %v; want none, and 10.0.0.7:8080 named", got, failures)
 	}
 }
+
+// A group no broker knows a client of is noted with the clients a Proxy lists, marked as
+// known to that Proxy; a group no Proxy knows is not noted.
+func TestSeenThroughProxiesNotesWhatAProxyLists(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	c := cluster.New(clustertest.New(), cluster.Options{Proxies: []string{"10.0.0.8:8080"}})
+	l := &proxyLister{asked: map[string]int{}, proxies: map[string]*rocketmq.ConsumerConnection{"10.0.0.8:8080": grpcClients}}
+	s, ok := c.SeenThroughProxies(context.Background(), l, "g", at)
+	noted, known := c.Consumers("g")
+	if !ok || s.Proxy != "10.0.0.8:8080" || !known || noted.Proxy != s.Proxy || !noted.At.Equal(at) || !noted.Online() {
+		t.Errorf("returned %+v (%v), noted %+v (%v)", s, ok, noted, known)
+	}
+	l.proxies["10.0.0.8:8080"] = nil
+	if _, ok := c.SeenThroughProxies(context.Background(), l, "other", at); ok {
+		t.Error("a group no Proxy knows came back as seen")
+	}
+	if _, known := c.Consumers("other"); known {
+		t.Error("a group no Proxy knows was noted")
+	}
+}

@@ -375,8 +375,7 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 			switch {
 			case notThere(err):
 				// No broker knows a client: a cluster-mode Proxy may (gRPC clients).
-				if proxied, _ := s.cluster.ProxyConsumers(ctx, s.admin, g); len(proxied) > 0 {
-					s.cluster.NoteSeen(g, cluster.SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: s.opts.Now()})
+				if _, ok := s.cluster.SeenThroughProxies(ctx, s.admin, g, s.opts.Now()); ok {
 					return nil
 				}
 				s.cluster.NoteConsumers(g, nil, s.opts.Now())

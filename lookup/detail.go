@@ -183,9 +183,7 @@ func (s *Service) clientsOf(fo *cluster.Fanout, b cluster.Broker, names []string
 			case errors.Is(err, rocketmq.ErrConsumerNotOnline):
 				conn = nil
 				// A cluster-mode Proxy keeps its gRPC clients from the brokers.
-				if proxied, _ := s.cluster.ProxyConsumers(ctx, s.admin, name); len(proxied) > 0 {
-					seen := cluster.SeenConsumers{Conns: proxied[0].Conns, Proxy: proxied[0].Proxy, At: time.Now()}
-					s.cluster.NoteSeen(name, seen)
+				if seen, ok := s.cluster.SeenThroughProxies(ctx, s.admin, name, time.Now()); ok {
 					out[i] = seenClients{seen: &seen}
 					return nil
 				}
