@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -220,7 +219,7 @@ func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
 	d.Parts = append(d.Parts, views.DetailField{Label: "Made by", Value: client})
 	if info.IP.IsValid() {
 		f := views.DetailField{Label: "Producer IP", Value: info.IP.String(), Mono: true}
-		if info.Client == "go" && asciiDigits(info.IP) {
+		if info.IPStandIn {
 			f.Hint = "four ASCII digits of the clock: rocketmq-client-go writes these when it finds no address of its own, so probably not an address"
 		}
 		d.Parts = append(d.Parts, f)
@@ -238,19 +237,6 @@ func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
 		d.Parts = append(d.Parts, views.DetailField{Label: "Class-loader hash", Value: fmt.Sprintf("%08X", info.ClientHash), Mono: true})
 	}
 	return d
-}
-
-// asciiDigits reports whether every byte of an IPv4 address is an ASCII digit (48–57).
-func asciiDigits(ip netip.Addr) bool {
-	if !ip.Is4() {
-		return false
-	}
-	for _, b := range ip.As4() {
-		if b < '0' || b > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // msgBodyView picks how the body is shown (?view=text|json|hex; by default pretty JSON

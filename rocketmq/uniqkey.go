@@ -36,6 +36,8 @@ type UniqueKeyInfo struct {
 	// none; Go then uses four ASCII digits of the clock, which look like
 	// 48.x–57.x.
 	IP netip.Addr
+	// IPStandIn: IP is a Go client's four ASCII digits of the clock, not an address.
+	IPStandIn bool
 	// MAC is the low six bytes of the producer's MAC address (gRPC ids only).
 	MAC net.HardwareAddr
 	// PID is the producer's process id, truncated to 16 bits.
@@ -116,6 +118,7 @@ func ParseUniqueKeyAt(s string, now time.Time) (UniqueKeyInfo, error) {
 	switch {
 	case strings.ContainsAny(tail, "abcdef"):
 		info.Client = "go"
+		info.IPStandIn = asciiDigits(info.IP)
 	case strings.ContainsAny(tail, "ABCDEF") || info.ClientHash != 0:
 		info.Client = "java"
 	}
@@ -154,4 +157,17 @@ func decodeUniqueKeyBytes(s string) ([]byte, error) {
 		return nil, fmt.Errorf("parse unique key %q: it is not hexadecimal; a client message id holds only 0-9 and A-F", truncateForError(s))
 	}
 	return b, nil
+}
+
+// asciiDigits reports whether every byte of an IPv4 address is an ASCII digit (48–57).
+func asciiDigits(ip netip.Addr) bool {
+	if !ip.Is4() {
+		return false
+	}
+	for _, b := range ip.As4() {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -149,3 +149,18 @@ func TestParseUniqueKeyErrors(t *testing.T) {
 		t.Errorf("ParseUniqueKey with the current time: %v", err)
 	}
 }
+
+// rocketmq-client-go writes four ASCII digits of the clock where it finds no address:
+// such an IP is marked a stand-in; a Go client's real address, and a Java id, are not.
+func TestGoClientsStandInIPIsMarked(t *testing.T) {
+	for id, want := range map[string]bool{
+		"3136373339FA00000000050458f80001": true,  // "1673": digits, from Go
+		"0A00000139FA00000000050458f80001": false, // 10.0.0.1 from Go
+		"3136373339FA0000ABCD050458F80001": false, // the same bytes from Java
+	} {
+		info, err := ParseUniqueKey(id)
+		if err != nil || info.IPStandIn != want {
+			t.Errorf("%s: stand-in %v, want %v (%v)", id, info.IPStandIn, want, err)
+		}
+	}
+}
