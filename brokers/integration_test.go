@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(dev.RunTests(m)) }
@@ -20,11 +21,7 @@ func newIT(t testing.TB) (*dev.Cluster, *rocketmq.Client, *Service) {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	return cl, c, New(c, nil)
 }
 

@@ -18,6 +18,7 @@ import (
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -50,11 +51,7 @@ func newITEnv(t *testing.T) *itEnv {
 	if a, ok := dev.AccountFor(cl.NameServer); ok {
 		creds = rocketmq.Credentials{AccessKey: a.AccessKey, SecretKey: a.SecretKey}
 	}
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: creds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: creds})
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)

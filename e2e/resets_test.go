@@ -23,6 +23,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 // rsWorld is a topic with two queues and a consumer group that consumed its six
@@ -37,11 +38,7 @@ type rsWorld struct {
 func rsSetup(t *testing.T) *rsWorld {
 	t.Helper()
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1})
 	w := &rsWorld{cl: cl, c: c, topic: dev.UniqueName("e2e-rst"), group: dev.UniqueName("e2e-rstg"), broker: cl.Brokers[0].Name}
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()

@@ -19,6 +19,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -41,11 +42,7 @@ func newIT(t *testing.T) *itCluster {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	return &itCluster{cl: cl, c: c, svc: NewService(c, Options{})}
 }
 

@@ -10,6 +10,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 // Groups consumed through the RocketMQ Proxy by real gRPC clients (Apache's Go SDK).
@@ -24,11 +25,7 @@ func newProxyIT(t *testing.T) *itCluster {
 		t.Skip("needs the local RocketMQ and its Proxy")
 	}
 	cl := dev.RequireProxy(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	view := cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})
 	return &itCluster{cl: cl, c: c, svc: NewService(c, Options{Cluster: view})}
 }

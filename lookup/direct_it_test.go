@@ -18,6 +18,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -44,11 +45,7 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	// The console's default call timeout (5 s) is shorter than a broker waits for a
 	// client's listener (10 s).
-	dc, err := rocketmq.New(rocketmq.Config{NameServer: ns, Timeout: 5 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(ns))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dc.Close() })
+	dc := rocketmqtest.Client(t, rocketmq.Config{NameServer: ns, Timeout: 5 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(ns))})
 	svc := New(dc, Options{Direct: dc, Audit: st.Audit(), ClusterName: ns})
 
 	group := dev.UniqueName("lk-direct-g")

@@ -16,6 +16,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 func init() { rlog.SetLogLevel("error") }
@@ -30,11 +31,7 @@ type itEnv struct {
 func newIT(t testing.TB) *itEnv {
 	t.Helper()
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	t.Logf("RocketMQ %s at %s", cl.Version, cl.NameServer)
 	return &itEnv{cl: cl, c: c, svc: New(c, Options{})}
 }

@@ -12,6 +12,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 // On a real cluster of two masters, each with a slave: with broker-a's master frozen
@@ -27,11 +28,7 @@ func TestReadsFallBackToTheSlaveOfAFrozenMaster(t *testing.T) {
 		t.Fatalf("slaves %v, want one per master", cl.Slaves)
 	}
 	const timeout = 2 * time.Second
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	svc := New(c, Options{})
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

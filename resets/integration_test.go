@@ -19,6 +19,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -60,13 +61,10 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	e := &it{cl: cl, c: c, topic: dev.UniqueName("rst"), group: dev.UniqueName("rstg"), queues: queues, firstB: map[int]int64{}}
 	e.dbPath = filepath.Join(t.TempDir(), "console.db")
+	var err error
 	if e.st, err = store.Open(context.Background(), e.dbPath); err != nil {
 		t.Fatal(err)
 	}

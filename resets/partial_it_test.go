@@ -14,6 +14,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -28,11 +29,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 	}
 	cl := dev.RequirePrivateClusterWithSlaves(t)
 	const timeout = 2 * time.Second
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +125,7 @@ func TestResetsGoOnlyToMastersOnARealCluster(t *testing.T) {
 		t.Fatalf("slaves %v, want one per master", cl.Slaves)
 	}
 	const timeout = 2 * time.Second
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: timeout, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
 )
 
@@ -23,11 +24,7 @@ func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
 		t.Skip("needs the local RocketMQ and its Proxy")
 	}
 	cl := dev.RequireProxy(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, RouteTTL: -1, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/rocketmq"
+	"rmqconsole/rocketmq/rocketmqtest"
 )
 
 // One local RocketMQ serves the integration tests of this package (or the one named by
@@ -31,11 +32,7 @@ func TestIntegrationTopicListAndDetail(t *testing.T) {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequireCluster(t)
-	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	svc := New(c, Options{})
 	ctx := t.Context()
 	v, err := c.BrokerVersion(ctx, cl.Brokers[0].Addr)
