@@ -61,6 +61,10 @@ type Config struct {
 	// HTTP bounds (parsed by parseHTTPLimits in limits.go).
 	HTTPIdleTimeout, HTTPReadTimeout, HTTPWriteTimeout time.Duration
 	MaxHeavyQueries                                    int
+	// Clusters are the RocketMQ clusters the console manages: those of --config, or one
+	// named "default" from --namesrv, --proxy and the credentials. Never empty; the
+	// fields above (NameServers, Proxies, Credentials) are the default cluster's.
+	Clusters []ClusterConfig
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
@@ -76,6 +80,7 @@ func (s setting) secret(v string) bool {
 }
 
 var settings = []setting{
+	{"config", "RMQC_CONFIG", "", "a TOML or YAML file naming several clusters (each with its NameServers, Proxies, credentials, label and role limits) instead of --namesrv"},
 	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
 	{"proxy", "RMQC_PROXY", "", "remoting addresses of the cluster's RocketMQ 5 Proxies, ';'-separated (host:8080): gRPC clients are known only to them"},
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090", "address the console listens on"},
@@ -233,6 +238,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, err
 	}
 	if err := parseHTTPLimits(c, get, bad); err != nil {
+		return nil, err
+	}
+	if err := clustersFromConfig(c, get("config"), get, bad); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -1,0 +1,242 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/goccy/go-yaml"
+
+	"rmqconsole/auth"
+	"rmqconsole/rocketmq"
+)
+
+// DefaultClusterName names the one cluster of a console configured by --namesrv alone.
+const DefaultClusterName = "default"
+
+// ClusterConfig is one RocketMQ cluster the console manages.
+type ClusterConfig struct {
+	// Name is the cluster's URL segment (/c/{name}/...) and what the audit log, the
+	// rebalance and lag history and the alert rules record.
+	Name string
+	// Label is what the header shows (the name when empty); Color tints it, so a
+	// production cluster can be told apart at a glance.
+	Label, Color string
+	// Default is the cluster the paths without /c/{name} mean.
+	Default     bool
+	NameServers []string
+	Proxies     []string
+	Credentials rocketmq.Credentials
+	// MaxRole caps every user's role on this cluster (NoRole: no cap); UserRoles caps
+	// named users instead (a user listed there is not capped by MaxRole).
+	MaxRole   auth.Role
+	UserRoles map[string]auth.Role
+}
+
+// Title is how pages name the cluster.
+func (c *ClusterConfig) Title() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Name
+}
+
+// RoleFor caps a user's console role on this cluster: a cluster may let an operator of
+// the console only read it.
+func (c *ClusterConfig) RoleFor(user string, role auth.Role) auth.Role {
+	limit, ok := c.UserRoles[user]
+	if !ok {
+		limit = c.MaxRole
+	}
+	if limit != auth.NoRole && limit < role {
+		return limit
+	}
+	return role
+}
+
+// clusterFile is the config file as written (TOML or YAML).
+type clusterFile struct {
+	Clusters []clusterEntry `toml:"clusters" yaml:"clusters"`
+}
+
+type clusterEntry struct {
+	Name          string            `toml:"name" yaml:"name"`
+	Label         string            `toml:"label" yaml:"label"`
+	Color         string            `toml:"color" yaml:"color"`
+	Default       bool              `toml:"default" yaml:"default"`
+	NameServers   []string          `toml:"namesrv" yaml:"namesrv"`
+	Proxies       []string          `toml:"proxy" yaml:"proxy"`
+	AccessKey     string            `toml:"access_key" yaml:"access_key"`
+	SecretKey     string            `toml:"secret_key" yaml:"secret_key"`
+	SecretKeyFile string            `toml:"secret_key_file" yaml:"secret_key_file"`
+	MaxRole       string            `toml:"max_role" yaml:"max_role"`
+	Roles         map[string]string `toml:"roles" yaml:"roles"`
+}
+
+var (
+	clusterNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	colorRE       = regexp.MustCompile(`^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|red|orange|yellow|green|blue|purple|grey|gray)$`)
+)
+
+// ClusterFileError names the file, the cluster and the field that is wrong.
+type ClusterFileError struct {
+	File    string
+	Cluster string // "" for the file as a whole
+	Field   string
+	Reason  string
+}
+
+func (e *ClusterFileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "RMQC_CONFIG %s: ", e.File)
+	if e.Cluster != "" {
+		fmt.Fprintf(&b, "cluster %s: ", e.Cluster)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, "%s: ", e.Field)
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// parseClusterFile reads the clusters of a TOML (.toml) or YAML (.yaml, .yml) file and
+// checks them: names unique and fit for a URL, NameServers on every cluster, one
+// default (the first when none says so), credentials as the RMQC_ACCESS_KEY settings
+// take them.
+func parseClusterFile(path string) ([]ClusterConfig, error) {
+	fail := func(cluster, field, reason string) error {
+		return &ClusterFileError{File: path, Cluster: cluster, Field: field, Reason: reason}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fail("", "", "cannot read it: "+pathError(err))
+	}
+	var f clusterFile
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		md, err := toml.Decode(string(raw), &f)
+		if err != nil {
+			return nil, fail("", "", err.Error())
+		}
+		if und := md.Undecoded(); len(und) > 0 {
+			return nil, fail("", und[0].String(), "unknown setting (see the README for the ones a cluster takes)")
+		}
+	case ".yaml", ".yml":
+		if err := yaml.NewDecoder(bytes.NewReader(raw), yaml.DisallowUnknownField()).Decode(&f); err != nil {
+			return nil, fail("", "", yaml.FormatError(err, false, true))
+		}
+	default:
+		return nil, fail("", "", "want a .toml, .yaml or .yml file")
+	}
+	if len(f.Clusters) == 0 {
+		return nil, fail("", "clusters", "the file names no cluster")
+	}
+	out := make([]ClusterConfig, 0, len(f.Clusters))
+	seen := map[string]bool{}
+	defaults := 0
+	for i, e := range f.Clusters {
+		who := fmt.Sprintf("#%d", i+1)
+		if e.Name != "" {
+			who = fmt.Sprintf("%q", e.Name)
+		}
+		if !clusterNameRE.MatchString(e.Name) {
+			return nil, fail(who, "name", "want lower-case letters, digits, '-' or '_' (it is part of the URL: /c/NAME/)")
+		}
+		if seen[e.Name] {
+			return nil, fail(who, "name", "two clusters have this name")
+		}
+		seen[e.Name] = true
+		cc := ClusterConfig{Name: e.Name, Label: strings.TrimSpace(e.Label), Color: strings.TrimSpace(e.Color), Default: e.Default}
+		if cc.Color != "" && !colorRE.MatchString(cc.Color) {
+			return nil, fail(who, "color", fmt.Sprintf("%q is not a colour: want #rgb, #rrggbb or one of red, orange, yellow, green, blue, purple, grey", cc.Color))
+		}
+		if cc.NameServers, err = ParseNameServers(strings.Join(e.NameServers, ";")); err != nil {
+			return nil, fail(who, "namesrv", err.Error())
+		}
+		if len(cc.NameServers) == 0 {
+			return nil, fail(who, "namesrv", "a cluster needs at least one NameServer (namesrv = [\"host:9876\"])")
+		}
+		if cc.Proxies, err = ParseNameServers(strings.Join(e.Proxies, ";")); err != nil {
+			return nil, fail(who, "proxy", err.Error())
+		}
+		fields := map[string]string{"access-key": e.AccessKey, "secret-key": e.SecretKey, "secret-key-file": e.SecretKeyFile}
+		fileField := map[string]string{"access-key": "access_key", "secret-key": "secret_key", "secret-key-file": "secret_key_file"}
+		cc.Credentials, err = parseCredentials(func(n string) string { return strings.TrimSpace(fields[n]) },
+			func(n, reason string) error {
+				reason = strings.NewReplacer("RMQC_ACCESS_KEY", "access_key", "RMQC_SECRET_KEY_FILE", "secret_key_file", "RMQC_SECRET_KEY", "secret_key").Replace(reason)
+				return fail(who, fileField[n], reason)
+			})
+		if err != nil {
+			return nil, err
+		}
+		if e.MaxRole != "" {
+			if cc.MaxRole, err = auth.ParseRole(e.MaxRole); err != nil {
+				return nil, fail(who, "max_role", err.Error())
+			}
+		}
+		for user, r := range e.Roles {
+			role, err := auth.ParseRole(r)
+			if err != nil {
+				return nil, fail(who, "roles."+user, err.Error())
+			}
+			if cc.UserRoles == nil {
+				cc.UserRoles = map[string]auth.Role{}
+			}
+			cc.UserRoles[user] = role
+		}
+		if cc.Default {
+			defaults++
+		}
+		out = append(out, cc)
+	}
+	switch defaults {
+	case 0:
+		out[0].Default = true
+	case 1:
+	default:
+		return nil, fail("", "default", "more than one cluster says default = true")
+	}
+	return out, nil
+}
+
+// clustersFromConfig sets c.Clusters: from the file when --config is given (then the
+// one-cluster settings must be unset, so no one wonders which wins), else one cluster
+// named "default" from --namesrv, --proxy and the credentials.
+func clustersFromConfig(c *Config, file string, get func(string) string, bad func(name, reason string) error) error {
+	if file == "" {
+		c.Clusters = []ClusterConfig{{Name: DefaultClusterName, Default: true,
+			NameServers: c.NameServers, Proxies: c.Proxies, Credentials: c.Credentials}}
+		return nil
+	}
+	for _, s := range []string{"namesrv", "proxy", "access-key", "secret-key", "secret-key-file"} {
+		if get(s) != "" {
+			return bad("config", "--"+s+" is set too: name each cluster's settings in the file instead")
+		}
+	}
+	var err error
+	if c.Clusters, err = parseClusterFile(file); err != nil {
+		var fe *ClusterFileError
+		if errors.As(err, &fe) {
+			return err
+		}
+		return bad("config", err.Error())
+	}
+	d := c.DefaultCluster()
+	c.NameServers, c.Proxies, c.Credentials = d.NameServers, d.Proxies, d.Credentials
+	return nil
+}
+
+// DefaultCluster is the cluster the paths without /c/{name} mean.
+func (c *Config) DefaultCluster() *ClusterConfig {
+	for i := range c.Clusters {
+		if c.Clusters[i].Default {
+			return &c.Clusters[i]
+		}
+	}
+	return &c.Clusters[0]
+}
