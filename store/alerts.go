@@ -58,6 +58,7 @@ var ErrAlertRuleNotFound = errors.New("alert rule not found")
 
 type alertRuleRow struct {
 	ID           int64 `gorm:"primaryKey"`
+	Cluster      string
 	Name         string
 	GroupPattern string
 	Metric       string
@@ -125,7 +126,7 @@ func timeOrZero(ms int64) time.Time {
 // CreateAlertRule stores a rule and its audit entry in one transaction: a rule is never
 // created unaudited. It sets the rule's and the entry's ids.
 func (s *Store) CreateAlertRule(ctx context.Context, r *AlertRule, audit *AuditEntry) error {
-	row := alertRuleRow{Name: r.Name, GroupPattern: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
+	row := alertRuleRow{Cluster: s.cluster, Name: r.Name, GroupPattern: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
 		ForMs: r.For.Milliseconds(), WebhookURL: r.WebhookURL, Format: r.Format, CreatedBy: r.CreatedBy, CreatedAtMs: r.CreatedAt.UnixMilli()}
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
@@ -144,7 +145,7 @@ func (s *Store) CreateAlertRule(ctx context.Context, r *AlertRule, audit *AuditE
 // records the audit entry in the same transaction.
 func (s *Store) DeleteAlertRule(ctx context.Context, id int64, audit *AuditEntry) error {
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		r := tx.Delete(&alertRuleRow{}, id)
+		r := tx.Where("cluster = ?", s.cluster).Delete(&alertRuleRow{}, id)
 		if r.Error != nil {
 			return r.Error
 		}
@@ -162,7 +163,7 @@ func (s *Store) DeleteAlertRule(ctx context.Context, id int64, audit *AuditEntry
 // AlertRule returns one rule, or an error matching ErrAlertRuleNotFound.
 func (s *Store) AlertRule(ctx context.Context, id int64) (*AlertRule, error) {
 	var row alertRuleRow
-	if err := s.DB.WithContext(ctx).Take(&row, id).Error; err != nil {
+	if err := s.DB.WithContext(ctx).Where("cluster = ?", s.cluster).Take(&row, id).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, fmt.Errorf("alert rule %d: %w", id, ErrAlertRuleNotFound)
 		}
@@ -175,7 +176,7 @@ func (s *Store) AlertRule(ctx context.Context, id int64) (*AlertRule, error) {
 // AlertRules returns every rule, oldest first.
 func (s *Store) AlertRules(ctx context.Context) ([]AlertRule, error) {
 	var rows []alertRuleRow
-	if err := s.DB.WithContext(ctx).Order("id").Find(&rows).Error; err != nil {
+	if err := s.DB.WithContext(ctx).Where("cluster = ?", s.cluster).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read alert rules: %w", err)
 	}
 	out := make([]AlertRule, len(rows))
@@ -188,7 +189,8 @@ func (s *Store) AlertRules(ctx context.Context) ([]AlertRule, error) {
 // AlertStates returns every rule's state per group.
 func (s *Store) AlertStates(ctx context.Context) ([]AlertState, error) {
 	var rows []alertStateRow
-	if err := s.DB.WithContext(ctx).Order("rule_id, group_name").Find(&rows).Error; err != nil {
+	err := s.DB.WithContext(ctx).Where("rule_id IN (SELECT id FROM alert_rules WHERE cluster = ?)", s.cluster).Order("rule_id, group_name").Find(&rows).Error
+	if err != nil {
 		return nil, fmt.Errorf("read alert states: %w", err)
 	}
 	out := make([]AlertState, len(rows))

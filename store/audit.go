@@ -108,9 +108,12 @@ type AuditEntry struct {
 	ActorAddr  string
 	// Cluster is the NameServer list the console was talking to.
 	Cluster string
-	Group   string
-	Topics  []string
-	Mode    string
+	// ClusterName is the configured cluster ("" for entries written before clusters
+	// had names: the default cluster's).
+	ClusterName string
+	Group       string
+	Topics      []string
+	Mode        string
 	// Params is the request as asked, JSON.
 	Params json.RawMessage
 	Reason string
@@ -175,10 +178,24 @@ type AuditLog struct {
 	// replica is written on the entries this process starts, so that the crash
 	// reconciler of another console leaves them alone while this one lives.
 	replica string
+	// cluster is written on the entries this log begins and records (Store.ForCluster);
+	// defaultCluster owns the entries without one.
+	cluster, defaultCluster string
 }
 
 // Audit returns the store's audit log.
-func (s *Store) Audit() *AuditLog { return &AuditLog{db: s.DB, dialect: s.dialect, replica: s.replica} }
+func (s *Store) Audit() *AuditLog {
+	return &AuditLog{db: s.DB, dialect: s.dialect, replica: s.replica, cluster: s.cluster, defaultCluster: s.defaultCluster}
+}
+
+// ofCluster narrows q to the entries of cluster name: an entry without a cluster name
+// is the default cluster's.
+func (l *AuditLog) ofCluster(q *gorm.DB, name string) *gorm.DB {
+	if name == l.defaultCluster {
+		return q.Where("cluster_name IN ?", []string{name, ""})
+	}
+	return q.Where("cluster_name = ?", name)
+}
 
 // auditRow is the table row; JSON columns stay text so the hash covers exactly what is
 // stored.
@@ -189,19 +206,22 @@ type auditRow struct {
 	Actor      string
 	ActorAddr  string
 	Cluster    string
-	GroupName  string
-	Topics     string
-	Mode       string
-	Params     string
-	Reason     string
-	Plan       string
-	Result     string
-	Status     string
-	Error      string
-	DurationMs int64
-	Seq        *int64
-	PrevHash   string
-	Hash       string
+	// ClusterName is hashed only when set (auditHashV2), so entries written before
+	// clusters had names keep their hashes.
+	ClusterName string
+	GroupName   string
+	Topics      string
+	Mode        string
+	Params      string
+	Reason      string
+	Plan        string
+	Result      string
+	Status      string
+	Error       string
+	DurationMs  int64
+	Seq         *int64
+	PrevHash    string
+	Hash        string
 	// Replica is the console that wrote the entry (operational, outside the hash).
 	Replica string
 }
@@ -239,11 +259,18 @@ func (r *auditRow) contentHash() string {
 	if r.Seq != nil {
 		seq = *r.Seq
 	}
-	material, _ := json.Marshal([]any{
+	fields := []any{
 		"rmqconsole-audit-v1", seq, r.PrevHash, r.ID, r.StartedAt, r.FinishedAt, r.Actor, r.ActorAddr,
 		r.Cluster, r.GroupName, r.Topics, r.Mode, r.Params, r.Reason, r.Plan, r.Result, r.Status,
 		r.Error, r.DurationMs,
-	})
+	}
+	if r.ClusterName != "" {
+		// v2 adds the cluster's name. An entry's version follows from its content: setting
+		// or clearing the name later changes the material, so it breaks the hash either way.
+		fields[0] = "rmqconsole-audit-v2"
+		fields = append(fields, r.ClusterName)
+	}
+	material, _ := json.Marshal(fields)
 	sum := sha256.Sum256(material)
 	return hex.EncodeToString(sum[:])
 }
@@ -262,7 +289,7 @@ func jsonText(v any, empty string) (string, error) {
 func toRow(e *AuditEntry) (*auditRow, error) {
 	r := &auditRow{
 		ID: e.ID, StartedAt: fmtAuditTime(e.StartedAt), FinishedAt: fmtAuditTime(e.FinishedAt),
-		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, GroupName: e.Group, Mode: e.Mode,
+		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, ClusterName: e.ClusterName, GroupName: e.Group, Mode: e.Mode,
 		Reason: e.Reason, Status: string(e.Status), Error: e.Error, DurationMs: e.Duration.Milliseconds(),
 		PrevHash: e.PrevHash, Hash: e.Hash, Params: "{}",
 	}
@@ -301,7 +328,7 @@ func (r *auditRow) entry() AuditEntry {
 	e := AuditEntry{
 		ID: r.ID, StartedAt: parseAuditTime(r.StartedAt), FinishedAt: parseAuditTime(r.FinishedAt),
 		Duration: time.Duration(r.DurationMs) * time.Millisecond, Actor: r.Actor, ActorAddr: r.ActorAddr,
-		Cluster: r.Cluster, Group: r.GroupName, Mode: r.Mode, Params: json.RawMessage(r.Params),
+		Cluster: r.Cluster, ClusterName: r.ClusterName, Group: r.GroupName, Mode: r.Mode, Params: json.RawMessage(r.Params),
 		Reason: r.Reason, Status: AuditStatus(r.Status), Error: r.Error, PrevHash: r.PrevHash, Hash: r.Hash,
 	}
 	if r.Seq != nil {
@@ -390,6 +417,7 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 		return fmt.Errorf("begin audit entry for group %q: status %q, want pending", e.Group, e.Status)
 	}
 	e.Seq, e.PrevHash, e.Hash = 0, "", ""
+	e.ClusterName = l.cluster
 	r, err := toRow(e)
 	if err != nil {
 		return fmt.Errorf("begin audit entry for group %q: %w", e.Group, err)
@@ -406,7 +434,7 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	if err != nil {
 		if isUniqueViolation(err) {
 			busy := &AuditBusyError{Group: e.Group, Topics: e.Topics}
-			q := l.db.WithContext(ctx).Where("group_name = ? AND status = ?", e.Group, AuditPending)
+			q := l.db.WithContext(ctx).Where("cluster_name = ? AND group_name = ? AND status = ?", r.ClusterName, e.Group, AuditPending)
 			if e.Group == "" {
 				q = q.Where("topics = ?", r.Topics)
 			}
@@ -534,6 +562,7 @@ func (l *AuditLog) recordTx(tx *gorm.DB, e *AuditEntry) error {
 		e.StartedAt = e.FinishedAt
 	}
 	e.Duration = e.FinishedAt.Sub(e.StartedAt)
+	e.ClusterName = l.cluster
 	r, err := toRow(e)
 	if err != nil {
 		return fmt.Errorf("record audit entry for group %q: %w", e.Group, err)
@@ -570,10 +599,10 @@ func (l *AuditLog) Get(ctx context.Context, id int64) (*AuditEntry, error) {
 	return &e, nil
 }
 
-// Pending returns every pending entry, oldest first.
+// Pending returns every pending entry of the log's cluster, oldest first.
 func (l *AuditLog) Pending(ctx context.Context) ([]AuditEntry, error) {
 	var rows []auditRow
-	if err := l.db.WithContext(ctx).Where("status = ?", AuditPending).Order("id").Find(&rows).Error; err != nil {
+	if err := l.ofCluster(l.db.WithContext(ctx), l.cluster).Where("status = ?", AuditPending).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read pending audit entries: %w", err)
 	}
 	out := make([]AuditEntry, len(rows))
@@ -585,10 +614,12 @@ func (l *AuditLog) Pending(ctx context.Context) ([]AuditEntry, error) {
 
 // AuditFilter selects entries. Empty fields match everything.
 type AuditFilter struct {
-	Group  string
-	Topic  string
-	Actor  string
-	Status AuditStatus
+	// Cluster is a configured cluster's name ("": every cluster).
+	Cluster string
+	Group   string
+	Topic   string
+	Actor   string
+	Status  AuditStatus
 	// HideRefused leaves out refused attempts, keeping what reached the cluster.
 	HideRefused bool
 	// Since and Until bound the start time (inclusive, exclusive).
@@ -611,6 +642,9 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	}
 	limit = min(limit, 1000)
 	q := l.db.WithContext(ctx).Model(&auditRow{})
+	if f.Cluster != "" {
+		q = l.ofCluster(q, f.Cluster)
+	}
 	if f.Group != "" {
 		q = q.Where("group_name = ?", f.Group)
 	}

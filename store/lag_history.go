@@ -26,6 +26,7 @@ type LagSample struct {
 }
 
 type lagRow struct {
+	Cluster    string `gorm:"primaryKey"`
 	GroupName  string `gorm:"primaryKey"`
 	AtMs       int64  `gorm:"primaryKey"`
 	SpanMs     int64  `gorm:"primaryKey"`
@@ -54,7 +55,7 @@ func (s *Store) AddLagSamples(ctx context.Context, samples []LagSample) error {
 	}
 	rows := make([]lagRow, len(samples))
 	for i, v := range samples {
-		rows[i] = lagRow{GroupName: v.Group, AtMs: v.At.UnixMilli(), SpanMs: v.Span.Milliseconds(),
+		rows[i] = lagRow{Cluster: s.cluster, GroupName: v.Group, AtMs: v.At.UnixMilli(), SpanMs: v.Span.Milliseconds(),
 			Lag: v.Lag, LagTimeMs: v.LagTimeMs, ConsumeTps: v.ConsumeTPS, ProduceTps: v.ProduceTPS}
 	}
 	err := s.DB.WithContext(ctx).Clauses(clause.OnConflict{UpdateAll: true}).CreateInBatches(&rows, 500).Error
@@ -68,7 +69,7 @@ func (s *Store) AddLagSamples(ctx context.Context, samples []LagSample) error {
 // buckets and raw samples together, at most MaxLagSamples (the newest).
 func (s *Store) LagSamples(ctx context.Context, group string, since, until time.Time) ([]LagSample, error) {
 	var rows []lagRow
-	err := s.DB.WithContext(ctx).Where("group_name = ? AND at_ms >= ? AND at_ms < ?", group, since.UnixMilli(), until.UnixMilli()).
+	err := s.DB.WithContext(ctx).Where("cluster = ? AND group_name = ? AND at_ms >= ? AND at_ms < ?", s.cluster, group, since.UnixMilli(), until.UnixMilli()).
 		Order("at_ms DESC").Limit(MaxLagSamples).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("read lag history of group %q: %w", group, err)
@@ -91,7 +92,7 @@ func (s *Store) RecentLag(ctx context.Context, groups []string, since time.Time)
 	for start := 0; start < len(groups); start += 5000 {
 		chunk := groups[start:min(start+5000, len(groups))]
 		var rows []lagRow
-		err := s.DB.WithContext(ctx).Where("at_ms >= ? AND group_name IN ?", since.UnixMilli(), chunk).
+		err := s.DB.WithContext(ctx).Where("cluster = ? AND at_ms >= ? AND group_name IN ?", s.cluster, since.UnixMilli(), chunk).
 			Order("group_name, at_ms").Find(&rows).Error
 		if err != nil {
 			return nil, fmt.Errorf("read recent lag of %d groups: %w", len(groups), err)
@@ -121,12 +122,12 @@ func (s *Store) CompactLagHistory(ctx context.Context, now time.Time, rawFor, bu
 	cut := now.Add(-rawFor).UnixMilli() / b * b
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		// A bucket folded again (samples of it arrived late) is replaced by the new fold.
-		r := tx.Exec(`INSERT INTO lag_samples (group_name, at_ms, span_ms, lag, lag_time_ms, consume_tps, produce_tps)
-			SELECT group_name, bucket * ?, ?, MAX(lag), MAX(lag_time_ms), AVG(consume_tps), AVG(produce_tps)
-			FROM (SELECT group_name, at_ms / ? AS bucket, lag, lag_time_ms, consume_tps, produce_tps
+		r := tx.Exec(`INSERT INTO lag_samples (cluster, group_name, at_ms, span_ms, lag, lag_time_ms, consume_tps, produce_tps)
+			SELECT cluster, group_name, bucket * ?, ?, MAX(lag), MAX(lag_time_ms), AVG(consume_tps), AVG(produce_tps)
+			FROM (SELECT cluster, group_name, at_ms / ? AS bucket, lag, lag_time_ms, consume_tps, produce_tps
 				FROM lag_samples WHERE span_ms = 0 AND at_ms < ?) AS raw
-			GROUP BY group_name, bucket
-			ON CONFLICT (group_name, at_ms, span_ms) DO UPDATE SET lag = excluded.lag, lag_time_ms = excluded.lag_time_ms,
+			GROUP BY cluster, group_name, bucket
+			ON CONFLICT (cluster, group_name, at_ms, span_ms) DO UPDATE SET lag = excluded.lag, lag_time_ms = excluded.lag_time_ms,
 				consume_tps = excluded.consume_tps, produce_tps = excluded.produce_tps`, b, b, b, cut)
 		if r.Error != nil {
 			return fmt.Errorf("fold samples before %s: %w", time.UnixMilli(cut).UTC().Format(time.RFC3339), r.Error)

@@ -30,6 +30,7 @@ type RebalanceEvent struct {
 // rebalanceRow is the table's shape for GORM.
 type rebalanceRow struct {
 	ID         int64 `gorm:"primaryKey"`
+	Cluster    string
 	GroupName  string
 	AtMs       int64
 	Kind       string
@@ -69,7 +70,7 @@ func (s *Store) AddRebalanceEvents(ctx context.Context, events []RebalanceEvent)
 		if !held {
 			continue
 		}
-		rows = append(rows, rebalanceRow{GroupName: e.Group, AtMs: e.At.UnixMilli(), Kind: e.Kind, ClientID: e.ClientID,
+		rows = append(rows, rebalanceRow{Cluster: s.cluster, GroupName: e.Group, AtMs: e.At.UnixMilli(), Kind: e.Kind, ClientID: e.ClientID,
 			Topic: e.Topic, BrokerName: e.BrokerName, QueueID: e.QueueID, FromClient: e.From, ToClient: e.To, UnownedMs: e.UnownedMs,
 			DuplicatesAtRisk: e.DuplicatesAtRisk, UnlockedMs: e.UnlockedMs})
 	}
@@ -92,7 +93,11 @@ func (s *Store) recordsRebalances(ctx context.Context, group string) (bool, erro
 	if s.dialect != Postgres {
 		return true, nil
 	}
-	return s.TakeLease(ctx, "rebalances:"+group)
+	key := "rebalances:" + group
+	if s.cluster != s.defaultCluster {
+		key = "rebalances:" + s.cluster + "/" + group
+	}
+	return s.TakeLease(ctx, key)
 }
 
 // RebalanceEvents returns the group's newest events first, at most limit (capped at
@@ -101,7 +106,7 @@ func (s *Store) RebalanceEvents(ctx context.Context, group string, limit int, be
 	if limit <= 0 || limit > MaxRebalanceEvents {
 		limit = MaxRebalanceEvents
 	}
-	q := s.DB.WithContext(ctx).Where("group_name = ?", group)
+	q := s.DB.WithContext(ctx).Where("cluster = ? AND group_name = ?", s.cluster, group)
 	if !before.IsZero() {
 		q = q.Where("at_ms < ?", before.UnixMilli())
 	}
@@ -144,7 +149,7 @@ func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time
 			"CAST(coalesce(sum(duplicates_at_risk), 0) AS BIGINT) AS duplicates_at_risk, "+
 			"CAST(sum(CASE WHEN duplicates_at_risk IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS unknown_moves, "+
 			"CAST(coalesce(sum(unowned_ms), 0) AS BIGINT) AS unowned_ms").
-		Where("group_name = ? AND kind = 'moved' AND at_ms >= ?", group, since.UnixMilli()).
+		Where("cluster = ? AND group_name = ? AND kind = 'moved' AND at_ms >= ?", s.cluster, group, since.UnixMilli()).
 		Group("day").Order("day DESC").Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("sum rebalances of group %q per day: %w", group, err)

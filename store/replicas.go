@@ -99,14 +99,14 @@ func (s *Store) Leave(ctx context.Context) error {
 // Orphaned returns the pending entries no live replica is applying, oldest first: those
 // written by another replica whose heartbeat stopped more than ReplicaLease ago (or that
 // never beat: a SQLite file's previous run). This replica's own entries are never
-// orphaned while it runs.
+// orphaned while it runs. Only the log's cluster's entries: another cluster's brokers are not asked.
 func (l *AuditLog) Orphaned(ctx context.Context) ([]AuditEntry, error) {
 	now, err := dbNow(ctx, l.db, l.dialect)
 	if err != nil {
 		return nil, fmt.Errorf("read orphaned audit entries: %w", err)
 	}
 	var rows []auditRow
-	err = l.db.WithContext(ctx).
+	err = l.ofCluster(l.db.WithContext(ctx), l.cluster).
 		Where("status = ? AND replica <> ?", AuditPending, l.replica).
 		Where("NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = audit_entries.replica AND r.heartbeat_at_ms >= ?)", now-ReplicaLease.Milliseconds()).
 		Order("id").Find(&rows).Error

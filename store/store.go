@@ -53,6 +53,43 @@ type Store struct {
 	// replica names this process among the consoles sharing the database; it is written
 	// on the audit entries it starts (see replicas.go).
 	replica string
+	// cluster is the configured cluster this view of the store is bound to (ForCluster):
+	// what it writes records it, what it reads is that cluster's.
+	cluster string
+	// defaultCluster owns the audit entries written before clusters had names ('').
+	defaultCluster string
+}
+
+// ForCluster is the store seen from one configured cluster: the audit entries, rebalance
+// events, lag samples and alert rules written through it record the cluster's name, and
+// those read through it are that cluster's. The same group name on two clusters is two
+// groups.
+func (s *Store) ForCluster(name string) *Store {
+	c := *s
+	c.cluster = name
+	return &c
+}
+
+// Cluster is the cluster this view of the store is bound to.
+func (s *Store) Cluster() string { return s.cluster }
+
+// SetDefaultCluster names the cluster that rows written before clusters had names
+// belong to: the one the console then talked to. Call it before ForCluster.
+func (s *Store) SetDefaultCluster(name string) { s.defaultCluster = name }
+
+// ClaimUnnamedRows gives the rebalance events, lag samples and alert rules written before
+// clusters had names to the default cluster. Audit entries are not changed (they never
+// are): an entry without a cluster name reads as the default cluster's.
+func (s *Store) ClaimUnnamedRows(ctx context.Context) error {
+	if s.defaultCluster == "" {
+		return nil
+	}
+	for _, table := range []string{"rebalance_events", "lag_samples", "alert_rules"} {
+		if err := s.DB.WithContext(ctx).Exec("UPDATE "+table+" SET cluster = ? WHERE cluster = ''", s.defaultCluster).Error; err != nil {
+			return fmt.Errorf("give the %s written before clusters had names to cluster %s: %w", table, s.defaultCluster, err)
+		}
+	}
+	return nil
 }
 
 // Dialect says which database the store is on.
