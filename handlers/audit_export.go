@@ -23,7 +23,7 @@ var auditCSVHeader = []string{
 // Export is GET /audit/export?format=csv|json with the list's filters: every matching
 // entry, newest first, streamed in pages so a long log never sits in memory at once.
 func (h *Audit) Export(c *gin.Context) {
-	q := parseAuditQuery(c)
+	q := h.parseAuditQuery(c)
 	format := c.DefaultQuery("format", "csv")
 	if format != "csv" && format != "json" {
 		q.errs["format"] = "format must be csv or json."

@@ -26,20 +26,34 @@ type AuditReader interface {
 type Audit struct {
 	*Env
 	Entries AuditReader
+	// Cluster is the cluster whose entries are listed when the query names none
+	// (cluster=NAME lists another's, cluster=* every cluster's).
+	Cluster string
 }
 
 // auditQuery is the filters as typed, and as read.
 type auditQuery struct {
-	form   views.AuditFilterForm
-	filter store.AuditFilter
-	errs   map[string]string
+	// cluster is the cluster filter as asked ("" when the query names none).
+	cluster string
+	form    views.AuditFilterForm
+	filter  store.AuditFilter
+	errs    map[string]string
 }
 
 // parseAuditQuery reads the filters of /audit and /api/v1/audit. Times are UTC unless
 // they say otherwise (RFC 3339), or epoch milliseconds.
-func parseAuditQuery(c *gin.Context) auditQuery {
+func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	q := auditQuery{errs: map[string]string{}}
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
+	defer func() {
+		switch q.cluster = get("cluster"); q.cluster {
+		case "":
+			q.filter.Cluster = h.Cluster
+		case "*":
+		default:
+			q.filter.Cluster = q.cluster
+		}
+	}()
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
 		Since: get("since"), Until: get("until")}
 	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
@@ -108,6 +122,9 @@ func (q auditQuery) values() url.Values {
 	if q.form.HideRefused {
 		v.Set("hideRefused", "1")
 	}
+	if q.cluster != "" {
+		v.Set("cluster", q.cluster)
+	}
 	return v
 }
 
@@ -123,7 +140,7 @@ func (q auditQuery) errorText() string {
 
 // List is GET /audit.
 func (h *Audit) List(c *gin.Context) {
-	q := parseAuditQuery(c)
+	q := h.parseAuditQuery(c)
 	ctx := c.Request.Context()
 	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.errs}
 	for _, s := range store.AuditStatuses {
@@ -205,7 +222,7 @@ type AuditListJSON struct {
 
 // ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&hideRefused=&since=&until=&before=&limit=].
 func (h *Audit) ListAPI(c *gin.Context) {
-	q := parseAuditQuery(c)
+	q := h.parseAuditQuery(c)
 	if len(q.errs) > 0 {
 		c.JSON(http.StatusBadRequest, APIError{Error: q.errorText(), Code: "bad_request"})
 		return

@@ -74,7 +74,7 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 	vm := views.AuditEntryVM{
 		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
 		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
-		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
+		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: auditCluster(e), Group: e.Group,
 		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
 		Params: auditParams(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
@@ -166,25 +166,28 @@ func auditQueueRows(qs []store.AuditQueue) []views.AuditQueueRow {
 
 // AuditEntryJSON is an audit entry as the API answers it.
 type AuditEntryJSON struct {
-	ID         int64              `json:"id"`
-	Status     string             `json:"status"`
-	Actor      string             `json:"actor"`
-	ActorAddr  string             `json:"actorAddr"`
-	Cluster    string             `json:"cluster"`
-	Group      string             `json:"group"`
-	Topics     []string           `json:"topics"`
-	Mode       string             `json:"mode"`
-	Params     json.RawMessage    `json:"params"`
-	Reason     string             `json:"reason"`
-	StartedAt  string             `json:"startedAt"`
-	FinishedAt *string            `json:"finishedAt"`
-	DurationMs int64              `json:"durationMs"`
-	Error      string             `json:"error,omitempty"`
-	Plan       AuditPlanJSON      `json:"plan"`
-	Queues     []store.AuditQueue `json:"queues"`
-	Seq        int64              `json:"seq,omitempty"`
-	Hash       string             `json:"hash,omitempty"`
-	PrevHash   string             `json:"prevHash,omitempty"`
+	ID        int64  `json:"id"`
+	Status    string `json:"status"`
+	Actor     string `json:"actor"`
+	ActorAddr string `json:"actorAddr"`
+	Cluster   string `json:"cluster"`
+	// ClusterName is the configured cluster ("" for entries written before clusters
+	// had names, which are the default cluster's).
+	ClusterName string             `json:"clusterName"`
+	Group       string             `json:"group"`
+	Topics      []string           `json:"topics"`
+	Mode        string             `json:"mode"`
+	Params      json.RawMessage    `json:"params"`
+	Reason      string             `json:"reason"`
+	StartedAt   string             `json:"startedAt"`
+	FinishedAt  *string            `json:"finishedAt"`
+	DurationMs  int64              `json:"durationMs"`
+	Error       string             `json:"error,omitempty"`
+	Plan        AuditPlanJSON      `json:"plan"`
+	Queues      []store.AuditQueue `json:"queues"`
+	Seq         int64              `json:"seq,omitempty"`
+	Hash        string             `json:"hash,omitempty"`
+	PrevHash    string             `json:"prevHash,omitempty"`
 }
 
 // AuditPlanJSON is what the entry says about the confirmed preview.
@@ -199,7 +202,7 @@ type AuditPlanJSON struct {
 
 func auditEntryJSON(e *store.AuditEntry) AuditEntryJSON {
 	out := AuditEntryJSON{
-		ID: e.ID, Status: string(e.Status), Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, Group: e.Group,
+		ID: e.ID, Status: string(e.Status), Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, ClusterName: e.ClusterName, Group: e.Group,
 		Topics: e.Topics, Mode: e.Mode, Params: e.Params, Reason: e.Reason, StartedAt: views.ISO(e.StartedAt),
 		DurationMs: e.Duration.Milliseconds(), Error: e.Error, Queues: e.Queues(), Seq: e.Seq, Hash: e.Hash, PrevHash: e.PrevHash,
 		Plan: AuditPlanJSON{Hash: e.Plan.Hash, Online: e.Plan.Online, Clients: e.Plan.Clients, Brokers: e.Plan.Brokers, Warnings: e.Plan.Warnings},
@@ -222,4 +225,13 @@ func auditEntryJSON(e *store.AuditEntry) AuditEntryJSON {
 		out.Plan.PlannedAt = &p
 	}
 	return out
+}
+
+// auditCluster is the NameServers an entry was made through, with the configured
+// cluster's name when it has one.
+func auditCluster(e *store.AuditEntry) string {
+	if e.ClusterName == "" {
+		return e.Cluster
+	}
+	return e.Cluster + " (cluster " + e.ClusterName + ")"
 }

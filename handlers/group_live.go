@@ -121,23 +121,26 @@ func wsWritePump(conn *websocket.Conn, frames <-chan live.Frame, dropped func() 
 
 // GroupFrames renders live frames for package groups' hub: once per update, whatever
 // the number of viewers.
-type GroupFrames struct{}
+type GroupFrames struct {
+	// Base rebases the frames' links onto the cluster the hub watches.
+	Base ClusterBase
+}
 
 // Render implements groups.Renderer: one message with everything but the queue rows,
 // and the rows, when any changed, in a second message.
-func (GroupFrames) Render(u *groups.Update) (groups.Frame, error) {
+func (g GroupFrames) Render(u *groups.Update) (groups.Frame, error) {
 	vm := frameVM(u)
 	var head bytes.Buffer
 	if err := views.GroupLiveFrame(vm).Render(context.Background(), &head); err != nil {
 		return nil, err
 	}
-	f := groups.Frame{head.Bytes()}
+	f := groups.Frame{g.Base.HTML(head.Bytes())}
 	if vm.QueuesAll || len(vm.Queues) > 0 {
 		var rows bytes.Buffer
 		if err := views.GroupLiveRows(vm).Render(context.Background(), &rows); err != nil {
 			return nil, err
 		}
-		f = append(f, rows.Bytes())
+		f = append(f, g.Base.HTML(rows.Bytes()))
 	}
 	return f, nil
 }

@@ -20,6 +20,9 @@ type Home struct {
 	// Groups counts the groups online and with lag for the overview's card; nil
 	// without a cluster.
 	Groups GroupLister
+	// Clusters reads every configured cluster's health; the overview lists them when
+	// there are several.
+	Clusters ClusterList
 }
 
 // homeGroupsWait bounds how long the overview waits for the group list, which asks
@@ -39,6 +42,9 @@ func (h *Home) Show(c *gin.Context) {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
 		h.countGroups(c.Request.Context(), &vm)
+	}
+	if h.Clusters != nil && h.Cluster != nil {
+		vm.Clusters = h.clusterRows(h.Clusters(c.Request.Context()))
 	}
 	h.render(c, http.StatusOK, h.page(c, "Overview", "home"), views.HomePage(vm))
 }

@@ -36,11 +36,16 @@ type Env struct {
 	Log *slog.Logger
 	// Warning is shown on every page (e.g. auth disabled on a public address).
 	Warning string
+	// Base is the URL prefix of the cluster these handlers serve ("" for the default
+	// cluster): every page and fragment they write is rebased onto it.
+	Base ClusterBase
+	// Cluster is the header's cluster tag and switch; nil with one cluster.
+	Cluster *views.ClusterChrome
 }
 
 // page returns the chrome of a page for this request.
 func (e *Env) page(c *gin.Context, title, nav string) views.Page {
-	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c)}
+	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a
@@ -73,7 +78,7 @@ func (e *Env) renderComponent(c *gin.Context, status int, comp templ.Component) 
 			[]byte("The page could not be rendered. The console logged the details.\n"))
 		return
 	}
-	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", e.Base.HTML(buf.Bytes()))
 }
 
 func isHTMX(c *gin.Context) bool { return c.GetHeader("HX-Request") == "true" }

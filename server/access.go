@@ -17,7 +17,7 @@ import (
 // access is the middleware that finds who the caller is and applies accessRules: an
 // anonymous page request is sent to /login, an anonymous API request gets 401, a caller
 // whose role is too low gets 403 (audited for resets).
-func (a *App) access(env *handlers.Env) gin.HandlerFunc {
+func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		rule := ruleFor(c.Request.Method, c.FullPath())
 		if rule.anonymous {
@@ -28,6 +28,10 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 		c.Header("Cache-Control", "no-store")
 		caller, ended, refused := a.identify(c)
 		if caller != nil {
+			// The cluster may cap the console role (access_rules.go, RoleFor).
+			capped := *caller
+			capped.Role = a.cc.RoleFor(caller.Name, caller.Role)
+			caller = &capped
 			c.Set(handlers.ActorKey, caller.Name)
 			c.Set(handlers.RoleKey, caller.Role)
 		}
@@ -39,7 +43,13 @@ func (a *App) access(env *handlers.Env) gin.HandlerFunc {
 		// database read.
 		if !a.sec.signInRequired(c.Request.Context()) {
 			if caller == nil {
-				c.Set(handlers.RoleKey, auth.Admin) // the one local user may do everything
+				// The one local user may do everything the cluster allows.
+				local := &auth.Caller{Name: handlers.Actor(c), Role: a.cc.RoleFor(handlers.Actor(c), auth.Admin)}
+				c.Set(handlers.RoleKey, local.Role)
+				if !local.Role.Allows(rule.need) {
+					a.refuse(c, env, local, rule, rule.need)
+					return
+				}
 			}
 			c.Next()
 			return
@@ -111,7 +121,7 @@ func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused
 
 // askToSignIn answers a request without valid credentials: 401 JSON for the API, a
 // redirect to the sign-in page (back here afterwards) for pages.
-func (a *App) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended bool) {
+func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended bool) {
 	defer c.Abort()
 	if isMachinePath(c.Request.URL.Path) {
 		if why == "" {
@@ -128,7 +138,7 @@ func (a *App) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended b
 	// Come back to the page the user was on: for htmx that is the page, not the fragment.
 	next := "/"
 	if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
-		next = c.Request.URL.RequestURI()
+		next = a.base.URL(c.Request.URL.RequestURI()) // back to this cluster's page
 	}
 	if cur := c.GetHeader("HX-Current-URL"); cur != "" {
 		if u, err := url.Parse(cur); err == nil {
@@ -149,9 +159,17 @@ func (a *App) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended b
 
 // refuse answers 403 with what the role lacks. A refused apply of a reset is recorded
 // through the resets service, which bounds and rate-limits what refusals store.
-func (a *App) refuse(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule, need auth.Role) {
+func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule, need auth.Role) {
 	defer c.Abort()
 	msg := fmt.Sprintf("Your role, %s, may not %s: that needs %s. Ask an admin for the %s role.", caller.Role, rule.what, need, need)
+	if a.several() {
+		msg = fmt.Sprintf("Your role on cluster %s, %s, may not %s: that needs %s.", a.cc.Name, caller.Role, rule.what, need)
+		if capped := a.cc.RoleFor(caller.Name, auth.Admin); capped < need {
+			msg += " This cluster's configuration allows you at most " + capped.String() + "."
+		} else {
+			msg += " Ask an admin for the " + need.String() + " role."
+		}
+	}
 	if rule.others != auth.NoRole && need == rule.others {
 		msg = fmt.Sprintf("Only an admin may %s. Your own tokens are at /users/%s/tokens.", rule.what, caller.Name)
 	}

@@ -111,3 +111,16 @@ func ruleFor(method, pattern string) accessRule {
 	}
 	return accessRules[len(accessRules)-1]
 }
+
+// RoleFor caps a user's console role on this cluster: a cluster may let an operator of
+// the console only read it.
+func (c *ClusterConfig) RoleFor(user string, role auth.Role) auth.Role {
+	limit, ok := c.UserRoles[user]
+	if !ok {
+		limit = c.MaxRole
+	}
+	if limit != auth.NoRole && limit < role {
+		return limit
+	}
+	return role
+}

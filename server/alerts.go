@@ -9,15 +9,19 @@ import (
 
 // alertService starts the alert sender (which also sends what a previous run left
 // pending) and returns the service; rules are evaluated at each read of the collector.
-func (a *App) alertService() *alerts.Service {
-	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: joinNameServers(a.cfg.NameServers), Retry: a.cfg.AlertRetry}
+func (a *clusterApp) alertService() *alerts.Service {
+	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: a.nameServers(), Retry: a.cfg.AlertRetry}
 	svc := alerts.NewService(a.store, opts)
-	a.leaderOnly(svc.Run) // one console sends, however many share the database
+	if a.cc.Default {
+		// One console sends, however many share the database, and one sender sends
+		// every cluster's notifications.
+		a.leaderOnly(svc.Run)
+	}
 	return svc
 }
 
 // evaluateAlerts applies the rules to one read of every group.
-func (a *App) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List) {
+func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List) {
 	obs := make([]alerts.Observation, 0, len(l.Groups))
 	for _, g := range l.Groups {
 		if !g.System {

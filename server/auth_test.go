@@ -235,7 +235,7 @@ func stubResets(a *App) http.Handler {
 	r := gin.New()
 	_ = r.SetTrustedProxies(a.trustedProxyList())
 	env := &handlers.Env{Log: a.log}
-	r.Use(a.access(env))
+	r.Use(a.def.access(env))
 	ok := func(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"actor": handlers.Actor(c), "addr": c.ClientIP()})
 	}

@@ -46,19 +46,6 @@ func (c *ClusterConfig) Title() string {
 	return c.Name
 }
 
-// RoleFor caps a user's console role on this cluster: a cluster may let an operator of
-// the console only read it.
-func (c *ClusterConfig) RoleFor(user string, role auth.Role) auth.Role {
-	limit, ok := c.UserRoles[user]
-	if !ok {
-		limit = c.MaxRole
-	}
-	if limit != auth.NoRole && limit < role {
-		return limit
-	}
-	return role
-}
-
 // clusterFile is the config file as written (TOML or YAML).
 type clusterFile struct {
 	Clusters []clusterEntry `toml:"clusters" yaml:"clusters"`

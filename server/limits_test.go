@@ -74,7 +74,7 @@ func TestIdleKeepAliveConnectionClosed(t *testing.T) {
 func TestSlowRequestBodyCut(t *testing.T) {
 	a := newAuthApp(t, "--http-read-timeout", "300ms")
 	slowDone := make(chan error, 1)
-	a.engine.POST("/test/slow-handler", func(c *gin.Context) {
+	a.def.engine.POST("/test/slow-handler", func(c *gin.Context) {
 		_, _ = io.ReadAll(c.Request.Body)
 		select {
 		case <-time.After(600 * time.Millisecond): // past the read timeout
@@ -114,11 +114,11 @@ func TestSlowRequestBodyCut(t *testing.T) {
 func TestUnreadAnswerDroppedStreamKept(t *testing.T) {
 	a := newAuthApp(t, "--http-write-timeout", "300ms")
 	wrote := make(chan error, 1)
-	a.engine.GET("/test/big", func(c *gin.Context) {
+	a.def.engine.GET("/test/big", func(c *gin.Context) {
 		_, err := c.Writer.Write(make([]byte, 64<<20)) // a page is written at once
 		wrote <- err
 	})
-	a.engine.GET("/test/stream", func(c *gin.Context) {
+	a.def.engine.GET("/test/stream", func(c *gin.Context) {
 		chunk := make([]byte, 16<<10)
 		for range 20 { // 20 × 50 ms: three times the write timeout in all
 			if _, err := c.Writer.Write(chunk); err != nil {

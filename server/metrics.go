@@ -46,9 +46,6 @@ func newConsoleMetrics() *consoleMetrics {
 func (a *App) metrics() *consoleMetrics {
 	if a.metricsReg == nil {
 		a.metricsReg = newConsoleMetrics()
-		if a.rmq != nil {
-			a.metricsReg.reg.MustRegister(brokerCalls{a.rmq})
-		}
 	}
 	return a.metricsReg
 }

@@ -158,7 +158,7 @@ func (a *App) whenLeading(step func(context.Context, *groups.List)) func(context
 
 // reconcileWhileLeading marks the resets of replicas that died as interrupted, each
 // beat, while this replica leads. (At start-up every console marks those it finds.)
-func (a *App) reconcileWhileLeading() {
+func (a *clusterApp) reconcileWhileLeading() {
 	if !a.replica.shared {
 		return // the one console marked them at start-up; nobody else writes the file
 	}

@@ -108,7 +108,7 @@ func TestOnlyAGoneConsolesResetIsMarkedInterrupted(t *testing.T) {
 	if err := doomed.store.Audit().Begin(ctx, entry); err != nil {
 		t.Fatal(err)
 	}
-	survivor.markInterruptedResets(ctx) // what the leader does each beat
+	survivor.def.markInterruptedResets(ctx) // what the leader does each beat
 	if got, _ := survivor.store.Audit().Get(ctx, entry.ID); got.Status != store.AuditPending {
 		t.Fatalf("entry of a running console marked %s", got.Status)
 	}

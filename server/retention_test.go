@@ -39,7 +39,8 @@ func TestRebalanceRetentionSetting(t *testing.T) {
 }
 
 // A console started on a database with rebalance events older than the retention
-// deletes them and keeps the recent ones.
+// deletes them and keeps the recent ones, which (written before clusters had names) are
+// the default cluster's.
 func TestStartPrunesOldRebalanceEvents(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -68,7 +69,7 @@ func TestStartPrunesOldRebalanceEvents(t *testing.T) {
 	defer a.Close()
 	var got []store.RebalanceEvent
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if got, err = a.store.RebalanceEvents(ctx, "G", 10, time.Time{}); err == nil && len(got) == 1 {
+		if got, err = a.def.store.RebalanceEvents(ctx, "G", 10, time.Time{}); err == nil && len(got) == 1 {
 			break
 		}
 	}

@@ -11,28 +11,28 @@ import (
 	"rmqconsole/static"
 )
 
-// routes is the console's one route table.
-func (a *App) routes() http.Handler {
+// routes is the console's one route table, built once per configured cluster with the
+// services bound to it (App.dispatch picks the table by the path's cluster).
+func (a *clusterApp) routes() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
-	env := &handlers.Env{Log: a.log, Warning: a.warning}
-	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure))
+	env := &handlers.Env{Log: a.log, Warning: a.warning, Base: a.base, Cluster: a.chrome()}
+	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure), a.rebaseRedirects())
 	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
 	// Deadlines on request bodies and on every write of an answer (limits.go).
 	r.Use(ioDeadlines(a.cfg.HTTPReadTimeout, a.cfg.HTTPWriteTimeout))
 	// Cross-origin protection covers every state-changing route: a form posted from
 	// another site is refused before it reaches a handler.
 	r.Use(crossOrigin(env), bodyLimit(env))
-	a.engine = r
 
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
 	health := &handlers.Health{DB: a.store, Replica: a.replica}
 	if a.rmq != nil {
 		health.NameServer = a.rmq
 	}
-	home := &handlers.Home{Env: env, Overview: a.overview()}
+	home := &handlers.Home{Env: env, Overview: a.overview(), Clusters: a.clusterHealth}
 
 	r.GET("/healthz", health.Live)
 	r.GET("/readyz", health.Ready)
@@ -41,6 +41,7 @@ func (a *App) routes() http.Handler {
 
 	r.GET("/", home.Show)
 	r.GET("/api/v1/cluster", home.API)
+	r.GET("/api/v1/clusters", home.ClustersAPI)
 
 	// Each area registers its pages and API in its own file (routes_<area>.go).
 	a.messageRoutes(r, env)
@@ -50,7 +51,7 @@ func (a *App) routes() http.Handler {
 	a.resetRoutes(r, env)
 	a.authRoutes(r, env)
 
-	r.NoRoute(env.NotFound)
+	r.NoRoute(a.notFound(env))
 	r.NoMethod(func(c *gin.Context) {
 		env.Fail(c, &handlers.UserError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 			Message: c.Request.Method + " is not allowed on " + c.Request.URL.Path + "."})
@@ -59,13 +60,13 @@ func (a *App) routes() http.Handler {
 }
 
 // overview returns the cluster overview reader, or nil without a cluster.
-func (a *App) overview() func(context.Context) (*cluster.Overview, error) {
+func (a *clusterApp) overview() func(context.Context) (*cluster.Overview, error) {
 	if a.rmq == nil {
 		return nil
 	}
 	return func(ctx context.Context) (*cluster.Overview, error) { return a.cluster.Overview(ctx, a.rmq) }
 }
 
-// Routes lists every route registered on the console's router, for tests that must cover
-// all of them (such as the route × role access table).
-func (a *App) Routes() gin.RoutesInfo { return a.engine.Routes() }
+// Routes lists every route registered on the console's router (every cluster's has the
+// same), for tests that must cover all of them (such as the route × role access table).
+func (a *App) Routes() gin.RoutesInfo { return a.def.engine.Routes() }

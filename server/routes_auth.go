@@ -7,7 +7,7 @@ import (
 )
 
 // authRoutes registers sign-in, sign-out and the API token pages.
-func (a *App) authRoutes(r *gin.Engine, env *handlers.Env) {
+func (a *clusterApp) authRoutes(r *gin.Engine, env *handlers.Env) {
 	required := func(c *gin.Context) bool { return a.sec.signInRequired(c.Request.Context()) }
 	login := &handlers.Login{Env: env, Auth: a.sec.auth, SignInRequired: required, Secure: a.secure}
 	logout := &handlers.Logout{Env: env, Auth: a.sec.auth, Secure: a.secure}

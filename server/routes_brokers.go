@@ -11,7 +11,7 @@ import (
 )
 
 // brokerRoutes registers the pages and API of brokers.
-func (a *App) brokerRoutes(r *gin.Engine, env *handlers.Env) {
+func (a *clusterApp) brokerRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Brokers{Env: env}
 	ws := &handlers.BrokerLive{Env: env}
 	if a.rmq != nil {

@@ -12,7 +12,7 @@ import (
 
 // groupRoutes registers the pages and API of groups, the live group websocket and
 // /metrics, and starts the background lag collector. The overview counts groups too.
-func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home) {
+func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home) {
 	list := &handlers.GroupsList{Env: env, Lag: a.store}
 	show := &handlers.GroupShow{Env: env, Events: a.store, Lag: a.store,
 		Sampling: handlers.LagSampling{Every: a.cfg.MetricsInterval, Keep: a.cfg.LagRetention}}
@@ -29,18 +29,18 @@ func (a *App) groupRoutes(r *gin.Engine, env *handlers.Env, home *handlers.Home)
 		hub := groups.NewLive(svc, groups.LiveOptions{
 			Interval: a.cfg.GroupPoll,
 			Timeout:  a.cfg.Timeout,
-			Renderer: handlers.GroupFrames{},
+			Renderer: handlers.GroupFrames{Base: a.base},
 			Store:    a.store,
 			Log:      a.log.With("component", "live-groups"),
 		})
 		a.onClose(hub.Close)
 		list.Groups, show.Groups, show.Live, live.Live, home.Groups, client.Clients = svc, svc, hub, hub, svc, svc
 		show.DeadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster})
-		a.metrics().reg.MustRegister(liveMetrics{hub})
+		a.metricsReg.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
 			col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
-			a.metrics().reg.MustRegister(col)
+			a.metricsReg.MustRegister(col)
 			col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
 			col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) }))
 			a.background(col.Run)

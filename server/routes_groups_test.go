@@ -208,13 +208,13 @@ func TestGroupRoutesOnRealBroker(t *testing.T) {
 	}
 	// Stop the background collector's traffic from blurring the count: compare the
 	// detail's calls only.
-	before := a.rmq.CallCount(rocketmq.CodeGetConsumerConnectionList)
+	before := a.def.rmq.CallCount(rocketmq.CodeGetConsumerConnectionList)
 	for range 5 {
 		if rec := grpServe(t, a, "/api/v1/groups/"+group); rec.Code != 200 {
 			t.Fatalf("watched group API: %d", rec.Code)
 		}
 	}
-	if calls := a.rmq.CallCount(rocketmq.CodeGetConsumerConnectionList) - before; calls > 3 {
+	if calls := a.def.rmq.CallCount(rocketmq.CodeGetConsumerConnectionList) - before; calls > 3 {
 		t.Errorf("5 API reads of a watched group made %d connection-list calls; they should come from the watcher (at most its own polls)", calls)
 	}
 }

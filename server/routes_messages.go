@@ -9,14 +9,14 @@ import (
 )
 
 // messageRoutes registers the pages and API of messages.
-func (a *App) messageRoutes(r *gin.Engine, env *handlers.Env) {
+func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	dl := &handlers.DeadLetters{Env: env}
 	if a.rmq != nil {
 		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster,
-			Direct: a.rmq, Audit: a.store.Audit(), ClusterName: joinNameServers(a.cfg.NameServers)})
+			Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
 		dl.Service = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
-			Audit: a.store.Audit(), NameServers: joinNameServers(a.cfg.NameServers)})
+			Audit: a.store.Audit(), NameServers: a.nameServers()})
 	}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)

@@ -50,9 +50,9 @@ func newMessagesApp(t *testing.T, ns string) *App {
 
 // msgBrokerCalls counts the requests the app sent to brokers (NameServer requests apart).
 func msgBrokerCalls(a *App) uint64 {
-	n := a.rmq.TotalCalls()
+	n := a.def.rmq.TotalCalls()
 	for _, ns := range []rocketmq.RequestCode{rocketmq.CodeGetRouteInfoByTopic, rocketmq.CodeGetBrokerClusterInfo, rocketmq.CodeGetAllTopicListFromNameSrv} {
-		n -= a.rmq.CallCount(ns)
+		n -= a.def.rmq.CallCount(ns)
 	}
 	return n
 }

@@ -11,12 +11,12 @@ import (
 )
 
 // resetRoutes registers the pages and API of resets and the audit log.
-func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
+func (a *clusterApp) resetRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Resets{Env: env}
 	if a.rmq != nil {
 		h.Service = a.resets
 	}
-	audit := &handlers.Audit{Env: env, Entries: a.store.Audit()}
+	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name}
 
 	r.GET("/groups/:group/reset", h.Form)
 	r.POST("/groups/:group/reset/preview", h.Preview)
@@ -33,9 +33,9 @@ func (a *App) resetRoutes(r *gin.Engine, env *handlers.Env) {
 }
 
 // newResetService builds the reset service over the console's cluster and audit log.
-func (a *App) newResetService() *resets.Service {
+func (a *clusterApp) newResetService() *resets.Service {
 	log := a.log.With("component", "resets")
-	cfg := resets.Config{Audit: a.store.Audit(), Cluster: joinNameServers(a.cfg.NameServers), Log: log,
+	cfg := resets.Config{Audit: a.store.Audit(), Cluster: a.nameServers(), Log: log,
 		// Reading an interrupted entry's offsets back at start-up: one round of
 		// calls and a retry, however many brokers are frozen.
 		RecoverWait: 2 * a.cfg.Timeout}
@@ -54,7 +54,7 @@ func (a *App) newResetService() *resets.Service {
 // killed between writing an entry and recording the outcome) as interrupted, with the
 // offsets found now. A failure is logged: those groups stay locked for resets until a
 // later start can mark them.
-func (a *App) markInterruptedResets(ctx context.Context) {
+func (a *clusterApp) markInterruptedResets(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	n, err := a.resets.RecoverInterrupted(ctx)

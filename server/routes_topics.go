@@ -8,10 +8,10 @@ import (
 )
 
 // topicRoutes registers the pages and API of topics.
-func (a *App) topicRoutes(r *gin.Engine, env *handlers.Env) {
+func (a *clusterApp) topicRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Topics{Env: env}
 	if a.rmq != nil {
-		svc := topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: joinNameServers(a.cfg.NameServers)})
+		svc := topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
 		h.Topics, h.Changes = svc, svc
 	}
 	r.GET("/topics", h.List)

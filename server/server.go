@@ -16,11 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
-	"rmqconsole/cluster"
-	"rmqconsole/resets"
-	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -65,25 +60,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
-// App is a configured console: its database, its RocketMQ client and its HTTP handler.
+// App is a configured console: its database, its clusters and its HTTP handler.
 type App struct {
 	cfg   *Config
 	log   *slog.Logger
 	store *store.Store
-	rmq   *rocketmq.Client // nil when no NameServer is configured
-	// cluster is the one view of the cluster every service shares (nil with rmq).
-	cluster *cluster.Cluster
-	handler http.Handler
-	warning string
+	// clusters are the configured clusters' parts of the console, in the
+	// configuration's order; def is the default one, byName finds one by name.
+	clusters []*clusterApp
+	def      *clusterApp
+	byName   map[string]*clusterApp
+	handler  http.Handler
+	warning  string
 	// metricsReg is the console's Prometheus registry (metrics.go).
 	metricsReg *consoleMetrics
 	// closers stop the areas' background work; Close runs them first.
 	closers []func()
-	sec     *security   // access control (security.go, access.go)
-	engine  *gin.Engine // the router inside handler, for Routes
-	// resets plans and applies resets, recovers interrupted ones and records refusals
-	// (routes_resets.go); it exists without a cluster too, for the last two.
-	resets *resets.Service
+	sec     *security // access control (security.go, access.go)
 	// replica is this console among those sharing the database, and whether it leads
 	// the work done once (replica.go).
 	replica *replica
@@ -109,25 +102,37 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, err
 	}
-	if len(cfg.NameServers) > 0 {
-		a.rmq, err = rocketmq.New(rocketmq.Config{
-			NameServer:  joinNameServers(cfg.NameServers),
-			Timeout:     cfg.Timeout,
-			Logger:      log.With("component", "rocketmq"),
-			Credentials: cfg.Credentials,
-		})
+	// Rows written before clusters had names are the default cluster's: the one the
+	// console then talked to.
+	st.SetDefaultCluster(cfg.DefaultCluster().Name)
+	if err := st.ClaimUnnamedRows(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("RMQC_DB: %w", err)
+	}
+	a.byName = map[string]*clusterApp{}
+	for i := range cfg.Clusters {
+		ca, err := a.newClusterApp(&cfg.Clusters[i])
 		if err != nil {
-			st.Close()
+			a.Close()
 			return nil, err
 		}
-		a.cluster = cluster.New(a.rmq, cluster.Options{Proxies: cfg.Proxies})
+		a.clusters = append(a.clusters, ca)
+		a.byName[ca.cc.Name] = ca
+		if ca.cc.Default {
+			a.def = ca
+		}
 	}
-	a.resets = a.newResetService()
-	a.onClose(a.resets.Close)    // writes the refusals it only counted
-	a.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
-	a.reconcileWhileLeading()
+	for _, ca := range a.clusters {
+		ca.resets = ca.newResetService()
+		ca.onClose(ca.resets.Close)   // writes the refusals it only counted
+		ca.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
+		ca.reconcileWhileLeading()
+	}
 	a.pruneRebalanceHistory()
-	a.handler = a.routes()
+	for _, ca := range a.clusters {
+		ca.engine = ca.routes()
+	}
+	a.handler = http.HandlerFunc(a.dispatch)
 	// After every leader job is registered.
 	if err := a.replica.start(ctx); err != nil {
 		a.Close()
@@ -195,6 +200,12 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	a.log.Info("rmqconsole listening", "url", scheme+ln.Addr().String(), "namesrv", joinNameServers(a.cfg.NameServers), "db", store.Redacted(a.cfg.DB), "replica", a.store.Replica(),
 		"credentials", a.cfg.Credentials)
+	if a.several() {
+		for _, ca := range a.clusters {
+			a.log.Info("cluster", "name", ca.cc.Name, "default", ca.cc.Default, "namesrv", ca.nameServers(), "credentials", ca.cc.Credentials,
+				"url", scheme+ln.Addr().String()+"/c/"+ca.cc.Name+"/")
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -220,9 +231,6 @@ func (a *App) Close() {
 func (a *App) close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
-	}
-	if a.rmq != nil {
-		a.rmq.Close()
 	}
 	if a.store != nil {
 		a.store.Close()

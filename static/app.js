@@ -43,7 +43,8 @@
     if (pendingG) {
       pendingG = false;
       var to = { m: "/messages", g: "/groups", a: "/audit", h: "/" }[ev.key];
-      if (to) { window.location.href = to; ev.preventDefault(); }
+      // The pages of a cluster other than the default live under its prefix (/c/NAME).
+      if (to) { window.location.href = (document.body.dataset.base || "") + to; ev.preventDefault(); }
       return;
     }
     switch (ev.key) {

@@ -1,0 +1,44 @@
+package cluster
+
+import (
+	"slices"
+
+	"rmqconsole/rocketmq"
+)
+
+// Health is a cluster at a glance, for a console that manages several: whether a
+// NameServer answered, how many broker processes answered, and their versions.
+type Health struct {
+	NameServerOK bool `json:"nameServerOk"`
+	// NameServer is the first that answered ("" when none did).
+	NameServer string   `json:"nameServer,omitempty"`
+	BrokersUp  int      `json:"brokersUp"`
+	Brokers    int      `json:"brokers"`
+	Versions   []string `json:"versions"`
+	// Errors names what could not be read, as the overview says it.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Health sums the overview up.
+func (o *Overview) Health() Health {
+	h := Health{Errors: o.Errors, Versions: []string{}}
+	for _, ns := range o.NameServers {
+		if ns.OK && !h.NameServerOK {
+			h.NameServerOK, h.NameServer = true, ns.Addr
+		}
+	}
+	for _, b := range o.Brokers {
+		h.Brokers++
+		if b.Error == "" {
+			h.BrokersUp++
+		}
+		if b.Version != "" {
+			v := rocketmq.BrokerVersion{Name: b.Version}.String()
+			if !slices.Contains(h.Versions, v) {
+				h.Versions = append(h.Versions, v)
+			}
+		}
+	}
+	slices.Sort(h.Versions)
+	return h
+}

@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/views"
+)
+
+// ClusterHealth is one configured cluster at a glance: GET /api/v1/clusters and the
+// overview's cluster table.
+type ClusterHealth struct {
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	Color   string `json:"color,omitempty"`
+	Default bool   `json:"default"`
+	// URL is the cluster's overview page, /c/{name}/.
+	URL string `json:"url"`
+	cluster.Health
+}
+
+// ClusterList reads every configured cluster's health, at once and within the caller's
+// deadline.
+type ClusterList func(ctx context.Context) []ClusterHealth
+
+// ClustersAPI answers GET /api/v1/clusters.
+func (h *Home) ClustersAPI(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"clusters": h.Clusters(c.Request.Context())})
+}
+
+// clusterRows turns the clusters' health into the overview's table rows.
+func (h *Home) clusterRows(hs []ClusterHealth) []views.ClusterHealthRow {
+	rows := make([]views.ClusterHealthRow, len(hs))
+	for i, c := range hs {
+		rows[i] = views.ClusterHealthRow{
+			ClusterLink:  views.ClusterLink{Name: c.Name, Label: c.Label, Color: c.Color, URL: c.URL, Current: c.Name == h.clusterName()},
+			NameServerOK: c.NameServerOK, NameServerDetail: c.NameServer, Error: strings.Join(c.Errors, " "),
+			BrokersUp: c.BrokersUp, Brokers: c.Brokers, Versions: strings.Join(c.Versions, ", "),
+		}
+	}
+	return rows
+}
+
+// clusterName is the name of the cluster these handlers serve ("" with one cluster).
+func (e *Env) clusterName() string {
+	if e.Cluster == nil {
+		return ""
+	}
+	return e.Cluster.Name
+}
