@@ -45,18 +45,16 @@ type auditQuery struct {
 func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	q := auditQuery{errs: map[string]string{}}
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
-	defer func() {
-		switch q.cluster = get("cluster"); q.cluster {
-		case "":
-			q.filter.Cluster = h.Cluster
-		case "*":
-		default:
-			q.filter.Cluster = q.cluster
-		}
-	}()
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
 		Since: get("since"), Until: get("until")}
 	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
+	switch q.cluster = get("cluster"); q.cluster {
+	case "":
+		q.filter.Cluster = h.Cluster
+	case "*": // every cluster
+	default:
+		q.filter.Cluster = q.cluster
+	}
 	if q.form.Status != "" && !q.filter.Status.Valid() {
 		q.errs["status"] = "Status " + strconv.Quote(q.form.Status) + " is unknown: use " + statusList() + "."
 	}

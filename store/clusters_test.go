@@ -97,5 +97,16 @@ func TestClustersShareTheDatabaseApart(t *testing.T) {
 		if rs, _ := test.AlertRules(ctx); len(rs) != 1 {
 			t.Errorf("test's alert rules: %+v", rs)
 		}
+
+		// A preview made on test cannot be applied through prod.
+		if err := test.SavePreview(ctx, "plan-1", []byte(`{}`), now, now.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := prod.TakePreview(ctx, "plan-1"); !errors.Is(err, ErrPreviewNotFound) {
+			t.Errorf("prod took test's preview: %v", err)
+		}
+		if _, err := test.TakePreview(ctx, "plan-1"); err != nil {
+			t.Errorf("test's own preview: %v", err)
+		}
 	})
 }

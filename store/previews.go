@@ -20,7 +20,7 @@ func (s *Store) SavePreview(ctx context.Context, id string, plan []byte, at, exp
 		if err := tx.Exec(`DELETE FROM reset_previews WHERE created_at_ms < ?`, expired.UnixMilli()).Error; err != nil {
 			return err
 		}
-		return tx.Exec(`INSERT INTO reset_previews (id, plan, created_at_ms) VALUES (?, ?, ?)`, id, string(plan), at.UnixMilli()).Error
+		return tx.Exec(`INSERT INTO reset_previews (id, plan, created_at_ms) VALUES (?, ?, ?)`, s.previewKey(id), string(plan), at.UnixMilli()).Error
 	})
 	if err != nil {
 		return fmt.Errorf("save reset preview %s: %w", id, err)
@@ -42,11 +42,20 @@ func (s *Store) PeekPreview(ctx context.Context, id string) ([]byte, error) {
 
 func (s *Store) readPreview(ctx context.Context, q, id string) ([]byte, error) {
 	var plans []string
-	if err := s.DB.WithContext(ctx).Raw(q, id).Scan(&plans).Error; err != nil {
+	if err := s.DB.WithContext(ctx).Raw(q, s.previewKey(id)).Scan(&plans).Error; err != nil {
 		return nil, fmt.Errorf("read reset preview %s: %w", id, err)
 	}
 	if len(plans) == 0 {
 		return nil, fmt.Errorf("reset preview %s: %w", id, ErrPreviewNotFound)
 	}
 	return []byte(plans[0]), nil
+}
+
+// previewKey keeps each cluster's previews apart: a preview made on one cluster is not
+// found through another's store, so it can never be applied to the other's brokers.
+func (s *Store) previewKey(id string) string {
+	if s.cluster == "" {
+		return id
+	}
+	return s.cluster + "/" + id
 }
