@@ -131,6 +131,9 @@ type Options struct {
 	Timeout time.Duration
 	// Cluster names the cluster in notifications.
 	Cluster string
+	// ClusterName is the configured cluster's name when the console manages several:
+	// notifications then say it (the same group name may exist on each).
+	ClusterName string
 }
 
 // Service evaluates rules and delivers notifications.

@@ -117,29 +117,38 @@ func (s *Service) matchedCount(rule int64) int {
 // delivery builds the notification of a state change in the rule's format.
 func (s *Service) delivery(r store.AlertRule, st store.AlertState, event string, at time.Time) store.AlertDelivery {
 	return store.AlertDelivery{RuleID: r.ID, RuleName: r.Name, Group: st.Group, Event: event, CreatedAt: at,
-		URL: r.WebhookURL, Format: r.Format, Body: string(Body(r, st, event, at, s.opts.Cluster))}
+		URL: r.WebhookURL, Format: r.Format, Body: string(Body(r, st, event, at, s.opts.Cluster, s.opts.ClusterName))}
 }
 
 // Body is the webhook body of a notification: a generic JSON document, or the text
-// message of a Slack or DingTalk incoming webhook.
-func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cluster string) []byte {
+// message of a Slack or DingTalk incoming webhook. With clusterName (a console of several
+// clusters) each says which cluster the group is on.
+func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cluster, clusterName string) []byte {
 	var b []byte
+	summary := Summary(r, st, event)
+	if clusterName != "" {
+		summary = "[" + clusterName + "] " + summary
+	}
 	switch r.Format {
 	case FormatSlack:
-		b, _ = json.Marshal(map[string]string{"text": Summary(r, st, event)})
+		b, _ = json.Marshal(map[string]string{"text": summary})
 	case FormatDingTalk:
-		b, _ = json.Marshal(map[string]any{"msgtype": "text", "text": map[string]string{"content": Summary(r, st, event)}})
+		b, _ = json.Marshal(map[string]any{"msgtype": "text", "text": map[string]string{"content": summary}})
 	default:
 		var value any
 		if st.Value != nil {
 			value = *st.Value
 		}
-		b, _ = json.Marshal(map[string]any{
+		m := map[string]any{
 			"event": event, "group": st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": cluster,
 			"rule": map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
 				"threshold": r.Threshold, "forSeconds": r.For.Seconds()},
-			"summary": Summary(r, st, event),
-		})
+			"summary": summary,
+		}
+		if clusterName != "" {
+			m["clusterName"] = clusterName
+		}
+		b, _ = json.Marshal(m)
 	}
 	return b
 }

@@ -11,6 +11,9 @@ import (
 // pending) and returns the service; rules are evaluated at each read of the collector.
 func (a *clusterApp) alertService() *alerts.Service {
 	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: a.nameServers(), Retry: a.cfg.AlertRetry}
+	if a.several() {
+		opts.ClusterName = a.cc.Name
+	}
 	svc := alerts.NewService(a.store, opts)
 	if a.cc.Default {
 		// One console sends, however many share the database, and one sender sends
