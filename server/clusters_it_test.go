@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/gorilla/websocket"
 
 	"rmqconsole/auth"
 	"rmqconsole/dev"
@@ -271,6 +273,35 @@ namesrv = [%q]
 			}
 		}
 	})
+	// The live view of test's group: its websocket through the cluster's path, its frames
+	// linking within test.
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/c/test/ws/groups/"+group,
+		http.Header{"Origin": {srv.URL}, "Cookie": {sessionCookie(t, a, "bob").String()}})
+	if err != nil {
+		t.Fatalf("websocket of test's group: %v", err)
+	}
+	defer ws.Close()
+	// The first update comes as two frames: everything but the queue rows, then the rows.
+	var frames string
+	for range 2 {
+		_ = ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+		_, frame, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("live frame of test's group: %v", err)
+		}
+		frames += string(frame)
+	}
+	if !strings.Contains(frames, `="/c/test/`) {
+		t.Errorf("test's live frames have no link within test:\n%.600s", frames)
+	}
+	for _, m := range regexp.MustCompile(`="(/[^"]*)"`).FindAllStringSubmatch(frames, -1) {
+		if !strings.HasPrefix(m[1], "/c/test/") && !strings.HasPrefix(m[1], "/static/") {
+			t.Errorf("test's live frame links %q, off its cluster", m[1])
+		}
+	}
+
 	rec = do("bob", "GET", "/", "")
 	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
 	if n := doc.Find(`[data-testid="cluster-row"]`).Length(); n != 2 {
