@@ -35,19 +35,19 @@ type clusterApp struct {
 	engine *gin.Engine
 	// base is the URL prefix of the cluster's pages ("" for the default cluster).
 	base handlers.ClusterBase
-	// metricsReg registers the cluster's collectors, labelled with its name when the
+	// registry registers the cluster's collectors, labelled with its name when the
 	// console manages several.
-	metricsReg prometheus.Registerer
+	registry prometheus.Registerer
 }
 
 // newClusterApp connects to one configured cluster.
 func (a *App) newClusterApp(cc *ClusterConfig) (*clusterApp, error) {
-	ca := &clusterApp{App: a, cc: cc, store: a.store.ForCluster(cc.Name), metricsReg: a.metrics().reg}
+	ca := &clusterApp{App: a, cc: cc, store: a.store.ForCluster(cc.Name), registry: a.metrics().reg}
 	if !cc.Default {
 		ca.base = handlers.ClusterBase("/c/" + cc.Name)
 	}
 	if len(a.cfg.Clusters) > 1 {
-		ca.metricsReg = prometheus.WrapRegistererWith(prometheus.Labels{"cluster": cc.Name}, a.metrics().reg)
+		ca.registry = prometheus.WrapRegistererWith(prometheus.Labels{"cluster": cc.Name}, a.metrics().reg)
 	}
 	if len(cc.NameServers) > 0 {
 		log := a.log.With("component", "rocketmq")
@@ -66,7 +66,7 @@ func (a *App) newClusterApp(cc *ClusterConfig) (*clusterApp, error) {
 		}
 		ca.onClose(func() { ca.rmq.Close() })
 		ca.cluster = cluster.New(ca.rmq, cluster.Options{Proxies: cc.Proxies})
-		ca.metricsReg.MustRegister(brokerCalls{ca.rmq})
+		ca.registry.MustRegister(brokerCalls{ca.rmq})
 	}
 	return ca, nil
 }
@@ -121,7 +121,7 @@ func (a *App) clusterHealth(ctx context.Context) []handlers.ClusterHealth {
 	return out
 }
 
-// ServeHTTP sends a request to its cluster's routes: /c/{name}/... and
+// dispatch sends a request to its cluster's routes: /c/{name}/... and
 // /api/v1/clusters/{name}/... to that cluster's (with the prefix taken off), every other
 // path to the default cluster's, so the URLs of a one-cluster console keep working.
 func (a *App) dispatch(w http.ResponseWriter, r *http.Request) {

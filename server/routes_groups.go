@@ -36,11 +36,11 @@ func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handler
 		a.onClose(hub.Close)
 		list.Groups, show.Groups, show.Live, live.Live, home.Groups, client.Clients = svc, svc, hub, hub, svc, svc
 		show.DeadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster})
-		a.metricsReg.MustRegister(liveMetrics{hub})
+		a.registry.MustRegister(liveMetrics{hub})
 		if a.cfg.MetricsInterval > 0 {
 			col := groups.NewLagCollector(svc, a.cfg.MetricsInterval)
 			col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
-			a.metricsReg.MustRegister(col)
+			a.registry.MustRegister(col)
 			col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
 			col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, al, l) }))
 			a.background(col.Run)
