@@ -164,3 +164,20 @@ func From(ctx context.Context) *Localizer {
 
 // IsChinese reports whether l speaks Chinese, for the few formats that differ.
 func (l *Localizer) IsChinese() bool { return strings.HasPrefix(l.tag.String(), "zh") }
+
+// Message is a sentence a service hands up for the user — a refusal, a partial failure —
+// kept as its id and values, so the handler says it in the request's language. Its
+// String and Error say it in English, for logs and for callers without a request.
+type Message struct {
+	ID   string
+	Args []any // alternating names and values, as T takes them
+}
+
+// M is the Message id with the values kv (alternating names and values).
+func M(id string, kv ...any) Message { return Message{ID: id, Args: kv} }
+
+func (m Message) String() string { return english.T(m.ID, m.Args...) }
+func (m Message) Error() string  { return m.String() }
+
+// Say is m in l's language.
+func (l *Localizer) Say(m Message) string { return l.T(m.ID, m.Args...) }

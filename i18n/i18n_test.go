@@ -89,8 +89,8 @@ func TestEveryMessageIsInBothLanguages(t *testing.T) {
 }
 
 // idUse finds the ids handed to T and N in templates and Go code: T(ctx, "id", …),
-// N(ctx, "id", …), l.T("id", …), l.N("id", …).
-var idUse = regexp.MustCompile(`\b(?:T|N)\((?:ctx, )?"([a-zA-Z0-9_.\-]+)"`)
+// N(ctx, "id", …), l.T("id", …), l.N("id", …), i18n.M("id", …).
+var idUse = regexp.MustCompile(`\b(?:T|N|M)\((?:ctx, )?"([a-zA-Z0-9_.\-]+)"`)
 
 // TestEveryIDUsedIsInTheCatalogues walks the console's source for the ids it asks for.
 func TestEveryIDUsedIsInTheCatalogues(t *testing.T) {
@@ -167,5 +167,12 @@ func TestLookups(t *testing.T) {
 	}
 	if From(context.Background()) != english {
 		t.Error("a context without a localizer is not English")
+	}
+}
+
+func TestMessageIsSaidInTheRequestsLanguage(t *testing.T) {
+	m := M("status.404")
+	if m.Error() != "Not Found" || Match("zh-CN").Say(m) != "未找到" {
+		t.Errorf("English %q, Chinese %q", m.Error(), Match("zh-CN").Say(m))
 	}
 }
