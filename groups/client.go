@@ -156,7 +156,7 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	}
 	info, err := s.admin.ConsumerRunningInfo(ctx, via, group, clientID, jstack)
 	if err != nil {
-		ci.Unavailable = unavailableReason(ci, err)
+		ci.Unavailable = unavailableReason(ci, err, s.cluster.Release4(ctx, s.admin))
 		return ci, nil
 	}
 	ci.fill(info)
@@ -164,8 +164,13 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	return ci, nil
 }
 
-// unavailableReason says why a listed client's report is missing, in a sentence.
-func unavailableReason(ci *ClientInfo, err error) string {
+// unavailableReason says why a listed client's report is missing, in a sentence;
+// release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
+func unavailableReason(ci *ClientInfo, err error, release4 string) string {
+	if release4 != "" {
+		return "The client did not send its running info: " + err.Error() + ". Its settings, process queues and rates are unknown; it may be shutting down or have left. " +
+			"It is a remoting client: gRPC clients and the RocketMQ Proxy need RocketMQ 5.x, and this cluster's brokers run " + release4 + "."
+	}
 	if ci.ConsumeType == "pop" {
 		return "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy. The Proxy keeps gRPC clients itself and does not relay GET_CONSUMER_RUNNING_INFO to them (in cluster mode not at all; in local mode only a thread-dump request), so their settings, process queues, rates and thread dump are not available here. The broker answered: " + err.Error() + "."
 	}

@@ -633,3 +633,31 @@ func TestGrowingMeansARealRise(t *testing.T) {
 		t.Error("two samples, one unknown, are called growing")
 	}
 }
+
+// On a 4.x cluster the group page and the group list say that gRPC clients, the Proxy
+// and POP need RocketMQ 5.x, as the service found from the brokers' version; on 5.x
+// they say nothing of it.
+func TestGroupPagesSayPOPAndGRPCNeed5xOn4x(t *testing.T) {
+	const needs = "gRPC clients, the RocketMQ Proxy and POP consumption need RocketMQ 5.x; this cluster's brokers run 4.9.7"
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.Needs5x = needs
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d
+	r.fg.list.Needs5x = needs
+	r.fg.mu.Unlock()
+	if got := doc(t, r.get(t, "/groups/orders")).Find(`[data-testid="needs-5x"]`).Text(); !strings.Contains(got, needs) {
+		t.Errorf("group page says %q, want %q", got, needs)
+	}
+	if got := doc(t, r.get(t, "/groups")).Find(`[data-testid="needs-5x"]`).Text(); !strings.Contains(got, needs) {
+		t.Errorf("group list says %q, want %q", got, needs)
+	}
+	if body := r.get(t, "/api/v1/groups/orders").Body.String(); !strings.Contains(body, `"needs5x":"gRPC clients`) {
+		t.Errorf("the API does not say it: %.300s", body)
+	}
+
+	r2 := newGroupRouter(t, true)
+	if n := doc(t, r2.get(t, "/groups/orders")).Find(`[data-testid="needs-5x"]`).Length(); n != 0 {
+		t.Errorf("a 5.x group page says it needs 5.x")
+	}
+}
