@@ -98,6 +98,8 @@ type TopicCount struct {
 	// Stored is the sum over the topic's queues of max - min offset: the messages
 	// still on disk, consumed or not. It leaves out the brokers in Failures.
 	Stored int64
+	// Counted is how many brokers of the topic answered; with none, Stored is unknown.
+	Counted int
 	// Failures are brokers that did not say.
 	Failures []cluster.BrokerFailure
 }
@@ -147,6 +149,7 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		if st == nil {
 			continue
 		}
+		tc.Counted++
 		for _, o := range st.Offsets {
 			tc.Stored += o.MaxOffset - o.MinOffset
 		}

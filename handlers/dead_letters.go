@@ -224,8 +224,13 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 	return r
 }
 
+// groupUnansweredNote stands for "not created yet" when no broker answered for the group.
+const groupUnansweredNote = "unknown: the NameServer has no route for it, and no broker answered for this group (see above why), so whether the group has used it cannot be told"
+
 // groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
-func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
+// unanswered: no broker answered for the group itself (a refusal, every broker down),
+// so a missing topic cannot be explained by what the group did.
+func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
 		if s, ok := refusal("", err); ok {
@@ -243,8 +248,14 @@ func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) vi
 		{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"},
 	} {
 		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
+		if unanswered {
+			row.Note = groupUnansweredNote
+		}
 		if tc.c.Exists {
-			row.Stored, row.MessagesURL = views.Thousands(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
+			row.MessagesURL = views.RetainedMessagesURL(tc.c.Topic, now)
+			if tc.c.Counted > 0 || len(tc.c.Failures) == 0 {
+				row.Stored = views.Thousands(tc.c.Stored)
+			}
 			for _, f := range tc.c.Failures {
 				row.Failures = append(row.Failures, failureText("Not counted: ", f))
 			}

@@ -67,7 +67,7 @@ func TestGroupDeadLettersSection(t *testing.T) {
 	vm := groupDeadLettersVM(&deadletters.GroupTopics{
 		Retry: deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Stored: 1234},
 		DLQ:   deadletters.TopicCount{Topic: "%DLQ%billing"},
-	}, nil, time.Now())
+	}, nil, time.Now(), false)
 	if len(vm.Rows) != 2 {
 		t.Fatalf("rows %+v", vm.Rows)
 	}

@@ -139,7 +139,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	if h.DeadLetters != nil {
 		t, err := h.DeadLetters.Topics(c.Request.Context(), group)
-		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now())
+		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now(), d.ClientsUnknown)
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }

@@ -72,7 +72,8 @@ type GroupDeadLettersVM struct {
 type GroupRetryTopicRow struct {
 	Kind, Topic string
 	Exists      bool
-	// Stored is how many messages the topic stores; MessagesURL searches them.
+	// Stored is how many messages the topic stores ("" when no broker said);
+	// MessagesURL searches them.
 	Stored, MessagesURL string
 	// Note says what a missing topic means, or what the count leaves out.
 	Note     string
