@@ -17,6 +17,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"rmqconsole/cluster"
 	"rmqconsole/lookup"
@@ -107,6 +108,8 @@ type TopicCount struct {
 // GroupTopics are a group's retry and dead-letter topics.
 type GroupTopics struct {
 	Retry, DLQ TopicCount
+	// PopRetry are a POP group's retry topics (PopRetryTopics); nil for other groups.
+	PopRetry []TopicCount
 }
 
 // Topics tells whether the group's retry and dead-letter topics exist and how many
@@ -129,6 +132,35 @@ func (s *Service) Topics(ctx context.Context, group string) (*GroupTopics, error
 		return nil, err
 	}
 	return &out, nil
+}
+
+// PopRetryTopics counts a POP group's retry topics, one per topic it consumes: where
+// the broker revives a message popped from that topic and not acknowledged within its
+// invisible time (%RETRY%<group>_<topic>, or %RETRY%<group>+<topic> on brokers with
+// enableRetryTopicV2). The V1 name is always returned; a V2 topic only where it exists.
+func (s *Service) PopRetryTopics(ctx context.Context, group string, topics []string) ([]TopicCount, error) {
+	if err := cluster.CheckName("group", group); err != nil {
+		return nil, &InputError{Code: "bad_group", Message: err.Error()}
+	}
+	out := make([][2]TopicCount, len(topics))
+	errs := make([]error, 2*len(topics))
+	var wg sync.WaitGroup
+	for i, t := range topics {
+		wg.Go(func() { out[i][0], errs[2*i] = s.count(ctx, rocketmq.PopRetryTopicV1(group, t)) })
+		wg.Go(func() { out[i][1], errs[2*i+1] = s.count(ctx, rocketmq.PopRetryTopicV2(group, t)) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var counts []TopicCount
+	for _, c := range out {
+		counts = append(counts, c[0])
+		if c[1].Exists {
+			counts = append(counts, c[1])
+		}
+	}
+	return counts, nil
 }
 
 func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {

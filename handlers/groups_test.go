@@ -670,6 +670,14 @@ func (f fakeDeadLetters) Topics(context.Context, string) (*deadletters.GroupTopi
 	return f.topics, nil
 }
 
+func (f fakeDeadLetters) PopRetryTopics(_ context.Context, group string, topics []string) ([]deadletters.TopicCount, error) {
+	var out []deadletters.TopicCount
+	for _, t := range topics {
+		out = append(out, deadletters.TopicCount{Topic: rocketmq.PopRetryTopicV1(group, t)})
+	}
+	return out, nil
+}
+
 // A group page no broker answered for (a user without rights on the group) says its
 // retry and dead-letter topics are unknown, not "not created yet" (the broker refused,
 // it did not say the group never consumed), and shows no count where no broker counted.

@@ -65,7 +65,9 @@ type ResendRow struct {
 type GroupDeadLettersVM struct {
 	// Error says why the topics could not be read.
 	Error string
-	Rows  []GroupRetryTopicRow
+	// Note says where a POP group's unacknowledged messages go.
+	Note string
+	Rows []GroupRetryTopicRow
 }
 
 // GroupRetryTopicRow is one of a group's retry and dead-letter topics.
