@@ -2,6 +2,7 @@ package groups
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -143,5 +144,55 @@ func TestIntegrationGRPCPushGroupShowsItsClients(t *testing.T) {
 		if s.Group == group && (!s.Online || s.ConsumeType != ConsumeTypeGRPCPush || s.Clients != 1) {
 			t.Errorf("list row: online %v, consume type %q, clients %d; want online, %q, 1", s.Online, s.ConsumeType, s.Clients, ConsumeTypeGRPCPush)
 		}
+	}
+}
+
+// A gRPC client's own page: no broker lists it, so it is found through the Proxy; the
+// console does not ask anyone for its running info (the Proxy would relay a thread dump
+// at most), answers at once, and says why its report is missing, with or without a
+// thread dump asked for.
+func TestIntegrationGRPCClientPageSaysNoRunningInfo(t *testing.T) {
+	it := newProxyIT(t)
+	topic := it.topicOnOneBroker(t, "gcli", 2)
+	group := dev.UniqueName("gcli-g")
+	dev.StartGRPCConsumer(t, it.cl, group, topic, dev.GRPCConsumerOptions{})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	var id string
+	dev.Eventually(t, time.Minute, "the gRPC client listed", func() error {
+		d, err := it.svc.Detail(ctx, group)
+		if err != nil {
+			return err
+		}
+		if len(d.Clients) != 1 {
+			return fmt.Errorf("clients %+v", d.Clients)
+		}
+		id = d.Clients[0].ClientID
+		return nil
+	})
+	for _, jstack := range []bool{false, true} {
+		start := time.Now()
+		ci, err := it.svc.Client(ctx, group, id, jstack)
+		if err != nil {
+			t.Fatalf("jstack %v: %v", jstack, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("jstack %v: the page took %s; nothing should wait on the client", jstack, took)
+		}
+		if ci.Protocol != ProtocolGRPC || ci.KnownTo != "Proxy "+it.cl.ProxyRemoting || ci.Language != "GO" || ci.ConsumeType != ConsumeTypeGRPCPush {
+			t.Errorf("jstack %v: protocol %q, known to %q, language %q, consume type %q", jstack, ci.Protocol, ci.KnownTo, ci.Language, ci.ConsumeType)
+		}
+		if !strings.Contains(ci.Unavailable, "do not report running info") || !strings.Contains(ci.Unavailable, "thread dump") || ci.JstackAsked || ci.Jstack != "" {
+			t.Errorf("jstack %v: unavailable %q, jstack asked %v", jstack, ci.Unavailable, ci.JstackAsked)
+		}
+		if ci.Version != "" {
+			t.Errorf("jstack %v: version %q is the Proxy's, not the client's", jstack, ci.Version)
+		}
+		if len(ci.Subscriptions) != 1 || ci.Subscriptions[0].Topic != topic {
+			t.Errorf("jstack %v: subscriptions %+v, want %s from the Proxy", jstack, ci.Subscriptions, topic)
+		}
+	}
+	if _, err := it.svc.Client(ctx, group, id+"-gone", false); !errors.Is(err, ErrClientNotFound) {
+		t.Errorf("a client neither the brokers nor the Proxy list: %v, want not found", err)
 	}
 }
