@@ -22,6 +22,7 @@ import (
 // implements it.
 type DeadLetterTopics interface {
 	Topics(ctx context.Context, group string) (*deadletters.GroupTopics, error)
+	PopRetryTopics(ctx context.Context, group string, topics []string) ([]deadletters.TopicCount, error)
 }
 
 // Resender resends dead letters; *deadletters.Service implements it.
@@ -224,8 +225,21 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 	return r
 }
 
+// popRetryOrigin names the topic whose POP retry topic name is.
+func popRetryOrigin(name string, t *deadletters.GroupTopics) string {
+	if topic, ok := rocketmq.PopRetryTopicOf(name, strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix)); ok {
+		return topic
+	}
+	return name
+}
+
+// groupUnansweredNote stands for "not created yet" when no broker answered for the group.
+const groupUnansweredNote = "unknown: the NameServer has no route for it, and no broker answered for this group (see above why), so whether the group has used it cannot be told"
+
 // groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
-func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
+// unanswered: no broker answered for the group itself (a refusal, every broker down),
+// so a missing topic cannot be explained by what the group did.
+func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
 		if s, ok := refusal("", err); ok {
@@ -233,18 +247,38 @@ func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) vi
 		}
 		return views.GroupDeadLettersVM{Error: "The group's retry and dead-letter topics could not be read: " + msg + "."}
 	}
-	var vm views.GroupDeadLettersVM
-	for _, tc := range []struct {
+	type topicRow struct {
 		kind    string
 		c       deadletters.TopicCount
 		missing string
-	}{
-		{"Retry topic", t.Retry, "not created yet: the broker creates it when a push consumer of the group starts"},
-		{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"},
-	} {
+	}
+	var vm views.GroupDeadLettersVM
+	var rows []topicRow
+	for _, c := range t.PopRetry {
+		rows = append(rows, topicRow{"POP retry topic", c, "not created yet: the broker creates it when it first revives a message of " +
+			popRetryOrigin(c.Topic, t) + " that was popped and not acknowledged within its invisible time"})
+	}
+	if len(t.PopRetry) > 0 {
+		vm.Note = fmt.Sprintf("This group consumes with POP. A message popped and not acknowledged within its invisible time is revived by the broker into "+
+			"the POP retry topic of the topic it came from (%s) and delivered from there again, to any consumer of the group. A message delivered "+
+			"more often than the group allows (the subscription group's retryMaxTimes, 16 by default; for gRPC clients, their max delivery attempts) "+
+			"goes to the dead-letter topic %s.", rocketmq.PopRetryTopicV1(strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix), "<topic>"), t.DLQ.Topic)
+	}
+	// POP consumers do not use the push retry topic: it shows only when push consumers made it.
+	if len(t.PopRetry) == 0 || t.Retry.Exists {
+		rows = append(rows, topicRow{"Retry topic", t.Retry, "not created yet: the broker creates it when a push consumer of the group starts"})
+	}
+	rows = append(rows, topicRow{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"})
+	for _, tc := range rows {
 		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
+		if unanswered {
+			row.Note = groupUnansweredNote
+		}
 		if tc.c.Exists {
-			row.Stored, row.MessagesURL = views.Thousands(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
+			row.MessagesURL = views.RetainedMessagesURL(tc.c.Topic, now)
+			if tc.c.Counted > 0 || len(tc.c.Failures) == 0 {
+				row.Stored = views.Thousands(tc.c.Stored)
+			}
 			for _, f := range tc.c.Failures {
 				row.Failures = append(row.Failures, failureText("Not counted: ", f))
 			}

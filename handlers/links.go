@@ -12,9 +12,10 @@ import (
 type ClusterBase string
 
 // consoleWide are the paths that are the same for every cluster: signing in, users and
-// their tokens, assets, probes, /metrics, and the cluster switch's own /c/ links.
+// their tokens, assets, probes, /metrics, the language switch, and the cluster switch's
+// own /c/ links.
 var consoleWide = []string{"/static/", "/favicon.ico", "/login", "/logout", "/tokens", "/users/",
-	"/api/v1/users/", "/api/v1/clusters", "/healthz", "/readyz", "/metrics", "/c/"}
+	"/api/v1/users/", "/api/v1/clusters", "/healthz", "/readyz", "/metrics", "/language", "/c/"}
 
 // URL rebases one root-relative URL onto the cluster: /groups/x → /c/test/groups/x,
 // /api/v1/groups → /api/v1/clusters/test/groups. Absolute URLs, protocol-relative ones

@@ -133,15 +133,22 @@ func ClearSessionCookie(c *gin.Context, secure bool) {
 // SafeNext returns target if it is a path on this console, else "/": after sign-in the
 // console never redirects to another site.
 func SafeNext(target string) string {
-	if target == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") {
-		return "/"
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Scheme != "" || u.Host != "" || strings.ContainsAny(target, "\r\n\t") {
-		return "/"
-	}
-	if u.Path == "/login" || u.Path == "/logout" {
+	u, ok := localPath(target)
+	if !ok || u.Path == "/login" || u.Path == "/logout" {
 		return "/"
 	}
 	return target
+}
+
+// localPath parses target and reports whether it is a path on this console, not a URL
+// that would send the browser to another site.
+func localPath(target string) (*url.URL, bool) {
+	if target == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") {
+		return nil, false
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "" || u.Host != "" || strings.ContainsAny(target, "\r\n\t") {
+		return nil, false
+	}
+	return u, true
 }

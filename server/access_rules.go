@@ -42,6 +42,7 @@ var accessRules = []accessRule{
 	// Reachable without signing in: signing in and out, probes, assets.
 	{path: "/login", open: true},
 	{path: "/logout", open: true},
+	{path: "/language", open: true}, // the sign-in page has the language switch too
 	{path: "/healthz", open: true, anonymous: true},
 	{path: "/readyz", open: true, anonymous: true},
 	{path: "/static/", prefix: true, open: true, anonymous: true},

@@ -105,12 +105,12 @@ func classify(rec *httptest.ResponseRecorder) outcome {
 }
 
 // expected states the access policy of the issue, independently of the rule table:
-// sign-in, probes and assets are open; everything else needs a signed-in user; reading
+// sign-in, the language switch, probes and assets are open; everything else needs a signed-in user; reading
 // needs viewer; resets (and any other write) need operator; other users' API tokens
 // need admin.
 func expected(method, pattern string, role auth.Role, othersTokens bool) outcome {
 	switch {
-	case pattern == "/login" || pattern == "/logout" || pattern == "/healthz" || pattern == "/readyz" || pattern == "/favicon.ico" ||
+	case pattern == "/login" || pattern == "/logout" || pattern == "/language" || pattern == "/healthz" || pattern == "/readyz" || pattern == "/favicon.ico" ||
 		strings.HasPrefix(pattern, "/static/"):
 		return served
 	case role == auth.NoRole:

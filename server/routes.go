@@ -20,7 +20,8 @@ func (a *clusterApp) routes() *gin.Engine {
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
 	env := &handlers.Env{Log: a.log, Warning: a.warning, Base: a.base, Cluster: a.chrome()}
 	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure), a.rebaseRedirects())
-	r.Use(a.httpMetrics()) // request counts and times for /metrics (metrics.go)
+	r.Use(handlers.Localize) // the language of every answer, refusals included
+	r.Use(a.httpMetrics())   // request counts and times for /metrics (metrics.go)
 	// Deadlines on request bodies and on every write of an answer (limits.go).
 	r.Use(ioDeadlines(a.cfg.HTTPReadTimeout, a.cfg.HTTPWriteTimeout))
 	// Cross-origin protection covers every state-changing route: a form posted from
@@ -38,6 +39,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	r.GET("/readyz", health.Ready)
 	r.GET(static.Prefix+"*path", gin.WrapH(static.Handler()))
 	r.GET("/favicon.ico", gin.WrapF(static.Favicon))
+	r.POST("/language", handlers.SwitchLanguage)
 
 	r.GET("/", home.Show)
 	r.GET("/api/v1/cluster", home.API)

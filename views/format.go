@@ -3,15 +3,16 @@
 package views
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
 
-func statusTitle(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return strconv.Itoa(status) + " " + t
+func statusTitle(ctx context.Context, status int) string {
+	if http.StatusText(status) != "" {
+		return strconv.Itoa(status) + " " + T(ctx, "status."+strconv.Itoa(status))
 	}
 	return strconv.Itoa(status)
 }
