@@ -268,7 +268,7 @@ namesrv = [%q]
 				continue
 			}
 			if !strings.HasPrefix(u, "/c/") && !strings.HasPrefix(u, "/api/v1/clusters/test/") && !strings.HasPrefix(u, "/static/") &&
-				u != "/logout" && u != "/tokens" && !strings.HasPrefix(u, "/users/") {
+				u != "/logout" && u != "/tokens" && u != "/language" && !strings.HasPrefix(u, "/users/") {
 				t.Errorf("page of test links %s=%q, off its cluster", attr, u)
 			}
 		}
