@@ -20,7 +20,7 @@ import (
 // file. Missing times get the page's defaults.
 func (h *Messages) Export(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	h.export(c, parseMsgSearchForm(c), c.DefaultQuery("format", "csv"))

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -115,17 +116,16 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	req.Group, req.ClientID = strings.TrimSpace(req.Group), strings.TrimSpace(req.ClientID)
 	if req.Group == "" {
-		return nil, errMissing("group", "missing_group", "Choose the consumer group whose client should consume the message again.")
+		return nil, errMissing("group", "missing_group", i18n.M("lookup.direct.group.missing"))
 	}
 	if err := cluster.CheckName("consumer group", req.Group); err != nil {
 		return nil, &InputError{Field: "group", Code: "bad_group", Message: err.Error()}
 	}
 	if req.ClientID == "" {
-		return nil, errMissing("clientId", "missing_client", "Choose the client of group "+req.Group+" that should consume the message again.")
+		return nil, errMissing("clientId", "missing_client", i18n.M("lookup.direct.client.missing", "Group", req.Group))
 	}
 	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
-		return nil, &InputError{Field: "clientId", Code: "bad_client", Message: fmt.Sprintf(
-			"%q is not a client id: clients name themselves ip@instance (as the group's page lists them).", short(req.ClientID))}
+		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", fmt.Sprintf("%q", short(req.ClientID))))
 	}
 	found, err := s.ByID(ctx, IDQuery{ID: req.ID, Topic: req.Topic})
 	if err != nil {
