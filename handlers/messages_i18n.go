@@ -5,6 +5,7 @@ import (
 
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/topics"
 )
 
 // lookupSay is a lookup input error in the request's language: its sentence when the
@@ -49,4 +50,12 @@ func groupReason(l *i18n.Localizer, g lookup.GroupState) string {
 		s += " " + l.Say(g.ReasonNote)
 	}
 	return s
+}
+
+// topicInputSay is a topic change's input error in l's language.
+func topicInputSay(l *i18n.Localizer, ie *topics.InputError) string {
+	if ie.Text.ID != "" {
+		return cmpLocalizer(l).Say(ie.Text)
+	}
+	return ie.Message
 }
