@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -120,25 +121,29 @@ func checkIDs(req ResendRequest) ([]string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return nil, &InputError{Code: "no_messages", Message: "Name the dead letters to resend (their message ids). Nothing was sent."}
+		return nil, inputErr("no_messages", "deadletters.input.none")
 	case len(ids) > MaxResend:
-		return nil, &InputError{Code: "too_many", Message: fmt.Sprintf(
-			"A resend takes at most %d messages; %d were asked. Narrow the search (a shorter time range, or a key), then resend. Nothing was sent.", MaxResend, len(ids))}
+		return nil, inputErr("too_many", "deadletters.input.toomany", "Max", MaxResend, "N", len(ids))
 	}
 	if req.Topic != "" && !rocketmq.IsDLQTopic(req.Topic) {
-		return nil, notDeadLetter("the messages", req.Topic)
+		return nil, notDeadLetter("all", "", req.Topic)
 	}
 	for _, id := range ids {
 		if _, err := (&lookup.IDQuery{ID: id, Topic: req.Topic}).Validate(); err != nil {
-			return nil, &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent."}
+			ie := &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent.", Then: i18n.M("deadletters.input.nothing")}
+			var li *lookup.InputError
+			if errors.As(err, &li) {
+				ie.Text = li.Text
+			}
+			return nil, ie
 		}
 	}
 	return ids, nil
 }
 
-func notDeadLetter(what, topic string) error {
-	return &InputError{Code: "not_dead_letter", Message: fmt.Sprintf(
-		"%s is in topic %s, which is not a dead-letter topic (%%DLQ%%<group>): only dead letters are resent to their original topic. Nothing was sent.", what, topic)}
+// what is "all" (the messages) or "one" (the message id).
+func notDeadLetter(what, id, topic string) error {
+	return inputErr("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", topic, "ID", id)
 }
 
 // oneGroup is the group whose dead-letter topic holds every message.
@@ -147,11 +152,10 @@ func oneGroup(msgs []lookup.Message) (string, error) {
 	for _, m := range msgs {
 		o, ok := OriginOf(m.Message)
 		if !ok || !o.DeadLetter {
-			return "", notDeadLetter("Message "+m.MsgID(), m.Topic)
+			return "", notDeadLetter("one", m.MsgID(), m.Topic)
 		}
 		if group != "" && o.Group != group {
-			return "", &InputError{Code: "several_groups", Message: fmt.Sprintf(
-				"The messages are dead letters of groups %s and %s; resend one group's at a time, so each resend is one audit entry of its group. Nothing was sent.", group, o.Group)}
+			return "", inputErr("several_groups", "deadletters.input.groups", "Group", group, "Other", o.Group)
 		}
 		group = o.Group
 	}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/deadletters"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
@@ -84,7 +84,7 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 	}
 	if err := c.ShouldBindJSON(b); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: "The body is not the JSON this call takes ({\"ids\": [...], \"topic\": \"%DLQ%group\", \"reason\": \"...\"}): " + err.Error() + ". Nothing was sent."})
+			Message: i18n.From(c.Request.Context()).T("deadletters.api.badjson", "Error", err.Error())})
 		return false
 	}
 	return true
@@ -109,19 +109,32 @@ func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 		c.JSON(status, resendJSON(res))
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, "Resend of "+views.Cut(res.Group)+"'s dead letters", "messages"), views.ResendResultPage(resendResultVM(res, time.Now())))
+	title := i18n.From(c.Request.Context()).T("deadletters.result.page", "Group", views.Cut(res.Group))
+	h.render(c, http.StatusOK, h.page(c, title, "messages"), views.ResendResultPage(resendResultVM(res, time.Now())))
 }
 
 // resendError turns the service's refusal into a 400 (API) or 422 (page) with its
 // sentence; other errors keep their status.
 func resendError(c *gin.Context, err error) error {
+	l := i18n.From(c.Request.Context())
 	var ie *deadletters.InputError
 	if errors.As(err, &ie) {
-		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message}
+		msg := ie.Message
+		if ie.Text.ID != "" {
+			msg = l.Say(ie.Text)
+			if ie.Then.ID != "" {
+				msg += " " + l.Say(ie.Then)
+			}
+		}
+		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: msg}
 	}
 	var li *lookup.InputError
 	if errors.As(err, &li) {
-		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: li.Message + " Nothing was sent."}
+		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: lookupSay(l, li) + " " + l.T("deadletters.input.nothing")}
+	}
+	if errors.Is(err, lookup.ErrNotFound) {
+		status, code := errorStatus(err)
+		return &UserError{Status: status, Code: code, Message: lookupErrorText(l, err)}
 	}
 	return err
 }
@@ -185,15 +198,16 @@ func deadLetterVM(c *gin.Context, m *rocketmq.Message) views.DeadLetterVM {
 	if !ok {
 		return views.DeadLetterVM{}
 	}
+	l := i18n.From(c.Request.Context())
 	d := views.DeadLetterVM{Show: true, DeadLetter: o.DeadLetter, Group: o.Group, ReconsumeTimes: strconv.Itoa(m.ReconsumeTimes),
 		OriginalTopic: o.Topic, OriginalID: o.MsgID, Dropped: deadletters.DroppedProperties(),
 		ResendURL: views.MessageURL(m.OffsetMsgID(), "") + "/resend"}
 	switch {
 	case !o.DeadLetter:
 	case o.Topic == "":
-		d.ResendNote = "This dead letter does not name its original topic (no RETRY_TOPIC property), so it cannot be resent."
+		d.ResendNote = l.T("deadletters.note.notopic")
 	case !CallerRole(c).Allows(auth.Operator):
-		d.ResendNote = "Operators can resend this dead letter to " + o.Topic + "; you can read it."
+		d.ResendNote = l.T("deadletters.note.operators", "Topic", o.Topic)
 	default:
 		d.CanResend = true
 	}
@@ -207,31 +221,37 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 		return views.ResendSearchVM{}
 	}
 	r := views.ResendSearchVM{Show: true, Topic: topic, Count: len(msgs), Limit: deadletters.MaxResend}
+	l := i18n.From(c.Request.Context())
 	switch {
-	case len(msgs) > deadletters.MaxResend || truncated:
-		r.Note = fmt.Sprintf("A resend takes at most %d messages; this search shows %s%s. Narrow it (a shorter time range, or a key) to resend them.",
-			deadletters.MaxResend, views.Thousands(int64(len(msgs))), map[bool]string{true: " of more", false: ""}[truncated])
+	case truncated:
+		r.Note = l.T("deadletters.search.toomany.more", "Max", deadletters.MaxResend, "N", l.Int(int64(len(msgs))))
+	case len(msgs) > deadletters.MaxResend:
+		r.Note = l.T("deadletters.search.toomany", "Max", deadletters.MaxResend, "N", l.Int(int64(len(msgs))))
 	case !CallerRole(c).Allows(auth.Operator):
-		r.Note = fmt.Sprintf("Operators can resend these %d dead letters to their original topics; you can read them.", len(msgs))
+		r.Note = l.N("deadletters.search.operators", len(msgs))
 	default:
 		r.CanResend = true
 		for _, m := range msgs {
 			r.IDs = append(r.IDs, m.OffsetMsgID())
 		}
-		r.Note = fmt.Sprintf("Each goes back to its original topic (%s) as a new message with its body, keys, tags and user properties; at most %d at a time; audited, one row per message.",
-			strings.Join(deadletters.OriginTopics(msgs), ", "), deadletters.MaxResend)
+		r.Note = l.T("deadletters.search.note", "Topics", strings.Join(deadletters.OriginTopics(msgs), ", "), "Max", deadletters.MaxResend)
 	}
 	return r
 }
 
 // groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
 func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
+	return groupDeadLettersIn(i18n.Match(), t, err, now)
+}
+
+// groupDeadLettersIn is groupDeadLettersVM in l's language.
+func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
 		if s, ok := refusal("", err); ok {
 			msg = s
 		}
-		return views.GroupDeadLettersVM{Error: "The group's retry and dead-letter topics could not be read: " + msg + "."}
+		return views.GroupDeadLettersVM{Error: l.T("deadletters.group.error", "Error", msg)}
 	}
 	var vm views.GroupDeadLettersVM
 	for _, tc := range []struct {
@@ -239,14 +259,14 @@ func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) vi
 		c       deadletters.TopicCount
 		missing string
 	}{
-		{"Retry topic", t.Retry, "not created yet: the broker creates it when a push consumer of the group starts"},
-		{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"},
+		{l.T("deadletters.group.retry"), t.Retry, l.T("deadletters.group.retry.missing")},
+		{l.T("deadletters.group.dlq"), t.DLQ, l.T("deadletters.group.dlq.missing")},
 	} {
 		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
 		if tc.c.Exists {
-			row.Stored, row.MessagesURL = views.Thousands(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
+			row.Stored, row.MessagesURL = l.Int(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
 			for _, f := range tc.c.Failures {
-				row.Failures = append(row.Failures, failureText("Not counted: ", f))
+				row.Failures = append(row.Failures, failureText(l.T("deadletters.group.notcounted"), f))
 			}
 		}
 		vm.Rows = append(vm.Rows, row)
