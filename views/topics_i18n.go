@@ -20,3 +20,15 @@ func topicsHiddenNote(ctx context.Context, vm TopicsVM) string {
 	}
 	return N(ctx, "topics.hidden.note", vm.Hidden)
 }
+
+// permOptionLabel is a permission choice in the request's language.
+func permOptionLabel(ctx context.Context, p PermOption) string {
+	if p.Current {
+		return T(ctx, "topic.change.perm.current", "Perm", p.Value)
+	}
+	switch p.Value {
+	case "6", "4", "2":
+		return T(ctx, "topic.change.perm."+p.Value)
+	}
+	return p.Label
+}
