@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -45,6 +46,10 @@ func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 		return nil, false
 	}
 	d, err := h.Topics.Detail(c.Request.Context(), q)
+	if nf := (*topics.NotFoundError)(nil); errors.As(err, &nf) {
+		status, code := errorStatus(err)
+		err = &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).Say(nf.Text())}
+	}
 	if err != nil {
 		h.Fail(c, err)
 		return nil, false
