@@ -11,7 +11,7 @@ import (
 // lookupSay is a lookup input error in the request's language: its sentence when the
 // lookup handed one up, else its English text.
 func lookupSay(l *i18n.Localizer, ie *lookup.InputError) string {
-	l = cmpLocalizer(l)
+	l = orEnglish(l)
 	if ie.Text.ID != "" {
 		return l.Say(ie.Text)
 	}
@@ -23,7 +23,11 @@ func lookupSay(l *i18n.Localizer, ie *lookup.InputError) string {
 func lookupErrorText(l *i18n.Localizer, err error) string {
 	var nf *lookup.NotFoundError
 	if errors.As(err, &nf) && nf.Text.ID != "" {
-		return l.Say(nf.Text)
+		s := l.Say(nf.Text)
+		if nf.Also.ID != "" {
+			s += " " + l.Say(nf.Also)
+		}
+		return s
 	}
 	var ie *lookup.InputError
 	if errors.As(err, &ie) {
@@ -32,8 +36,8 @@ func lookupErrorText(l *i18n.Localizer, err error) string {
 	return err.Error()
 }
 
-// cmpLocalizer is l, or English when there is none.
-func cmpLocalizer(l *i18n.Localizer) *i18n.Localizer {
+// orEnglish is l, or English when there is none.
+func orEnglish(l *i18n.Localizer) *i18n.Localizer {
 	if l == nil {
 		return i18n.Match()
 	}
@@ -55,7 +59,7 @@ func groupReason(l *i18n.Localizer, g lookup.GroupState) string {
 // topicInputSay is a topic change's input error in l's language.
 func topicInputSay(l *i18n.Localizer, ie *topics.InputError) string {
 	if ie.Text.ID != "" {
-		return cmpLocalizer(l).Say(ie.Text)
+		return orEnglish(l).Say(ie.Text)
 	}
 	return ie.Message
 }
