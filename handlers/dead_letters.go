@@ -109,8 +109,9 @@ func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 		c.JSON(status, resendJSON(res))
 		return
 	}
-	title := i18n.From(c.Request.Context()).T("deadletters.result.page", "Group", views.Cut(res.Group))
-	h.render(c, http.StatusOK, h.page(c, title, "messages"), views.ResendResultPage(resendResultVM(res, time.Now())))
+	l := i18n.From(c.Request.Context())
+	title := l.T("deadletters.result.page", "Group", views.Cut(res.Group))
+	h.render(c, http.StatusOK, h.page(c, title, "messages"), views.ResendResultPage(resendResultVM(l, res, time.Now())))
 }
 
 // resendError turns the service's refusal into a 400 (API) or 422 (page) with its
@@ -171,14 +172,17 @@ func resendJSON(r *deadletters.ResendResult) ResendJSON {
 	return j
 }
 
-func resendResultVM(r *deadletters.ResendResult, now time.Time) views.ResendResultVM {
+func resendResultVM(l *i18n.Localizer, r *deadletters.ResendResult, now time.Time) views.ResendResultVM {
 	vm := views.ResendResultVM{Group: r.Group, DLQTopic: r.DLQTopic, Status: string(r.Status),
 		AuditURL: "/audit/" + strconv.FormatInt(r.AuditID, 10), BackURL: views.RetainedMessagesURL(r.DLQTopic, now)}
 	for _, m := range r.Messages {
 		row := views.ResendRow{DLQID: m.DLQMsgID, DLQURL: views.MessageURL(m.DLQOffsetMsgID, ""), Topic: m.Topic,
 			Broker: m.BrokerName, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error}
+		if m.ErrorText.ID != "" {
+			row.Error = l.Say(m.ErrorText)
+		}
 		if m.OffsetMsgID != "" {
-			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), views.Thousands(m.QueueOffset)
+			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), l.Int(m.QueueOffset)
 			row.ResentURL = views.MessageURL(m.OffsetMsgID, "")
 		}
 		if m.Error == "" {
