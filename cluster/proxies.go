@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,10 +115,61 @@ func (c *Cluster) probeProxies(ctx context.Context, lister ConnectionLister, cc 
 	return found
 }
 
+// BrokerVersioner tells the version a broker runs; *rocketmq.Client implements it,
+// from the answers it already had and at most one runtime-info call per broker.
+type BrokerVersioner interface {
+	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
+}
+
+// Release4 returns the versions the masters run ("4.9.7") when every master that told
+// its version runs RocketMQ 4.x, and "" when one runs 5.x or none told. The Proxy, its
+// gRPC clients and POP consumption came with 5.0, so on such a cluster the console
+// says they need 5.x instead of looking for them.
+func (c *Cluster) Release4(ctx context.Context, v BrokerVersioner) string {
+	brokers, err := c.Brokers(ctx)
+	if err != nil {
+		return ""
+	}
+	var versions []string
+	for _, b := range brokers {
+		if b.Master == "" {
+			continue
+		}
+		bv, err := v.BrokerVersion(ctx, b.Master)
+		switch {
+		case err != nil || bv.Ordinal == 0:
+			continue
+		case bv.Is5():
+			return ""
+		case !slices.Contains(versions, bv.String()):
+			versions = append(versions, bv.String())
+		}
+	}
+	slices.Sort(versions)
+	return strings.Join(versions, ", ")
+}
+
+// Needs5Sentence says, for a cluster whose brokers run release (Release4), that gRPC
+// clients, the Proxy and POP need 5.x, and what that means for the Proxies configured.
+func (c *Cluster) Needs5Sentence(release string) string {
+	if release == "" {
+		return ""
+	}
+	s := "gRPC clients, the RocketMQ Proxy and POP consumption need RocketMQ 5.x; this cluster's brokers run " + release +
+		", so every client here speaks remoting to the brokers and no group consumes with POP."
+	if len(c.opts.Proxies) > 0 {
+		s += " RMQC_PROXY names " + strings.Join(c.opts.Proxies, ", ") + ", but a 4.x cluster has no Proxy, so the console does not ask it."
+	}
+	return s
+}
+
 // ProxyConsumers asks every known Proxy, at once, for group's clients. A Proxy that
 // knows none of them answers 206 and is left out; one that fails is named in the
 // failures (its clients are then unknown, not offline).
 func (c *Cluster) ProxyConsumers(ctx context.Context, lister ConnectionLister, group string) ([]ProxyConsumers, []BrokerFailure) {
+	if v, ok := lister.(BrokerVersioner); ok && c.Release4(ctx, v) != "" {
+		return nil, nil // no Proxy serves a 4.x cluster: a configured one is a mistake, not a failure
+	}
 	proxies := c.Proxies(ctx, lister)
 	answers := make([]*rocketmq.ConsumerConnection, len(proxies))
 	errs := make([]error, len(proxies))

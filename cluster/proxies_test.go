@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,5 +100,51 @@ func TestSeenThroughProxiesNotesWhatAProxyLists(t *testing.T) {
 	}
 	if _, known := c.Consumers("other"); known {
 		t.Error("a group no Proxy knows was noted")
+	}
+}
+
+// versionedLister is a proxyLister over brokers that tell their versions.
+type versionedLister struct {
+	*proxyLister
+	*clustertest.Fake
+}
+
+func (l versionedLister) ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error) {
+	return l.proxyLister.ConsumerConnections(ctx, addr, group)
+}
+
+// A cluster is 4.x only when every master that told its version runs 4.x; then the
+// configured Proxies are not asked, since no Proxy serves a 4.x cluster. One 5.x master
+// (an upgrade under way) is enough for the console to look for gRPC clients.
+func TestRelease4AndNoProxyAskedOn4x(t *testing.T) {
+	v497 := rocketmq.BrokerVersion{Ordinal: 407, Name: "V4_9_7"}
+	for _, tc := range []struct {
+		name     string
+		versions map[string]rocketmq.BrokerVersion
+		want     string
+	}{
+		{"all 4.9.7", map[string]rocketmq.BrokerVersion{"broker-a": v497, "broker-b": v497}, "4.9.7"},
+		{"4.9.7 and 4.9.4", map[string]rocketmq.BrokerVersion{"broker-a": v497, "broker-b": {Ordinal: 401}}, "4.9.4, 4.9.7"},
+		{"one 5.x", map[string]rocketmq.BrokerVersion{"broker-a": v497}, ""}, // broker-b: the fake's 5.3.3
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := twoBrokers()
+			for b, v := range tc.versions {
+				f.SetVersion(b, v)
+			}
+			c := cluster.New(f, cluster.Options{Proxies: []string{"10.0.0.8:8080"}})
+			l := &proxyLister{asked: map[string]int{}, proxies: map[string]*rocketmq.ConsumerConnection{"10.0.0.8:8080": grpcClients}}
+			ctx := context.Background()
+			if got := c.Release4(ctx, f); got != tc.want {
+				t.Errorf("Release4 = %q, want %q", got, tc.want)
+			}
+			got, failures := c.ProxyConsumers(ctx, versionedLister{l, f}, "g")
+			if asked := l.asked["10.0.0.8:8080"] > 0; asked != (tc.want == "") {
+				t.Errorf("Proxy asked %v (found %+v, failures %v); want asked only on 5.x", asked, got, failures)
+			}
+			if s := c.Needs5Sentence(tc.want); (s != "") != (tc.want != "") || (s != "" && !strings.Contains(s, "RMQC_PROXY names 10.0.0.8:8080")) {
+				t.Errorf("sentence %q", s)
+			}
+		})
 	}
 }

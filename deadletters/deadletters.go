@@ -17,6 +17,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"rmqconsole/cluster"
 	"rmqconsole/i18n"
@@ -108,6 +109,8 @@ type TopicCount struct {
 	// Stored is the sum over the topic's queues of max - min offset: the messages
 	// still on disk, consumed or not. It leaves out the brokers in Failures.
 	Stored int64
+	// Counted is how many brokers of the topic answered; with none, Stored is unknown.
+	Counted int
 	// Failures are brokers that did not say.
 	Failures []cluster.BrokerFailure
 }
@@ -115,6 +118,8 @@ type TopicCount struct {
 // GroupTopics are a group's retry and dead-letter topics.
 type GroupTopics struct {
 	Retry, DLQ TopicCount
+	// PopRetry are a POP group's retry topics (PopRetryTopics); nil for other groups.
+	PopRetry []TopicCount
 }
 
 // Topics tells whether the group's retry and dead-letter topics exist and how many
@@ -139,6 +144,35 @@ func (s *Service) Topics(ctx context.Context, group string) (*GroupTopics, error
 	return &out, nil
 }
 
+// PopRetryTopics counts a POP group's retry topics, one per topic it consumes: where
+// the broker revives a message popped from that topic and not acknowledged within its
+// invisible time (%RETRY%<group>_<topic>, or %RETRY%<group>+<topic> on brokers with
+// enableRetryTopicV2). The V1 name is always returned; a V2 topic only where it exists.
+func (s *Service) PopRetryTopics(ctx context.Context, group string, topics []string) ([]TopicCount, error) {
+	if err := cluster.CheckName("group", group); err != nil {
+		return nil, &InputError{Code: "bad_group", Message: err.Error()}
+	}
+	out := make([][2]TopicCount, len(topics))
+	errs := make([]error, 2*len(topics))
+	var wg sync.WaitGroup
+	for i, t := range topics {
+		wg.Go(func() { out[i][0], errs[2*i] = s.count(ctx, rocketmq.PopRetryTopicV1(group, t)) })
+		wg.Go(func() { out[i][1], errs[2*i+1] = s.count(ctx, rocketmq.PopRetryTopicV2(group, t)) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var counts []TopicCount
+	for _, c := range out {
+		counts = append(counts, c[0])
+		if c[1].Exists {
+			counts = append(counts, c[1])
+		}
+	}
+	return counts, nil
+}
+
 func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 	tc := TopicCount{Topic: topic}
 	route, err := s.cfg.Cluster.Route(ctx, topic)
@@ -157,6 +191,7 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		if st == nil {
 			continue
 		}
+		tc.Counted++
 		for _, o := range st.Offsets {
 			tc.Stored += o.MaxOffset - o.MinOffset
 		}

@@ -51,5 +51,33 @@ func TestPOPGroupPageShowsGRPCClientAndBacklog(t *testing.T) {
 			t.Errorf("%s reads %q, want %q in it", sel, txt, want)
 		}
 	}
+	// Its retries section names the POP retry topic of the topic, not %RETRY%<group>.
+	retry := Get(t, b, "read the retries section", chromedp.Text(chromedp.CSS(`[data-testid="group-dead-letters"]`)))
+	for _, want := range []string{"%RETRY%" + group + "_" + topic, "POP retry topic", "revived"} {
+		if !strings.Contains(retry, want) {
+			t.Errorf("retries section %q lacks %q", retry, want)
+		}
+	}
+	if strings.Contains(retry, "%RETRY%"+group+" ") {
+		t.Errorf("retries section %q names the push retry topic", retry)
+	}
 	Screenshot(t, b, "pop-group")
+
+	// The gRPC client's own page says why it shows no running info, without asking.
+	href := Get(t, b, "read the client's link", chromedp.Evaluate[string](
+		`document.querySelector('[data-testid="clients-table"] a[data-testid="client-link"]')?.getAttribute('href') ?? ''`))
+	if href == "" {
+		t.Fatal("the gRPC client's row has no link to its page")
+	}
+	Do(t, b, "open the gRPC client's page",
+		chromedp.Navigate(con.URL+href),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="client-unavailable"]`)),
+	)
+	if txt := Get(t, b, "read why", chromedp.Text(chromedp.CSS(`[data-testid="client-unavailable"]`))); !strings.Contains(txt, "gRPC clients do not report running info") {
+		t.Errorf("client page says %q", txt)
+	}
+	if txt := Get(t, b, "read who knows it", chromedp.Text(chromedp.CSS(`[data-testid="client-known-to"]`))); !strings.Contains(txt, "gRPC, known to Proxy "+cl.ProxyRemoting) {
+		t.Errorf("client page says %q", txt)
+	}
+	Screenshot(t, b, "grpc-client")
 }

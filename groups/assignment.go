@@ -70,6 +70,9 @@ func (a AssignedQueue) Queue() rocketmq.MessageQueue {
 func (d *Detail) assign(subs map[string]bool) Assignment {
 	a := Assignment{Queues: []AssignedQueue{}, IdleClients: []string{}}
 	switch {
+	case !d.Online && d.ClientsUnknown:
+		a.Note = "Whether any client is online is unknown: no broker listed the group's clients (see above why), so the assignment cannot be checked."
+		return a
 	case !d.Online:
 		a.Note = "No client is online, so no queue is assigned."
 		return a

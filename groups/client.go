@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"rmqconsole/cluster"
@@ -22,8 +23,12 @@ type ClientInfo struct {
 	ClientAddr string `json:"clientAddr"`
 	Language   string `json:"language"`
 	Version    string `json:"version"`
+	// Protocol is remoting or gRPC; KnownTo says who listed the client: "broker", or
+	// "Proxy <address>" for a client only a Proxy knows.
+	Protocol string `json:"protocol"`
+	KnownTo  string `json:"knownTo"`
 	// ConsumeType, MessageModel and ConsumeFromWhere are the group's, as the broker
-	// that lists the client has them.
+	// (or Proxy) that lists the client has them.
 	ConsumeType      string `json:"consumeType"`
 	MessageModel     string `json:"messageModel"`
 	ConsumeFromWhere string `json:"consumeFromWhere,omitempty"`
@@ -143,10 +148,13 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 			if cn.ClientID == clientID && via == "" {
 				via = brokers[i].Master
 				ci.ClientAddr, ci.Language = cn.ClientAddr, cn.Language
-				ci.Version = cn.VersionName()
+				ci.Version, ci.Protocol, ci.KnownTo = cn.VersionName(), ProtocolRemoting, KnownToBroker
 				ci.ConsumeType, ci.MessageModel, ci.ConsumeFromWhere = ConsumeTypeName(cc.ConsumeType), cc.MessageModel, cc.ConsumeFromWhere
 			}
 		}
+	}
+	if via == "" && s.fromProxies(ctx, ci) {
+		return ci, nil
 	}
 	if via == "" {
 		if len(failures) == len(brokers) && len(failures) > 0 {
@@ -156,7 +164,7 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	}
 	info, err := s.admin.ConsumerRunningInfo(ctx, via, group, clientID, jstack)
 	if err != nil {
-		ci.Unavailable = unavailableReason(ci, err)
+		ci.Unavailable = unavailableReason(ci, err, s.cluster.Release4(ctx, s.admin))
 		return ci, nil
 	}
 	ci.fill(info)
@@ -164,8 +172,53 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	return ci, nil
 }
 
-// unavailableReason says why a listed client's report is missing, in a sentence.
-func unavailableReason(ci *ClientInfo, err error) string {
+// grpcRunningInfo says why a gRPC client's page shows no running info. The console does
+// not ask: no broker holds a connection to a cluster-mode Proxy's gRPC client (it would
+// answer "not online"), the Proxy's remoting port does not take the request, and a
+// local-mode Proxy relays only a thread-dump request, answered with the dump alone.
+const grpcRunningInfo = "This is a gRPC client (RocketMQ 5's SDKs), known to %s. gRPC clients do not report running info: the Proxy keeps them to itself, " +
+	"and asked for a client's running info it relays at most a thread dump (a Proxy in local mode) or nothing at all (cluster mode), " +
+	"so the console does not ask. Its settings, process queues, rates and thread dump are not available; its subscriptions are the ones the Proxy registered for the group, " +
+	"and it holds no queue (it consumes with POP). %s"
+
+// fromProxies fills ci from the Proxy that lists the client, when no broker does: a
+// gRPC client of a cluster-mode Proxy, or a remoting client connected through a Proxy.
+// Neither can be asked for its running info.
+func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
+	proxied, _ := s.cluster.ProxyConsumers(ctx, s.admin, ci.Group)
+	for _, pc := range proxied {
+		cc := pc.Conns
+		for _, cn := range cc.Connections {
+			if cn.ClientID != ci.ClientID {
+				continue
+			}
+			ci.ClientAddr, ci.Language, ci.KnownTo = cn.ClientAddr, cn.Language, "Proxy "+pc.Proxy
+			ci.ConsumeType, ci.MessageModel, ci.ConsumeFromWhere = consumeTypeOf(cc, true), cc.MessageModel, cc.ConsumeFromWhere
+			for topic, sd := range cc.Subscriptions {
+				ci.Subscriptions = append(ci.Subscriptions, Subscription{Topic: topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
+			}
+			slices.SortFunc(ci.Subscriptions, func(a, b Subscription) int { return strings.Compare(a.Topic, b.Topic) })
+			if cluster.IsGRPC(cc, cn) {
+				ci.Protocol = ProtocolGRPC
+				ci.Unavailable = fmt.Sprintf(grpcRunningInfo, ci.KnownTo, fmt.Sprintf(grpcVersionNote, cn.VersionName()))
+			} else {
+				ci.Protocol, ci.Version = ProtocolRemoting, cn.VersionName()
+				ci.Unavailable = "This client is connected to " + ci.KnownTo + ", not to a broker, so no broker can ask it for its running info."
+			}
+			ci.JstackAsked = false // nothing was asked
+			return true
+		}
+	}
+	return false
+}
+
+// unavailableReason says why a listed client's report is missing, in a sentence;
+// release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
+func unavailableReason(ci *ClientInfo, err error, release4 string) string {
+	if release4 != "" {
+		return "The client did not send its running info: " + err.Error() + ". Its settings, process queues and rates are unknown; it may be shutting down or have left. " +
+			"It is a remoting client: gRPC clients and the RocketMQ Proxy need RocketMQ 5.x, and this cluster's brokers run " + release4 + "."
+	}
 	if ci.ConsumeType == "pop" {
 		return "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy. The Proxy keeps gRPC clients itself and does not relay GET_CONSUMER_RUNNING_INFO to them (in cluster mode not at all; in local mode only a thread-dump request), so their settings, process queues, rates and thread dump are not available here. The broker answered: " + err.Error() + "."
 	}

@@ -2,6 +2,7 @@ package groups
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,18 @@ func TestClientIsReadViaABrokerThatListsIt(t *testing.T) {
 	down["broker-a"] = true
 	if _, err := s.Client(t.Context(), "g", "c1", false); err == nil || errors.Is(err, ErrClientNotFound) {
 		t.Errorf("every broker failing: %v, want the brokers' failure", err)
+	}
+}
+
+// On a 4.x cluster a client that did not send its running info is not guessed to be a
+// gRPC client behind a Proxy: there is none before 5.0.
+func TestUnavailableReasonOn4xLeavesGRPCOut(t *testing.T) {
+	err := errors.New("consumer timeout")
+	ci := &ClientInfo{ConsumeType: "push"}
+	if s := unavailableReason(ci, err, "4.9.7"); strings.Contains(s, "may be shutting down, or be a gRPC client") || !strings.Contains(s, "need RocketMQ 5.x") || !strings.Contains(s, "4.9.7") {
+		t.Errorf("on 4.9.7: %q", s)
+	}
+	if s := unavailableReason(ci, err, ""); !strings.Contains(s, "gRPC client behind a RocketMQ 5 Proxy") {
+		t.Errorf("on 5.x: %q", s)
 	}
 }

@@ -32,6 +32,9 @@ type Detail struct {
 	// Pop splits the backlog of a group consuming with POP (ready, revived for retry,
 	// in flight); nil for other groups.
 	Pop *PopProgress `json:"pop,omitempty"`
+	// Needs5x says, on a cluster whose brokers all run 4.x, that gRPC clients, the
+	// Proxy and POP need RocketMQ 5.x; "" on 5.x.
+	Needs5x string `json:"needs5x,omitempty"`
 	// MixedNote explains a group whose clients consume in different ways (remoting
 	// clients through the brokers and gRPC clients through a Proxy).
 	MixedNote string `json:"mixedNote,omitempty"`
@@ -234,6 +237,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	d.Failures = fo.Wait()
 	d.FromSlaves = fo.FromSlaves()
+	d.Needs5x = s.cluster.Needs5Sentence(s.cluster.Release4(ctx, s.admin))
 	// gRPC clients are known to the Proxies only; a mixed group has clients on both.
 	proxied, pf := s.cluster.ProxyConsumers(ctx, s.admin, group)
 	d.Failures = append(d.Failures, pf...)

@@ -359,9 +359,15 @@ func TestClientsUnknownOnlyWhenNoBrokerListedThem(t *testing.T) {
 	if d.Online || !d.ClientsUnknown {
 		t.Errorf("every broker refused: online %v, clients unknown %v", d.Online, d.ClientsUnknown)
 	}
+	if a := d.assign(nil); strings.Contains(a.Note, "No client is online") || !strings.Contains(a.Note, "unknown") {
+		t.Errorf("every broker refused: the assignment says %q, want unknown", a.Note)
+	}
 	d = &Detail{}
 	d.mergeConnections([]brokerAnswer{{connErr: refused}, {connErr: rocketmq.ErrConsumerNotOnline}}, nil)
 	if d.Online || d.ClientsUnknown {
 		t.Errorf("a broker said not online: online %v, clients unknown %v", d.Online, d.ClientsUnknown)
+	}
+	if a := d.assign(nil); !strings.Contains(a.Note, "No client is online") {
+		t.Errorf("a broker said not online: the assignment says %q", a.Note)
 	}
 }

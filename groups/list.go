@@ -62,6 +62,9 @@ type List struct {
 	Took time.Duration `json:"-"`
 	// Failures name brokers whose group list could not be read.
 	Failures []BrokerFailure `json:"failures,omitempty"`
+	// Needs5x says, on a cluster whose brokers all run 4.x, that gRPC clients, the
+	// Proxy and POP need RocketMQ 5.x; "" on 5.x.
+	Needs5x string `json:"needs5x,omitempty"`
 }
 
 // listCache holds the last list and the computation in flight, so concurrent requests
@@ -144,6 +147,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		return nil, err
 	}
 	l := &List{CheckedAt: start}
+	l.Needs5x = s.cluster.Needs5Sentence(s.cluster.Release4(ctx, s.admin))
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	reads := cluster.Each(fo, brokers, "subscription groups", s.brokerGroups)
 	l.Failures = fo.Wait()

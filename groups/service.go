@@ -30,6 +30,7 @@ type Admin interface {
 	ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error)
 	ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error)
 	PollingInfo(ctx context.Context, addr, group, topic string, queueID int) (int, error)
+	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
 }
 
 // Defaults of Options.

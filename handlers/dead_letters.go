@@ -22,6 +22,7 @@ import (
 // implements it.
 type DeadLetterTopics interface {
 	Topics(ctx context.Context, group string) (*deadletters.GroupTopics, error)
+	PopRetryTopics(ctx context.Context, group string, topics []string) ([]deadletters.TopicCount, error)
 }
 
 // Resender resends dead letters; *deadletters.Service implements it.
@@ -243,13 +244,23 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 	return r
 }
 
+// popRetryOrigin names the topic whose POP retry topic name is.
+func popRetryOrigin(name string, t *deadletters.GroupTopics) string {
+	if topic, ok := rocketmq.PopRetryTopicOf(name, strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix)); ok {
+		return topic
+	}
+	return name
+}
+
 // groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
-func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
-	return groupDeadLettersIn(i18n.Match(), t, err, now)
+// unanswered: no broker answered for the group itself (a refusal, every broker down),
+// so a missing topic cannot be explained by what the group did.
+func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
+	return groupDeadLettersIn(i18n.Match(), t, err, now, unanswered)
 }
 
 // groupDeadLettersIn is groupDeadLettersVM in l's language.
-func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time) views.GroupDeadLettersVM {
+func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
 		if s, ok := refusal("", err); ok {
@@ -257,18 +268,34 @@ func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error
 		}
 		return views.GroupDeadLettersVM{Error: l.T("deadletters.group.error", "Error", msg)}
 	}
-	var vm views.GroupDeadLettersVM
-	for _, tc := range []struct {
+	type topicRow struct {
 		kind    string
 		c       deadletters.TopicCount
 		missing string
-	}{
-		{l.T("deadletters.group.retry"), t.Retry, l.T("deadletters.group.retry.missing")},
-		{l.T("deadletters.group.dlq"), t.DLQ, l.T("deadletters.group.dlq.missing")},
-	} {
+	}
+	var vm views.GroupDeadLettersVM
+	var rows []topicRow
+	for _, c := range t.PopRetry {
+		rows = append(rows, topicRow{l.T("deadletters.group.popretry"), c, l.T("deadletters.group.popretry.missing", "Topic", popRetryOrigin(c.Topic, t))})
+	}
+	if len(t.PopRetry) > 0 {
+		vm.Note = l.T("deadletters.group.pop.note", "Retry", rocketmq.PopRetryTopicV1(strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix), "<topic>"), "DLQ", t.DLQ.Topic)
+	}
+	// POP consumers do not use the push retry topic: it shows only when push consumers made it.
+	if len(t.PopRetry) == 0 || t.Retry.Exists {
+		rows = append(rows, topicRow{l.T("deadletters.group.retry"), t.Retry, l.T("deadletters.group.retry.missing")})
+	}
+	rows = append(rows, topicRow{l.T("deadletters.group.dlq"), t.DLQ, l.T("deadletters.group.dlq.missing")})
+	for _, tc := range rows {
 		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
+		if unanswered {
+			row.Note = l.T("deadletters.group.unanswered")
+		}
 		if tc.c.Exists {
-			row.Stored, row.MessagesURL = l.Int(tc.c.Stored), views.RetainedMessagesURL(tc.c.Topic, now)
+			row.MessagesURL = views.RetainedMessagesURL(tc.c.Topic, now)
+			if tc.c.Counted > 0 || len(tc.c.Failures) == 0 {
+				row.Stored = l.Int(tc.c.Stored)
+			}
 			for _, f := range tc.c.Failures {
 				row.Failures = append(row.Failures, failureText(l.T("deadletters.group.notcounted"), f))
 			}

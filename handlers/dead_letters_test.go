@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestGroupDeadLettersSection(t *testing.T) {
 	vm := groupDeadLettersVM(&deadletters.GroupTopics{
 		Retry: deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Stored: 1234},
 		DLQ:   deadletters.TopicCount{Topic: "%DLQ%billing"},
-	}, nil, time.Now())
+	}, nil, time.Now(), false)
 	if len(vm.Rows) != 2 {
 		t.Fatalf("rows %+v", vm.Rows)
 	}
@@ -76,5 +77,40 @@ func TestGroupDeadLettersSection(t *testing.T) {
 	}
 	if r := vm.Rows[1]; r.Exists || !strings.Contains(r.Note, "first message dies") {
 		t.Errorf("DLQ row %+v, want it missing until the first message dies", r)
+	}
+}
+
+// A POP group's section lists the POP retry topic of each topic it consumes, says where
+// revived messages go, and leaves out the push retry topic it never uses.
+func TestGroupDeadLettersSectionOfAPOPGroup(t *testing.T) {
+	vm := groupDeadLettersVM(&deadletters.GroupTopics{
+		Retry:    deadletters.TopicCount{Topic: "%RETRY%billing"},
+		DLQ:      deadletters.TopicCount{Topic: "%DLQ%billing"},
+		PopRetry: []deadletters.TopicCount{{Topic: "%RETRY%billing_orders_v2", Exists: true, Stored: 3, Counted: 1}, {Topic: "%RETRY%billing_refunds"}},
+	}, nil, time.Now(), false)
+	var topics []string
+	for _, r := range vm.Rows {
+		topics = append(topics, r.Topic)
+	}
+	if want := []string{"%RETRY%billing_orders_v2", "%RETRY%billing_refunds", "%DLQ%billing"}; !slices.Equal(topics, want) {
+		t.Fatalf("rows %v, want %v", topics, want)
+	}
+	if r := vm.Rows[0]; r.Kind != "POP retry topic" || r.Stored != "3" {
+		t.Errorf("POP retry row %+v", r)
+	}
+	if r := vm.Rows[1]; r.Exists || !strings.Contains(r.Note, "a message of refunds that was popped and not acknowledged") {
+		t.Errorf("missing POP retry row %+v: want it to name its topic and what creates it", r)
+	}
+	if !strings.Contains(vm.Note, "%RETRY%billing_<topic>") || !strings.Contains(vm.Note, "%DLQ%billing") || !strings.Contains(vm.Note, "revived") {
+		t.Errorf("note %q: want where revived messages go", vm.Note)
+	}
+	// A push retry topic that exists (push consumers used the group before) still shows.
+	vm = groupDeadLettersVM(&deadletters.GroupTopics{
+		Retry:    deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Counted: 1},
+		DLQ:      deadletters.TopicCount{Topic: "%DLQ%billing"},
+		PopRetry: []deadletters.TopicCount{{Topic: "%RETRY%billing_orders"}},
+	}, nil, time.Now(), false)
+	if len(vm.Rows) != 3 || vm.Rows[1].Topic != "%RETRY%billing" {
+		t.Errorf("rows %+v: want the existing push retry topic kept", vm.Rows)
 	}
 }

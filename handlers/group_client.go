@@ -83,7 +83,7 @@ func clientPageVM(ci *groups.ClientInfo) views.ClientVM {
 	self := views.ClientURL(ci.Group, ci.ClientID)
 	vm := views.ClientVM{Group: ci.Group, GroupURL: views.GroupURL(ci.Group), ClientID: ci.ClientID,
 		APIURL: "/api/v1" + self, JstackURL: self + "?jstack=1#thread-dump",
-		Addr: ci.ClientAddr, Language: ci.Language, Version: ci.Version, ConsumeType: ci.ConsumeType, MessageModel: ci.MessageModel,
+		Addr: ci.ClientAddr, Language: ci.Language, Version: ci.Version, Protocol: ci.Protocol, KnownTo: ci.KnownTo, ConsumeType: ci.ConsumeType, MessageModel: ci.MessageModel,
 		Mode: ci.ConsumeMode, ConsumeFrom: ci.ConsumeFromWhere, CheckedAt: views.TimeUTC(ci.CheckedAt), CheckedISO: views.ISO(ci.CheckedAt),
 		Unavailable: ci.Unavailable, JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
 	vm.Started, vm.StartedISO = groupEpochMs(ci.StartedAt)

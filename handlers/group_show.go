@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -139,9 +140,23 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	if h.DeadLetters != nil {
 		t, err := h.DeadLetters.Topics(c.Request.Context(), group)
-		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now())
+		if err == nil && d.Pop != nil {
+			t.PopRetry, err = h.DeadLetters.PopRetryTopics(c.Request.Context(), group, popTopics(d))
+		}
+		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now(), d.ClientsUnknown)
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
+}
+
+// popTopics are the topics a POP group consumes, each with its own POP retry topic.
+func popTopics(d *groups.Detail) []string {
+	var out []string
+	for _, ts := range d.Topics {
+		if !ts.Retry && !rocketmq.IsDLQTopic(ts.Topic) {
+			out = append(out, ts.Topic)
+		}
+	}
+	return out
 }
 
 // lagChart reads the stored history of the span ?range= asks for, and the trend from

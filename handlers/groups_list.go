@@ -126,6 +126,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
 	vm.Failures = failureSentences(l.Failures)
+	vm.Needs5x = l.Needs5x
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/cluster"
+	"rmqconsole/deadletters"
 	"rmqconsole/groups"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -631,5 +632,78 @@ func TestGrowingMeansARealRise(t *testing.T) {
 	}
 	if lagGrowing([]float64{math.NaN(), 7}) {
 		t.Error("two samples, one unknown, are called growing")
+	}
+}
+
+// On a 4.x cluster the group page and the group list say that gRPC clients, the Proxy
+// and POP need RocketMQ 5.x, as the service found from the brokers' version; on 5.x
+// they say nothing of it.
+func TestGroupPagesSayPOPAndGRPCNeed5xOn4x(t *testing.T) {
+	const needs = "gRPC clients, the RocketMQ Proxy and POP consumption need RocketMQ 5.x; this cluster's brokers run 4.9.7"
+	r := newGroupRouter(t, true)
+	d := sampleDetail()
+	d.Needs5x = needs
+	r.fg.mu.Lock()
+	r.fg.detail["orders"] = d
+	r.fg.list.Needs5x = needs
+	r.fg.mu.Unlock()
+	if got := doc(t, r.get(t, "/groups/orders")).Find(`[data-testid="needs-5x"]`).Text(); !strings.Contains(got, needs) {
+		t.Errorf("group page says %q, want %q", got, needs)
+	}
+	if got := doc(t, r.get(t, "/groups")).Find(`[data-testid="needs-5x"]`).Text(); !strings.Contains(got, needs) {
+		t.Errorf("group list says %q, want %q", got, needs)
+	}
+	if body := r.get(t, "/api/v1/groups/orders").Body.String(); !strings.Contains(body, `"needs5x":"gRPC clients`) {
+		t.Errorf("the API does not say it: %.300s", body)
+	}
+
+	r2 := newGroupRouter(t, true)
+	if n := doc(t, r2.get(t, "/groups/orders")).Find(`[data-testid="needs-5x"]`).Length(); n != 0 {
+		t.Errorf("a 5.x group page says it needs 5.x")
+	}
+}
+
+// fakeDeadLetters answers a group's retry and dead-letter topics.
+type fakeDeadLetters struct{ topics *deadletters.GroupTopics }
+
+func (f fakeDeadLetters) Topics(context.Context, string) (*deadletters.GroupTopics, error) {
+	return f.topics, nil
+}
+
+func (f fakeDeadLetters) PopRetryTopics(_ context.Context, group string, topics []string) ([]deadletters.TopicCount, error) {
+	var out []deadletters.TopicCount
+	for _, t := range topics {
+		out = append(out, deadletters.TopicCount{Topic: rocketmq.PopRetryTopicV1(group, t)})
+	}
+	return out, nil
+}
+
+// A group page no broker answered for (a user without rights on the group) says its
+// retry and dead-letter topics are unknown, not "not created yet" (the broker refused,
+// it did not say the group never consumed), and shows no count where no broker counted.
+func TestRefusedGroupPageSaysRetryTopicsAndAssignmentUnknown(t *testing.T) {
+	refused := groups.BrokerFailure{Broker: "broker-a", Addr: "10.0.0.1:10911", Op: "connections", Err: errors.New("no permission for Group:orders")}
+	for _, unanswered := range []bool{true, false} {
+		r := newGroupRouter(t, true)
+		d := sampleDetail()
+		d.Online, d.Clients, d.ClientsUnknown = false, []groups.Client{}, unanswered
+		d.Failures = []groups.BrokerFailure{refused}
+		show := &GroupShow{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Groups: r.fg, DeadLetters: fakeDeadLetters{&deadletters.GroupTopics{
+			Retry: deadletters.TopicCount{Topic: "%RETRY%orders", Exists: true, Failures: []cluster.BrokerFailure{refused}},
+			DLQ:   deadletters.TopicCount{Topic: "%DLQ%orders"},
+		}}}
+		r.fg.mu.Lock()
+		r.fg.detail["refused"] = d
+		r.fg.mu.Unlock()
+		r.GET("/refused/:group", show.Show)
+		page := doc(t, r.get(t, "/refused/refused"))
+		stored := page.Find(`[data-topic="%RETRY%orders"] [data-testid="retry-topic-stored"]`).Text()
+		if strings.TrimSpace(stored) != "unknown" {
+			t.Errorf("retry topic whose every broker refused reads %q, want unknown", stored)
+		}
+		missing := page.Find(`[data-topic="%DLQ%orders"] [data-testid="retry-topic-missing"]`).Text()
+		if unanswered == strings.Contains(missing, "not created yet") || unanswered != strings.Contains(missing, "unknown") {
+			t.Errorf("unanswered %v: DLQ row reads %q", unanswered, missing)
+		}
 	}
 }

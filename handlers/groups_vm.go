@@ -214,7 +214,7 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 		}
 		h.TotalLag.Growing = lagGrowing(vals)
 	}
-	h.MixedNote = d.MixedNote
+	h.MixedNote, h.Needs5x = d.MixedNote, d.Needs5x
 	if p := d.Pop; p != nil {
 		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
 			InFlightNote: p.InFlightNote, PollingNote: p.PollingNote, Note: p.Note}

@@ -99,6 +99,10 @@ func topicPageVM(l *i18n.Localizer, d *topics.Detail) views.TopicVM {
 	}
 	for _, g := range d.Groups {
 		row := views.TopicGroupRow{Group: g.Group, URL: views.GroupURL(g.Group), Lag: views.Thousands(g.Lag), TPS: views.Rate(g.ConsumeTPS), Partial: g.Partial}
+		for _, c := range g.Clients {
+			row.Clients = append(row.Clients, views.TopicGroupClient{ID: c.ClientID, URL: views.ClientURL(g.Group, c.ClientID), Addr: c.ClientAddr,
+				Language: c.Language, Protocol: c.Protocol, KnownTo: c.KnownTo})
+		}
 		row.Last, row.LastISO = msTime(g.LastTimestamp)
 		vm.Groups = append(vm.Groups, row)
 	}

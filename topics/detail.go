@@ -70,6 +70,19 @@ type GroupLag struct {
 	LastTimestamp int64 `json:"lastTimestamp"`
 	// Partial is set when a broker's consume stats could not be read (see Failures).
 	Partial bool `json:"partial,omitempty"`
+	// Clients are the group's online clients, as the topic's brokers list them or,
+	// for gRPC clients of a cluster-mode Proxy (which the brokers never see), the Proxies.
+	Clients []GroupClient `json:"clients"`
+}
+
+// GroupClient is one online client of a consumer group of the topic.
+type GroupClient struct {
+	ClientID   string `json:"clientId"`
+	ClientAddr string `json:"clientAddr"`
+	Language   string `json:"language"`
+	// Protocol is remoting or gRPC; KnownTo is "broker" or "Proxy <address>".
+	Protocol string `json:"protocol"`
+	KnownTo  string `json:"knownTo"`
 }
 
 // Producers are the producer groups a topic's brokers have connections of.
@@ -112,6 +125,7 @@ const (
 	opRoute          = "route"
 	opConsumedBy     = "consumer groups"
 	opConsumeStats   = "consume stats"
+	opConnections    = "connections"
 	opProducers      = "producers"
 	opProducerGroup  = "producer connections"
 	opTopicConfigOne = "topic config"
@@ -284,14 +298,15 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 		}
 		return a.QueueID - b.QueueID
 	})
-	d.Groups = s.groupLags(f, r.Brokers, q.Topic, groupSet)
+	d.Groups = s.groupLags(ctx, f, r.Brokers, q.Topic, groupSet)
 	d.Failures = f.Wait()
 	d.CheckedAt = s.opts.Now()
 	return d, nil
 }
 
-// groupLags reads each group's consume stats of the topic on every broker of it.
-func (s *Service) groupLags(f *cluster.Fanout, brokers []cluster.Broker, topic string, groupSet map[string]bool) []GroupLag {
+// groupLags reads each group's consume stats of the topic and its clients on every
+// broker of it; a group no broker lists a client of is looked up on the Proxies.
+func (s *Service) groupLags(ctx context.Context, f *cluster.Fanout, brokers []cluster.Broker, topic string, groupSet map[string]bool) []GroupLag {
 	names := make([]string, 0, len(groupSet))
 	for g := range groupSet {
 		names = append(names, g)
@@ -317,8 +332,58 @@ func (s *Service) groupLags(f *cluster.Fanout, brokers []cluster.Broker, topic s
 				}
 				return nil
 			})
+			f.Go(b, opConnections+" of "+g, func(ctx context.Context, addr string) error {
+				cc, err := s.admin.ConsumerConnections(ctx, addr, g)
+				if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for _, cn := range cc.Connections {
+					if !slices.ContainsFunc(out[i].Clients, func(c GroupClient) bool { return c.ClientID == cn.ClientID }) {
+						out[i].Clients = append(out[i].Clients, GroupClient{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr,
+							Language: cn.Language, Protocol: protocolRemoting, KnownTo: "broker"})
+					}
+				}
+				return nil
+			})
 		}
 	}
 	f.Wait()
+	var wg sync.WaitGroup
+	for i := range out {
+		if len(out[i].Clients) > 0 {
+			continue
+		}
+		wg.Go(func() {
+			seen, ok := s.cluster.SeenThroughProxies(ctx, s.admin, out[i].Group, s.opts.Now())
+			if !ok {
+				return
+			}
+			for _, cn := range seen.Conns.Connections {
+				c := GroupClient{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, Language: cn.Language, Protocol: protocolRemoting, KnownTo: "Proxy " + seen.Proxy}
+				if cluster.IsGRPC(seen.Conns, cn) {
+					c.Protocol = protocolGRPC
+				}
+				out[i].Clients = append(out[i].Clients, c)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range out {
+		if out[i].Clients == nil {
+			out[i].Clients = []GroupClient{}
+		}
+		slices.SortFunc(out[i].Clients, func(a, b GroupClient) int { return strings.Compare(a.ClientID, b.ClientID) })
+	}
 	return out
 }
+
+// Client protocols: remoting (the classic clients) or gRPC (RocketMQ 5's SDKs, through a Proxy).
+const (
+	protocolRemoting = "remoting"
+	protocolGRPC     = "gRPC"
+)

@@ -26,6 +26,7 @@ type Admin interface {
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
 	TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
 	ConsumeStats(ctx context.Context, addr, group, topic string) (*rocketmq.ConsumeStats, error)
+	ConsumerConnections(ctx context.Context, addr, group string) (*rocketmq.ConsumerConnection, error)
 	ProducerInfos(ctx context.Context, addr string) (map[string][]rocketmq.ProducerInfo, error)
 	ProducerConnections(ctx context.Context, addr, producerGroup string) ([]rocketmq.Connection, error)
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)

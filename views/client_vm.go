@@ -6,8 +6,10 @@ type ClientVM struct {
 	ClientID        string
 	APIURL          string
 	// JstackURL asks for the page again with a thread dump.
-	JstackURL                       string
-	Addr, Language, Version         string
+	JstackURL               string
+	Addr, Language, Version string
+	// Protocol is remoting or gRPC; KnownTo is "broker" or "Proxy <address>".
+	Protocol, KnownTo               string
 	ConsumeType, MessageModel, Mode string
 	ConsumeFrom                     string
 	Started, StartedISO             string

@@ -65,14 +65,17 @@ type ResendRow struct {
 type GroupDeadLettersVM struct {
 	// Error says why the topics could not be read.
 	Error string
-	Rows  []GroupRetryTopicRow
+	// Note says where a POP group's unacknowledged messages go.
+	Note string
+	Rows []GroupRetryTopicRow
 }
 
 // GroupRetryTopicRow is one of a group's retry and dead-letter topics.
 type GroupRetryTopicRow struct {
 	Kind, Topic string
 	Exists      bool
-	// Stored is how many messages the topic stores; MessagesURL searches them.
+	// Stored is how many messages the topic stores ("" when no broker said);
+	// MessagesURL searches them.
 	Stored, MessagesURL string
 	// Note says what a missing topic means, or what the count leaves out.
 	Note     string

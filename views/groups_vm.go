@@ -30,6 +30,8 @@ type GroupsVM struct {
 	Took          string
 	RefreshURL    string
 	Failures      []string
+	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
+	Needs5x string
 }
 
 // SortLink is a column header's link.
@@ -350,6 +352,8 @@ type GroupHeader struct {
 	Pop *PopVM
 	// MixedNote explains a group with remoting and gRPC clients.
 	MixedNote string
+	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
+	Needs5x string
 }
 
 // PopVM splits a POP group's backlog: never popped, revived for retry, in flight.

@@ -134,6 +134,13 @@ type TopicGroupRow struct {
 	Last    string
 	LastISO string
 	Partial bool
+	// Clients are the group's online clients, gRPC clients known only to a Proxy included.
+	Clients []TopicGroupClient
+}
+
+// TopicGroupClient is an online client of a consumer group of the topic.
+type TopicGroupClient struct {
+	ID, URL, Addr, Language, Protocol, KnownTo string
 }
 
 // TopicProducersVM is the producers section.
