@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -84,9 +85,18 @@ func New(cfg Config) *Service {
 type InputError struct {
 	Code    string
 	Message string
+	// Text is Message as catalogue sentences, for the handler to say in the request's
+	// language: Text, then Then when it has an id (empty: Message only).
+	Text, Then i18n.Message
 }
 
 func (e *InputError) Error() string { return e.Message }
+
+// inputErr is an InputError whose sentence is the catalogue's id with the values kv.
+func inputErr(code, id string, kv ...any) *InputError {
+	m := i18n.M(id, kv...)
+	return &InputError{Code: code, Message: m.String(), Text: m}
+}
 
 // TopicCount is one of a group's retry and dead-letter topics and how many messages it
 // stores.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -44,8 +45,15 @@ type Resent struct {
 	QueueOffset int64
 	MsgID       string
 	OffsetMsgID string
-	// Error says why it was not resent ("" when it was), naming the broker.
-	Error string
+	// Error says why it was not resent ("" when it was), naming the broker; ErrorText
+	// says it as a catalogue sentence, for a page in its reader's language.
+	Error     string
+	ErrorText i18n.Message `json:"-"`
+}
+
+// fail records why r was not resent.
+func (r *Resent) fail(m i18n.Message) {
+	r.Error, r.ErrorText = m.String(), m
 }
 
 // ResendResult is the outcome of a resend.
@@ -120,25 +128,29 @@ func checkIDs(req ResendRequest) ([]string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return nil, &InputError{Code: "no_messages", Message: "Name the dead letters to resend (their message ids). Nothing was sent."}
+		return nil, inputErr("no_messages", "deadletters.input.none")
 	case len(ids) > MaxResend:
-		return nil, &InputError{Code: "too_many", Message: fmt.Sprintf(
-			"A resend takes at most %d messages; %d were asked. Narrow the search (a shorter time range, or a key), then resend. Nothing was sent.", MaxResend, len(ids))}
+		return nil, inputErr("too_many", "deadletters.input.toomany", "Max", MaxResend, "N", len(ids))
 	}
 	if req.Topic != "" && !rocketmq.IsDLQTopic(req.Topic) {
-		return nil, notDeadLetter("the messages", req.Topic)
+		return nil, notDeadLetter("all", "", req.Topic)
 	}
 	for _, id := range ids {
 		if _, err := (&lookup.IDQuery{ID: id, Topic: req.Topic}).Validate(); err != nil {
-			return nil, &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent."}
+			ie := &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent.", Then: i18n.M("deadletters.input.nothing")}
+			var li *lookup.InputError
+			if errors.As(err, &li) {
+				ie.Text = li.Text
+			}
+			return nil, ie
 		}
 	}
 	return ids, nil
 }
 
-func notDeadLetter(what, topic string) error {
-	return &InputError{Code: "not_dead_letter", Message: fmt.Sprintf(
-		"%s is in topic %s, which is not a dead-letter topic (%%DLQ%%<group>): only dead letters are resent to their original topic. Nothing was sent.", what, topic)}
+// what is "all" (the messages) or "one" (the message id).
+func notDeadLetter(what, id, topic string) error {
+	return inputErr("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", topic, "ID", id)
 }
 
 // oneGroup is the group whose dead-letter topic holds every message.
@@ -147,11 +159,10 @@ func oneGroup(msgs []lookup.Message) (string, error) {
 	for _, m := range msgs {
 		o, ok := OriginOf(m.Message)
 		if !ok || !o.DeadLetter {
-			return "", notDeadLetter("Message "+m.MsgID(), m.Topic)
+			return "", notDeadLetter("one", m.MsgID(), m.Topic)
 		}
 		if group != "" && o.Group != group {
-			return "", &InputError{Code: "several_groups", Message: fmt.Sprintf(
-				"The messages are dead letters of groups %s and %s; resend one group's at a time, so each resend is one audit entry of its group. Nothing was sent.", group, o.Group)}
+			return "", inputErr("several_groups", "deadletters.input.groups", "Group", group, "Other", o.Group)
 		}
 		group = o.Group
 	}
@@ -168,7 +179,7 @@ func (s *Service) sendAll(ctx context.Context, msgs []lookup.Message) []Resent {
 		o, _ := OriginOf(m.Message)
 		r := Resent{DLQMsgID: m.MsgID(), DLQOffsetMsgID: m.OffsetMsgID(), Topic: o.Topic}
 		if o.Topic == "" {
-			r.Error = "the message names no original topic (no RETRY_TOPIC property), so it cannot be resent"
+			r.fail(i18n.M("deadletters.resent.notopic"))
 			out[i] = r
 			continue
 		}
@@ -177,8 +188,8 @@ func (s *Service) sendAll(ctx context.Context, msgs []lookup.Message) []Resent {
 			wr = s.writeRoute(ctx, o.Topic)
 			routes[o.Topic] = wr
 		}
-		if wr.err != nil {
-			r.Error = wr.err.Error()
+		if wr.err.ID != "" {
+			r.fail(wr.err)
 			out[i] = r
 			continue
 		}
@@ -187,14 +198,14 @@ func (s *Service) sendAll(ctx context.Context, msgs []lookup.Message) []Resent {
 		r.BrokerName, r.BrokerAddr, r.QueueID = q.BrokerName, b.Master, q.QueueID
 		sent, err := s.cfg.Admin.SendMessage(ctx, b.Master, q, ProducerGroup, Resendable(m.Message, o.Topic))
 		if err != nil {
-			r.Error = fmt.Sprintf("broker %s (%s) did not store it: %v", q.BrokerName, b.Master, err)
+			r.fail(i18n.M("deadletters.resent.notstored", "Broker", q.BrokerName, "Addr", b.Master, "Error", fmt.Sprint(err)))
 			out[i] = r
 			continue
 		}
 		r.QueueID, r.QueueOffset, r.MsgID, r.OffsetMsgID = sent.Queue.QueueID, sent.QueueOffset, sent.MsgID, sent.OffsetMsgID
 		if sent.Status != rocketmq.SendOK {
 			// Stored, but not flushed or replicated within the broker's timeout.
-			r.Error = fmt.Sprintf("broker %s (%s) stored it but answered %s", q.BrokerName, b.Master, sent.Status)
+			r.fail(i18n.M("deadletters.resent.status", "Broker", q.BrokerName, "Addr", b.Master, "Status", fmt.Sprint(sent.Status)))
 		}
 		out[i] = r
 	}
@@ -207,7 +218,7 @@ type writeRoute struct {
 	route  *cluster.Route
 	queues []rocketmq.MessageQueue
 	n      int
-	err    error
+	err    i18n.Message // why no message can be sent to the topic (ID "" when one can)
 }
 
 func (w *writeRoute) next() rocketmq.MessageQueue {
@@ -220,14 +231,14 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 	route, err := s.cfg.Cluster.Route(ctx, topic)
 	if err != nil {
 		if errors.Is(err, cluster.ErrTopicNotFound) {
-			return &writeRoute{err: fmt.Errorf("the original topic %s no longer exists (the NameServers have no route for it): create it, then resend", topic)}
+			return &writeRoute{err: i18n.M("deadletters.resent.gone", "Topic", topic)}
 		}
-		return &writeRoute{err: fmt.Errorf("route of the original topic %s: %w", topic, err)}
+		return &writeRoute{err: i18n.M("deadletters.resent.route", "Topic", topic, "Error", err.Error())}
 	}
 	// WriteQueues has only queues of brokers whose master is in the route.
 	w := &writeRoute{route: route, queues: route.Raw().WriteQueues()}
 	if len(w.queues) == 0 {
-		w.err = fmt.Errorf("the original topic %s has no writable queue on a master (its permission, or every master is down)", topic)
+		w.err = i18n.M("deadletters.resent.nowrite", "Topic", topic)
 		return w
 	}
 	w.n = rand.IntN(len(w.queues))

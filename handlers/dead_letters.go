@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/deadletters"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
@@ -85,7 +85,7 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 	}
 	if err := c.ShouldBindJSON(b); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: "The body is not the JSON this call takes ({\"ids\": [...], \"topic\": \"%DLQ%group\", \"reason\": \"...\"}): " + err.Error() + ". Nothing was sent."})
+			Message: i18n.From(c.Request.Context()).T("deadletters.api.badjson", "Error", err.Error())})
 		return false
 	}
 	return true
@@ -93,7 +93,7 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 
 func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 	if h.Service == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	req.Actor, req.ActorAddr = Actor(c), c.ClientIP()
@@ -110,19 +110,33 @@ func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 		c.JSON(status, resendJSON(res))
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, "Resend of "+views.Cut(res.Group)+"'s dead letters", "messages"), views.ResendResultPage(resendResultVM(res, time.Now())))
+	l := i18n.From(c.Request.Context())
+	title := l.T("deadletters.result.page", "Group", views.Cut(res.Group))
+	h.render(c, http.StatusOK, h.page(c, title, "messages"), views.ResendResultPage(resendResultVM(l, res, time.Now())))
 }
 
 // resendError turns the service's refusal into a 400 (API) or 422 (page) with its
 // sentence; other errors keep their status.
 func resendError(c *gin.Context, err error) error {
+	l := i18n.From(c.Request.Context())
 	var ie *deadletters.InputError
 	if errors.As(err, &ie) {
-		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message}
+		msg := ie.Message
+		if ie.Text.ID != "" {
+			msg = l.Say(ie.Text)
+			if ie.Then.ID != "" {
+				msg += " " + l.Say(ie.Then)
+			}
+		}
+		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: msg}
 	}
 	var li *lookup.InputError
 	if errors.As(err, &li) {
-		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: li.Message + " Nothing was sent."}
+		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: lookupSay(l, li) + " " + l.T("deadletters.input.nothing")}
+	}
+	if errors.Is(err, lookup.ErrNotFound) {
+		status, code := errorStatus(err)
+		return &UserError{Status: status, Code: code, Message: lookupErrorText(l, err)}
 	}
 	return err
 }
@@ -159,14 +173,17 @@ func resendJSON(r *deadletters.ResendResult) ResendJSON {
 	return j
 }
 
-func resendResultVM(r *deadletters.ResendResult, now time.Time) views.ResendResultVM {
+func resendResultVM(l *i18n.Localizer, r *deadletters.ResendResult, now time.Time) views.ResendResultVM {
 	vm := views.ResendResultVM{Group: r.Group, DLQTopic: r.DLQTopic, Status: string(r.Status),
 		AuditURL: "/audit/" + strconv.FormatInt(r.AuditID, 10), BackURL: views.RetainedMessagesURL(r.DLQTopic, now)}
 	for _, m := range r.Messages {
 		row := views.ResendRow{DLQID: m.DLQMsgID, DLQURL: views.MessageURL(m.DLQOffsetMsgID, ""), Topic: m.Topic,
 			Broker: m.BrokerName, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error}
+		if m.ErrorText.ID != "" {
+			row.Error = l.Say(m.ErrorText)
+		}
 		if m.OffsetMsgID != "" {
-			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), views.Thousands(m.QueueOffset)
+			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), l.Int(m.QueueOffset)
 			row.ResentURL = views.MessageURL(m.OffsetMsgID, "")
 		}
 		if m.Error == "" {
@@ -186,15 +203,16 @@ func deadLetterVM(c *gin.Context, m *rocketmq.Message) views.DeadLetterVM {
 	if !ok {
 		return views.DeadLetterVM{}
 	}
+	l := i18n.From(c.Request.Context())
 	d := views.DeadLetterVM{Show: true, DeadLetter: o.DeadLetter, Group: o.Group, ReconsumeTimes: strconv.Itoa(m.ReconsumeTimes),
 		OriginalTopic: o.Topic, OriginalID: o.MsgID, Dropped: deadletters.DroppedProperties(),
 		ResendURL: views.MessageURL(m.OffsetMsgID(), "") + "/resend"}
 	switch {
 	case !o.DeadLetter:
 	case o.Topic == "":
-		d.ResendNote = "This dead letter does not name its original topic (no RETRY_TOPIC property), so it cannot be resent."
+		d.ResendNote = l.T("deadletters.note.notopic")
 	case !CallerRole(c).Allows(auth.Operator):
-		d.ResendNote = "Operators can resend this dead letter to " + o.Topic + "; you can read it."
+		d.ResendNote = l.T("deadletters.note.operators", "Topic", o.Topic)
 	default:
 		d.CanResend = true
 	}
@@ -208,19 +226,20 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 		return views.ResendSearchVM{}
 	}
 	r := views.ResendSearchVM{Show: true, Topic: topic, Count: len(msgs), Limit: deadletters.MaxResend}
+	l := i18n.From(c.Request.Context())
 	switch {
-	case len(msgs) > deadletters.MaxResend || truncated:
-		r.Note = fmt.Sprintf("A resend takes at most %d messages; this search shows %s%s. Narrow it (a shorter time range, or a key) to resend them.",
-			deadletters.MaxResend, views.Thousands(int64(len(msgs))), map[bool]string{true: " of more", false: ""}[truncated])
+	case truncated:
+		r.Note = l.T("deadletters.search.toomany.more", "Max", deadletters.MaxResend, "N", l.Int(int64(len(msgs))))
+	case len(msgs) > deadletters.MaxResend:
+		r.Note = l.T("deadletters.search.toomany", "Max", deadletters.MaxResend, "N", l.Int(int64(len(msgs))))
 	case !CallerRole(c).Allows(auth.Operator):
-		r.Note = fmt.Sprintf("Operators can resend these %d dead letters to their original topics; you can read them.", len(msgs))
+		r.Note = l.N("deadletters.search.operators", len(msgs))
 	default:
 		r.CanResend = true
 		for _, m := range msgs {
 			r.IDs = append(r.IDs, m.OffsetMsgID())
 		}
-		r.Note = fmt.Sprintf("Each goes back to its original topic (%s) as a new message with its body, keys, tags and user properties; at most %d at a time; audited, one row per message.",
-			strings.Join(deadletters.OriginTopics(msgs), ", "), deadletters.MaxResend)
+		r.Note = l.T("deadletters.search.note", "Topics", strings.Join(deadletters.OriginTopics(msgs), ", "), "Max", deadletters.MaxResend)
 	}
 	return r
 }
@@ -233,19 +252,21 @@ func popRetryOrigin(name string, t *deadletters.GroupTopics) string {
 	return name
 }
 
-// groupUnansweredNote stands for "not created yet" when no broker answered for the group.
-const groupUnansweredNote = "unknown: the NameServer has no route for it, and no broker answered for this group (see above why), so whether the group has used it cannot be told"
-
 // groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
 // unanswered: no broker answered for the group itself (a refusal, every broker down),
 // so a missing topic cannot be explained by what the group did.
 func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
+	return groupDeadLettersIn(i18n.Match(), t, err, now, unanswered)
+}
+
+// groupDeadLettersIn is groupDeadLettersVM in l's language.
+func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
 		if s, ok := refusal("", err); ok {
 			msg = s
 		}
-		return views.GroupDeadLettersVM{Error: "The group's retry and dead-letter topics could not be read: " + msg + "."}
+		return views.GroupDeadLettersVM{Error: l.T("deadletters.group.error", "Error", msg)}
 	}
 	type topicRow struct {
 		kind    string
@@ -255,32 +276,28 @@ func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, un
 	var vm views.GroupDeadLettersVM
 	var rows []topicRow
 	for _, c := range t.PopRetry {
-		rows = append(rows, topicRow{"POP retry topic", c, "not created yet: the broker creates it when it first revives a message of " +
-			popRetryOrigin(c.Topic, t) + " that was popped and not acknowledged within its invisible time"})
+		rows = append(rows, topicRow{l.T("deadletters.group.popretry"), c, l.T("deadletters.group.popretry.missing", "Topic", popRetryOrigin(c.Topic, t))})
 	}
 	if len(t.PopRetry) > 0 {
-		vm.Note = fmt.Sprintf("This group consumes with POP. A message popped and not acknowledged within its invisible time is revived by the broker into "+
-			"the POP retry topic of the topic it came from (%s) and delivered from there again, to any consumer of the group. A message delivered "+
-			"more often than the group allows (the subscription group's retryMaxTimes, 16 by default; for gRPC clients, their max delivery attempts) "+
-			"goes to the dead-letter topic %s.", rocketmq.PopRetryTopicV1(strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix), "<topic>"), t.DLQ.Topic)
+		vm.Note = l.T("deadletters.group.pop.note", "Retry", rocketmq.PopRetryTopicV1(strings.TrimPrefix(t.DLQ.Topic, rocketmq.DLQTopicPrefix), "<topic>"), "DLQ", t.DLQ.Topic)
 	}
 	// POP consumers do not use the push retry topic: it shows only when push consumers made it.
 	if len(t.PopRetry) == 0 || t.Retry.Exists {
-		rows = append(rows, topicRow{"Retry topic", t.Retry, "not created yet: the broker creates it when a push consumer of the group starts"})
+		rows = append(rows, topicRow{l.T("deadletters.group.retry"), t.Retry, l.T("deadletters.group.retry.missing")})
 	}
-	rows = append(rows, topicRow{"Dead-letter topic", t.DLQ, "not created yet: the broker creates it when the first message dies (fails more often than the group's max reconsume times)"})
+	rows = append(rows, topicRow{l.T("deadletters.group.dlq"), t.DLQ, l.T("deadletters.group.dlq.missing")})
 	for _, tc := range rows {
 		row := views.GroupRetryTopicRow{Kind: tc.kind, Topic: tc.c.Topic, Exists: tc.c.Exists, Note: tc.missing}
 		if unanswered {
-			row.Note = groupUnansweredNote
+			row.Note = l.T("deadletters.group.unanswered")
 		}
 		if tc.c.Exists {
 			row.MessagesURL = views.RetainedMessagesURL(tc.c.Topic, now)
 			if tc.c.Counted > 0 || len(tc.c.Failures) == 0 {
-				row.Stored = views.Thousands(tc.c.Stored)
+				row.Stored = l.Int(tc.c.Stored)
 			}
 			for _, f := range tc.c.Failures {
-				row.Failures = append(row.Failures, failureText("Not counted: ", f))
+				row.Failures = append(row.Failures, failureText(l.T("deadletters.group.notcounted"), f))
 			}
 		}
 		vm.Rows = append(vm.Rows, row)

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -20,7 +21,7 @@ import (
 // same page, and nothing is sent.
 func (h *Messages) ConsumeDirectly(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
@@ -29,21 +30,27 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 	var re *lookup.RefusedError
 	switch {
 	case errors.Is(err, lookup.ErrNotFound):
-		h.Fail(c, err)
+		status, code := errorStatus(err)
+		h.Fail(c, &UserError{Status: status, Code: code, Message: lookupErrorText(i18n.From(c.Request.Context()), err)})
 		return
 	case errors.As(err, &ie), errors.As(err, &re):
 		status, _ := errorStatus(err)
 		if ie != nil {
 			status = http.StatusUnprocessableEntity
 		}
-		h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) { vm.Refused = "Nothing was sent: " + err.Error() })
+		l := i18n.From(c.Request.Context())
+		why := lookupErrorText(l, err)
+		if re != nil && re.Text.ID != "" {
+			why = l.Say(re.Text)
+		}
+		h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) { vm.Refused = l.T("message.again.refused", "Why", why) })
 		return
 	case err != nil && a == nil:
 		h.Fail(c, err)
 		return
 	}
 	h.showMessage(c, http.StatusOK, req.Topic, func(vm *views.ConsumeAgainVM) {
-		vm.Answer = directAnswerVM(a, err)
+		vm.Answer = directAnswerVM(i18n.From(c.Request.Context()), a, err)
 	})
 }
 
@@ -53,7 +60,7 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 // broker that did not answer is a 502/504 with the same body.
 func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	var in struct {
@@ -148,33 +155,37 @@ func joinSentences(a, b string) string {
 	return a + "; " + b
 }
 
-// directOutcomes names each client answer for the page, with its status class.
+// directOutcomes names each client answer for the page (a catalogue id), with its
+// status class.
 var directOutcomes = map[string][2]string{
-	lookup.ResultSuccess:   {"consumed", "status-ok"},
-	lookup.ResultCommit:    {"consumed (committed)", "status-ok"},
-	lookup.ResultLater:     {"not consumed: later", "status-warn"},
-	lookup.ResultException: {"failed: the listener threw an exception", "status-bad"},
-	lookup.ResultNull:      {"failed: the listener returned null", "status-bad"},
-	lookup.ResultRollback:  {"rolled back", "status-warn"},
+	lookup.ResultSuccess:   {"message.again.outcome.success", "status-ok"},
+	lookup.ResultCommit:    {"message.again.outcome.commit", "status-ok"},
+	lookup.ResultLater:     {"message.again.outcome.later", "status-warn"},
+	lookup.ResultException: {"message.again.outcome.exception", "status-bad"},
+	lookup.ResultNull:      {"message.again.outcome.null", "status-bad"},
+	lookup.ResultRollback:  {"message.again.outcome.rollback", "status-warn"},
 }
 
-func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainAnswer {
+func directAnswerVM(l *i18n.Localizer, a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainAnswer {
 	vm := &views.ConsumeAgainAnswer{Group: a.Group, ClientID: a.Client.ClientID, Broker: a.Message.BrokerName + " " + a.BrokerAddr,
-		Outcome: "no answer", Class: "status-bad", SpentMs: "—", Order: "—", AutoCommit: "—", Result: "none"}
+		Outcome: l.T("message.again.outcome.none"), Class: "status-bad", SpentMs: "—", Order: "—", AutoCommit: "—", Result: l.T("message.group.offset.none")}
 	if r := a.Result; r != nil {
 		vm.Result, vm.Remark = r.ConsumeResult, r.Remark
 		if vm.Remark == "" {
-			vm.Remark = "none"
+			vm.Remark = l.T("message.group.offset.none")
 		}
-		vm.SpentMs = views.Thousands(r.SpentTimeMills) + " ms"
+		vm.SpentMs = l.T("trace.ms", "Ms", l.Int(r.SpentTimeMills))
 		vm.Order, vm.AutoCommit = strconv.FormatBool(r.Order), strconv.FormatBool(r.AutoCommit)
-		vm.Outcome, vm.Class = "unknown answer", "status-bad"
+		vm.Outcome, vm.Class = l.T("message.again.outcome.unknown"), "status-bad"
 		if o, ok := directOutcomes[r.ConsumeResult]; ok {
-			vm.Outcome, vm.Class = o[0], o[1]
+			vm.Outcome, vm.Class = l.T(o[0]), o[1]
 		}
 	}
 	if a.Err != nil {
 		vm.Error = a.Err.Error()
+		if m, ok := a.Err.(i18n.Message); ok {
+			vm.Error = l.Say(m)
+		}
 	}
 	if auditErr != nil {
 		vm.Error = joinSentences(vm.Error, auditErr.Error())
@@ -188,6 +199,7 @@ func directAnswerVM(a *lookup.DirectAnswer, auditErr error) *views.ConsumeAgainA
 // consumeAgainVM lists the clients the message can be consumed again on: the online
 // clients of each group that subscribes to the message's topic.
 func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) views.ConsumeAgainVM {
+	l := i18n.From(c.Request.Context())
 	vm := views.ConsumeAgainVM{
 		// The answer is shown in this section, far down the page: land on it.
 		Action:     "/messages/" + url.PathEscape(c.Param("id")) + "/consume-directly#consume-again",
@@ -207,8 +219,7 @@ func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) vi
 		}
 	}
 	if len(vm.Clients) == 0 {
-		vm.Note = "No client of a group subscribed to topic " + m.Topic + " is online on broker " + m.BrokerName +
-			", which stores the message, so none can consume it again. Start a consumer of the group, then reload."
+		vm.Note = l.T("message.again.none", "Topic", m.Topic, "Broker", m.BrokerName)
 	}
 	return vm
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
@@ -34,9 +35,9 @@ const (
 func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	if h.Lookup == nil {
 		if isAPI(c) {
-			h.Fail(c, msgNoCluster)
+			h.Fail(c, msgNoCluster(c))
 		} else {
-			h.render(c, http.StatusOK, h.page(c, "Message", "messages"), views.MessageDetailPage(views.MessageDetailVM{AskedID: c.Param("id"), BackURL: "/messages"}))
+			h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("message.page"), "messages"), views.MessageDetailPage(views.MessageDetailVM{AskedID: c.Param("id"), BackURL: "/messages"}))
 		}
 		return nil, false
 	}
@@ -50,9 +51,14 @@ func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 		c.Redirect(http.StatusSeeOther, "/messages?"+url.Values{"tab": {views.TabID}, "id": {q.ID}}.Encode())
 		return nil, false
 	case errors.As(err, &ie):
-		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: ie.Message})
+		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: lookupSay(i18n.From(c.Request.Context()), ie)})
 		return nil, false
 	case err != nil: // a message not found is a 404, a broker failure a 502/504 (errorStatus)
+		var nf *lookup.NotFoundError
+		if errors.As(err, &nf) {
+			status, code := errorStatus(err)
+			err = &UserError{Status: status, Code: code, Message: lookupErrorText(i18n.From(c.Request.Context()), err)}
+		}
 		h.Fail(c, err)
 		return nil, false
 	}
@@ -92,7 +98,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}
-	h.render(c, status, h.page(c, "Message "+msgShort(r.Message.MsgID()), "messages"), views.MessageDetailPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("message.page.id", "ID", msgShort(r.Message.MsgID())), "messages"), views.MessageDetailPage(vm))
 }
 
 // ShowAPI is GET /api/v1/messages/{id}.
@@ -111,6 +117,7 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 
 func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, groupErr error) views.MessageDetailVM {
 	m := r.Message
+	l := i18n.From(c.Request.Context())
 	if gs == nil {
 		gs = &lookup.GroupStates{}
 	}
@@ -118,14 +125,14 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 	vm := views.MessageDetailVM{
 		Configured: true, AskedID: c.Param("id"), AskedTopic: c.Query("topic"), Topic: m.Topic,
 		BackURL:    "/messages?" + url.Values{"tab": {views.TabID}, "id": {c.Param("id")}, "topic": {m.Topic}}.Encode(),
-		Copies:     msgRows(r.Copies),
-		Failures:   msgFailures(append(append([]lookup.BrokerFailure{}, r.Failures...), gs.Failures...)),
+		Copies:     msgRows(l, r.Copies),
+		Failures:   msgFailures(l, append(append([]lookup.BrokerFailure{}, r.Failures...), gs.Failures...)),
 		FromSlaves: fromSlaveSentences(mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "this message and its groups' states"),
 	}
-	vm.IDKind, vm.IDNote = msgIDNote(r)
-	vm.Fields = msgFields(m)
-	vm.OffsetMsgID = msgOffsetIDDecoded(m)
-	vm.UniqKey = msgUniqKeyDecoded(m)
+	vm.IDKind, vm.IDNote = msgIDNote(l, r)
+	vm.Fields = msgFields(l, m)
+	vm.OffsetMsgID = msgOffsetIDDecoded(l, m)
+	vm.UniqKey = msgUniqKeyDecoded(l, m)
 	for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
 		vm.Properties = append(vm.Properties, views.DetailField{Label: k, Value: m.Properties[k], Mono: true})
 	}
@@ -133,62 +140,62 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 	vm.DeadLetter = deadLetterVM(c, m.Message)
 	switch {
 	case groupErr != nil:
-		vm.GroupsNote = "The groups could not be read: " + groupErr.Error() + "."
+		vm.GroupsNote = l.T("message.groups.error", "Error", groupErr.Error())
 	case len(groups) == 0:
-		vm.GroupsNote = "No consumer group consumes topic " + m.Topic + ", or none has connected or stored an offset for it yet."
+		vm.GroupsNote = l.T("message.groups.none", "Topic", m.Topic)
 	}
 	for _, g := range groups {
-		vm.Groups = append(vm.Groups, msgGroupRow(g))
+		vm.Groups = append(vm.Groups, msgGroupRow(l, g))
 	}
 	return vm
 }
 
-func msgFields(m lookup.Message) []views.DetailField {
+func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 	f := func(label, value string, mono bool) views.DetailField {
-		return views.DetailField{Label: label, Value: value, Mono: mono}
+		return views.DetailField{Label: l.T("message.field." + label), Value: value, Mono: mono}
 	}
-	tx := map[int]string{0: "not transactional", 0x4: "transaction prepared (half message)", 0x8: "transaction committed", 0xC: "transaction rolled back"}[m.SysFlag&rocketmq.SysFlagTransactionMask]
+	tx := l.T(map[int]string{0: "message.tx.none", 0x4: "message.tx.prepared", 0x8: "message.tx.committed", 0xC: "message.tx.rolledback"}[m.SysFlag&rocketmq.SysFlagTransactionMask])
 	var flags []string
 	if m.BodyCompressed {
-		flags = append(flags, "compressed ("+m.Compression+")")
+		flags = append(flags, l.T("message.flag.compressed", "How", m.Compression))
 	}
 	if m.SysFlag&rocketmq.SysFlagMultiTags != 0 {
-		flags = append(flags, "multiple tags")
+		flags = append(flags, l.T("message.flag.multitags"))
 	}
 	flags = append(flags, tx)
 	if m.InnerBatch {
-		flags = append(flags, "inner batch #"+strconv.Itoa(m.BatchIndex))
+		flags = append(flags, l.T("message.flag.batch", "Index", m.BatchIndex))
 	}
-	born := views.DetailField{Label: "Born time", Value: views.TimeUTC(m.BornTime()),
-		Hint: fmt.Sprintf("epoch ms %d, by the producer's clock", m.BornTimestamp)}
-	store := views.DetailField{Label: "Store time", Value: views.TimeUTC(m.StoreTime()),
-		Hint: fmt.Sprintf("epoch ms %d, %d ms after it was born", m.StoreTimestamp, m.StoreTimestamp-m.BornTimestamp)}
+	born := views.DetailField{Label: l.T("message.field.born"), Value: views.TimeUTC(m.BornTime()),
+		Hint: l.T("message.born.hint", "Millis", m.BornTimestamp)}
+	store := views.DetailField{Label: l.T("message.field.store"), Value: views.TimeUTC(m.StoreTime()),
+		Hint: l.T("message.store.hint", "Millis", m.StoreTimestamp, "After", m.StoreTimestamp-m.BornTimestamp)}
 	return []views.DetailField{
-		f("Topic", m.Topic, true),
-		f("Tags", m.Tags(), true),
-		f("Keys", strings.Join(m.Keys(), " "), true),
-		f("Broker", m.BrokerName, true),
-		f("Queue id", strconv.Itoa(m.QueueID), true),
-		f("Queue offset", views.Thousands(m.QueueOffset), true),
-		f("Commit-log offset", views.Thousands(m.CommitLogOffset), true),
+		f("topic", m.Topic, true),
+		f("tags", m.Tags(), true),
+		f("keys", strings.Join(m.Keys(), " "), true),
+		f("broker", m.BrokerName, true),
+		f("queueid", strconv.Itoa(m.QueueID), true),
+		f("queueoffset", l.Int(m.QueueOffset), true),
+		f("commitlog", l.Int(m.CommitLogOffset), true),
 		born, store,
-		f("Born host", m.BornHost.String(), true),
-		f("Store host", m.StoreHost.String(), true),
-		f("Reconsume times", strconv.Itoa(m.ReconsumeTimes), false),
-		f("Flag", strconv.Itoa(m.Flag), true),
-		f("Sys flag", fmt.Sprintf("%d (%s)", m.SysFlag, strings.Join(flags, ", ")), true),
-		f("Stored record size", views.Thousands(int64(m.StoreSize))+" bytes", false),
-		f("Body CRC", strconv.FormatUint(uint64(m.BodyCRC), 10), true),
-		f("Prepared transaction offset", strconv.FormatInt(m.PreparedTransactionOffset, 10), true),
-		f("Record format", "magic V"+strconv.Itoa(m.MagicVersion), false),
+		f("bornhost", m.BornHost.String(), true),
+		f("storehost", m.StoreHost.String(), true),
+		f("reconsume", strconv.Itoa(m.ReconsumeTimes), false),
+		f("flag", strconv.Itoa(m.Flag), true),
+		f("sysflag", fmt.Sprintf("%d (%s)", m.SysFlag, strings.Join(flags, ", ")), true),
+		f("storesize", l.N("message.bytes", m.StoreSize), false),
+		f("crc", strconv.FormatUint(uint64(m.BodyCRC), 10), true),
+		f("prepared", strconv.FormatInt(m.PreparedTransactionOffset, 10), true),
+		f("format", "magic V"+strconv.Itoa(m.MagicVersion), false),
 	}
 }
 
-func msgOffsetIDDecoded(m lookup.Message) views.IDDecoded {
+func msgOffsetIDDecoded(l *i18n.Localizer, m lookup.Message) views.IDDecoded {
 	id := m.OffsetMsgID()
 	d := views.IDDecoded{Value: id}
 	if id == "" {
-		d.Reason = "The broker did not record a store host, so this message has no offsetMsgId."
+		d.Reason = l.T("message.offsetid.none")
 		return d
 	}
 	p, err := rocketmq.ParseOffsetMsgID(id)
@@ -197,44 +204,44 @@ func msgOffsetIDDecoded(m lookup.Message) views.IDDecoded {
 		return d
 	}
 	d.Parts = []views.DetailField{
-		{Label: "Store host", Value: p.StoreHost.String(), Mono: true, Hint: "broker " + m.BrokerName},
-		{Label: "Commit-log offset", Value: views.Thousands(p.CommitLogOffset), Mono: true},
+		{Label: l.T("message.field.storehost"), Value: p.StoreHost.String(), Mono: true, Hint: l.T("message.offsetid.broker", "Broker", m.BrokerName)},
+		{Label: l.T("message.field.commitlog"), Value: l.Int(p.CommitLogOffset), Mono: true},
 	}
 	return d
 }
 
-func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
+func msgUniqKeyDecoded(l *i18n.Localizer, m lookup.Message) views.IDDecoded {
 	id := m.UniqueKey()
 	d := views.IDDecoded{Value: id}
 	if id == "" {
-		d.Reason = "The producer did not set a unique key (UNIQ_KEY); clients show the offsetMsgId as msgId."
+		d.Reason = l.T("message.uniqkey.none")
 		return d
 	}
 	info, err := rocketmq.ParseUniqueKey(id)
 	if err != nil {
-		d.Reason = "The producer set its own unique key, which does not follow a client's layout, so it tells nothing about the producer."
+		d.Reason = l.T("message.uniqkey.own")
 		return d
 	}
-	client := map[string]string{"java": "Java (remoting) client", "go": "Go client (rocketmq-client-go)", "grpc": "RocketMQ 5 gRPC client", "": "remoting client"}[info.Client]
-	d.Parts = append(d.Parts, views.DetailField{Label: "Made by", Value: client})
+	client := l.T(map[string]string{"java": "message.uniqkey.client.java", "go": "message.uniqkey.client.go", "grpc": "message.uniqkey.client.grpc", "": "message.uniqkey.client.remoting"}[info.Client])
+	d.Parts = append(d.Parts, views.DetailField{Label: l.T("message.uniqkey.madeby"), Value: client})
 	if info.IP.IsValid() {
-		f := views.DetailField{Label: "Producer IP", Value: info.IP.String(), Mono: true}
+		f := views.DetailField{Label: l.T("message.uniqkey.ip"), Value: info.IP.String(), Mono: true}
 		if info.IPStandIn {
-			f.Hint = "four ASCII digits of the clock: rocketmq-client-go writes these when it finds no address of its own, so probably not an address"
+			f.Hint = l.T("message.uniqkey.ip.standin")
 		}
 		d.Parts = append(d.Parts, f)
 	}
 	if len(info.MAC) > 0 {
-		d.Parts = append(d.Parts, views.DetailField{Label: "Producer MAC", Value: info.MAC.String(), Mono: true})
+		d.Parts = append(d.Parts, views.DetailField{Label: l.T("message.uniqkey.mac"), Value: info.MAC.String(), Mono: true})
 	}
 	d.Parts = append(d.Parts,
-		views.DetailField{Label: "Producer pid", Value: strconv.Itoa(info.PID), Mono: true, Hint: "truncated to 16 bits"},
-		views.DetailField{Label: "Born time (approximate)", Value: views.TimeUTC(info.BornApprox),
-			Hint: "rebuilt from the id; the exact born time above comes from the broker"},
-		views.DetailField{Label: "Counter", Value: strconv.Itoa(info.Counter), Mono: true},
+		views.DetailField{Label: l.T("message.uniqkey.pid"), Value: strconv.Itoa(info.PID), Mono: true, Hint: l.T("message.uniqkey.pid.hint")},
+		views.DetailField{Label: l.T("message.uniqkey.born"), Value: views.TimeUTC(info.BornApprox),
+			Hint: l.T("message.uniqkey.born.hint")},
+		views.DetailField{Label: l.T("message.uniqkey.counter"), Value: strconv.Itoa(info.Counter), Mono: true},
 	)
 	if info.ClientHash != 0 {
-		d.Parts = append(d.Parts, views.DetailField{Label: "Class-loader hash", Value: fmt.Sprintf("%08X", info.ClientHash), Mono: true})
+		d.Parts = append(d.Parts, views.DetailField{Label: l.T("message.uniqkey.hash"), Value: fmt.Sprintf("%08X", info.ClientHash), Mono: true})
 	}
 	return d
 }
@@ -243,24 +250,25 @@ func msgUniqKeyDecoded(m lookup.Message) views.IDDecoded {
 // when it parses, text when it is UTF-8, else hex) and cuts it for the page.
 func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 	body := m.Body
+	l := i18n.From(c.Request.Context())
 	b := views.BodyView{
-		Size:     views.Thousands(int64(len(body))) + " bytes",
+		Size:     l.N("message.bytes", len(body)),
 		Download: "/messages/" + url.PathEscape(m.OffsetMsgID()) + "/body?" + url.Values{"topic": {m.Topic}}.Encode(),
 		Error:    m.BodyError,
 	}
 	if m.BodyCompressed {
-		b.Stored = fmt.Sprintf("stored %s-compressed in %s bytes", m.Compression, views.Thousands(int64(m.StoredBodySize)))
+		b.Stored = l.N("message.body.stored", m.StoredBodySize, "How", m.Compression)
 	}
 	isText := utf8.Valid(body)
 	var pretty bytes.Buffer
 	isJSON := isText && len(body) <= msgBodyJSONMax && json.Valid(body) && json.Indent(&pretty, body, "", "  ") == nil
 	switch {
 	case isJSON:
-		b.Encoding = "JSON (UTF-8)"
+		b.Encoding = l.T("message.body.json")
 	case isText:
-		b.Encoding = "UTF-8 text"
+		b.Encoding = l.T("message.body.text")
 	default:
-		b.Encoding = "binary"
+		b.Encoding = l.T("message.body.binary")
 	}
 	view := c.Query("view")
 	switch {
@@ -277,7 +285,7 @@ func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 	if t := c.Query("topic"); t != "" {
 		base.Set("topic", t)
 	}
-	for _, v := range []struct{ name, label string }{{"text", "Text"}, {"json", "Pretty JSON"}, {"hex", "Hex"}} {
+	for _, v := range []struct{ name, label string }{{"text", l.T("message.body.view.text")}, {"json", l.T("message.body.view.json")}, {"hex", l.T("message.body.view.hex")}} {
 		if (v.name == "json" && !isJSON) || (v.name == "text" && !isText) {
 			continue
 		}
@@ -297,7 +305,7 @@ func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 		b.Content, b.Cut = hex.Dump(shown), len(shown) < len(body)
 	}
 	if b.Cut {
-		b.CutNote = fmt.Sprintf("The body is longer than the page shows (%s bytes).", views.Thousands(int64(len(body))))
+		b.CutNote = l.N("message.body.cut", len(body))
 	}
 	return b
 }
@@ -313,25 +321,25 @@ func msgCutText(s []byte, n int) (string, bool) {
 	return string(s[:n]), true
 }
 
-func msgGroupRow(g lookup.GroupState) views.GroupConsumeRow {
+func msgGroupRow(l *i18n.Localizer, g lookup.GroupState) views.GroupConsumeRow {
 	row := views.GroupConsumeRow{Group: g.Group, URL: views.GroupURL(g.Group), Online: g.Online,
-		Subscription: g.Subscription, Reason: g.Reason, Offset: "none"}
+		Subscription: g.Subscription, Reason: groupReason(l, g), Offset: l.T("message.group.offset.none")}
 	if g.ConsumerOffset >= 0 {
-		row.Offset = views.Thousands(g.ConsumerOffset)
+		row.Offset = l.Int(g.ConsumerOffset)
 	}
 	switch g.State {
 	case lookup.Consumed:
-		row.State, row.Class = "consumed", "status-ok"
+		row.State, row.Class = l.T("message.group.consumed"), "status-ok"
 	case lookup.NotConsumed:
-		row.State, row.Class = "not consumed yet", "status-warn"
+		row.State, row.Class = l.T("message.group.notconsumed"), "status-warn"
 	case lookup.Popped:
-		row.State, row.Class = "popped (acknowledgement unknown)", "status-warn"
+		row.State, row.Class = l.T("message.group.popped"), "status-warn"
 	case lookup.Filtered:
-		row.State, row.Class = "filtered out by its subscription", "status-ok"
+		row.State, row.Class = l.T("message.group.filtered"), "status-ok"
 	case lookup.Offline:
-		row.State, row.Class = "group offline", "status-warn"
+		row.State, row.Class = l.T("message.group.offline"), "status-warn"
 	default:
-		row.State, row.Class = "unknown", "status-bad"
+		row.State, row.Class = l.T("message.group.unknown"), "status-bad"
 	}
 	return row
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -28,13 +29,13 @@ func (h *Messages) TraceAPI(c *gin.Context) {
 	var ie *lookup.InputError
 	switch {
 	case errors.As(err, &ie):
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: ie.Code, Message: ie.Message})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: ie.Code, Message: lookupSay(i18n.From(c.Request.Context()), ie)})
 		return
 	case err != nil:
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, MessageTraceAnswerJSON{MsgID: r.Message.MsgID(), Trace: traceJSON(t), Note: traceOffNote(t)})
+	c.JSON(http.StatusOK, MessageTraceAnswerJSON{MsgID: r.Message.MsgID(), Trace: traceJSON(t), Note: traceOffNote(i18n.From(c.Request.Context()), t)})
 }
 
 // MessageTraceAnswerJSON answers GET /api/v1/messages/{id}/trace.
@@ -144,11 +145,11 @@ func traceJSON(t *lookup.MessageTrace) MessageTraceJSON {
 
 // traceHost names the client as its record does, and where the broker saw the record
 // come from when that is another address (a second interface, NAT).
-func traceHost(client, sentFrom string) string {
+func traceHost(l *i18n.Localizer, client, sentFrom string) string {
 	if sentFrom == "" || sentFrom == client {
 		return client
 	}
-	return client + " (connected from " + sentFrom + ")"
+	return l.T("trace.host.from", "Client", client, "From", sentFrom)
 }
 
 func successWord(ok bool) string {
@@ -165,34 +166,28 @@ func attemptStatus(a lookup.TraceAttempt) string {
 	return successWord(a.Success)
 }
 
-// traceEnableHint is how tracing is turned on, for the sentences that say it is off.
-const traceEnableHint = "enable it with the client's trace option (Java: new DefaultMQProducer(group, true) or " +
-	"DefaultMQPushConsumer(group, true); Go: producer.WithTrace / consumer.WithTrace with a primitive.TraceConfig), " +
-	"for producers and consumers alike."
-
 // traceOffNote says why a trace has nothing to show; "" when it has records.
-func traceOffNote(t *lookup.MessageTrace) string {
+func traceOffNote(l *i18n.Localizer, t *lookup.MessageTrace) string {
 	switch {
 	case t.TopicMissing:
-		s := fmt.Sprintf("The trace topic %s does not exist on this cluster, so no client could record a trace in it.", t.Topic)
+		s := l.T("trace.off.missing", "Topic", t.Topic)
 		switch {
 		case t.TopicFrom == lookup.TraceTopicAsked:
-			s += " Check the name your clients were configured with."
+			s += " " + l.T("trace.off.missing.asked")
 		case t.TraceTopicEnable == "false":
-			s += fmt.Sprintf(" Broker %s runs with traceTopicEnable=false: brokers create %s when started with traceTopicEnable=true, or create the topic with mqadmin updateTopic.", t.ConfigBroker, t.Topic)
+			s += " " + l.T("trace.off.missing.disabled", "Broker", t.ConfigBroker, "Topic", t.Topic)
 		default:
-			s += fmt.Sprintf(" Brokers create %s when started with traceTopicEnable=true; or create the topic with mqadmin updateTopic.", t.Topic)
+			s += " " + l.T("trace.off.missing.create", "Topic", t.Topic)
 		}
-		return s + " Then " + traceEnableHint
+		return s + " " + l.T("trace.off.then")
 	case t.MsgID == "":
-		return "This message has neither a unique key nor an offsetMsgId, which trace records are keyed by."
+		return l.T("trace.off.noid")
 	case t.Empty() && t.Undecodable > 0:
-		return fmt.Sprintf("Trace topic %s holds records under this message's id, but none could be read: %s", t.Topic, t.DecodeError)
+		return l.T("trace.off.undecodable", "Topic", t.Topic, "Error", t.DecodeError)
 	case t.Empty() && len(t.Failures) > 0:
-		return fmt.Sprintf("No trace record of this message was found in %s on the brokers that answered.", t.Topic)
+		return l.T("trace.off.unanswered", "Topic", t.Topic)
 	case t.Empty():
-		return fmt.Sprintf("This message has no trace records in %s: the producer was not started with tracing, and no consumer with tracing on has consumed it; %s",
-			t.Topic, traceEnableHint)
+		return l.T("trace.off.none", "Topic", t.Topic)
 	}
 	return ""
 }
@@ -201,6 +196,7 @@ func traceOffNote(t *lookup.MessageTrace) string {
 // the cluster's).
 func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error) *views.TraceVM {
 	vm := &views.TraceVM{AskedTopic: c.Query("traceTopic"), Topic: lookup.DefaultTraceTopic}
+	l := i18n.From(c.Request.Context())
 	if tp := c.Query("topic"); tp != "" {
 		vm.Hidden = append(vm.Hidden, views.HiddenField{Name: "topic", Value: tp})
 	}
@@ -212,39 +208,42 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 	var ie *lookup.InputError
 	switch {
 	case errors.As(err, &ie):
-		vm.Error = ie.Message
-		vm.TopicNote = "the trace topic asked cannot be read"
+		vm.Error = lookupSay(l, ie)
+		vm.TopicNote = l.T("trace.topic.note.bad")
 		return vm
 	case err != nil:
-		vm.Failures = []string{"The trace could not be read: " + err.Error() + "."}
-		vm.TopicNote = "not read"
+		vm.Failures = []string{l.T("trace.error", "Error", err.Error())}
+		vm.TopicNote = l.T("trace.topic.note.unread")
 		return vm
 	}
 	vm.Topic = t.Topic
-	vm.TopicNote = map[string]string{
-		lookup.TraceTopicAsked:   "as asked",
-		lookup.TraceTopicBroker:  "msgTraceTopicName of broker " + t.ConfigBroker,
-		lookup.TraceTopicDefault: "RocketMQ's default; the broker's config was not read",
-	}[t.TopicFrom]
-	if t.TopicFrom == lookup.TraceTopicDefault && t.ConfigBroker != "" {
-		vm.TopicNote = "RocketMQ's default; broker " + t.ConfigBroker + " names no msgTraceTopicName"
+	switch t.TopicFrom {
+	case lookup.TraceTopicAsked:
+		vm.TopicNote = l.T("trace.topic.note.asked")
+	case lookup.TraceTopicBroker:
+		vm.TopicNote = l.T("trace.topic.note.broker", "Broker", t.ConfigBroker)
+	case lookup.TraceTopicDefault:
+		vm.TopicNote = l.T("trace.topic.note.default")
+		if t.ConfigBroker != "" {
+			vm.TopicNote = l.T("trace.topic.note.default.broker", "Broker", t.ConfigBroker)
+		}
 	}
-	vm.Off = traceOffNote(t)
-	vm.Failures = msgFailures(t.Failures)
+	vm.Off = traceOffNote(l, t)
+	vm.Failures = msgFailures(l, t.Failures)
 	vm.Failures = append(vm.Failures, fromSlaveSentences(t.FromSlaves, "trace records")...)
 	if t.Truncated {
-		vm.Notes = append(vm.Notes, fmt.Sprintf("The trace topic's index holds more than %d trace messages under this id; the trace shows the newest.", lookup.KeyLimit))
+		vm.Notes = append(vm.Notes, l.T("trace.note.truncated", "Limit", lookup.KeyLimit))
 	}
 	if t.Undecodable > 0 && !t.Empty() {
-		vm.Notes = append(vm.Notes, fmt.Sprintf("%d trace records could not be read and are left out: %s", t.Undecodable, t.DecodeError))
+		vm.Notes = append(vm.Notes, l.N("trace.note.undecodable", t.Undecodable, "Error", t.DecodeError))
 	}
 	for _, p := range t.Published {
-		row := views.TracePubRow{Group: p.Group, ClientHost: traceHost(p.ClientHost, p.SentFrom), Time: views.TimeUTC(p.Time), Cost: fmt.Sprintf("%d ms", p.CostMs),
-			Keys: p.Keys, Tags: p.Tags, MsgType: p.MsgType, BodySize: views.Thousands(int64(p.BodyLength)) + " bytes",
+		row := views.TracePubRow{Group: p.Group, ClientHost: traceHost(l, p.ClientHost, p.SentFrom), Time: views.TimeUTC(p.Time), Cost: l.T("trace.ms", "Ms", p.CostMs),
+			Keys: p.Keys, Tags: p.Tags, MsgType: p.MsgType, BodySize: l.N("message.bytes", p.BodyLength),
 			StoreHost: p.StoreHost, StoreBroker: p.StoreBroker, OffsetMsgID: p.OffsetMsgID}
-		row.Status, row.StatusClass = "sent", "status-ok"
+		row.Status, row.StatusClass = l.T("trace.sent"), "status-ok"
 		if !p.Success {
-			row.Status, row.StatusClass = "send failed", "status-bad"
+			row.Status, row.StatusClass = l.T("trace.sendfailed"), "status-bad"
 		}
 		if p.StoreBroker != "" {
 			row.StoreBrokerURL = views.BrokerURL(p.StoreBroker)
@@ -255,7 +254,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.Published = append(vm.Published, row)
 	}
 	for _, x := range t.Transactions {
-		vm.Transactions = append(vm.Transactions, views.TraceTxRow{Group: x.Group, ClientHost: traceHost(x.ClientHost, x.SentFrom), Time: views.TimeUTC(x.Time),
+		vm.Transactions = append(vm.Transactions, views.TraceTxRow{Group: x.Group, ClientHost: traceHost(l, x.ClientHost, x.SentFrom), Time: views.TimeUTC(x.Time),
 			State: x.State, TransactionID: x.TransactionID, FromCheck: x.FromCheck})
 	}
 	for _, g := range t.Groups {
@@ -263,20 +262,20 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		if g.Group != "" {
 			row.URL = views.GroupURL(g.Group)
 		} else {
-			row.Group = "(not recorded)"
+			row.Group = l.T("trace.group.unrecorded")
 		}
 		ok := 0
 		for i, a := range g.Attempts {
-			ar := views.TraceAttemptRow{N: i + 1, ClientHost: traceHost(a.ClientHost, a.SentFrom), Time: views.TimeUTC(a.Time),
+			ar := views.TraceAttemptRow{N: i + 1, ClientHost: traceHost(l, a.ClientHost, a.SentFrom), Time: views.TimeUTC(a.Time),
 				Retry: fmt.Sprint(a.RetryTimes), Returned: a.Returned}
 			switch {
 			case !a.Finished:
-				ar.Status, ar.StatusClass, ar.Cost = "no result recorded yet", "status-warn", "–"
+				ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.unfinished"), "status-warn", "–"
 			case a.Success:
-				ar.Status, ar.StatusClass, ar.Cost = "consumed", "status-ok", fmt.Sprintf("%d ms", a.CostMs)
+				ar.Status, ar.StatusClass, ar.Cost = l.T("message.group.consumed"), "status-ok", l.T("trace.ms", "Ms", a.CostMs)
 				ok = i + 1
 			default:
-				ar.Status, ar.StatusClass, ar.Cost = "failed, to be retried", "status-bad", fmt.Sprintf("%d ms", a.CostMs)
+				ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.failed"), "status-bad", l.T("trace.ms", "Ms", a.CostMs)
 			}
 			if a.Returned == "success" || a.Returned == "failed" {
 				ar.Returned = "" // said by the status
@@ -286,11 +285,11 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		n := len(g.Attempts)
 		switch {
 		case ok > 0:
-			row.Summary, row.SummaryClass = fmt.Sprintf("consumed on attempt %d of %d", ok, n), "status-ok"
+			row.Summary, row.SummaryClass = l.T("trace.summary.consumed", "Attempt", ok, "Attempts", n), "status-ok"
 		case !g.Attempts[n-1].Finished:
-			row.Summary, row.SummaryClass = fmt.Sprintf("being consumed (%d attempts)", n), "status-warn"
+			row.Summary, row.SummaryClass = l.N("trace.summary.consuming", n), "status-warn"
 		default:
-			row.Summary, row.SummaryClass = fmt.Sprintf("not consumed successfully in %d attempts", n), "status-bad"
+			row.Summary, row.SummaryClass = l.N("trace.summary.failed", n), "status-bad"
 		}
 		vm.Groups = append(vm.Groups, row)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 )
@@ -14,7 +15,7 @@ import (
 func TestUniqueKeyOfAGoClientWithoutAnAddressSaysSo(t *testing.T) {
 	hint := func(id string) (string, string) {
 		m := lookup.Message{Message: &rocketmq.Message{Properties: map[string]string{rocketmq.PropertyUniqueKey: id}}}
-		for _, p := range msgUniqKeyDecoded(m).Parts {
+		for _, p := range msgUniqKeyDecoded(i18n.Match(), m).Parts {
 			if p.Label == "Producer IP" {
 				return p.Value, p.Hint
 			}

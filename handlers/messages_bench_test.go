@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -38,9 +39,9 @@ func BenchmarkMessagesPageRender(b *testing.B) {
 		rec := httptest.NewRecorder()
 		c, _ := gin.CreateTestContext(rec)
 		c.Request = httptest.NewRequest(http.MethodGet, "/messages", nil)
-		vm := views.MessagesVM{Configured: true, Tab: views.TabRange, Form: form.form, Result: msgRangeResultVM(q, res),
-			QuickRanges: msgQuickRanges(form, msgT0)}
-		vm.Result.Rows, vm.Result.More = msgPage(form, q, res, len(res.Messages))
+		vm := views.MessagesVM{Configured: true, Tab: views.TabRange, Form: form.form, Result: msgRangeResultVM(i18n.Match(), q, res),
+			QuickRanges: msgQuickRanges(i18n.Match(), form, msgT0)}
+		vm.Result.Rows, vm.Result.More = msgPage(i18n.Match(), form, q, res, len(res.Messages))
 		h.render(c, http.StatusOK, h.page(c, "Messages", "messages"), views.MessagesPage(vm))
 		if rec.Code != http.StatusOK {
 			b.Fatal(rec.Code)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -20,7 +21,7 @@ import (
 // file. Missing times get the page's defaults.
 func (h *Messages) Export(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	h.export(c, parseMsgSearchForm(c), c.DefaultQuery("format", "csv"))
@@ -28,7 +29,7 @@ func (h *Messages) Export(c *gin.Context) {
 
 func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	if format != "csv" && format != "json" {
-		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: "bad_format", Message: "The export format is csv or json."})
+		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: "bad_format", Message: i18n.From(c.Request.Context()).T("messages.export.format")})
 		return
 	}
 	leave, err := h.enterHeavy(c, &f)

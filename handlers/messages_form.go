@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -78,9 +78,9 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 // rangeQuery turns the form into a range query. On the page, a missing begin or end is
 // filled in (the last hour, or an hour around the one given) and written back into the
 // form, so the page shows what was searched.
-func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.RangeQuery, msgFieldErrors) {
+func (f *msgSearchForm) rangeQuery(l *i18n.Localizer, now time.Time, fillDefaults bool) (lookup.RangeQuery, msgFieldErrors) {
 	errs := msgFieldErrors{}
-	b, e := parseMsgTimeField(f.form.Begin, "begin", errs), parseMsgTimeField(f.form.End, "end", errs)
+	b, e := parseMsgTimeField(l, f.form.Begin, "begin", errs), parseMsgTimeField(l, f.form.End, "end", errs)
 	if fillDefaults && len(errs) == 0 {
 		switch {
 		case b.IsZero() && e.IsZero():
@@ -97,23 +97,23 @@ func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.Ran
 	if f.limit != "" {
 		n, err := strconv.Atoi(f.limit)
 		if err != nil || n <= 0 {
-			errs["limit"] = fmt.Sprintf("The limit must be a whole number between 1 and %d.", lookup.RangeLimit)
+			errs["limit"] = l.T("messages.form.limit", "Max", lookup.RangeLimit)
 		}
 		q.Limit = n
 	}
 	if f.skip != "" {
 		n, err := strconv.Atoi(f.skip)
 		if err != nil || n < 0 {
-			errs["skip"] = fmt.Sprintf("Skip counts rows already shown: a whole number between 0 and %d.", lookup.RangeLimit)
+			errs["skip"] = l.T("lookup.skip", "Max", lookup.RangeLimit)
 		}
 		q.Skip = n
 	}
 	return q, errs
 }
 
-func (f *msgSearchForm) keyQuery() (lookup.KeyQuery, msgFieldErrors) {
+func (f *msgSearchForm) keyQuery(l *i18n.Localizer) (lookup.KeyQuery, msgFieldErrors) {
 	errs := msgFieldErrors{}
-	b, e := parseMsgTimeField(f.form.Begin, "begin", errs), parseMsgTimeField(f.form.End, "end", errs)
+	b, e := parseMsgTimeField(l, f.form.Begin, "begin", errs), parseMsgTimeField(l, f.form.End, "end", errs)
 	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e}, errs
 }
 
@@ -157,7 +157,7 @@ func parseMsgTime(s string) (time.Time, error) {
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 100_000_000_000 { // before 1973 in ms: someone gave seconds
-			return time.Time{}, fmt.Errorf("%q looks like epoch seconds; give epoch milliseconds (%s) or a date and time", s, strconv.FormatInt(n*1000, 10))
+			return time.Time{}, i18n.M("messages.time.seconds", "Value", strconv.Quote(s), "Millis", strconv.FormatInt(n*1000, 10))
 		}
 		return time.UnixMilli(n).UTC(), nil
 	}
@@ -169,14 +169,17 @@ func parseMsgTime(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is not a time: write 2026-11-29 10:00:00 (UTC), RFC 3339 such as 2026-11-29T11:00:00+01:00, or epoch milliseconds", msgShort(s))
+	return time.Time{}, i18n.M("messages.time.bad", "Value", strconv.Quote(msgShort(s)))
 }
 
-func parseMsgTimeField(s, field string, errs msgFieldErrors) time.Time {
+func parseMsgTimeField(l *i18n.Localizer, s, field string, errs msgFieldErrors) time.Time {
 	t, err := parseMsgTime(s)
 	if err != nil {
-		label := map[string]string{"begin": "Begin", "end": "End"}[field]
-		errs[field] = label + ": " + err.Error() + "."
+		why := err.Error()
+		if m, ok := err.(i18n.Message); ok {
+			why = l.Say(m)
+		}
+		errs[field] = l.T("messages.form.time."+field, "Why", why)
 	}
 	return t
 }
@@ -206,22 +209,24 @@ func msgShort(s string) string {
 type msgBadForm struct {
 	fields msgFieldErrors
 	input  *lookup.InputError
+	// l says the input error in the request's language.
+	l *i18n.Localizer
 }
 
 // msgInputError recognises a lookup input error. ok is false when err is something else.
-func msgInputError(err error) (*msgBadForm, bool) {
+func msgInputError(l *i18n.Localizer, err error) (*msgBadForm, bool) {
 	var ie *lookup.InputError
 	if !errors.As(err, &ie) {
 		return nil, false
 	}
-	return &msgBadForm{fields: msgFieldErrors{ie.Field: ie.Message}, input: ie}, true
+	return &msgBadForm{fields: msgFieldErrors{ie.Field: lookupSay(l, ie)}, input: ie, l: l}, true
 }
 
 // apiError is the API's answer to bad input: 400 with the first problem in the form's
 // order.
 func (b *msgBadForm) apiError() *UserError {
 	if b.input != nil {
-		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: b.input.Message}
+		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: lookupSay(b.l, b.input)}
 	}
 	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit", "skip"} {
 		if m := b.fields[f]; m != "" {
@@ -232,7 +237,7 @@ func (b *msgBadForm) apiError() *UserError {
 			return &UserError{Status: http.StatusBadRequest, Code: code, Message: m}
 		}
 	}
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: "The query is not valid."}
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: orEnglish(b.l).T("messages.form.invalid")}
 }
 
 // msgInputStatus is the status of input that cannot be searched: 400 for the API, 422

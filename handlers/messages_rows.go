@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -17,20 +18,21 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 	piece := views.MessageRowsPiece{PageURL: msgSearchURL("/messages", *f, f.cursor())}
 	status := http.StatusOK
 	var bad *msgBadForm
+	l := i18n.From(c.Request.Context())
 	leave, err := h.enterHeavy(c, f)
 	if err == nil {
 		defer leave()
-		q, errs := f.rangeQuery(h.now(), false)
+		q, errs := f.rangeQuery(l, h.now(), false)
 		rest := cmp.Or(q.Limit, lookup.RangeLimit)
 		q.Limit = min(rest, msgPieceRows)
 		var r *lookup.Result
 		if len(errs) > 0 {
-			bad = msgAlsoTopic(errs, f.form.Topic)
+			bad = msgAlsoTopic(l, errs, f.form.Topic)
 		} else if r, err = h.Lookup.ByRange(c.Request.Context(), q); err == nil {
-			piece.Rows, piece.More = msgPage(*f, q, r, rest)
-			piece.Failures = msgFailures(r.Failures)
+			piece.Rows, piece.More = msgPage(l, *f, q, r, rest)
+			piece.Failures = msgFailures(l, r.Failures)
 		} else {
-			bad, _ = msgInputError(err)
+			bad, _ = msgInputError(l, err)
 		}
 	}
 	switch {
@@ -38,7 +40,7 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 		status, piece.Error = http.StatusUnprocessableEntity, bad.apiError().Message
 	case err != nil:
 		status, _ = errorStatus(err)
-		piece.Error = msgSearchError(err)
+		piece.Error = msgSearchError(l, err)
 	}
 	h.renderFragment(c, status, views.MessageRowsFragment(piece))
 }

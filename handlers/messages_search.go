@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -50,28 +51,29 @@ type msgOutcome struct {
 // run (no broker answered, or the id names no message).
 func (h *Messages) runSearch(ctx context.Context, f *msgSearchForm, page bool) (*msgOutcome, *msgBadForm, error) {
 	out := &msgOutcome{}
+	l := i18n.From(ctx)
 	start := time.Now()
 	var err error
 	switch f.tab {
 	case views.TabKey:
-		q, errs := f.keyQuery()
+		q, errs := f.keyQuery(l)
 		if len(errs) > 0 {
-			return nil, msgAlsoTopic(errs, f.form.Topic), nil
+			return nil, msgAlsoTopic(l, errs, f.form.Topic), nil
 		}
 		out.keyQ = q
 		out.keyRes, err = h.Lookup.ByKey(ctx, q)
 	case views.TabID:
 		out.idRes, err = h.Lookup.ByID(ctx, f.idQuery())
 	default:
-		q, errs := f.rangeQuery(h.now(), page)
+		q, errs := f.rangeQuery(l, h.now(), page)
 		if len(errs) > 0 {
-			return nil, msgAlsoTopic(errs, f.form.Topic), nil
+			return nil, msgAlsoTopic(l, errs, f.form.Topic), nil
 		}
 		out.rangeQ = q
 		out.rangeRes, err = h.Lookup.ByRange(ctx, q)
 	}
 	out.took = time.Since(start)
-	if bad, ok := msgInputError(err); ok {
+	if bad, ok := msgInputError(l, err); ok {
 		return nil, bad, nil
 	}
 	if err != nil {
@@ -82,10 +84,10 @@ func (h *Messages) runSearch(ctx context.Context, f *msgSearchForm, page bool) (
 
 // msgAlsoTopic adds the topic's problem to errors found while reading the form, so the
 // user sees every wrong field at once.
-func msgAlsoTopic(errs msgFieldErrors, topic string) *msgBadForm {
-	bad := &msgBadForm{fields: errs}
+func msgAlsoTopic(l *i18n.Localizer, errs msgFieldErrors, topic string) *msgBadForm {
+	bad := &msgBadForm{fields: errs, l: l}
 	if err := lookup.CheckTopic(topic); errors.As(err, &bad.input) {
-		errs["topic"] = bad.input.Message
+		errs["topic"] = lookupSay(l, bad.input)
 	}
 	return bad
 }
@@ -99,6 +101,7 @@ func (h *Messages) Search(c *gin.Context) {
 		return
 	}
 	vm := views.MessagesVM{Configured: h.Lookup != nil, Tab: f.tab, ShowSystem: f.sys}
+	l := i18n.From(c.Request.Context())
 	status := http.StatusOK
 	if h.Lookup != nil {
 		ctx := c.Request.Context()
@@ -125,7 +128,7 @@ func (h *Messages) Search(c *gin.Context) {
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
 				status, _ = errorStatus(err)
-				vm.Result = &views.MessagesResult{Error: msgSearchError(err)}
+				vm.Result = &views.MessagesResult{Error: msgSearchError(l, err)}
 			case out.idRes != nil && len(out.idRes.Copies) == 0 && len(out.idRes.Failures) == 0:
 				// One message: open it by the id as typed, so its page says which
 				// kind matched. Not when a broker did not answer: another copy may be
@@ -139,7 +142,7 @@ func (h *Messages) Search(c *gin.Context) {
 				c.Redirect(http.StatusSeeOther, to)
 				return
 			default:
-				vm.Result = msgResultVM(out)
+				vm.Result = msgResultVM(l, out)
 				vm.Result.Took = out.took.Round(time.Millisecond).String()
 				if out.rangeRes != nil {
 					if end, ok := out.rangeRes.Older(); ok {
@@ -147,8 +150,8 @@ func (h *Messages) Search(c *gin.Context) {
 					}
 				}
 				if out.rangeRes != nil {
-					vm.Result.Rows, vm.Result.More = msgPage(f, out.rangeQ, out.rangeRes, len(out.rangeRes.Messages))
-					vm.Result.Continued = msgContinued(f, out.rangeQ)
+					vm.Result.Rows, vm.Result.More = msgPage(l, f, out.rangeQ, out.rangeRes, len(out.rangeRes.Messages))
+					vm.Result.Continued = msgContinued(l, f, out.rangeQ)
 					vm.Result.Resend = resendSearchVM(c, out.rangeQ.Topic, out.rangeRes.Messages, out.rangeRes.Truncated)
 				}
 				if out.keyRes != nil {
@@ -164,35 +167,35 @@ func (h *Messages) Search(c *gin.Context) {
 		}
 	}
 	vm.Form = f.form
-	vm.QuickRanges = msgQuickRanges(f, h.now())
+	vm.QuickRanges = msgQuickRanges(l, f, h.now())
 	if isHTMX(c) && c.GetHeader("HX-History-Restore-Request") != "true" {
 		h.renderFragment(c, status, views.MessagesFragment(vm))
 		return
 	}
-	h.render(c, status, h.page(c, "Messages", "messages"), views.MessagesPage(vm))
+	h.render(c, status, h.page(c, l.T("messages.title"), "messages"), views.MessagesPage(vm))
 }
 
-func msgResultVM(out *msgOutcome) *views.MessagesResult {
+func msgResultVM(l *i18n.Localizer, out *msgOutcome) *views.MessagesResult {
 	switch {
 	case out.keyRes != nil:
-		return msgKeyResultVM(out.keyQ, out.keyRes)
+		return msgKeyResultVM(l, out.keyQ, out.keyRes)
 	case out.idRes != nil:
-		return msgIDResultVM(out.idRes)
+		return msgIDResultVM(l, out.idRes)
 	default:
-		return msgRangeResultVM(out.rangeQ, out.rangeRes)
+		return msgRangeResultVM(l, out.rangeQ, out.rangeRes)
 	}
 }
 
 // msgSearchError is the sentence shown when a search could not run.
-func msgSearchError(err error) string {
+func msgSearchError(l *i18n.Localizer, err error) string {
 	var ue *UserError // a sentence of its own, such as "too many searches at once"
 	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
-		return err.Error()
+		return lookupErrorText(l, err)
 	}
 	if s, ok := refusal("", err); ok {
-		return "The search could not run: " + s
+		return l.T("messages.error.refused", "Refusal", s)
 	}
-	return "The search could not run: " + err.Error() + ". Check that the NameServer and brokers are up, then search again."
+	return l.T("messages.error", "Error", err.Error())
 }
 
 // API is GET /api/v1/messages: a range query (topic, begin, end[, tag][, limit]), a key
@@ -200,7 +203,7 @@ func msgSearchError(err error) string {
 // format=json the answer is the same export the page offers.
 func (h *Messages) API(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster)
+		h.Fail(c, msgNoCluster(c))
 		return
 	}
 	f := parseMsgSearchForm(c)
@@ -241,8 +244,10 @@ func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
 }
 
 // msgNoCluster answers API calls on a console without a NameServer.
-var msgNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-	Message: "No NameServer is configured. Set RMQC_NAMESRV (or --namesrv) and restart the console."}
+func msgNoCluster(c *gin.Context) *UserError {
+	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+		Message: i18n.From(c.Request.Context()).T("messages.api.nocluster")}
+}
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
 	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),

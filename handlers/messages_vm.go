@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
@@ -18,7 +19,7 @@ import (
 const msgPreviewRunes = 80
 
 // msgRow is one message as a result table shows it.
-func msgRow(m lookup.Message) views.MessageRow {
+func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 	id := m.OffsetMsgID()
 	return views.MessageRow{
 		StoreTime:   views.TimeUTC(m.StoreTime()),
@@ -30,7 +31,7 @@ func msgRow(m lookup.Message) views.MessageRow {
 		QueueID:     strconv.Itoa(m.QueueID),
 		QueueOffset: views.Thousands(m.QueueOffset),
 		Size:        views.Thousands(int64(len(m.Body))),
-		Preview:     msgPreview(m.Body),
+		Preview:     msgPreview(l, m.Body),
 		DetailURL:   msgDetailURLFor(id, m),
 		UniqKeyURL:  msgUniqKeyURL(m),
 	}
@@ -49,12 +50,12 @@ const (
 // first page of a result, msgPieceRows later), with the way to the rows after them.
 // rest is how many rows the result holds from r's first on: all of r on a page, more
 // than r holds when r is one piece of the result.
-func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) ([]views.MessageRow, *views.MoreRows) {
+func msgPage(l *i18n.Localizer, f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) ([]views.MessageRow, *views.MoreRows) {
 	n := min(len(r.Messages), msgPieceRows)
 	if f.fromRow() == 1 {
 		n = min(n, msgFirstRows)
 	}
-	rows := msgRows(r.Messages[:n])
+	rows := msgRows(l, r.Messages[:n])
 	rest -= n
 	if n == 0 || rest <= 0 || (len(r.Messages) == n && !r.Truncated) {
 		return rows, nil
@@ -64,8 +65,8 @@ func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) (
 	next := url.Values{"end": {strconv.FormatInt(c.End.UnixMilli(), 10)}, "skip": {strconv.Itoa(c.Skip)},
 		"limit": {strconv.Itoa(rest)}, "from": {strconv.Itoa(from)}}
 	more := &views.MoreRows{
-		Label: fmt.Sprintf("Rows %s–%s of %s", views.Thousands(int64(from)),
-			views.Thousands(int64(from+min(rest, msgPieceRows)-1)), views.Thousands(int64(from+rest-1))),
+		Label: l.T("messages.rows.more", "From", l.Int(int64(from)),
+			"To", l.Int(int64(from+min(rest, msgPieceRows)-1)), "Total", l.Int(int64(from+rest-1))),
 		PageURL: msgSearchURL("/messages", f, next),
 	}
 	next.Set("part", "rows")
@@ -74,12 +75,11 @@ func msgPage(f msgSearchForm, q lookup.RangeQuery, r *lookup.Result, rest int) (
 }
 
 // msgContinued says where a page that continues a long result starts; "" on the first.
-func msgContinued(f msgSearchForm, q lookup.RangeQuery) string {
+func msgContinued(l *i18n.Localizer, f msgSearchForm, q lookup.RangeQuery) string {
 	if f.fromRow() == 1 {
 		return ""
 	}
-	return fmt.Sprintf("These rows continue a longer result from row %s: the messages stored up to %s, after the %s of that time already shown.",
-		views.Thousands(int64(f.fromRow())), views.TimeUTC(q.End), msgCount(int64(q.Skip), "row", "rows"))
+	return l.N("messages.continued", q.Skip, "From", l.Int(int64(f.fromRow())), "End", views.TimeUTC(q.End))
 }
 
 // msgUniqKeyURL links a message by its unique key, looked up in its topic's index, as a
@@ -91,10 +91,10 @@ func msgUniqKeyURL(m lookup.Message) string {
 	return "/messages/" + url.PathEscape(m.UniqueKey()) + "?topic=" + url.QueryEscape(m.Topic)
 }
 
-func msgRows(ms []lookup.Message) []views.MessageRow {
+func msgRows(l *i18n.Localizer, ms []lookup.Message) []views.MessageRow {
 	rows := make([]views.MessageRow, len(ms))
 	for i, m := range ms {
-		rows[i] = msgRow(m)
+		rows[i] = msgRow(l, m)
 	}
 	return rows
 }
@@ -112,13 +112,13 @@ func msgDetailURLFor(offsetMsgID string, m lookup.Message) string {
 // msgPreview is the start of a body on one line: control characters become spaces, and
 // a body that is not text says so instead. It runs for every row of a 2000-row page, so
 // plain ASCII takes a fast path.
-func msgPreview(body []byte) string {
+func msgPreview(l *i18n.Localizer, body []byte) string {
 	if len(body) == 0 {
-		return "(empty)"
+		return l.T("messages.preview.empty")
 	}
 	head := body[:min(len(body), msgPreviewRunes*4)]
 	if !utf8.Valid(body) {
-		return fmt.Sprintf("(binary, %s bytes)", views.Thousands(int64(len(body))))
+		return l.N("messages.preview.binary", len(body))
 	}
 	ascii, control := true, false
 	for _, c := range head[:min(len(head), msgPreviewRunes)] {
@@ -148,14 +148,14 @@ func msgPreview(body []byte) string {
 }
 
 // msgFailures says, per failed broker, what happened and what the page shows instead.
-func msgFailures(fs []lookup.BrokerFailure) []string {
+func msgFailures(l *i18n.Localizer, fs []lookup.BrokerFailure) []string {
 	var out []string
 	for _, f := range fs {
 		if s, ok := refusal(f.Broker, f.Err); ok {
-			out = append(out, s+" The result shows what the other brokers returned.")
+			out = append(out, l.T("messages.failure.refused", "Refusal", s))
 			continue
 		}
-		out = append(out, fmt.Sprintf("Broker %s did not answer: %v. The result shows what the other brokers returned.", f.Broker, f.Err))
+		out = append(out, l.T("messages.failure", "Broker", f.Broker, "Error", fmt.Sprint(f.Err)))
 	}
 	return out
 }
@@ -189,12 +189,12 @@ func msgSearchURL(path string, f msgSearchForm, extra url.Values) string {
 
 // msgQuickRanges are the "last 15 min / 1 h / 24 h" links, computed now; the page's
 // script recomputes them when clicked, so a page left open still searches up to now.
-func msgQuickRanges(f msgSearchForm, now time.Time) []views.QuickRange {
+func msgQuickRanges(l *i18n.Localizer, f msgSearchForm, now time.Time) []views.QuickRange {
 	var out []views.QuickRange
 	for _, q := range []struct {
 		label string
 		min   int
-	}{{"last 15 min", 15}, {"last 1 h", 60}, {"last 24 h", 1440}} {
+	}{{l.T("messages.quick.15m"), 15}, {l.T("messages.quick.1h"), 60}, {l.T("messages.quick.24h"), 1440}} {
 		g := f
 		g.form.Begin = msgFormTime(now.Add(-time.Duration(q.min) * time.Minute).Truncate(time.Second))
 		g.form.End = msgFormTime(now.Add(time.Second).Truncate(time.Second))
@@ -203,95 +203,89 @@ func msgQuickRanges(f msgSearchForm, now time.Time) []views.QuickRange {
 	return out
 }
 
-func msgRangeText(b, e time.Time) string {
-	return fmt.Sprintf("from %s to %s", views.TimeUTC(b), views.TimeUTC(e))
+func msgRangeText(l *i18n.Localizer, b, e time.Time) string {
+	return l.T("messages.range", "Begin", views.TimeUTC(b), "End", views.TimeUTC(e))
 }
 
-func msgCount(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// msgRangeWhat names the messages a range search asked for: the topic, and the tag.
+func msgRangeWhat(l *i18n.Localizer, q lookup.RangeQuery) string {
+	if q.Tag != "" {
+		return l.T("messages.what.tag", "Topic", q.Topic, "Tag", q.Tag)
 	}
-	return views.Thousands(n) + " " + many
+	return l.T("messages.what.topic", "Topic", q.Topic)
 }
 
 // msgRangeResultVM describes a range query's answer in words.
-func msgRangeResultVM(q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
+func msgRangeResultVM(l *i18n.Localizer, q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
 	// The rows come from msgPage: a page shows only the first of up to 2000.
-	vm := &views.MessagesResult{Failures: msgFailures(r.Failures), Truncated: r.Truncated,
+	vm := &views.MessagesResult{Failures: msgFailures(l, r.Failures), Truncated: r.Truncated,
 		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
-	what := "of topic " + q.Topic
-	if q.Tag != "" {
-		what += " with tag " + q.Tag
-	}
-	when := "stored " + msgRangeText(q.Begin, q.End)
-	shown := int64(len(r.Messages))
+	what := msgRangeWhat(l, q)
+	when := msgRangeText(l, q.Begin, q.End)
+	shown := len(r.Messages)
 	switch {
 	case r.Truncated && r.TotalIsLowerBound:
-		vm.Summary = fmt.Sprintf("Newest %s of at least %s %s %s.", views.Thousands(shown), msgCount(r.Total, "message", "messages"), what, when)
-		vm.TruncatedNote = fmt.Sprintf("More messages matched than the %s shown. The search stopped once it knew: at least %s matched, and the range holds %s before the tag filter. Narrow the time range to see older ones.",
-			views.Thousands(int64(r.Limit)), views.Thousands(r.Total), msgCount(r.InRange, "message", "messages"))
+		vm.Summary = l.N("messages.summary.atleast", int(r.Total), "Shown", l.Int(int64(shown)), "What", what, "When", when)
+		vm.TruncatedNote = l.N("messages.truncated.atleast", int(r.InRange), "Limit", l.Int(int64(r.Limit)), "Total", l.Int(r.Total))
 	case r.Truncated:
-		vm.Summary = fmt.Sprintf("Newest %s of %s %s %s.", views.Thousands(shown), msgCount(r.Total, "message", "messages"), what, when)
-		vm.TruncatedNote = fmt.Sprintf("More messages matched than the %s shown: %s in all, counted exactly from the queues' offsets. Narrow the time range to see older ones.",
-			views.Thousands(int64(r.Limit)), views.Thousands(r.Total))
+		vm.Summary = l.N("messages.summary.newest", int(r.Total), "Shown", l.Int(int64(shown)), "What", what, "When", when)
+		vm.TruncatedNote = l.T("messages.truncated.exact", "Limit", l.Int(int64(r.Limit)), "Total", l.Int(r.Total))
 	default:
-		vm.Summary = fmt.Sprintf("%s %s %s, newest first.", msgCount(shown, "message", "messages"), what, when)
+		vm.Summary = l.N("messages.summary.range", shown, "What", what, "When", when)
 	}
 	if r.ScanLimited {
 		vm.Truncated = true
-		vm.TruncatedNote = fmt.Sprintf("The tag filter read the newest %s of the %s messages in the range, back to %s, and stopped there: older messages with tag %s may exist. Narrow the time range to search further back.",
-			views.Thousands(r.Scanned), views.Thousands(r.InRange), views.TimeUTC(r.ScannedBackTo), q.Tag)
+		vm.TruncatedNote = l.T("messages.truncated.scan", "Scanned", l.Int(r.Scanned), "InRange", l.Int(r.InRange),
+			"BackTo", views.TimeUTC(r.ScannedBackTo), "Tag", q.Tag)
 	}
 	if shown == 0 {
-		vm.Empty = fmt.Sprintf("No message %s was stored %s (UTC). Widen the range, or check the topic and tag.", what, msgRangeText(q.Begin, q.End))
+		vm.Empty = l.T("messages.empty.range", "What", what, "When", when)
 		if r.ScanLimited {
-			vm.Empty = fmt.Sprintf("No message %s among the newest %s of the range (back to %s).", what, views.Thousands(r.Scanned), views.TimeUTC(r.ScannedBackTo))
+			vm.Empty = l.T("messages.empty.scan", "What", what, "Scanned", l.Int(r.Scanned), "BackTo", views.TimeUTC(r.ScannedBackTo))
 		}
 	}
 	return vm
 }
 
 // msgKeyResultVM describes a key query's answer in words.
-func msgKeyResultVM(q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows(r.Messages), Failures: msgFailures(r.Failures), Truncated: r.Truncated,
+func msgKeyResultVM(l *i18n.Localizer, q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
+	vm := &views.MessagesResult{Rows: msgRows(l, r.Messages), Failures: msgFailures(l, r.Failures), Truncated: r.Truncated,
 		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
-	what := fmt.Sprintf("with key %s in topic %s", q.Key, q.Topic)
+	what := l.T("messages.what.key", "Key", q.Key, "Topic", q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
-		what += ", stored " + msgRangeText(q.Begin, q.End)
+		what = l.T("messages.what.key.range", "Key", q.Key, "Topic", q.Topic, "When", msgRangeText(l, q.Begin, q.End))
 	}
-	shown := int64(len(r.Messages))
-	vm.Summary = fmt.Sprintf("%s %s, newest first.", msgCount(shown, "message", "messages"), what)
+	shown := len(r.Messages)
+	vm.Summary = l.N("messages.summary.key", shown, "What", what)
 	switch {
 	case len(r.CappedBrokers) > 0:
-		vm.TruncatedNote = fmt.Sprintf("%s answered the index's maximum of %d messages, so older messages with this key may exist. Add a time range to reach them.",
-			strings.Join(r.CappedBrokers, ", "), lookup.KeyLimit)
+		vm.TruncatedNote = l.T("messages.truncated.key.capped", "Brokers", strings.Join(r.CappedBrokers, ", "), "Limit", lookup.KeyLimit)
 	case r.Truncated:
-		vm.TruncatedNote = fmt.Sprintf("%s matched; the newest %d are shown. Add a time range to reach older ones.", views.Thousands(r.Total), lookup.KeyLimit)
+		vm.TruncatedNote = l.T("messages.truncated.key", "Total", l.Int(r.Total), "Limit", lookup.KeyLimit)
 	}
 	if shown == 0 {
-		vm.Empty = fmt.Sprintf("No message %s. The key index is written a moment after a message is stored, so a message sent in the last seconds may not be found yet; check the key and topic.", what)
+		vm.Empty = l.T("messages.empty.key", "What", what)
 	}
 	return vm
 }
 
 // msgIDResultVM describes an id lookup's answer.
-func msgIDResultVM(r *lookup.IDResult) *views.MessagesResult {
-	vm := &views.MessagesResult{Rows: msgRows([]lookup.Message{r.Message}), Copies: msgRows(r.Copies), Failures: msgFailures(r.Failures),
+func msgIDResultVM(l *i18n.Localizer, r *lookup.IDResult) *views.MessagesResult {
+	vm := &views.MessagesResult{Rows: msgRows(l, []lookup.Message{r.Message}), Copies: msgRows(l, r.Copies), Failures: msgFailures(l, r.Failures),
 		FromSlaves: fromSlaveSentences(r.FromSlaves, "its answer")}
-	vm.IDKind, vm.IDNote = msgIDNote(r)
+	vm.IDKind, vm.IDNote = msgIDNote(l, r)
 	if len(r.Copies) > 0 {
-		vm.Summary = fmt.Sprintf("This unique key is stored %d times: the first copy is shown, the others are listed below it.", len(r.Copies)+1)
+		vm.Summary = l.T("messages.summary.copies", "Copies", len(r.Copies)+1)
 	} else {
-		vm.Summary = "Exactly one message has this id."
+		vm.Summary = l.T("messages.summary.one")
 	}
 	return vm
 }
 
-func msgIDNote(r *lookup.IDResult) (kind, note string) {
+func msgIDNote(l *i18n.Localizer, r *lookup.IDResult) (kind, note string) {
 	m := r.Message
 	if r.Kind == rocketmq.IDOffsetMsgID {
-		return r.Kind.String(), fmt.Sprintf("Matched as an offsetMsgId: read directly from broker %s (%s) at commit-log offset %s.",
-			m.BrokerName, m.StoreHost, views.Thousands(m.CommitLogOffset))
+		return r.Kind.String(), l.T("messages.id.offset", "Broker", m.BrokerName, "Host", m.StoreHost, "Offset", l.Int(m.CommitLogOffset))
 	}
-	return r.Kind.String(), fmt.Sprintf("Matched as a unique key (msgId, made by the producer) in the index of topic %s.", m.Topic)
+	return r.Kind.String(), l.T("messages.id.uniq", "Topic", m.Topic)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -16,7 +17,7 @@ import (
 // with the sentence next to the field.
 func (h *Topics) DeleteForm(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return
 	}
 	topic := c.Param("topic")
@@ -24,14 +25,15 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 		Brokers: c.PostFormArray("brokers")}
 	saved, err := h.Changes.Delete(c.Request.Context(), topicWho(c), topics.DeleteRequest{Topic: topic, Confirm: vm.Confirm})
 	if err != nil {
-		ue, ok := topicChangeError(err)
+		l := i18n.From(c.Request.Context())
+		ue, ok := topicChangeError(l, err)
 		if !ok {
 			h.Fail(c, err)
 			return
 		}
 		var ie *topics.InputError
 		if errors.As(err, &ie) {
-			vm.FieldErrors = map[string]string{ie.Field: ie.Message}
+			vm.FieldErrors = map[string]string{ie.Field: topicInputSay(l, ie)}
 		} else {
 			vm.Error = ue.Message
 		}
@@ -39,7 +41,7 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 			h.renderFragment(c, http.StatusOK, views.TopicDeleteSection(vm))
 			return
 		}
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, "Delete topic "+views.Cut(topic), "topics"), views.TopicDeleteSection(vm))
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("topic.delete.button", "Topic", views.Cut(topic)), "topics"), views.TopicDeleteSection(vm))
 		return
 	}
 	// The audit entry is the result page: each broker's outcome, and the NameServers'.
@@ -55,13 +57,13 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 // DeleteAPI answers DELETE /api/v1/topics/{topic}?confirm={topic}.
 func (h *Topics) DeleteAPI(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return
 	}
 	topic := c.Param("topic")
 	saved, err := h.Changes.Delete(c.Request.Context(), topicWho(c), topics.DeleteRequest{Topic: topic, Confirm: c.Query("confirm")})
 	if err != nil {
-		if ue, ok := topicChangeError(err); ok {
+		if ue, ok := topicChangeError(i18n.From(c.Request.Context()), err); ok {
 			err = ue
 		}
 		h.Fail(c, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/topics"
 	"rmqconsole/views"
@@ -40,21 +41,22 @@ func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, er
 	vm.Orig = views.TopicFormOrig{ReadQueueNums: c.PostForm("orig_readQueueNums"), WriteQueueNums: c.PostForm("orig_writeQueueNums"),
 		Perm: c.PostForm("orig_perm"), MessageType: c.PostForm("orig_messageType"), Order: c.PostForm("orig_order")}
 	r := topics.SaveRequest{Topic: vm.Topic, BrokerNames: c.PostFormArray("brokerNames")}
+	l := i18n.From(c.Request.Context())
 	changed := func(v, orig string) bool { return v != "" && (!vm.Update || v != orig) }
 	for _, f := range []struct {
-		name, v, orig, what string
-		dst                 **int
+		name, v, orig string
+		dst           **int
 	}{
-		{"readQueueNums", vm.ReadQueueNums, vm.Orig.ReadQueueNums, "The read queue count", &r.ReadQueueNums},
-		{"writeQueueNums", vm.WriteQueueNums, vm.Orig.WriteQueueNums, "The write queue count", &r.WriteQueueNums},
-		{"perm", vm.Perm, vm.Orig.Perm, "The permission", &r.Perm},
+		{"readQueueNums", vm.ReadQueueNums, vm.Orig.ReadQueueNums, &r.ReadQueueNums},
+		{"writeQueueNums", vm.WriteQueueNums, vm.Orig.WriteQueueNums, &r.WriteQueueNums},
+		{"perm", vm.Perm, vm.Orig.Perm, &r.Perm},
 	} {
 		if !changed(f.v, f.orig) {
 			continue
 		}
 		n, err := strconv.Atoi(f.v)
 		if err != nil {
-			return r, vm, &topics.InputError{Field: f.name, Message: f.what + " must be a whole number, such as 8."}
+			return r, vm, &topics.InputError{Field: f.name, Message: l.T("topic.save.number." + f.name)}
 		}
 		*f.dst = &n
 	}
@@ -91,7 +93,7 @@ func (h *Topics) fillBrokers(ctx context.Context, vm *views.TopicFormVM, ticked 
 	places, err := h.Changes.Placement(ctx)
 	if err != nil {
 		if vm.Error == "" {
-			vm.Error = "The brokers could not be listed: " + err.Error() + ". Check that the NameServer answers."
+			vm.Error = i18n.From(ctx).T("topic.save.brokers.error", "Error", err.Error())
 		}
 		return
 	}
@@ -111,23 +113,23 @@ func topicChangeResultVM(e *store.AuditEntry, topicURL string) *views.TopicChang
 
 // topicChangeError turns what the service refused into the sentence and status to
 // answer; ok is false for errors answered as they are.
-func topicChangeError(err error) (*UserError, bool) {
+func topicChangeError(l *i18n.Localizer, err error) (*UserError, bool) {
 	var ie *topics.InputError
 	var rf *topics.ChangeRefusedError
 	var busy *store.AuditBusyError
 	switch {
 	case errors.As(err, &ie):
-		return &UserError{Status: http.StatusBadRequest, Code: "bad_" + ie.Field, Message: ie.Message}, true
+		return &UserError{Status: http.StatusBadRequest, Code: "bad_" + ie.Field, Message: topicInputSay(l, ie)}, true
 	case errors.As(err, &rf):
 		status, code := errorStatus(rf.Failures[0])
 		if status < 500 {
 			status, code = http.StatusBadGateway, "broker_error"
 		}
-		return &UserError{Status: status, Code: code, Message: rf.Error()}, true
+		return &UserError{Status: status, Code: code, Message: l.Say(rf.Text())}, true
 	case errors.As(err, &busy):
-		return &UserError{Status: http.StatusConflict, Code: "conflict", Message: "Nothing was changed: another change of this topic is in progress (" + busy.Error() + "). Wait for it to finish, then try again."}, true
+		return &UserError{Status: http.StatusConflict, Code: "conflict", Message: l.T("topic.change.busy", "Busy", busy.Error())}, true
 	case errors.Is(err, topics.ErrNoAudit):
-		return &UserError{Status: http.StatusServiceUnavailable, Code: "audit_unavailable", Message: "Nothing was changed: " + err.Error() + "."}, true
+		return &UserError{Status: http.StatusServiceUnavailable, Code: "audit_unavailable", Message: l.T("topic.change.noaudit", "Error", err.Error())}, true
 	}
 	return nil, false
 }
@@ -137,7 +139,7 @@ func topicChangeError(err error) (*UserError, bool) {
 // outcome per broker above the form.
 func (h *Topics) SaveForm(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return
 	}
 	r, vm, err := topicFormRequest(c)
@@ -155,7 +157,7 @@ func (h *Topics) SaveForm(c *gin.Context) {
 	}
 	h.fillBrokers(ctx, &vm, c.PostFormArray("brokerNames"))
 	if err != nil {
-		ue, ok := topicChangeError(err)
+		ue, ok := topicChangeError(i18n.From(ctx), err)
 		if !ok {
 			h.Fail(c, err)
 			return
@@ -164,7 +166,7 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		// topic) is said above the form.
 		var ie *topics.InputError
 		if errors.As(err, &ie) && (ie.Field != "topic" || !vm.Update) {
-			vm.FieldErrors = map[string]string{ie.Field: ie.Message}
+			vm.FieldErrors = map[string]string{ie.Field: topicInputSay(i18n.From(ctx), ie)}
 		} else {
 			vm.Error = ue.Message
 		}
@@ -191,9 +193,10 @@ func (h *Topics) renderSaveSection(c *gin.Context, status int, vm views.TopicFor
 		h.renderFragment(c, http.StatusOK, views.TopicSaveSection(vm))
 		return
 	}
-	title := "Create a topic"
+	l := i18n.From(c.Request.Context())
+	title := l.T("topics.create")
 	if vm.Update {
-		title = "Change topic " + views.Cut(vm.Topic)
+		title = l.T("topic.change.pagetitle", "Topic", views.Cut(vm.Topic))
 	}
 	h.render(c, status, h.page(c, title, "topics"), views.TopicSaveSection(vm))
 }
@@ -240,18 +243,18 @@ func (h *Topics) answerChange(c *gin.Context, topic string, saved *topics.Saved)
 // SaveAPI answers POST /api/v1/topics: create, or update keeping what the body leaves out.
 func (h *Topics) SaveAPI(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return
 	}
 	var r topics.SaveRequest
 	if err := decodeAPIBody(c, &r); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: `The body must be a JSON topic: {"topic", "readQueueNums", "writeQueueNums", "perm": 6|4|2, "order", "messageType" (5.x), "brokerNames": [...] or "clusterName"} (` + err.Error() + ")."})
+			Message: i18n.From(c.Request.Context()).T("topic.api.badjson", "Error", err.Error())})
 		return
 	}
 	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
 	if err != nil {
-		if ue, ok := topicChangeError(err); ok {
+		if ue, ok := topicChangeError(i18n.From(c.Request.Context()), err); ok {
 			err = ue
 		}
 		h.Fail(c, err)

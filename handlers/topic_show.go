@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -8,25 +9,27 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
 
 // badTopicName answers a topic name RocketMQ would refuse, before any broker is asked.
-func badTopicName(name string) *UserError {
+func badTopicName(l *i18n.Localizer, name string) *UserError {
 	return &UserError{Status: http.StatusBadRequest, Code: "bad_topic",
-		Message: "“" + views.Cut(name) + "” is not a topic name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the topic from the list."}
+		Message: l.T("topic.bad.name", "Topic", views.Cut(name))}
 }
 
 // topicDetailQuery reads and checks the topic page's input.
 func topicDetailQuery(c *gin.Context) (topics.DetailQuery, error) {
 	q := topics.DetailQuery{Topic: c.Param("topic"), ProducerGroup: c.Query("producerGroup")}
+	l := i18n.From(c.Request.Context())
 	if !cluster.ValidName(q.Topic) {
-		return q, badTopicName(q.Topic)
+		return q, badTopicName(l, q.Topic)
 	}
 	if q.ProducerGroup != "" && !cluster.ValidName(q.ProducerGroup) {
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_producer_group",
-			Message: "“" + views.Cut(q.ProducerGroup) + "” is not a producer group name: use letters, digits, %, |, - and _."}
+			Message: l.T("topic.bad.producergroup", "Group", views.Cut(q.ProducerGroup))}
 	}
 	return q, nil
 }
@@ -39,10 +42,14 @@ func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 		return nil, false
 	}
 	if h.Topics == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return nil, false
 	}
 	d, err := h.Topics.Detail(c.Request.Context(), q)
+	if nf := (*topics.NotFoundError)(nil); errors.As(err, &nf) {
+		status, code := errorStatus(err)
+		err = &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).Say(nf.Text())}
+	}
 	if err != nil {
 		h.Fail(c, err)
 		return nil, false
@@ -56,9 +63,10 @@ func (h *Topics) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	vm := topicPageVM(d)
+	l := i18n.From(c.Request.Context())
+	vm := topicPageVM(l, d)
 	h.topicForms(c, &vm, d)
-	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Topic)+" · topic", "topics"), views.TopicPage(vm))
+	h.render(c, http.StatusOK, h.page(c, l.T("topic.page", "Topic", views.Cut(d.Topic)), "topics"), views.TopicPage(vm))
 }
 
 // topicForms adds the update and delete forms for operators, starting from what the
@@ -68,10 +76,10 @@ func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail)
 	case h.Changes == nil:
 		return
 	case d.System:
-		vm.ChangeNote = "This is one of RocketMQ's own topics (system, retry or dead-letter): the console does not change or delete it."
+		vm.ChangeNote = i18n.From(c.Request.Context()).T("topic.system.note")
 		return
 	case !h.canChangeTopics(c):
-		vm.ChangeNote = "Only operators change and delete topics."
+		vm.ChangeNote = i18n.From(c.Request.Context()).T("topic.operators")
 		return
 	}
 	var brokers []string

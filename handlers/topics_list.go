@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -41,34 +42,37 @@ type TopicsJSON struct {
 }
 
 // errTopicsNoCluster answers when no NameServer is configured.
-var errTopicsNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+func errTopicsNoCluster(c *gin.Context) *UserError {
+	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+		Message: i18n.From(c.Request.Context()).T("topics.api.nocluster")}
+}
 
 // topicListQuery reads the filter and order from the query string; what it does not
 // know is a user error, said next to the form.
 func topicListQuery(c *gin.Context) (topics.ListQuery, *UserError) {
 	q := topics.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort"), Type: c.Query("type")}
+	l := i18n.From(c.Request.Context())
 	var ok bool
 	if q.System, ok = queryFlag(c.Query("system")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: "system must be 1 or 0 (true or false)."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: l.T("topics.bad.flag", "Name", "system")}
 	}
 	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: "desc must be 1 or 0 (true or false)."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: l.T("topics.bad.flag", "Name", "desc")}
 	}
 	if q.Sort != "" && !slices.Contains(topics.SortKeys, q.Sort) {
 		bad := q.Sort
 		q.Sort = ""
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: "Cannot sort by “" + views.Cut(bad) + "”. Sort by topic, type, queues, tps or messages."}
+			Message: l.T("topics.bad.sort", "Sort", views.Cut(bad))}
 	}
 	if q.Type != "" && !slices.Contains(topics.Types, q.Type) {
 		bad := q.Type
 		q.Type = ""
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_type",
-			Message: "“" + views.Cut(bad) + "” is not a message type. Use normal, fifo, delay, transaction, mixed or unknown."}
+			Message: l.T("topics.bad.type", "Type", views.Cut(bad))}
 	}
 	if len(q.Filter) > 255 {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: "The filter is longer than any topic name (255 characters). Shorten it."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: l.T("topics.bad.filter")}
 	}
 	return q, nil
 }
@@ -82,7 +86,8 @@ func (h *Topics) now() time.Time {
 
 // List renders /topics.
 func (h *Topics) List(c *gin.Context) {
-	p := h.page(c, "Topics", "topics")
+	lz := i18n.From(c.Request.Context())
+	p := h.page(c, lz.T("topics.title"), "topics")
 	if h.Topics == nil {
 		h.render(c, http.StatusOK, p, views.TopicsPage(views.TopicsVM{}))
 		return
@@ -92,18 +97,18 @@ func (h *Topics) List(c *gin.Context) {
 		SortLinks: topicSortLinks(q), RefreshURL: topicListURL(q, true)}
 	if uerr != nil {
 		vm.FormError = uerr.Message
-		vm.Error = "Fix the filter above to see the topics."
+		vm.Error = lz.T("topics.error.filter")
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.TopicsPage(vm))
 		return
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
 	if err != nil {
-		vm.Error = "The topics could not be read: " + err.Error() + ". Check that the NameServer and brokers answer (see the overview), then refresh."
+		vm.Error = lz.T("topics.error.read", "Error", err.Error())
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
 		return
 	}
-	vm = topicsVM(vm, l, q)
+	vm = topicsVM(lz, vm, l, q)
 	if !isHTMX(c) {
 		h.changeForms(c, &vm)
 	}
@@ -116,14 +121,14 @@ func (h *Topics) changeForms(c *gin.Context, vm *views.TopicsVM) {
 	case h.canChangeTopics(c):
 		vm.Create = h.createForm(c.Request.Context())
 	case h.Changes != nil:
-		vm.ChangeNote = "Only operators create, change and delete topics."
+		vm.ChangeNote = i18n.From(c.Request.Context()).T("topics.operators")
 	}
 }
 
 // ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=].
 func (h *Topics) ListAPI(c *gin.Context) {
 	if h.Topics == nil {
-		h.Fail(c, errTopicsNoCluster)
+		h.Fail(c, errTopicsNoCluster(c))
 		return
 	}
 	q, uerr := topicListQuery(c)

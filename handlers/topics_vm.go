@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -18,7 +19,7 @@ func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 	return out
 }
 
-func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
+func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
 	vm.Total = len(l.Topics)
 	for _, t := range l.Topics {
 		if t.System && !q.System {
@@ -26,7 +27,7 @@ func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.Topic
 		}
 	}
 	for _, s := range topics.Select(l, q) {
-		vm.Rows = append(vm.Rows, topicRowVM(s))
+		vm.Rows = append(vm.Rows, topicRowVM(lz, s))
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
@@ -34,27 +35,27 @@ func topicsVM(vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.Topic
 	return vm
 }
 
-func topicRowVM(s topics.Summary) views.TopicListRow {
+func topicRowVM(l *i18n.Localizer, s topics.Summary) views.TopicListRow {
 	r := views.TopicListRow{Topic: s.Topic, URL: views.TopicURL(s.Topic), MessagesURL: views.TopicMessagesURL(s.Topic),
-		Type: s.Type, System: s.System, ReadQueues: s.ReadQueues, WriteQueues: s.WriteQueues, Perm: permLabel(s.Perm),
-		PutTPS: tpsLabel(s.PutTPS), Messages: views.Thousands(s.Messages), Partial: s.StatsFrom < len(s.Brokers)}
+		Type: s.Type, System: s.System, ReadQueues: s.ReadQueues, WriteQueues: s.WriteQueues, Perm: permLabel(l, s.Perm),
+		PutTPS: tpsLabel(l, s.PutTPS), Messages: l.Int(s.Messages), Partial: s.StatsFrom < len(s.Brokers)}
 	for _, b := range s.Brokers {
 		r.Brokers = append(r.Brokers, views.BrokerLink{Name: b, URL: views.BrokerURL(b)})
 	}
 	return r
 }
 
-func permLabel(p int) string {
+func permLabel(l *i18n.Localizer, p int) string {
 	if p < 0 {
-		return "differs"
+		return l.T("topics.perm.differs")
 	}
 	return topics.PermString(p)
 }
 
 // tpsLabel is a rate, or "n/a" when the brokers do not report it (before 5.3.3).
-func tpsLabel(v *float64) string {
+func tpsLabel(l *i18n.Localizer, v *float64) string {
 	if v == nil {
-		return "n/a"
+		return l.T("topics.tps.na")
 	}
 	return views.Rate(*v)
 }
@@ -69,22 +70,22 @@ func msTime(ms int64) (string, string) {
 
 // storedLabel is the topic's stored message count, "unknown" when no broker of its
 // route answered its stats (a refusal or a failure the page names): not 0.
-func storedLabel(d *topics.Detail) string {
+func storedLabel(l *i18n.Localizer, d *topics.Detail) string {
 	if d.StatsFrom == 0 && len(d.Route) > 0 {
-		return "unknown"
+		return l.T("topics.type.unknown")
 	}
-	return views.Thousands(d.Messages)
+	return l.Int(d.Messages)
 }
 
-func topicPageVM(d *topics.Detail) views.TopicVM {
+func topicPageVM(l *i18n.Localizer, d *topics.Detail) views.TopicVM {
 	vm := views.TopicVM{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, MessagesURL: views.TopicMessagesURL(d.Topic),
-		Messages: storedLabel(d), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
+		Messages: storedLabel(l, d), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
 		Failures: failureSentences(d.Failures)}
 	if d.PutTPS != nil {
 		vm.PutTPS = views.Rate(*d.PutTPS)
 	}
 	if d.Type == topics.TypeUnknown {
-		vm.TypeNote = "RocketMQ 4.x keeps no message type for a topic"
+		vm.TypeNote = l.T("topic.typenote.4x")
 	}
 	for _, r := range d.Route {
 		vm.Route = append(vm.Route, views.TopicRouteRow{Broker: views.BrokerLink{Name: r.Broker, URL: views.BrokerURL(r.Broker)},
@@ -106,7 +107,7 @@ func topicPageVM(d *topics.Detail) views.TopicVM {
 		vm.Groups = append(vm.Groups, row)
 	}
 	vm.GroupsUnlisted = d.GroupsFrom == 0 && len(d.Route) > 0
-	vm.GroupsNote = "Groups are those the brokers name for the topic: online, or with offsets stored. On RocketMQ 5.x a group that is online but has not committed an offset yet is not named."
+	vm.GroupsNote = l.T("topic.groups.note")
 	vm.Producers = views.TopicProducersVM{Listed: d.Producers.Listed, Unsupported: d.Producers.Unsupported, LookedUp: d.Producers.LookedUp, FormURL: views.TopicURL(d.Topic)}
 	for _, g := range d.Producers.Groups {
 		pg := views.TopicProducerGroupVM{Group: g.Group}

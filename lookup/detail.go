@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -56,6 +57,9 @@ type GroupState struct {
 	MessageModel string
 	// Reason explains Popped, Offline, Filtered and Unknown as a sentence.
 	Reason string
+	// ReasonText is Reason as a catalogue sentence, and ReasonNote the note that may
+	// follow it, for a page to say in its reader's language.
+	ReasonText, ReasonNote i18n.Message `json:"-"`
 }
 
 // GroupStates is the answer of Groups.
@@ -133,12 +137,13 @@ func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure
 	noteFailures()
 	mq := rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID}
 	if !haveBroker || silent {
-		reason := fmt.Sprintf("Broker %s, which stores the message, is not in the topic's route now.", m.BrokerName)
+		reason := i18n.M("lookup.group.noroute", "Broker", m.BrokerName)
 		if silent {
-			reason = fmt.Sprintf("Broker %s, which stores the message, did not answer.", m.BrokerName)
+			reason = i18n.M("lookup.group.silent", "Broker", m.BrokerName)
 		}
 		for i, name := range names {
-			out.States[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown, Reason: reason}
+			out.States[i] = GroupState{Group: name, ConsumerOffset: -1, State: Unknown}
+			out.States[i].because(reason)
 		}
 		out.FromSlaves = fails.FromSlaves()
 		return out, nil
@@ -207,7 +212,8 @@ func (s *Service) clientsOf(fo *cluster.Fanout, b cluster.Broker, names []string
 func groupState(group string, cl seenClients, offsets map[string]map[string]map[int]int64, offsetsErr error, mq rocketmq.MessageQueue, m Message, groups, lookups int) GroupState {
 	st := GroupState{Group: group, ConsumerOffset: -1}
 	if cl.err != nil {
-		st.State, st.Reason = Unknown, "Its connections could not be read: "+cl.err.Error()
+		st.State = Unknown
+		st.because(i18n.M("lookup.group.conns", "Error", cl.err.Error()))
 		return st
 	}
 	tagFilter := false
@@ -220,12 +226,14 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 			tagFilter = sub.ExpressionType == "" || strings.EqualFold(sub.ExpressionType, "TAG")
 		}
 		if conn.MessageModel == "BROADCASTING" {
-			st.State, st.Reason = Unknown, "It consumes in broadcasting mode: every client keeps its own offsets, and the broker holds none."
+			st.State = Unknown
+			st.because(i18n.M("lookup.group.broadcasting"))
 			return st
 		}
 	}
 	if offsetsErr != nil {
-		st.State, st.Reason = Unknown, "Its offset could not be read: "+offsetsErr.Error()
+		st.State = Unknown
+		st.because(i18n.M("lookup.group.offset", "Error", offsetsErr.Error()))
 		return st
 	}
 	off, ok := offsets[group][mq.Topic][mq.QueueID]
@@ -235,28 +243,33 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 	st.ConsumerOffset = off
 	past := off > m.QueueOffset
 	if cl.seen == nil {
-		note := fmt.Sprintf(" Whether a client is online was not checked: %d groups consume this topic, and a page lists the clients of at most %d not seen in the last seconds; reload to check more.", groups, lookups)
+		st.ReasonNote = i18n.M("lookup.group.unchecked", "Groups", groups, "Lookups", lookups)
 		switch {
 		case past:
-			st.State, st.Reason = Consumed, fmt.Sprintf("Its stored offset %d is past this message (offset %d).", off, m.QueueOffset)+note
+			st.State = Consumed
+			st.because(i18n.M("lookup.group.past", "Offset", off, "MessageOffset", m.QueueOffset))
 		default:
-			st.State, st.Reason = NotConsumed, "Its stored offset has not reached this message."+note
+			st.State = NotConsumed
+			st.because(i18n.M("lookup.group.notreached"))
 		}
 		return st
 	}
 	switch {
 	case !st.Online && past:
-		st.State, st.Reason = Offline, fmt.Sprintf("No client is connected. Its stored offset %d is past this message (offset %d), so it was consumed before the group went offline.", off, m.QueueOffset)
+		st.State = Offline
+		st.because(i18n.M("lookup.group.offline.past", "Offset", off, "MessageOffset", m.QueueOffset))
 	case !st.Online && off < 0:
-		st.State, st.Reason = Offline, "No client is connected, and the group has no offset stored for this queue: it has not consumed this message."
+		st.State = Offline
+		st.because(i18n.M("lookup.group.offline.none"))
 	case !st.Online:
-		st.State, st.Reason = Offline, fmt.Sprintf("No client is connected. Its stored offset %d has not reached this message (offset %d): it will consume it when it comes back.", off, m.QueueOffset)
+		st.State = Offline
+		st.because(i18n.M("lookup.group.offline.behind", "Offset", off, "MessageOffset", m.QueueOffset))
 	case past && tagFilter && excludedBy(st.Subscription, m.Tags()):
-		st.State, st.Reason = Filtered, fmt.Sprintf("The group's offset is past the message, but its subscription %q does not take tag %q, so no client received it.", st.Subscription, m.Tags())
+		st.State = Filtered
+		st.because(i18n.M("lookup.group.filtered", "Subscription", fmt.Sprintf("%q", st.Subscription), "Tag", fmt.Sprintf("%q", m.Tags())))
 	case past && cl.seen.ConsumesByPop():
-		st.State, st.Reason = Popped, fmt.Sprintf("The group consumes with POP, whose offset (%d) moves when a message is handed to a client, not when it is acknowledged: "+
-			"this message was popped. If it was not acknowledged within its invisible time, the broker revived it into the group's POP retry topic to deliver it again; "+
-			"no admin request says which.", off)
+		st.State = Popped
+		st.because(i18n.M("lookup.group.popped", "Offset", off))
 	case past:
 		st.State = Consumed
 	default:
@@ -278,4 +291,13 @@ func excludedBy(sub, tag string) bool {
 		}
 	}
 	return true
+}
+
+// because sets the state's reason, followed by its note when one was set first.
+func (st *GroupState) because(m i18n.Message) {
+	st.ReasonText = m
+	st.Reason = m.String()
+	if st.ReasonNote.ID != "" {
+		st.Reason += " " + st.ReasonNote.String()
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -85,6 +86,14 @@ func (a *DirectAnswer) Consumed() bool { return a.Err == nil }
 type RefusedError struct {
 	Code    string // "client_offline", "client_not_in_group", "group_not_subscribed", "group_offline", "no_master"
 	Message string
+	// Text is Message as a catalogue sentence, for the handler to say in the
+	// request's language.
+	Text i18n.Message
+}
+
+// refusal is a RefusedError whose sentence is m.
+func refusal(code string, m i18n.Message) *RefusedError {
+	return &RefusedError{Code: code, Message: m.String(), Text: m}
 }
 
 func (e *RefusedError) Error() string { return e.Message }
@@ -115,17 +124,16 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	req.Group, req.ClientID = strings.TrimSpace(req.Group), strings.TrimSpace(req.ClientID)
 	if req.Group == "" {
-		return nil, errMissing("group", "missing_group", "Choose the consumer group whose client should consume the message again.")
+		return nil, errMissing("group", "missing_group", i18n.M("lookup.direct.group.missing"))
 	}
 	if err := cluster.CheckName("consumer group", req.Group); err != nil {
 		return nil, &InputError{Field: "group", Code: "bad_group", Message: err.Error()}
 	}
 	if req.ClientID == "" {
-		return nil, errMissing("clientId", "missing_client", "Choose the client of group "+req.Group+" that should consume the message again.")
+		return nil, errMissing("clientId", "missing_client", i18n.M("lookup.direct.client.missing", "Group", req.Group))
 	}
 	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
-		return nil, &InputError{Field: "clientId", Code: "bad_client", Message: fmt.Sprintf(
-			"%q is not a client id: clients name themselves ip@instance (as the group's page lists them).", short(req.ClientID))}
+		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", fmt.Sprintf("%q", short(req.ClientID))))
 	}
 	found, err := s.ByID(ctx, IDQuery{ID: req.ID, Topic: req.Topic})
 	if err != nil {
@@ -139,23 +147,20 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	b, ok := route.Broker(m.BrokerName)
 	if !ok || b.Master == "" {
-		return nil, &RefusedError{Code: "no_master", Message: fmt.Sprintf(
-			"Broker %s, which stores the message, has no master in topic %s's route now, and only its master relays a message to a client. Nothing was sent; try again when it is back.", m.BrokerName, m.Topic)}
+		return nil, refusal("no_master", i18n.M("lookup.direct.nomaster", "Broker", m.BrokerName, "Topic", m.Topic))
 	}
 	a.BrokerAddr = b.Master
 	conn, err := s.admin.ConsumerConnections(ctx, b.Master, req.Group)
 	switch {
 	case errors.Is(err, rocketmq.ErrConsumerNotOnline):
-		return nil, &RefusedError{Code: "group_offline", Message: fmt.Sprintf(
-			"Group %s has no client connected to broker %s, which stores the message, so no client can consume it. Nothing was sent.", req.Group, m.BrokerName)}
+		return nil, refusal("group_offline", i18n.M("lookup.direct.offline", "Group", req.Group, "Broker", m.BrokerName))
 	case err != nil:
 		return nil, cluster.BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume directly", Err: err}
 	}
 	a.MessageModel = conn.MessageModel
 	if _, ok := conn.Subscriptions[m.Topic]; !ok {
-		return nil, &RefusedError{Code: "group_not_subscribed", Message: fmt.Sprintf(
-			"Group %s does not subscribe to topic %s (it subscribes to %s), so its clients would not consume this message. Nothing was sent.",
-			req.Group, m.Topic, strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", "))}
+		return nil, refusal("group_not_subscribed", i18n.M("lookup.direct.notsubscribed", "Group", req.Group, "Topic", m.Topic,
+			"Topics", strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", ")))
 	}
 	i := slices.IndexFunc(conn.Connections, func(c rocketmq.Connection) bool { return c.ClientID == req.ClientID })
 	if i < 0 {
@@ -163,9 +168,8 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 		for j, c := range conn.Connections {
 			ids[j] = c.ClientID
 		}
-		return nil, &RefusedError{Code: "client_not_in_group", Message: fmt.Sprintf(
-			"Client %s is not an online client of group %s on broker %s (its clients there: %s). Nothing was sent; pick one of them.",
-			req.ClientID, req.Group, m.BrokerName, strings.Join(ids, ", "))}
+		return nil, refusal("client_not_in_group", i18n.M("lookup.direct.notingroup", "Client", req.ClientID, "Group", req.Group,
+			"Broker", m.BrokerName, "Clients", strings.Join(ids, ", ")))
 	}
 	a.Client = conn.Connections[i]
 
@@ -200,20 +204,21 @@ func answerError(r *rocketmq.ConsumeMessageDirectlyResult) error {
 	case ResultSuccess, ResultCommit:
 		return nil
 	case ResultLater:
-		why = "it asks for the message later (its listener returned RECONSUME_LATER)"
+		why = "later"
 	case ResultException:
-		why = "its listener threw an exception"
+		why = "exception"
 	case ResultNull:
-		why = "its listener returned null"
+		why = "null"
 	case ResultRollback:
-		why = "its listener rolled the message back"
+		why = "rollback"
 	default:
-		why = fmt.Sprintf("its answer %q is not one RocketMQ defines", r.ConsumeResult)
+		why = "unknown"
 	}
+	remark := ""
 	if r.Remark != "" {
-		why += ": " + r.Remark
+		remark = ": " + r.Remark
 	}
-	return errors.New("the client did not consume the message: " + why)
+	return i18n.M("lookup.direct.notconsumed."+why, "Answer", fmt.Sprintf("%q", r.ConsumeResult), "Remark", remark)
 }
 
 // directRow is the audit row of an attempt: the message's queue, the client and its

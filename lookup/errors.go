@@ -3,6 +3,8 @@ package lookup
 import (
 	"errors"
 	"fmt"
+
+	"rmqconsole/i18n"
 )
 
 // InputError is a query that cannot be run as asked: a missing or malformed field, a
@@ -13,6 +15,14 @@ type InputError struct {
 	Field   string // "topic", "begin", "end", "key", "id", "tag", "limit"
 	Code    string // for the API: "missing_topic", "unknown_topic", "bad_range", ...
 	Message string
+	// Text is Message as a catalogue sentence, for the handler to say in the
+	// request's language; empty when the sentence comes from elsewhere (Message only).
+	Text i18n.Message
+}
+
+// inputError is an InputError whose sentence is m.
+func inputError(field, code string, m i18n.Message) *InputError {
+	return &InputError{Field: field, Code: code, Message: m.String(), Text: m}
 }
 
 func (e *InputError) Error() string { return e.Message }
@@ -24,6 +34,14 @@ var ErrNotFound = errors.New("message not found")
 // ErrNotFound.
 type NotFoundError struct {
 	Message string
+	// Text is Message as catalogue sentences (empty: Message only): Text, then Also
+	// when it has an id.
+	Text, Also i18n.Message
+}
+
+// notFound is a NotFoundError whose sentence is m.
+func notFound(m i18n.Message) *NotFoundError {
+	return &NotFoundError{Message: m.String(), Text: m}
 }
 
 func (e *NotFoundError) Error() string { return e.Message }
@@ -32,16 +50,9 @@ func (e *NotFoundError) Error() string { return e.Message }
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 func errUnknownTopic(topic string) error {
-	return &InputError{Field: "topic", Code: "unknown_topic",
-		Message: fmt.Sprintf("Topic %q does not exist on this cluster. Check the name, or pick one from the suggestions.", topic)}
+	return inputError("topic", "unknown_topic", i18n.M("lookup.topic.unknown", "Topic", fmt.Sprintf("%q", topic)))
 }
 
-func errMissing(field, code, msg string) error {
-	return &InputError{Field: field, Code: code, Message: msg}
+func errMissing(field, code string, msg i18n.Message) error {
+	return inputError(field, code, msg)
 }
-
-// idForms explains the two kinds of message id, for error messages.
-const idForms = "A message id is either an offsetMsgId, made by the broker that stored the message " +
-	"(32 hex characters, or 56 for an IPv6 broker: the broker's address and the commit-log offset), " +
-	"or a unique key (UNIQ_KEY), made by the producer and shown by clients as msgId " +
-	"(usually 32 hex characters, 34 from RocketMQ 5 gRPC clients), which is found through a topic's index."

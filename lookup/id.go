@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -51,7 +52,13 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 			return res, nil
 		}
 		if errors.Is(err2, ErrNotFound) {
-			return nil, &NotFoundError{Message: err.Error() + " It is not a unique key in topic " + quote(q.Topic) + " either."}
+			also := i18n.M("lookup.notfound.either", "Topic", quote(q.Topic))
+			nf := &NotFoundError{Message: err.Error() + " " + also.String(), Also: also}
+			var first *NotFoundError
+			if errors.As(err, &first) {
+				nf.Text = first.Text
+			}
+			return nil, nf
 		}
 		return nil, err2
 	}
@@ -72,9 +79,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 		// Never connect to an address taken from user input unless it is one of the
 		// cluster's own brokers.
 		all, _ := s.cluster.Brokers(ctx)
-		return nil, &NotFoundError{Message: fmt.Sprintf(
-			"The offsetMsgId %s names store host %s, which is not a broker of this cluster (%s). If it is a producer's message id, search it as a unique key with its topic.",
-			q.ID, host, strings.Join(brokerAddrs(all), ", "))}
+		return nil, notFound(i18n.M("lookup.notfound.host", "ID", q.ID, "Host", host, "Brokers", strings.Join(brokerAddrs(all), ", ")))
 	}
 	broker := b.Name
 	// The store host is the master's address; a slave holds the same commit log at the
@@ -92,9 +97,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 	fo.Wait()
 	err = readErr
 	if errors.Is(err, rocketmq.ErrMessageNotFound) {
-		return nil, &NotFoundError{Message: fmt.Sprintf(
-			"Broker %s (%s) holds no message at commit-log offset %d: the message may be older than the broker keeps (its commit-log file was deleted), or the id is mistyped.",
-			broker, host, id.CommitLogOffset)}
+		return nil, notFound(i18n.M("lookup.notfound.offset", "Broker", broker, "Host", host, "Offset", id.CommitLogOffset))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read offsetMsgId %s from broker %s: %w", q.ID, broker, err)
@@ -133,9 +136,7 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 			return nil, fmt.Errorf("look up unique key %s in topic %s: no broker that answered holds it, and %d failed: %w",
 				q.ID, q.Topic, len(failed), errors.Join(errs...))
 		}
-		return nil, &NotFoundError{Message: fmt.Sprintf(
-			"No message of topic %s has the unique key %s. Check the topic; a message sent in the last seconds may not be indexed yet, so try again shortly.",
-			q.Topic, q.ID)}
+		return nil, notFound(i18n.M("lookup.notfound.uniq", "Topic", q.Topic, "ID", q.ID))
 	}
 	slices.SortFunc(found, func(a, b Message) int {
 		if c := cmp.Compare(a.StoreTimestamp, b.StoreTimestamp); c != 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -35,11 +36,11 @@ func (q *RangeQuery) Validate() error {
 		return err
 	}
 	if q.Begin.IsZero() || q.End.IsZero() {
-		return errMissing("begin", "missing_range", "Give both a begin and an end time, or pick a quick range.")
+		return errMissing("begin", "missing_range", i18n.M("lookup.range.missing"))
 	}
 	if q.Begin.After(q.End) {
-		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
-			"The range begins (%s) after it ends (%s). Swap the two times.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
+		return inputError("begin", "bad_range", i18n.M("lookup.range.reversed",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC")))
 	}
 	if err := checkTag(q.Tag); err != nil {
 		return err
@@ -48,10 +49,10 @@ func (q *RangeQuery) Validate() error {
 		q.Limit = RangeLimit
 	}
 	if q.Limit < 0 || q.Limit > RangeLimit {
-		return &InputError{Field: "limit", Code: "bad_limit", Message: fmt.Sprintf("The limit must be between 1 and %d.", RangeLimit)}
+		return inputError("limit", "bad_limit", i18n.M("lookup.limit", "Max", RangeLimit))
 	}
 	if q.Skip < 0 || q.Skip > RangeLimit {
-		return &InputError{Field: "skip", Code: "bad_skip", Message: fmt.Sprintf("Skip counts rows already shown: a whole number between 0 and %d.", RangeLimit)}
+		return inputError("skip", "bad_skip", i18n.M("lookup.skip", "Max", RangeLimit))
 	}
 	return nil
 }
@@ -73,14 +74,14 @@ func (q *KeyQuery) Validate() error {
 		return err
 	}
 	if q.Key == "" {
-		return errMissing("key", "missing_key", "Type the message key to look for (what the producer set as KEYS).")
+		return errMissing("key", "missing_key", i18n.M("lookup.key.missing"))
 	}
 	if err := checkKey(q.Key); err != nil {
 		return err
 	}
 	if !q.Begin.IsZero() && !q.End.IsZero() && q.Begin.After(q.End) {
-		return &InputError{Field: "begin", Code: "bad_range", Message: fmt.Sprintf(
-			"The range begins (%s) after it ends (%s). Swap the two times, or leave both empty to search the whole index.", q.Begin.UTC().Format(time.DateTime+" UTC"), q.End.UTC().Format(time.DateTime+" UTC"))}
+		return inputError("begin", "bad_range", i18n.M("lookup.range.reversed.key",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC")))
 	}
 	return nil
 }
@@ -88,11 +89,10 @@ func (q *KeyQuery) Validate() error {
 // checkKey says what is wrong with a key, one rule per sentence.
 func checkKey(k string) error {
 	if len(k) > maxTextLen {
-		return &InputError{Field: "key", Code: "bad_key", Message: fmt.Sprintf(
-			"A key has at most %d characters; this one has %d. Check what was pasted.", maxTextLen, len(k))}
+		return inputError("key", "bad_key", i18n.M("lookup.key.long", "Max", maxTextLen, "Len", len(k)))
 	}
 	if strings.ContainsAny(k, " \t\r\n") {
-		return &InputError{Field: "key", Code: "bad_key", Message: "A key has no spaces: the KEYS property holds several keys separated by spaces, and each is indexed on its own. Search one key at a time."}
+		return inputError("key", "bad_key", i18n.M("lookup.key.spaces"))
 	}
 	return nil
 }
@@ -101,12 +101,11 @@ func checkKey(k string) error {
 func checkTag(tag string) error {
 	switch {
 	case len(tag) > maxTextLen:
-		return &InputError{Field: "tag", Code: "bad_tag", Message: fmt.Sprintf(
-			"A tag has at most %d characters; this one has %d. Check what was pasted.", maxTextLen, len(tag))}
+		return inputError("tag", "bad_tag", i18n.M("lookup.tag.long", "Max", maxTextLen, "Len", len(tag)))
 	case strings.ContainsAny(tag, " \t"):
-		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag has no spaces: it is one word. Search one tag at a time."}
+		return inputError("tag", "bad_tag", i18n.M("lookup.tag.spaces"))
 	case strings.Contains(tag, "|"):
-		return &InputError{Field: "tag", Code: "bad_tag", Message: "A tag has no '|': producers' tag expressions use it to join several tags. Search one tag at a time."}
+		return inputError("tag", "bad_tag", i18n.M("lookup.tag.bar"))
 	}
 	return nil
 }
@@ -123,14 +122,14 @@ func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
 	q.ID = strings.TrimSpace(q.ID)
 	q.Topic = strings.TrimSpace(q.Topic)
 	if q.ID == "" {
-		return rocketmq.IDInvalid, errMissing("id", "missing_id", "Paste a message id. "+idForms)
+		return rocketmq.IDInvalid, errMissing("id", "missing_id", i18n.M("lookup.id.missing"))
 	}
 	kind := rocketmq.ClassifyID(q.ID)
 	if kind == rocketmq.IDUniqueKey && !plausibleUniqueKey(q.ID) {
 		kind = rocketmq.IDInvalid
 	}
 	if kind == rocketmq.IDInvalid {
-		return kind, &InputError{Field: "id", Code: "bad_id", Message: fmt.Sprintf("%q is not a message id. %s", short(q.ID), idForms)}
+		return kind, inputError("id", "bad_id", i18n.M("lookup.id.bad", "ID", fmt.Sprintf("%q", short(q.ID))))
 	}
 	if q.Topic != "" {
 		if err := checkTopic(q.Topic); err != nil {
@@ -138,8 +137,7 @@ func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
 		}
 	}
 	if kind == rocketmq.IDUniqueKey && q.Topic == "" {
-		return kind, &InputError{Field: "topic", Code: "missing_topic", Message: fmt.Sprintf(
-			"%q is not an offsetMsgId, so it is looked up as a unique key in a topic's index: give the topic. %s", short(q.ID), idForms)}
+		return kind, inputError("topic", "missing_topic", i18n.M("lookup.id.needtopic", "ID", fmt.Sprintf("%q", short(q.ID))))
 	}
 	return kind, nil
 }
@@ -164,7 +162,7 @@ func CheckTopic(t string) error { return checkTopic(strings.TrimSpace(t)) }
 
 func checkTopic(t string) error {
 	if t == "" {
-		return errMissing("topic", "missing_topic", "Choose a topic: start typing its name for suggestions.")
+		return errMissing("topic", "missing_topic", i18n.M("lookup.topic.missing"))
 	}
 	if err := cluster.CheckName("topic", t); err != nil {
 		return &InputError{Field: "topic", Code: "bad_topic", Message: err.Error()}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 )
 
 // DefaultTraceTopic is where clients send message traces unless configured otherwise
@@ -135,7 +136,7 @@ func (s *Service) Trace(ctx context.Context, m Message, q TraceQuery, failed ...
 	topic := strings.TrimSpace(q.Topic)
 	if topic != "" {
 		if err := cluster.CheckName("topic", topic); err != nil {
-			return nil, &InputError{Field: "traceTopic", Code: "bad_trace_topic", Message: "The trace topic: " + err.Error()}
+			return nil, &InputError{Field: "traceTopic", Code: "bad_trace_topic", Message: "The trace topic: " + err.Error(), Text: i18n.M("lookup.trace.topic", "Error", err.Error())}
 		}
 	}
 	id := m.UniqueKey()

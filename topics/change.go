@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -89,12 +90,18 @@ type DeleteRequest struct {
 type InputError struct {
 	Field   string
 	Message string
+	// Text is Message as a catalogue sentence, for the handler to say in the
+	// request's language (empty: Message only).
+	Text i18n.Message
 }
 
 func (e *InputError) Error() string { return e.Message }
 
-func inputErr(field, format string, args ...any) *InputError {
-	return &InputError{Field: field, Message: fmt.Sprintf(format, args...)}
+// inputErr is an InputError about field whose sentence is the catalogue's id, with the
+// values kv.
+func inputErr(field, id string, kv ...any) *InputError {
+	m := i18n.M(id, kv...)
+	return &InputError{Field: field, Message: m.String(), Text: m}
 }
 
 // Config is a topic's configuration on one broker, as the audit log records it before
@@ -136,27 +143,26 @@ func (t target) config() *Config {
 func CheckName(topic string) error {
 	switch {
 	case topic == "":
-		return inputErr("topic", "Enter the topic's name.")
+		return inputErr("topic", "topics.input.name.missing")
 	case len(topic) > MaxTopicLen:
-		return inputErr("topic", "The topic name is %d characters long; RocketMQ allows at most %d.", len(topic), MaxTopicLen)
+		return inputErr("topic", "topics.input.name.long", "Len", len(topic), "Max", MaxTopicLen)
 	}
 	if err := cluster.CheckName("topic", topic); err != nil {
-		return inputErr("topic", "%s", err.Error())
+		return &InputError{Field: "topic", Message: err.Error()}
 	}
 	return nil
 }
 
 // refuseSystem says why the console does not change a topic RocketMQ keeps for itself.
+// what is "save" (create or change) or "delete".
 func refuseSystem(ci *rocketmq.ClusterInfo, topic, what string) error {
 	switch {
 	case rocketmq.IsRetryTopic(topic):
-		return inputErr("topic", "%s is the retry topic of consumer group %s: its brokers create it with the group and keep its queues. The console does not %s it; change the group instead.",
-			topic, strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), what)
+		return inputErr("topic", "topics.input.retry."+what, "Topic", topic, "Group", strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix))
 	case rocketmq.IsDLQTopic(topic):
-		return inputErr("topic", "%s is the dead-letter topic of consumer group %s: the brokers create it when a message fails too often. The console does not %s it; resend its messages from the group's page instead.",
-			topic, strings.TrimPrefix(topic, rocketmq.DLQTopicPrefix), what)
+		return inputErr("topic", "topics.input.dlq."+what, "Topic", topic, "Group", strings.TrimPrefix(topic, rocketmq.DLQTopicPrefix))
 	case ci.IsSystemTopic(topic):
-		return inputErr("topic", "%s is one of RocketMQ's own system topics: the brokers need it as it is, so the console does not %s it.", topic, what)
+		return inputErr("topic", "topics.input.system."+what, "Topic", topic)
 	}
 	return nil
 }
@@ -171,34 +177,27 @@ func checkSave(r SaveRequest) error {
 		n     *int
 	}{{"readQueueNums", r.ReadQueueNums}, {"writeQueueNums", r.WriteQueueNums}} {
 		if q.n != nil && (*q.n < 1 || *q.n > MaxQueueNums) {
-			return inputErr(q.field, "%d %s: a topic has between 1 and %d queues per broker.", *q.n, queueWord(q.field), MaxQueueNums)
+			return inputErr(q.field, "topics.input.queues."+q.field, "N", *q.n, "Max", MaxQueueNums)
 		}
 	}
 	if r.Perm != nil && *r.Perm != rocketmq.PermRead && *r.Perm != rocketmq.PermWrite && *r.Perm != rocketmq.PermRead|rocketmq.PermWrite {
-		return inputErr("perm", "Permission %d is not one RocketMQ knows for a topic: use 6 (read and write), 4 (read only) or 2 (write only).", *r.Perm)
+		return inputErr("perm", "topics.input.perm", "Perm", *r.Perm)
 	}
 	if r.MessageType != "" && !slices.Contains(MessageTypes, r.MessageType) {
-		return inputErr("messageType", "%q is not a message type: use normal, fifo, delay or transaction.", cut(r.MessageType))
+		return inputErr("messageType", "topics.input.type", "Type", fmt.Sprintf("%q", cut(r.MessageType)))
 	}
 	if len(r.BrokerNames) > 0 && r.ClusterName != "" {
-		return inputErr("brokerNames", "Name the brokers or the cluster, not both.")
+		return inputErr("brokerNames", "topics.input.both")
 	}
 	for _, b := range r.BrokerNames {
 		if !cluster.ValidName(b) {
-			return inputErr("brokerNames", "%q is not a broker name: use letters, digits, '-', '_', '%%' and '|'.", cut(b))
+			return inputErr("brokerNames", "topics.input.broker.bad", "Broker", fmt.Sprintf("%q", cut(b)))
 		}
 	}
 	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
-		return inputErr("clusterName", "%q is not a cluster name: use letters, digits, '-', '_', '%%' and '|'.", cut(r.ClusterName))
+		return inputErr("clusterName", "topics.input.cluster.bad", "Cluster", fmt.Sprintf("%q", cut(r.ClusterName)))
 	}
 	return nil
-}
-
-func queueWord(field string) string {
-	if field == "readQueueNums" {
-		return "read queues"
-	}
-	return "write queues"
 }
 
 func cut(s string) string {
@@ -225,7 +224,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 		for _, n := range r.BrokerNames {
 			b, ok := byName[n]
 			if !ok {
-				return nil, inputErr("brokerNames", "There is no broker named %s in this cluster (brokers: %s). Check the name.", n, strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
+				return nil, inputErr("brokerNames", "topics.input.broker.unknown", "Broker", n, "Brokers", strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 			}
 			if !slices.ContainsFunc(out, func(o cluster.Broker) bool { return o.Name == n }) {
 				out = append(out, b)
@@ -234,7 +233,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 	case r.ClusterName != "":
 		names, ok := ci.Clusters[r.ClusterName]
 		if !ok {
-			return nil, inputErr("clusterName", "There is no cluster named %s (clusters: %s). Check the name.", r.ClusterName, strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "))
+			return nil, inputErr("clusterName", "topics.input.cluster.unknown", "Cluster", r.ClusterName, "Clusters", strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "))
 		}
 		for _, n := range names {
 			if b, ok := byName[n]; ok {
@@ -248,8 +247,8 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 			out = route.Brokers
 		case errors.Is(err, rocketmq.ErrTopicNotFound):
 			if len(ci.Clusters) > 1 {
-				return nil, inputErr("clusterName", "This NameServer serves %d clusters (%s): name the cluster or the brokers to create %s on.",
-					len(ci.Clusters), strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "), r.Topic)
+				return nil, inputErr("clusterName", "topics.input.cluster.which", "N", len(ci.Clusters),
+					"Clusters", strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "), "Topic", r.Topic)
 			}
 			out = all
 		default:
@@ -297,13 +296,16 @@ type ChangeRefusedError struct {
 	Failures []BrokerFailure
 }
 
-func (e *ChangeRefusedError) Error() string {
+func (e *ChangeRefusedError) Error() string { return e.Text().String() }
+
+// Text is the error as a catalogue sentence, for the handler to say in the request's
+// language.
+func (e *ChangeRefusedError) Text() i18n.Message {
 	parts := make([]string, len(e.Failures))
 	for i, f := range e.Failures {
 		parts[i] = f.String()
 	}
-	return fmt.Sprintf("Nothing was changed: topic %s's configuration could not be read first from %s. Check that the broker is up, then try again.",
-		e.Topic, strings.Join(parts, "; "))
+	return i18n.M("topics.refused", "Topic", e.Topic, "Failures", strings.Join(parts, "; "))
 }
 
 // Unwrap lets the broker's error decide the status (a timeout, a refusal).
@@ -337,7 +339,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseSystem(ci, r.Topic, "create or change"); err != nil {
+	if err := refuseSystem(ci, r.Topic, "save"); err != nil {
 		return nil, err
 	}
 	brokers, err := s.targets(ctx, ci, r)
@@ -345,7 +347,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 		return nil, err
 	}
 	if len(brokers) == 0 {
-		return nil, inputErr("clusterName", "Cluster %s has no broker registered: nothing to create %s on.", r.ClusterName, r.Topic)
+		return nil, inputErr("clusterName", "topics.input.cluster.empty", "Cluster", r.ClusterName, "Topic", r.Topic)
 	}
 	ts, err := s.readTargets(ctx, r.Topic, brokers)
 	if err != nil {
@@ -370,8 +372,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 		}
 	}
 	if len(old) > 0 {
-		return nil, inputErr("messageType", "RocketMQ 4.x keeps no message type (broker %s runs 4.x): leave the message type empty; producers there choose normal, ordered, delayed or transactional sending themselves.",
-			strings.Join(old, ", "))
+		return nil, inputErr("messageType", "topics.input.type.4x", "Brokers", strings.Join(old, ", "))
 	}
 	mode := ModeCreate
 	if model != nil {
@@ -501,9 +502,9 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 	}
 	if r.Confirm != r.Topic {
 		if r.Confirm == "" {
-			return nil, inputErr("confirm", "Type the topic's name, %s, to confirm the delete.", r.Topic)
+			return nil, inputErr("confirm", "topics.input.confirm.missing", "Topic", r.Topic)
 		}
-		return nil, inputErr("confirm", "The name typed to confirm, %q, is not %s: nothing was deleted. Type the topic's name exactly.", cut(r.Confirm), r.Topic)
+		return nil, inputErr("confirm", "topics.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Topic", r.Topic)
 	}
 	if s.opts.Audit == nil || s.changer == nil {
 		return nil, ErrNoAudit

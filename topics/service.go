@@ -11,11 +11,11 @@ package topics
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -105,9 +105,11 @@ var ErrTopicNotFound = errors.New("topic not found")
 // NotFoundError names the topic no NameServer knows; its text is a sentence for the user.
 type NotFoundError struct{ Topic string }
 
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("Topic %s does not exist on this cluster: no NameServer has a route for it. Check the name, or pick it from the list of topics.", e.Topic)
-}
+func (e *NotFoundError) Error() string { return e.Text().String() }
+
+// Text is the error as a catalogue sentence, for the handler to say in the request's
+// language.
+func (e *NotFoundError) Text() i18n.Message { return i18n.M("topics.notfound", "Topic", e.Topic) }
 
 // Is makes errors.Is(err, ErrTopicNotFound) hold.
 func (e *NotFoundError) Is(target error) bool { return target == ErrTopicNotFound }

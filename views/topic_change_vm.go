@@ -57,13 +57,17 @@ type TopicChangeResultVM struct {
 }
 
 // PermOption is one choice of the permission select.
-type PermOption struct{ Value, Label string }
+type PermOption struct {
+	Value, Label string
+	// Current marks the topic's own permission, when it is none of PermOptions.
+	Current bool
+}
 
 // PermOptions are the permissions a topic can be given, as RocketMQ numbers them.
 var PermOptions = []PermOption{
-	{"6", "read and write (6, RW)"},
-	{"4", "read only (4, R-)"},
-	{"2", "write only (2, -W)"},
+	{Value: "6", Label: "read and write (6, RW)"},
+	{Value: "4", Label: "read only (4, R-)"},
+	{Value: "2", Label: "write only (2, -W)"},
 }
 
 // PermChoices are PermOptions, led by the topic's own permission when it is none of them
@@ -78,5 +82,5 @@ func (vm TopicFormVM) PermChoices() []PermOption {
 	if vm.Perm == "" {
 		return PermOptions
 	}
-	return append([]PermOption{{vm.Perm, vm.Perm + " (as it is now)"}}, PermOptions...)
+	return append([]PermOption{{Value: vm.Perm, Label: vm.Perm + " (as it is now)", Current: true}}, PermOptions...)
 }
