@@ -115,7 +115,7 @@ func (h *Brokers) Show(c *gin.Context) {
 	}
 	for _, m := range d.Members {
 		vm.Rows = append(vm.Rows, brokerRows([]brokers.Runtime{m.Runtime})...)
-		cfg := views.BrokerConfigVM{Title: m.Role + " " + m.Addr + " (broker id " + strconv.FormatInt(m.ID, 10) + ")", Missing: m.Config == nil}
+		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil}
 		for _, e := range m.Config {
 			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
 		}

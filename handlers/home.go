@@ -111,7 +111,7 @@ func homeVM(ov *cluster.Overview) views.HomeVM {
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		}
 		if b.ReplicationLag != nil {
-			row.Behind = views.Bytes(*b.ReplicationLag) + " behind"
+			row.Behind = views.Bytes(*b.ReplicationLag)
 		}
 		vm.Brokers = append(vm.Brokers, row)
 	}
