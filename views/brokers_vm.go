@@ -47,7 +47,7 @@ type BrokerVM struct {
 type BrokerConfigVM struct {
 	// Role, Addr and ID name the process: "master 10.0.0.1:10911 (broker id 0)".
 	Role, Addr, ID string
-	Entries []BrokerConfigEntry
+	Entries        []BrokerConfigEntry
 	// Missing says why the configuration could not be read.
 	Missing bool
 }
