@@ -31,3 +31,34 @@ const (
 	codeBearer      = "Authorization: Bearer TOKEN"
 	localUser       = "local"
 )
+
+const codeAuditVerify = "rmqconsole audit verify"
+
+// auditStatus is an audit entry's status (applied, partial, …) in the page's language.
+func auditStatus(ctx context.Context, status string) string {
+	if status == "" {
+		return ""
+	}
+	return T(ctx, "audit.status."+status)
+}
+
+// auditMode is what an entry did (a reset mode, a topic or message change) in the
+// page's language; a mode the catalogue does not know is shown as it is.
+func auditMode(ctx context.Context, mode string) string {
+	if mode == "" {
+		return ""
+	}
+	if s := T(ctx, "audit.mode."+mode); s != "audit.mode."+mode {
+		return s
+	}
+	return mode
+}
+
+// auditUnit is what one row of a change is (a broker, a message, a step).
+func auditUnit(ctx context.Context, unit string) string {
+	switch unit {
+	case "broker", "message", "step":
+		return T(ctx, "audit.unit."+unit)
+	}
+	return unit
+}
