@@ -55,10 +55,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	req := c.Request
 	var errs InputErrors
 	if c.PlanID == "" {
-		errs.add("planId", "Preview the reset first, then apply the preview you checked.")
+		errs.say("planId", "resets.input.no_plan")
 	}
 	if !c.Confirmed {
-		errs.add("confirm", "Tick the box confirming you checked the preview.")
+		errs.say("confirm", "resets.input.confirm")
 	}
 	if len(errs) > 0 {
 		return nil, errs // a form mistake: nothing was attempted, so nothing is audited

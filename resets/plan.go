@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -211,11 +212,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		case len(snap.Failures) > 0:
 			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
-			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-				"Group %q has no offsets on any topic yet and no online client subscribes to one: choose the topic to reset.", req.Group)}}
+			return nil, inputError("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
 		default:
-			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-				"Topic %s has no readable queue: there is nothing to reset.", strings.Join(snap.Topics, ", "))}}
+			return nil, inputError("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
 		}
 	}
 
@@ -231,9 +230,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 		bp := BrokerPlan{BrokerState: b, Method: methodFor(b, snap, req)}
 		if bp.Method == "" {
-			errs.add("mode", "Broker %s runs RocketMQ %s, which can reset an online group only through its clients, by timestamp, for every queue of a topic. "+
-				"Stop the group's clients first (an offline group's offsets are written directly), or reset the whole topic by timestamp, earliest or latest.",
-				b.Name, VersionText(b.Version))
+			errs.say("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
 		}
 		p.Brokers = append(p.Brokers, bp)
 	}
@@ -308,9 +305,8 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		qp.Target = req.Offset
 	case ModeShift:
 		if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
-			err = InputErrors{{Field: "shift", Message: fmt.Sprintf(
-				"Shifting queue %s/%d of topic %s (offset %d) forward by %d overflows a 64-bit offset. Enter a smaller shift, or choose latest to skip the whole backlog.",
-				q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Current, req.Shift)}}
+			err = inputError("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
+				"Topic", q.Queue.Topic, "Offset", q.Current, "Shift", req.Shift)
 		} else {
 			qp.Target = q.Current + req.Shift
 		}
@@ -319,9 +315,8 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		return qp, err
 	}
 	if req.Mode == ModeOffset && qp.Target > q.Max {
-		return qp, InputErrors{{Field: "offset", Message: fmt.Sprintf(
-			"Offset %d is past the end of queue %s/%d of topic %s: its offsets run from %d to %d (the next message gets %d). Enter an offset in that range, or choose latest.",
-			qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)}}
+		return qp, inputError("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
+			"Queue", q.Queue.QueueID, "Topic", q.Queue.Topic, "Min", q.Min, "Max", q.Max)
 	}
 	var clampNote string
 	qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
@@ -375,8 +370,7 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 		q, _ := snap.Queue(rocketmq.MessageQueue{Topic: req.Topic, BrokerName: hosts[0], QueueID: req.QueueID})
 		return q, nil
 	case len(hosts) > 1:
-		return QueueState{}, InputErrors{{Field: "brokerName", Message: fmt.Sprintf(
-			"Topic %s has a queue %d on %s: choose the broker.", req.Topic, req.QueueID, strings.Join(hosts, " and "))}}
+		return QueueState{}, inputError("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
 	}
 	for _, f := range snap.Failures {
 		if req.BrokerName == "" || f.Broker == req.BrokerName {
@@ -412,11 +406,12 @@ func clamp(target, lo, hi int64) (int64, string) {
 }
 
 func dedupe(errs InputErrors) InputErrors {
-	seen := map[InputError]bool{}
+	type key struct{ field, message string }
+	seen := map[key]bool{}
 	out := errs[:0]
 	for _, e := range errs {
-		if !seen[e] {
-			seen[e] = true
+		if k := (key{e.Field, e.Message}); !seen[k] {
+			seen[k] = true
 			out = append(out, e)
 		}
 	}
