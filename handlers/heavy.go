@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -46,7 +46,5 @@ func (h *Messages) enterHeavy(c *gin.Context, f *msgSearchForm) (leave func(), e
 		return leave, nil
 	}
 	c.Header("Retry-After", strconv.Itoa(heavyRetryAfter))
-	return nil, &UserError{Status: http.StatusServiceUnavailable, Code: "busy", Message: fmt.Sprintf(
-		"The console is already running %d searches over a time range, the most it runs at once. Try again in a few seconds, or narrow the time range.",
-		cap(h.Heavy.slots))}
+	return nil, userError(http.StatusServiceUnavailable, "busy", i18n.M("error.busy_searches", "Count", cap(h.Heavy.slots)))
 }

@@ -140,7 +140,7 @@ func userError(status int, code string, m i18n.Message) *UserError {
 // sayTo is the sentence of e in l's language.
 func (e *UserError) sayTo(l *i18n.Localizer) string {
 	if e.Say.ID != "" {
-		return l.Say(e.Say)
+		return say(l, e.Say)
 	}
 	return e.Message
 }
@@ -321,7 +321,7 @@ func errorMessage(c *gin.Context, err error, code string) string {
 	}
 	var m i18n.Message
 	if errors.As(err, &m) {
-		return l.Say(m)
+		return say(l, m)
 	}
 	switch code {
 	case "access_denied":
