@@ -182,13 +182,13 @@ func isMachinePath(p string) bool { return strings.HasPrefix(p, "/api/") || p ==
 // whatIDs name in the catalogues what a route does ("reset consumer offsets"), for the
 // refusal sentence in the caller's language.
 var whatIDs = map[string]string{
-	"change anything": "access.what.change",
-	"consume a message again on a client": "access.what.consume_directly",
+	"change anything":                      "access.what.change",
+	"consume a message again on a client":  "access.what.consume_directly",
 	"manage the API tokens of other users": "access.what.others_tokens",
-	"preview offset resets": "access.what.preview_resets",
-	"read this page": "access.what.read",
-	"resend dead letters": "access.what.resend",
-	"reset consumer offsets": "access.what.reset",
+	"preview offset resets":                "access.what.preview_resets",
+	"read this page":                       "access.what.read",
+	"resend dead letters":                  "access.what.resend",
+	"reset consumer offsets":               "access.what.reset",
 }
 
 // whatID is the catalogue id of a route's what; the what itself when it has none.
