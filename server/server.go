@@ -19,6 +19,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -48,7 +49,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
+		fmt.Fprintf(stderr, "rmqconsole: %s\n", cliSay(i18n.FromEnv(getenv), err))
 		return 2
 	}
 	log := newLogger(cfg, stderr)
