@@ -12,7 +12,6 @@ import (
 	"rmqconsole/store"
 )
 
-
 // auditCommand runs `rmqconsole audit ...`.
 func auditCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	l := i18n.FromEnv(getenv)

@@ -12,7 +12,6 @@ import (
 	"rmqconsole/i18n"
 )
 
-
 // tokensCommand runs `rmqconsole tokens ...`.
 func tokensCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cmd, err := parseCommand(args, []string{"user", "name"}, getenv, stderr)

@@ -19,7 +19,6 @@ import (
 	"rmqconsole/store"
 )
 
-
 // usersCommand runs `rmqconsole users ...`. stdin supplies passwords.
 func usersCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, err := parseCommand(args, []string{"role"}, getenv, stderr)
