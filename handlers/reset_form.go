@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -148,14 +149,19 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 	pv := &views.ResetPreview{
 		PlanID: p.ID, PlanHash: p.Hash, Action: resetAction(l, p), PlannedAt: views.TimeUTC(p.At),
 		Queues: len(p.Queues), Changes: p.Changes(), Reconsumed: views.Thousands(p.Reconsumed()), Skipped: views.Thousands(p.Skipped()),
-		Warnings: p.Warnings,
+		Warnings: slices.Clone(p.Warnings), // said in the page's language below; the plan keeps its own
+	}
+	if len(p.Notices) == len(p.Warnings) {
+		for i, m := range p.Notices {
+			pv.Warnings[i] = say(l, m)
+		}
 	}
 	for _, f := range p.Failures {
 		pv.Failures = append(pv.Failures, sayFailure(l, "reset.failure.not_in_preview", f))
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
-			Method: string(b.Method), Explain: b.Method.Explain()})
+			Method: string(b.Method), Explain: say(l, b.Method.Message())})
 	}
 	for _, q := range p.Queues {
 		row := views.ResetPreviewRow{
