@@ -40,6 +40,9 @@ func (h *Resets) Apply(c *gin.Context) {
 	case errors.As(err, &ce):
 		vm := h.baseVM(ctx, group, in)
 		vm.Notice = ce.Message
+		if ce.Say.ID != "" {
+			vm.Notice = say(l, ce.Say)
+		}
 		if ce.EntryID > 0 {
 			vm.Notice += l.T("reset.recorded_as", "ID", ce.EntryID)
 		}
