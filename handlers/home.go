@@ -111,7 +111,7 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		}
 		if b.Refused && b.Refusal.ID != "" {
-			row.Error = l.Say(b.Refusal)
+			row.Error = say(l, b.Refusal)
 		}
 		if b.ReplicationLag != nil {
 			row.Behind = views.Bytes(*b.ReplicationLag)
@@ -121,7 +121,7 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 	if len(ov.Problems) == len(ov.Errors) {
 		vm.Errors = nil
 		for _, m := range ov.Problems {
-			vm.Errors = append(vm.Errors, l.Say(m))
+			vm.Errors = append(vm.Errors, say(l, m))
 		}
 	}
 	vm.PutTPS = views.Rate(put)

@@ -28,7 +28,7 @@ func statusText(l *i18n.Localizer, status int) string {
 // sayInvalid is why input was refused, in l's language.
 func sayInvalid(l *i18n.Localizer, e *auth.InvalidError) string {
 	if e.Say.ID != "" {
-		return l.Say(e.Say)
+		return say(l, e.Say)
 	}
 	return e.Reason
 }

@@ -165,7 +165,7 @@ func sayRefusal(l *i18n.Localizer, broker string, err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return l.Say(m), true
+	return say(l, m), true
 }
 
 func refusalMessage(broker string, err error) (i18n.Message, bool) {
@@ -197,7 +197,7 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	if s, ok := sayRefusal(l, f.Broker, f.Err); ok {
 		return l.T(prefixID, "Failure", s)
 	}
-	return l.T(prefixID, "Failure", l.Say(f.Message()))
+	return l.T(prefixID, "Failure", say(l, f.Message()))
 }
 
 // failureSentences are a page's broker failures, one sentence each: the refusal
@@ -213,7 +213,7 @@ func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 	for _, f := range fs {
 		s, ok := sayRefusal(l, f.Broker, f.Err)
 		if !ok {
-			s = l.T("error.could_not_read", "Failure", l.Say(f.Message()))
+			s = l.T("error.could_not_read", "Failure", say(l, f.Message()))
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)
@@ -322,6 +322,10 @@ func errorMessage(c *gin.Context, err error, code string) string {
 	var m i18n.Message
 	if errors.As(err, &m) {
 		return say(l, m)
+	}
+	var sayer interface{ Say() i18n.Message }
+	if errors.As(err, &sayer) {
+		return say(l, sayer.Say())
 	}
 	switch code {
 	case "access_denied":

@@ -1,6 +1,7 @@
 package resets
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -120,7 +121,12 @@ const maxReasonLen = 1000
 
 func checkName(errs *InputErrors, field, what, name string) bool {
 	if err := cluster.CheckName(what, name); err != nil {
-		errs.add(field, "%s", err.Error())
+		var ne *cluster.NameError
+		if errors.As(err, &ne) {
+			*errs = append(*errs, InputError{Field: field, Message: err.Error(), Say: ne.Say()})
+		} else {
+			errs.add(field, "%s", err.Error())
+		}
 		return false
 	}
 	return true
