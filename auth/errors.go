@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -39,9 +40,16 @@ func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
 type InvalidError struct {
 	Field  string
 	Reason string
+	// Say is Reason from the catalogues, for a page or the CLI to say in its language.
+	Say i18n.Message
 }
 
 func (e *InvalidError) Error() string { return e.Reason }
+
+// invalid is the InvalidError of field whose reason is m.
+func invalid(field string, m i18n.Message) *InvalidError {
+	return &InvalidError{Field: field, Reason: m.String(), Say: m}
+}
 
 // Not-found errors of the store, re-exported so callers of this package need not import
 // the store to tell them apart.

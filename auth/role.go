@@ -8,7 +8,10 @@ package auth
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"rmqconsole/i18n"
 )
 
 // Role is what a caller may do. Roles are ordered: each may do everything the one below
@@ -50,5 +53,5 @@ func ParseRole(s string) (Role, error) {
 			return Role(r), nil
 		}
 	}
-	return NoRole, &InvalidError{Field: "role", Reason: fmt.Sprintf("Role %q is not known: use viewer, operator or admin.", s)}
+	return NoRole, invalid("role", i18n.M("auth.role.unknown", "Role", strconv.Quote(s)))
 }

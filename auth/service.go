@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 	"unicode"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -129,11 +131,11 @@ type Caller struct {
 // audit log and in proxy headers).
 func CheckUserName(name string) error {
 	if name == "" || utf8.RuneCountInString(name) > 64 {
-		return &InvalidError{Field: "name", Reason: "A user name has 1 to 64 characters."}
+		return invalid("name", i18n.M("auth.user.name_length"))
 	}
 	for _, r := range name {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '@' || r == '-') {
-			return &InvalidError{Field: "name", Reason: fmt.Sprintf("User name %q has %q: use letters, digits and . _ @ - only.", name, r)}
+			return invalid("name", i18n.M("auth.user.name_chars", "Name", strconv.Quote(name), "Char", strconv.QuoteRune(r)))
 		}
 	}
 	return nil
@@ -143,9 +145,9 @@ func CheckUserName(name string) error {
 func CheckPassword(password []byte) error {
 	switch {
 	case len(password) > MaxPasswordLen:
-		return &InvalidError{Field: "password", Reason: fmt.Sprintf("The password is %d bytes long; bcrypt uses at most %d. Choose a shorter one.", len(password), MaxPasswordLen)}
+		return invalid("password", i18n.M("auth.password.too_long", "Len", len(password), "Max", MaxPasswordLen))
 	case utf8.RuneCount(password) < MinPasswordLen:
-		return &InvalidError{Field: "password", Reason: fmt.Sprintf("The password needs at least %d characters.", MinPasswordLen)}
+		return invalid("password", i18n.M("auth.password.too_short", "Min", MinPasswordLen))
 	}
 	return nil
 }
@@ -158,7 +160,7 @@ func (s *Service) AddUser(ctx context.Context, name string, role Role, password 
 		return nil, err
 	}
 	if role < Viewer || role > Admin {
-		return nil, &InvalidError{Field: "role", Reason: "Choose a role: viewer, operator or admin."}
+		return nil, invalid("role", i18n.M("auth.role.missing"))
 	}
 	if err := CheckPassword(password); err != nil {
 		return nil, err

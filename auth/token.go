@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -36,11 +37,11 @@ func (t *Token) Revoked() bool { return !t.RevokedAt.IsZero() }
 // CheckTokenName accepts 1 to 64 printable characters: a label such as "ci-deploy".
 func CheckTokenName(name string) error {
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > 64 {
-		return &InvalidError{Field: "name", Reason: "Give the token a name of 1 to 64 characters, e.g. what will use it (\"ci-deploy\")."}
+		return invalid("name", i18n.M("auth.token.name_length"))
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {
-			return &InvalidError{Field: "name", Reason: "A token name has printable characters only."}
+			return invalid("name", i18n.M("auth.token.name_chars"))
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -187,9 +188,10 @@ type NotFoundError struct{ Name string }
 // Is makes errors.Is(err, ErrBrokerNotFound) hold.
 func (e *NotFoundError) Is(target error) bool { return target == ErrBrokerNotFound }
 
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("No broker named %s is registered with the NameServers. Check the name, or pick the broker from the list of brokers.", e.Name)
-}
+func (e *NotFoundError) Error() string { return e.Say().String() }
+
+// Say is the sentence of e as a Message, for a page to say in its reader's language.
+func (e *NotFoundError) Say() i18n.Message { return i18n.M("brokers.not_found", "Name", e.Name) }
 
 // Detail reads one broker name's processes: runtime figures and configuration.
 func (s *Service) Detail(ctx context.Context, name string) (*Detail, error) {

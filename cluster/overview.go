@@ -5,6 +5,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"rmqconsole/i18n"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,8 +34,10 @@ type Overview struct {
 	// SystemTopics counts the rest.
 	SystemTopics int `json:"systemTopics"`
 	// Errors names what could not be read, as sentences.
-	Errors    []string  `json:"errors,omitempty"`
-	CheckedAt time.Time `json:"checkedAt"`
+	Errors []string `json:"errors,omitempty"`
+	// Problems are Errors as Messages, for a page to say in its reader's language.
+	Problems  []i18n.Message `json:"-"`
+	CheckedAt time.Time      `json:"checkedAt"`
 }
 
 // NameServerStatus is one configured NameServer and whether it answered.
@@ -70,6 +73,8 @@ type BrokerStatus struct {
 	// Refused is set when the broker answered but its ACL refused the console's
 	// credentials; Error then says which and what to check (AccessSentence).
 	Refused bool `json:"refused,omitempty"`
+	// Refusal is Error when Refused, for a page to say in its reader's language.
+	Refusal i18n.Message `json:"-"`
 }
 
 // Overview gathers the overview, with fresh cluster info (which also refreshes the cached
@@ -98,9 +103,9 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	info, err := c.readInfo(ctx)
 	if err != nil {
 		wg.Wait()
-		ov.Errors = append(ov.Errors, "Cluster info: "+err.Error())
+		ov.fail(i18n.M("cluster.overview.info_failed", "Error", err.Error()))
 		if topicsErr != nil {
-			ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
+			ov.fail(i18n.M("cluster.overview.topics_failed", "Error", topicsErr.Error()))
 		}
 		if !anyNameServerOK(ov) {
 			return ov, fmt.Errorf("no NameServer answered: %w", err)
@@ -123,7 +128,8 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 		f.At(b.Name, b.Addr, "runtime info", func(ctx context.Context, addr string) error {
 			rt, err := a.BrokerRuntimeInfo(ctx, addr)
 			if err != nil {
-				b.Error, b.Refused = AccessSentence(b.Name, err)
+				b.Refusal, b.Refused = AccessMessage(b.Name, err)
+				b.Error = b.Refusal.String()
 				if !b.Refused {
 					b.Error = err.Error()
 				}
@@ -143,7 +149,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	wg.Wait()
 	ov.replicationLag()
 	if topicsErr != nil {
-		ov.Errors = append(ov.Errors, "Topic list: "+topicsErr.Error())
+		ov.fail(i18n.M("cluster.overview.topics_failed", "Error", topicsErr.Error()))
 	} else {
 		ov.countTopics(topics, info)
 	}
@@ -216,4 +222,11 @@ func firstFloat(s string) float64 {
 	}
 	v, _ := strconv.ParseFloat(pick, 64)
 	return v
+}
+
+// fail notes a part of the overview that could not be read: in English in Errors (the
+// API's), and as a Message in Problems, for the page to say in its reader's language.
+func (ov *Overview) fail(m i18n.Message) {
+	ov.Errors = append(ov.Errors, m.String())
+	ov.Problems = append(ov.Problems, m)
 }

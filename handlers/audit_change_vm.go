@@ -1,14 +1,15 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"rmqconsole/deadletters"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/store"
@@ -31,13 +32,14 @@ func isChangeMode(mode string) bool {
 	return strings.HasPrefix(mode, "topic-") || strings.HasPrefix(mode, "message-")
 }
 
-// changeModes say what a mode did, for the page; a mode not listed is shown as it is.
+// changeModes say what a mode did, for the page (an id of the catalogues); a mode not
+// listed is shown as it is.
 var changeModes = map[string]string{
-	topics.ModeCreate:          "Topic created",
-	topics.ModeUpdate:          "Topic updated",
-	topics.ModeDelete:          "Topic deleted",
-	deadletters.AuditMode:      "Message resent to its original topic",
-	lookup.ModeConsumeDirectly: "Message consumed again on one client",
+	topics.ModeCreate:          "audit.what.topic_created",
+	topics.ModeUpdate:          "audit.what.topic_updated",
+	topics.ModeDelete:          "audit.what.topic_deleted",
+	deadletters.AuditMode:      "audit.what.message_resent",
+	lookup.ModeConsumeDirectly: "audit.what.consumed_directly",
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for
@@ -52,37 +54,40 @@ func changeUnit(mode string) string {
 	return "step"
 }
 
-// countOf is "1 broker", "3 brokers".
-func countOf(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
+// countOf is "1 broker", "3 brokers", in l's language.
+func countOf(l *i18n.Localizer, n int, unit string) string {
+	return l.N("audit.count."+unit, n)
 }
 
 // changeStatusText says in a sentence what the status of a change means.
 func changeStatusText(e *store.AuditEntry) string {
+	return sayChangeStatus(i18n.From(context.Background()), e)
+}
+
+// sayChangeStatus is changeStatusText in l's language.
+func sayChangeStatus(l *i18n.Localizer, e *store.AuditEntry) string {
 	unit := changeUnit(e.Mode)
+	name := l.T("audit.unit." + unit)
 	n, failed := len(e.Result), countErrors(e.Result)
 	switch e.Status {
 	case store.AuditApplied:
-		return fmt.Sprintf("Applied: done on every %s (%d).", unit, n)
+		return l.T("audit.change.applied", "Unit", name, "N", n)
 	case store.AuditPartial:
 		if failed == 0 {
-			return fmt.Sprintf("Partial: done on %s, but the change could not be finished; the error above says why.", countOf(n, unit))
+			return l.T("audit.change.partial.unfinished", "Count", countOf(l, n, unit))
 		}
-		return fmt.Sprintf("Partial: %d of %s failed; the rows below name them and say why.", failed, countOf(n, unit))
+		return l.T("audit.change.partial", "Failed", failed, "Count", countOf(l, n, unit))
 	case store.AuditFailed:
-		return fmt.Sprintf("Failed: no %s made the change. The rows below (or the error above) say why.", unit)
+		return l.T("audit.change.failed", "Unit", name)
 	case store.AuditRefused:
 		if strings.Contains(strings.ToLower(e.Error), "nothing was changed") {
-			return "Refused."
+			return l.T("audit.text.refused.short")
 		}
-		return "Refused: nothing was changed."
+		return l.T("audit.text.refused")
 	case store.AuditInterrupted:
-		return "Interrupted: the console stopped before it recorded the outcome. Look at the cluster to see whether the change took place."
+		return l.T("audit.change.interrupted")
 	case store.AuditPending:
-		return "In progress: the cluster is being asked. If the console stopped meanwhile, this entry is marked interrupted at its next start, or by another console sharing the database."
+		return l.T("audit.change.pending")
 	}
 	return string(e.Status)
 }
@@ -90,9 +95,14 @@ func changeStatusText(e *store.AuditEntry) string {
 // auditChangeVM is the part of an entry's page that a change other than a reset shows:
 // what it did, the configuration before and after, and one row per broker or message.
 func auditChangeVM(e *store.AuditEntry) *views.AuditChangeVM {
-	vm := &views.AuditChangeVM{What: changeModes[e.Mode], Unit: changeUnit(e.Mode)}
-	if vm.What == "" {
-		vm.What = e.Mode
+	return auditChangeVMIn(i18n.From(context.Background()), e)
+}
+
+// auditChangeVMIn is auditChangeVM in l's language.
+func auditChangeVMIn(l *i18n.Localizer, e *store.AuditEntry) *views.AuditChangeVM {
+	vm := &views.AuditChangeVM{What: e.Mode, Unit: changeUnit(e.Mode)}
+	if id, ok := changeModes[e.Mode]; ok {
+		vm.What = l.T(id)
 	}
 	var params map[string]json.RawMessage
 	if json.Unmarshal(e.Params, &params) == nil {
@@ -105,7 +115,7 @@ func auditChangeVM(e *store.AuditEntry) *views.AuditChangeVM {
 			vm.ShowQueue = true
 		}
 		r := views.AuditChangeRow{Topic: q.Topic, Broker: q.BrokerName, Addr: q.BrokerAddr, Method: q.Method, Note: q.Note, Error: q.Error,
-			Class: "status-ok", Outcome: "done", QueueID: strconv.Itoa(q.QueueID), Offset: views.Thousands(q.Target)}
+			Class: "status-ok", Outcome: l.T("audit.change.done"), QueueID: strconv.Itoa(q.QueueID), Offset: views.Thousands(q.Target)}
 		if q.Error != "" {
 			r.Class, r.Outcome = "status-bad", q.Error
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -43,7 +44,7 @@ type auditQuery struct {
 // parseAuditQuery reads the filters of /audit and /api/v1/audit. Times are UTC unless
 // they say otherwise (RFC 3339), or epoch milliseconds.
 func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
-	q := auditQuery{errs: map[string]string{}}
+	q, l := auditQuery{errs: map[string]string{}}, tr(c)
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
 		Since: get("since"), Until: get("until")}
@@ -56,17 +57,17 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		q.filter.Cluster = q.cluster
 	}
 	if q.form.Status != "" && !q.filter.Status.Valid() {
-		q.errs["status"] = "Status " + strconv.Quote(q.form.Status) + " is unknown: use " + statusList() + "."
+		q.errs["status"] = l.T("audit.filter.bad_status", "Status", strconv.Quote(q.form.Status), "Statuses", statusList())
 	}
 	switch s := get("hideRefused"); s {
 	case "", "0", "false":
 	case "1", "true", "on":
 		q.form.HideRefused, q.filter.HideRefused = true, true
 		if q.filter.Status == store.AuditRefused {
-			q.errs["status"] = "Status refused and hiding refusals leave nothing to list: untick \"hide refusals\" or pick another status."
+			q.errs["status"] = l.T("audit.filter.refused_hidden")
 		}
 	default:
-		q.errs["hideRefused"] = "hideRefused is true or false, not " + strconv.Quote(s) + "."
+		q.errs["hideRefused"] = l.T("audit.filter.bad_hide", "Value", strconv.Quote(s))
 	}
 	for _, tf := range []struct {
 		name string
@@ -75,24 +76,24 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		s := c.Query(tf.name)
 		t, ok := parseResetTime(s, time.UTC)
 		if !ok {
-			q.errs[tf.name] = strconv.Quote(s) + " is not a time: enter it as 2026-11-29 10:00:00 (UTC), RFC 3339, or epoch milliseconds."
+			q.errs[tf.name] = l.T("audit.filter.bad_time", "Value", strconv.Quote(s))
 		}
 		*tf.dst = t
 	}
 	if !q.filter.Since.IsZero() && !q.filter.Until.IsZero() && !q.filter.Until.After(q.filter.Since) {
-		q.errs["until"] = "The end is not after the start: swap them or widen the range."
+		q.errs["until"] = l.T("audit.filter.end_before_start")
 	}
 	if s := get("before"); s != "" {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
 			q.filter.BeforeID = n
 		} else {
-			q.errs["before"] = "before must be an entry id such as 42."
+			q.errs["before"] = l.T("audit.filter.bad_before")
 		}
 	}
 	if s := get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
-			q.errs["limit"] = "limit must be between 1 and 1000."
+			q.errs["limit"] = l.T("audit.filter.bad_limit")
 		} else {
 			q.filter.Limit = n
 		}
@@ -139,7 +140,7 @@ func (q auditQuery) errorText() string {
 // List is GET /audit.
 func (h *Audit) List(c *gin.Context) {
 	q := h.parseAuditQuery(c)
-	ctx := c.Request.Context()
+	ctx, l := c.Request.Context(), tr(c)
 	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.errs}
 	for _, s := range store.AuditStatuses {
 		vm.Statuses = append(vm.Statuses, string(s))
@@ -151,8 +152,8 @@ func (h *Audit) List(c *gin.Context) {
 	status := http.StatusOK
 	if len(q.errs) > 0 {
 		status = http.StatusUnprocessableEntity
-		vm.Error = "The filters are not valid, so nothing is listed: " + q.errorText()
-		h.render(c, status, h.page(c, "Audit log", "audit"), views.AuditListPage(vm))
+		vm.Error = l.T("audit.filter.invalid", "Errors", q.errorText())
+		h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
 		return
 	}
 	entries, more, err := h.Entries.List(ctx, q.filter)
@@ -161,7 +162,7 @@ func (h *Audit) List(c *gin.Context) {
 		return
 	}
 	for i := range entries {
-		vm.Rows = append(vm.Rows, auditRowVM(&entries[i]))
+		vm.Rows = append(vm.Rows, auditRowVM(l, &entries[i]))
 	}
 	if more && len(entries) > 0 {
 		older := q.values()
@@ -171,7 +172,7 @@ func (h *Audit) List(c *gin.Context) {
 	if q.filter.BeforeID > 0 {
 		vm.NewestURL = "/audit?" + base.Encode()
 	}
-	h.render(c, status, h.page(c, "Audit log", "audit"), views.AuditListPage(vm))
+	h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
 }
 
 func withFormat(v url.Values, format string) string {
@@ -183,10 +184,10 @@ func withFormat(v url.Values, format string) string {
 	return out.Encode()
 }
 
-func auditRowVM(e *store.AuditEntry) views.AuditRowVM {
-	changed := countOf(len(e.Queues()), "queue")
+func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
+	changed := countOf(l, len(e.Queues()), "queue")
 	if !isResetEntry(e) {
-		changed = countOf(len(e.Result), changeUnit(e.Mode))
+		changed = countOf(l, len(e.Result), changeUnit(e.Mode))
 	}
 	return views.AuditRowVM{
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -15,13 +16,12 @@ import (
 func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		h.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found", Message: badEntryID(c.Param("id"), err)})
+		h.Fail(c, userError(http.StatusNotFound, "not_found", badEntryID(c.Param("id"), err)))
 		return nil, false
 	}
 	e, err := h.Entries.Get(c.Request.Context(), id)
 	if errors.Is(err, store.ErrAuditNotFound) {
-		h.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found",
-			Message: "There is no audit entry #" + c.Param("id") + ". Find the entry in the audit log."})
+		h.Fail(c, userError(http.StatusNotFound, "not_found", i18n.M("audit.no_entry", "ID", c.Param("id"))))
 		return nil, false
 	}
 	if err != nil {
@@ -32,18 +32,18 @@ func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 }
 
 // badEntryID says what is wrong with an entry id that is not one.
-func badEntryID(s string, err error) string {
+func badEntryID(s string, err error) i18n.Message {
 	if r := []rune(s); len(r) > 40 {
 		s = string(r[:39]) + "…"
 	}
 	var ne *strconv.NumError
 	switch {
 	case err == nil: // zero or negative
-		return "There is no audit entry #" + s + ": entry ids start at 1. Find the entry in the audit log."
+		return i18n.M("audit.no_entry.below_one", "ID", s)
 	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
-		return "There is no audit entry #" + s + ": that number is larger than any entry id. Find the entry in the audit log."
+		return i18n.M("audit.no_entry.too_large", "ID", s)
 	}
-	return "Audit entry " + strconv.Quote(s) + " does not exist: an entry id is a whole number such as 42. Find the entry in the audit log."
+	return i18n.M("audit.no_entry.not_number", "ID", strconv.Quote(s))
 }
 
 // Show is GET /audit/{id}: one reset with every queue's before, target and after.
@@ -52,7 +52,7 @@ func (h *Audit) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, "Audit entry #"+c.Param("id"), "audit"), views.AuditEntryPage(auditEntryVM(e)))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(tr(c), e)))
 }
 
 // ShowAPI is GET /api/v1/audit/{id}.

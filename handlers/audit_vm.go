@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -29,7 +29,7 @@ func auditStatusClass(s store.AuditStatus) string {
 }
 
 // auditStatusText says in a sentence what the status means for the offsets.
-func auditStatusText(e *store.AuditEntry) string {
+func auditStatusText(l *i18n.Localizer, e *store.AuditEntry) string {
 	qs := e.Queues()
 	reached := 0
 	for _, q := range qs {
@@ -39,20 +39,20 @@ func auditStatusText(e *store.AuditEntry) string {
 	}
 	switch e.Status {
 	case store.AuditApplied:
-		return fmt.Sprintf("Applied: every queue (%d) was read back at its target, or past it by what the group consumed since.", len(qs))
+		return l.T("audit.text.applied", "Queues", len(qs))
 	case store.AuditPartial:
-		return fmt.Sprintf("Partial: %d of %d queues did not reach their target. The queues below say why; preview again to finish.", countErrors(qs), len(qs))
+		return l.T("audit.text.partial", "Failed", countErrors(qs), "Queues", len(qs))
 	case store.AuditFailed:
-		return "Failed: no queue reached its target. The queues below say why."
+		return l.T("audit.text.failed")
 	case store.AuditRefused:
 		if strings.Contains(strings.ToLower(e.Error), "nothing was changed") {
-			return "Refused." // the reason below says it; once is enough
+			return l.T("audit.text.refused.short") // the reason below says it; once is enough
 		}
-		return "Refused: nothing was changed."
+		return l.T("audit.text.refused")
 	case store.AuditInterrupted:
-		return fmt.Sprintf("Interrupted: the console stopped before it recorded the outcome. %d of %d queues were found at their target when it started again.", reached, len(qs))
+		return l.T("audit.text.interrupted", "Reached", reached, "Queues", len(qs))
 	case store.AuditPending:
-		return "In progress: the brokers are being asked. If the console stopped meanwhile, this entry is marked interrupted at its next start, or by another console sharing the database."
+		return l.T("audit.text.pending")
 	}
 	return string(e.Status)
 }
@@ -67,13 +67,14 @@ func countErrors(qs []store.AuditQueue) int {
 	return n
 }
 
-func methodExplain(m string) string { return resets.Method(m).Explain() }
+// methodExplain says how a broker is asked to reset (resets.Method.Explain), in l's language.
+func methodExplain(l *i18n.Localizer, m string) string { return say(l, resets.Method(m).Message()) }
 
 // auditEntryVM builds the page of one entry.
-func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
+func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 	vm := views.AuditEntryVM{
 		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
-		StatusText: auditStatusText(e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
+		StatusText: auditStatusText(l, e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: auditCluster(e), Group: e.Group,
 		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
 		Params: auditParams(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
@@ -86,21 +87,21 @@ func auditEntryVM(e *store.AuditEntry) views.AuditEntryVM {
 	if e.Seq > 0 {
 		vm.Seq = strconv.FormatInt(e.Seq, 10)
 	} else {
-		vm.Seq = "not yet (pending)"
+		vm.Seq = l.T("audit.seq.pending")
 	}
-	vm.Online = "no"
+	vm.Online = l.T("audit.online.no")
 	if e.Plan.Online {
-		vm.Online = "yes: " + strings.Join(e.Plan.Clients, ", ")
+		vm.Online = l.T("audit.online.yes", "Clients", strings.Join(e.Plan.Clients, ", "))
 	}
 	if e.Plan.Hash == "" {
 		vm.Online, vm.PlannedAt = "—", "—"
 	}
 	for _, b := range e.Plan.Brokers {
-		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: methodExplain(b.Method)})
+		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: methodExplain(l, b.Method)})
 	}
 	if !isResetEntry(e) {
-		vm.Change = auditChangeVM(e)
-		vm.StatusText = changeStatusText(e)
+		vm.Change = auditChangeVMIn(l, e)
+		vm.StatusText = sayChangeStatus(l, e)
 		vm.Params = auditParams(e.Params, "before", "after")
 		return vm
 	}

@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -44,27 +45,26 @@ type BrokerJSON struct {
 	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
-var errBrokersNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+var errBrokersNoCluster = userError(http.StatusServiceUnavailable, "no_cluster", i18n.M("error.no_cluster"))
 
 // badBrokerName answers a broker name RocketMQ would refuse, before any broker is asked.
 func badBrokerName(name string) *UserError {
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_broker",
-		Message: "“" + views.Cut(name) + "” is not a broker name: RocketMQ allows letters, digits, %, |, - and _. Check the link, or pick the broker from the list."}
+	return userError(http.StatusBadRequest, "bad_broker", i18n.M("brokers.bad_name", "Name", views.Cut(name)))
 }
 
 // List renders /brokers.
 func (h *Brokers) List(c *gin.Context) {
-	p := h.page(c, "Brokers", "brokers")
+	l := tr(c)
+	p := h.page(c, l.T("brokers.title"), "brokers")
 	vm := views.BrokersVM{Configured: h.Brokers != nil}
 	if h.Brokers != nil {
-		l, err := h.Brokers.List(c.Request.Context())
+		list, err := h.Brokers.List(c.Request.Context())
 		if err != nil {
-			vm.Error = "The brokers could not be read: " + err.Error() + ". Check that the NameServer answers, then refresh."
+			vm.Error = l.T("brokers.read_failed", "Error", err.Error())
 		} else {
-			vm.Rows = brokerRows(l.Brokers)
-			vm.Failures = failureSentences(l.Failures)
-			vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
+			vm.Rows = brokerRows(list.Brokers)
+			vm.Failures = sayFailures(l, list.Failures)
+			vm.CheckedAt, vm.CheckedISO = views.TimeUTC(list.CheckedAt), views.ISO(list.CheckedAt)
 		}
 	}
 	h.render(c, http.StatusOK, p, views.BrokersPage(vm))
@@ -108,20 +108,20 @@ func (h *Brokers) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: failureSentences(d.Failures),
+	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: sayFailures(tr(c), d.Failures),
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt)}
 	if h.Live {
 		vm.WSURL = "/ws/brokers/" + d.Name
 	}
 	for _, m := range d.Members {
 		vm.Rows = append(vm.Rows, brokerRows([]brokers.Runtime{m.Runtime})...)
-		cfg := views.BrokerConfigVM{Title: m.Role + " " + m.Addr + " (broker id " + strconv.FormatInt(m.ID, 10) + ")", Missing: m.Config == nil}
+		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil}
 		for _, e := range m.Config {
 			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
 		}
 		vm.Configs = append(vm.Configs, cfg)
 	}
-	h.render(c, http.StatusOK, h.page(c, views.Cut(d.Name)+" · broker", "brokers"), views.BrokerPage(vm))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("broker.page", "Name", views.Cut(d.Name)), "brokers"), views.BrokerPage(vm))
 }
 
 // ShowAPI answers GET /api/v1/brokers/{name}.

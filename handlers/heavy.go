@@ -46,6 +46,5 @@ func (h *Messages) enterHeavy(c *gin.Context, f *msgSearchForm) (leave func(), e
 		return leave, nil
 	}
 	c.Header("Retry-After", strconv.Itoa(heavyRetryAfter))
-	return nil, &UserError{Status: http.StatusServiceUnavailable, Code: "busy",
-		Message: i18n.From(c.Request.Context()).T("messages.busy", "N", cap(h.Heavy.slots))}
+	return nil, userError(http.StatusServiceUnavailable, "busy", i18n.M("error.busy_searches", "Count", cap(h.Heavy.slots)))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
@@ -36,7 +37,7 @@ func (h *Home) Show(c *gin.Context) {
 	if h.Overview != nil {
 		ov, err := h.Overview(c.Request.Context())
 		if ov != nil {
-			vm = homeVM(ov)
+			vm = homeVM(tr(c), ov)
 		}
 		if err != nil && ov == nil {
 			vm.Errors = append(vm.Errors, err.Error())
@@ -46,14 +47,13 @@ func (h *Home) Show(c *gin.Context) {
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(h.Clusters(c.Request.Context()))
 	}
-	h.render(c, http.StatusOK, h.page(c, "Overview", "home"), views.HomePage(vm))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("home.page"), "home"), views.HomePage(vm))
 }
 
 // API answers GET /api/v1/cluster.
 func (h *Home) API(c *gin.Context) {
 	if h.Overview == nil {
-		h.Fail(c, &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-			Message: "No NameServer is configured. Set RMQC_NAMESRV."})
+		h.Fail(c, errBrokersNoCluster)
 		return
 	}
 	ov, err := h.Overview(c.Request.Context())
@@ -91,7 +91,7 @@ func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
 	}
 }
 
-func homeVM(ov *cluster.Overview) views.HomeVM {
+func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 	vm := views.HomeVM{
 		Configured: true,
 		Topics:     ov.Topics,
@@ -116,10 +116,19 @@ func homeVM(ov *cluster.Overview) views.HomeVM {
 			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		}
+		if b.Refused && b.Refusal.ID != "" {
+			row.Error = say(l, b.Refusal)
+		}
 		if b.ReplicationLag != nil {
-			row.Behind = views.Bytes(*b.ReplicationLag) + " behind"
+			row.Behind = views.Bytes(*b.ReplicationLag)
 		}
 		vm.Brokers = append(vm.Brokers, row)
+	}
+	if len(ov.Problems) == len(ov.Errors) {
+		vm.Errors = nil
+		for _, m := range ov.Problems {
+			vm.Errors = append(vm.Errors, say(l, m))
+		}
 	}
 	vm.PutTPS = views.Rate(put)
 	return vm

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -61,11 +61,11 @@ func (h *Login) Form(c *gin.Context) {
 	vm := views.LoginVM{Next: next, NotNeeded: !h.SignInRequired(c)}
 	switch c.Query("reason") {
 	case "signed-out":
-		vm.Notice = "You are signed out."
+		vm.Notice = tr(c).T("login.signed_out")
 	case "ended":
-		vm.Notice = "Your session ended (idle too long, too old, or signed out elsewhere). Sign in again to continue."
+		vm.Notice = tr(c).T("login.session_ended")
 	}
-	h.render(c, http.StatusOK, h.page(c, "Sign in", ""), views.LoginPage(vm))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 }
 
 // Submit checks the user name and password, starts a session and redirects to next.
@@ -75,12 +75,12 @@ func (h *Login) Submit(c *gin.Context) {
 	vm := views.LoginVM{Name: name, Next: SafeNext(c.PostForm("next"))}
 	if !h.SignInRequired(c) {
 		vm.NotNeeded = true
-		h.render(c, http.StatusOK, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		h.render(c, http.StatusOK, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 		return
 	}
 	if name == "" || password == "" {
-		vm.Error = "Enter your user name and your password."
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		vm.Error = tr(c).T("login.missing")
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 		return
 	}
 	ns, err := h.Auth.Login(c.Request.Context(), name, []byte(password), c.ClientIP(), c.Request.UserAgent())
@@ -89,21 +89,20 @@ func (h *Login) Submit(c *gin.Context) {
 	case err == nil:
 	case errors.Is(err, auth.ErrBadCredentials):
 		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP())
-		vm.Error = "Wrong user name or password. Check both and try again; repeated failures slow sign-in down."
-		h.render(c, http.StatusUnauthorized, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		vm.Error = tr(c).T("login.wrong")
+		h.render(c, http.StatusUnauthorized, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 		return
 	case errors.As(err, &throttled):
 		h.Log.Warn("sign-in throttled", "user", name, "remote", c.ClientIP(), "wait", throttled.Wait)
 		secs := int(throttled.Wait.Round(time.Second) / time.Second)
 		secs = max(secs, 1)
 		c.Header("Retry-After", strconv.Itoa(secs))
-		vm.Error = fmt.Sprintf("Too many failed sign-ins for this user or from this address. Wait %d s, then try again.", secs)
-		h.render(c, http.StatusTooManyRequests, h.page(c, "Sign in", ""), views.LoginPage(vm))
+		vm.Error = tr(c).T("login.throttled", "Seconds", secs)
+		h.render(c, http.StatusTooManyRequests, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 		return
 	default:
 		h.Log.Error("sign-in failed", "user", name, "err", err)
-		h.Fail(c, &UserError{Status: http.StatusInternalServerError, Code: "internal",
-			Message: "Sign-in failed because the console's database did not answer. Try again; if it keeps failing, check the console's log."})
+		h.Fail(c, userError(http.StatusInternalServerError, "internal", i18n.M("login.database")))
 		return
 	}
 	h.Log.Info("signed in", "user", ns.Caller.Name, "role", ns.Caller.Role.String(), "remote", c.ClientIP())

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"rmqconsole/i18n"
 )
 
 // Logout is POST /logout: it ends the browser's session on the server and clears its
@@ -20,8 +22,7 @@ func (h *Logout) Submit(c *gin.Context) {
 	token, _ := c.Cookie(SessionCookie)
 	if err := h.Auth.Logout(c.Request.Context(), token); err != nil {
 		h.Log.Error("sign out", "user", SignedInUser(c), "err", err)
-		h.Fail(c, &UserError{Status: http.StatusInternalServerError, Code: "internal",
-			Message: "Signing out failed because the console's database did not answer; your session is still open. Try again."})
+		h.Fail(c, userError(http.StatusInternalServerError, "internal", i18n.M("login.logout_failed")))
 		return
 	}
 	if user := SignedInUser(c); user != "" {

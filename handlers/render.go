@@ -22,6 +22,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
@@ -75,7 +76,7 @@ func (e *Env) renderComponent(c *gin.Context, status int, comp templ.Component) 
 	if err := comp.Render(c.Request.Context(), &buf); err != nil {
 		e.Log.Error("render page", "path", c.Request.URL.Path, "err", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8",
-			[]byte("The page could not be rendered. The console logged the details.\n"))
+			[]byte(tr(c).T("error.render")+"\n"))
 		return
 	}
 	c.Data(status, "text/html; charset=utf-8", e.Base.HTML(buf.Bytes()))
@@ -109,7 +110,7 @@ func (e *Env) Fail(c *gin.Context, err error) {
 		c.JSON(status, APIError{Error: msg, Code: code})
 		return
 	}
-	e.render(c, status, e.page(c, http.StatusText(status), ""), views.ErrorPage(status, msg))
+	e.render(c, status, e.page(c, statusText(tr(c), status), ""), views.ErrorPage(status, msg))
 }
 
 // operation names what the request was doing, for the log: the method and the route
@@ -123,15 +124,30 @@ func operation(c *gin.Context) string {
 
 // NotFound answers routes that do not exist.
 func (e *Env) NotFound(c *gin.Context) {
-	e.Fail(c, &UserError{Status: http.StatusNotFound, Code: "not_found",
-		Message: "There is no page at " + c.Request.URL.Path + ". Use the navigation above."})
+	e.Fail(c, userError(http.StatusNotFound, "not_found", i18n.M("error.no_page", "Path", c.Request.URL.Path)))
 }
 
 // UserError is an error meant to be shown as it is: a sentence with the next step.
+// Message is the sentence in English; Say, when set, is the same sentence from the
+// catalogues, said in the request's language.
 type UserError struct {
 	Status  int
 	Code    string
 	Message string
+	Say     i18n.Message
+}
+
+// userError is a UserError whose sentence is m, said in the request's language.
+func userError(status int, code string, m i18n.Message) *UserError {
+	return &UserError{Status: status, Code: code, Message: m.String(), Say: m}
+}
+
+// sayTo is the sentence of e in l's language.
+func (e *UserError) sayTo(l *i18n.Localizer) string {
+	if e.Say.ID != "" {
+		return say(l, e.Say)
+	}
+	return e.Message
 }
 
 func (e *UserError) Error() string { return e.Message }
@@ -144,9 +160,23 @@ const statusClientClosed = 499
 // (cluster.AccessSentence); ok is false when err is no such refusal. Every page that
 // names a failed broker says a refusal this way, as the home page does.
 func refusal(broker string, err error) (string, bool) {
+	m, ok := refusalMessage(broker, err)
+	return m.String(), ok
+}
+
+// sayRefusal is refusal in l's language.
+func sayRefusal(l *i18n.Localizer, broker string, err error) (string, bool) {
+	m, ok := refusalMessage(broker, err)
+	if !ok {
+		return "", false
+	}
+	return say(l, m), true
+}
+
+func refusalMessage(broker string, err error) (i18n.Message, bool) {
 	var ae *rocketmq.AccessError
 	if !errors.As(err, &ae) {
-		return "", false
+		return i18n.Message{}, false
 	}
 	var bf cluster.BrokerFailure
 	if broker == "" && errors.As(err, &bf) {
@@ -155,7 +185,7 @@ func refusal(broker string, err error) (string, bool) {
 	if broker == "" {
 		broker = ae.Addr
 	}
-	return cluster.AccessSentence(broker, err)
+	return cluster.AccessMessage(broker, err)
 }
 
 // failureText is a broker failure for a page: its refusal sentence when the broker
@@ -167,15 +197,28 @@ func failureText(prefix string, f cluster.BrokerFailure) string {
 	return prefix + f.String()
 }
 
+// sayFailure is failureText in l's language, its prefix the catalogue's prefixID.
+func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) string {
+	if s, ok := sayRefusal(l, f.Broker, f.Err); ok {
+		return l.T(prefixID, "Failure", s)
+	}
+	return l.T(prefixID, "Failure", say(l, f.Message()))
+}
+
 // failureSentences are a page's broker failures, one sentence each: the refusal
 // sentence for a broker that refused the credentials, else what could not be read. A
 // broker that refused several reads for the same reason is told once.
 func failureSentences(fs []cluster.BrokerFailure) []string {
+	return sayFailures(i18n.From(context.Background()), fs)
+}
+
+// sayFailures is failureSentences in l's language.
+func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
-		s, ok := refusal(f.Broker, f.Err)
+		s, ok := sayRefusal(l, f.Broker, f.Err)
 		if !ok {
-			s = "Could not read " + f.String()
+			s = l.T("error.could_not_read", "Failure", say(l, f.Message()))
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)
@@ -276,24 +319,32 @@ func errorStatus(err error) (int, string) {
 // errorMessage is the sentence shown for err. Errors meant for people are shown as they
 // are; the others get a sentence saying who failed (a RocketMQ server, or the console).
 func errorMessage(c *gin.Context, err error, code string) string {
+	l := tr(c)
 	var ue *UserError
 	if errors.As(err, &ue) {
-		return ue.Message
+		return ue.sayTo(l)
+	}
+	var m i18n.Message
+	if errors.As(err, &m) {
+		return say(l, m)
+	}
+	var sayer interface{ Say() i18n.Message }
+	if errors.As(err, &sayer) {
+		return say(l, sayer.Say())
 	}
 	switch code {
 	case "access_denied":
-		if s, ok := refusal("", err); ok {
+		if s, ok := sayRefusal(l, "", err); ok {
 			return s
 		}
 	case "broker_timeout", "broker_error":
-		return "A RocketMQ server failed: " + err.Error() + ". Check that it is up, then try again."
+		return l.T("error.broker_failed", "Error", err.Error())
 	case "timeout":
-		return "The answer took too long and was given up: " + err.Error() + ". Try again, or narrow the request."
+		return l.T("error.timeout", "Error", err.Error())
 	case "cancelled":
-		return "The request was cancelled before it was answered."
+		return l.T("error.cancelled")
 	case "internal":
-		return "The console itself failed while answering " + operation(c) + " (" + err.Error() +
-			"); RocketMQ was not involved. The console logged the details; try again, and report it if it persists."
+		return l.T("error.internal", "Op", operation(c), "Error", err.Error())
 	}
 	return err.Error()
 }

@@ -2,13 +2,13 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -22,7 +22,7 @@ func (h *Resets) Apply(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
+	ctx, l := c.Request.Context(), tr(c)
 	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
 	var ie resets.InputErrors
 	var ce *resets.ConflictError
@@ -30,44 +30,47 @@ func (h *Resets) Apply(c *gin.Context) {
 	switch {
 	case errors.As(err, &ie):
 		vm := h.baseVM(ctx, group, in)
-		vm.FieldErrors = fieldErrors(ie)
+		vm.FieldErrors = fieldErrors(l, ie)
 		if p, ok := h.Service.Preview(in.PlanID); ok {
-			vm.Preview = h.previewVM(p, in)
-			vm.Preview.ConfirmError = ie.For("confirm")
+			vm.Preview = h.previewVM(l, p, in)
+			vm.Preview.ConfirmError = vm.FieldErrors["confirm"]
 		}
-		vm.Error = "Nothing was changed: " + ie.Error()
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+		vm.Error = l.T("reset.nothing_changed", "Errors", sayInputErrors(l, ie))
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 	case errors.As(err, &ce):
 		vm := h.baseVM(ctx, group, in)
 		vm.Notice = ce.Message
+		if ce.Say.ID != "" {
+			vm.Notice = say(l, ce.Say)
+		}
 		if ce.EntryID > 0 {
-			vm.Notice += fmt.Sprintf(" (Recorded as audit entry #%d.)", ce.EntryID)
+			vm.Notice += l.T("reset.recorded_as", "ID", ce.EntryID)
 		}
 		if ce.Fresh != nil {
-			vm.Preview = h.previewVM(ce.Fresh, in)
+			vm.Preview = h.previewVM(l, ce.Fresh, in)
 		}
-		h.render(c, http.StatusConflict, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+		h.render(c, http.StatusConflict, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 	case errors.As(err, &fe):
-		h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset of "+group, "groups"),
-			views.ResetResultPage(resetResultVM(fe.Entry, fe.Error())))
+		h.render(c, http.StatusServiceUnavailable, h.page(c, l.T("reset.page.result", "Group", group), "groups"),
+			views.ResetResultPage(resetResultVM(l, fe.Entry, fe.Error())))
 	case err != nil:
 		status, _ := errorStatus(err)
 		vm := h.baseVM(ctx, group, in)
 		vm.Error = err.Error()
-		h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+		h.render(c, status, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 	default:
-		h.render(c, http.StatusOK, h.page(c, "Reset of "+group, "groups"), views.ResetResultPage(resetResultVM(entry, "")))
+		h.render(c, http.StatusOK, h.page(c, l.T("reset.page.result", "Group", group), "groups"), views.ResetResultPage(resetResultVM(l, entry, "")))
 	}
 }
 
-func resetResultVM(e *store.AuditEntry, warning string) views.ResetResultVM {
-	return views.ResetResultVM{Group: e.Group, EntryURL: auditURL(e.ID), Action: resetActionText(e), Entry: auditEntryVM(e), Warning: warning}
+func resetResultVM(l *i18n.Localizer, e *store.AuditEntry, warning string) views.ResetResultVM {
+	return views.ResetResultVM{Group: e.Group, EntryURL: auditURL(e.ID), Action: resetActionText(l, e), Entry: auditEntryVM(l, e), Warning: warning}
 }
 
 // resetActionText says who asked what, from the entry.
-func resetActionText(e *store.AuditEntry) string {
-	return fmt.Sprintf("Asked by %s from %s: mode %s on %s, %d queue(s), in %s.", e.Actor, e.ActorAddr, e.Mode,
-		strings.Join(e.Topics, ", "), len(e.Queues()), e.Duration.Round(time.Millisecond))
+func resetActionText(l *i18n.Localizer, e *store.AuditEntry) string {
+	return l.T("reset.asked", "Actor", e.Actor, "Addr", e.ActorAddr, "Mode", e.Mode,
+		"Topics", strings.Join(e.Topics, ", "), "Queues", len(e.Queues()), "Duration", e.Duration.Round(time.Millisecond).String())
 }
 
 // ApplyAPI is POST /api/v1/groups/{group}/resets: the preview's fields plus planId and

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -63,7 +65,7 @@ func (h *Resets) Form(c *gin.Context) {
 	if errors.As(vm.err, &ie) && ie.For("group") != "" {
 		status = http.StatusNotFound
 	}
-	h.render(c, status, h.page(c, "Reset "+views.Cut(group), "groups"), views.ResetPage(vm.ResetVM))
+	h.render(c, status, h.page(c, tr(c).T("reset.page", "Group", views.Cut(group)), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 type resetPageVM struct {
@@ -74,8 +76,9 @@ type resetPageVM struct {
 // baseVM is the page around the form: the group's current offsets, its topics and
 // queues, and quick picks relative to now.
 func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetPageVM {
+	l := i18n.From(ctx)
 	vm := resetPageVM{ResetVM: views.ResetVM{Group: group, Configured: h.Service != nil, Form: in.form(), Zones: resetZones}}
-	vm.QuickPicks = quickPicks(group, in, h.now())
+	vm.QuickPicks = quickPicks(l, group, in, h.now())
 	if h.Service == nil {
 		return vm
 	}
@@ -84,18 +87,18 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 		vm.err = err
 		var ie resets.InputErrors
 		if errors.As(err, &ie) {
-			vm.Error = ie.Error()
-		} else if s, ok := refusal("", err); ok {
-			vm.Error = "The group's offsets could not be read: " + s
+			vm.Error = sayInputErrors(l, ie)
+		} else if s, ok := sayRefusal(l, "", err); ok {
+			vm.Error = l.T("reset.offsets_unread.refused", "Refusal", s)
 		} else {
-			vm.Error = "The group's offsets could not be read: " + err.Error() + ". You can still preview; check that the brokers are up."
+			vm.Error = l.T("reset.offsets_unread", "Error", err.Error())
 		}
 		return vm
 	}
 	vm.Topics = snap.Topics
 	cur := &views.ResetCurrent{Online: snap.Online, Known: snap.OnlineKnown, Clients: snap.Clients, ReadAt: views.TimeUTC(h.now())}
 	for _, f := range snap.Failures {
-		cur.Failures = append(cur.Failures, failureText("Not shown: ", f))
+		cur.Failures = append(cur.Failures, sayFailure(l, "reset.failure.not_shown", f))
 	}
 	for _, q := range snap.Queues {
 		qid := strconv.Itoa(q.Queue.QueueID)
@@ -113,7 +116,7 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 }
 
 // quickPicks fill the time with recent moments, in the zone of the form.
-func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPick {
+func quickPicks(l *i18n.Localizer, group string, in resetInput, now time.Time) []views.ResetQuickPick {
 	loc, err := resets.LoadZone(in.TimeZone)
 	if err != nil {
 		loc = time.UTC
@@ -124,12 +127,12 @@ func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPi
 		label string
 		at    time.Time
 	}{
-		{"15 min ago", now.Add(-15 * time.Minute)},
-		{"1 h ago", now.Add(-time.Hour)},
-		{"6 h ago", now.Add(-6 * time.Hour)},
-		{"24 h ago", now.Add(-24 * time.Hour)},
-		{"today 00:00", midnight},
-		{"yesterday 00:00", midnight.AddDate(0, 0, -1)},
+		{l.T("reset.pick.15m"), now.Add(-15 * time.Minute)},
+		{l.T("reset.pick.1h"), now.Add(-time.Hour)},
+		{l.T("reset.pick.6h"), now.Add(-6 * time.Hour)},
+		{l.T("reset.pick.24h"), now.Add(-24 * time.Hour)},
+		{l.T("reset.pick.today"), midnight},
+		{l.T("reset.pick.yesterday"), midnight.AddDate(0, 0, -1)},
 	}
 	out := make([]views.ResetQuickPick, len(picks))
 	form := in.form() // the zone defaults to UTC there
@@ -142,18 +145,23 @@ func quickPicks(group string, in resetInput, now time.Time) []views.ResetQuickPi
 }
 
 // previewVM shows a plan, with the request in hidden fields for the apply form.
-func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
+func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *views.ResetPreview {
 	pv := &views.ResetPreview{
-		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action(), PlannedAt: views.TimeUTC(p.At),
+		PlanID: p.ID, PlanHash: p.Hash, Action: resetAction(l, p), PlannedAt: views.TimeUTC(p.At),
 		Queues: len(p.Queues), Changes: p.Changes(), Reconsumed: views.Thousands(p.Reconsumed()), Skipped: views.Thousands(p.Skipped()),
-		Warnings: p.Warnings,
+		Warnings: slices.Clone(p.Warnings), // said in the page's language below; the plan keeps its own
+	}
+	if len(p.Notices) == len(p.Warnings) {
+		for i, m := range p.Notices {
+			pv.Warnings[i] = say(l, m)
+		}
 	}
 	for _, f := range p.Failures {
-		pv.Failures = append(pv.Failures, failureText("Not in this preview: ", f))
+		pv.Failures = append(pv.Failures, sayFailure(l, "reset.failure.not_in_preview", f))
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
-			Method: string(b.Method), Explain: b.Method.Explain()})
+			Method: string(b.Method), Explain: say(l, b.Method.Message())})
 	}
 	for _, q := range p.Queues {
 		row := views.ResetPreviewRow{
@@ -163,11 +171,11 @@ func (h *Resets) previewVM(p *resets.Plan, in resetInput) *views.ResetPreview {
 		}
 		switch d := q.Delta(); {
 		case d < 0:
-			row.DeltaWord, row.DeltaClass = "re-consume "+views.Thousands(-d), "delta-back"
+			row.DeltaWord, row.DeltaClass = l.T("reset.delta.back", "N", views.Thousands(-d)), "delta-back"
 		case d > 0:
-			row.DeltaWord, row.DeltaClass = "skip "+views.Thousands(d), "delta-skip"
+			row.DeltaWord, row.DeltaClass = l.T("reset.delta.skip", "N", views.Thousands(d)), "delta-skip"
 		default:
-			row.DeltaWord, row.DeltaClass = "no change", "muted"
+			row.DeltaWord, row.DeltaClass = l.T("reset.delta.none"), "muted"
 		}
 		pv.Rows = append(pv.Rows, row)
 	}

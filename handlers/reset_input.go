@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
 )
@@ -117,8 +118,9 @@ func parseResetTime(s string, loc *time.Location) (time.Time, bool) {
 // including those resets.Request.Check finds, each on its field.
 func (in resetInput) request(group string, now time.Time) (resets.Request, resets.InputErrors) {
 	var errs resets.InputErrors
-	add := func(field, format string, args ...any) {
-		errs = append(errs, resets.InputError{Field: field, Message: fmt.Sprintf(format, args...)})
+	add := func(field, id string, kv ...any) {
+		m := i18n.M(id, kv...)
+		errs = append(errs, resets.InputError{Field: field, Message: m.String(), Say: m})
 	}
 	r := resets.Request{
 		Group: group, Topic: strings.TrimSpace(in.Topic), Mode: resets.Mode(strings.ToLower(strings.TrimSpace(in.Mode))),
@@ -127,7 +129,7 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, reset
 	}
 	loc, err := resets.LoadZone(r.TimeZone)
 	if err != nil {
-		add("tz", "Time zone %q is unknown: use UTC, a name such as Europe/Paris, or an offset such as +02:00.", r.TimeZone)
+		add("tz", "resets.input.bad_zone", "Zone", strconv.Quote(r.TimeZone))
 		loc = time.UTC
 	}
 	if r.TimeZone == "" {
@@ -136,40 +138,40 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, reset
 	if r.Mode == resets.ModeTimestamp {
 		t, ok := parseResetTime(in.Timestamp, loc)
 		if !ok {
-			add("timestamp", "%q is not a time: enter it as 2026-11-29 10:00:00 (in the time zone next to it), RFC 3339 such as 2026-11-29T10:00:00Z, or epoch milliseconds.", in.Timestamp)
+			add("timestamp", "resets.input.bad_time", "Time", strconv.Quote(in.Timestamp))
 		}
 		r.Timestamp = t
 	}
 	if s := strings.TrimSpace(in.QueueID); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
-			add("queueId", "Queue id %q is not a queue number: enter 0, 1, 2… or leave it empty for every queue.", s)
+			add("queueId", "resets.input.bad_queue", "Queue", strconv.Quote(s))
 		} else {
 			r.QueueID = n
 		}
 	}
-	readInt := func(field, what, s string) (int64, bool) {
+	readInt := func(field, s string) (int64, bool) {
 		s = strings.TrimSpace(s)
 		if s == "" {
-			add(field, "Enter the %s.", what)
+			add(field, "resets.input.missing."+field)
 			return 0, false
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if errors.Is(err, strconv.ErrRange) {
-			add(field, "%s does not fit in a 64-bit offset: it overflows. Enter a smaller number.", s)
+			add(field, "resets.input.overflow", "Value", s)
 			return 0, false
 		}
 		if err != nil {
-			add(field, "%q is not a whole number: enter the %s as digits, such as 1200.", s, what)
+			add(field, "resets.input.not_number."+field, "Value", strconv.Quote(s))
 			return 0, false
 		}
 		return n, true
 	}
 	switch r.Mode {
 	case resets.ModeOffset:
-		r.Offset, _ = readInt("offset", "offset to reset the queue to", in.Offset)
+		r.Offset, _ = readInt("offset", in.Offset)
 	case resets.ModeShift:
-		if n, ok := readInt("shift", "number of messages to shift by", in.Shift); ok {
+		if n, ok := readInt("shift", in.Shift); ok {
 			r.Shift = n
 		} else {
 			r.Shift = 1 // already reported; keeps Check from adding "a shift of 0"
@@ -195,7 +197,7 @@ func (in resetInput) form() views.ResetForm {
 
 // fieldErrors maps input errors to the page's fields; errors on fields the page does
 // not have go under "group" (shown above the button).
-func fieldErrors(errs resets.InputErrors) map[string]string {
+func fieldErrors(l *i18n.Localizer, errs resets.InputErrors) map[string]string {
 	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
 		"queueId": true, "offset": true, "shift": true, "reason": true, "confirm": true, "group": true}
 	out := map[string]string{}
@@ -205,9 +207,9 @@ func fieldErrors(errs resets.InputErrors) map[string]string {
 			f = "group"
 		}
 		if out[f] == "" {
-			out[f] = e.Message
+			out[f] = sayInputError(l, e)
 		} else {
-			out[f] += " " + e.Message
+			out[f] += " " + sayInputError(l, e)
 		}
 	}
 	return out

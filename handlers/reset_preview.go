@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
 )
@@ -18,7 +19,7 @@ func (h *Resets) Preview(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
+	ctx, l := c.Request.Context(), tr(c)
 	p, err := h.Service.Plan(ctx, req)
 	var ie resets.InputErrors
 	switch {
@@ -28,13 +29,13 @@ func (h *Resets) Preview(c *gin.Context) {
 	case err != nil:
 		status, _ := errorStatus(err)
 		vm := h.baseVM(ctx, group, in)
-		vm.Error = "The preview could not be made: " + err.Error() + ". Check that the NameServer and brokers are up, then preview again."
-		h.render(c, status, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+		vm.Error = l.T("reset.preview_failed", "Error", err.Error())
+		h.render(c, status, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 		return
 	}
 	vm := h.baseVM(ctx, group, in)
-	vm.Preview = h.previewVM(p, in)
-	h.render(c, http.StatusOK, h.page(c, "Preview reset of "+group, "groups"), views.ResetPage(vm.ResetVM))
+	vm.Preview = h.previewVM(l, p, in)
+	h.render(c, http.StatusOK, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 // readForm parses and validates the reset form of the request. Without a cluster, or on
@@ -56,22 +57,22 @@ func (h *Resets) readForm(c *gin.Context) (group string, in resetInput, req rese
 
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
 func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs resets.InputErrors) {
+	l := tr(c)
 	vm := h.baseVM(c.Request.Context(), group, in)
-	vm.FieldErrors = fieldErrors(errs)
+	vm.FieldErrors = fieldErrors(l, errs)
 	if vm.Error == "" {
-		vm.Error = "Nothing was changed: " + errs.Error()
+		vm.Error = l.T("reset.nothing_changed", "Errors", sayInputErrors(l, errs))
 	}
-	h.render(c, http.StatusUnprocessableEntity, h.page(c, "Reset "+group, "groups"), views.ResetPage(vm.ResetVM))
+	h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 func (h *Resets) noCluster(c *gin.Context) {
 	if isAPI(c) {
-		h.Fail(c, &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-			Message: "No NameServer is configured, so there are no offsets to reset. Set RMQC_NAMESRV."})
+		h.Fail(c, userError(http.StatusServiceUnavailable, "no_cluster", i18n.M("reset.no_cluster.api")))
 		return
 	}
 	vm := views.ResetVM{Group: c.Param("group")}
-	h.render(c, http.StatusServiceUnavailable, h.page(c, "Reset", "groups"), views.ResetPage(vm))
+	h.render(c, http.StatusServiceUnavailable, h.page(c, tr(c).T("reset.page.bare"), "groups"), views.ResetPage(vm))
 }
 
 // readAPI is readForm for an API body: without a cluster, or on bad input, it answers

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -39,7 +40,7 @@ type TokensJSON struct {
 func (h *Tokens) Mine(c *gin.Context) {
 	user := SignedInUser(c)
 	if user == "" {
-		h.render(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(views.TokensVM{NoUsers: true}))
+		h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(views.TokensVM{NoUsers: true}))
 		return
 	}
 	c.Redirect(http.StatusSeeOther, views.TokensURL(user))
@@ -52,7 +53,7 @@ func (h *Tokens) List(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
 }
 
 // ListAPI is GET /api/v1/users/{user}/tokens.
@@ -83,8 +84,7 @@ func (h *Tokens) owner(ctx context.Context, name string) (*auth.User, error) {
 // user when there is no such user, a database failure otherwise.
 func tokenUserError(user string, err error) error {
 	if errors.Is(err, auth.ErrUserNotFound) {
-		return &UserError{Status: http.StatusNotFound, Code: "user_not_found",
-			Message: "There is no console user named " + user + ". API tokens belong to console users: add one with rmqconsole users add " + user + " --role viewer."}
+		return userError(http.StatusNotFound, "user_not_found", i18n.M("tokens.no_user", "User", user))
 	}
 	return tokenStoreError(err)
 }
@@ -103,7 +103,7 @@ func (h *Tokens) tokensVM(c *gin.Context, user string) (*views.TokensVM, error) 
 	vm := &views.TokensVM{User: u.Name, Self: u.Name == SignedInUser(c), Role: u.Role.String()}
 	for _, t := range ts {
 		row := views.TokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
-			Created: views.TimeUTC(t.CreatedAt), LastUsed: "never",
+			Created: views.TimeUTC(t.CreatedAt), LastUsed: tr(c).T("tokens.never"),
 			RevokeURL: views.TokensURL(u.Name) + "/" + strconv.FormatInt(t.ID, 10) + "/revoke"}
 		if !t.LastUsedAt.IsZero() {
 			row.LastUsed = views.TimeUTC(t.LastUsedAt)
@@ -133,6 +133,5 @@ func tokenStoreError(err error) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	return &UserError{Status: http.StatusInternalServerError, Code: "internal",
-		Message: "The console's database did not answer (" + err.Error() + "). Try again; if it keeps failing, check the console's log."}
+	return userError(http.StatusInternalServerError, "internal", i18n.M("error.database", "Error", err.Error()))
 }

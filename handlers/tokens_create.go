@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -32,14 +33,14 @@ func (h *Tokens) Create(c *gin.Context) {
 			h.Fail(c, verr)
 			return
 		}
-		vm.Name, vm.Error = name, inv.Reason
+		vm.Name, vm.Error = name, sayInvalid(tr(c), inv)
 		if isHTMX(c) {
 			// htmx swaps only 2xx answers: the refusal comes as the section with the
 			// sentence next to the field, so the user sees it.
 			h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
 			return
 		}
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
 		return
 	}
 	if err != nil {
@@ -59,22 +60,21 @@ func (h *Tokens) Create(c *gin.Context) {
 		h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, "API tokens", ""), views.TokensPage(*vm))
+	h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
 }
 
 // CreateAPI is POST /api/v1/users/{user}/tokens.
 func (h *Tokens) CreateAPI(c *gin.Context) {
 	var req CreateTokenRequest
 	if err := c.ShouldBindJSON(&req); err != nil {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request",
-			Message: `Send a JSON body such as {"name": "ci-deploy"}.`})
+		h.Fail(c, userError(http.StatusBadRequest, "bad_request", i18n.M("tokens.api.body")))
 		return
 	}
 	user := c.Param("user")
 	secret, tok, err := h.Auth.CreateToken(c.Request.Context(), user, req.Name, Actor(c))
 	var inv *auth.InvalidError
 	if errors.As(err, &inv) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "invalid_" + inv.Field, Message: inv.Reason})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "invalid_" + inv.Field, Message: inv.Reason, Say: inv.Say})
 		return
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -47,16 +48,14 @@ func (h *Tokens) revokeToken(c *gin.Context) (*auth.Token, error) {
 		if isAPI(c) {
 			status = http.StatusBadRequest
 		}
-		return nil, &UserError{Status: status, Code: "bad_token_id",
-			Message: "Token id " + strconv.Quote(c.Param("id")) + " is not a number. Pick the token from the list."}
+		return nil, userError(status, "bad_token_id", i18n.M("tokens.bad_id", "ID", strconv.Quote(c.Param("id"))))
 	}
 	if _, err := h.owner(c.Request.Context(), user); err != nil {
 		return nil, err
 	}
 	tok, err := h.Auth.RevokeToken(c.Request.Context(), user, id)
 	if errors.Is(err, auth.ErrTokenNotFound) {
-		return nil, &UserError{Status: http.StatusNotFound, Code: "token_not_found",
-			Message: user + " has no API token " + strconv.FormatInt(id, 10) + ". Reload the list of tokens."}
+		return nil, userError(http.StatusNotFound, "token_not_found", i18n.M("tokens.not_found", "User", user, "ID", id))
 	}
 	if err != nil {
 		return nil, tokenStoreError(err)

@@ -117,13 +117,13 @@ func Languages() []string {
 // values: T(id, "Group", g). A missing id comes back as itself, so a
 // page shows it rather than an empty cell (the catalogue tests fail on it first).
 func (l *Localizer) T(id string, kv ...any) string {
-	return l.localize(&goi18n.LocalizeConfig{MessageID: id, TemplateData: data(kv)})
+	return l.localize(&goi18n.LocalizeConfig{MessageID: id, TemplateData: l.data(kv)})
 }
 
 // N is T for a sentence about count things: the language's plural rule picks the form,
 // and the count is there as {{.Count}}, formatted for the language.
 func (l *Localizer) N(id string, count int, kv ...any) string {
-	d := data(kv)
+	d := l.data(kv)
 	d["Count"] = l.Int(int64(count))
 	return l.localize(&goi18n.LocalizeConfig{MessageID: id, TemplateData: d, PluralCount: count})
 }
@@ -139,10 +139,16 @@ func (l *Localizer) localize(cfg *goi18n.LocalizeConfig) string {
 // Int formats n with the language's digit grouping (12,345 in both languages).
 func (l *Localizer) Int(n int64) string { return l.printer.Sprintf("%d", n) }
 
-func data(kv []any) map[string]any {
+// data is kv as a template's values; a value that is itself a Message (a role, an
+// action) is said in l's language, not in English.
+func (l *Localizer) data(kv []any) map[string]any {
 	d := make(map[string]any, len(kv)/2+1)
 	for i := 0; i+1 < len(kv); i += 2 {
-		d[fmt.Sprint(kv[i])] = kv[i+1]
+		v := kv[i+1]
+		if m, ok := v.(Message); ok {
+			v = l.Say(m)
+		}
+		d[fmt.Sprint(kv[i])] = v
 	}
 	return d
 }

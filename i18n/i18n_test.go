@@ -176,3 +176,15 @@ func TestMessageIsSaidInTheRequestsLanguage(t *testing.T) {
 		t.Errorf("English %q, Chinese %q", m.Error(), Match("zh-CN").Say(m))
 	}
 }
+
+// A Message among a sentence's values is said in the sentence's language.
+func TestMessageValuesAreSaidInTheSameLanguage(t *testing.T) {
+	m := M("access.role_refused", "Role", M("role.viewer"), "What", M("access.what.reset"), "Need", M("role.operator"))
+	zh := Match("zh-CN").Say(m)
+	if !strings.Contains(zh, "只读") || !strings.Contains(zh, "操作员") || strings.Contains(zh, "viewer") {
+		t.Errorf("Chinese: %s", zh)
+	}
+	if en := m.String(); !strings.Contains(en, "Your role, viewer, may not reset consumer offsets") {
+		t.Errorf("English: %s", en)
+	}
+}

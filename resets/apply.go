@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -55,10 +56,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	req := c.Request
 	var errs InputErrors
 	if c.PlanID == "" {
-		errs.add("planId", "Preview the reset first, then apply the preview you checked.")
+		errs.say("planId", "resets.input.no_plan")
 	}
 	if !c.Confirmed {
-		errs.add("confirm", "Tick the box confirming you checked the preview.")
+		errs.say("confirm", "resets.input.confirm")
 	}
 	if len(errs) > 0 {
 		return nil, errs // a form mistake: nothing was attempted, so nothing is audited
@@ -68,23 +69,23 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	}
 
 	plan, expired := s.previews.take(c.PlanID, s.now())
-	var reason string
+	var say i18n.Message
 	switch {
 	case plan == nil:
-		reason = "This preview is no longer known to the console (it was applied already, or the console restarted). Check the fresh preview, then apply it."
+		say = i18n.M("resets.conflict.unknown_preview")
 	case expired:
-		reason = fmt.Sprintf("This preview is older than %s. Check the fresh preview, then apply it.", s.previewTTL)
+		say = i18n.M("resets.conflict.expired", "TTL", s.previewTTL.String())
 	case !plan.Request.sameAs(req):
-		reason = "The confirmed reset differs from the previewed one. Check the fresh preview, then apply it."
+		say = i18n.M("resets.conflict.differs")
 	}
-	if reason != "" {
+	if reason := say.String(); say.ID != "" {
 		fresh, err := s.plan(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		s.previews.put(fresh)
 		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, reason, nil))
-		return nil, &ConflictError{Message: reason, Fresh: fresh, EntryID: entryID(rec)}
+		return nil, &ConflictError{Message: reason, Say: say, Fresh: fresh, EntryID: entryID(rec)}
 	}
 	if req.Reason != "" {
 		plan.Request.Reason = req.Reason
@@ -110,10 +111,11 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 	if err := s.audit.Begin(ctx, entry); err != nil {
 		var busy *store.AuditBusyError
 		if errors.As(err, &busy) {
-			msg := fmt.Sprintf("Another reset of group %s is in progress (audit entry %d, started by %s at %s). Wait for it to finish, then preview again: it will have moved the offsets.",
-				req.Group, busy.Holder.ID, busy.Holder.Actor, busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+			say := i18n.M("resets.conflict.busy", "Group", req.Group, "ID", busy.Holder.ID, "Actor", busy.Holder.Actor,
+				"At", busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+			msg := say.String()
 			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, msg, plan))
-			return nil, &ConflictError{Message: msg, EntryID: entryID(rec)}
+			return nil, &ConflictError{Message: msg, Say: say, EntryID: entryID(rec)}
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)
 		return nil, &AuditUnavailableError{Err: err}

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"rmqconsole/i18n"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,16 +33,15 @@ const (
 )
 
 // Explain says in a sentence what the method does to the group.
-func (m Method) Explain() string {
+func (m Method) Explain() string { return m.Message().String() }
+
+// Message is Explain as a Message, for a page to say in its reader's language.
+func (m Method) Message() i18n.Message {
 	switch m {
-	case MethodResetQueue:
-		return "the broker sets each queue's offset itself (INVOKE_BROKER_TO_RESET_OFFSET per queue); online clients are redirected to the new offsets on their next pull"
-	case MethodResetTimestamp:
-		return "the broker tells every online client to restart from the timestamp's offsets (INVOKE_BROKER_TO_RESET_OFFSET by timestamp), and the clients commit them"
-	case MethodUpdateOffset:
-		return "the offsets are written directly on the broker (UPDATE_CONSUMER_OFFSET per queue, as mqadmin does for an offline group); consumers start from them when they come back"
+	case MethodResetQueue, MethodResetTimestamp, MethodUpdateOffset:
+		return i18n.M("audit.method." + string(m))
 	}
-	return string(m)
+	return i18n.M("resets.text", "Text", string(m))
 }
 
 // QueuePlan is one queue of a plan: where the group is and where the reset moves it.
@@ -79,8 +80,10 @@ type Plan struct {
 	Pop     bool
 	Brokers []BrokerPlan
 	Queues  []QueuePlan
-	// Warnings say what will happen and what to watch, as sentences.
+	// Warnings say what will happen and what to watch, as sentences; Notices are the
+	// same as Messages, for a page to say in its reader's language.
 	Warnings []string
+	Notices  []i18n.Message `json:"-"`
 	Failures []BrokerFailure
 	// Refused are brokers whose queues are left out because their master did not
 	// answer or none is registered (see RefusedBroker); Warnings say so too.
@@ -211,11 +214,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		case len(snap.Failures) > 0:
 			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
-			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-				"Group %q has no offsets on any topic yet and no online client subscribes to one: choose the topic to reset.", req.Group)}}
+			return nil, inputError("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
 		default:
-			return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-				"Topic %s has no readable queue: there is nothing to reset.", strings.Join(snap.Topics, ", "))}}
+			return nil, inputError("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
 		}
 	}
 
@@ -231,9 +232,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 		bp := BrokerPlan{BrokerState: b, Method: methodFor(b, snap, req)}
 		if bp.Method == "" {
-			errs.add("mode", "Broker %s runs RocketMQ %s, which can reset an online group only through its clients, by timestamp, for every queue of a topic. "+
-				"Stop the group's clients first (an offline group's offsets are written directly), or reset the whole topic by timestamp, earliest or latest.",
-				b.Name, VersionText(b.Version))
+			errs.say("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
 		}
 		p.Brokers = append(p.Brokers, bp)
 	}
@@ -286,6 +285,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 	}
 	cluster.SortFailures(p.Failures)
+	p.Notices = notices(p)
 	p.Warnings = warnings(p)
 	p.Hash = planHash(p)
 	p.ID = newID()
@@ -308,9 +308,8 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		qp.Target = req.Offset
 	case ModeShift:
 		if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
-			err = InputErrors{{Field: "shift", Message: fmt.Sprintf(
-				"Shifting queue %s/%d of topic %s (offset %d) forward by %d overflows a 64-bit offset. Enter a smaller shift, or choose latest to skip the whole backlog.",
-				q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Current, req.Shift)}}
+			err = inputError("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
+				"Topic", q.Queue.Topic, "Offset", q.Current, "Shift", req.Shift)
 		} else {
 			qp.Target = q.Current + req.Shift
 		}
@@ -319,9 +318,8 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		return qp, err
 	}
 	if req.Mode == ModeOffset && qp.Target > q.Max {
-		return qp, InputErrors{{Field: "offset", Message: fmt.Sprintf(
-			"Offset %d is past the end of queue %s/%d of topic %s: its offsets run from %d to %d (the next message gets %d). Enter an offset in that range, or choose latest.",
-			qp.Target, q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic, q.Min, q.Max, q.Max)}}
+		return qp, inputError("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
+			"Queue", q.Queue.QueueID, "Topic", q.Queue.Topic, "Min", q.Min, "Max", q.Max)
 	}
 	var clampNote string
 	qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
@@ -375,8 +373,7 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 		q, _ := snap.Queue(rocketmq.MessageQueue{Topic: req.Topic, BrokerName: hosts[0], QueueID: req.QueueID})
 		return q, nil
 	case len(hosts) > 1:
-		return QueueState{}, InputErrors{{Field: "brokerName", Message: fmt.Sprintf(
-			"Topic %s has a queue %d on %s: choose the broker.", req.Topic, req.QueueID, strings.Join(hosts, " and "))}}
+		return QueueState{}, inputError("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
 	}
 	for _, f := range snap.Failures {
 		if req.BrokerName == "" || f.Broker == req.BrokerName {
@@ -412,11 +409,12 @@ func clamp(target, lo, hi int64) (int64, string) {
 }
 
 func dedupe(errs InputErrors) InputErrors {
-	seen := map[InputError]bool{}
+	type key struct{ field, message string }
+	seen := map[key]bool{}
 	out := errs[:0]
 	for _, e := range errs {
-		if !seen[e] {
-			seen[e] = true
+		if k := (key{e.Field, e.Message}); !seen[k] {
+			seen[k] = true
 			out = append(out, e)
 		}
 	}
@@ -465,30 +463,36 @@ func refusedIn(req Request, rs []RefusedBroker) []RefusedBroker {
 
 // warnings say what applying the plan will do, given the group's state and the brokers.
 func warnings(p *Plan) []string {
-	var w []string
+	ms := notices(p)
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.String()
+	}
+	return out
+}
+
+// notices are the warnings as Messages, for a page to say in its reader's language.
+func notices(p *Plan) []i18n.Message {
+	var w []i18n.Message
+	add := func(id string, kv ...any) { w = append(w, i18n.M(id, kv...)) }
 	g := p.Request.Group
 	switch {
 	case p.Online && p.Pop:
-		w = append(w, fmt.Sprintf("%d client(s) of group %s are online (%s). Nothing is sent to them: their next pops start from the new offsets.",
-			len(p.Clients), g, strings.Join(p.Clients, ", ")))
+		add("resets.warn.online_pop", "N", len(p.Clients), "Group", g, "Clients", strings.Join(p.Clients, ", "))
 	case p.Online:
-		w = append(w, fmt.Sprintf("%d client(s) of group %s are online (%s). They are told by the broker and restart from the new offsets.",
-			len(p.Clients), g, strings.Join(p.Clients, ", ")))
+		add("resets.warn.online", "N", len(p.Clients), "Group", g, "Clients", strings.Join(p.Clients, ", "))
 	case p.OnlineKnown:
-		w = append(w, fmt.Sprintf("No client of group %s is online: the offsets are written on the brokers, and consumers start from them when they come back.", g))
+		add("resets.warn.offline", "Group", g)
 	default:
-		w = append(w, fmt.Sprintf("No broker could say whether group %s is online.", g))
+		add("resets.warn.online_unknown", "Group", g)
 	}
 	for _, b := range p.Brokers {
-		w = append(w, fmt.Sprintf("Broker %s (RocketMQ %s): %s.", b.Name, VersionText(b.Version), b.Method.Explain()))
+		add("resets.warn.broker", "Broker", b.Name, "Version", VersionText(b.Version), "How", b.Method.Message())
 	}
 	if p.Pop {
-		w = append(w, "This group consumes with POP: the broker applies the new offsets at the group's next pop of each queue, whether or not a client is connected. "+
-			"Messages already popped and not yet acknowledged (in flight) are not part of the reset: if their clients do not acknowledge them within their invisible time, "+
-			"the broker revives them into the group's POP retry topic and delivers them again, so some messages may arrive twice. "+
-			"The POP retry topic keeps its own offsets; reset it as its own topic to skip or replay what waits there.")
+		add("resets.warn.pop")
 	} else if p.Online {
-		w = append(w, "Clients that commit offsets asynchronously can write an old offset back right after the reset; the console reads every offset back after applying and reports any queue that did not stay at its target.")
+		add("resets.warn.async_commit")
 	}
 	clamped, unchanged := 0, 0
 	for _, q := range p.Queues {
@@ -500,29 +504,29 @@ func warnings(p *Plan) []string {
 		}
 	}
 	if clamped > 0 {
-		w = append(w, fmt.Sprintf("%d target(s) fell outside their queue's offsets and were clamped; see the notes.", clamped))
+		add("resets.warn.clamped", "N", clamped)
 	}
 	switch {
 	case unchanged == len(p.Queues):
-		w = append(w, "Every queue is already at its target: applying changes nothing.")
+		add("resets.warn.all_at_target")
 	case unchanged > 0:
-		w = append(w, fmt.Sprintf("%d queue(s) are already at their target and do not change.", unchanged))
+		add("resets.warn.some_at_target", "N", unchanged)
 	}
 	for _, r := range p.Refused {
-		w = append(w, r.Sentence())
+		add("resets.text", "Text", r.Sentence())
 	}
 	for _, f := range p.Failures {
 		if slices.ContainsFunc(p.Refused, func(r RefusedBroker) bool { return r.Broker == f.Broker }) {
 			continue // said above, with its queues
 		}
 		if f.Gone() {
-			w = append(w, fmt.Sprintf("Broker %s (%s) %s. They are not in this preview and will not be reset: preview again when it is back.", f.Broker, f.Addr, f.Err))
+			add("resets.warn.gone", "Broker", f.Broker, "Addr", f.Addr, "Error", fmt.Sprint(f.Err))
 			continue
 		}
-		w = append(w, fmt.Sprintf("Broker %s did not answer. Its queues are not in this preview and will not be reset.", f))
+		add("resets.warn.no_answer", "Failure", f.String())
 	}
 	if t := p.Request.Topic; rocketmq.IsRetryTopic(t) {
-		w = append(w, fmt.Sprintf("%s is group %s's own retry topic: it holds the messages the group failed to consume, waiting for redelivery. Moving its offset back redelivers retries again, forward drops them; the group's other topics do not change.", t, g))
+		add("resets.warn.retry_topic", "Topic", t, "Group", g)
 	}
 	return w
 }

@@ -1,12 +1,15 @@
 package resets
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -73,6 +76,19 @@ func (r Request) OneQueue() bool { return r.QueueID >= 0 }
 type InputError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	// Say is Message from the catalogues, for a page to say in its reader's language.
+	Say i18n.Message `json:"-"`
+}
+
+// inputError is the InputErrors of one field whose sentence is the catalogue's id.
+func inputError(field, id string, kv ...any) InputErrors {
+	m := i18n.M(id, kv...)
+	return InputErrors{{Field: field, Message: m.String(), Say: m}}
+}
+
+// say adds the catalogue's sentence id on field.
+func (e *InputErrors) say(field, id string, kv ...any) {
+	*e = append(*e, inputError(field, id, kv...)...)
 }
 
 // InputErrors is every problem found in a request. Nothing is asked of a broker to change
@@ -105,7 +121,12 @@ const maxReasonLen = 1000
 
 func checkName(errs *InputErrors, field, what, name string) bool {
 	if err := cluster.CheckName(what, name); err != nil {
-		errs.add(field, "%s", err.Error())
+		var ne *cluster.NameError
+		if errors.As(err, &ne) {
+			*errs = append(*errs, InputError{Field: field, Message: err.Error(), Say: ne.Say()})
+		} else {
+			errs.add(field, "%s", err.Error())
+		}
 		return false
 	}
 	return true
@@ -118,51 +139,51 @@ func checkName(errs *InputErrors, field, what, name string) bool {
 func (r Request) Check(now time.Time) InputErrors {
 	var errs InputErrors
 	if r.Group == "" {
-		errs.add("group", "Name the consumer group to reset.")
+		errs.say("group", "resets.input.no_group")
 	} else if checkName(&errs, "group", "consumer group", r.Group) && rocketmq.IsSystemGroup(r.Group) {
-		errs.add("group", "%s is one of RocketMQ's own consumer groups (brokers and tools such as mqadmin use it); its offsets are not reset from the console. Choose an application's group.", r.Group)
+		errs.say("group", "resets.input.system_group", "Group", r.Group)
 	}
 	if r.Topic != "" && checkName(&errs, "topic", "topic", r.Topic) {
 		checkTopicOfGroup(&errs, r.Group, r.Topic)
 	}
 	if !r.Mode.Valid() {
-		errs.add("mode", "Choose how to reset: timestamp, earliest, latest, offset or shift (got %q).", r.Mode)
+		errs.say("mode", "resets.input.mode", "Mode", strconv.Quote(string(r.Mode)))
 	}
 	switch r.Mode {
 	case ModeTimestamp:
 		switch {
 		case r.Timestamp.IsZero():
-			errs.add("timestamp", "Enter the time to reset to.")
+			errs.say("timestamp", "resets.input.no_time")
 		case r.Timestamp.After(now):
-			errs.add("timestamp", "%s is in the future (it is now %s): no message is stored after now. Enter a past time, or choose latest to skip the backlog.",
-				r.Timestamp.UTC().Format("2006-01-02 15:04:05 UTC"), now.UTC().Format("2006-01-02 15:04:05 UTC"))
+			errs.say("timestamp", "resets.input.future",
+				"Time", r.Timestamp.UTC().Format("2006-01-02 15:04:05 UTC"), "Now", now.UTC().Format("2006-01-02 15:04:05 UTC"))
 		}
 	case ModeOffset:
 		if !r.OneQueue() {
-			errs.add("queueId", "An exact offset is for one queue: choose the broker and queue.")
+			errs.say("queueId", "resets.input.offset_one_queue")
 		}
 		if r.Offset < 0 {
-			errs.add("offset", "Offset %d is negative; offsets start at 0.", r.Offset)
+			errs.say("offset", "resets.input.offset_negative", "Offset", r.Offset)
 		}
 	case ModeShift:
 		if r.Shift == 0 {
-			errs.add("shift", "A shift of 0 changes nothing: enter a negative number to re-consume or a positive one to skip.")
+			errs.say("shift", "resets.input.shift_zero")
 		}
 	}
 	if r.OneQueue() {
 		if r.Topic == "" {
-			errs.add("topic", "Choose the topic of the queue to reset.")
+			errs.say("topic", "resets.input.queue_topic")
 		}
 		if r.BrokerName != "" {
 			checkName(&errs, "brokerName", "broker", r.BrokerName)
 		}
 	} else if r.QueueID != AllQueues {
-		errs.add("queueId", "Queue id %d is negative; queue ids start at 0.", r.QueueID)
+		errs.say("queueId", "resets.input.queue_negative", "Queue", r.QueueID)
 	} else if r.BrokerName != "" {
-		errs.add("queueId", "Broker %s names one queue only with its queue id: give the queue id too, or clear the broker to reset every queue.", cut(r.BrokerName, 80))
+		errs.say("queueId", "resets.input.broker_without_queue", "Broker", cut(r.BrokerName, 80))
 	}
 	if n := utf8.RuneCountInString(r.Reason); n > maxReasonLen {
-		errs.add("reason", "The reason is %d characters long; keep it under %d.", n, maxReasonLen)
+		errs.say("reason", "resets.input.reason_long", "Len", n, "Max", maxReasonLen)
 	}
 	return errs
 }
@@ -173,17 +194,16 @@ func (r Request) Check(now time.Time) InputErrors {
 func checkTopicOfGroup(errs *InputErrors, group, topic string) {
 	switch {
 	case rocketmq.IsBrokerInternalTopic(topic):
-		errs.add("topic", "%s is one of the brokers' own topics (scheduled messages, transactions, timers, tracing or the default topic); moving a group's offsets on it would upset the broker's own delivery, so it is not reset from the console. Choose one of the group's topics.", topic)
+		errs.say("topic", "resets.input.internal_topic", "Topic", topic)
 	case rocketmq.IsRetryTopic(topic) && topic != rocketmq.RetryTopic(group):
-		errs.add("topic", "%s is the retry topic of group %s, not of %s: a retry topic is reset only with its own group.", topic, strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), group)
+		errs.say("topic", "resets.input.other_retry", "Topic", topic, "Owner", strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), "Group", group)
 	}
 }
 
 // internalTopicError refuses a topic the cluster names after itself or one of its brokers
 // (the brokers create them); only cluster info tells those apart from an application's.
 func internalTopicError(topic string) InputErrors {
-	return InputErrors{{Field: "topic", Message: fmt.Sprintf(
-		"%s is a topic the brokers create for their cluster or broker name; it is not reset from the console. Choose one of the group's topics.", topic)}}
+	return inputError("topic", "resets.input.cluster_topic", "Topic", topic)
 }
 
 // Params is the request as the audit log records it.

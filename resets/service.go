@@ -37,6 +37,7 @@ import (
 	_ "time/tzdata" // time zones typed in forms resolve even where the OS has no zoneinfo
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -97,6 +98,8 @@ func (e *AuditUnavailableError) Unwrap() error { return e.Err }
 // preview when one could be made; EntryID is the audit entry that records the refusal.
 type ConflictError struct {
 	Message string
+	// Say is Message from the catalogues, when it has no reasons of the cluster's in it.
+	Say     i18n.Message
 	Reasons []string
 	Fresh   *Plan
 	EntryID int64

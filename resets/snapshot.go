@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -253,8 +254,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			return nil, err
 		}
 		if !known {
-			return nil, InputErrors{{Field: "group", Message: fmt.Sprintf(
-				"Consumer group %q does not exist on this cluster: no broker knows it and no client of it is online. Check the name, or pick the group from the groups list.", group)}}
+			return nil, inputError("group", "resets.input.no_such_group", "Group", strconv.Quote(group))
 		}
 	}
 
@@ -286,8 +286,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
-					return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-						"Topic %q does not exist on this cluster. Check the name, or reset all of the group's topics.", t)}}
+					return nil, inputError("topic", "resets.input.no_such_topic", "Topic", strconv.Quote(t))
 				}
 				// A topic deleted since the group consumed it: nothing to reset there.
 				continue
@@ -318,9 +317,8 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	// The topic exists; a group that consumes nothing yet may be reset on it, before its
 	// consumers start, but otherwise only what the group consumes (or its retry topic).
 	if topic != "" && len(groupTopics) > 0 && !groupTopics[topic] && topic != rocketmq.RetryTopic(group) {
-		return nil, InputErrors{{Field: "topic", Message: fmt.Sprintf(
-			"Group %q does not consume topic %q: it subscribes to or has offsets on %s. Choose one of those, or leave the topic empty to reset them all.",
-			group, topic, strings.Join(sortedKeys(groupTopics), ", "))}}
+		return nil, inputError("topic", "resets.input.not_consumed", "Group", strconv.Quote(group), "Topic", strconv.Quote(topic),
+			"Topics", strings.Join(sortedKeys(groupTopics), ", "))
 	}
 
 	// The queues' offsets and each broker's version and reset support, all at once.

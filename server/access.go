@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/handlers"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 )
 
@@ -54,12 +54,12 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 			c.Next()
 			return
 		}
-		if refused != "" {
+		if refused.ID != "" {
 			a.askToSignIn(c, env, refused, false)
 			return
 		}
 		if caller == nil {
-			a.askToSignIn(c, env, "", ended)
+			a.askToSignIn(c, env, i18n.Message{}, ended)
 			return
 		}
 		need := rule.need
@@ -79,60 +79,60 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 // was sent but its session is over (the cookie is then cleared). refused, when not
 // empty, says in a sentence why the credentials sent are not valid: they are refused,
 // never ignored.
-func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused string) {
+func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused i18n.Message) {
 	ctx := c.Request.Context()
 	if pc, ok, perr := a.sec.proxy.Caller(c.Request.RemoteAddr, c.Request.Header); ok {
 		if perr != nil {
 			a.log.Warn("proxy identity refused", "remote", c.Request.RemoteAddr, "err", perr)
-			return nil, false, fmt.Sprintf("The proxy in front of the console sent an identity it cannot accept (%v). Ask its administrator to check the proxy's configuration.", perr)
+			return nil, false, i18n.M("access.proxy_refused", "Error", perr.Error())
 		}
-		return pc, false, ""
+		return pc, false, i18n.Message{}
 	}
 	if h := c.GetHeader("Authorization"); h != "" {
 		scheme, secret, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			return nil, false, "Send API tokens as Authorization: Bearer TOKEN."
+			return nil, false, i18n.M("access.bearer")
 		}
 		tc, terr := a.sec.auth.TokenCaller(ctx, strings.TrimSpace(secret))
 		if errors.Is(terr, auth.ErrTokenInvalid) {
-			return nil, false, "This API token is not valid: it was revoked, its user removed, or it is mistyped. Create a new one on the API tokens page or with rmqconsole tokens create --user NAME."
+			return nil, false, i18n.M("access.token_invalid")
 		}
 		if terr != nil {
 			a.log.Error("check API token", "err", terr)
-			return nil, false, "The console could not check the API token: its database did not answer. Try again."
+			return nil, false, i18n.M("access.token_unchecked")
 		}
-		return tc, false, ""
+		return tc, false, i18n.Message{}
 	}
 	token, cerr := c.Cookie(handlers.SessionCookie)
 	if cerr != nil || token == "" {
-		return nil, false, ""
+		return nil, false, i18n.Message{}
 	}
 	sc, serr := a.sec.auth.Session(ctx, token)
 	if errors.Is(serr, auth.ErrSessionEnded) {
 		handlers.ClearSessionCookie(c, a.secure(c))
-		return nil, true, ""
+		return nil, true, i18n.Message{}
 	}
 	if serr != nil {
 		a.log.Error("check session", "err", serr)
-		return nil, false, "The console could not check your session: its database did not answer. Try again."
+		return nil, false, i18n.M("access.session_unchecked")
 	}
-	return sc, false, ""
+	return sc, false, i18n.Message{}
 }
 
 // askToSignIn answers a request without valid credentials: 401 JSON for the API, a
 // redirect to the sign-in page (back here afterwards) for pages.
-func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why string, ended bool) {
+func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why i18n.Message, ended bool) {
 	defer c.Abort()
 	if isMachinePath(c.Request.URL.Path) {
-		if why == "" {
-			why = "Sign in first: send an API token as Authorization: Bearer TOKEN (create one on the API tokens page, or with rmqconsole tokens create --user NAME)."
+		if why.ID == "" {
+			why = i18n.M("access.sign_in_first")
 		}
 		c.Header("WWW-Authenticate", `Bearer realm="rmqconsole"`)
-		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why})
+		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why.String(), Say: why})
 		return
 	}
-	if why != "" {
-		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why})
+	if why.ID != "" {
+		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why.String(), Say: why})
 		return
 	}
 	// Come back to the page the user was on: for htmx that is the page, not the fragment.
@@ -161,25 +161,26 @@ func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why string, 
 // through the resets service, which bounds and rate-limits what refusals store.
 func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule, need auth.Role) {
 	defer c.Abort()
-	msg := fmt.Sprintf("Your role, %s, may not %s: that needs %s. Ask an admin for the %s role.", caller.Role, rule.what, need, need)
+	role, what, needs := i18n.M("role."+caller.Role.String()), i18n.M(whatID(rule.what)), i18n.M("role."+need.String())
+	say := i18n.M("access.role_refused", "Role", role, "What", what, "Need", needs)
 	if a.several() {
-		msg = fmt.Sprintf("Your role on cluster %s, %s, may not %s: that needs %s.", a.cc.Name, caller.Role, rule.what, need)
+		say = i18n.M("access.role_refused_on_cluster", "Cluster", a.cc.Name, "Role", role, "What", what, "Need", needs)
 		if capped := a.cc.RoleFor(caller.Name, auth.Admin); capped < need {
-			msg += " This cluster's configuration allows you at most " + capped.String() + "."
-		} else {
-			msg += " Ask an admin for the " + need.String() + " role."
+			say = i18n.M("access.role_capped_on_cluster", "Cluster", a.cc.Name, "Role", role, "What", what, "Need", needs,
+				"Max", i18n.M("role."+capped.String()))
 		}
 	}
 	if rule.others != auth.NoRole && need == rule.others {
-		msg = fmt.Sprintf("Only an admin may %s. Your own tokens are at /users/%s/tokens.", rule.what, caller.Name)
+		say = i18n.M("access.admin_only", "What", i18n.M(whatID(rule.what)), "User", caller.Name)
 	}
+	msg := say.String()
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
 		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
 			handlers.ResetAsked(c), msg)
 	}
-	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg})
+	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
 }
 
 // firstParam is the first route parameter (the group of reset routes), whatever its name.
@@ -194,3 +195,23 @@ func firstParam(c *gin.Context) string {
 // the Prometheus endpoint): they get 401 and a WWW-Authenticate header, not a sign-in
 // page.
 func isMachinePath(p string) bool { return strings.HasPrefix(p, "/api/") || p == "/metrics" }
+
+// whatIDs name in the catalogues what a route does ("reset consumer offsets"), for the
+// refusal sentence in the caller's language.
+var whatIDs = map[string]string{
+	"change anything":                      "access.what.change",
+	"consume a message again on a client":  "access.what.consume_directly",
+	"manage the API tokens of other users": "access.what.others_tokens",
+	"preview offset resets":                "access.what.preview_resets",
+	"read this page":                       "access.what.read",
+	"resend dead letters":                  "access.what.resend",
+	"reset consumer offsets":               "access.what.reset",
+}
+
+// whatID is the catalogue id of a route's what; the what itself when it has none.
+func whatID(what string) string {
+	if id, ok := whatIDs[what]; ok {
+		return id
+	}
+	return what
+}

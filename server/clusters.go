@@ -12,6 +12,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/handlers"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -188,8 +189,9 @@ func (a *clusterApp) notFound(env *handlers.Env) gin.HandlerFunc {
 				for _, o := range a.clusters {
 					names = append(names, o.cc.Name)
 				}
+				unknown := i18n.M("cluster.unknown", "Name", name, "Names", strings.Join(names, ", "))
 				env.Fail(c, &handlers.UserError{Status: http.StatusNotFound, Code: "cluster_not_found",
-					Message: "This console manages no cluster named " + name + ". Its clusters are: " + strings.Join(names, ", ") + "."})
+					Message: unknown.String(), Say: unknown})
 				return
 			}
 		}

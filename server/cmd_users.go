@@ -8,31 +8,22 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/term"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
-
-const usersUsage = `Usage:
-  rmqconsole users add NAME --role viewer|operator|admin   add a user (asks for the password)
-  rmqconsole users list                                    list users
-  rmqconsole users passwd NAME                             set a new password; signs out their sessions
-  rmqconsole users remove NAME                             remove a user with their sessions and API tokens
-
-Passwords are read from the terminal, or from the first line of standard input when it is
-not a terminal (for scripts): echo "$PASSWORD" | rmqconsole users add ci --role viewer
-The database is the console's (--db, --data-dir or their RMQC_* variables).
-Roles: viewer reads everything; operator may also reset offsets; admin may also manage
-other users' API tokens.
-`
 
 // usersCommand runs `rmqconsole users ...`. stdin supplies passwords.
 func usersCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, err := parseCommand(args, []string{"role"}, getenv, stderr)
+	l := cmd.l
+	usersUsage := l.T("cli.users.usage")
 	if err != nil {
 		return cmd.fail(err, usersUsage)
 	}
@@ -40,32 +31,32 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 	svc := cmd.service()
 	need := func(n int, what string) error {
 		if len(cmd.args) != n {
-			return usageError("users " + cmd.verb + " takes " + what)
+			return usageError(l.T("cli.users.takes."+what, "Verb", cmd.verb))
 		}
 		return nil
 	}
 	switch cmd.verb {
 	case "add":
-		if err := need(1, "one user name"); err != nil {
+		if err := need(1, "one"); err != nil {
 			return cmd.fail(err, usersUsage)
 		}
 		if cmd.own["role"] == "" {
-			return cmd.fail(usageError("users add needs --role viewer, operator or admin"), usersUsage)
+			return cmd.fail(usageError(l.T("cli.users.needs_role")), usersUsage)
 		}
 		role, err := auth.ParseRole(cmd.own["role"])
 		if err != nil {
-			return cmd.fail(usageError(err.Error()), usersUsage)
+			return cmd.fail(usageError(cliSay(l, err)), usersUsage)
 		}
 		name := cmd.args[0]
 		if err := auth.CheckUserName(name); err != nil {
 			return cmd.fail(err, "")
 		}
-		exists := fmt.Errorf("user %s already exists: change the password with rmqconsole users passwd %s, or remove it first", name, name)
+		exists := i18n.M("cli.users.exists", "Name", name)
 		// Say so before asking for a password that would be thrown away.
 		if _, err := svc.UserByName(ctx, name); err == nil {
 			return cmd.fail(exists, "")
 		}
-		pw, err := readPassword(stdin, stderr, "Password for "+name)
+		pw, err := readPassword(l, stdin, stderr, l.T("cli.users.password_for", "Name", name))
 		if err != nil {
 			return cmd.fail(err, "")
 		}
@@ -76,9 +67,9 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 		if err != nil {
 			return cmd.fail(err, "")
 		}
-		fmt.Fprintf(stdout, "Added user %s (%s).\n", u.Name, u.Role)
+		fmt.Fprintln(stdout, l.T("cli.users.added", "Name", u.Name, "Role", u.Role.String()))
 	case "list":
-		if err := need(0, "no arguments"); err != nil {
+		if err := need(0, "none"); err != nil {
 			return cmd.fail(err, usersUsage)
 		}
 		us, err := svc.Users(ctx)
@@ -86,11 +77,11 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 			return cmd.fail(err, "")
 		}
 		if len(us) == 0 {
-			fmt.Fprintln(stdout, "No users: the console runs in single-user local mode (loopback only). Add one with rmqconsole users add NAME --role admin.")
+			fmt.Fprintln(stdout, l.T("cli.users.none"))
 			return 0
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tROLE\tSESSIONS\tCREATED (UTC)\tCHANGED (UTC)")
+		fmt.Fprintln(tw, l.T("cli.users.header"))
 		for _, u := range us {
 			n, err := svc.SessionCount(ctx, u.Name)
 			if err != nil {
@@ -101,14 +92,14 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 		}
 		tw.Flush()
 	case "passwd":
-		if err := need(1, "one user name"); err != nil {
+		if err := need(1, "one"); err != nil {
 			return cmd.fail(err, usersUsage)
 		}
 		name := cmd.args[0]
 		if _, err := svc.UserByName(ctx, name); err != nil {
 			return cmd.fail(userNotFound(name, err), "")
 		}
-		pw, err := readPassword(stdin, stderr, "New password for "+name)
+		pw, err := readPassword(l, stdin, stderr, l.T("cli.users.new_password_for", "Name", name))
 		if err != nil {
 			return cmd.fail(err, "")
 		}
@@ -116,24 +107,24 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 		if err != nil {
 			return cmd.fail(userNotFound(name, err), "")
 		}
-		fmt.Fprintf(stdout, "Changed the password of %s; %d session(s) signed out.\n", name, ended)
+		fmt.Fprintln(stdout, l.T("cli.users.passwd_changed", "Name", name, "Ended", ended))
 	case "remove":
-		if err := need(1, "one user name"); err != nil {
+		if err := need(1, "one"); err != nil {
 			return cmd.fail(err, usersUsage)
 		}
 		if err := svc.RemoveUser(ctx, cmd.args[0]); err != nil {
 			return cmd.fail(userNotFound(cmd.args[0], err), "")
 		}
-		fmt.Fprintf(stdout, "Removed user %s with their sessions and API tokens.\n", cmd.args[0])
+		fmt.Fprintln(stdout, l.T("cli.users.removed", "Name", cmd.args[0]))
 	default:
-		return cmd.fail(usageError(fmt.Sprintf("unknown command users %q", cmd.verb)), usersUsage)
+		return cmd.fail(usageError(l.T("cli.unknown_command", "Command", "users "+strconv.Quote(cmd.verb))), usersUsage)
 	}
 	return 0
 }
 
 func userNotFound(name string, err error) error {
 	if errors.Is(err, auth.ErrUserNotFound) {
-		return fmt.Errorf("there is no user %s (see rmqconsole users list)", name)
+		return i18n.M("cli.users.not_found", "Name", name)
 	}
 	return err
 }
@@ -141,6 +132,8 @@ func userNotFound(name string, err error) error {
 // command is a parsed `rmqconsole users|tokens VERB ...`: its positional arguments, its
 // own flags, and the console's configuration from the remaining flags.
 type command struct {
+	// l speaks the language of the environment (LC_ALL, LC_MESSAGES, LANG).
+	l      *i18n.Localizer
 	verb   string
 	args   []string
 	own    map[string]string
@@ -158,7 +151,7 @@ func (e usageError) Error() string { return string(e) }
 // (ownFlags) and the console's flags, which go to ParseConfig. Every flag takes a value,
 // as --flag VALUE or --flag=VALUE. It opens the database.
 func parseCommand(args, ownFlags []string, getenv func(string) string, stderr io.Writer) (*command, error) {
-	cmd := &command{own: map[string]string{}, stderr: stderr}
+	cmd := &command{l: i18n.FromEnv(getenv), own: map[string]string{}, stderr: stderr}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -176,7 +169,7 @@ func parseCommand(args, ownFlags []string, getenv func(string) string, stderr io
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !hasVal {
 			if i+1 >= len(args) {
-				return cmd, usageError("flag " + a + " needs a value")
+				return cmd, usageError(cmd.l.T("cli.flag_needs_value", "Flag", a))
 			}
 			i++
 			val = args[i]
@@ -227,16 +220,16 @@ func (c *command) fail(err error, usage string) int {
 	}
 	var ce *ConfigError
 	if errors.As(err, &ce) {
-		fmt.Fprintf(c.stderr, "rmqconsole: %v\n", err)
+		fmt.Fprintf(c.stderr, "rmqconsole: %s\n", cliSay(c.l, err))
 		return 2
 	}
-	fmt.Fprintf(c.stderr, "rmqconsole: %v\n", err)
+	fmt.Fprintf(c.stderr, "rmqconsole: %s\n", cliSay(c.l, err))
 	return 1
 }
 
 // readPassword asks for a password twice on a terminal, or reads the first line of in
 // when it is not one.
-func readPassword(in io.Reader, prompt io.Writer, what string) ([]byte, error) {
+func readPassword(l *i18n.Localizer, in io.Reader, prompt io.Writer, what string) ([]byte, error) {
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintf(prompt, "%s: ", what)
 		pw, err := term.ReadPassword(int(f.Fd()))
@@ -247,14 +240,14 @@ func readPassword(in io.Reader, prompt io.Writer, what string) ([]byte, error) {
 		if err := auth.CheckPassword(pw); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(prompt, "Again: ")
+		fmt.Fprint(prompt, l.T("cli.password.again"))
 		again, err := term.ReadPassword(int(f.Fd()))
 		fmt.Fprintln(prompt)
 		if err != nil {
 			return nil, fmt.Errorf("read password: %w", err)
 		}
 		if string(again) != string(pw) {
-			return nil, errors.New("the two passwords differ; nothing was changed")
+			return nil, i18n.M("cli.password.differ")
 		}
 		return pw, nil
 	}
@@ -264,7 +257,7 @@ func readPassword(in io.Reader, prompt io.Writer, what string) ([]byte, error) {
 	}
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	if line == "" {
-		return nil, errors.New("no password: type it on a terminal, or give it as the first line of standard input")
+		return nil, i18n.M("cli.password.none")
 	}
 	return []byte(line), nil
 }

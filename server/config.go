@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -159,7 +160,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		}
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (see rmqconsole --help)", fs.Arg(0))
+		return nil, i18n.M("cli.config.unexpected", "Arg", strconv.Quote(fs.Arg(0)))
 	}
 	get := func(name string) string { return strings.TrimSpace(*values[name]) }
 	bad := func(name, reason string) error {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -43,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
+		fmt.Fprintf(stderr, "rmqconsole: %s\n", cliSay(i18n.FromEnv(getenv), err))
 		return 2
 	}
 	log := newLogger(cfg, stderr)

@@ -45,8 +45,9 @@ type BrokerVM struct {
 
 // BrokerConfigVM is one process's configuration.
 type BrokerConfigVM struct {
-	Title   string
-	Entries []BrokerConfigEntry
+	// Role, Addr and ID name the process: "master 10.0.0.1:10911 (broker id 0)".
+	Role, Addr, ID string
+	Entries        []BrokerConfigEntry
 	// Missing says why the configuration could not be read.
 	Missing bool
 }
