@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -224,7 +225,7 @@ func pulledEnd(pq rocketmq.ProcessQueueInfo) int64 {
 }
 
 // DuplicatesNote says what the duplicates-at-risk figure is, wherever it is shown.
-const DuplicatesNote = "Duplicates at risk is an upper bound: how many messages the queue's previous owner had pulled past the offset committed on the broker, at its last report before the move (its running info: the cached messages' max offset, or its own committed offset, minus the broker's consumer offset). The new owner starts from the broker's committed offset, so it may consume those again; fewer arrive twice when the old owner committed before letting go. Messages it pulled after that report are not counted."
+var DuplicatesNote = i18n.M("group.duplicates.note")
 
 // ModeTTL is how long a group's consume mode, once read, is trusted by the group list:
 // a listener changes only when the clients are redeployed.

@@ -75,7 +75,7 @@ func (h *GroupRebalances) API(c *gin.Context) {
 	}
 	events := groups.EventsFromStore(stored)
 	out := RebalancesJSON{Group: group, Events: events, Limit: limit, Rebalances: groups.Rebalances(events),
-		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote}
+		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote.String()}
 	if out.Rebalances == nil {
 		out.Rebalances = []groups.Rebalance{}
 	}
