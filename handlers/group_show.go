@@ -140,7 +140,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 		if err != nil {
 			h.Log.Warn("read alert rules", "group", group, "err", err)
 		}
-		vm.Alerts = groupAlertsVM(group, rules)
+		vm.Alerts = groupAlertsVM(l, group, rules)
 	}
 	if h.DeadLetters != nil {
 		t, err := h.DeadLetters.Topics(c.Request.Context(), group)

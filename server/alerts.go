@@ -10,7 +10,8 @@ import (
 // alertService starts the alert sender (which also sends what a previous run left
 // pending) and returns the service; rules are evaluated at each read of the collector.
 func (a *App) alertService() *alerts.Service {
-	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: joinNameServers(a.cfg.NameServers), Retry: a.cfg.AlertRetry}
+	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: joinNameServers(a.cfg.NameServers), Retry: a.cfg.AlertRetry,
+		Lang: a.cfg.AlertLang}
 	svc := alerts.NewService(a.store, opts)
 	a.leaderOnly(svc.Run) // one console sends, however many share the database
 	return svc

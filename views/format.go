@@ -123,10 +123,13 @@ func DurationIn(l *i18n.Localizer, d time.Duration) string {
 }
 
 // SpanIn writes d in l's units, largest first, leaving out the zero ones: "1 h 30 min",
-// "2 分钟", "1.5 秒". Under a minute it keeps a tenth of a second.
+// "2 分钟", "1.5 秒", "20 毫秒". Under a minute it keeps a tenth of a second.
 func SpanIn(l *i18n.Localizer, d time.Duration) string {
 	if d < 0 {
 		return "-" + SpanIn(l, -d)
+	}
+	if d > 0 && d < time.Second {
+		return l.T("format.span.ms", "N", d.Milliseconds())
 	}
 	if d < time.Minute {
 		s := strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64)
