@@ -1,7 +1,6 @@
 package groups
 
 import (
-	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -59,24 +58,11 @@ type Trend struct {
 // explain sets How from messages said one after the other.
 func (t *Trend) explain(ms ...i18n.Message) {
 	t.how = ms
-	t.How = t.HowIn(i18n.From(context.Background()))
+	t.How = t.HowIn(english)
 }
 
 // HowIn is How in l's language.
-func (t Trend) HowIn(l *i18n.Localizer) string {
-	var b strings.Builder
-	for _, m := range t.how {
-		args := make([]any, len(m.Args))
-		for i, a := range m.Args {
-			if s, ok := a.(spanArg); ok {
-				a = FormatSpanIn(l, time.Duration(s))
-			}
-			args[i] = a
-		}
-		b.WriteString(l.T(m.ID, args...))
-	}
-	return b.String()
-}
+func (t Trend) HowIn(l *i18n.Localizer) string { return sayAll(l, t.how) }
 
 // TrendOf computes the trend at now from a group's samples (oldest first): the mean
 // produce and consume rates of the last TrendReads samples of TrendWindow that have both, and

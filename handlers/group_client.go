@@ -56,7 +56,7 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 	}
 	ci, err := h.Clients.Client(c.Request.Context(), group, id, c.Query("jstack") == "1")
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return nil, false
 	}
 	return ci, true
@@ -107,7 +107,7 @@ func clientPageVM(l *i18n.Localizer, ci *groups.ClientInfo) views.ClientVM {
 		APIURL: "/api/v1" + self, JstackURL: self + "?jstack=1#thread-dump",
 		Addr: ci.ClientAddr, Language: ci.Language, Version: ci.Version, Protocol: ci.Protocol, KnownTo: ci.KnownTo, ConsumeType: ci.ConsumeType, MessageModel: ci.MessageModel,
 		Mode: ci.ConsumeMode, ConsumeFrom: ci.ConsumeFromWhere, CheckedAt: views.TimeUTC(ci.CheckedAt), CheckedISO: views.ISO(ci.CheckedAt),
-		Unavailable: ci.Unavailable, JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
+		Unavailable: groups.SayNote(l, ci.Unavailable), JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
 	vm.Started, vm.StartedISO = groupEpochMs(ci.StartedAt)
 	for _, s := range ci.Settings {
 		vm.Settings = append(vm.Settings, clientSettingRow(l, s))

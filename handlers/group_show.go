@@ -122,7 +122,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	d, hist, recent, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return
 	}
 	poll := time.Second
@@ -191,7 +191,7 @@ func (h *GroupShow) API(c *gin.Context) {
 	}
 	d, _, _, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return
 	}
 	c.JSON(http.StatusOK, d)

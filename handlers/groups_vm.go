@@ -54,7 +54,7 @@ func groupRowVM(l *i18n.Localizer, s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: groups.ConsumeTypeLabel(s.ConsumeType), MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
+		Lag: groupLagCell(s.TotalLag, groups.SayNote(l, s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, groups.SayNote(l, s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -104,11 +104,11 @@ func lagGrowing(values []float64) bool {
 }
 
 // lockCellVM shows an orderly queue's lock.
-func lockCellVM(group string, l *groups.QueueLock) *views.LockCell {
+func lockCellVM(loc *i18n.Localizer, group string, l *groups.QueueLock) *views.LockCell {
 	if l == nil {
 		return nil
 	}
-	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: l.Warning}
+	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: groups.SayNote(loc, l.Warning)}
 	if l.Holder != "" && l.HolderOnline {
 		c.HolderURL = views.ClientURL(group, l.Holder)
 	}
@@ -126,13 +126,13 @@ func queueRowVM(l *i18n.Localizer, d *groups.Detail, q groups.QueueLag, hist *gr
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, q.LagUnknown), Behind: groupBehindCell(q.LagTimeMs, q.LagTimeUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
+		Lag: groupLagCell(q.Lag, groups.SayNote(l, q.LagUnknown)), Behind: groupBehindCell(q.LagTimeMs, groups.SayNote(l, q.LagTimeUnknown)), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
 		r.InFlight = views.Thousands(*q.InFlight)
 	}
-	r.Lock = lockCellVM(group, q.Lock)
+	r.Lock = lockCellVM(l, group, q.Lock)
 	r.Last, r.LastISO = groupEpochMs(q.LastTimestamp)
 	if hist != nil {
 		if vals := hist.Queues[mq]; len(vals) > 1 {
@@ -143,7 +143,7 @@ func queueRowVM(l *i18n.Localizer, d *groups.Detail, q groups.QueueLag, hist *gr
 	return r
 }
 
-func clientRowsVM(d *groups.Detail) []views.ClientRow {
+func clientRowsVM(l *i18n.Localizer, d *groups.Detail) []views.ClientRow {
 	idle := map[string]bool{}
 	if d.Assignment.Applicable {
 		for _, c := range d.Assignment.IdleClients {
@@ -153,13 +153,13 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 	out := make([]views.ClientRow, 0, len(d.Clients))
 	for _, c := range d.Clients {
 		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
-			VersionNote: c.VersionNote, Protocol: c.Protocol, KnownTo: c.KnownTo,
+			VersionNote: groups.SayNote(l, c.VersionNote), Protocol: c.Protocol, KnownTo: c.KnownTo,
 			Strategy: c.Strategy, ConsumeMode: c.ConsumeMode, URL: views.ClientURL(d.Group, c.ClientID),
 			Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
-			TPS: views.Rate(c.ConsumeTPS), Error: c.RunningInfoError}
+			TPS: views.Rate(c.ConsumeTPS), Error: groups.SayNote(l, c.RunningInfoError)}
 		if c.KnownTo != groups.KnownToBroker {
 			// Known to a Proxy only: its subscriptions are the Proxy's, and it has no running info by design.
-			r.Note, r.Error = c.RunningInfoError, ""
+			r.Note, r.Error = r.Error, ""
 		}
 		if r.Strategy == "" && c.StrategyProperty != "" {
 			r.Strategy = c.StrategyProperty
@@ -191,8 +191,8 @@ func topicRowsVM(l *i18n.Localizer, d *groups.Detail) []views.TopicRow {
 	return out
 }
 
-func assignmentVM(a groups.Assignment) views.AssignmentVM {
-	vm := views.AssignmentVM{Applicable: a.Applicable, Note: a.Note, Strategy: a.Strategy, Matches: a.Matches,
+func assignmentVM(l *i18n.Localizer, a groups.Assignment) views.AssignmentVM {
+	vm := views.AssignmentVM{Applicable: a.Applicable, Note: groups.SayNote(l, a.Note), Strategy: a.Strategy, Matches: a.Matches,
 		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, OwnerUnknown: a.OwnerUnknown, IdleClients: a.IdleClients,
 		MoreClientsThanQueues: a.MoreClientsThanQueues}
 	for _, q := range a.Queues {
@@ -204,9 +204,9 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 
 func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, ClientsUnknown: d.ClientsUnknown, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
-		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
-		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
-		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
+		TotalLag: groupLagCell(d.TotalLag, groups.SayNote(l, d.TotalLagNote)), Behind: groupBehindCell(d.MaxLagTimeMs, groups.SayNote(l, d.MaxLagTimeNote)), TPS: views.Rate(d.ConsumeTPS),
+		ConsumeMode: d.ConsumeMode,
+		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
 		FromSlaves: fromSlaveSentences(d.FromSlaves, "its offsets and lag")}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
@@ -215,10 +215,13 @@ func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.G
 		}
 		h.TotalLag.Growing = lagGrowing(vals)
 	}
-	h.MixedNote, h.Needs5x = d.MixedNote, d.Needs5x
+	for _, b := range d.Blocked {
+		h.Blocked = append(h.Blocked, groups.SayNote(l, b))
+	}
+	h.MixedNote, h.Needs5x = groups.SayNote(l, d.MixedNote), d.Needs5x
 	if p := d.Pop; p != nil {
 		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
-			InFlightNote: p.InFlightNote, PollingNote: p.PollingNote, Note: p.Note}
+			InFlightNote: groups.SayNote(l, p.InFlightNote), PollingNote: groups.SayNote(l, p.PollingNote), Note: groups.SayNote(l, p.Note)}
 		if p.Polling != nil {
 			h.Pop.Polling = strconv.Itoa(*p.Polling)
 		}
@@ -327,8 +330,8 @@ func groupPageVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History, rece
 		ResetURL: views.GroupURL(d.Group) + "/reset", WSURL: "/ws" + views.GroupURL(d.Group),
 		HistoryURL: "/api/v1" + views.GroupURL(d.Group) + "/rebalances",
 		Poll:       views.DurationIn(l, poll), GroupHeader: headerVM(l, d, hist),
-		Clients: clientRowsVM(d), SubscriptionsDiffer: d.SubscriptionsDiffer,
-		Topics: topicRowsVM(l, d), Assignment: assignmentVM(d.Assignment),
+		Clients: clientRowsVM(l, d), SubscriptionsDiffer: d.SubscriptionsDiffer,
+		Topics: topicRowsVM(l, d), Assignment: assignmentVM(l, d.Assignment),
 		Timeline: timelineVM(l, recent), ChartData: groupChartData(hist),
 		Cost: costVM(l, recent, days, daysErr),
 	}
@@ -377,11 +380,11 @@ func frameVM(l *i18n.Localizer, u *groups.Update) views.GroupFrameVM {
 	}
 	f.ClientsChanged = full || u.ClientsChanged || u.AssignmentChanged
 	if f.ClientsChanged {
-		f.Clients, f.SubscriptionsDiffer = clientRowsVM(d), d.SubscriptionsDiffer
+		f.Clients, f.SubscriptionsDiffer = clientRowsVM(l, d), d.SubscriptionsDiffer
 	}
 	f.AssignmentChanged = full || u.AssignmentChanged
 	if f.AssignmentChanged {
-		f.Assignment = assignmentVM(d.Assignment)
+		f.Assignment = assignmentVM(l, d.Assignment)
 	}
 	if full {
 		f.TimelineAll, f.Timeline = true, timelineVM(l, u.Recent)
