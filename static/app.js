@@ -14,14 +14,19 @@
     });
   });
 
-  // Relative ages: <time datetime="ISO" data-age>.
+  // Relative ages: <time datetime="ISO" data-age>, in the page's language (its lang).
+  var agoUnits = {
+    en: [" s ago", " min ago", " h ago", " d ago"],
+    zh: [" 秒前", " 分钟前", " 小时前", " 天前"]
+  };
   function ages() {
     var now = Date.now();
     document.querySelectorAll("time[data-age]").forEach(function (t) {
       var s = Math.round((now - Date.parse(t.getAttribute("datetime"))) / 1000);
       if (isNaN(s)) return;
-      var txt = s < 60 ? s + " s ago" : s < 3600 ? Math.round(s / 60) + " min ago" :
-        s < 86400 ? Math.round(s / 3600) + " h ago" : Math.round(s / 86400) + " d ago";
+      var u = agoUnits[(document.documentElement.lang || "en").slice(0, 2)] || agoUnits.en;
+      var txt = s < 60 ? s + u[0] : s < 3600 ? Math.round(s / 60) + u[1] :
+        s < 86400 ? Math.round(s / 3600) + u[2] : Math.round(s / 86400) + u[3];
       if (t.textContent !== txt) t.textContent = txt;
     });
   }
