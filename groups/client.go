@@ -173,7 +173,6 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	return ci, nil
 }
 
-
 // fromProxies fills ci from the Proxy that lists the client, when no broker does: a
 // gRPC client of a cluster-mode Proxy, or a remoting client connected through a Proxy.
 // Neither can be asked for its running info.

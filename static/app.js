@@ -102,14 +102,18 @@ var rmqc = (function () {
         ind.className = cls;
         ind.textContent = text;
       }
-      state("live-connecting", "connecting…");
+      // The page may give the words in its language: data-connecting, data-live,
+      // data-again, data-lost (with %s for the time).
+      var say = (ind && ind.dataset) || {};
+      state("live-connecting", say.connecting || "connecting…");
       var wasOpen = false;
       live.addEventListener("htmx:wsOpen", function () {
-        state("live-on", wasOpen ? "live again" : "live");
+        state("live-on", wasOpen ? say.again || "live again" : say.live || "live");
         wasOpen = true;
       });
       live.addEventListener("htmx:wsClose", function () {
-        state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
+        var at = new Date().toISOString().substring(11, 19);
+        state("live-off", say.lost ? say.lost.replace("%s", at) : "connection lost at " + at + " UTC, reconnecting…");
       });
     },
     // Axis labels in the page's text colour and a faint grid, so a chart reads in dark
@@ -242,7 +246,7 @@ var rmqc = (function () {
     }
     function legendLag(u, v, sidx, idx) {
       var i = shown(u, sidx, idx), x = i == null ? null : u.data[sidx][i];
-      return x == null || isNaN(x) ? "unknown" : Math.round(x).toLocaleString("en-US");
+      return x == null || isNaN(x) ? box.getAttribute("data-unknown") || "unknown" : Math.round(x).toLocaleString("en-US");
     }
     // Lag starts at 0, so a few messages of noise do not look like a cliff; only a
     // spread of a thousand messages or more, far above 0, zooms in on it.
@@ -259,8 +263,8 @@ var rmqc = (function () {
         plot = new window.uPlot({
           width: width(), height: 200,
           scales: { x: { time: true, range: rmqc.lastMinuteAtLeast }, y: { range: yRange } },
-          series: [{ label: "Time", value: legendTime },
-            { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
+          series: [{ label: box.getAttribute("data-label-time") || "Time", value: legendTime },
+            { label: box.getAttribute("data-label-lag") || "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
           axes: [axis({ values: xTicks }), axis({ size: 70 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
