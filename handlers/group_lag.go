@@ -75,7 +75,7 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		return
 	}
 	if !since.Before(until) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: "since must be before until."})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: i18n.From(c.Request.Context()).T("group.error.range")})
 		return
 	}
 	samples, err := h.History.LagSamples(c.Request.Context(), group, since, until)
