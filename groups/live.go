@@ -29,7 +29,7 @@ type EventStore interface {
 }
 
 // Update is what one tick of a watched group produced. The renderer turns it into the
-// bytes every viewer of the group receives.
+// bytes every viewer of the group receives, once per language among them.
 type Update struct {
 	// Detail is the group now; on a failed tick it is the last good one (or nil) and Err
 	// says what failed.

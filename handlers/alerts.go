@@ -97,7 +97,7 @@ func (h *Alerts) Delete(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, err)
+		h.Fail(c, alertsError(c, err, id))
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/alerts")
@@ -221,10 +221,20 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, err)
+		h.Fail(c, alertsError(c, err, id))
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"deleted": id})
+}
+
+// alertsError is err in the request's language when it is the alert service's: a rule
+// that does not exist; other errors as they are.
+func alertsError(c *gin.Context, err error, id int64) error {
+	if !errors.Is(err, alerts.ErrNotFound) {
+		return err
+	}
+	status, code := errorStatus(err)
+	return &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).T("alerts.error.notFound", "ID", id)}
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
