@@ -2,10 +2,15 @@ package handlers
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gorilla/websocket"
 
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -64,5 +69,38 @@ func TestLiveFrameInTheViewersLanguage(t *testing.T) {
 	}
 	if !strings.Contains(string(en[0]), "Total lag") {
 		t.Errorf("English frame: %s", en[0])
+	}
+}
+
+// Two viewers of one group in two languages over the websocket, through the language
+// middleware: each reads its frames in its own language.
+func TestGroupWebsocketSpeaksEachViewersLanguage(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
+	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{}})
+	t.Cleanup(lv.Close)
+	r := gin.New()
+	r.Use(Localize)
+	r.GET("/ws/groups/:group", (&GroupLive{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Live: lv}).Serve)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/groups/orders"
+	for _, c := range []struct{ accept, want, not string }{
+		{"zh-CN,zh;q=0.9", "总堆积量", "Total lag"},
+		{"en-US", "Total lag", "总堆积量"},
+	} {
+		conn, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Origin": {srv.URL}, "Accept-Language": {c.accept}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, msg, err := conn.ReadMessage()
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(msg), c.want) || strings.Contains(string(msg), c.not) {
+			t.Errorf("viewer reading %s got %.300s", c.accept, msg)
+		}
 	}
 }
