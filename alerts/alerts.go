@@ -7,7 +7,6 @@ package alerts
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"path"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -57,12 +57,26 @@ type RuleInput struct {
 	Format     string `json:"format"`
 }
 
-// FieldError is bad input, naming the field, in a sentence for the user.
+// FieldError is bad input, naming the field, in a sentence for the user: Message in
+// English, Msg for saying it in the request's language (In).
 type FieldError struct {
 	Field, Message string
+	Msg            i18n.Message
+}
+
+func fieldError(field string, m i18n.Message) *FieldError {
+	return &FieldError{Field: field, Message: m.String(), Msg: m}
 }
 
 func (e *FieldError) Error() string { return e.Message }
+
+// In is the sentence in l's language.
+func (e *FieldError) In(l *i18n.Localizer) string {
+	if e.Msg.ID == "" {
+		return e.Message
+	}
+	return l.Say(e.Msg)
+}
 
 // ErrNotFound means the rule asked for does not exist.
 var ErrNotFound = store.ErrAlertRuleNotFound
@@ -78,10 +92,10 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 		r.Format = FormatJSON
 	}
 	if r.GroupPattern == "" {
-		return r, &FieldError{"group", "Name the consumer group the rule watches, or a pattern such as order-* (* and ? match any characters)."}
+		return r, fieldError("group", i18n.M("alerts.error.group.empty"))
 	}
 	if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
-		return r, &FieldError{"group", "“" + r.GroupPattern + "” is not a group name or pattern: use letters, digits, %, |, - and _, with * and ? as wildcards."}
+		return r, fieldError("group", i18n.M("alerts.error.group.bad", "Group", r.GroupPattern))
 	}
 	if r.Name == "" {
 		r.Name = r.Metric + " of " + r.GroupPattern
@@ -89,26 +103,26 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	switch r.Metric {
 	case MetricLag, MetricLagTime:
 	default:
-		return r, &FieldError{"metric", "The metric must be lag (messages behind) or lagTime (time behind, in milliseconds)."}
+		return r, fieldError("metric", i18n.M("alerts.error.metric"))
 	}
 	if r.Threshold < 0 {
-		return r, &FieldError{"threshold", fmt.Sprintf("The threshold %d is negative; lag is never below 0. Give a number of messages (or milliseconds) of 0 or more.", r.Threshold)}
+		return r, fieldError("threshold", i18n.M("alerts.error.negative", "Threshold", r.Threshold))
 	}
 	if s := strings.TrimSpace(in.For); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return r, &FieldError{"for", "“" + s + "” is not a duration of 0 or more; write it as 30s, 2m or 1h."}
+			return r, fieldError("for", i18n.M("alerts.error.for", "For", s))
 		}
 		r.For = d
 	}
 	u, err := url.Parse(r.WebhookURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return r, &FieldError{"webhookUrl", "The webhook URL must be an http:// or https:// address, such as a Slack or DingTalk incoming webhook."}
+		return r, fieldError("webhookUrl", i18n.M("alerts.error.url"))
 	}
 	switch r.Format {
 	case FormatJSON, FormatSlack, FormatDingTalk:
 	default:
-		return r, &FieldError{"format", "The format must be json (a generic JSON body), slack or dingtalk."}
+		return r, fieldError("format", i18n.M("alerts.error.format"))
 	}
 	return r, nil
 }
@@ -134,6 +148,10 @@ type Options struct {
 	// ClusterName is the configured cluster's name when the console manages several:
 	// notifications then say it (the same group name may exist on each).
 	ClusterName string
+	// Lang is the language of the notifications' sentences (an i18n tag; "" for English).
+	// It is the console's, not the rule creator's: a webhook posts to a team's channel,
+	// read by whoever is on call, and a rule created through the API has no language.
+	Lang string
 }
 
 // Service evaluates rules and delivers notifications.

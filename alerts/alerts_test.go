@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -270,5 +271,20 @@ func TestRuleMatchingNothingIsChecked(t *testing.T) {
 	}
 	if n := matched(); n != 0 {
 		t.Errorf("after an evaluation the rule matched %d, want 0", n)
+	}
+}
+
+// A notification is said in the console's alert language; the English one reads as
+// it always did.
+func TestSummaryInChinese(t *testing.T) {
+	v := int64(12000)
+	r := store.AlertRule{Name: "orders lag", Metric: MetricLag, Threshold: 10000, For: 2 * time.Minute}
+	st := store.AlertState{Group: "orders", Value: &v, Since: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	zh := SummaryIn(i18n.Match("zh-CN"), r, st, "firing")
+	if want := "【告警】orders lag：消费者组 orders 的堆积量为 12000 条消息，自 2026-12-01 10:00:00 UTC 起超过 10000 条消息（规则：持续至少 2 分钟）。"; zh != want {
+		t.Errorf("Chinese summary\n%s\nwant\n%s", zh, want)
+	}
+	if en := Summary(r, st, "firing"); en != "[FIRING] orders lag: consumer group orders lag is 12000 messages, above 10000 messages since 2026-12-01 10:00:00 UTC (rule: for at least 2m0s)." {
+		t.Errorf("English summary %q", en)
 	}
 }

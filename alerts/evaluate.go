@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -117,18 +119,24 @@ func (s *Service) matchedCount(rule int64) int {
 // delivery builds the notification of a state change in the rule's format.
 func (s *Service) delivery(r store.AlertRule, st store.AlertState, event string, at time.Time) store.AlertDelivery {
 	return store.AlertDelivery{RuleID: r.ID, RuleName: r.Name, Group: st.Group, Event: event, CreatedAt: at,
-		URL: r.WebhookURL, Format: r.Format, Body: string(Body(r, st, event, at, s.opts.Cluster, s.opts.ClusterName))}
+		URL: r.WebhookURL, Format: r.Format, Body: string(BodyIn(i18n.Match(s.opts.Lang), r, st, event, at, s.opts.Cluster, s.opts.ClusterName))}
 }
 
-// Body is the webhook body of a notification: a generic JSON document, or the text
-// message of a Slack or DingTalk incoming webhook. With clusterName (a console of several
-// clusters) each says which cluster the group is on.
+// Body is the webhook body of a notification in English: a generic JSON document, or
+// the text message of a Slack or DingTalk incoming webhook. With clusterName (a console
+// of several clusters) each says which cluster the group is on.
 func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cluster, clusterName string) []byte {
-	var b []byte
-	summary := Summary(r, st, event)
+	return BodyIn(i18n.Match("en"), r, st, event, at, cluster, clusterName)
+}
+
+// BodyIn is Body with its sentence in l's language; the JSON document's fields stay
+// the same in every language.
+func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event string, at time.Time, cluster, clusterName string) []byte {
+	summary := SummaryIn(l, r, st, event)
 	if clusterName != "" {
 		summary = "[" + clusterName + "] " + summary
 	}
+	var b []byte
 	switch r.Format {
 	case FormatSlack:
 		b, _ = json.Marshal(map[string]string{"text": summary})
@@ -153,20 +161,48 @@ func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cl
 	return b
 }
 
-// Summary is the notification in one sentence.
+// Summary is the notification in one English sentence.
 func Summary(r store.AlertRule, st store.AlertState, event string) string {
-	what, unit := "lag", " messages"
+	return SummaryIn(i18n.Match("en"), r, st, event)
+}
+
+// SummaryIn is the notification in one sentence of l's language.
+func SummaryIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event string) string {
+	metric := "lag"
 	if r.Metric == MetricLagTime {
-		what, unit = "time behind", " ms"
+		metric = "lagTime"
 	}
-	value := "unknown"
+	value := l.T("alerts.notify.unknown")
 	if st.Value != nil {
-		value = fmt.Sprint(*st.Value) + unit
+		value = l.T("alerts.notify.value."+metric, "Value", fmt.Sprint(*st.Value))
 	}
+	kv := []any{"Rule", r.Name, "Group", st.Group, "What", l.T("alerts.notify.what." + metric), "Value", value,
+		"Threshold", l.T("alerts.notify.value."+metric, "Value", fmt.Sprint(r.Threshold)),
+		"Since", st.Since.UTC().Format("2006-01-02 15:04:05")}
 	if event == "resolved" {
-		return fmt.Sprintf("[RESOLVED] %s: consumer group %s %s is %s, at or below %d%s again (it was above since %s UTC).",
-			r.Name, st.Group, what, value, r.Threshold, unit, st.Since.UTC().Format("2006-01-02 15:04:05"))
+		return l.T("alerts.notify.resolved", kv...)
 	}
-	return fmt.Sprintf("[FIRING] %s: consumer group %s %s is %s, above %d%s since %s UTC (rule: for at least %s).",
-		r.Name, st.Group, what, value, r.Threshold, unit, st.Since.UTC().Format("2006-01-02 15:04:05"), r.For)
+	return l.T("alerts.notify.firing", append(kv, "For", forText(l, r.For))...)
+}
+
+// forText writes a rule's duration as Go does in English ("2m0s", as notifications
+// always said) and in words in Chinese.
+func forText(l *i18n.Localizer, d time.Duration) string {
+	if !l.IsChinese() {
+		return d.String()
+	}
+	var parts []string
+	for _, u := range []struct {
+		id   string
+		unit time.Duration
+	}{{"format.span.h", time.Hour}, {"format.span.m", time.Minute}, {"format.span.s", time.Second}} {
+		if n := d / u.unit; n > 0 {
+			parts = append(parts, l.T(u.id, "N", int64(n)))
+			d -= n * u.unit
+		}
+	}
+	if len(parts) == 0 {
+		return l.T("format.span.s", "N", 0)
+	}
+	return strings.Join(parts, " ")
 }

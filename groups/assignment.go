@@ -1,12 +1,11 @@
 package groups
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -74,13 +73,13 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 		a.Note = "Whether any client is online is unknown: no broker listed the group's clients (see above why), so the assignment cannot be checked."
 		return a
 	case !d.Online:
-		a.Note = "No client is online, so no queue is assigned."
+		a.Note = note(i18n.M("group.assign.note.offline"))
 		return a
 	case d.MessageModel == "BROADCASTING":
-		a.Note = "Broadcasting: every client consumes every queue; there is no assignment to check."
+		a.Note = note(i18n.M("group.assign.note.broadcasting"))
 		return a
 	case consumesByPop(d.ConsumeType):
-		a.Note = "POP consumers share queues through the broker; there is no client-side assignment to check."
+		a.Note = note(i18n.M("group.assign.note.pop"))
 		return a
 	}
 	// A mixed group's gRPC clients (known to a Proxy only) pop from any queue: the
@@ -161,7 +160,7 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 	a.MoreClientsThanQueues = realQueues > 0 && len(cids) > realQueues
 	a.Matches = a.Unowned == 0 && a.OwnedTwice == 0 && a.Differs == 0 && a.OwnerUnknown == 0
 	if !d.ownersKnown {
-		a.Note = strings.TrimSpace(a.Note + " Some clients did not report their queues (their errors are under Clients), so a queue no other client holds has an unknown owner.")
+		a.Note = appendNote(a.Note, i18n.M("group.assign.note.unreported"))
 	}
 	return a
 }
@@ -184,12 +183,12 @@ func groupStrategy(clients []Client) (string, string) {
 	}
 	if len(count) == 0 {
 		if len(uncomputable) > 0 {
-			return "", fmt.Sprintf("The clients use allocation strategy %s, which the console cannot compute (it computes AVG, AVG_BY_CIRCLE and CONSISTENT_HASH).", uncomputable[0])
+			return "", note(i18n.M("group.assign.note.uncomputable", "Strategy", uncomputable[0]))
 		}
 		if len(clients) > 0 { // every client failed to report
-			return "", "No client reported its running info (allocation strategy and queues), so neither the expected nor the actual owners are known; each client's error is under Clients."
+			return "", note(i18n.M("group.assign.note.noReports"))
 		}
-		return "", "No client reported its allocation strategy."
+		return "", note(i18n.M("group.assign.note.noStrategy"))
 	}
 	best := ""
 	for _, st := range slices.Sorted(maps.Keys(count)) {
@@ -198,7 +197,7 @@ func groupStrategy(clients []Client) (string, string) {
 		}
 	}
 	if len(count) > 1 || len(uncomputable) > 0 {
-		return best, fmt.Sprintf("Clients of this group use different allocation strategies; expected owners follow %s, the most common. Clients must agree, or queues are assigned twice or not at all.", best)
+		return best, note(i18n.M("group.assign.note.mixed", "Strategy", best))
 	}
 	return best, ""
 }

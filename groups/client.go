@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -94,7 +95,7 @@ var ErrClientNotFound = errors.New("client not online in the group")
 type ClientNotFoundError struct{ Group, ClientID string }
 
 func (e *ClientNotFoundError) Error() string {
-	return fmt.Sprintf("Client %s is not online in consumer group %s: no broker lists it. It may have stopped or restarted with another id; pick it from the group's clients.", e.ClientID, e.Group)
+	return note(i18n.M("client.error.notFound", "Client", e.ClientID, "Group", e.Group))
 }
 
 // Is makes errors.Is(err, ErrClientNotFound) hold.
@@ -172,15 +173,6 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	return ci, nil
 }
 
-// grpcRunningInfo says why a gRPC client's page shows no running info. The console does
-// not ask: no broker holds a connection to a cluster-mode Proxy's gRPC client (it would
-// answer "not online"), the Proxy's remoting port does not take the request, and a
-// local-mode Proxy relays only a thread-dump request, answered with the dump alone.
-const grpcRunningInfo = "This is a gRPC client (RocketMQ 5's SDKs), known to %s. gRPC clients do not report running info: the Proxy keeps them to itself, " +
-	"and asked for a client's running info it relays at most a thread dump (a Proxy in local mode) or nothing at all (cluster mode), " +
-	"so the console does not ask. Its settings, process queues, rates and thread dump are not available; its subscriptions are the ones the Proxy registered for the group, " +
-	"and it holds no queue (it consumes with POP). %s"
-
 // fromProxies fills ci from the Proxy that lists the client, when no broker does: a
 // gRPC client of a cluster-mode Proxy, or a remoting client connected through a Proxy.
 // Neither can be asked for its running info.
@@ -200,10 +192,15 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 			slices.SortFunc(ci.Subscriptions, func(a, b Subscription) int { return strings.Compare(a.Topic, b.Topic) })
 			if cluster.IsGRPC(cc, cn) {
 				ci.Protocol = ProtocolGRPC
-				ci.Unavailable = fmt.Sprintf(grpcRunningInfo, ci.KnownTo, fmt.Sprintf(grpcVersionNote, cn.VersionName()))
+				// The console does not ask: no broker holds a connection to a cluster-mode
+				// Proxy's gRPC client (it would answer "not online"), the Proxy's remoting port
+				// does not take the request, and a local-mode Proxy relays only a thread-dump
+				// request, answered with the dump alone.
+				ci.Unavailable = note(i18n.M("client.unavailable.grpc", "KnownTo", ci.KnownTo),
+					i18n.M("group.note.grpcVersion", "Version", cn.VersionName()))
 			} else {
 				ci.Protocol, ci.Version = ProtocolRemoting, cn.VersionName()
-				ci.Unavailable = "This client is connected to " + ci.KnownTo + ", not to a broker, so no broker can ask it for its running info."
+				ci.Unavailable = note(i18n.M("client.unavailable.proxy", "KnownTo", ci.KnownTo))
 			}
 			ci.JstackAsked = false // nothing was asked
 			return true
@@ -216,13 +213,12 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 // release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
 func unavailableReason(ci *ClientInfo, err error, release4 string) string {
 	if release4 != "" {
-		return "The client did not send its running info: " + err.Error() + ". Its settings, process queues and rates are unknown; it may be shutting down or have left. " +
-			"It is a remoting client: gRPC clients and the RocketMQ Proxy need RocketMQ 5.x, and this cluster's brokers run " + release4 + "."
+		return note(i18n.M("client.unavailable.release4", "Error", err.Error(), "Release", release4))
 	}
 	if ci.ConsumeType == "pop" {
-		return "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy. The Proxy keeps gRPC clients itself and does not relay GET_CONSUMER_RUNNING_INFO to them (in cluster mode not at all; in local mode only a thread-dump request), so their settings, process queues, rates and thread dump are not available here. The broker answered: " + err.Error() + "."
+		return note(i18n.M("client.unavailable.pop", "Error", strings.TrimSuffix(err.Error(), ".")))
 	}
-	return "The client did not send its running info: " + err.Error() + ". Its settings, process queues and rates are unknown; it may be shutting down, or be a gRPC client behind a RocketMQ 5 Proxy, which does not relay this request."
+	return note(i18n.M("client.unavailable", "Error", err.Error()))
 }
 
 func (ci *ClientInfo) fill(info *rocketmq.ConsumerRunningInfo) {

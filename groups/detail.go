@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -358,9 +358,7 @@ func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[s
 		case d.ConsumeType == "":
 			d.ConsumeType, d.MessageModel, d.ConsumeFromWhere = ct, cc.MessageModel, cc.ConsumeFromWhere
 		case brokerType != "" && ct != brokerType && d.MixedNote == "":
-			d.MixedNote = fmt.Sprintf("This group has clients of two kinds: the brokers list %s consumers (remoting), and Proxy %s lists %s consumers (gRPC). "+
-				"They share the group's offsets; the remoting clients are assigned queues while the gRPC clients pop messages from any queue, "+
-				"so the assignment below covers only the remoting clients.", ConsumeTypeLabel(brokerType), pc.Proxy, ConsumeTypeLabel(ct))
+			d.MixedNote = note(i18n.M("group.note.mixed", "BrokerType", ConsumeTypeLabel(brokerType), "Proxy", pc.Proxy, "ProxyType", ConsumeTypeLabel(ct)))
 		}
 		var groupSubs []Subscription
 		for topic, sd := range cc.Subscriptions {
@@ -377,10 +375,10 @@ func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[s
 				Protocol: ProtocolRemoting, KnownTo: "Proxy " + pc.Proxy, Subscriptions: slices.Clone(groupSubs)}
 			if cluster.IsGRPC(cc, cn) {
 				c.Protocol, c.Version = ProtocolGRPC, ""
-				c.VersionNote = fmt.Sprintf(grpcVersionNote, cn.VersionName())
-				c.RunningInfoError = runningInfoGRPC
+				c.VersionNote = note(i18n.M("group.note.grpcVersion", "Version", cn.VersionName()))
+				c.RunningInfoError = note(i18n.M("group.note.grpcRunningInfo"))
 			} else {
-				c.RunningInfoError = "This client is connected to Proxy " + pc.Proxy + ", not to a broker, so no broker can ask it for its running info."
+				c.RunningInfoError = note(i18n.M("group.note.viaProxy", "Proxy", pc.Proxy))
 			}
 			if c.Subscriptions == nil {
 				c.Subscriptions = []Subscription{}
@@ -417,16 +415,16 @@ func queueFromOffsets(mq rocketmq.MessageQueue, o rocketmq.OffsetWrapper, model 
 	q.BrokerOffset = &bo
 	switch {
 	case o.ConsumerOffset < 0:
-		q.LagUnknown = "No offset is committed for this queue yet."
+		q.LagUnknown = note(i18n.M("group.note.noOffset"))
 	case model == "BROADCASTING":
 		co := o.ConsumerOffset
 		q.ConsumerOffset = &co
-		q.LagUnknown = "Broadcasting consumers keep their offsets on the clients; the broker's copy may be stale."
+		q.LagUnknown = note(i18n.M("group.note.broadcastingStale"))
 	default:
 		co := o.ConsumerOffset
 		q.ConsumerOffset = &co
 		if co > bo {
-			q.LagUnknown = fmt.Sprintf("The committed offset %d is past the queue's max offset %d (was the queue truncated or the offset reset?).", co, bo)
+			q.LagUnknown = note(i18n.M("group.note.pastMax", "Offset", co, "Max", bo))
 			break
 		}
 		lag := bo - co
@@ -538,11 +536,11 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 			q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic)}
 			switch {
 			case statsFailed[mq.BrokerName] != "":
-				q.LagUnknown = "Broker " + mq.BrokerName + " did not answer: " + statsFailed[mq.BrokerName]
+				q.LagUnknown = note(i18n.M("group.note.brokerFailed", "Broker", mq.BrokerName, "Error", statsFailed[mq.BrokerName]))
 			case d.MessageModel == "BROADCASTING":
-				q.LagUnknown = "Broadcasting consumers keep their offsets on the clients."
+				q.LagUnknown = note(i18n.M("group.note.broadcasting"))
 			default:
-				q.LagUnknown = "No offset is committed for this queue yet."
+				q.LagUnknown = note(i18n.M("group.note.noOffset"))
 			}
 			d.Queues = append(d.Queues, q)
 			have[mq] = true
@@ -589,7 +587,7 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 		}
 		slices.Sort(o)
 		q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic),
-			Owner: o[0], LagUnknown: "No broker reported this queue."}
+			Owner: o[0], LagUnknown: note(i18n.M("group.note.unreported"))}
 		if len(o) > 1 {
 			q.Owners = o
 		}
@@ -644,14 +642,14 @@ func (d *Detail) summarise() {
 	case known > 0:
 		d.TotalLag = &total
 		if unknown > 0 {
-			d.TotalLagNote = fmt.Sprintf("Leaves out %d of %d queues whose lag is unknown.", unknown, known+unknown)
+			d.TotalLagNote = note(i18n.M("group.note.leavesOut", "Unknown", unknown, "Total", known+unknown))
 		}
 	case unknown > 0:
 		d.TotalLagNote = firstReason
 	case len(d.Failures) > 0:
-		d.TotalLagNote = "No broker answered with this group's offsets."
+		d.TotalLagNote = note(i18n.M("group.note.noBroker"))
 	default:
-		d.TotalLagNote = "No offsets are stored for this group and no client is online."
+		d.TotalLagNote = note(i18n.M("group.note.nothing"))
 	}
 }
 

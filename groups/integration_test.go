@@ -119,7 +119,7 @@ type eventLog struct {
 	last   *Detail
 }
 
-func (l *eventLog) Render(u *Update) (Frame, error) {
+func (l *eventLog) Render(_ context.Context, u *Update) (Frame, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if u.Err == nil && u.Detail != nil {

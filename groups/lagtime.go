@@ -3,12 +3,12 @@ package groups
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -75,7 +75,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 		case q.Lag == nil:
 			q.LagTimeUnknown = q.LagUnknown
 			if q.LagTimeUnknown == "" {
-				q.LagTimeUnknown = "The lag is unknown."
+				q.LagTimeUnknown = note(i18n.M("group.note.lagUnknown"))
 			}
 			continue
 		case *q.Lag == 0:
@@ -89,7 +89,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 		}
 		b, ok := brokers[q.BrokerName]
 		if !ok || b.Master == "" {
-			q.LagTimeUnknown = "Broker " + q.BrokerName + " has no master to ask."
+			q.LagTimeUnknown = note(i18n.M("group.note.noMaster", "Broker", q.BrokerName))
 			continue
 		}
 		k := [2]string{q.Topic, q.BrokerName}
@@ -101,7 +101,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 		}
 		r.lag += *q.Lag
 		r.queues = append(r.queues, q)
-		q.LagTimeUnknown = "Not read yet."
+		q.LagTimeUnknown = note(i18n.M("group.note.notRead"))
 	}
 	return reads
 }
@@ -127,7 +127,7 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 	for i, r := range reads {
 		if limit >= 0 && i >= limit {
 			for _, q := range r.queues {
-				q.LagTimeUnknown = fmt.Sprintf("Not read in this pass: the list reads the time behind of at most %d topics of groups per pass, the most lagging first, and remembers it while the offset stays. Open the group to read it now.", limit)
+				q.LagTimeUnknown = note(i18n.M("group.note.notThisPass", "Limit", limit))
 			}
 			continue
 		}
@@ -135,7 +135,7 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 			spans, err := s.admin.ConsumeTimeSpan(ctx, addr, r.topic, r.group)
 			if err != nil {
 				for _, q := range r.queues {
-					q.LagTimeUnknown = "Broker " + r.broker.Name + " did not say the store time of the message at the committed offset: " + err.Error()
+					q.LagTimeUnknown = note(i18n.M("group.note.noStoreTime", "Broker", r.broker.Name, "Error", err.Error()))
 				}
 				return err
 			}
@@ -157,7 +157,7 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 		sp, ok := by[q.Queue()]
 		switch {
 		case !ok:
-			q.LagTimeUnknown = "Broker " + r.broker.Name + " did not report this queue's times."
+			q.LagTimeUnknown = note(i18n.M("group.note.noTimes", "Broker", r.broker.Name))
 		case sp.DelayTime <= 0:
 			// The group caught up between the offsets read and the time span.
 			zero := int64(0)
@@ -165,7 +165,7 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 		default:
 			at := now.UnixMilli() - sp.DelayTime
 			if sp.MinTimeStamp > 0 && at < sp.MinTimeStamp-time.Minute.Milliseconds() {
-				q.LagTimeUnknown = fmt.Sprintf("The message at the committed offset %d is no longer stored (the queue's oldest message is newer), so its age cannot be read.", *q.ConsumerOffset)
+				q.LagTimeUnknown = note(i18n.M("group.note.gone", "Offset", *q.ConsumerOffset))
 				continue
 			}
 			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at)
@@ -196,9 +196,9 @@ func maxLagTime(qs []QueueLag) (*int64, string) {
 	case best == nil && unknown > 0:
 		return nil, first
 	case best == nil:
-		return nil, "No queue has a committed offset."
+		return nil, note(i18n.M("group.note.noCommitted"))
 	case unknown > 0:
-		return best, fmt.Sprintf("Leaves out %d queues whose time behind is unknown: %s", unknown, first)
+		return best, note(i18n.M("group.note.behindLeavesOut", "Count", unknown, "First", noted(first)))
 	}
 	return best, ""
 }

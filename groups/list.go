@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -492,17 +493,17 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	case known > 0:
 		sum.TotalLag = &total
 		if unknown > 0 || len(sum.Failures) > 0 {
-			sum.LagNote = "Leaves out queues whose lag is unknown; open the group to see which."
+			sum.LagNote = note(i18n.M("group.note.listLeavesOut"))
 		}
 	case len(sum.Failures) > 0:
-		sum.LagNote = "Could not read " + sum.Failures[0].String()
+		sum.LagNote = note(i18n.M("group.note.couldNotRead", "Failure", sum.Failures[0].String()))
 	case sum.MessageModel == "BROADCASTING":
-		sum.LagNote = "Broadcasting consumers keep their offsets on the clients."
+		sum.LagNote = note(i18n.M("group.note.broadcasting"))
 	default:
-		sum.LagNote = "No offsets are stored for this group yet."
+		sum.LagNote = note(i18n.M("group.note.noOffsets"))
 	}
 	if len(limited) > 0 {
-		sum.LagNote = strings.TrimSpace(sum.LagNote + fmt.Sprintf(" Broker %s has more than %d groups, so the list read its offset table: the retry topic, consume rate and last consumed time are on the group's page.", strings.Join(limited, ", "), maxGroups))
+		sum.LagNote = appendNote(sum.LagNote, i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
 	}
 	return sum
 }

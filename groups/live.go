@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/live"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -28,7 +29,7 @@ type EventStore interface {
 }
 
 // Update is what one tick of a watched group produced. The renderer turns it into the
-// bytes every viewer of the group receives.
+// bytes every viewer of the group receives, once per language among them.
 type Update struct {
 	// Detail is the group now; on a failed tick it is the last good one (or nil) and Err
 	// says what failed.
@@ -56,17 +57,18 @@ type Update struct {
 // own (rows after other elements would not parse as rows).
 type Frame = live.Frame
 
-// Renderer turns an update into a frame. Live calls it once per update, however many
-// viewers the group has, and sends the same bytes to each.
+// Renderer turns an update into a frame in the language ctx carries (i18n.From). Live
+// calls it once per update and language among the group's viewers, however many viewers
+// read that language, and sends the same bytes to each of them.
 type Renderer interface {
-	Render(u *Update) (Frame, error)
+	Render(ctx context.Context, u *Update) (Frame, error)
 }
 
 // RenderFunc adapts a function to Renderer.
-type RenderFunc func(u *Update) (Frame, error)
+type RenderFunc func(ctx context.Context, u *Update) (Frame, error)
 
 // Render calls f.
-func (f RenderFunc) Render(u *Update) (Frame, error) { return f(u) }
+func (f RenderFunc) Render(ctx context.Context, u *Update) (Frame, error) { return f(ctx, u) }
 
 // Defaults of LiveOptions.
 const (
@@ -132,7 +134,7 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Renderer == nil {
-		opts.Renderer = RenderFunc(func(*Update) (Frame, error) { return nil, nil })
+		opts.Renderer = RenderFunc(func(context.Context, *Update) (Frame, error) { return nil, nil })
 	}
 	l := &Live{reader: reader, opts: opts, kept: map[string]*history{}}
 	l.hub = live.NewSources(l.start, live.Options{Interval: opts.Interval, Timeout: opts.Timeout,
@@ -148,8 +150,12 @@ func (l *Live) Interval() time.Duration { return l.opts.Interval }
 type Viewer = live.Viewer
 
 // Watch subscribes to a group's frames, starting its watcher when it is the first viewer.
-// The first frame the viewer receives renders everything.
-func (l *Live) Watch(group string) (*Viewer, error) { return l.hub.Watch(group) }
+// The first frame the viewer receives renders everything. Its frames are in English.
+func (l *Live) Watch(group string) (*Viewer, error) { return l.WatchIn(group, "") }
+
+// WatchIn is Watch for a viewer reading lang (an i18n language tag, "" for English):
+// each tick is rendered once per language among the group's viewers.
+func (l *Live) WatchIn(group, lang string) (*Viewer, error) { return l.hub.WatchIn(group, lang) }
 
 // Snapshot is a watched group's latest state.
 type Snapshot struct {
@@ -191,10 +197,11 @@ type watch struct {
 	// latest is the last good tick's state, nil before one; only Poll stores it.
 	latest atomic.Pointer[Snapshot]
 
-	tracker   *tracker
-	history   *history
-	recent    []Event
-	fullFrame Frame // the catch-up frame of the latest state, rendered once
+	tracker *tracker
+	history *history
+	recent  []Event
+	// fullFrames are the catch-up frames of the latest state, rendered once per language.
+	fullFrames map[string]Frame
 }
 
 // start makes the watcher of a group, with the lag history it had when last watched.
@@ -253,7 +260,7 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 			u.Detail, u.History = prev.Detail, prev.History
 		}
 		w.l.opts.Log.Debug("watch tick failed", "group", w.group, "err", err)
-		return live.Tick{Frame: w.render(u), Send: live.SendStatus}
+		return live.Tick{Render: w.renderer(u), Send: live.SendStatus}
 	}
 	events := w.tracker.observe(d)
 	if len(events) > 0 {
@@ -272,31 +279,46 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	} else {
 		diff(prev.Detail, d, u, u.History)
 	}
-	w.fullFrame = nil
+	w.fullFrames = nil
 	w.latest.Store(&Snapshot{Detail: d, History: u.History, Recent: w.recent})
-	return live.Tick{Frame: w.render(u), Send: send}
+	return live.Tick{Render: w.renderer(u), Send: send}
 }
 
-// CatchUp renders everything as of the latest good tick, for viewers that just joined.
-func (w *watch) CatchUp() Frame {
+// CatchUp renders everything as of the latest good tick in English.
+func (w *watch) CatchUp() Frame { return w.CatchUpIn("") }
+
+// CatchUpIn renders everything as of the latest good tick, for viewers reading lang that
+// just joined; once per language and tick.
+func (w *watch) CatchUpIn(lang string) Frame {
 	s := w.latest.Load()
 	if s == nil {
 		return nil // the first good tick serves them
 	}
-	if w.fullFrame == nil {
-		u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true}
-		if n := len(u.History.Totals); n > 0 {
-			u.Sample = u.History.Totals[n-1]
-		}
-		w.fullFrame = w.render(u)
+	if f, ok := w.fullFrames[lang]; ok {
+		return f
 	}
-	return w.fullFrame
+	u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true}
+	if n := len(u.History.Totals); n > 0 {
+		u.Sample = u.History.Totals[n-1]
+	}
+	if w.fullFrames == nil {
+		w.fullFrames = map[string]Frame{}
+	}
+	f := w.render(u, lang)
+	w.fullFrames[lang] = f
+	return f
 }
 
-func (w *watch) render(u *Update) Frame {
-	b, err := w.l.opts.Renderer.Render(u)
+// renderer renders u in the language the hub asks for.
+func (w *watch) renderer(u *Update) func(lang string) Frame {
+	return func(lang string) Frame { return w.render(u, lang) }
+}
+
+func (w *watch) render(u *Update, lang string) Frame {
+	ctx := i18n.With(context.Background(), i18n.Match(lang))
+	b, err := w.l.opts.Renderer.Render(ctx, u)
 	if err != nil {
-		w.l.opts.Log.Error("render live group frame", "group", w.group, "err", err)
+		w.l.opts.Log.Error("render live group frame", "group", w.group, "lang", lang, "err", err)
 		return nil
 	}
 	return b

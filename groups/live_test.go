@@ -58,7 +58,7 @@ type recordingRenderer struct {
 	updates []*Update
 }
 
-func (r *recordingRenderer) Render(u *Update) (Frame, error) {
+func (r *recordingRenderer) Render(_ context.Context, u *Update) (Frame, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, u)

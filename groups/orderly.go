@@ -2,12 +2,12 @@ package groups
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -137,46 +137,52 @@ func (d *Detail) lockWarnings() {
 			continue
 		}
 		l.Blocked, l.Warning = false, ""
-		name := "Queue " + strconv.Itoa(q.QueueID) + " of " + q.Topic + " on " + q.BrokerName
+		name := i18n.M("group.lock.queue", "Queue", q.QueueID, "Topic", q.Topic, "Broker", q.BrokerName)
 		lag := int64(0)
 		if q.Lag != nil {
 			lag = *q.Lag
 		}
-		backlog := ""
-		if lag > 0 {
-			backlog = fmt.Sprintf(" %s messages wait.", thousands(lag))
+		warn := func(m i18n.Message) string {
+			if lag > 0 {
+				return note(m, i18n.M("group.lock.backlog", "Count", thousands(lag)))
+			}
+			return note(m)
 		}
 		renewed := now.Sub(time.UnixMilli(l.LastLockTimestamp))
 		switch {
 		case l.Locked && l.HolderOnline && renewed > expiry && lag > 0:
 			l.Blocked = true
-			l.Warning = fmt.Sprintf("%s is blocked: %s last renewed its lock %s ago, longer than the broker's %s lock expiry, so it cannot consume the queue and another client may lock it.%s",
-				name, l.Holder, ago(renewed), ago(expiry), backlog)
+			l.Warning = warn(i18n.M("group.lock.warn.stale", "Name", name, "Holder", l.Holder, "Renewed", agoArg(renewed), "Expiry", agoArg(expiry)))
 		case l.Locked:
 		case l.Holder != "" && !l.HolderOnline:
-			left := ""
+			kv := []any{"Name", name, "Holder", l.Holder, "Expiry", agoArg(expiry), "Every", agoArg(ClientLockInterval)}
+			id := "group.lock.warn."
 			if l.HolderLeftAt > 0 {
-				left = " " + ago(now.Sub(time.UnixMilli(l.HolderLeftAt))) + " ago"
+				kv = append(kv, "Left", agoArg(now.Sub(time.UnixMilli(l.HolderLeftAt))))
+				id += "ago."
 			}
 			if renewed < expiry {
 				l.Blocked = true
-				l.Warning = fmt.Sprintf("%s is blocked: locked by a client that left%s (%s); the lock expires after %s, in about %s, and then the next rebalance (every %s) can lock it.%s",
-					name, left, l.Holder, ago(expiry), ago(expiry-renewed), ago(ClientLockInterval), backlog)
+				l.Warning = warn(i18n.M(id+"left", append(kv, "In", agoArg(expiry-renewed))...))
 			} else {
 				l.Blocked = lag > 0
-				l.Warning = fmt.Sprintf("%s has no lock holder: %s left%s and its lock expired %s ago; the queue waits for a client's next rebalance (every %s) to lock it.%s",
-					name, l.Holder, left, ago(renewed-expiry), ago(ClientLockInterval), backlog)
+				l.Warning = warn(i18n.M(id+"expired", append(kv, "Expired", agoArg(renewed-expiry))...))
 			}
 		case l.HeldUnlocked != "" && lag > 0:
 			l.Blocked = true
-			l.Warning = fmt.Sprintf("%s is blocked: %s holds it but could not lock it (another client's lock has not expired yet), so nobody consumes it.%s",
-				name, l.HeldUnlocked, backlog)
+			l.Warning = warn(i18n.M("group.lock.warn.unlocked", "Name", name, "Holder", l.HeldUnlocked))
 		}
 		if l.Warning != "" {
 			d.Blocked = append(d.Blocked, l.Warning)
 		}
 	}
 }
+
+// agoArg is a duration as a warning's value: ago in English, FormatSpanIn in another
+// language.
+type agoArg time.Duration
+
+func (a agoArg) String() string { return ago(time.Duration(a)) }
 
 // ago says a duration the way the warnings do: whole seconds, minutes past two.
 func ago(d time.Duration) string {
@@ -224,7 +230,7 @@ func pulledEnd(pq rocketmq.ProcessQueueInfo) int64 {
 }
 
 // DuplicatesNote says what the duplicates-at-risk figure is, wherever it is shown.
-const DuplicatesNote = "Duplicates at risk is an upper bound: how many messages the queue's previous owner had pulled past the offset committed on the broker, at its last report before the move (its running info: the cached messages' max offset, or its own committed offset, minus the broker's consumer offset). The new owner starts from the broker's committed offset, so it may consume those again; fewer arrive twice when the old owner committed before letting go. Messages it pulled after that report are not counted."
+var DuplicatesNote = i18n.M("group.duplicates.note")
 
 // ModeTTL is how long a group's consume mode, once read, is trusted by the group list:
 // a listener changes only when the clients are redeployed.

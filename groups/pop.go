@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -47,18 +48,6 @@ const (
 	KnownToBroker    = "broker"
 )
 
-// What the page says where the broker cannot tell.
-const (
-	runningInfoGRPC = "gRPC clients do not report running info: asked for it, the Proxy relays a thread dump at most. " +
-		"Their subscriptions come from the Proxy; they hold no queues."
-	grpcVersionNote = "The Proxy does not pass on a gRPC client's SDK version: the version it reports (%s) is its own."
-	popNoOwners     = "This group consumes with POP: the broker hands out messages, not queues, so no client owns a queue " +
-		"and nothing rebalances. Instead of owners the page shows which clients are connected and how many receive requests wait on the brokers."
-	popInFlightNote = "Messages popped and not yet acknowledged (in flight) are counted only in the broker's memory, for its metrics: " +
-		"no admin request answers them on this broker, so the console does not guess. They are part of neither number above: " +
-		"the consumer offset moves when a message is popped, not when it is acknowledged."
-)
-
 // PopProgress splits a POP group's backlog the way POP works: what was never popped,
 // and what was popped, not acknowledged in time and revived into the group's POP retry
 // topics to be delivered again.
@@ -84,7 +73,7 @@ type PopProgress struct {
 // (they hold no committed offset until a consumer pops from them, so the consume stats
 // leave them out) and sums Ready and Retry.
 func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bool) *PopProgress {
-	p := &PopProgress{InFlightNote: popInFlightNote, Note: popNoOwners}
+	p := &PopProgress{InFlightNote: note(i18n.M("group.pop.note.inFlight")), Note: note(i18n.M("group.pop.note"))}
 	have := map[rocketmq.MessageQueue]int{}
 	for i, q := range d.Queues {
 		have[q.Queue()] = i
@@ -125,11 +114,11 @@ func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bo
 		}
 	}
 	if reported {
-		p.InFlight, p.InFlightNote = &inFlight, "Popped and not yet acknowledged, as the broker reports it (its pull offset past the consumer offset)."
+		p.InFlight, p.InFlightNote = &inFlight, note(i18n.M("group.pop.note.inFlightReported"))
 	}
 	n, err := s.polling(ctx, d.Group, own)
 	if err != nil {
-		p.PollingNote = "Could not read the parked receive requests: " + err.Error()
+		p.PollingNote = note(i18n.M("group.pop.note.polling", "Error", err.Error()))
 	} else {
 		p.Polling = &n
 	}

@@ -10,11 +10,11 @@ package groups
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -121,7 +121,7 @@ var ErrGroupNotFound = errors.New("consumer group not found")
 type NotFoundError struct{ Group string }
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("Consumer group %s is not known to any broker: no subscription config, no stored offsets, no client online. Check the name, or pick the group from the list of consumer groups.", e.Group)
+	return note(i18n.M("group.error.notFound", "Group", e.Group))
 }
 
 // Is makes errors.Is(err, ErrGroupNotFound) hold.

@@ -1,11 +1,12 @@
 package groups
 
 import (
-	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -47,9 +48,21 @@ type Trend struct {
 	// DrainMs is the estimated time until caught up (when neither CaughtUp nor Never and
 	// the direction is known).
 	DrainMs *int64 `json:"drainMs"`
-	// How says in a sentence how this was computed (the page shows it on hover).
+	// How says in a sentence how this was computed (the page shows it on hover), in
+	// English; HowIn says it in another language.
 	How string `json:"how"`
+	// how is How as catalogue messages, said one after the other.
+	how []i18n.Message
 }
+
+// explain sets How from messages said one after the other.
+func (t *Trend) explain(ms ...i18n.Message) {
+	t.how = ms
+	t.How = t.HowIn(english)
+}
+
+// HowIn is How in l's language.
+func (t Trend) HowIn(l *i18n.Localizer) string { return sayAll(l, t.how) }
 
 // TrendOf computes the trend at now from a group's samples (oldest first): the mean
 // produce and consume rates of the last TrendReads samples of TrendWindow that have both, and
@@ -82,8 +95,7 @@ func TrendOf(samples []store.LagSample, now time.Time) Trend {
 		first, last = used[0].At, used[len(used)-1].At
 	}
 	if t.Samples == 0 || t.Lag == nil {
-		t.How = "Not enough history: the trend needs the consume and produce rates of the last " + FormatSpan(TrendWindow) +
-			", which the console reads every RMQC_METRICS_INTERVAL (the first rate comes with the second read)."
+		t.explain(i18n.M("group.trend.how.short", "Window", spanArg(TrendWindow)))
 		t.Samples = 0
 		t.ProduceTPS, t.ConsumeTPS = 0, 0
 		return t
@@ -101,20 +113,20 @@ func TrendOf(samples []store.LagSample, now time.Time) Trend {
 	default:
 		t.Direction = TrendShrinking
 	}
-	how := fmt.Sprintf("From %d reads over the last %s: producing %s/s and consuming %s/s on average (offsets advanced per second), so the lag of %s ",
-		t.Samples, FormatSpan(max(t.Window, time.Second)), fmtRate(t.ProduceTPS), fmtRate(t.ConsumeTPS), strconv.FormatInt(*t.Lag, 10))
+	how := i18n.M("group.trend.how", "Reads", t.Samples, "Window", spanArg(max(t.Window, time.Second)),
+		"Produce", fmtRate(t.ProduceTPS), "Consume", fmtRate(t.ConsumeTPS), "Lag", strconv.FormatInt(*t.Lag, 10))
 	switch {
 	case *t.Lag == 0 && net <= 0:
 		t.CaughtUp = true
-		t.How = how + "is caught up."
+		t.explain(how, i18n.M("group.trend.how.caughtUp"))
 	case net >= 0:
 		t.Never = true
-		t.How = how + fmt.Sprintf("grows by %s/s: producers are at least as fast as consumers, so it never drains at this rate.", fmtRate(net))
+		t.explain(how, i18n.M("group.trend.how.never", "Net", fmtRate(net)))
 	default:
 		d := time.Duration(lag / -net * float64(time.Second))
 		ms := d.Milliseconds()
 		t.DrainMs = &ms
-		t.How = how + fmt.Sprintf("shrinks by %s/s: %s ÷ %s/s ≈ %s until caught up, if the rates hold.", fmtRate(-net), strconv.FormatInt(*t.Lag, 10), fmtRate(-net), FormatSpan(d))
+		t.explain(how, i18n.M("group.trend.how.drain", "Net", fmtRate(-net), "Lag", strconv.FormatInt(*t.Lag, 10), "Span", spanArg(d)))
 	}
 	return t
 }
@@ -126,6 +138,12 @@ func (t Trend) Drain() (time.Duration, bool) {
 	}
 	return time.Duration(*t.DrainMs) * time.Millisecond, true
 }
+
+// spanArg is a span as a Message's value: said with FormatSpanIn in the sentence's
+// language.
+type spanArg time.Duration
+
+func (s spanArg) String() string { return FormatSpan(time.Duration(s)) }
 
 func fmtRate(r float64) string {
 	switch {
@@ -139,27 +157,54 @@ func fmtRate(r float64) string {
 
 // FormatSpan writes a duration rounded to what a person reads: "45s", "12m", "3h20m", "2d5h".
 func FormatSpan(d time.Duration) string {
+	var b strings.Builder
+	for _, p := range spanParts(d) {
+		b.WriteString(strconv.Itoa(p.n) + p.unit)
+	}
+	return b.String()
+}
+
+// FormatSpanIn is FormatSpan in l's language: the same in English, in words in Chinese
+// ("3 小时 20 分钟").
+func FormatSpanIn(l *i18n.Localizer, d time.Duration) string {
+	if !l.IsChinese() {
+		return FormatSpan(d)
+	}
+	var parts []string
+	for _, p := range spanParts(d) {
+		parts = append(parts, l.T("format.span."+p.unit, "N", p.n))
+	}
+	return strings.Join(parts, " ")
+}
+
+type spanPart struct {
+	n    int
+	unit string // d, h, m or s
+}
+
+// spanParts rounds d to what a person reads and splits it in at most two units.
+func spanParts(d time.Duration) []spanPart {
 	switch {
 	case d < time.Minute:
-		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + "s"
+		return []spanPart{{int(d.Round(time.Second) / time.Second), "s"}}
 	case d < time.Hour:
 		m := d.Round(time.Second)
 		if s := int(m/time.Second) % 60; s != 0 && m < 10*time.Minute {
-			return strconv.Itoa(int(m/time.Minute)) + "m" + strconv.Itoa(s) + "s"
+			return []spanPart{{int(m / time.Minute), "m"}, {s, "s"}}
 		}
-		return strconv.Itoa(int(d.Round(time.Minute)/time.Minute)) + "m"
+		return []spanPart{{int(d.Round(time.Minute) / time.Minute), "m"}}
 	case d < 48*time.Hour:
 		h := d.Round(time.Minute)
-		out := strconv.Itoa(int(h/time.Hour)) + "h"
+		out := []spanPart{{int(h / time.Hour), "h"}}
 		if m := int(h/time.Minute) % 60; m != 0 {
-			out += strconv.Itoa(m) + "m"
+			out = append(out, spanPart{m, "m"})
 		}
 		return out
 	}
 	h := d.Round(time.Hour)
-	out := strconv.Itoa(int(h/(24*time.Hour))) + "d"
+	out := []spanPart{{int(h / (24 * time.Hour)), "d"}}
 	if r := int(h/time.Hour) % 24; r != 0 {
-		out += strconv.Itoa(r) + "h"
+		out = append(out, spanPart{r, "h"})
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"rmqconsole/alerts"
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -40,7 +41,8 @@ func (h *Alerts) Show(c *gin.Context) {
 }
 
 func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
-	p := h.page(c, "Alerts", "alerts")
+	l := i18n.From(c.Request.Context())
+	p := h.page(c, l.T("alerts.title"), "alerts")
 	rules, err := h.Rules.Rules(c.Request.Context(), 0)
 	if err != nil {
 		h.Fail(c, err)
@@ -53,10 +55,10 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 	}
 	vm := views.AlertsVM{CanEdit: CallerRole(c).Allows(auth.Operator), Form: form}
 	for _, r := range rules {
-		vm.Rules = append(vm.Rules, alertRuleRowVM(r))
+		vm.Rules = append(vm.Rules, alertRuleRowVM(l, r))
 	}
 	for _, d := range deliveries {
-		vm.Deliveries = append(vm.Deliveries, alertDeliveryRowVM(d))
+		vm.Deliveries = append(vm.Deliveries, alertDeliveryRowVM(l, d))
 	}
 	h.render(c, status, p, views.AlertsPage(vm))
 }
@@ -70,7 +72,7 @@ func (h *Alerts) Create(c *gin.Context) {
 		WebhookURL: in.WebhookURL, Format: in.Format}
 	n, err := strconv.ParseInt(strings.TrimSpace(form.Threshold), 10, 64)
 	if err != nil {
-		form.Field, form.Error = "threshold", "The threshold must be a whole number of messages (or milliseconds), such as 10000."
+		form.Field, form.Error = "threshold", i18n.From(c.Request.Context()).T("alerts.error.threshold")
 		h.showWith(c, http.StatusUnprocessableEntity, form)
 		return
 	}
@@ -78,7 +80,7 @@ func (h *Alerts) Create(c *gin.Context) {
 	if _, err := h.Rules.Create(c.Request.Context(), alertWho(c), in); err != nil {
 		var fe *alerts.FieldError
 		if errors.As(err, &fe) {
-			form.Field, form.Error = fe.Field, fe.Message
+			form.Field, form.Error = fe.Field, fe.In(i18n.From(c.Request.Context()))
 			h.showWith(c, http.StatusUnprocessableEntity, form)
 			return
 		}
@@ -95,7 +97,7 @@ func (h *Alerts) Delete(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, err)
+		h.Fail(c, alertsError(c, err, id))
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/alerts")
@@ -104,7 +106,8 @@ func (h *Alerts) Delete(c *gin.Context) {
 func (h *Alerts) ruleID(c *gin.Context) (int64, bool) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_id", Message: "“" + views.Cut(c.Param("id")) + "” is not an alert rule id; ids are whole numbers. Pick the rule from the list of alerts."})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_id",
+			Message: i18n.From(c.Request.Context()).T("alerts.error.id", "ID", views.Cut(c.Param("id")))})
 		return 0, false
 	}
 	return id, true
@@ -196,11 +199,15 @@ func (h *Alerts) CreateAPI(c *gin.Context) {
 	var in alerts.RuleInput
 	if err := c.ShouldBindJSON(&in); err != nil {
 		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: "The body must be a JSON rule: {\"group\", \"metric\": \"lag\"|\"lagTime\", \"threshold\", \"for\": \"2m\", \"webhookUrl\", \"format\": \"json\"|\"slack\"|\"dingtalk\"} (" + err.Error() + ")."})
+			Message: i18n.From(c.Request.Context()).T("alerts.error.json", "Shape", alertRuleShape, "Error", err.Error())})
 		return
 	}
 	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if err != nil {
+		var fe *alerts.FieldError
+		if errors.As(err, &fe) {
+			err = &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: fe.In(i18n.From(c.Request.Context()))}
+		}
 		h.Fail(c, err)
 		return
 	}
@@ -214,20 +221,33 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, err)
+		h.Fail(c, alertsError(c, err, id))
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"deleted": id})
 }
 
-func alertCondition(r store.AlertRule) string {
-	what, unit := "lag", ""
-	if r.Metric == alerts.MetricLagTime {
-		what, unit = "time behind", " ms"
+// alertsError is err in the request's language when it is the alert service's: a rule
+// that does not exist; other errors as they are.
+func alertsError(c *gin.Context, err error, id int64) error {
+	if !errors.Is(err, alerts.ErrNotFound) {
+		return err
 	}
-	s := what + " above " + views.Thousands(r.Threshold) + unit
+	status, code := errorStatus(err)
+	return &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).T("alerts.error.notFound", "ID", id)}
+}
+
+// alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
+const alertRuleShape = `{"group", "metric": "lag"|"lagTime", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+
+func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
+	id := "alerts.condition.lag"
+	if r.Metric == alerts.MetricLagTime {
+		id = "alerts.condition.lagTime"
+	}
+	s := l.T(id, "Threshold", views.Thousands(r.Threshold))
 	if r.For > 0 {
-		s += " for at least " + views.Duration(r.For)
+		s += l.T("alerts.condition.for", "For", views.DurationIn(l, r.For))
 	}
 	return s
 }
@@ -241,19 +261,17 @@ func webhookHost(raw string) string {
 	return u.Host
 }
 
-func alertRuleRowVM(r alerts.RuleView) views.AlertRuleRow {
-	row := views.AlertRuleRow{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Condition: alertCondition(r.AlertRule),
+func alertRuleRowVM(l *i18n.Localizer, r alerts.RuleView) views.AlertRuleRow {
+	row := views.AlertRuleRow{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Condition: alertCondition(l, r.AlertRule),
 		Webhook: webhookHost(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: views.TimeUTC(r.CreatedAt),
 		DeleteURL: "/alerts/" + strconv.FormatInt(r.ID, 10) + "/delete"}
 	switch {
 	case r.Matched < 0:
-		row.Matches = "not checked yet"
+		row.Matches = l.T("alerts.matches.unchecked")
 	case r.Matched == 0:
-		row.Matches, row.NoMatch = "matches no consumer group right now: check the name or pattern", true
-	case r.Matched == 1:
-		row.Matches = "matches 1 group"
+		row.Matches, row.NoMatch = l.T("alerts.matches.none"), true
 	default:
-		row.Matches = "matches " + strconv.Itoa(r.Matched) + " groups"
+		row.Matches = l.N("alerts.matches", r.Matched)
 	}
 	for _, s := range r.States {
 		if s.State == alerts.StateResolved {
@@ -275,25 +293,28 @@ func alertValue(r store.AlertRule, v *int64) string {
 	return views.Thousands(*v)
 }
 
-func alertDeliveryRowVM(d store.AlertDelivery) views.AlertDeliveryRow {
+func alertDeliveryRowVM(l *i18n.Localizer, d store.AlertDelivery) views.AlertDeliveryRow {
 	code := "—"
 	if d.ResponseCode != 0 {
 		code = strconv.Itoa(d.ResponseCode)
 	}
 	status := d.Status
-	if d.Status == "pending" && d.Attempts > 0 {
-		status = "retrying (next " + views.TimeUTC(d.NextAt) + ")"
+	switch {
+	case d.Status == "pending" && d.Attempts > 0:
+		status = l.T("alerts.delivery.retrying", "Next", views.TimeUTC(d.NextAt))
+	case d.Status == "pending" || d.Status == "sent" || d.Status == "failed":
+		status = l.T("alerts.delivery." + d.Status)
 	}
 	return views.AlertDeliveryRow{At: views.TimeUTC(d.CreatedAt), AtISO: views.ISO(d.CreatedAt), Rule: d.RuleName, Group: d.Group,
-		GroupURL: views.GroupURL(d.Group), Event: d.Event, Status: status, Attempts: strconv.Itoa(d.Attempts), Code: code,
+		GroupURL: views.GroupURL(d.Group), Event: d.Event, State: d.Status, Status: status, Attempts: strconv.Itoa(d.Attempts), Code: code,
 		Error: d.Error}
 }
 
 // groupAlertsVM is the group page's alert section.
-func groupAlertsVM(group string, rules []alerts.RuleView) []views.GroupAlert {
+func groupAlertsVM(l *i18n.Localizer, group string, rules []alerts.RuleView) []views.GroupAlert {
 	var out []views.GroupAlert
 	for _, r := range rules {
-		a := views.GroupAlert{Name: r.Name, Condition: alertCondition(r.AlertRule), State: "ok"}
+		a := views.GroupAlert{Name: r.Name, Condition: alertCondition(l, r.AlertRule), State: "ok"}
 		for _, s := range r.States {
 			if s.Group != group {
 				continue

@@ -13,6 +13,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -30,9 +31,9 @@ type GroupClient struct {
 }
 
 // badClientID answers an id no client could have, before any broker is asked.
-func badClientID(id string) *UserError {
+func badClientID(l *i18n.Localizer, id string) *UserError {
 	return &UserError{Status: http.StatusBadRequest, Code: "bad_client",
-		Message: "“" + views.Cut(id) + "” is not a client id: ids are up to 255 printable characters, such as 10.0.0.5@12345. Pick the client from the group's clients."}
+		Message: l.T("client.error.badID", "Client", views.Cut(id))}
 }
 
 func validClientID(id string) bool {
@@ -44,18 +45,18 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 	group, id := c.Param("group"), c.Param("clientId")
 	switch {
 	case !cluster.ValidName(group):
-		h.Fail(c, badGroupName(group))
+		h.Fail(c, badGroupName(i18n.From(c.Request.Context()), group))
 		return nil, false
 	case !validClientID(id):
-		h.Fail(c, badClientID(id))
+		h.Fail(c, badClientID(i18n.From(c.Request.Context()), id))
 		return nil, false
 	case h.Clients == nil:
-		h.Fail(c, errGroupsNoCluster)
+		h.Fail(c, errGroupsNoCluster(c))
 		return nil, false
 	}
 	ci, err := h.Clients.Client(c.Request.Context(), group, id, c.Query("jstack") == "1")
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return nil, false
 	}
 	return ci, true
@@ -67,8 +68,9 @@ func (h *GroupClient) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	p := h.page(c, views.Cut(ci.ClientID)+" · client of "+views.Cut(ci.Group), "groups")
-	h.render(c, http.StatusOK, p, views.ClientPage(clientPageVM(ci)))
+	l := i18n.From(c.Request.Context())
+	p := h.page(c, l.T("client.title", "Client", views.Cut(ci.ClientID), "Group", views.Cut(ci.Group)), "groups")
+	h.render(c, http.StatusOK, p, views.ClientPage(clientPageVM(l, ci)))
 }
 
 // API answers GET /api/v1/groups/{group}/clients/{clientId}[?jstack=1].
@@ -78,17 +80,37 @@ func (h *GroupClient) API(c *gin.Context) {
 	}
 }
 
+// clientSettingIDs names the settings of groups.ClientInfo in the catalogues.
+var clientSettingIDs = map[string]string{
+	"Listener": "listener", "Consume threads (min)": "threadsMin", "Consume threads (max)": "threadsMax",
+	"Pull batch size": "pullBatch", "Consume batch size": "consumeBatch", "Pull threshold per queue": "pullThreshold",
+	"Consume from": "consumeFrom", "Allocation strategy": "strategy", "Message model": "model",
+	"Max reconsume times": "maxReconsume", "Consume timeout (min)": "timeout", "Consume type": "type",
+}
+
+// clientSettingRow is a setting with its name and meaning in l's language.
+func clientSettingRow(l *i18n.Localizer, s groups.ClientSetting) views.SettingRow {
+	r := views.SettingRow{Key: s.Name, Name: s.Name, Meaning: s.Meaning, Value: s.Value, Property: s.Property}
+	if id, ok := clientSettingIDs[s.Name]; ok {
+		r.Name = l.T("client.setting." + id)
+		if s.Meaning != "" {
+			r.Meaning = l.T("client.setting." + id + ".meaning")
+		}
+	}
+	return r
+}
+
 // clientPageVM shows a client's running info.
-func clientPageVM(ci *groups.ClientInfo) views.ClientVM {
+func clientPageVM(l *i18n.Localizer, ci *groups.ClientInfo) views.ClientVM {
 	self := views.ClientURL(ci.Group, ci.ClientID)
 	vm := views.ClientVM{Group: ci.Group, GroupURL: views.GroupURL(ci.Group), ClientID: ci.ClientID,
 		APIURL: "/api/v1" + self, JstackURL: self + "?jstack=1#thread-dump",
 		Addr: ci.ClientAddr, Language: ci.Language, Version: ci.Version, Protocol: ci.Protocol, KnownTo: ci.KnownTo, ConsumeType: ci.ConsumeType, MessageModel: ci.MessageModel,
 		Mode: ci.ConsumeMode, ConsumeFrom: ci.ConsumeFromWhere, CheckedAt: views.TimeUTC(ci.CheckedAt), CheckedISO: views.ISO(ci.CheckedAt),
-		Unavailable: ci.Unavailable, JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
+		Unavailable: groups.SayNote(l, ci.Unavailable), JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
 	vm.Started, vm.StartedISO = groupEpochMs(ci.StartedAt)
 	for _, s := range ci.Settings {
-		vm.Settings = append(vm.Settings, views.SettingRow{Name: s.Name, Meaning: s.Meaning, Value: s.Value, Property: s.Property})
+		vm.Settings = append(vm.Settings, clientSettingRow(l, s))
 	}
 	for _, k := range slices.Sorted(maps.Keys(ci.Properties)) {
 		vm.Properties = append(vm.Properties, views.PropertyRow{Name: k, Value: ci.Properties[k]})
@@ -120,7 +142,7 @@ func clientPageVM(ci *groups.ClientInfo) views.ClientVM {
 			FailedTPS: views.Rate(t.ConsumeFailedTPS), FailedLastHour: views.Thousands(t.ConsumeFailedMsgs)})
 	}
 	if ci.JstackAsked && ci.Jstack == "" {
-		vm.JstackNote = "The client was asked for a thread dump (jstackEnable) and sent none. Java clients and rocketmq-client-go send one; other clients (C++, .NET, Python, Node.js) may not implement it."
+		vm.JstackNote = l.T("client.jstack.none")
 	}
 	return vm
 }

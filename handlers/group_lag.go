@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -74,7 +75,7 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		return
 	}
 	if !since.Before(until) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: "since must be before until."})
+		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: i18n.From(c.Request.Context()).T("group.error.range")})
 		return
 	}
 	samples, err := h.History.LagSamples(c.Request.Context(), group, since, until)
@@ -127,28 +128,27 @@ func lagRange(s string) (string, time.Duration) {
 
 // lagChartVM is the chart part of the group page: the stored history of the range asked
 // for, the links to the other ranges, and how the history is kept.
-func lagChartVM(group, rangeKey string, samples []store.LagSample, sampling LagSampling, readErr error) views.LagChart {
+func lagChartVM(l *i18n.Localizer, group, rangeKey string, samples []store.LagSample, sampling LagSampling, readErr error) views.LagChart {
 	vm := views.LagChart{Stored: storedChartData(samples), Range: rangeKey, StoredSamples: len(samples)}
 	for _, r := range lagRanges {
 		u := views.GroupURL(group)
 		if r.Key != lagRanges[0].Key {
 			u += "?range=" + r.Key
 		}
-		vm.Ranges = append(vm.Ranges, views.RangeLink{Label: "last " + r.Key, URL: u, Active: r.Key == rangeKey})
+		vm.Ranges = append(vm.Ranges, views.RangeLink{Label: l.T("group.chart.last", "Range", r.Key), URL: u, Active: r.Key == rangeKey})
 	}
 	switch {
 	case readErr != nil:
-		vm.Note = "The stored lag history could not be read (" + readErr.Error() + "); only what this page sees live is drawn."
+		vm.Note = l.T("group.chart.note.readError", "Error", groupErrText(l, readErr))
 	case sampling.Every <= 0:
-		vm.Note = "The background collector is off (RMQC_METRICS_INTERVAL=0), so no history is stored; only what this page sees live is drawn."
+		vm.Note = l.T("group.chart.note.off")
 	default:
-		keep := "forever"
+		keep := l.T("group.chart.keep.forever")
 		if sampling.Keep > 0 {
-			keep = "for " + views.Duration(sampling.Keep)
+			keep = l.T("group.chart.keep.for", "Span", views.DurationIn(l, sampling.Keep))
 		}
-		vm.Note = "Read every " + views.Duration(sampling.Every) + " by the console whether or not anyone watches, and kept " + keep +
-			" (older than " + views.Duration(groups.RawLagFor) + " as " + views.Duration(groups.LagBucket) +
-			" buckets, each drawn at its peak). While this page is open every live poll is added."
+		vm.Note = l.T("group.chart.note", "Every", views.DurationIn(l, sampling.Every), "Keep", keep,
+			"Raw", views.DurationIn(l, groups.RawLagFor), "Bucket", views.DurationIn(l, groups.LagBucket))
 	}
 	return vm
 }
@@ -184,20 +184,20 @@ func (h *GroupTrend) Show(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	h.renderFragment(c, http.StatusOK, views.LagTrend(trendVM(group, groups.TrendOf(samples, now), h.Sampling)))
+	h.renderFragment(c, http.StatusOK, views.LagTrend(trendVM(i18n.From(c.Request.Context()), group, groups.TrendOf(samples, now), h.Sampling)))
 }
 
 // trendVM puts a trend in words; with a group and a running collector, the fragment
 // refreshes itself each collection.
-func trendVM(group string, t groups.Trend, sampling LagSampling) views.TrendVM {
-	vm := views.TrendVM{Direction: t.Direction, How: t.How}
+func trendVM(l *i18n.Localizer, group string, t groups.Trend, sampling LagSampling) views.TrendVM {
+	vm := views.TrendVM{Direction: t.Direction, How: t.HowIn(l), Never: t.Never}
 	switch d, ok := t.Drain(); {
 	case t.CaughtUp:
-		vm.Drain = "caught up"
+		vm.Drain = l.T("group.trend.caughtUp")
 	case t.Never:
-		vm.Drain = "never at this rate"
+		vm.Drain = l.T("group.trend.never")
 	case ok:
-		vm.Drain = "caught up in about " + groups.FormatSpan(d)
+		vm.Drain = l.T("group.trend.drain", "Span", groups.FormatSpanIn(l, d))
 	}
 	if group != "" && sampling.Every > 0 {
 		vm.URL, vm.Every = views.GroupURL(group)+"/trend", views.Duration(sampling.Every)

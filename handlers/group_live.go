@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/live"
 	"rmqconsole/views"
 )
@@ -46,10 +47,11 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		return
 	}
 	if h.Live == nil {
-		h.Fail(c, errGroupsNoCluster)
+		h.Fail(c, errGroupsNoCluster(c))
 		return
 	}
-	streamLive(c, h.Live.Watch, group)
+	lang := i18n.From(c.Request.Context()).Lang()
+	streamLive(c, func(group string) (*live.Viewer, error) { return h.Live.WatchIn(group, lang) }, group)
 }
 
 // streamLive upgrades the request and streams key's frames from watch until the browser
@@ -119,25 +121,25 @@ func wsWritePump(conn *websocket.Conn, frames <-chan live.Frame, dropped func() 
 	}
 }
 
-// GroupFrames renders live frames for package groups' hub: once per update, whatever
-// the number of viewers.
+// GroupFrames renders live frames for package groups' hub: once per update and
+// language among the viewers, whatever the number of viewers.
 type GroupFrames struct {
 	// Base rebases the frames' links onto the cluster the hub watches.
 	Base ClusterBase
 }
 
 // Render implements groups.Renderer: one message with everything but the queue rows,
-// and the rows, when any changed, in a second message.
-func (g GroupFrames) Render(u *groups.Update) (groups.Frame, error) {
-	vm := frameVM(u)
+// and the rows, when any changed, in a second message, in the language of ctx.
+func (g GroupFrames) Render(ctx context.Context, u *groups.Update) (groups.Frame, error) {
+	vm := frameVM(i18n.From(ctx), u)
 	var head bytes.Buffer
-	if err := views.GroupLiveFrame(vm).Render(context.Background(), &head); err != nil {
+	if err := views.GroupLiveFrame(vm).Render(ctx, &head); err != nil {
 		return nil, err
 	}
 	f := groups.Frame{g.Base.HTML(head.Bytes())}
 	if vm.QueuesAll || len(vm.Queues) > 0 {
 		var rows bytes.Buffer
-		if err := views.GroupLiveRows(vm).Render(context.Background(), &rows); err != nil {
+		if err := views.GroupLiveRows(vm).Render(ctx, &rows); err != nil {
 			return nil, err
 		}
 		f = append(f, g.Base.HTML(rows.Bytes()))

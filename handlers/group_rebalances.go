@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -54,7 +55,7 @@ func (h *GroupRebalances) API(c *gin.Context) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > store.MaxRebalanceEvents {
 			h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_limit",
-				Message: "limit must be a whole number from 1 to " + strconv.Itoa(store.MaxRebalanceEvents) + "."})
+				Message: i18n.From(c.Request.Context()).T("group.error.limit", "Max", store.MaxRebalanceEvents)})
 			return
 		}
 		limit = n
@@ -75,7 +76,7 @@ func (h *GroupRebalances) API(c *gin.Context) {
 	}
 	events := groups.EventsFromStore(stored)
 	out := RebalancesJSON{Group: group, Events: events, Limit: limit, Rebalances: groups.Rebalances(events),
-		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote}
+		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote.String()}
 	if out.Rebalances == nil {
 		out.Rebalances = []groups.Rebalance{}
 	}
@@ -100,7 +101,7 @@ func (e *Env) queryTime(c *gin.Context, name string, into *time.Time) bool {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		e.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_" + name,
-			Message: name + " must be an RFC 3339 time (2026-01-02T15:04:05Z) or epoch milliseconds."})
+			Message: i18n.From(c.Request.Context()).T("group.error.time", "Name", name)})
 		return false
 	}
 	*into = t

@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -22,7 +23,9 @@ type GroupReader interface {
 // LiveGroups is the live view's hub, as the group page and its websocket use it.
 type LiveGroups interface {
 	Latest(group string) (*groups.Snapshot, bool)
-	Watch(group string) (*groups.Viewer, error)
+	// WatchIn streams the group's frames in lang, rendered once per language among its
+	// viewers.
+	WatchIn(group, lang string) (*groups.Viewer, error)
 	Interval() time.Duration
 }
 
@@ -66,9 +69,9 @@ type GroupShow struct {
 }
 
 // badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
-func badGroupName(name string) *UserError {
+func badGroupName(l *i18n.Localizer, name string) *UserError {
 	return &UserError{Status: http.StatusBadRequest, Code: "bad_group",
-		Message: "“" + views.Cut(name) + "” is not a consumer group name: RocketMQ allows letters, digits, %, |, - and _, up to 255 characters. Check the link, or pick the group from the list."}
+		Message: l.T("group.error.badName", "Group", views.Cut(name))}
 }
 
 // groupParam is the route's :group when RocketMQ would accept the name; otherwise it
@@ -76,7 +79,7 @@ func badGroupName(name string) *UserError {
 func (e *Env) groupParam(c *gin.Context) (string, bool) {
 	group := c.Param("group")
 	if !cluster.ValidName(group) {
-		e.Fail(c, badGroupName(group))
+		e.Fail(c, badGroupName(i18n.From(c.Request.Context()), group))
 		return "", false
 	}
 	return group, true
@@ -111,14 +114,15 @@ func (h *GroupShow) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	p := h.page(c, views.Cut(group)+" · consumer group", "groups")
+	l := i18n.From(c.Request.Context())
+	p := h.page(c, l.T("group.title", "Group", views.Cut(group)), "groups")
 	if h.Groups == nil {
 		h.render(c, http.StatusOK, p, views.GroupPage(views.GroupVM{Group: group, ResetURL: views.GroupURL(group) + "/reset"}))
 		return
 	}
 	d, hist, recent, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return
 	}
 	poll := time.Second
@@ -129,14 +133,14 @@ func (h *GroupShow) Show(c *gin.Context) {
 	if daysErr != nil {
 		h.Log.Warn("read rebalance days", "group", group, "err", daysErr)
 	}
-	vm := groupPageVM(d, hist, recent, days, daysErr, poll)
+	vm := groupPageVM(l, d, hist, recent, days, daysErr, poll)
 	vm.LagChart, vm.Trend = h.lagChart(c, group)
 	if h.Alerts != nil {
 		rules, err := h.Alerts.ForGroup(c.Request.Context(), group)
 		if err != nil {
 			h.Log.Warn("read alert rules", "group", group, "err", err)
 		}
-		vm.Alerts = groupAlertsVM(group, rules)
+		vm.Alerts = groupAlertsVM(l, group, rules)
 	}
 	if h.DeadLetters != nil {
 		t, err := h.DeadLetters.Topics(c.Request.Context(), group)
@@ -162,16 +166,17 @@ func popTopics(d *groups.Detail) []string {
 // lagChart reads the stored history of the span ?range= asks for, and the trend from
 // its newest samples. A store that fails costs the chart its history, not the page.
 func (h *GroupShow) lagChart(c *gin.Context, group string) (views.LagChart, views.TrendVM) {
+	l := i18n.From(c.Request.Context())
 	key, span := lagRange(c.Query("range"))
 	if h.Lag == nil {
-		return lagChartVM(group, key, nil, LagSampling{}, nil), trendVM("", groups.TrendOf(nil, time.Now()), LagSampling{})
+		return lagChartVM(l, group, key, nil, LagSampling{}, nil), trendVM(l, "", groups.TrendOf(nil, time.Now()), LagSampling{})
 	}
 	now := time.Now()
 	samples, err := h.Lag.LagSamples(c.Request.Context(), group, now.Add(-span), now.Add(time.Second))
 	if err != nil {
 		h.Log.Warn("read lag history", "group", group, "err", err)
 	}
-	return lagChartVM(group, key, samples, h.Sampling, err), trendVM(group, groups.TrendOf(samples, now), h.Sampling)
+	return lagChartVM(l, group, key, samples, h.Sampling, err), trendVM(l, group, groups.TrendOf(samples, now), h.Sampling)
 }
 
 // API answers GET /api/v1/groups/{group}.
@@ -181,12 +186,12 @@ func (h *GroupShow) API(c *gin.Context) {
 		return
 	}
 	if h.Groups == nil {
-		h.Fail(c, errGroupsNoCluster)
+		h.Fail(c, errGroupsNoCluster(c))
 		return
 	}
 	d, _, _, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, err)
+		h.Fail(c, groupsError(c, err))
 		return
 	}
 	c.JSON(http.StatusOK, d)

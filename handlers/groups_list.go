@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -47,22 +48,23 @@ type GroupsJSON struct {
 // listQuery reads the filter and order from the query string. A sort key or flag it
 // does not know is a user error: the page says so next to the form.
 func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
+	l := i18n.From(c.Request.Context())
 	q := groups.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort")}
 	var ok bool
 	if q.System, ok = queryFlag(c.Query("system")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: "system must be 1 or 0 (true or false)."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: l.T("groups.error.system")}
 	}
 	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: "desc must be 1 or 0 (true or false)."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: l.T("groups.error.desc")}
 	}
 	if q.Sort != "" && !slices.Contains(groups.SortKeys, q.Sort) {
 		bad := q.Sort
 		q.Sort = ""
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: "Cannot sort by “" + bad + "”. Sort by group, clients, lag, behind, tps or last."}
+			Message: l.T("groups.error.sort", "Sort", bad)}
 	}
 	if len(q.Filter) > 255 {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: "The filter is longer than any group or topic name (255 characters). Shorten it."}
+		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: l.T("groups.error.filter")}
 	}
 	return q, nil
 }
@@ -84,7 +86,8 @@ func (h *GroupsList) now() time.Time {
 
 // Show renders /groups.
 func (h *GroupsList) Show(c *gin.Context) {
-	p := h.page(c, "Consumer groups", "groups")
+	loc := i18n.From(c.Request.Context())
+	p := h.page(c, loc.T("groups.title"), "groups")
 	if h.Groups == nil {
 		h.render(c, http.StatusOK, p, views.GroupsPage(views.GroupsVM{}))
 		return
@@ -94,14 +97,14 @@ func (h *GroupsList) Show(c *gin.Context) {
 		SortLinks: groupSortLinks(q), RefreshURL: groupListURL(q, true)}
 	if uerr != nil {
 		vm.FormError = uerr.Message
-		vm.Error = "Fix the filter above to see the groups."
+		vm.Error = loc.T("groups.error.fixFilter")
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.GroupsPage(vm))
 		return
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Groups.List(c.Request.Context(), refresh)
 	if err != nil {
-		vm.Error = "The consumer groups could not be read: " + err.Error() + ". Check that the NameServer and brokers answer (see the overview), then refresh."
+		vm.Error = loc.T("groups.error.read", "Error", groupErrText(loc, err))
 		h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 		return
 	}
@@ -114,17 +117,17 @@ func (h *GroupsList) Show(c *gin.Context) {
 	}
 	spark, now := h.recentLag(c, sel), h.now()
 	for _, s := range sel {
-		r := groupRowVM(s)
+		r := groupRowVM(loc, s)
 		if v, ok := spark[s.Group]; ok {
-			r.Spark = views.NewSparklineOver(sparkValues(v), "the last hour ("+strconv.Itoa(len(v))+" samples)")
-			r.Trend = trendVM("", groups.TrendOf(v, now), LagSampling{})
+			r.Spark = views.NewSparklineOver(loc, sparkValues(v), loc.N("groups.spark.over", len(v)))
+			r.Trend = trendVM(loc, "", groups.TrendOf(v, now), LagSampling{})
 		} else {
 			r.Spark.Empty = true
 		}
 		vm.Rows = append(vm.Rows, r)
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
-	vm.Took = l.Took.Round(time.Millisecond).String()
+	vm.Took = msSpan(loc, l.Took.Milliseconds(), time.Millisecond)
 	vm.Failures = failureSentences(l.Failures)
 	vm.Needs5x = l.Needs5x
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
@@ -133,7 +136,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 // API answers GET /api/v1/groups[?q=&system=&sort=&desc=&refresh=].
 func (h *GroupsList) API(c *gin.Context) {
 	if h.Groups == nil {
-		h.Fail(c, errGroupsNoCluster)
+		h.Fail(c, errGroupsNoCluster(c))
 		return
 	}
 	q, uerr := listQuery(c)
@@ -153,8 +156,10 @@ func (h *GroupsList) API(c *gin.Context) {
 }
 
 // errGroupsNoCluster answers the API when no NameServer is configured.
-var errGroupsNoCluster = &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-	Message: "No NameServer is configured. Set RMQC_NAMESRV."}
+func errGroupsNoCluster(c *gin.Context) *UserError {
+	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
+		Message: i18n.From(c.Request.Context()).T("groups.error.noCluster")}
+}
 
 // groupListURL is /groups with q's filter and order.
 func groupListURL(q groups.ListQuery, refresh bool) string {

@@ -570,7 +570,7 @@ func parseAsHTMX(t *testing.T, msg []byte) *goquery.Document {
 func TestChangedRowsTravelAloneAndParseAsRows(t *testing.T) {
 	d := sampleDetail()
 	u := &groups.Update{Detail: d, History: &groups.History{}, ChangedQueues: []rocketmq.MessageQueue{d.Queues[1].Queue()}}
-	f, err := GroupFrames{}.Render(u)
+	f, err := GroupFrames{}.Render(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}

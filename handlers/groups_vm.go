@@ -2,7 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -49,11 +50,11 @@ func groupOffsetText(p *int64) string {
 }
 
 // groupRowVM is one list row.
-func groupRowVM(s groups.Summary) views.GroupRow {
+func groupRowVM(l *i18n.Localizer, s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: groups.ConsumeTypeLabel(s.ConsumeType), MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, s.LagNote), Behind: groupBehindCell(s.MaxLagTimeMs, s.MaxLagTimeNote), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
+		Lag: groupLagCell(s.TotalLag, groups.SayNote(l, s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, groups.SayNote(l, s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -103,11 +104,11 @@ func lagGrowing(values []float64) bool {
 }
 
 // lockCellVM shows an orderly queue's lock.
-func lockCellVM(group string, l *groups.QueueLock) *views.LockCell {
+func lockCellVM(loc *i18n.Localizer, group string, l *groups.QueueLock) *views.LockCell {
 	if l == nil {
 		return nil
 	}
-	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: l.Warning}
+	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: groups.SayNote(loc, l.Warning)}
 	if l.Holder != "" && l.HolderOnline {
 		c.HolderURL = views.ClientURL(group, l.Holder)
 	}
@@ -118,31 +119,31 @@ func lockCellVM(group string, l *groups.QueueLock) *views.LockCell {
 	return c
 }
 
-func queueRowVM(d *groups.Detail, q groups.QueueLag, hist *groups.History) views.QueueRow {
+func queueRowVM(l *i18n.Localizer, d *groups.Detail, q groups.QueueLag, hist *groups.History) views.QueueRow {
 	group := d.Group
 	mq := q.Queue()
 	r := views.QueueRow{
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, q.LagUnknown), Behind: groupBehindCell(q.LagTimeMs, q.LagTimeUnknown), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
+		Lag: groupLagCell(q.Lag, groups.SayNote(l, q.LagUnknown)), Behind: groupBehindCell(q.LagTimeMs, groups.SayNote(l, q.LagTimeUnknown)), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
 		r.InFlight = views.Thousands(*q.InFlight)
 	}
-	r.Lock = lockCellVM(group, q.Lock)
+	r.Lock = lockCellVM(l, group, q.Lock)
 	r.Last, r.LastISO = groupEpochMs(q.LastTimestamp)
 	if hist != nil {
 		if vals := hist.Queues[mq]; len(vals) > 1 {
-			r.Spark = views.NewSparkline(vals)
+			r.Spark = views.NewSparkline(l, vals)
 			r.Lag.Growing = lagGrowing(vals)
 		}
 	}
 	return r
 }
 
-func clientRowsVM(d *groups.Detail) []views.ClientRow {
+func clientRowsVM(l *i18n.Localizer, d *groups.Detail) []views.ClientRow {
 	idle := map[string]bool{}
 	if d.Assignment.Applicable {
 		for _, c := range d.Assignment.IdleClients {
@@ -152,13 +153,13 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 	out := make([]views.ClientRow, 0, len(d.Clients))
 	for _, c := range d.Clients {
 		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
-			VersionNote: c.VersionNote, Protocol: c.Protocol, KnownTo: c.KnownTo,
+			VersionNote: groups.SayNote(l, c.VersionNote), Protocol: c.Protocol, KnownTo: c.KnownTo,
 			Strategy: c.Strategy, ConsumeMode: c.ConsumeMode, URL: views.ClientURL(d.Group, c.ClientID),
 			Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
-			TPS: views.Rate(c.ConsumeTPS), Error: c.RunningInfoError}
+			TPS: views.Rate(c.ConsumeTPS), Error: groups.SayNote(l, c.RunningInfoError)}
 		if c.KnownTo != groups.KnownToBroker {
 			// Known to a Proxy only: its subscriptions are the Proxy's, and it has no running info by design.
-			r.Note, r.Error = c.RunningInfoError, ""
+			r.Note, r.Error = r.Error, ""
 		}
 		if r.Strategy == "" && c.StrategyProperty != "" {
 			r.Strategy = c.StrategyProperty
@@ -171,16 +172,16 @@ func clientRowsVM(d *groups.Detail) []views.ClientRow {
 	return out
 }
 
-func topicRowsVM(d *groups.Detail) []views.TopicRow {
+func topicRowsVM(l *i18n.Localizer, d *groups.Detail) []views.TopicRow {
 	out := make([]views.TopicRow, 0, len(d.Topics))
 	for _, t := range d.Topics {
 		r := views.TopicRow{Topic: t.Topic, URL: views.TopicMessagesURL(t.Topic), Retry: t.Retry, Queues: t.Queues, Owned: t.Owned, OwnerUnknown: t.OwnerUnknown}
 		lag := t.Lag
 		switch {
 		case t.Unknown == t.Queues:
-			r.Lag = views.LagCell{Note: "No queue of this topic has a known lag."}
+			r.Lag = views.LagCell{Note: l.T("group.topic.lagUnknown")}
 		case t.Unknown > 0:
-			r.Lag = views.LagCell{Known: true, Value: lag, Note: fmt.Sprintf("Leaves out %d queues whose lag is unknown.", t.Unknown)}
+			r.Lag = views.LagCell{Known: true, Value: lag, Note: l.N("group.topic.lagPartial", t.Unknown)}
 		default:
 			r.Lag = views.LagCell{Known: true, Value: lag}
 		}
@@ -190,8 +191,8 @@ func topicRowsVM(d *groups.Detail) []views.TopicRow {
 	return out
 }
 
-func assignmentVM(a groups.Assignment) views.AssignmentVM {
-	vm := views.AssignmentVM{Applicable: a.Applicable, Note: a.Note, Strategy: a.Strategy, Matches: a.Matches,
+func assignmentVM(l *i18n.Localizer, a groups.Assignment) views.AssignmentVM {
+	vm := views.AssignmentVM{Applicable: a.Applicable, Note: groups.SayNote(l, a.Note), Strategy: a.Strategy, Matches: a.Matches,
 		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, OwnerUnknown: a.OwnerUnknown, IdleClients: a.IdleClients,
 		MoreClientsThanQueues: a.MoreClientsThanQueues}
 	for _, q := range a.Queues {
@@ -201,11 +202,11 @@ func assignmentVM(a groups.Assignment) views.AssignmentVM {
 	return vm
 }
 
-func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
+func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, ClientsUnknown: d.ClientsUnknown, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
-		TotalLag: groupLagCell(d.TotalLag, d.TotalLagNote), Behind: groupBehindCell(d.MaxLagTimeMs, d.MaxLagTimeNote), TPS: views.Rate(d.ConsumeTPS),
-		ConsumeMode: d.ConsumeMode, Blocked: d.Blocked,
-		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
+		TotalLag: groupLagCell(d.TotalLag, groups.SayNote(l, d.TotalLagNote)), Behind: groupBehindCell(d.MaxLagTimeMs, groups.SayNote(l, d.MaxLagTimeNote)), TPS: views.Rate(d.ConsumeTPS),
+		ConsumeMode: d.ConsumeMode,
+		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
 		FromSlaves: fromSlaveSentences(d.FromSlaves, "its offsets and lag")}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
@@ -214,10 +215,13 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 		}
 		h.TotalLag.Growing = lagGrowing(vals)
 	}
-	h.MixedNote, h.Needs5x = d.MixedNote, d.Needs5x
+	for _, b := range d.Blocked {
+		h.Blocked = append(h.Blocked, groups.SayNote(l, b))
+	}
+	h.MixedNote, h.Needs5x = groups.SayNote(l, d.MixedNote), d.Needs5x
 	if p := d.Pop; p != nil {
 		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
-			InFlightNote: p.InFlightNote, PollingNote: p.PollingNote, Note: p.Note}
+			InFlightNote: groups.SayNote(l, p.InFlightNote), PollingNote: groups.SayNote(l, p.PollingNote), Note: groups.SayNote(l, p.Note)}
 		if p.Polling != nil {
 			h.Pop.Polling = strconv.Itoa(*p.Polling)
 		}
@@ -229,37 +233,37 @@ func headerVM(d *groups.Detail, hist *groups.History) views.GroupHeader {
 }
 
 // eventRowVM says an event in words.
-func eventRowVM(e groups.Event) views.EventRow {
+func eventRowVM(l *i18n.Localizer, e groups.Event) views.EventRow {
 	r := views.EventRow{At: views.TimeUTC(e.At), ISO: views.ISO(e.At), Kind: e.Kind}
 	switch e.Kind {
 	case groups.KindJoined:
-		r.Text = "Client " + e.ClientID + " joined."
+		r.Text = l.T("group.event.joined", "Client", e.ClientID)
 	case groups.KindLeft:
-		r.Text = "Client " + e.ClientID + " left."
+		r.Text = l.T("group.event.left", "Client", e.ClientID)
 	case groups.KindMoved:
 		q := e.Topic + " " + e.BrokerName + "/" + strconv.Itoa(groupQueueID(e.QueueID))
 		from := e.From
 		if from == "" {
-			from = "no owner"
+			from = l.T("group.event.noOwner")
 		}
-		r.Text = "Queue " + q + " moved from " + from + " to " + e.To
+		r.Text = l.T("group.event.moved", "Queue", q, "From", from, "To", e.To)
 		if e.UnownedMs > 0 {
-			r.Text += " after " + msSpan(e.UnownedMs, 100*time.Millisecond) + " without an owner"
+			r.Text += l.T("group.event.moved.unowned", "Span", msSpan(l, e.UnownedMs, 100*time.Millisecond))
 		}
 		if e.DuplicatesAtRisk != nil && *e.DuplicatesAtRisk > 0 {
-			r.Text += "; up to " + views.Thousands(*e.DuplicatesAtRisk) + " messages may be consumed again (pulled by " + from + " past the committed offset)"
+			r.Text += l.T("group.event.moved.duplicates", "Count", views.Thousands(*e.DuplicatesAtRisk), "From", from)
 		}
-		r.Text += "."
+		r.Text += l.T("group.event.end")
 	case groups.KindLocked:
 		q := e.Topic + " " + e.BrokerName + "/" + strconv.Itoa(groupQueueID(e.QueueID))
 		if e.From == "" {
-			r.Text = "Queue " + q + " locked by " + e.To + "."
+			r.Text = l.T("group.event.locked", "Queue", q, "To", e.To)
 		} else {
-			r.Text = "Lock of queue " + q + " handed over from " + e.From + " to " + e.To
+			r.Text = l.T("group.event.handover", "Queue", q, "From", e.From, "To", e.To)
 			if e.UnlockedMs > 0 {
-				r.Text += " after " + msSpan(e.UnlockedMs, time.Second) + " without a lock holder"
+				r.Text += l.T("group.event.handover.unlocked", "Span", msSpan(l, e.UnlockedMs, time.Second))
 			}
-			r.Text += "."
+			r.Text += l.T("group.event.end")
 		}
 	default:
 		r.Text = e.Kind + " " + e.ClientID
@@ -274,10 +278,10 @@ func groupQueueID(p *int) int {
 	return *p
 }
 
-func timelineVM(events []groups.Event) []views.EventRow {
+func timelineVM(l *i18n.Localizer, events []groups.Event) []views.EventRow {
 	out := make([]views.EventRow, 0, len(events))
 	for _, e := range events {
-		out = append(out, eventRowVM(e))
+		out = append(out, eventRowVM(l, e))
 	}
 	return out
 }
@@ -320,37 +324,37 @@ func groupFinite(v float64) *float64 {
 }
 
 // groupPageVM is the whole group page.
-func groupPageVM(d *groups.Detail, hist *groups.History, recent []groups.Event, days []store.RebalanceDay, daysErr error, poll time.Duration) views.GroupVM {
+func groupPageVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History, recent []groups.Event, days []store.RebalanceDay, daysErr error, poll time.Duration) views.GroupVM {
 	vm := views.GroupVM{
 		Configured: true, Group: d.Group,
 		ResetURL: views.GroupURL(d.Group) + "/reset", WSURL: "/ws" + views.GroupURL(d.Group),
 		HistoryURL: "/api/v1" + views.GroupURL(d.Group) + "/rebalances",
-		Poll:       poll.String(), GroupHeader: headerVM(d, hist),
-		Clients: clientRowsVM(d), SubscriptionsDiffer: d.SubscriptionsDiffer,
-		Topics: topicRowsVM(d), Assignment: assignmentVM(d.Assignment),
-		Timeline: timelineVM(recent), ChartData: groupChartData(hist),
-		Cost: costVM(recent, days, daysErr),
+		Poll:       views.DurationIn(l, poll), GroupHeader: headerVM(l, d, hist),
+		Clients: clientRowsVM(l, d), SubscriptionsDiffer: d.SubscriptionsDiffer,
+		Topics: topicRowsVM(l, d), Assignment: assignmentVM(l, d.Assignment),
+		Timeline: timelineVM(l, recent), ChartData: groupChartData(hist),
+		Cost: costVM(l, recent, days, daysErr),
 	}
 	for _, q := range d.Queues {
-		vm.Queues = append(vm.Queues, queueRowVM(d, q, hist))
+		vm.Queues = append(vm.Queues, queueRowVM(l, d, q, hist))
 	}
 	if d.Pop != nil {
-		vm.TimelineNote = "This group consumes with POP: the timeline shows clients joining and leaving, never queues moving, because no client owns a queue and nothing rebalances."
+		vm.TimelineNote = l.T("group.timeline.pop")
 	}
 	return vm
 }
 
 // frameVM is one live frame: only what u says changed.
-func frameVM(u *groups.Update) views.GroupFrameVM {
+func frameVM(l *i18n.Localizer, u *groups.Update) views.GroupFrameVM {
 	f := views.GroupFrameVM{}
 	d := u.Detail
 	if d == nil {
-		f.Header = views.GroupHeader{LiveError: groupErrText(u.Err), CheckedAt: "—"}
+		f.Header = views.GroupHeader{LiveError: groupErrText(l, u.Err), CheckedAt: "—"}
 		return f
 	}
-	f.Header = headerVM(d, u.History)
+	f.Header = headerVM(l, d, u.History)
 	if u.Err != nil {
-		f.Header.LiveError = groupErrText(u.Err)
+		f.Header.LiveError = groupErrText(l, u.Err)
 		return f
 	}
 	full := u.Full
@@ -358,7 +362,7 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 	f.TopicsChanged = f.QueuesAll || len(u.ChangedQueues) > 0
 	if f.QueuesAll {
 		for _, q := range d.Queues {
-			f.Queues = append(f.Queues, queueRowVM(d, q, u.History))
+			f.Queues = append(f.Queues, queueRowVM(l, d, q, u.History))
 		}
 	} else if len(u.ChangedQueues) > 0 {
 		changed := map[rocketmq.MessageQueue]bool{}
@@ -367,78 +371,89 @@ func frameVM(u *groups.Update) views.GroupFrameVM {
 		}
 		for _, q := range d.Queues {
 			if changed[q.Queue()] {
-				f.Queues = append(f.Queues, queueRowVM(d, q, u.History))
+				f.Queues = append(f.Queues, queueRowVM(l, d, q, u.History))
 			}
 		}
 	}
 	if f.TopicsChanged {
-		f.Topics = topicRowsVM(d)
+		f.Topics = topicRowsVM(l, d)
 	}
 	f.ClientsChanged = full || u.ClientsChanged || u.AssignmentChanged
 	if f.ClientsChanged {
-		f.Clients, f.SubscriptionsDiffer = clientRowsVM(d), d.SubscriptionsDiffer
+		f.Clients, f.SubscriptionsDiffer = clientRowsVM(l, d), d.SubscriptionsDiffer
 	}
 	f.AssignmentChanged = full || u.AssignmentChanged
 	if f.AssignmentChanged {
-		f.Assignment = assignmentVM(d.Assignment)
+		f.Assignment = assignmentVM(l, d.Assignment)
 	}
 	if full {
-		f.TimelineAll, f.Timeline = true, timelineVM(u.Recent)
+		f.TimelineAll, f.Timeline = true, timelineVM(l, u.Recent)
 		f.ChartAll, f.ChartData = true, groupChartData(u.History)
 	} else {
 		// Events arrive oldest first within a tick; the timeline shows newest first.
 		for i := len(u.Events) - 1; i >= 0; i-- {
-			f.NewEvents = append(f.NewEvents, eventRowVM(u.Events[i]))
+			f.NewEvents = append(f.NewEvents, eventRowVM(l, u.Events[i]))
 		}
 		f.Point = groupPointJSON(u.Sample)
 	}
 	if full || len(u.Events) > 0 {
-		f.RebalancesChanged, f.Rebalances = true, rebalanceRowsVM(u.Recent)
+		f.RebalancesChanged, f.Rebalances = true, rebalanceRowsVM(l, u.Recent)
 	}
 	return f
 }
 
 // costVM is the cost section: recent rebalances and the stored days.
-func costVM(recent []groups.Event, days []store.RebalanceDay, daysErr error) views.CostVM {
-	c := views.CostVM{Rebalances: rebalanceRowsVM(recent), Note: groups.DuplicatesNote}
+func costVM(l *i18n.Localizer, recent []groups.Event, days []store.RebalanceDay, daysErr error) views.CostVM {
+	c := views.CostVM{Rebalances: rebalanceRowsVM(l, recent), Note: l.Say(groups.DuplicatesNote)}
 	if daysErr != nil {
-		c.DaysError = "Could not read the stored rebalance history: " + groupErrText(daysErr) + "."
+		c.DaysError = l.T("group.cost.daysError", "Error", groupErrText(l, daysErr))
 	}
 	for _, d := range days {
-		r := views.DayRow{Day: d.Day, Moves: views.Thousands(d.Moves), Duplicates: duplicatesText(d.DuplicatesAtRisk, d.UnknownMoves),
-			Unowned: msSpan(d.UnownedMs, time.Second)}
+		r := views.DayRow{Day: d.Day, Moves: views.Thousands(d.Moves), Duplicates: duplicatesText(l, d.DuplicatesAtRisk, d.UnknownMoves),
+			Unowned: msSpan(l, d.UnownedMs, time.Second)}
 		c.Days = append(c.Days, r)
 	}
 	return c
 }
 
-func rebalanceRowsVM(recent []groups.Event) []views.RebalanceRow {
+func rebalanceRowsVM(l *i18n.Localizer, recent []groups.Event) []views.RebalanceRow {
 	out := []views.RebalanceRow{}
 	for _, r := range groups.Rebalances(recent) {
 		out = append(out, views.RebalanceRow{Start: views.TimeUTC(r.Start), StartISO: views.ISO(r.Start), End: views.TimeUTC(r.End),
-			Moves: r.Moves, LockHandovers: r.LockHandovers, Duplicates: duplicatesText(r.DuplicatesAtRisk, int64(r.UnknownMoves)),
-			MaxUnowned: msSpan(r.MaxUnownedMs, 100*time.Millisecond)})
+			Moves: r.Moves, LockHandovers: r.LockHandovers, Duplicates: duplicatesText(l, r.DuplicatesAtRisk, int64(r.UnknownMoves)),
+			MaxUnowned: msSpan(l, r.MaxUnownedMs, 100*time.Millisecond)})
 	}
 	return out
 }
 
-// msSpan writes a span of ms milliseconds rounded to round: "1.2s", "3m4s".
-func msSpan(ms int64, round time.Duration) string {
-	return (time.Duration(ms) * time.Millisecond).Round(round).String()
+// msSpan writes a span of ms milliseconds rounded to round: "1.2s", "3m4s" in English,
+// "1.2 秒", "3 分钟 4 秒" in Chinese.
+func msSpan(l *i18n.Localizer, ms int64, round time.Duration) string {
+	d := (time.Duration(ms) * time.Millisecond).Round(round)
+	if l.IsChinese() {
+		return views.SpanIn(l, d)
+	}
+	return d.String()
 }
 
 // duplicatesText is a sum of bounds, saying how many moves had none.
-func duplicatesText(n, unknown int64) string {
+func duplicatesText(l *i18n.Localizer, n, unknown int64) string {
 	s := "≤ " + views.Thousands(n)
 	if unknown > 0 {
-		s += " (+ " + views.Thousands(unknown) + " moves unknown)"
+		s += l.T("group.cost.unknownMoves", "Count", views.Thousands(unknown))
 	}
 	return s
 }
 
-func groupErrText(err error) string {
+// groupErrText is err as a clause of a sentence in l's language: a Message the services
+// hand up is said in it, anything else as it reads.
+func groupErrText(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
+	}
+	var m i18n.Message
+	if errors.As(err, &m) {
+		return strings.TrimSuffix(strings.TrimSuffix(l.Say(m), "."), "。")
 	}
 	return strings.TrimSuffix(err.Error(), ".")
 }

@@ -1,8 +1,9 @@
 // Package live pushes what a poller sees to the browsers watching it: one poller per
 // watched key (a broker, a consumer group), started by its first viewer and stopped
-// shortly after its last one leaves; each tick's frame is rendered once and sent to every
-// viewer, and a viewer that falls behind is dropped rather than allowed to hold up the
-// others. A hundred viewers of one key cost the cluster what one does.
+// shortly after its last one leaves; each tick's frame is rendered once per language
+// among its viewers and sent to every viewer of that language, and a viewer that falls
+// behind is dropped rather than allowed to hold up the others. A hundred viewers of one
+// key cost the cluster what one does.
 package live
 
 import (
@@ -41,7 +42,19 @@ type Stopper interface {
 // Tick is what one poll produced; a nil Frame sends nothing.
 type Tick struct {
 	Frame Frame
-	Send  Send
+	// Render, when set, is used instead of Frame: it renders the tick in one language
+	// (a viewer's, as given to WatchIn), and the Hub calls it once per language among
+	// the viewers the tick goes to, from the poller's goroutine, before the next Poll.
+	// A nil frame sends nothing to that language's viewers.
+	Render func(lang string) Frame
+	Send   Send
+}
+
+// LocalizedSource is a Source whose catch-up frame is rendered in the language of the
+// viewers waiting for it; the Hub calls CatchUpIn once per language instead of CatchUp.
+type LocalizedSource interface {
+	Source
+	CatchUpIn(lang string) Frame
 }
 
 // Send says which viewers a tick's frame goes to.
@@ -140,9 +153,10 @@ func NewSources(start func(key string) Source, opts Options) *Hub {
 // Viewer receives a key's frames on C until it is closed: when the viewer is dropped
 // for falling behind, or when the Hub shuts down.
 type Viewer struct {
-	C  <-chan Frame
-	ch chan Frame
-	w  *watch
+	C    <-chan Frame
+	ch   chan Frame
+	w    *watch
+	lang string // the language its frames are rendered in
 
 	// guarded by w.mu
 	caughtUp bool // has had a full frame, so deltas mean something to it
@@ -180,7 +194,11 @@ type watch struct {
 
 // Watch subscribes to key's frames, starting its poller for the first viewer. The first
 // frame a viewer receives renders everything.
-func (h *Hub) Watch(key string) (*Viewer, error) {
+func (h *Hub) Watch(key string) (*Viewer, error) { return h.WatchIn(key, "") }
+
+// WatchIn is Watch for a viewer reading lang (a language tag; "" for the default): the
+// key's frames are rendered once per language among its viewers, not once per viewer.
+func (h *Hub) WatchIn(key, lang string) (*Viewer, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -196,7 +214,7 @@ func (h *Hub) Watch(key string) (*Viewer, error) {
 		go w.run()
 	}
 	ch := make(chan Frame, h.opts.Buffer)
-	v := &Viewer{C: ch, ch: ch, w: w}
+	v := &Viewer{C: ch, ch: ch, w: w, lang: lang}
 	w.mu.Lock()
 	w.viewers[v] = true
 	if w.linger != nil {
@@ -287,46 +305,82 @@ func (w *watch) tick() {
 	if w.ctx.Err() != nil {
 		return
 	}
-	if t.Frame != nil {
+	if t.Frame != nil || t.Render != nil {
 		w.broadcast(t)
 	}
 	w.catchUp()
 }
 
-// broadcast sends a tick's frame to the viewers its Send names.
+// broadcast sends a tick's frame to the viewers its Send names: the same frame to all,
+// or, when the tick renders per language, each language's frame rendered once.
 func (w *watch) broadcast(t Tick) {
+	frames := map[string]Frame{}
+	if t.Render != nil {
+		// Render outside the lock, so viewers joining and leaving never wait for it.
+		for _, lang := range w.languages(func(v *Viewer) bool { return t.Send != SendDelta || v.caughtUp }) {
+			frames[lang] = t.Render(lang)
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for v := range w.viewers {
 		if t.Send == SendDelta && !v.caughtUp {
 			continue
 		}
+		f := t.Frame
+		if t.Render != nil {
+			var ok bool
+			if f, ok = frames[v.lang]; !ok {
+				continue // joined in another language meanwhile: catchUp serves it
+			}
+		}
+		if f == nil {
+			continue
+		}
 		if t.Send == SendFull {
 			v.caughtUp = true
 		}
-		w.sendLocked(v, t.Frame)
+		w.sendLocked(v, f)
 	}
 }
 
-// catchUp sends the Source's full frame to the viewers that have not had one.
-func (w *watch) catchUp() {
+// languages lists the languages of the viewers keep accepts.
+func (w *watch) languages(keep func(*Viewer) bool) []string {
 	w.mu.Lock()
-	waiting := false
+	defer w.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
 	for v := range w.viewers {
-		waiting = waiting || !v.caughtUp
+		if keep(v) && !seen[v.lang] {
+			seen[v.lang] = true
+			out = append(out, v.lang)
+		}
 	}
-	w.mu.Unlock()
-	if !waiting {
+	return out
+}
+
+// catchUp sends the Source's full frame to the viewers that have not had one, rendered
+// once per language among them when the Source renders per language.
+func (w *watch) catchUp() {
+	langs := w.languages(func(v *Viewer) bool { return !v.caughtUp })
+	if len(langs) == 0 {
 		return
 	}
-	f := w.src.CatchUp()
-	if f == nil {
-		return
+	frames := map[string]Frame{}
+	if ls, ok := w.src.(LocalizedSource); ok {
+		for _, lang := range langs {
+			frames[lang] = ls.CatchUpIn(lang)
+		}
+	} else {
+		f := w.src.CatchUp()
+		for _, lang := range langs {
+			frames[lang] = f
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for v := range w.viewers {
-		if !v.caughtUp {
+		if f := frames[v.lang]; !v.caughtUp && f != nil {
 			v.caughtUp = true
 			w.sendLocked(v, f)
 		}

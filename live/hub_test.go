@@ -160,3 +160,59 @@ func TestJoiningViewerCatchesUpBeforeDeltas(t *testing.T) {
 		t.Errorf("CatchUp rendered %d times for one joining viewer", n)
 	}
 }
+
+// langSource renders each tick per language, counting renders per language and tick.
+type langSource struct {
+	tick    atomic.Int64
+	renders atomic.Int64
+}
+
+func (s *langSource) Poll(context.Context) Tick {
+	n := s.tick.Add(1)
+	return Tick{Send: SendFull, Render: func(lang string) Frame {
+		s.renders.Add(1)
+		return Frame{[]byte(lang + ":" + time.Duration(n).String())}
+	}}
+}
+
+func (s *langSource) CatchUp() Frame { return nil }
+
+// Viewers of one key in two languages: each tick is rendered once per language, however
+// many viewers read it, and each viewer receives its language's frame.
+func TestOneRenderPerLanguagePerTick(t *testing.T) {
+	src := &langSource{}
+	h := NewSources(func(string) Source { return src }, Options{Interval: time.Hour})
+	defer h.Close()
+	langs := []string{"en", "en", "en", "zh-CN", "zh-CN"}
+	var vs []*Viewer
+	for _, l := range langs {
+		v, err := h.WatchIn("g", l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	// The first tick ran when the first viewer came, perhaps before the others: wait for
+	// a tick that every viewer had joined before.
+	for src.tick.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	h.mu.Lock()
+	w := h.watches["g"]
+	h.mu.Unlock()
+	src.renders.Store(0)
+	w.tick()
+	if n := src.renders.Load(); n != 2 {
+		t.Errorf("%d renders for one tick to viewers in 2 languages, want 2", n)
+	}
+	for i, v := range vs {
+		var last Frame
+		for len(v.C) > 0 {
+			last = <-v.C
+		}
+		if last == nil || string(last[0][:len(langs[i])]) != langs[i] {
+			t.Errorf("viewer %d (%s) got %q", i, langs[i], last)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,8 @@ type Config struct {
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
 	// doubles each attempt, five attempts in all.
 	AlertRetry time.Duration
+	// AlertLang is the language of alert notifications (en or zh-CN).
+	AlertLang string
 	// LagRetention is how long the lag history is kept; 0 keeps it forever.
 	LagRetention time.Duration
 	// MetricsQueues turns the per-queue series of /metrics on; MetricsGroups, when set,
@@ -94,6 +97,7 @@ var settings = []setting{
 	{"group-poll", "RMQC_GROUP_POLL", "1s", "poll interval of a consumer group page being watched live (one watcher per group, whatever the number of viewers)"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics and the lag history (0 turns it off)"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s", "first delay before a failed alert webhook delivery is retried; it doubles each time, five attempts in all"},
+	{"alert-lang", "RMQC_ALERT_LANG", "en", "language of the alert notifications webhooks receive: en or zh-CN (the team's channel reads them, whoever created the rule)"},
 	{"lag-retention", "RMQC_LAG_RETENTION", "168h", "how long every group's lag history (read each --metrics-interval) is kept; older than 2h it is kept in 5-minute buckets, about 31 KB per group per day (0 keeps it forever)"},
 	{"metrics-queues", "RMQC_METRICS_QUEUES", "true", "export per-queue series on /metrics (false: only per-group series, one set per group instead of one per queue)"},
 	{"metrics-groups", "RMQC_METRICS_GROUPS", "", "export only the groups whose whole name matches this regular expression on /metrics (empty: every application group)"},
@@ -215,6 +219,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.AlertRetry, err = time.ParseDuration(get("alert-retry")); err != nil || c.AlertRetry < 100*time.Millisecond {
 		return nil, bad("alert-retry", "want a duration of at least 100ms, such as 2s")
+	}
+	if c.AlertLang = get("alert-lang"); !slices.Contains(i18n.Languages(), c.AlertLang) {
+		return nil, bad("alert-lang", "want one of "+strings.Join(i18n.Languages(), ", "))
 	}
 	if c.LagRetention, err = time.ParseDuration(get("lag-retention")); err != nil || c.LagRetention < 0 ||
 		(c.LagRetention > 0 && c.LagRetention < time.Hour) {

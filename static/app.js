@@ -14,14 +14,19 @@
     });
   });
 
-  // Relative ages: <time datetime="ISO" data-age>.
+  // Relative ages: <time datetime="ISO" data-age>, in the page's language (its lang).
+  var agoUnits = {
+    en: [" s ago", " min ago", " h ago", " d ago"],
+    zh: [" 秒前", " 分钟前", " 小时前", " 天前"]
+  };
   function ages() {
     var now = Date.now();
     document.querySelectorAll("time[data-age]").forEach(function (t) {
       var s = Math.round((now - Date.parse(t.getAttribute("datetime"))) / 1000);
       if (isNaN(s)) return;
-      var txt = s < 60 ? s + " s ago" : s < 3600 ? Math.round(s / 60) + " min ago" :
-        s < 86400 ? Math.round(s / 3600) + " h ago" : Math.round(s / 86400) + " d ago";
+      var u = agoUnits[(document.documentElement.lang || "en").slice(0, 2)] || agoUnits.en;
+      var txt = s < 60 ? s + u[0] : s < 3600 ? Math.round(s / 60) + u[1] :
+        s < 86400 ? Math.round(s / 3600) + u[2] : Math.round(s / 86400) + u[3];
       if (t.textContent !== txt) t.textContent = txt;
     });
   }
@@ -98,14 +103,18 @@ var rmqc = (function () {
         ind.className = cls;
         ind.textContent = text;
       }
-      state("live-connecting", "connecting…");
+      // The page may give the words in its language: data-connecting, data-live,
+      // data-again, data-lost (with %s for the time).
+      var say = (ind && ind.dataset) || {};
+      state("live-connecting", say.connecting || "connecting…");
       var wasOpen = false;
       live.addEventListener("htmx:wsOpen", function () {
-        state("live-on", wasOpen ? "live again" : "live");
+        state("live-on", wasOpen ? say.again || "live again" : say.live || "live");
         wasOpen = true;
       });
       live.addEventListener("htmx:wsClose", function () {
-        state("live-off", "connection lost at " + new Date().toISOString().substring(11, 19) + " UTC, reconnecting…");
+        var at = new Date().toISOString().substring(11, 19);
+        state("live-off", say.lost ? say.lost.replace("%s", at) : "connection lost at " + at + " UTC, reconnecting…");
       });
     },
     // Axis labels in the page's text colour and a faint grid, so a chart reads in dark
@@ -238,7 +247,7 @@ var rmqc = (function () {
     }
     function legendLag(u, v, sidx, idx) {
       var i = shown(u, sidx, idx), x = i == null ? null : u.data[sidx][i];
-      return x == null || isNaN(x) ? "unknown" : Math.round(x).toLocaleString("en-US");
+      return x == null || isNaN(x) ? box.getAttribute("data-unknown") || "unknown" : Math.round(x).toLocaleString("en-US");
     }
     // Lag starts at 0, so a few messages of noise do not look like a cliff; only a
     // spread of a thousand messages or more, far above 0, zooms in on it.
@@ -255,8 +264,8 @@ var rmqc = (function () {
         plot = new window.uPlot({
           width: width(), height: 200,
           scales: { x: { time: true, range: rmqc.lastMinuteAtLeast }, y: { range: yRange } },
-          series: [{ label: "Time", value: legendTime },
-            { label: "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
+          series: [{ label: box.getAttribute("data-label-time") || "Time", value: legendTime },
+            { label: box.getAttribute("data-label-lag") || "Total lag", stroke: themeColor("--rmqc-warn"), width: 2, spanGaps: false, value: legendLag }],
           axes: [axis({ values: xTicks }), axis({ size: 70 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });

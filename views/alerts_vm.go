@@ -1,5 +1,27 @@
 package views
 
+import "context"
+
+// AlertStateText is a rule's state (ok, pending, firing, resolved) in words.
+func AlertStateText(ctx context.Context, state string) string {
+	switch state {
+	case "ok", "pending", "firing", "resolved":
+		return T(ctx, "alerts.state."+state)
+	}
+	return state
+}
+
+// AlertEventText is a notification's event (firing, resolved) in words.
+func AlertEventText(ctx context.Context, event string) string { return AlertStateText(ctx, event) }
+
+// AlertFormatText is a webhook format (json, slack, dingtalk) in words.
+func AlertFormatText(ctx context.Context, format string) string {
+	if format == "json" {
+		return T(ctx, "alerts.format.json")
+	}
+	return format
+}
+
 // AlertsVM is /alerts: the rules, where each stands, the newest deliveries, and the form
 // to add a rule.
 type AlertsVM struct {
@@ -54,9 +76,10 @@ func (s AlertStateRow) Class() string {
 	return "muted"
 }
 
-// AlertDeliveryRow is one notification and what became of it.
+// AlertDeliveryRow is one notification and what became of it: State is its status as
+// stored (pending, sent, failed), Status the same in words.
 type AlertDeliveryRow struct {
-	At, AtISO, Rule, Group, GroupURL, Event, Status, Attempts, Code, Error string
+	At, AtISO, Rule, Group, GroupURL, Event, State, Status, Attempts, Code, Error string
 }
 
 // GroupAlert is a rule covering the group, on the group page.

@@ -28,8 +28,9 @@ type ClientVM struct {
 	JstackNote string
 }
 
-// SettingRow is a setting operators look for; Value "" means not reported.
-type SettingRow struct{ Name, Meaning, Value, Property string }
+// SettingRow is a setting operators look for; Value "" means not reported. Key names it
+// alike in every language (the English name), Name in the page's.
+type SettingRow struct{ Key, Name, Meaning, Value, Property string }
 
 // PropertyRow is one reported property.
 type PropertyRow struct{ Name, Value string }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"rmqconsole/i18n"
 )
 
 func statusTitle(ctx context.Context, status int) string {
@@ -90,6 +92,60 @@ func Bytes(n int64) string {
 		v, unit = v/1024, u
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
+}
+
+// Behind writes an age for a time-behind cell, in English.
+func Behind(d time.Duration) string { return BehindIn(i18n.From(context.Background()), d) }
+
+// BehindIn writes an age for a time-behind cell in l's language, two units at most:
+// "0 s", "4.2 s", "3 min 12 s", "2 h 5 min", "3 d 4 h" (Chinese "3 分 12 秒", "2 小时 5 分").
+func BehindIn(l *i18n.Localizer, d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return l.T("format.behind.s", "S", "0")
+	case d < time.Minute:
+		return l.T("format.behind.s", "S", strconv.FormatFloat(d.Seconds(), 'f', 1, 64))
+	case d < time.Hour:
+		return l.T("format.behind.ms", "M", int(d/time.Minute), "S", int(d%time.Minute/time.Second))
+	case d < 24*time.Hour:
+		return l.T("format.behind.hm", "H", int(d/time.Hour), "M", int(d%time.Hour/time.Minute))
+	}
+	return l.T("format.behind.dh", "D", int(d/(24*time.Hour)), "H", int(d%(24*time.Hour)/time.Hour))
+}
+
+// DurationIn writes a duration as Duration does in English ("2m", "1h30m") and in
+// words in Chinese ("2 分钟", "1 小时 30 分钟"), for a sentence of l's language.
+func DurationIn(l *i18n.Localizer, d time.Duration) string {
+	if !l.IsChinese() {
+		return Duration(d)
+	}
+	return SpanIn(l, d)
+}
+
+// SpanIn writes d in l's units, largest first, leaving out the zero ones: "1 h 30 min",
+// "2 分钟", "1.5 秒", "20 毫秒". Under a minute it keeps a tenth of a second.
+func SpanIn(l *i18n.Localizer, d time.Duration) string {
+	if d < 0 {
+		return "-" + SpanIn(l, -d)
+	}
+	if d > 0 && d < time.Second {
+		return l.T("format.span.ms", "N", d.Milliseconds())
+	}
+	if d < time.Minute {
+		s := strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64)
+		return l.T("format.span.s", "N", s)
+	}
+	var parts []string
+	for _, u := range []struct {
+		id   string
+		unit time.Duration
+	}{{"format.span.d", 24 * time.Hour}, {"format.span.h", time.Hour}, {"format.span.m", time.Minute}, {"format.span.s", time.Second}} {
+		if n := d / u.unit; n > 0 {
+			parts = append(parts, l.T(u.id, "N", int64(n)))
+			d -= n * u.unit
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Duration writes a duration the short way people say it: "30s", "5m", "2h", "7d",

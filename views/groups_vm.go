@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"math"
 	"net/url"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"rmqconsole/i18n"
 )
 
 // GroupsVM is the consumer group list.
@@ -101,35 +104,20 @@ type BehindCell struct {
 }
 
 // Text is the age the short way: "0 s", "4.2 s", "3 min 12 s", "2 h 5 min", "3 d 4 h".
-func (b BehindCell) Text() string {
+func (b BehindCell) Text(ctx context.Context) string {
 	if !b.Known {
-		return "unknown"
+		return T(ctx, "group.unknown")
 	}
-	return Behind(time.Duration(b.Ms) * time.Millisecond)
+	return BehindIn(i18n.From(ctx), time.Duration(b.Ms)*time.Millisecond)
 }
 
 // Title is the cell's hover text.
-func (b BehindCell) Title() string {
-	what := "Age of the oldest message not consumed yet: now minus the store time of the message at the committed offset (0 when caught up)."
+func (b BehindCell) Title(ctx context.Context) string {
+	what := T(ctx, "group.behind.title")
 	if b.Note != "" {
 		return what + " " + b.Note
 	}
 	return what
-}
-
-// Behind writes an age for a time-behind cell.
-func Behind(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return "0 s"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " min " + strconv.Itoa(int(d%time.Minute/time.Second)) + " s"
-	case d < 24*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " h " + strconv.Itoa(int(d%time.Hour/time.Minute)) + " min"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + " d " + strconv.Itoa(int(d%(24*time.Hour)/time.Hour)) + " h"
 }
 
 // LagCell is a lag as a table shows it: a number, or "unknown" and why.
@@ -146,9 +134,9 @@ type LagCell struct {
 const LagAlert = 10000
 
 // Text is the cell's text.
-func (l LagCell) Text() string {
+func (l LagCell) Text(ctx context.Context) string {
 	if !l.Known {
-		return "unknown"
+		return T(ctx, "group.unknown")
 	}
 	return Thousands(l.Value)
 }
@@ -170,25 +158,25 @@ func (l LagCell) Class() string {
 }
 
 // Word is a short state next to the number, so colour is never the only signal.
-func (l LagCell) Word() string {
+func (l LagCell) Word(ctx context.Context) string {
 	switch {
 	case !l.Known:
 		return ""
 	case l.Value >= LagAlert:
-		return "high"
+		return T(ctx, "group.lag.high")
 	case l.Growing:
-		return "growing"
+		return T(ctx, "group.lag.growing")
 	}
 	return ""
 }
 
 // Title is the hover text of the cell.
-func (l LagCell) Title() string {
+func (l LagCell) Title(ctx context.Context) string {
 	if l.Note != "" {
 		return l.Note
 	}
 	if l.Known {
-		return "Messages stored but not yet consumed (broker offset − consumer offset)"
+		return T(ctx, "group.lag.title")
 	}
 	return ""
 }
@@ -206,14 +194,14 @@ const (
 	SparkHeight = 18
 )
 
-// NewSparkline draws values (oldest first; NaN for unknown) scaled to the box. Unknown
-// values break the line.
-func NewSparkline(values []float64) Sparkline {
-	return NewSparklineOver(values, "the last "+strconv.Itoa(len(values))+" samples")
+// NewSparkline draws values (oldest first; NaN for unknown) scaled to the box, its title
+// in l's language. Unknown values break the line.
+func NewSparkline(l *i18n.Localizer, values []float64) Sparkline {
+	return NewSparklineOver(l, values, l.N("group.spark.samples", len(values)))
 }
 
 // NewSparklineOver is NewSparkline whose title names the span drawn ("the last hour").
-func NewSparklineOver(values []float64, over string) Sparkline {
+func NewSparklineOver(l *i18n.Localizer, values []float64, over string) Sparkline {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	n := 0
 	for _, v := range values {
@@ -259,11 +247,11 @@ func NewSparklineOver(values []float64, over string) Sparkline {
 		pen = true
 	}
 	last := values[len(values)-1]
-	title := "lag over " + over
+	title := l.T("group.spark.over", "Over", over)
 	if !math.IsNaN(last) {
-		title += ", now " + Thousands(int64(last))
+		title += l.T("group.spark.now", "Now", Thousands(int64(last)))
 	}
-	title += "; min " + Thousands(int64(lo)) + ", max " + Thousands(int64(hi))
+	title += l.T("group.spark.range", "Min", Thousands(int64(lo)), "Max", Thousands(int64(hi)))
 	return Sparkline{Path: b.String(), Title: title}
 }
 
@@ -461,18 +449,12 @@ type AssignmentRow struct {
 }
 
 // ProblemText is the problem in words.
-func (r AssignmentRow) ProblemText() string {
+func (r AssignmentRow) ProblemText(ctx context.Context) string {
 	switch r.Problem {
-	case "unowned":
-		return "no owner"
-	case "owned-twice":
-		return "owned twice"
-	case "differs":
-		return "not the expected owner"
-	case "owner-unknown":
-		return "owner unknown"
+	case "unowned", "owned-twice", "differs", "owner-unknown":
+		return T(ctx, "group.problem."+r.Problem)
 	}
-	return "as expected"
+	return T(ctx, "group.problem.none")
 }
 
 // EventRow is one entry of the rebalance timeline.
@@ -483,24 +465,20 @@ type EventRow struct {
 }
 
 // ConsumeModeTitle explains a consume mode on hover.
-func ConsumeModeTitle(mode string) string {
+func ConsumeModeTitle(ctx context.Context, mode string) string {
 	switch mode {
-	case "orderly":
-		return "MessageListenerOrderly: each queue is consumed by the one client holding its lock on the broker, one message at a time"
-	case "concurrent":
-		return "MessageListenerConcurrently: queues are consumed in parallel, without locks"
-	case "mixed":
-		return "The clients of this group use different listeners (orderly and concurrent); a group's clients must agree"
+	case "orderly", "concurrent", "mixed":
+		return T(ctx, "group.mode.title."+mode)
 	}
 	return ""
 }
 
 // hiddenNote says how many system groups the filter hid, if any.
-func hiddenNote(vm GroupsVM) string {
+func hiddenNote(ctx context.Context, vm GroupsVM) string {
 	if vm.Hidden == 0 {
 		return ""
 	}
-	return " (" + strconv.Itoa(vm.Hidden) + " system groups are hidden; tick “Show system groups” to include them)"
+	return T(ctx, "groups.hidden.note", "Count", i18n.From(ctx).Int(int64(vm.Hidden)))
 }
 
 // TopicMessagesURL links a topic to its messages (the last hour of the range tab).
@@ -551,6 +529,8 @@ type TrendVM struct {
 	Direction string
 	// Drain is "caught up", "caught up in about 12m", "never at this rate" or "".
 	Drain string
+	// Never: at this rate the lag never drains.
+	Never bool
 	How   string
 	// URL refreshes the fragment; Every is how often, in htmx's words ("30s").
 	URL, Every string
@@ -571,7 +551,7 @@ func (t TrendVM) Arrow() string {
 
 // Class colours a growing lag as a warning.
 func (t TrendVM) Class() string {
-	if t.Direction == "growing" || strings.HasPrefix(t.Drain, "never") {
+	if t.Direction == "growing" || t.Never {
 		return "trend lag-growing"
 	}
 	return "trend"
