@@ -218,9 +218,15 @@ func setupCluster() {
 		}
 		return
 	}
+	ports, err := PortsFromEnv()
+	if err != nil {
+		harness.err = err
+		return
+	}
 	// Start checks the tools itself and says which are missing (ErrMissingTools below).
 	harness.cluster, harness.err = Start(context.Background(), Options{
 		Version:        version,
+		Ports:          ports,
 		KeepDir:        true, // RunTests removes it only when the tests passed
 		StartupTimeout: testStartupTimeout,
 		SecondBroker:   os.Getenv("RMQC_TEST_SECOND_BROKER") == "true",
@@ -233,7 +239,7 @@ func setupCluster() {
 		harness.missing, harness.err = missing.Missing, nil
 	case errors.As(harness.err, &busy):
 		harness.err = fmt.Errorf("%w\nto share one cluster between test packages, run `go run ./dev/cmd/rmqdev up` "+
-			"once and set RMQC_TEST_NAMESRV=127.0.0.1:19876", harness.err)
+			"once and set RMQC_TEST_NAMESRV=%s", harness.err, ports.NameServerAddr())
 	}
 	harness.owned = harness.cluster != nil
 }
