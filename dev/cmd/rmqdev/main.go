@@ -3,7 +3,7 @@
 // lets other commands attach to them. See docs/running-rocketmq.md.
 //
 //	rmqdev up [--second-broker] [--slaves] [--acl] [--proxy] [--fresh]   start detached (reuse if running)
-//	rmqdev down                             stop what `up` or `run` started
+//	rmqdev down [--kill]                    stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
 //	rmqdev run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
@@ -37,7 +37,7 @@ const usage = `usage: rmqdev [--port-base N] COMMAND
                                    --slaves: a slave (brokerId 1) for each master;
                                    --acl: access control on (4.x plain ACL, 5.x ACL 2.0);
                                    --proxy: the RocketMQ Proxy too (5.x), for gRPC clients
-  down                             stop it
+  down [--kill]                    stop it; --kill: at once (SIGKILL), for throw-away stores
   status                           show it; exit 1 when nothing runs
   mqadmin ARGS...                  run mqadmin against it (-n is added)
   run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
@@ -70,7 +70,7 @@ func main() {
 	case "up":
 		err = up(args)
 	case "down":
-		err = down()
+		err = down(args)
 	case "status":
 		code, err = status()
 	case "mqadmin":
@@ -332,7 +332,12 @@ func brokerList(bs []dev.Broker) string {
 	return strings.Join(parts, ", ")
 }
 
-func down() error {
+func down(args []string) error {
+	fs := flag.NewFlagSet("down", flag.ContinueOnError)
+	kill := fs.Bool("kill", false, "SIGKILL at once instead of the brokers' 10-30 s clean shutdown, for a cluster whose stores and logs nobody needs (the next `up` in its run dir recovers the store as after a crash)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	ks, err := loadKnown(context.Background())
 	if err != nil {
 		return err
@@ -344,7 +349,11 @@ func down() error {
 	var errs []error
 	for _, k := range ks {
 		t := time.Now()
-		if err := k.cluster.Stop(); err != nil {
+		halt := k.cluster.Stop
+		if *kill {
+			halt = k.cluster.Kill
+		}
+		if err := halt(); err != nil {
 			// Killed after the grace period is still stopped; only live processes are a failure.
 			fmt.Fprintln(os.Stderr, "rmqdev:", err)
 		}
