@@ -51,21 +51,26 @@ CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters
 # Test packages run one at a time (-p 1): several start a private cluster of their own
 # and the browser tests run Chromium, and on a 2-core machine running them side by side
 # starved the groups watcher's real consumers of CPU without making the run shorter.
-# One shared cluster serves every test package (RMQC_TEST_NAMESRV); it is stopped afterwards
-# if this started it. A RocketMQ of this version already running from `make run` or
-# `rmqdev up` is used and left running; anything else holding the fixed ports stops the
-# run before any test, saying what to do.
+# One shared cluster serves every test package (RMQC_TEST_NAMESRV), with one RocketMQ Proxy
+# in front of it for the gRPC tests (RMQC_TEST_PROXY, RMQC_TEST_PROXY_GRPC) instead of one
+# per test binary; both are stopped afterwards if this started them. A RocketMQ of this
+# version already running from `make run` or `rmqdev up` is used and left running (without
+# a Proxy of its own, each test binary that needs one starts it); anything else holding the
+# fixed ports stops the run before any test, saying what to do. RMQ_PORT_BASE=N runs it all
+# on the loopback ports N..N+18 instead (see rmqdev's --port-base).
 test: lint check-generated
 	@set -o pipefail; \
 	started=0; \
 	if [ -z "$$RMQC_TEST_NAMESRV" ]; then \
-	  if $(RMQDEV) status 2>/dev/null | grep "^RocketMQ $(RMQ_VERSION): running" >/dev/null; then \
+	  if env=$$($(RMQDEV) status 2>/dev/null) && grep "^RocketMQ $(RMQ_VERSION): running" <<<"$$env" >/dev/null; then \
 	    echo "make test: using the RocketMQ $(RMQ_VERSION) already running (rmqdev status); it stays up afterwards"; \
 	  else \
-	    $(RMQDEV) up || { echo "make test: no local RocketMQ could start (above). Stop what holds the ports (rmqdev status / down), or run the tests against a running cluster: RMQC_TEST_NAMESRV=host:port make test"; exit 1; }; \
+	    env=$$($(RMQDEV) up --proxy) || { echo "make test: no local RocketMQ could start (above). Stop what holds the ports (rmqdev status / down), or run the tests against a running cluster: RMQC_TEST_NAMESRV=host:port make test"; exit 1; }; \
 	    started=1; \
 	  fi; \
-	  export RMQC_TEST_NAMESRV=127.0.0.1:19876; \
+	  export RMQC_TEST_NAMESRV=$$(sed -n 's/^RMQC_NAMESRV=//p' <<<"$$env"); \
+	  proxy=$$(sed -n 's/^RMQC_PROXY=//p' <<<"$$env"); \
+	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
 	$(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
 	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \

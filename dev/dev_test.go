@@ -3,6 +3,7 @@ package dev
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -21,10 +22,15 @@ func TestClusterRegistersEveryBroker(t *testing.T) {
 		if c.Version != VersionFromEnv() {
 			t.Errorf("Version = %q, want %q", c.Version, VersionFromEnv())
 		}
-		if len(c.Brokers) == 0 || c.Brokers[0] != (Broker{Name: "broker-a", Addr: "127.0.0.1:20911"}) {
-			t.Errorf("Brokers = %v, want broker-a at 127.0.0.1:20911 first", c.Brokers)
+		ports, err := PortsFromEnv() // DefaultPorts unless RMQ_PORT_BASE moves them
+		if err != nil {
+			t.Fatal(err)
 		}
-		if c.NameServer != "127.0.0.1:19876" || c.ClusterName != "DefaultCluster" {
+		wantA := Broker{Name: "broker-a", Addr: fmt.Sprintf("127.0.0.1:%d", ports.BrokerA)}
+		if len(c.Brokers) == 0 || c.Brokers[0] != wantA {
+			t.Errorf("Brokers = %v, want broker-a at %s first", c.Brokers, wantA.Addr)
+		}
+		if c.NameServer != ports.NameServerAddr() || c.ClusterName != "DefaultCluster" {
 			t.Errorf("NameServer, ClusterName = %q, %q", c.NameServer, c.ClusterName)
 		}
 		if len(c.LogFiles()) == 0 {
@@ -247,6 +253,41 @@ func TestRequireClusterSkipsUnderShort(t *testing.T) {
 		t.Run(name, func(t *testing.T) { c = require(t) })
 		if c != nil || harness.cluster != nil || harness.private.cluster != nil {
 			t.Errorf("%s under -short returned a cluster instead of skipping", name)
+		}
+	}
+}
+
+// RMQ_PORT_BASE moves every port of the cluster onto PortsFrom(base); unset, the
+// default ports stay. A base whose set would reach the default ports or the
+// private range is refused, and so is one that is not a number.
+func TestPortsFromEnvMovesEveryPort(t *testing.T) {
+	t.Setenv(PortBaseEnv, "")
+	if p, err := PortsFromEnv(); err != nil || p != DefaultPorts {
+		t.Errorf("unset: %+v, %v; want DefaultPorts", p, err)
+	}
+	t.Setenv(PortBaseEnv, "17000")
+	p, err := PortsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != PortsFrom(17000) || p.NameServerAddr() != "127.0.0.1:17000" {
+		t.Errorf("17000: %+v (namesrv %s)", p, p.NameServerAddr())
+	}
+	specs, err := withSlaves(p, brokerSpecs(p, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range specs {
+		for _, port := range b.ports() {
+			if port < 17000 || port > 17018 {
+				t.Errorf("%s port %d outside 17000-17018", b.proc(), port)
+			}
+		}
+	}
+	for _, bad := range []string{"abc", "80", "19870", "20900", "21990", "30000"} {
+		t.Setenv(PortBaseEnv, bad)
+		if p, err := PortsFromEnv(); err == nil {
+			t.Errorf("%s=%s accepted: %+v", PortBaseEnv, bad, p)
 		}
 	}
 }

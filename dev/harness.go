@@ -94,9 +94,12 @@ func RequireCluster(t testing.TB) *Cluster {
 }
 
 // RequireProxy returns the shared cluster with a RocketMQ Proxy in front of it
-// (ProxyRemoting, ProxyGRPC set): the one it was started with, or one started
-// on free ports on first use and stopped by RunTests. On 4.x it skips: there is
-// no Proxy to run (tests of what the console says on 4.x use RequireCluster).
+// (ProxyRemoting, ProxyGRPC set): the one it was started with, the one named by
+// RMQC_TEST_PROXY and RMQC_TEST_PROXY_GRPC in front of the RMQC_TEST_NAMESRV
+// cluster (how `make test` shares one Proxy across packages), or else one
+// started on free ports on first use and stopped by RunTests. On 4.x it skips:
+// there is no Proxy to run (tests of what the console says on 4.x use
+// RequireCluster).
 func RequireProxy(t testing.TB) *Cluster {
 	t.Helper()
 	c := RequireCluster(t)
@@ -105,6 +108,10 @@ func RequireProxy(t testing.TB) *Cluster {
 	}
 	harness.proxyOnce.Do(func() {
 		if c.ProxyRemoting != "" {
+			return
+		}
+		if remoting := os.Getenv("RMQC_TEST_PROXY"); remoting != "" && !harness.owned {
+			harness.proxyErr = attachProxy(c, remoting, os.Getenv("RMQC_TEST_PROXY_GRPC"))
 			return
 		}
 		ports, err := freeProxyPorts()
@@ -120,6 +127,24 @@ func RequireProxy(t testing.TB) *Cluster {
 		t.Fatal(harness.proxyErr)
 	}
 	return c
+}
+
+// attachProxy records the running Proxy at remoting (and grpc) in c once it
+// routes c's cluster topic, as one RequireProxy starts would.
+func attachProxy(c *Cluster, remoting, grpc string) error {
+	if grpc == "" {
+		return fmt.Errorf("RMQC_TEST_PROXY=%s: RMQC_TEST_PROXY_GRPC (its gRPC endpoint) is unset", remoting)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := queryRoute(ctx, remoting, c.ClusterName); err != nil {
+		return fmt.Errorf("RMQC_TEST_PROXY=%s does not route %s: %w", remoting, c.ClusterName, err)
+	}
+	if err := dialOK(ctx, grpc); err != nil {
+		return fmt.Errorf("RMQC_TEST_PROXY_GRPC: %w", err)
+	}
+	c.ProxyRemoting, c.ProxyGRPC = remoting, grpc
+	return nil
 }
 
 // RequirePrivateCluster returns a two-broker cluster of the test binary's own,
@@ -218,9 +243,15 @@ func setupCluster() {
 		}
 		return
 	}
+	ports, err := PortsFromEnv()
+	if err != nil {
+		harness.err = err
+		return
+	}
 	// Start checks the tools itself and says which are missing (ErrMissingTools below).
 	harness.cluster, harness.err = Start(context.Background(), Options{
 		Version:        version,
+		Ports:          ports,
 		KeepDir:        true, // RunTests removes it only when the tests passed
 		StartupTimeout: testStartupTimeout,
 		SecondBroker:   os.Getenv("RMQC_TEST_SECOND_BROKER") == "true",
@@ -233,7 +264,7 @@ func setupCluster() {
 		harness.missing, harness.err = missing.Missing, nil
 	case errors.As(harness.err, &busy):
 		harness.err = fmt.Errorf("%w\nto share one cluster between test packages, run `go run ./dev/cmd/rmqdev up` "+
-			"once and set RMQC_TEST_NAMESRV=127.0.0.1:19876", harness.err)
+			"once and set RMQC_TEST_NAMESRV=%s", harness.err, ports.NameServerAddr())
 	}
 	harness.owned = harness.cluster != nil
 }

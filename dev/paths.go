@@ -73,7 +73,8 @@ type Ports struct {
 }
 
 // DefaultPorts are the shared cluster's: what `rmqdev up`, `make run` and
-// RMQC_TEST_NAMESRV=127.0.0.1:19876 use.
+// RMQC_TEST_NAMESRV=127.0.0.1:19876 use unless RMQ_PORT_BASE moves them
+// (PortsFromEnv).
 var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, BrokerB: BrokerBPort,
 	BrokerASlave: BrokerASlavePort, BrokerBSlave: BrokerBSlavePort,
 	ProxyRemoting: ProxyRemotingPort, ProxyGRPC: ProxyGRPCPort}
@@ -85,6 +86,53 @@ var DefaultPorts = Ports{NameServer: NameServerPort, BrokerA: BrokerAPort, Broke
 func PortsFrom(base int) Ports {
 	return Ports{NameServer: base, BrokerA: base + 3, BrokerB: base + 7, BrokerASlave: base + 11, BrokerBSlave: base + 15,
 		ProxyRemoting: base + 17, ProxyGRPC: base + 18}
+}
+
+// PortBaseEnv names the environment variable that moves the local cluster of
+// rmqdev and of the test harness off DefaultPorts onto PortsFrom(base), so
+// that two clusters (say two CI shapes) run side by side on one machine:
+// RMQ_PORT_BASE=17000 puts the NameServer on 127.0.0.1:17000 and every other
+// port, store, run dir and state file of rmqdev on that set.
+const PortBaseEnv = "RMQ_PORT_BASE"
+
+// PortsFromEnv returns PortsFrom(RMQ_PORT_BASE), or DefaultPorts when it is
+// unset. A base must leave its 19 ports clear of DefaultPorts and below the
+// range FreePorts draws private clusters from (22000 and up), so that no
+// private cluster or Proxy of a test can pick one of them.
+func PortsFromEnv() (Ports, error) {
+	v := os.Getenv(PortBaseEnv)
+	if v == "" {
+		return DefaultPorts, nil
+	}
+	base, err := strconv.Atoi(v)
+	if err != nil {
+		return Ports{}, fmt.Errorf("%s=%q: not a port number", PortBaseEnv, v)
+	}
+	if err := checkPortBase(base); err != nil {
+		return Ports{}, fmt.Errorf("%s=%d: %w", PortBaseEnv, base, err)
+	}
+	return PortsFrom(base), nil
+}
+
+// portSetSize is how many ports PortsFrom(base) spans: base..base+18.
+const portSetSize = 19
+
+func checkPortBase(base int) error {
+	if base < 1024 || base+portSetSize-1 >= privatePortsLow {
+		return fmt.Errorf("the port set %d-%d must lie between 1024 and %d (FreePorts hands out ports from %d on)",
+			base, base+portSetSize-1, privatePortsLow-1, privatePortsLow)
+	}
+	d := DefaultPorts
+	defaults := []int{d.NameServer, d.ProxyRemoting, d.ProxyGRPC}
+	for _, b := range []int{d.BrokerA, d.BrokerB, d.BrokerASlave, d.BrokerBSlave} {
+		defaults = append(defaults, b-2, b-1, b, b+1)
+	}
+	for _, p := range defaults {
+		if p >= base && p < base+portSetSize {
+			return fmt.Errorf("the port set %d-%d overlaps the default port %d", base, base+portSetSize-1, p)
+		}
+	}
+	return nil
 }
 
 func (p Ports) orDefault() Ports {

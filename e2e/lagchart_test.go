@@ -13,9 +13,12 @@ import (
 	"rmqconsole/dev"
 )
 
+// The page may be between two documents when asked (a reload under load was seen to
+// land right after the chart first showed): wait until it has the chart again.
 func chartPoints(t *testing.T, ctx context.Context) int {
 	t.Helper()
-	s := Get(t, ctx, "count the chart's points", chromedp.Evaluate[string](`document.getElementById('lag-chart').getAttribute('data-points') || "0"`))
+	Do(t, ctx, "wait for the lag chart", chromedp.WaitReady(`#lag-chart`))
+	s := Get(t, ctx, "count the chart's points", chromedp.Evaluate[string](`(document.getElementById('lag-chart') || {getAttribute: () => ""}).getAttribute('data-points') || "0"`))
 	n, _ := strconv.Atoi(s)
 	return n
 }

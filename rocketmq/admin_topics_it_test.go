@@ -36,12 +36,13 @@ func TestIntegrationProducerInfos(t *testing.T) {
 }
 
 // A topic created, updated and deleted through our client is what mqadmin then reports.
+// Each call gets its own 15 s: the waits between them (mqadmin JVMs) took longer than
+// that on a loaded machine, and one context for the whole test had run out by the end.
 func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	e := newITEnv(t)
 	topic := dev.UniqueName("it-tcud")
-	ctx := ctxT(t)
 	tc := TopicConfig{TopicName: topic, ReadQueueNums: 3, WriteQueueNums: 3, Perm: PermRead | PermWrite}
-	if err := e.c.CreateTopic(ctx, e.addr, tc); err != nil {
+	if err := e.c.CreateTopic(ctxT(t), e.addr, tc); err != nil {
 		t.Fatal(err)
 	}
 	dev.Eventually(t, 30*time.Second, "route after create", func() error {
@@ -58,7 +59,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	if e.version.Is5() {
 		tc.Attributes = map[string]string{"+message.type": "FIFO"}
 	}
-	if err := e.c.CreateTopic(ctx, e.addr, tc); err != nil {
+	if err := e.c.CreateTopic(ctxT(t), e.addr, tc); err != nil {
 		t.Fatal(err)
 	}
 	dev.Eventually(t, 60*time.Second, "mqadmin topicRoute after update", func() error {
@@ -71,20 +72,20 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 		}
 		return nil
 	})
-	cfgs, err := e.c.TopicConfigs(ctx, e.addr)
+	cfgs, err := e.c.TopicConfigs(ctxT(t), e.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.version.Is5() && cfgs.Topics[topic].MessageType() != "FIFO" {
 		t.Errorf("attributes after update: %+v", cfgs.Topics[topic])
 	}
-	if err := e.c.DeleteTopicInBroker(ctx, e.addr, topic); err != nil {
+	if err := e.c.DeleteTopicInBroker(ctxT(t), e.addr, topic); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.c.DeleteTopicInNameServers(ctx, topic); err != nil {
+	if err := e.c.DeleteTopicInNameServers(ctxT(t), topic); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.c.TopicRoute(ctx, topic); !errors.Is(err, ErrTopicNotFound) {
+	if _, err := e.c.TopicRoute(ctxT(t), topic); !errors.Is(err, ErrTopicNotFound) {
 		t.Errorf("route after delete: %v", err)
 	}
 	if out, err := e.cluster.MQAdmin(ctxT(t), "topicStatus", "-t", topic); err == nil {

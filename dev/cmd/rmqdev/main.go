@@ -3,13 +3,15 @@
 // lets other commands attach to them. See docs/running-rocketmq.md.
 //
 //	rmqdev up [--second-broker] [--slaves] [--acl] [--proxy] [--fresh]   start detached (reuse if running)
-//	rmqdev down                             stop what `up` or `run` started
+//	rmqdev down [--kill]                    stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
 //	rmqdev run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
 //	rmqdev fetch [VERSION...]               only fill the jar cache
 //
-// RMQ_VERSION picks the version (default 5.3.3), RMQ_CACHE the cache dir.
+// RMQ_VERSION picks the version (default 5.3.3), RMQ_CACHE the cache dir,
+// RMQ_PORT_BASE (or --port-base N before the command) another set of loopback
+// ports: every command then addresses only the cluster on that set.
 package main
 
 import (
@@ -29,13 +31,13 @@ import (
 	"rmqconsole/dev"
 )
 
-const usage = `usage: rmqdev COMMAND
+const usage = `usage: rmqdev [--port-base N] COMMAND
   up [--second-broker] [--slaves] [--acl] [--proxy] [--fresh]
                                    start RocketMQ detached, or say it already runs;
                                    --slaves: a slave (brokerId 1) for each master;
                                    --acl: access control on (4.x plain ACL, 5.x ACL 2.0);
                                    --proxy: the RocketMQ Proxy too (5.x), for gRPC clients
-  down                             stop it
+  down [--kill]                    stop it; --kill: at once (SIGKILL), for throw-away stores
   status                           show it; exit 1 when nothing runs
   mqadmin ARGS...                  run mqadmin against it (-n is added)
   run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
@@ -43,21 +45,32 @@ const usage = `usage: rmqdev COMMAND
                                    with RMQC_NAMESRV (and RMQC_PROXY, RMQDEV_PROXY_GRPC) set,
                                    stop it afterwards if run started it
   fetch [VERSION...]               download the jars into the cache only
-env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `, newest: ` + dev.VersionNewest + `), RMQ_CACHE (default <repo>/.cache/rocketmq)
+--port-base N                      the cluster on loopback ports N..N+18 (NameServer on N)
+                                   instead of the default ones (NameServer on 19876), as
+                                   RMQ_PORT_BASE=N does; each port set has its own cluster
+env: RMQ_VERSION (default ` + dev.DefaultVersion + `, 4.x: ` + dev.Version4 + `, newest: ` + dev.VersionNewest + `), RMQ_CACHE (default <repo>/.cache/rocketmq),
+     RMQ_PORT_BASE (unset: the default ports)
 `
 
 func main() {
-	if len(os.Args) < 2 {
+	argv, err := portBaseOption(os.Args[1:])
+	if err == nil {
+		_, err = dev.PortsFromEnv()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rmqdev:", err)
+		os.Exit(2)
+	}
+	if len(argv) < 1 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
 	var code int
-	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	switch cmd, args := argv[0], argv[1:]; cmd {
 	case "up":
 		err = up(args)
 	case "down":
-		err = down()
+		err = down(args)
 	case "status":
 		code, err = status()
 	case "mqadmin":
@@ -79,17 +92,53 @@ func main() {
 	os.Exit(code)
 }
 
+// portBaseOption takes a leading "--port-base N" (or "--port-base=N") off args
+// and sets RMQ_PORT_BASE from it, for this command and what it runs.
+func portBaseOption(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	var base string
+	switch a := args[0]; {
+	case a == "--port-base" || a == "-port-base":
+		if len(args) < 2 {
+			return nil, errors.New("--port-base needs a port number")
+		}
+		base, args = args[1], args[2:]
+	case strings.HasPrefix(a, "--port-base=") || strings.HasPrefix(a, "-port-base="):
+		base, args = a[strings.Index(a, "=")+1:], args[1:]
+	default:
+		return args, nil
+	}
+	return args, os.Setenv(dev.PortBaseEnv, base)
+}
+
+// ports is the cluster's port set: RMQ_PORT_BASE's, or the default one
+// (main has checked RMQ_PORT_BASE already).
+func ports() dev.Ports {
+	p, err := dev.PortsFromEnv()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // startupTimeout is generous: `make test` starts its cluster while the machine may be
 // busy with other work, and a slow start is better than a failed run.
 const startupTimeout = 4 * time.Minute
 
-// runDir is where `up` and `run` keep a version's configs, stores, logs and state.json.
+// runDir is where `up` and `run` keep a version's configs, stores, logs and
+// state.json: run-<version>, with -ports<base> for a cluster on RMQ_PORT_BASE.
 func runDir(version string) (string, error) {
 	root, err := dev.CacheRoot()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, "run-"+version), nil
+	dir := "run-" + version
+	if base := os.Getenv(dev.PortBaseEnv); base != "" {
+		dir += "-ports" + base
+	}
+	return filepath.Join(root, dir), nil
 }
 
 // known is a cluster recorded in a state file.
@@ -100,9 +149,11 @@ type known struct {
 	err     error // nil when it answers
 }
 
-// loadKnown reads every run-*/state.json (any version: they share the ports)
+// loadKnown reads every run-*/state.json of a cluster on this port set (any
+// version: they share the ports; clusters on other port sets are left alone)
 // and checks whether each cluster still answers.
 func loadKnown(ctx context.Context) ([]known, error) {
+	nameServer := ports().NameServerAddr()
 	root, err := dev.CacheRoot()
 	if err != nil {
 		return nil, err
@@ -117,6 +168,9 @@ func loadKnown(ctx context.Context) ([]known, error) {
 		var s dev.State
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("read state %s: %w", p, err)
+		}
+		if s.NameServer != nameServer {
+			continue
 		}
 		c := dev.FromState(s)
 		ks = append(ks, known{path: p, state: s, cluster: c, err: c.Check(ctx)})
@@ -216,12 +270,14 @@ func clusterEnv(s dev.State) []string {
 
 func up(args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
-	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
+	ps := ports()
+	second := fs.Bool("second-broker", false, fmt.Sprintf("also start broker-b on 127.0.0.1:%d", ps.BrokerB))
 	fresh := fs.Bool("fresh", false, "delete the stores and logs of the previous run first")
 	acl := fs.Bool("acl", false, "turn access control on (4.x plain ACL, 5.x ACL 2.0) with an admin and a limited account")
-	slaves := fs.Bool("slaves", false, "give each master a slave (brokerId 1): broker-a's on 127.0.0.1:20931, broker-b's on 127.0.0.1:21931")
+	slaves := fs.Bool("slaves", false, fmt.Sprintf("give each master a slave (brokerId 1): broker-a's on 127.0.0.1:%d, broker-b's on 127.0.0.1:%d",
+		ps.BrokerASlave, ps.BrokerBSlave))
 	proxy := fs.Bool("proxy", false, fmt.Sprintf("also run the RocketMQ Proxy %s (5.x only): remoting on 127.0.0.1:%d, gRPC on 127.0.0.1:%d",
-		dev.ProxyVersion, dev.ProxyRemotingPort, dev.ProxyGRPCPort))
+		dev.ProxyVersion, ps.ProxyRemoting, ps.ProxyGRPC))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -253,7 +309,7 @@ func up(args []string) error {
 		}
 	}
 	t := time.Now()
-	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Proxy: *proxy, Detached: true,
+	c, err := dev.Start(ctx, dev.Options{Version: version, Dir: dir, Ports: ps, SecondBroker: *second, Slaves: *slaves, ACL: *acl, Proxy: *proxy, Detached: true,
 		StartupTimeout: startupTimeout, Log: os.Stderr})
 	if err != nil {
 		return err
@@ -276,7 +332,12 @@ func brokerList(bs []dev.Broker) string {
 	return strings.Join(parts, ", ")
 }
 
-func down() error {
+func down(args []string) error {
+	fs := flag.NewFlagSet("down", flag.ContinueOnError)
+	kill := fs.Bool("kill", false, "SIGKILL at once instead of the brokers' 10-30 s clean shutdown, for a cluster whose stores and logs nobody needs (the next `up` in its run dir recovers the store as after a crash)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	ks, err := loadKnown(context.Background())
 	if err != nil {
 		return err
@@ -288,7 +349,11 @@ func down() error {
 	var errs []error
 	for _, k := range ks {
 		t := time.Now()
-		if err := k.cluster.Stop(); err != nil {
+		halt := k.cluster.Stop
+		if *kill {
+			halt = k.cluster.Kill
+		}
+		if err := halt(); err != nil {
 			// Killed after the grace period is still stopped; only live processes are a failure.
 			fmt.Fprintln(os.Stderr, "rmqdev:", err)
 		}
@@ -323,15 +388,20 @@ func status() (int, error) {
 					addr = b.Addr
 				}
 			}
+			for _, b := range k.state.Slaves {
+				if b.Name+"-s" == p.Name {
+					addr = b.Addr
+				}
+			}
 			if p.Name == "proxy" {
 				addr = k.state.ProxyRemoting + " (remoting), " + k.state.ProxyGRPC + " (gRPC)"
 			}
-			fmt.Printf("  %-9s %-16s pid %d\n", p.Name, addr, p.PID)
+			fmt.Printf("  %-10s %-16s pid %d\n", p.Name, addr, p.PID)
 		}
 		printEnv(k.state)
 	}
 	if len(ks) == 0 {
-		fmt.Println("RocketMQ: not running (no state file; start it with `rmqdev up`)")
+		fmt.Printf("RocketMQ: not running on %s (no state file; start it with `rmqdev up`)\n", ports().NameServerAddr())
 	}
 	return code, nil
 }
@@ -381,7 +451,7 @@ func fetch(args []string) error {
 // forwards SIGINT/SIGTERM to it, and stops what it started when it exits.
 func run(args []string) (int, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	second := fs.Bool("second-broker", false, "also start broker-b on 127.0.0.1:21911")
+	second := fs.Bool("second-broker", false, fmt.Sprintf("also start broker-b on 127.0.0.1:%d", ports().BrokerB))
 	also := fs.String("also", "", "a second command (run by sh -c) to run in the background meanwhile, e.g. demo traffic")
 	proxy := fs.Bool("proxy", true, "when starting RocketMQ 5.x, also start the Proxy, for gRPC clients")
 	if err := fs.Parse(args); err != nil {
@@ -427,7 +497,7 @@ func run(args []string) (int, error) {
 			return 1, derr
 		}
 		// Not detached: the JVMs get SIGTERM if rmqdev itself dies.
-		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, SecondBroker: *second,
+		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, Ports: ports(), SecondBroker: *second,
 			Proxy: *proxy && dev.ProxySupported(version), StartupTimeout: startupTimeout, Log: os.Stderr})
 		if err == nil {
 			statePath, err = writeState(c)
