@@ -113,6 +113,20 @@ func TestAuditListClusterFilter(t *testing.T) {
 		t.Errorf("JSON of every cluster: %v, %+v", err, out.Entries)
 	}
 
+	// An entry's page names its cluster in the reader's language.
+	id, _ := doc.Find(`[data-testid="entry-id"]`).First().Attr("href")
+	for lang, want := range map[string]string{"": " (cluster b)", "zh-CN": "（集群 b）"} {
+		var cell string
+		page(id, lang).Find("tr").Each(func(_ int, tr *goquery.Selection) {
+			if th := strings.TrimSpace(tr.Find("th").Text()); th == "Cluster (NameServers)" || th == "集群（NameServer）" {
+				cell = tr.Find("td").Text()
+			}
+		})
+		if !strings.HasSuffix(cell, want) {
+			t.Errorf("entry %s in %q: cluster %q, want it to end in %q", id, lang, cell, want)
+		}
+	}
+
 	// One cluster: the list looks as before.
 	one := newAuthApp(t)
 	rec := httptest.NewRecorder()
