@@ -13,11 +13,13 @@ import (
 )
 
 // auditCSVHeader names the export's columns: one row per queue of each entry (one row
-// with empty queue columns for entries without queues), times in ISO 8601 UTC.
+// with empty queue columns for entries without queues), times in ISO 8601 UTC. cluster is
+// the NameServers talked to, cluster_name the configured cluster ("" for entries written
+// before clusters had names): last, so readers of the columns by position keep working.
 var auditCSVHeader = []string{
 	"id", "started_at", "finished_at", "duration_ms", "actor", "actor_addr", "cluster", "group", "topics", "mode",
 	"params", "reason", "status", "error", "topic", "broker", "queue_id", "before", "target", "after", "queue_error",
-	"queue_note", "method", "seq", "hash", "prev_hash",
+	"queue_note", "method", "seq", "hash", "prev_hash", "cluster_name",
 }
 
 // Export is GET /audit/export?format=csv|json with the list's filters: every matching
@@ -63,7 +65,7 @@ func (h *Audit) Export(c *gin.Context) {
 					e.Actor, e.ActorAddr, e.Cluster, e.Group, strings.Join(e.Topics, " "), e.Mode, string(e.Params), e.Reason,
 					string(e.Status), e.Error,
 				}
-				tail := []string{strconv.FormatInt(e.Seq, 10), e.Hash, e.PrevHash}
+				tail := []string{strconv.FormatInt(e.Seq, 10), e.Hash, e.PrevHash, e.ClusterName}
 				qs := e.Queues()
 				if len(qs) == 0 {
 					cw.Row(append(append(base, "", "", "", "", "", "", "", "", ""), tail...)...)

@@ -30,6 +30,8 @@ type Audit struct {
 	// Cluster is the cluster whose entries are listed when the query names none
 	// (cluster=NAME lists another's, cluster=* every cluster's).
 	Cluster string
+	// DefaultCluster owns the entries written before clusters had names.
+	DefaultCluster string
 }
 
 // auditQuery is the filters as typed, and as read.
@@ -146,6 +148,7 @@ func (h *Audit) List(c *gin.Context) {
 		vm.Statuses = append(vm.Statuses, string(s))
 	}
 	vm.Chain = h.chainVM(ctx)
+	vm.Clusters = h.clusterOptions(l, q)
 	base := q.values()
 	vm.ExportCSV = "/audit/export?" + withFormat(base, "csv")
 	vm.ExportJSON = "/audit/export?" + withFormat(base, "json")
@@ -162,7 +165,11 @@ func (h *Audit) List(c *gin.Context) {
 		return
 	}
 	for i := range entries {
-		vm.Rows = append(vm.Rows, auditRowVM(l, &entries[i]))
+		row := auditRowVM(l, &entries[i])
+		if vm.Clusters != nil {
+			row.Cluster = h.clusterLabel(entries[i].ClusterName)
+		}
+		vm.Rows = append(vm.Rows, row)
 	}
 	if more && len(entries) > 0 {
 		older := q.values()
@@ -173,6 +180,39 @@ func (h *Audit) List(c *gin.Context) {
 		vm.NewestURL = "/audit?" + base.Encode()
 	}
 	h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
+}
+
+// clusterOptions is the filter's cluster choice when the console has several clusters
+// (nil with one): every cluster, then each configured cluster by its label, the one the
+// query asks for (the page's cluster when it asks for none) selected.
+func (h *Audit) clusterOptions(l *i18n.Localizer, q auditQuery) []views.AuditClusterOption {
+	if h.Env.Cluster == nil || len(h.Env.Cluster.All) < 2 {
+		return nil
+	}
+	selected := q.cluster
+	if selected == "" {
+		selected = h.Cluster
+	}
+	opts := []views.AuditClusterOption{{Value: "*", Label: l.T("audit.filter.all_clusters"), Selected: selected == "*"}}
+	for _, c := range h.Env.Cluster.All {
+		opts = append(opts, views.AuditClusterOption{Value: c.Name, Label: c.Label, Selected: selected == c.Name})
+	}
+	return opts
+}
+
+// clusterLabel is how the list names an entry's cluster: its configured label, the
+// default cluster's for entries written before clusters had names, the name itself for
+// a cluster no longer configured.
+func (h *Audit) clusterLabel(name string) string {
+	if name == "" {
+		name = h.DefaultCluster
+	}
+	for _, c := range h.Env.Cluster.All {
+		if c.Name == name {
+			return c.Label
+		}
+	}
+	return name
 }
 
 func withFormat(v url.Values, format string) string {

@@ -75,7 +75,7 @@ func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 	vm := views.AuditEntryVM{
 		ID: strconv.FormatInt(e.ID, 10), Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
 		StatusText: auditStatusText(l, e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
-		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: auditCluster(e), Group: e.Group,
+		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: auditCluster(l, e), Group: e.Group,
 		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
 		Params: auditParams(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
@@ -230,9 +230,9 @@ func auditEntryJSON(e *store.AuditEntry) AuditEntryJSON {
 
 // auditCluster is the NameServers an entry was made through, with the configured
 // cluster's name when it has one.
-func auditCluster(e *store.AuditEntry) string {
+func auditCluster(l *i18n.Localizer, e *store.AuditEntry) string {
 	if e.ClusterName == "" {
 		return e.Cluster
 	}
-	return e.Cluster + " (cluster " + e.ClusterName + ")"
+	return l.T("audit.entry.cluster_named", "NameServers", e.Cluster, "Name", e.ClusterName)
 }

@@ -18,8 +18,8 @@ func (a *clusterApp) alertService() *alerts.Service {
 	svc := alerts.NewService(a.store, opts)
 	if a.cc.Default {
 		// One console sends, however many share the database, and one sender sends
-		// every cluster's notifications.
-		a.leaderOnly(svc.Run)
+		// every cluster's notifications: under the console-wide lease.
+		a.App.leaderOnly(svc.Run)
 	}
 	return svc
 }

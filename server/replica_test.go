@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +161,30 @@ func TestStartupRefusesABadPostgresURL(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q: want one line naming RMQC_DB, saying %q, without the password", code, msg, tc.want)
 			}
 		})
+	}
+}
+
+// Consoles sharing the database but configured with different clusters each do the
+// work done once per cluster for theirs (lag history, alert rules, interrupted resets):
+// each cluster has its own lease, and one console still leads the console-wide work.
+func TestEachClusterHasItsLeaderAmongConsoles(t *testing.T) {
+	url := dev.RequirePostgres(t).NewDatabase(t)
+	withClusters := func(name string) *App {
+		conf := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(conf, []byte("clusters:\n  - name: "+name+"\n    namesrv: [\""+deadAddr(t)+"\"]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return newAuthApp(t, "--db", url, "--config", conf, "--timeout", "300ms")
+	}
+	prod, test := withClusters("prod"), withClusters("test")
+	dev.Eventually(t, 3*beatEvery, "a leader of each cluster", func() error {
+		if !prod.replica.cluster("prod").Leads() || !test.replica.cluster("test").Leads() {
+			return fmt.Errorf("prod's console leads prod: %v; test's console leads test: %v",
+				prod.replica.cluster("prod").Leads(), test.replica.cluster("test").Leads())
+		}
+		return nil
+	})
+	if l := leaders(prod, test); len(l) != 1 {
+		t.Errorf("consoles leading the console-wide work: %v, want one", l)
 	}
 }

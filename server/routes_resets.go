@@ -17,6 +17,11 @@ func (a *clusterApp) resetRoutes(r *gin.Engine, env *handlers.Env) {
 		h.Service = a.resets
 	}
 	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name}
+	for _, cc := range a.cfg.Clusters {
+		if cc.Default {
+			audit.DefaultCluster = cc.Name
+		}
+	}
 
 	r.GET("/groups/:group/reset", h.Form)
 	r.POST("/groups/:group/reset/preview", h.Preview)

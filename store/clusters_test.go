@@ -64,7 +64,10 @@ func TestClustersShareTheDatabaseApart(t *testing.T) {
 		if err := test.AddRebalanceEvents(ctx, []RebalanceEvent{{Group: "orders-cg", At: time.Now(), Kind: "left", ClientID: "t"}}); err != nil {
 			t.Fatal(err)
 		}
-		if ev, _ := prod.RebalanceEvents(ctx, "orders-cg", 10, time.Time{}); len(ev) != 1 || ev[0].ClientID != "old" {
+		if err := prod.AddRebalanceEvents(ctx, []RebalanceEvent{{Group: "orders-cg", At: time.Now(), Kind: "moved", ClientID: "p", Topic: "T"}}); err != nil {
+			t.Fatal(err)
+		}
+		if ev, _ := prod.RebalanceEvents(ctx, "orders-cg", 10, time.Time{}); len(ev) != 2 || ev[0].ClientID != "p" || ev[1].ClientID != "old" {
 			t.Errorf("prod's rebalances: %+v", ev)
 		}
 		if ev, _ := test.RebalanceEvents(ctx, "orders-cg", 10, time.Time{}); len(ev) != 1 || ev[0].ClientID != "t" {
@@ -82,6 +85,15 @@ func TestClustersShareTheDatabaseApart(t *testing.T) {
 		}
 		if got, _ := test.LagSamples(ctx, "orders-cg", now.Add(-time.Minute), now.Add(time.Minute)); len(got) != 1 || *got[0].Lag != 9 {
 			t.Errorf("test's lag history: %+v", got)
+		}
+		if got, _ := prod.LagSamples(ctx, "orders-cg", now.Add(-time.Minute), now.Add(time.Minute)); len(got) != 1 || *got[0].Lag != 5 {
+			t.Errorf("prod's lag history: %+v", got)
+		}
+		if got, _ := prod.RecentLag(ctx, []string{"orders-cg"}, now.Add(-time.Minute)); len(got["orders-cg"]) != 1 || *got["orders-cg"][0].Lag != 5 {
+			t.Errorf("prod's recent lag: %+v", got)
+		}
+		if days, _ := test.RebalanceDays(ctx, "orders-cg", now.Add(-24*time.Hour)); len(days) != 0 {
+			t.Errorf("test's rebalance days count prod's moves: %+v", days)
 		}
 
 		rule := &AlertRule{Name: "r", GroupPattern: "*", Metric: "lag", Threshold: 1, WebhookURL: "http://x", Format: "json", CreatedAt: now}

@@ -112,7 +112,8 @@ type LagCompaction struct {
 // CompactLagHistory keeps the lag history bounded: samples older than rawFor are folded
 // into buckets of width bucket (one row per group and bucket), and everything older than
 // retention is deleted. Only buckets that ended before the cut are folded, so each bucket
-// is written once, from every sample it covers.
+// is written once, from every sample it covers. Only this store's cluster's history:
+// each cluster's recorder compacts its own, under its cluster's lease.
 func (s *Store) CompactLagHistory(ctx context.Context, now time.Time, rawFor, bucket, retention time.Duration) (LagCompaction, error) {
 	var c LagCompaction
 	b := bucket.Milliseconds()
@@ -125,21 +126,21 @@ func (s *Store) CompactLagHistory(ctx context.Context, now time.Time, rawFor, bu
 		r := tx.Exec(`INSERT INTO lag_samples (cluster, group_name, at_ms, span_ms, lag, lag_time_ms, consume_tps, produce_tps)
 			SELECT cluster, group_name, bucket * ?, ?, MAX(lag), MAX(lag_time_ms), AVG(consume_tps), AVG(produce_tps)
 			FROM (SELECT cluster, group_name, at_ms / ? AS bucket, lag, lag_time_ms, consume_tps, produce_tps
-				FROM lag_samples WHERE span_ms = 0 AND at_ms < ?) AS raw
+				FROM lag_samples WHERE cluster = ? AND span_ms = 0 AND at_ms < ?) AS raw
 			GROUP BY cluster, group_name, bucket
 			ON CONFLICT (cluster, group_name, at_ms, span_ms) DO UPDATE SET lag = excluded.lag, lag_time_ms = excluded.lag_time_ms,
-				consume_tps = excluded.consume_tps, produce_tps = excluded.produce_tps`, b, b, b, cut)
+				consume_tps = excluded.consume_tps, produce_tps = excluded.produce_tps`, b, b, b, s.cluster, cut)
 		if r.Error != nil {
 			return fmt.Errorf("fold samples before %s: %w", time.UnixMilli(cut).UTC().Format(time.RFC3339), r.Error)
 		}
 		c.Buckets = r.RowsAffected
-		r = tx.Exec(`DELETE FROM lag_samples WHERE span_ms = 0 AND at_ms < ?`, cut)
+		r = tx.Exec(`DELETE FROM lag_samples WHERE cluster = ? AND span_ms = 0 AND at_ms < ?`, s.cluster, cut)
 		if r.Error != nil {
 			return fmt.Errorf("drop folded samples: %w", r.Error)
 		}
 		c.Folded = r.RowsAffected
 		if retention > 0 {
-			r = tx.Exec(`DELETE FROM lag_samples WHERE at_ms < ?`, now.Add(-retention).UnixMilli())
+			r = tx.Exec(`DELETE FROM lag_samples WHERE cluster = ? AND at_ms < ?`, s.cluster, now.Add(-retention).UnixMilli())
 			if r.Error != nil {
 				return fmt.Errorf("prune lag history older than %s: %w", retention, r.Error)
 			}

@@ -161,3 +161,38 @@ func BenchmarkLagHistoryBytesPerGroupDay(b *testing.B) {
 		s.Close()
 	}
 }
+
+// Each cluster's lag recorder compacts its own cluster's history, under that cluster's
+// lease: compacting one cluster's never folds nor prunes another's samples, which
+// another console may be compacting at the same time.
+func TestCompactLagHistoryKeepsToItsCluster(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		prod, test := s.ForCluster("prod"), s.ForCluster("test")
+		now := time.Now()
+		lag := int64(3)
+		for _, st := range []*Store{prod, test} {
+			if err := st.AddLagSamples(ctx, []LagSample{{Group: "G", At: now.Add(-time.Hour), Lag: &lag},
+				{Group: "G", At: now.Add(-30 * 24 * time.Hour), Lag: &lag}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := prod.CompactLagHistory(ctx, now, 5*time.Minute, 5*time.Minute, 7*24*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		all := func(st *Store) []LagSample {
+			got, err := st.LagSamples(ctx, "G", now.Add(-60*24*time.Hour), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if got := all(prod); len(got) != 1 || got[0].Span != 5*time.Minute {
+			t.Errorf("prod after its compaction: %+v, want one bucket", got)
+		}
+		if got := all(test); len(got) != 2 || got[0].Span != 0 || got[1].Span != 0 {
+			t.Errorf("test after prod's compaction: %+v, want its two raw samples", got)
+		}
+	})
+}

@@ -88,17 +88,19 @@ func (s *Store) AddRebalanceEvents(ctx context.Context, events []RebalanceEvent)
 // rebalances: the one holding the group's recorder lease (renewed at each write) writes
 // them, the others' copies are dropped, so the history has each rebalance once. When
 // the holder stops watching, another console takes over after ReplicaLease. A SQLite
-// file has one console.
+// file has one console. The lease is the cluster's group's, named by the cluster
+// whichever is a console's default: consoles sharing the database may have different
+// defaults, and one's default cluster's group must not hold another cluster's group of
+// the same name.
 func (s *Store) recordsRebalances(ctx context.Context, group string) (bool, error) {
 	if s.dialect != Postgres {
 		return true, nil
 	}
-	key := "rebalances:" + group
-	if s.cluster != s.defaultCluster {
-		key = "rebalances:" + s.cluster + "/" + group
-	}
-	return s.TakeLease(ctx, key)
+	return s.TakeLease(ctx, rebalanceLease(s.cluster, group))
 }
+
+// rebalanceLease names the lease of recording a cluster's group's rebalances.
+func rebalanceLease(cluster, group string) string { return "rebalances:" + cluster + "/" + group }
 
 // RebalanceEvents returns the group's newest events first, at most limit (capped at
 // MaxRebalanceEvents), optionally only those before a time (for paging back).

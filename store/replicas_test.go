@@ -221,7 +221,7 @@ func TestRebalanceSeenByTwoReplicasIsStoredOnce(t *testing.T) {
 		t.Fatalf("%d events stored, want the 2 of the recording console", n)
 	}
 	// a stops watching: its lease runs out and b's sightings are kept.
-	if err := a.DB.Exec(`UPDATE leases SET expires_at_ms = 0 WHERE name = 'rebalances:G'`).Error; err != nil {
+	if err := a.DB.Exec(`UPDATE leases SET expires_at_ms = 0 WHERE name = ?`, rebalanceLease(a.Cluster(), "G")).Error; err != nil {
 		t.Fatal(err)
 	}
 	if err := b.AddRebalanceEvents(ctx, ev(1_700_000_001_000)); err != nil {
@@ -253,6 +253,29 @@ func TestReplicasStartingTogetherMigrateOnce(t *testing.T) {
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("console %d: %v", i, err)
+		}
+	}
+}
+
+// Two consoles sharing the database whose default clusters differ (each was moved to a
+// clusters file from another single cluster) record the rebalances of their clusters'
+// groups of one name each: a group's recorder lease is per cluster and group, whichever
+// cluster is a console's default.
+func TestRebalancesOfOneGroupNameOnTwoClustersAreBothRecorded(t *testing.T) {
+	a, b := twoReplicas(t)
+	ctx := context.Background()
+	a.SetDefaultCluster("prod")
+	b.SetDefaultCluster("test")
+	prodOnA, testOnB := a.ForCluster("prod"), b.ForCluster("test")
+	for i, st := range []*Store{prodOnA, testOnB} {
+		ev := []RebalanceEvent{{Group: "G", At: time.UnixMilli(1_700_000_000_000 + int64(i)), Kind: "joined", ClientID: st.Cluster()}}
+		if err := st.AddRebalanceEvents(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range []*Store{prodOnA, testOnB} {
+		if es, err := st.RebalanceEvents(ctx, "G", 10, time.Time{}); err != nil || len(es) != 1 || es[0].ClientID != st.Cluster() {
+			t.Errorf("cluster %s's rebalances of G: %+v, %v; want the one its console saw", st.Cluster(), es, err)
 		}
 	}
 }

@@ -6,7 +6,9 @@ type AuditListVM struct {
 	Filter      AuditFilterForm
 	FieldErrors map[string]string
 	Statuses    []string
-	Rows        []AuditRowVM
+	// Clusters is the cluster filter's choices, nil when the console has one cluster.
+	Clusters []AuditClusterOption
+	Rows     []AuditRowVM
 	// More is set when older entries matched; OlderURL shows them.
 	More     bool
 	OlderURL string
@@ -16,6 +18,13 @@ type AuditListVM struct {
 	ExportJSON string
 	Chain      ChainVM
 	Error      string
+}
+
+// AuditClusterOption is one choice of the audit list's cluster filter: every cluster
+// ("*") or one configured cluster, shown by its label.
+type AuditClusterOption struct {
+	Value, Label string
+	Selected     bool
 }
 
 // FieldError returns the sentence for a filter field, "" when it is fine.
@@ -42,6 +51,8 @@ type ChainVM struct {
 // AuditRowVM is one entry in the list.
 type AuditRowVM struct {
 	ID, URL, Started, Actor, ActorAddr, Group, GroupURL, Topics, Mode, Status, StatusClass, Reason, Error string
+	// Cluster is the entry's cluster's label, shown when the console has several.
+	Cluster string
 	// Changed counts what the entry changed: "8 queues", "2 brokers", "1 message".
 	Changed string
 	// Refused marks a refused attempt: nothing reached the cluster, and the row says why.
