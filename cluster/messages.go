@@ -23,8 +23,11 @@ func (f BrokerFailure) Message() i18n.Message {
 	return i18n.M("cluster.failure", kv...)
 }
 
-// AccessMessage is AccessSentence as a Message, for the handler to say in the
-// request's language.
+// AccessMessage says why a broker refused the console's credentials and what to
+// check, for the page that needed the broker, in the request's language: "Broker
+// broker-a refused access key rmqc-admin: the signature does not match — check
+// RMQC_SECRET_KEY." It names the access key, never the secret. ok is false when err is
+// not an ACL refusal.
 func AccessMessage(broker string, err error) (i18n.Message, bool) {
 	var ae *rocketmq.AccessError
 	if !errors.As(err, &ae) {

@@ -71,7 +71,7 @@ type BrokerStatus struct {
 	// commitLogMax is the broker's commit-log max offset, -1 when unknown.
 	commitLogMax int64
 	// Refused is set when the broker answered but its ACL refused the console's
-	// credentials; Error then says which and what to check (AccessSentence).
+	// credentials; Error then says which and what to check (AccessMessage).
 	Refused bool `json:"refused,omitempty"`
 	// Refusal is Error when Refused, for a page to say in its reader's language.
 	Refusal i18n.Message `json:"-"`

@@ -108,7 +108,7 @@ func (h *Messages) Search(c *gin.Context) {
 		topics, err := h.Lookup.TopicNames(ctx, f.sys)
 		if err != nil {
 			vm.TopicsError = err.Error()
-			if s, ok := refusal("", err); ok {
+			if s, ok := sayRefusal(l, "", err); ok {
 				vm.TopicsError = s
 			}
 		}
@@ -192,7 +192,7 @@ func msgSearchError(l *i18n.Localizer, err error) string {
 	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
 		return lookupErrorText(l, err)
 	}
-	if s, ok := refusal("", err); ok {
+	if s, ok := sayRefusal(l, "", err); ok {
 		return l.T("messages.error.refused", "Refusal", s)
 	}
 	return l.T("messages.error", "Error", err.Error())
