@@ -45,7 +45,7 @@ func (h *Home) Show(c *gin.Context) {
 		h.countGroups(c.Request.Context(), &vm)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
-		vm.Clusters = h.clusterRows(h.Clusters(c.Request.Context()))
+		vm.Clusters = h.clusterRows(tr(c), h.Clusters(c.Request.Context()))
 	}
 	h.render(c, http.StatusOK, h.page(c, tr(c).T("home.page"), "home"), views.HomePage(vm))
 }
