@@ -1,0 +1,121 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/alerts"
+	"rmqconsole/i18n"
+	"rmqconsole/lookup"
+	"rmqconsole/store"
+)
+
+// rocketMQNames are written alike in both languages (RocketMQ's Chinese documentation
+// keeps them in Latin letters): they never make a run of English on a Chinese page.
+var rocketMQNames = regexp.MustCompile(`\b(NameServer|NameServers|Broker|Brokers|Proxy|Topic|Tag|Key|POP|gRPC|TPS|CommitLog|RocketMQ|` +
+	`Remoting|ACL|JSON|CSV|API|URL|UTC|ID|MessageListenerOrderly|MessageListenerConcurrently|CLUSTERING|BROADCASTING|mqadmin|jstack)\b`)
+
+// englishRun is three English words in a row: a sentence left in English. A word has a
+// lower-case letter, so a format such as YYYY-MM-DD HH:MM:SS is none.
+var englishRun = regexp.MustCompile(`[A-Za-z]*[a-z][A-Za-z'’]*(?:[ ,;:]+[A-Za-z]*[a-z][A-Za-z'’]*){2,}`)
+
+// englishRuns lists the runs of English words a reader of d sees: its text and visible
+// attributes, outside code, identifiers and the names in monospace (groups, topics,
+// client ids), and outside the values the fixture itself wrote (its data, not the
+// console's words).
+func englishRuns(d *goquery.Document, fixture ...string) []string {
+	d.Find("code, pre, script, style, .mono, [data-testid=\"detail-id\"], textarea, option[value]").Remove()
+	clean := func(s string) string {
+		for _, f := range fixture {
+			s = strings.ReplaceAll(s, f, " ")
+		}
+		return rocketMQNames.ReplaceAllString(s, "·")
+	}
+	var out []string
+	d.Find("body").Find("*").AddBack().Each(func(_ int, el *goquery.Selection) {
+		for _, a := range []string{"title", "placeholder", "aria-label", "alt", "data-confirm", "hx-confirm"} {
+			if v, ok := el.Attr(a); ok {
+				out = append(out, englishRun.FindAllString(clean(v), -1)...)
+			}
+		}
+		el.Contents().Each(func(_ int, c *goquery.Selection) {
+			if goquery.NodeName(c) == "#text" {
+				out = append(out, englishRun.FindAllString(clean(c.Text()), -1)...)
+			}
+		})
+	})
+	return out
+}
+
+// getChinese asks h for target as a Chinese reader would.
+func getChinese(t *testing.T, h http.Handler, target string) *goquery.Document {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	h.ServeHTTP(rec, req.WithContext(i18n.With(req.Context(), i18n.Match("zh-CN"))))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", target, rec.Code, rec.Body.String())
+	}
+	return doc(t, rec)
+}
+
+// The main pages, with data on them, say no sentence in English to a Chinese reader:
+// every run of three English words outside code and names is a sentence left out of
+// the catalogues.
+func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
+	gr := newGroupRouter(t, true)
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rules := alerts.NewService(st, alerts.Options{})
+	if _, err := rules.Create(t.Context(), alerts.Who{Actor: "olga"}, alerts.RuleInput{Group: "order-*", Threshold: 10,
+		WebhookURL: "https://hooks.slack.com/services/T000/B000/X", Format: alerts.FormatSlack}); err != nil {
+		t.Fatal(err)
+	}
+	alertsPage := gin.New()
+	alertsPage.GET("/alerts", (&Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: rules}).Show)
+	f := msgFake(6)
+	msgs := msgRouter(lookup.New(f, lookup.Options{}))
+	pages := []struct {
+		name string
+		h    http.Handler
+		path string
+		// fixture are the fake's own English values shown as they are.
+		fixture []string
+	}{
+		{"groups", gr, "/groups", []string{"No offsets are stored for this group yet."}},
+		{"group", gr, "/groups/orders", []string{"Leaves out 1 of 2 queues whose lag is unknown.", "Broker broker-b did not answer: connection refused", "connection refused"}},
+		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"Pull batch size", "goroutine 1 [running]:"}},
+		{"topics", topicsRouter(sampleTopics()), "/topics", []string{"i/o timeout"}},
+		{"topic", topicsRouter(sampleTopics()), "/topics/orders", []string{"i/o timeout"}},
+		{"messages", msgs, "/messages", nil},
+		{"messages-key", msgs, "/messages?tab=key&topic=T&key=key-1", []string{"hello 1"}},
+		{"brokers", brokersRouter(&fakeBrokers{}), "/brokers", nil},
+		{"broker", brokersRouter(&fakeBrokers{}), "/brokers/broker-a", nil},
+		{"alerts", alertsPage, "/alerts", nil},
+		{"messages-range", msgs, "/messages?tab=range&topic=T&begin=" + msgT0.Format("2006-01-02T15:04:05Z") + "&end=" + msgT0.Add(10e9).Format("2006-01-02T15:04:05Z"), nil},
+	}
+	if runs := englishRuns(doc(t, gr.get(t, "/groups/orders"))); len(runs) == 0 {
+		t.Fatal("the English group page has no run of English words: the guard sees nothing")
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			gin.SetMode(gin.TestMode)
+			d := getChinese(t, p.h, p.path)
+			for _, s := range englishRuns(d, p.fixture...) {
+				t.Errorf("%s says %q in English to a Chinese reader", p.path, s)
+			}
+		})
+	}
+}
