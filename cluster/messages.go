@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -99,10 +100,31 @@ func opMessage(op string) any {
 func (f BrokerFailure) reasonMessage() any {
 	var msg any = i18n.M("cluster.op.failed")
 	if f.Err != nil {
-		msg = f.Err.Error()
+		msg = ErrorMessage(f.Err)
 	}
 	if f.Op == "" {
 		return msg
 	}
 	return i18n.M("cluster.op.reason", "Op", opMessage(f.Op), "Error", msg)
+}
+
+// ErrorMessage is err for a page: a connection that failed or an answer that did not
+// come in the catalogues' words (the network's own reason stays as it is), any other
+// error as it says itself.
+func ErrorMessage(err error) any {
+	var ce *rocketmq.ConnError
+	var te *rocketmq.TimeoutError
+	switch {
+	case errors.As(err, &ce) && ce.Err != nil:
+		return i18n.M("cluster.err.conn", "Addr", ce.Addr, "Error", ce.Err.Error())
+	case errors.As(err, &te):
+		return i18n.M("cluster.err.timeout", "Code", te.Code.String(), "Addr", te.Addr, "Elapsed", te.Elapsed.Round(time.Millisecond).String())
+	}
+	return err.Error()
+}
+
+// errorSay is ErrorMessage as a Message, zero when err says itself.
+func errorSay(err error) i18n.Message {
+	m, _ := ErrorMessage(err).(i18n.Message)
+	return m
 }

@@ -14,9 +14,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/alerts"
+	"rmqconsole/cluster"
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/store"
+	"rmqconsole/views"
 )
 
 // rocketMQNames are written alike in both languages (RocketMQ's Chinese documentation
@@ -85,6 +88,28 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 	}
 	alertsPage := gin.New()
 	alertsPage.GET("/alerts", (&Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: rules}).Show)
+	cf := clustertest.New()
+	cf.SetNameServers("ns1:9876", "ns2:9876")
+	cf.Down("ns2:9876")
+	cf.AddBroker("broker-b", "10.0.0.2:10911")
+	cf.AddBroker("broker-a", "10.0.0.1:10911")
+	cf.AddSlave("broker-a", "10.0.0.11:10911")
+	cf.AddTopic("orders", 4)
+	cf.SetRuntime("10.0.0.1:10911", map[string]string{"brokerVersionDesc": "V5_3_3", "putTps": "10.0 12.5 9.0", "commitLogDiskRatio": "0.42"})
+	cf.SetRuntime("10.0.0.11:10911", map[string]string{"brokerVersionDesc": "V5_3_3"})
+	cf.Down("10.0.0.2:10911")
+	homeEnv := &Env{Log: slog.New(slog.DiscardHandler), Cluster: &views.ClusterChrome{Name: "east", Label: "East",
+		All: []views.ClusterLink{{Name: "east", Label: "East", URL: "/c/east/", Current: true}, {Name: "west", Label: "West", URL: "/c/west/"}}}}
+	home := gin.New()
+	home.GET("/", (&Home{Env: homeEnv,
+		Overview: func(ctx context.Context) (*cluster.Overview, error) {
+			return cluster.New(cf, cluster.Options{}).Overview(ctx, cf)
+		},
+		Clusters: func(context.Context) []ClusterHealth {
+			m := i18n.M("cluster.health.no_namesrv")
+			return []ClusterHealth{{Name: "east", Label: "East", URL: "/c/east/"},
+				{Name: "west", Label: "West", URL: "/c/west/", Health: cluster.Health{Errors: []string{m.String()}, Problems: []i18n.Message{m}}}}
+		}}).Show)
 	f := msgFake(6)
 	msgs := msgRouter(lookup.New(f, lookup.Options{}))
 	pages := []struct {
@@ -94,6 +119,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		// fixture are the fake's own English values shown as they are.
 		fixture []string
 	}{
+		{"overview", home, "/", nil},
 		{"groups", gr, "/groups", []string{"No offsets are stored for this group yet."}},
 		{"group", gr, "/groups/orders", []string{"Leaves out 1 of 2 queues whose lag is unknown.", "Broker broker-b did not answer: connection refused", "connection refused"}},
 		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"Pull batch size", "goroutine 1 [running]:"}},
