@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gin-gonic/gin"
@@ -16,8 +18,10 @@ import (
 	"rmqconsole/alerts"
 	"rmqconsole/cluster"
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/deadletters"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -143,5 +147,38 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 				t.Errorf("%s says %q in English to a Chinese reader", p.path, s)
 			}
 		})
+	}
+}
+
+// The message page with its trace says no sentence in English to a Chinese reader.
+func TestMessagePageSaysNoEnglishInChinese(t *testing.T) {
+	f, m := traceFake()
+	d := getChinese(t, msgRouter(lookup.New(f, lookup.Options{})), "/messages/"+m.OffsetMsgID())
+	for _, s := range englishRuns(d, "hello 0") {
+		t.Errorf("the message page says %q in English to a Chinese reader", s)
+	}
+}
+
+// The group page's retries and dead letters say a broker that could not count them,
+// a refusal and a missing topic in Chinese.
+func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
+	zh := i18n.Match("zh-CN")
+	fail := cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Topic: "%DLQ%billing", Op: "topic stats",
+		Err: &rocketmq.ConnError{Addr: "10.0.0.2:10911", Err: errors.New("refused")}}
+	vm := groupDeadLettersIn(zh, &deadletters.GroupTopics{
+		Retry: deadletters.TopicCount{Topic: "%RETRY%billing"},
+		DLQ:   deadletters.TopicCount{Topic: "%DLQ%billing", Exists: true, Stored: 3, Failures: []cluster.BrokerFailure{fail}},
+	}, nil, time.Now(), false)
+	texts := []string{vm.Note, vm.Error}
+	for _, r := range vm.Rows {
+		texts = append(texts, r.Kind, r.Note, r.Stored)
+		texts = append(texts, r.Failures...)
+	}
+	refused := groupDeadLettersIn(zh, nil, &rocketmq.AccessError{AccessKey: "rmqc", Denial: rocketmq.DenialBadSignature, Addr: "10.0.0.1:10911"}, time.Now(), true)
+	texts = append(texts, refused.Error)
+	for _, s := range texts {
+		if run := englishRun.FindString(rocketMQNames.ReplaceAllString(s, "·")); run != "" {
+			t.Errorf("%q says %q in English", s, run)
+		}
 	}
 }

@@ -259,7 +259,7 @@ func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error
 	if err != nil {
 		msg := err.Error()
 		if s, ok := sayRefusal(l, "", err); ok {
-			msg = s
+			msg = strings.TrimSuffix(s, "。") // the sentence around it ends it
 		}
 		return views.GroupDeadLettersVM{Error: l.T("deadletters.group.error", "Error", msg)}
 	}
