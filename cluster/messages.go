@@ -110,14 +110,14 @@ func (f BrokerFailure) reasonMessage() any {
 
 // ErrorMessage is err for a page: a connection that failed or an answer that did not
 // come in the catalogues' words (the network's own reason stays as it is), any other
-// error as it says itself.
+// error, or one wrapped in more words, as it says itself.
 func ErrorMessage(err error) any {
 	var ce *rocketmq.ConnError
 	var te *rocketmq.TimeoutError
 	switch {
-	case errors.As(err, &ce) && ce.Err != nil:
+	case errors.As(err, &ce) && ce.Err != nil && err.Error() == ce.Error(): // words wrapped around it are kept
 		return i18n.M("cluster.err.conn", "Addr", ce.Addr, "Error", ce.Err.Error())
-	case errors.As(err, &te):
+	case errors.As(err, &te) && err.Error() == te.Error():
 		return i18n.M("cluster.err.timeout", "Code", te.Code.String(), "Addr", te.Addr, "Elapsed", te.Elapsed.Round(time.Millisecond).String())
 	}
 	return err.Error()

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -180,5 +181,22 @@ func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
 		if run := englishRun.FindString(rocketMQNames.ReplaceAllString(s, "·")); run != "" {
 			t.Errorf("%q says %q in English", s, run)
 		}
+	}
+}
+
+// A connection that failed is said in the reader's words; one wrapped in more words
+// keeps them.
+func TestSayErrInChinese(t *testing.T) {
+	zh := i18n.Match("zh-CN")
+	ce := &rocketmq.ConnError{Addr: "10.0.0.1:9876", Err: errors.New("connection refused")}
+	if got, want := sayErr(zh, ce), "连接 10.0.0.1:9876 失败：connection refused"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := sayErr(i18n.Match("en"), ce); got != ce.Error() {
+		t.Errorf("English %q, want %q", got, ce.Error())
+	}
+	wrapped := fmt.Errorf("no NameServer answered: %w", ce)
+	if got := sayErr(zh, wrapped); got != wrapped.Error() {
+		t.Errorf("wrapped %q, want its own words", got)
 	}
 }

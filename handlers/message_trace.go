@@ -212,7 +212,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.TopicNote = l.T("trace.topic.note.bad")
 		return vm
 	case err != nil:
-		vm.Failures = []string{l.T("trace.error", "Error", err.Error())}
+		vm.Failures = []string{l.T("trace.error", "Error", sayErr(l, err))}
 		vm.TopicNote = l.T("trace.topic.note.unread")
 		return vm
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -155,7 +154,7 @@ func msgFailures(l *i18n.Localizer, fs []lookup.BrokerFailure) []string {
 			out = append(out, l.T("messages.failure.refused", "Refusal", s))
 			continue
 		}
-		out = append(out, l.T("messages.failure", "Broker", f.Broker, "Error", fmt.Sprint(f.Err)))
+		out = append(out, l.T("messages.failure", "Broker", f.Broker, "Error", sayErr(l, f.Err)))
 	}
 	return out
 }

@@ -192,6 +192,26 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	return l.T(prefixID, "Failure", say(l, f.Message()))
 }
 
+// sayErr is err's words for a page in l's language: a refused access, a broker's
+// failure, a connection that failed or an answer that did not come in the catalogues'
+// words; any other error as it says itself.
+func sayErr(l *i18n.Localizer, err error) string {
+	if err == nil {
+		return ""
+	}
+	if s, ok := sayRefusal(l, "", err); ok {
+		return s
+	}
+	var bf cluster.BrokerFailure
+	if errors.As(err, &bf) && err.Error() == bf.Error() {
+		return say(l, bf.Message())
+	}
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return say(l, m)
+	}
+	return err.Error()
+}
+
 // sayFailures are a page's broker failures in l's language, one sentence each: the
 // refusal sentence for a broker that refused the credentials, else what could not be
 // read. A broker that refused several reads for the same reason is told once.
@@ -321,9 +341,9 @@ func errorMessage(c *gin.Context, err error, code string) string {
 			return s
 		}
 	case "broker_timeout", "broker_error":
-		return l.T("error.broker_failed", "Error", err.Error())
+		return l.T("error.broker_failed", "Error", sayErr(l, err))
 	case "timeout":
-		return l.T("error.timeout", "Error", err.Error())
+		return l.T("error.timeout", "Error", sayErr(l, err))
 	case "cancelled":
 		return l.T("error.cancelled")
 	case "internal":
