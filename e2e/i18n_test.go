@@ -90,7 +90,7 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 		{name: "overview", path: "/", ready: `[data-testid="brokers"]`, heading: "集群概览"},
 		{name: "messages-range", path: "/messages?" + rng.Encode(), ready: `[data-testid="messages-table"]`, heading: "消息查询"},
 		{name: "messages-key", path: "/messages?" + key.Encode(), ready: `[data-testid="messages-table"]`, heading: "消息查询"},
-		{name: "messages-id", path: "/messages?" + id.Encode(), ready: `main h1`, heading: "消息查询"},
+		{name: "messages-id", path: "/messages?" + id.Encode(), ready: `main h1`, heading: "消息"},
 		{name: "message", path: "/messages/" + sent[0].OffsetMsgID + "?topic=" + topic, ready: `main h1`, heading: "消息"},
 		{name: "message-trace", path: "/messages/" + sent[0].OffsetMsgID + "?topic=" + topic + "#trace", ready: `[data-testid="trace"]`,
 			then: []chromedp.Action[chromedp.Void]{chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="trace"]`))}, heading: "消息"},
