@@ -98,7 +98,7 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 		return r, fieldError("group", i18n.M("alerts.error.group.bad", "Group", r.GroupPattern))
 	}
 	if r.Name == "" {
-		r.Name = r.Metric + " of " + r.GroupPattern
+		r.Name = defaultName(r.Metric, r.GroupPattern)
 	}
 	switch r.Metric {
 	case MetricLag, MetricLagTime:
@@ -289,4 +289,20 @@ func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// defaultName is the name of a rule created without one: "lag of order-*".
+func defaultName(metric, group string) string { return metric + " of " + group }
+
+// RuleName is r's name in l's language: the name its creator gave, or, for a rule
+// created without one, its metric and group pattern in l's words ("order-* 的堆积量").
+func RuleName(l *i18n.Localizer, r store.AlertRule) string {
+	if r.Name != defaultName(r.Metric, r.GroupPattern) {
+		return r.Name
+	}
+	switch r.Metric {
+	case MetricLag, MetricLagTime:
+		return l.T("alerts.rule.default_name."+r.Metric, "Group", r.GroupPattern)
+	}
+	return r.Name
 }

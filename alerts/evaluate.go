@@ -176,7 +176,7 @@ func SummaryIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event 
 	if st.Value != nil {
 		value = l.T("alerts.notify.value."+metric, "Value", fmt.Sprint(*st.Value))
 	}
-	kv := []any{"Rule", r.Name, "Group", st.Group, "What", l.T("alerts.notify.what." + metric), "Value", value,
+	kv := []any{"Rule", RuleName(l, r), "Group", st.Group, "What", l.T("alerts.notify.what." + metric), "Value", value,
 		"Threshold", l.T("alerts.notify.value."+metric, "Value", fmt.Sprint(r.Threshold)),
 		"Since", st.Since.UTC().Format("2006-01-02 15:04:05")}
 	if event == "resolved" {

@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -173,8 +174,8 @@ func TestReadFallsBackToASlaveWhenTheMasterDoesNotAnswer(t *testing.T) {
 			(sr[0].MasterErr != nil) != (round == 0) || sr[0].Earlier != (round == 1) || sr[0].Waited < 40*time.Millisecond {
 			t.Fatalf("round %d: from slaves %+v", round, sr)
 		}
-		s := sr[0].Sentence("these rows")
-		for _, w := range []string{"broker-b's master 127.0.0.2:10911 did not answer", "these rows come from its slave 127.0.0.12:10911"} {
+		s := sr[0].Message(i18n.M("cluster.slave.what.rows")).String()
+		for _, w := range []string{"broker-b's master 127.0.0.2:10911 did not answer", "its rows come from its slave 127.0.0.12:10911"} {
 			if !strings.Contains(s, w) {
 				t.Errorf("round %d: %q does not say %q", round, s, w)
 			}
@@ -229,7 +230,7 @@ func TestWithoutAMasterReadsGoToTheSlaveAndWritesNowhere(t *testing.T) {
 		t.Errorf("write: failures %v", fails)
 	}
 	sr := fo.FromSlaves()
-	if len(sr) != 1 || !strings.Contains(sr[0].Sentence("these rows"), "broker-b has no master registered with the NameServer; these rows come from its slave 127.0.0.12:10911") {
+	if len(sr) != 1 || !strings.Contains(sr[0].Message(i18n.M("cluster.slave.what.rows")).String(), "broker-b has no master registered with the NameServer; its rows come from its slave 127.0.0.12:10911") {
 		t.Errorf("from slaves %+v", sr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -303,11 +304,19 @@ type SlaveRead struct {
 	Since   time.Time
 }
 
-// Sentence says it in words for the answer what: "Broker broker-a's master 10.0.0.1:10911 did
-// not answer in 2.0 s; <what> come from its slave 10.0.0.11:10911, which can be a little
-// behind its master."
-func (s SlaveRead) Sentence(what string) string {
-	return fmt.Sprintf("%s; %s come from its slave %s, which can be a little behind its master.", s.why(), what, s.Slave)
+// Message says it in words for the answer what (a catalogue message, said in the same
+// language): "Broker broker-a's master 10.0.0.1:10911 did not answer in 2.0 s; <what>
+// come from its slave 10.0.0.11:10911, which can be a little behind its master."
+func (s SlaveRead) Message(what i18n.Message) i18n.Message {
+	kv := []any{"Broker", s.Broker, "Master", s.Master, "Slave", s.Slave, "What", what,
+		"Waited", seconds(s.Waited), "Since", s.Since.UTC().Format("15:04:05 UTC"), "For", seconds(unansweredFor)}
+	switch {
+	case s.Master == "":
+		return i18n.M("cluster.slave.nomaster", kv...)
+	case s.Earlier:
+		return i18n.M("cluster.slave.earlier", kv...)
+	}
+	return i18n.M("cluster.slave.noanswer", kv...)
 }
 
 func (s SlaveRead) why() string {

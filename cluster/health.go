@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -17,11 +18,13 @@ type Health struct {
 	Versions   []string `json:"versions"`
 	// Errors names what could not be read, as the overview says it.
 	Errors []string `json:"errors,omitempty"`
+	// Problems are Errors as Messages, for a page to say in its reader's language.
+	Problems []i18n.Message `json:"-"`
 }
 
 // Health sums the overview up.
 func (o *Overview) Health() Health {
-	h := Health{Errors: o.Errors, Versions: []string{}}
+	h := Health{Errors: o.Errors, Problems: o.Problems, Versions: []string{}}
 	for _, ns := range o.NameServers {
 		if ns.OK && !h.NameServerOK {
 			h.NameServerOK, h.NameServer = true, ns.Addr

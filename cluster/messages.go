@@ -3,15 +3,17 @@ package cluster
 import (
 	"errors"
 	"strconv"
+	"strings"
+	"time"
 
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
 // Message is f for a page, said in the reader's language: the broker, its address and
-// topic, then the reason (which is the broker's own words, in English).
+// topic, then what the console asked and the error (the broker's own words, in English).
 func (f BrokerFailure) Message() i18n.Message {
-	kv := []any{"Broker", f.Broker, "Addr", f.Addr, "Topic", f.Topic, "Reason", f.Reason()}
+	kv := []any{"Broker", f.Broker, "Addr", f.Addr, "Topic", f.Topic, "Reason", f.reasonMessage()}
 	switch {
 	case f.Addr != "" && f.Topic != "":
 		return i18n.M("cluster.failure.addr_topic", kv...)
@@ -23,8 +25,11 @@ func (f BrokerFailure) Message() i18n.Message {
 	return i18n.M("cluster.failure", kv...)
 }
 
-// AccessMessage is AccessSentence as a Message, for the handler to say in the
-// request's language.
+// AccessMessage says why a broker refused the console's credentials and what to
+// check, for the page that needed the broker, in the request's language: "Broker
+// broker-a refused access key rmqc-admin: the signature does not match — check
+// RMQC_SECRET_KEY." It names the access key, never the secret. ok is false when err is
+// not an ACL refusal.
 func AccessMessage(broker string, err error) (i18n.Message, bool) {
 	var ae *rocketmq.AccessError
 	if !errors.As(err, &ae) {
@@ -63,4 +68,63 @@ func (e *NameError) Say() i18n.Message {
 		return i18n.M("cluster.name.too_long", "Kind", kind, "Len", len(e.Name), "Max", rocketmq.MaxNameLen)
 	}
 	return i18n.M("cluster.name.bad_chars", "Kind", kind, "Name", strconv.Quote(short(e.Name)))
+}
+
+// opIDs name in the catalogues what the console asks a broker (BrokerFailure.Op).
+var opIDs = map[string]string{
+	"connections": "cluster.op.connections", "consume directly": "cluster.op.consume_directly",
+	"consume stats": "cluster.op.consume_stats", "consumer groups": "cluster.op.consumer_groups",
+	"route": "cluster.op.route", "runtime info": "cluster.op.runtime_info", "topic stats": "cluster.op.topic_stats",
+	"create or update topic": "cluster.op.create_topic", "delete topic": "cluster.op.delete_topic",
+	"group state": "cluster.op.group_state", "pull": "cluster.op.pull", "read back": "cluster.op.read_back",
+	"reset offset": "cluster.op.reset_offset", "running info": "cluster.op.running_info", "stats": "cluster.op.stats",
+	"target": "cluster.op.target", "time behind": "cluster.op.time_behind", "trace settings": "cluster.op.trace_settings",
+	"version": "cluster.op.version", "update offset": "cluster.op.update_offset",
+}
+
+// opMessage is an operation in the reader's words, "consume stats of billing" too; one
+// the catalogues do not know is said as it is.
+func opMessage(op string) any {
+	if id, ok := opIDs[op]; ok {
+		return i18n.M(id)
+	}
+	if what, name, ok := strings.Cut(op, " of "); ok {
+		if id, ok := opIDs[what]; ok {
+			return i18n.M("cluster.op.of", "Op", i18n.M(id), "Name", name)
+		}
+	}
+	return op
+}
+
+// reasonMessage is Reason in the reader's language.
+func (f BrokerFailure) reasonMessage() any {
+	var msg any = i18n.M("cluster.op.failed")
+	if f.Err != nil {
+		msg = ErrorMessage(f.Err)
+	}
+	if f.Op == "" {
+		return msg
+	}
+	return i18n.M("cluster.op.reason", "Op", opMessage(f.Op), "Error", msg)
+}
+
+// ErrorMessage is err for a page: a connection that failed or an answer that did not
+// come in the catalogues' words (the network's own reason stays as it is), any other
+// error, or one wrapped in more words, as it says itself.
+func ErrorMessage(err error) any {
+	var ce *rocketmq.ConnError
+	var te *rocketmq.TimeoutError
+	switch {
+	case errors.As(err, &ce) && ce.Err != nil && err.Error() == ce.Error(): // words wrapped around it are kept
+		return i18n.M("cluster.err.conn", "Addr", ce.Addr, "Error", ce.Err.Error())
+	case errors.As(err, &te) && err.Error() == te.Error():
+		return i18n.M("cluster.err.timeout", "Code", te.Code.String(), "Addr", te.Addr, "Elapsed", te.Elapsed.Round(time.Millisecond).String())
+	}
+	return err.Error()
+}
+
+// errorSay is ErrorMessage as a Message, zero when err says itself.
+func errorSay(err error) i18n.Message {
+	m, _ := ErrorMessage(err).(i18n.Message)
+	return m
 }

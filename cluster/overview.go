@@ -46,6 +46,8 @@ type NameServerStatus struct {
 	OK      bool          `json:"ok"`
 	Latency time.Duration `json:"latencyNs"`
 	Error   string        `json:"error,omitempty"`
+	// Say is Error for a page to say in its reader's language; zero when Error says itself.
+	Say i18n.Message `json:"-"`
 }
 
 // BrokerStatus is one broker process (one address of a broker group).
@@ -64,6 +66,8 @@ type BrokerStatus struct {
 	DiskRatio float64 `json:"diskRatio"`
 	// Error says why the runtime info could not be read (the broker row still shows).
 	Error string `json:"error,omitempty"`
+	// Say is Error for a page to say in its reader's language; zero when Error says itself.
+	Say i18n.Message `json:"-"`
 	// ReplicationLag is, for a slave, how many commit-log bytes it is behind its
 	// master (the master's max offset minus its own); nil when either could not
 	// be read, and for masters.
@@ -71,7 +75,7 @@ type BrokerStatus struct {
 	// commitLogMax is the broker's commit-log max offset, -1 when unknown.
 	commitLogMax int64
 	// Refused is set when the broker answered but its ACL refused the console's
-	// credentials; Error then says which and what to check (AccessSentence).
+	// credentials; Error then says which and what to check (AccessMessage).
 	Refused bool `json:"refused,omitempty"`
 	// Refusal is Error when Refused, for a page to say in its reader's language.
 	Refusal i18n.Message `json:"-"`
@@ -92,7 +96,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 			err := a.PingNameServer(ctx, addr)
 			ns := NameServerStatus{Addr: addr, OK: err == nil, Latency: time.Since(start)}
 			if err != nil {
-				ns.Error = err.Error()
+				ns.Error, ns.Say = err.Error(), errorSay(err)
 			}
 			ov.NameServers[i] = ns
 		})
@@ -131,7 +135,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 				b.Refusal, b.Refused = AccessMessage(b.Name, err)
 				b.Error = b.Refusal.String()
 				if !b.Refused {
-					b.Error = err.Error()
+					b.Error, b.Say = err.Error(), errorSay(err)
 				}
 				return err
 			}

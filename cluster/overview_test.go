@@ -103,12 +103,12 @@ func TestAccessSentences(t *testing.T) {
 		{rocketmq.DenialDisabled, "rmqc-old", "", "Broker broker-a refused access key rmqc-old: the user is disabled on this broker."},
 	}
 	for _, tc := range cases {
-		got, ok := AccessSentence("broker-a", &rocketmq.AccessError{AccessKey: tc.key, Denial: tc.denial, Resource: tc.resource})
-		if !ok || got != tc.want {
-			t.Errorf("denial %d: %q, %v\nwant %q", tc.denial, got, ok, tc.want)
+		m, ok := AccessMessage("broker-a", &rocketmq.AccessError{AccessKey: tc.key, Denial: tc.denial, Resource: tc.resource})
+		if got := m.String(); !ok || got != tc.want {
+			t.Errorf("denial %d: %q, %v\nwant %q", tc.denial, m, ok, tc.want)
 		}
 	}
-	if _, ok := AccessSentence("broker-a", errors.New("i/o timeout")); ok {
+	if _, ok := AccessMessage("broker-a", errors.New("i/o timeout")); ok {
 		t.Error("a timeout is not an ACL refusal")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -149,18 +150,18 @@ func (c *Cluster) Release4(ctx context.Context, v BrokerVersioner) string {
 	return strings.Join(versions, ", ")
 }
 
-// Needs5Sentence says, for a cluster whose brokers run release (Release4), that gRPC
-// clients, the Proxy and POP need 5.x, and what that means for the Proxies configured.
-func (c *Cluster) Needs5Sentence(release string) string {
+// Needs5Messages say, for a cluster whose brokers run release (Release4), that gRPC
+// clients, the Proxy and POP need 5.x, and what that means for the Proxies configured;
+// none on 5.x.
+func (c *Cluster) Needs5Messages(release string) []i18n.Message {
 	if release == "" {
-		return ""
+		return nil
 	}
-	s := "gRPC clients, the RocketMQ Proxy and POP consumption need RocketMQ 5.x; this cluster's brokers run " + release +
-		", so every client here speaks remoting to the brokers and no group consumes with POP."
+	ms := []i18n.Message{i18n.M("cluster.needs5", "Release", release)}
 	if len(c.opts.Proxies) > 0 {
-		s += " RMQC_PROXY names " + strings.Join(c.opts.Proxies, ", ") + ", but a 4.x cluster has no Proxy, so the console does not ask it."
+		ms = append(ms, i18n.M("cluster.needs5.proxies", "Proxies", strings.Join(c.opts.Proxies, ", ")))
 	}
-	return s
+	return ms
 }
 
 // ProxyConsumers asks every known Proxy, at once, for group's clients. A Proxy that

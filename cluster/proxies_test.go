@@ -142,8 +142,9 @@ func TestRelease4AndNoProxyAskedOn4x(t *testing.T) {
 			if asked := l.asked["10.0.0.8:8080"] > 0; asked != (tc.want == "") {
 				t.Errorf("Proxy asked %v (found %+v, failures %v); want asked only on 5.x", asked, got, failures)
 			}
-			if s := c.Needs5Sentence(tc.want); (s != "") != (tc.want != "") || (s != "" && !strings.Contains(s, "RMQC_PROXY names 10.0.0.8:8080")) {
-				t.Errorf("sentence %q", s)
+			ms := c.Needs5Messages(tc.want)
+			if s := fmt.Sprint(ms); (len(ms) != 0) != (tc.want != "") || (len(ms) != 0 && !strings.Contains(s, "RMQC_PROXY names 10.0.0.8:8080")) {
+				t.Errorf("sentences %q", s)
 			}
 		})
 	}

@@ -237,7 +237,9 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	d.Failures = fo.Wait()
 	d.FromSlaves = fo.FromSlaves()
-	d.Needs5x = s.cluster.Needs5Sentence(s.cluster.Release4(ctx, s.admin))
+	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
+		d.Needs5x = note(ms...)
+	}
 	// gRPC clients are known to the Proxies only; a mixed group has clients on both.
 	proxied, pf := s.cluster.ProxyConsumers(ctx, s.admin, group)
 	d.Failures = append(d.Failures, pf...)

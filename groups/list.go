@@ -148,7 +148,9 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		return nil, err
 	}
 	l := &List{CheckedAt: start}
-	l.Needs5x = s.cluster.Needs5Sentence(s.cluster.Release4(ctx, s.admin))
+	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
+		l.Needs5x = note(ms...)
+	}
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	reads := cluster.Each(fo, brokers, "subscription groups", s.brokerGroups)
 	l.Failures = fo.Wait()

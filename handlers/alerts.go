@@ -262,7 +262,7 @@ func webhookHost(raw string) string {
 }
 
 func alertRuleRowVM(l *i18n.Localizer, r alerts.RuleView) views.AlertRuleRow {
-	row := views.AlertRuleRow{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Condition: alertCondition(l, r.AlertRule),
+	row := views.AlertRuleRow{ID: r.ID, Name: alerts.RuleName(l, r.AlertRule), Group: r.GroupPattern, Condition: alertCondition(l, r.AlertRule),
 		Webhook: webhookHost(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: views.TimeUTC(r.CreatedAt),
 		DeleteURL: "/alerts/" + strconv.FormatInt(r.ID, 10) + "/delete"}
 	switch {
@@ -314,7 +314,7 @@ func alertDeliveryRowVM(l *i18n.Localizer, d store.AlertDelivery) views.AlertDel
 func groupAlertsVM(l *i18n.Localizer, group string, rules []alerts.RuleView) []views.GroupAlert {
 	var out []views.GroupAlert
 	for _, r := range rules {
-		a := views.GroupAlert{Name: r.Name, Condition: alertCondition(l, r.AlertRule), State: "ok"}
+		a := views.GroupAlert{Name: alerts.RuleName(l, r.AlertRule), Condition: alertCondition(l, r.AlertRule), State: "ok"}
 		for _, s := range r.States {
 			if s.Group != group {
 				continue

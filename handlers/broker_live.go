@@ -50,7 +50,7 @@ func BrokerFrames(rt BrokerRuntimes, series *brokers.Series) live.PollFunc {
 		rs, fails, err := rt.Runtimes(ctx, name)
 		failure := ""
 		if err != nil {
-			failure = l.T("broker.live.failed", "Broker", name, "Error", err.Error())
+			failure = l.T("broker.live.failed", "Broker", name, "Error", sayErr(l, err))
 		} else if len(fails) > 0 {
 			failure = sayFailures(l, fails)[0]
 		}

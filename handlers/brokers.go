@@ -60,7 +60,7 @@ func (h *Brokers) List(c *gin.Context) {
 	if h.Brokers != nil {
 		list, err := h.Brokers.List(c.Request.Context())
 		if err != nil {
-			vm.Error = l.T("brokers.read_failed", "Error", err.Error())
+			vm.Error = l.T("brokers.read_failed", "Error", sayErr(l, err))
 		} else {
 			vm.Rows = brokerRows(list.Brokers)
 			vm.Failures = sayFailures(l, list.Failures)

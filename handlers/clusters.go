@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -33,16 +34,32 @@ func (h *Home) ClustersAPI(c *gin.Context) {
 }
 
 // clusterRows turns the clusters' health into the overview's table rows.
-func (h *Home) clusterRows(hs []ClusterHealth) []views.ClusterHealthRow {
+func (h *Home) clusterRows(l *i18n.Localizer, hs []ClusterHealth) []views.ClusterHealthRow {
 	rows := make([]views.ClusterHealthRow, len(hs))
 	for i, c := range hs {
+		errs := c.Errors
+		if len(c.Problems) == len(c.Errors) {
+			errs = make([]string, len(c.Problems))
+			for j, m := range c.Problems {
+				errs[j] = say(l, m)
+			}
+		}
 		rows[i] = views.ClusterHealthRow{
 			ClusterLink:  views.ClusterLink{Name: c.Name, Label: c.Label, Color: c.Color, URL: c.URL, Current: c.Name == h.clusterName()},
-			NameServerOK: c.NameServerOK, NameServerDetail: c.NameServer, Error: strings.Join(c.Errors, " "),
+			NameServerOK: c.NameServerOK, NameServerDetail: c.NameServer, Error: saySentences(l, errs),
 			BrokersUp: c.BrokersUp, Brokers: c.Brokers, Versions: strings.Join(c.Versions, ", "),
 		}
 	}
 	return rows
+}
+
+// saySentences writes sentences one after the other, as l's language does: a space
+// between English sentences, none between Chinese ones.
+func saySentences(l *i18n.Localizer, ss []string) string {
+	if l.IsChinese() {
+		return strings.Join(ss, "")
+	}
+	return strings.Join(ss, " ")
 }
 
 // clusterName is the name of the cluster these handlers serve ("" with one cluster).

@@ -252,19 +252,14 @@ func popRetryOrigin(name string, t *deadletters.GroupTopics) string {
 	return name
 }
 
-// groupDeadLettersVM is the group page's section on its retry and dead-letter topics.
-// unanswered: no broker answered for the group itself (a refusal, every broker down),
-// so a missing topic cannot be explained by what the group did.
-func groupDeadLettersVM(t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
-	return groupDeadLettersIn(i18n.Match(), t, err, now, unanswered)
-}
-
-// groupDeadLettersIn is groupDeadLettersVM in l's language.
+// groupDeadLettersIn is the group page's section on its retry and dead-letter topics, in
+// l's language. unanswered: no broker answered for the group itself (a refusal, every
+// broker down), so a missing topic cannot be explained by what the group did.
 func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
 		msg := err.Error()
-		if s, ok := refusal("", err); ok {
-			msg = s
+		if s, ok := sayRefusal(l, "", err); ok {
+			msg = strings.TrimSuffix(s, "。") // the sentence around it ends it
 		}
 		return views.GroupDeadLettersVM{Error: l.T("deadletters.group.error", "Error", msg)}
 	}
@@ -297,7 +292,7 @@ func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error
 				row.Stored = l.Int(tc.c.Stored)
 			}
 			for _, f := range tc.c.Failures {
-				row.Failures = append(row.Failures, failureText(l.T("deadletters.group.notcounted"), f))
+				row.Failures = append(row.Failures, sayFailure(l, "deadletters.group.notcounted", f))
 			}
 		}
 		vm.Rows = append(vm.Rows, row)

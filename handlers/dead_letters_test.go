@@ -12,6 +12,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/deadletters"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 )
@@ -65,7 +66,7 @@ func TestResendSearchOffer(t *testing.T) {
 // The group page says a topic not created yet is missing, and why, and counts and links
 // the others.
 func TestGroupDeadLettersSection(t *testing.T) {
-	vm := groupDeadLettersVM(&deadletters.GroupTopics{
+	vm := groupDeadLettersIn(i18n.Match(), &deadletters.GroupTopics{
 		Retry: deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Stored: 1234},
 		DLQ:   deadletters.TopicCount{Topic: "%DLQ%billing"},
 	}, nil, time.Now(), false)
@@ -83,7 +84,7 @@ func TestGroupDeadLettersSection(t *testing.T) {
 // A POP group's section lists the POP retry topic of each topic it consumes, says where
 // revived messages go, and leaves out the push retry topic it never uses.
 func TestGroupDeadLettersSectionOfAPOPGroup(t *testing.T) {
-	vm := groupDeadLettersVM(&deadletters.GroupTopics{
+	vm := groupDeadLettersIn(i18n.Match(), &deadletters.GroupTopics{
 		Retry:    deadletters.TopicCount{Topic: "%RETRY%billing"},
 		DLQ:      deadletters.TopicCount{Topic: "%DLQ%billing"},
 		PopRetry: []deadletters.TopicCount{{Topic: "%RETRY%billing_orders_v2", Exists: true, Stored: 3, Counted: 1}, {Topic: "%RETRY%billing_refunds"}},
@@ -105,7 +106,7 @@ func TestGroupDeadLettersSectionOfAPOPGroup(t *testing.T) {
 		t.Errorf("note %q: want where revived messages go", vm.Note)
 	}
 	// A push retry topic that exists (push consumers used the group before) still shows.
-	vm = groupDeadLettersVM(&deadletters.GroupTopics{
+	vm = groupDeadLettersIn(i18n.Match(), &deadletters.GroupTopics{
 		Retry:    deadletters.TopicCount{Topic: "%RETRY%billing", Exists: true, Counted: 1},
 		DLQ:      deadletters.TopicCount{Topic: "%DLQ%billing"},
 		PopRetry: []deadletters.TopicCount{{Topic: "%RETRY%billing_orders"}},

@@ -147,7 +147,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 		if err == nil && d.Pop != nil {
 			t.PopRetry, err = h.DeadLetters.PopRetryTopics(c.Request.Context(), group, popTopics(d))
 		}
-		vm.DeadLetters = groupDeadLettersVM(t, err, time.Now(), d.ClientsUnknown)
+		vm.DeadLetters = groupDeadLettersIn(l, t, err, time.Now(), d.ClientsUnknown)
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }

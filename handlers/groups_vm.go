@@ -54,7 +54,7 @@ func groupRowVM(l *i18n.Localizer, s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: groups.ConsumeTypeLabel(s.ConsumeType), MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, groups.SayNote(l, s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, groups.SayNote(l, s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: failureSentences(s.Failures),
+		Lag: groupLagCell(s.TotalLag, groups.SayNote(l, s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, groups.SayNote(l, s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: sayFailures(l, s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -206,8 +206,8 @@ func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.G
 	h := views.GroupHeader{Online: d.Online, ClientsUnknown: d.ClientsUnknown, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
 		TotalLag: groupLagCell(d.TotalLag, groups.SayNote(l, d.TotalLagNote)), Behind: groupBehindCell(d.MaxLagTimeMs, groups.SayNote(l, d.MaxLagTimeNote)), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode,
-		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: failureSentences(d.Failures),
-		FromSlaves: fromSlaveSentences(d.FromSlaves, "its offsets and lag")}
+		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: sayFailures(l, d.Failures),
+		FromSlaves: sayFromSlaves(l, d.FromSlaves, "cluster.slave.what.offsets")}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
 		for _, s := range hist.Totals[max(0, len(hist.Totals)-groups.QueueSamples):] {
@@ -218,7 +218,7 @@ func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.G
 	for _, b := range d.Blocked {
 		h.Blocked = append(h.Blocked, groups.SayNote(l, b))
 	}
-	h.MixedNote, h.Needs5x = groups.SayNote(l, d.MixedNote), d.Needs5x
+	h.MixedNote, h.Needs5x = groups.SayNote(l, d.MixedNote), groups.SayNote(l, d.Needs5x)
 	if p := d.Pop; p != nil {
 		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
 			InFlightNote: groups.SayNote(l, p.InFlightNote), PollingNote: groups.SayNote(l, p.PollingNote), Note: groups.SayNote(l, p.Note)}

@@ -45,7 +45,7 @@ func (h *Home) Show(c *gin.Context) {
 		h.countGroups(c.Request.Context(), &vm)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
-		vm.Clusters = h.clusterRows(h.Clusters(c.Request.Context()))
+		vm.Clusters = h.clusterRows(tr(c), h.Clusters(c.Request.Context()))
 	}
 	h.render(c, http.StatusOK, h.page(c, tr(c).T("home.page"), "home"), views.HomePage(vm))
 }
@@ -100,9 +100,13 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 		CheckedAt:  views.TimeUTC(ov.CheckedAt),
 	}
 	for _, ns := range ov.NameServers {
-		vm.NameServers = append(vm.NameServers, views.NameServerRow{
+		row := views.NameServerRow{
 			Addr: ns.Addr, OK: ns.OK, Error: ns.Error, Latency: ns.Latency.Round(100 * time.Microsecond).String(),
-		})
+		}
+		if ns.Say.ID != "" {
+			row.Error = say(l, ns.Say)
+		}
+		vm.NameServers = append(vm.NameServers, row)
 	}
 	var put float64
 	for _, b := range ov.Brokers {
@@ -118,6 +122,8 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 		}
 		if b.Refused && b.Refusal.ID != "" {
 			row.Error = say(l, b.Refusal)
+		} else if b.Say.ID != "" {
+			row.Error = say(l, b.Say)
 		}
 		if b.ReplicationLag != nil {
 			row.Behind = views.Bytes(*b.ReplicationLag)

@@ -127,7 +127,7 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 		BackURL:    "/messages?" + url.Values{"tab": {views.TabID}, "id": {c.Param("id")}, "topic": {m.Topic}}.Encode(),
 		Copies:     msgRows(l, r.Copies),
 		Failures:   msgFailures(l, append(append([]lookup.BrokerFailure{}, r.Failures...), gs.Failures...)),
-		FromSlaves: fromSlaveSentences(mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "this message and its groups' states"),
+		FromSlaves: sayFromSlaves(l, mergeSlaveReads(r.FromSlaves, gs.FromSlaves), "cluster.slave.what.message"),
 	}
 	vm.IDKind, vm.IDNote = msgIDNote(l, r)
 	vm.Fields = msgFields(l, m)

@@ -212,7 +212,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.TopicNote = l.T("trace.topic.note.bad")
 		return vm
 	case err != nil:
-		vm.Failures = []string{l.T("trace.error", "Error", err.Error())}
+		vm.Failures = []string{l.T("trace.error", "Error", sayErr(l, err))}
 		vm.TopicNote = l.T("trace.topic.note.unread")
 		return vm
 	}
@@ -230,7 +230,7 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 	}
 	vm.Off = traceOffNote(l, t)
 	vm.Failures = msgFailures(l, t.Failures)
-	vm.Failures = append(vm.Failures, fromSlaveSentences(t.FromSlaves, "trace records")...)
+	vm.Failures = append(vm.Failures, sayFromSlaves(l, t.FromSlaves, "cluster.slave.what.trace")...)
 	if t.Truncated {
 		vm.Notes = append(vm.Notes, l.T("trace.note.truncated", "Limit", lookup.KeyLimit))
 	}

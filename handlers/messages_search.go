@@ -107,10 +107,7 @@ func (h *Messages) Search(c *gin.Context) {
 		ctx := c.Request.Context()
 		topics, err := h.Lookup.TopicNames(ctx, f.sys)
 		if err != nil {
-			vm.TopicsError = err.Error()
-			if s, ok := refusal("", err); ok {
-				vm.TopicsError = s
-			}
+			vm.TopicsError = sayErr(l, err)
 		}
 		vm.Topics = topics
 		if f.submitted {
@@ -192,10 +189,10 @@ func msgSearchError(l *i18n.Localizer, err error) string {
 	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
 		return lookupErrorText(l, err)
 	}
-	if s, ok := refusal("", err); ok {
+	if s, ok := sayRefusal(l, "", err); ok {
 		return l.T("messages.error.refused", "Refusal", s)
 	}
-	return l.T("messages.error", "Error", err.Error())
+	return l.T("messages.error", "Error", sayErr(l, err))
 }
 
 // API is GET /api/v1/messages: a range query (topic, begin, end[, tag][, limit]), a key

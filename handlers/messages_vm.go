@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -151,11 +150,11 @@ func msgPreview(l *i18n.Localizer, body []byte) string {
 func msgFailures(l *i18n.Localizer, fs []lookup.BrokerFailure) []string {
 	var out []string
 	for _, f := range fs {
-		if s, ok := refusal(f.Broker, f.Err); ok {
+		if s, ok := sayRefusal(l, f.Broker, f.Err); ok {
 			out = append(out, l.T("messages.failure.refused", "Refusal", s))
 			continue
 		}
-		out = append(out, l.T("messages.failure", "Broker", f.Broker, "Error", fmt.Sprint(f.Err)))
+		out = append(out, l.T("messages.failure", "Broker", f.Broker, "Error", sayErr(l, f.Err)))
 	}
 	return out
 }
@@ -219,7 +218,7 @@ func msgRangeWhat(l *i18n.Localizer, q lookup.RangeQuery) string {
 func msgRangeResultVM(l *i18n.Localizer, q lookup.RangeQuery, r *lookup.Result) *views.MessagesResult {
 	// The rows come from msgPage: a page shows only the first of up to 2000.
 	vm := &views.MessagesResult{Failures: msgFailures(l, r.Failures), Truncated: r.Truncated,
-		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
+		FromSlaves: sayFromSlaves(l, r.FromSlaves, "cluster.slave.what.rows")}
 	what := msgRangeWhat(l, q)
 	when := msgRangeText(l, q.Begin, q.End)
 	shown := len(r.Messages)
@@ -250,7 +249,7 @@ func msgRangeResultVM(l *i18n.Localizer, q lookup.RangeQuery, r *lookup.Result) 
 // msgKeyResultVM describes a key query's answer in words.
 func msgKeyResultVM(l *i18n.Localizer, q lookup.KeyQuery, r *lookup.Result) *views.MessagesResult {
 	vm := &views.MessagesResult{Rows: msgRows(l, r.Messages), Failures: msgFailures(l, r.Failures), Truncated: r.Truncated,
-		FromSlaves: fromSlaveSentences(r.FromSlaves, "its rows")}
+		FromSlaves: sayFromSlaves(l, r.FromSlaves, "cluster.slave.what.rows")}
 	what := l.T("messages.what.key", "Key", q.Key, "Topic", q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
 		what = l.T("messages.what.key.range", "Key", q.Key, "Topic", q.Topic, "When", msgRangeText(l, q.Begin, q.End))
@@ -272,7 +271,7 @@ func msgKeyResultVM(l *i18n.Localizer, q lookup.KeyQuery, r *lookup.Result) *vie
 // msgIDResultVM describes an id lookup's answer.
 func msgIDResultVM(l *i18n.Localizer, r *lookup.IDResult) *views.MessagesResult {
 	vm := &views.MessagesResult{Rows: msgRows(l, []lookup.Message{r.Message}), Copies: msgRows(l, r.Copies), Failures: msgFailures(l, r.Failures),
-		FromSlaves: fromSlaveSentences(r.FromSlaves, "its answer")}
+		FromSlaves: sayFromSlaves(l, r.FromSlaves, "cluster.slave.what.answer")}
 	vm.IDKind, vm.IDNote = msgIDNote(l, r)
 	if len(r.Copies) > 0 {
 		vm.Summary = l.T("messages.summary.copies", "Copies", len(r.Copies)+1)

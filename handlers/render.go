@@ -155,16 +155,10 @@ func (e *UserError) Error() string { return e.Message }
 // statusClientClosed is nginx's 499: the client went away before the answer was ready.
 const statusClientClosed = 499
 
-// refusal is the sentence for a broker that refused the console's credentials, naming
-// the access key and telling a missing permission from a bad signature
-// (cluster.AccessSentence); ok is false when err is no such refusal. Every page that
-// names a failed broker says a refusal this way, as the home page does.
-func refusal(broker string, err error) (string, bool) {
-	m, ok := refusalMessage(broker, err)
-	return m.String(), ok
-}
-
-// sayRefusal is refusal in l's language.
+// sayRefusal is the sentence, in l's language, for a broker that refused the console's
+// credentials, naming the access key and telling a missing permission from a bad
+// signature (cluster.AccessMessage); ok is false when err is no such refusal. Every page
+// that names a failed broker says a refusal this way, as the home page does.
 func sayRefusal(l *i18n.Localizer, broker string, err error) (string, bool) {
 	m, ok := refusalMessage(broker, err)
 	if !ok {
@@ -188,16 +182,9 @@ func refusalMessage(broker string, err error) (i18n.Message, bool) {
 	return cluster.AccessMessage(broker, err)
 }
 
-// failureText is a broker failure for a page: its refusal sentence when the broker
-// refused the credentials, else prefix and the failure.
-func failureText(prefix string, f cluster.BrokerFailure) string {
-	if s, ok := refusal(f.Broker, f.Err); ok {
-		return prefix + s
-	}
-	return prefix + f.String()
-}
-
-// sayFailure is failureText in l's language, its prefix the catalogue's prefixID.
+// sayFailure is a broker failure for a page, in l's language: the catalogue's prefixID
+// around its refusal sentence when the broker refused the credentials, else around the
+// failure.
 func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) string {
 	if s, ok := sayRefusal(l, f.Broker, f.Err); ok {
 		return l.T(prefixID, "Failure", s)
@@ -205,14 +192,29 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	return l.T(prefixID, "Failure", say(l, f.Message()))
 }
 
-// failureSentences are a page's broker failures, one sentence each: the refusal
-// sentence for a broker that refused the credentials, else what could not be read. A
-// broker that refused several reads for the same reason is told once.
-func failureSentences(fs []cluster.BrokerFailure) []string {
-	return sayFailures(i18n.From(context.Background()), fs)
+// sayErr is err's words for a page in l's language: a refused access, a broker's
+// failure, a connection that failed or an answer that did not come in the catalogues'
+// words; any other error as it says itself.
+func sayErr(l *i18n.Localizer, err error) string {
+	if err == nil {
+		return ""
+	}
+	if s, ok := sayRefusal(l, "", err); ok {
+		return s
+	}
+	var bf cluster.BrokerFailure
+	if errors.As(err, &bf) && err.Error() == bf.Error() {
+		return say(l, bf.Message())
+	}
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return say(l, m)
+	}
+	return err.Error()
 }
 
-// sayFailures is failureSentences in l's language.
+// sayFailures are a page's broker failures in l's language, one sentence each: the
+// refusal sentence for a broker that refused the credentials, else what could not be
+// read. A broker that refused several reads for the same reason is told once.
 func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
@@ -227,11 +229,12 @@ func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 	return out
 }
 
-// fromSlaveSentences says, per broker read from a slave, why and what came from it.
-func fromSlaveSentences(srs []cluster.SlaveRead, what string) []string {
+// sayFromSlaves says in l's language, per broker read from a slave, why and what came
+// from it: whatID is the catalogue's words for the answer ("cluster.slave.what.rows").
+func sayFromSlaves(l *i18n.Localizer, srs []cluster.SlaveRead, whatID string) []string {
 	var out []string
 	for _, s := range srs {
-		out = append(out, s.Sentence(what))
+		out = append(out, say(l, s.Message(i18n.M(whatID))))
 	}
 	return out
 }
@@ -338,9 +341,9 @@ func errorMessage(c *gin.Context, err error, code string) string {
 			return s
 		}
 	case "broker_timeout", "broker_error":
-		return l.T("error.broker_failed", "Error", err.Error())
+		return l.T("error.broker_failed", "Error", sayErr(l, err))
 	case "timeout":
-		return l.T("error.timeout", "Error", err.Error())
+		return l.T("error.timeout", "Error", sayErr(l, err))
 	case "cancelled":
 		return l.T("error.cancelled")
 	case "internal":

@@ -91,7 +91,7 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 		} else if s, ok := sayRefusal(l, "", err); ok {
 			vm.Error = l.T("reset.offsets_unread.refused", "Refusal", s)
 		} else {
-			vm.Error = l.T("reset.offsets_unread", "Error", err.Error())
+			vm.Error = l.T("reset.offsets_unread", "Error", sayErr(l, err))
 		}
 		return vm
 	}

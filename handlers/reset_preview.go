@@ -29,7 +29,7 @@ func (h *Resets) Preview(c *gin.Context) {
 	case err != nil:
 		status, _ := errorStatus(err)
 		vm := h.baseVM(ctx, group, in)
-		vm.Error = l.T("reset.preview_failed", "Error", err.Error())
+		vm.Error = l.T("reset.preview_failed", "Error", sayErr(l, err))
 		h.render(c, status, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 		return
 	}

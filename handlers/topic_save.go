@@ -93,7 +93,7 @@ func (h *Topics) fillBrokers(ctx context.Context, vm *views.TopicFormVM, ticked 
 	places, err := h.Changes.Placement(ctx)
 	if err != nil {
 		if vm.Error == "" {
-			vm.Error = i18n.From(ctx).T("topic.save.brokers.error", "Error", err.Error())
+			vm.Error = i18n.From(ctx).T("topic.save.brokers.error", "Error", sayErr(i18n.From(ctx), err))
 		}
 		return
 	}

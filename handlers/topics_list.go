@@ -104,7 +104,7 @@ func (h *Topics) List(c *gin.Context) {
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
 	if err != nil {
-		vm.Error = lz.T("topics.error.read", "Error", err.Error())
+		vm.Error = lz.T("topics.error.read", "Error", sayErr(lz, err))
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
 		return
 	}

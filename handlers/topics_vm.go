@@ -31,7 +31,7 @@ func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.Li
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
-	vm.Failures = failureSentences(l.Failures)
+	vm.Failures = sayFailures(lz, l.Failures)
 	return vm
 }
 
@@ -80,7 +80,7 @@ func storedLabel(l *i18n.Localizer, d *topics.Detail) string {
 func topicPageVM(l *i18n.Localizer, d *topics.Detail) views.TopicVM {
 	vm := views.TopicVM{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, MessagesURL: views.TopicMessagesURL(d.Topic),
 		Messages: storedLabel(l, d), CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt),
-		Failures: failureSentences(d.Failures)}
+		Failures: sayFailures(l, d.Failures)}
 	if d.PutTPS != nil {
 		vm.PutTPS = views.Rate(*d.PutTPS)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 )
@@ -108,7 +109,7 @@ func TestReadsFallBackToTheSlaveOfAFrozenMaster(t *testing.T) {
 			t.Errorf("%s: from slaves %+v, want broker-a's slave %s", what, srs, slave)
 			return
 		}
-		s := srs[0].Sentence("these rows")
+		s := srs[0].Message(i18n.M("cluster.slave.what.rows")).String()
 		if !strings.Contains(s, "broker-a's master "+master+" did not answer") || !strings.Contains(s, "come from its slave "+slave) {
 			t.Errorf("%s: %q", what, s)
 		}

@@ -105,7 +105,8 @@ func (a *App) clusterHealth(ctx context.Context) []handlers.ClusterHealth {
 		out[i] = handlers.ClusterHealth{Name: ca.cc.Name, Label: ca.cc.Title(), Color: ca.cc.Color, Default: ca.cc.Default,
 			URL: "/c/" + ca.cc.Name + "/", Health: cluster.Health{Versions: []string{}}}
 		if ca.rmq == nil {
-			out[i].Errors = []string{"No NameServer is configured for this cluster."}
+			m := i18n.M("cluster.health.no_namesrv")
+			out[i].Errors, out[i].Problems = []string{m.String()}, []i18n.Message{m}
 			continue
 		}
 		wg.Go(func() {
@@ -114,7 +115,8 @@ func (a *App) clusterHealth(ctx context.Context) []handlers.ClusterHealth {
 				out[i].Health = ov.Health()
 			}
 			if err != nil && ov == nil {
-				out[i].Errors = append(out[i].Errors, err.Error())
+				m := i18n.M("cluster.health.failed", "Error", err.Error())
+				out[i].Errors, out[i].Problems = append(out[i].Errors, m.String()), append(out[i].Problems, m)
 			}
 		})
 	}

@@ -26,7 +26,25 @@ func cliSay(l *i18n.Localizer, err error) string {
 		if id, ok := configReasons[reason]; ok {
 			reason = l.T(id)
 		}
+		if ce.Say.ID != "" {
+			reason = l.Say(ce.Say)
+		}
 		return l.T("cli.config.invalid", "Setting", ce.Setting, "Env", ce.Env, "Value", strconv.Quote(ce.Value), "Reason", reason)
+	}
+	var fe *ClusterFileError
+	if errors.As(err, &fe) {
+		reason := fe.Reason
+		if fe.Say.ID != "" {
+			reason = l.Say(fe.Say)
+		}
+		s := l.T("cli.clusterfile", "File", fe.File)
+		if fe.Cluster != "" {
+			s += l.T("cli.clusterfile.cluster", "Cluster", fe.Cluster)
+		}
+		if fe.Field != "" {
+			s += l.T("cli.clusterfile.field", "Field", fe.Field)
+		}
+		return s + reason
 	}
 	return err.Error()
 }

@@ -124,6 +124,9 @@ type ConfigError struct {
 	Env     string
 	Value   string
 	Reason  string
+	// Say is Reason from the catalogues, when it has values in it; else configReasons
+	// names the catalogue's words for a fixed Reason.
+	Say i18n.Message
 }
 
 func (e *ConfigError) Error() string {

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/goccy/go-yaml"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -76,6 +78,9 @@ type ClusterFileError struct {
 	Cluster string // "" for the file as a whole
 	Field   string
 	Reason  string
+	// Say is Reason from the catalogues, said in the reader's language; zero when Reason
+	// is a parser's own words.
+	Say i18n.Message
 }
 
 func (e *ClusterFileError) Error() string {
@@ -99,9 +104,12 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 	fail := func(cluster, field, reason string) error {
 		return &ClusterFileError{File: path, Cluster: cluster, Field: field, Reason: reason}
 	}
+	failM := func(cluster, field string, m i18n.Message) error {
+		return &ClusterFileError{File: path, Cluster: cluster, Field: field, Reason: m.String(), Say: m}
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fail("", "", "cannot read it: "+pathError(err))
+		return nil, failM("", "", i18n.M("cli.clusterfile.unreadable", "Error", pathError(err)))
 	}
 	var f clusterFile
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -111,17 +119,17 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 			return nil, fail("", "", err.Error())
 		}
 		if und := md.Undecoded(); len(und) > 0 {
-			return nil, fail("", und[0].String(), "unknown setting (see the README for the ones a cluster takes)")
+			return nil, failM("", und[0].String(), i18n.M("cli.clusterfile.unknown_setting"))
 		}
 	case ".yaml", ".yml":
 		if err := yaml.NewDecoder(bytes.NewReader(raw), yaml.DisallowUnknownField()).Decode(&f); err != nil {
 			return nil, fail("", "", yaml.FormatError(err, false, true))
 		}
 	default:
-		return nil, fail("", "", "want a .toml, .yaml or .yml file")
+		return nil, failM("", "", i18n.M("cli.clusterfile.format"))
 	}
 	if len(f.Clusters) == 0 {
-		return nil, fail("", "clusters", "the file names no cluster")
+		return nil, failM("", "clusters", i18n.M("cli.clusterfile.no_cluster"))
 	}
 	out := make([]ClusterConfig, 0, len(f.Clusters))
 	seen := map[string]bool{}
@@ -132,21 +140,21 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 			who = fmt.Sprintf("%q", e.Name)
 		}
 		if !clusterNameRE.MatchString(e.Name) {
-			return nil, fail(who, "name", "want lower-case letters, digits, '-' or '_' (it is part of the URL: /c/NAME/)")
+			return nil, failM(who, "name", i18n.M("cli.clusterfile.name"))
 		}
 		if seen[e.Name] {
-			return nil, fail(who, "name", "two clusters have this name")
+			return nil, failM(who, "name", i18n.M("cli.clusterfile.name_twice"))
 		}
 		seen[e.Name] = true
 		cc := ClusterConfig{Name: e.Name, Label: strings.TrimSpace(e.Label), Color: strings.TrimSpace(e.Color), Default: e.Default}
 		if cc.Color != "" && !colorRE.MatchString(cc.Color) {
-			return nil, fail(who, "color", fmt.Sprintf("%q is not a colour: want #rgb, #rrggbb or one of red, orange, yellow, green, blue, purple, grey", cc.Color))
+			return nil, failM(who, "color", i18n.M("cli.clusterfile.color", "Color", strconv.Quote(cc.Color)))
 		}
 		if cc.NameServers, err = ParseNameServers(strings.Join(e.NameServers, ";")); err != nil {
 			return nil, fail(who, "namesrv", err.Error())
 		}
 		if len(cc.NameServers) == 0 {
-			return nil, fail(who, "namesrv", "a cluster needs at least one NameServer (namesrv = [\"host:9876\"])")
+			return nil, failM(who, "namesrv", i18n.M("cli.clusterfile.no_namesrv"))
 		}
 		if cc.Proxies, err = ParseNameServers(strings.Join(e.Proxies, ";")); err != nil {
 			return nil, fail(who, "proxy", err.Error())
@@ -186,7 +194,7 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 		out[0].Default = true
 	case 1:
 	default:
-		return nil, fail("", "default", "more than one cluster says default = true")
+		return nil, failM("", "default", i18n.M("cli.clusterfile.defaults"))
 	}
 	return out, nil
 }
@@ -202,7 +210,12 @@ func clustersFromConfig(c *Config, file string, get func(string) string, bad fun
 	}
 	for _, s := range []string{"namesrv", "proxy", "access-key", "secret-key", "secret-key-file"} {
 		if get(s) != "" {
-			return bad("config", "--"+s+" is set too: name each cluster's settings in the file instead")
+			m := i18n.M("cli.config.reason.with_file", "Flag", "--"+s)
+			err := bad("config", m.String())
+			if ce, ok := err.(*ConfigError); ok {
+				ce.Say = m
+			}
+			return err
 		}
 	}
 	var err error

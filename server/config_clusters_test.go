@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -141,6 +142,17 @@ default = true`, `default: more than one cluster says default = true`},
 	path := writeFile(t, "ok.yaml", "clusters:\n  - name: a\n    namesrv: [\"h:9876\"]\n")
 	if _, err := ParseConfig([]string{"--config", path, "--namesrv", "h:1"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "--namesrv is set too") {
 		t.Errorf("file and --namesrv: %v", err)
+	} else if got := cliSay(i18n.Match("zh-CN"), err); !strings.Contains(got, "同时设置了 --namesrv") {
+		t.Errorf("file and --namesrv in Chinese: %q", got)
+	}
+	// A wrong file is said in the command line's language too.
+	bad := writeFile(t, "dup.toml", "[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9877\"]\n")
+	_, err := ParseConfig([]string{"--config", bad}, env(nil), io.Discard)
+	if got, want := cliSay(i18n.Match("zh-CN"), err), "RMQC_CONFIG "+bad+"：集群 \"a\"：name：有两个集群同名"; got != want {
+		t.Errorf("in Chinese:\n got %q\nwant %q", got, want)
+	}
+	if got := cliSay(i18n.Match("en"), err); got != err.Error() {
+		t.Errorf("in English %q, want the error's own words %q", got, err.Error())
 	}
 	if _, err := ParseConfig([]string{"--config", writeFile(t, "c.yaml", "clusters:\n  - name: a\n    nameserver: [\"h:9876\"]\n")}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "nameserver") {
 		t.Errorf("unknown YAML field: %v", err)
