@@ -96,7 +96,7 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 			then: []chromedp.Action[chromedp.Void]{chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="trace"]`))}, heading: "消息"},
 		{name: "topics", path: "/topics", ready: `main h1`, heading: "主题"},
 		{name: "topic", path: "/topics/" + topic, ready: `main h1`, heading: "主题"},
-		{name: "groups", path: "/groups", ready: `[data-testid="groups-table"]`, heading: "消费者组"},
+		{name: "groups", path: "/groups?refresh=1", ready: `[data-testid="groups-table"]`, heading: "消费者组"},
 		{name: "group-live", path: "/groups/" + group, ready: `#live-indicator.live-on`, heading: "消费者组"},
 		{name: "group-dead-letters", path: "/groups/" + group, ready: `[data-testid="group-dead-letters"]`,
 			then:      []chromedp.Action[chromedp.Void]{chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="group-dead-letters"]`))},
