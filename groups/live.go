@@ -255,6 +255,10 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	u := &Update{Recent: w.recent}
 	prev := w.latest.Load()
 	if err != nil {
+		if errors.Is(err, ErrGroupNotFound) {
+			// A group no broker knows has no client yet: the first client to come joins.
+			w.tracker.started = true
+		}
 		u.Err = err
 		if prev != nil {
 			u.Detail, u.History = prev.Detail, prev.History

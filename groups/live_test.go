@@ -317,6 +317,35 @@ func TestLiveFailedPollSaysSoAndKeepsTheLastState(t *testing.T) {
 	}
 }
 
+// A group watched before any broker knows it (a POP group whose first gRPC client is
+// about to start) sees that client join.
+func TestLiveFirstClientOfAnUnknownGroupJoins(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.fail(&NotFoundError{Group: tG})
+	rend := &recordingRenderer{}
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend})
+	defer l.Close()
+	v, _ := l.Watch(tG)
+	next(t, v)
+	r.set([]string{"a"}, nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		next(t, v)
+		rend.mu.Lock()
+		for _, u := range rend.updates {
+			for _, e := range u.Events {
+				if e.Kind == KindJoined && e.ClientID == "a" {
+					rend.mu.Unlock()
+					return
+				}
+			}
+		}
+		rend.mu.Unlock()
+	}
+	t.Fatal("the first client of a group no broker knew never joined")
+}
+
 func TestLiveCloseEndsEveryViewer(t *testing.T) {
 	r := &scriptedReader{}
 	r.set([]string{"a"}, map[int]string{0: "a"})
