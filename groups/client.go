@@ -212,13 +212,40 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 // unavailableReason says why a listed client's report is missing, in a sentence;
 // release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
 func unavailableReason(ci *ClientInfo, err error, release4 string) string {
+	var why any = err.Error()
+	if m, ok := runningInfoFailure(err, false); ok {
+		why = m
+	}
 	if release4 != "" {
-		return note(i18n.M("client.unavailable.release4", "Error", err.Error(), "Release", release4))
+		return note(i18n.M("client.unavailable.release4", "Error", why, "Release", release4))
 	}
 	if ci.ConsumeType == "pop" {
-		return note(i18n.M("client.unavailable.pop", "Error", strings.TrimSuffix(err.Error(), ".")))
+		why = strings.TrimSuffix(err.Error(), ".")
+		if m, ok := runningInfoFailure(err, true); ok {
+			why = m
+		}
+		return note(i18n.M("client.unavailable.pop", "Error", why))
 	}
-	return note(i18n.M("client.unavailable", "Error", err.Error()))
+	return note(i18n.M("client.unavailable", "Error", why))
+}
+
+// runningInfoFailure is err in the catalogues' words when it is a client's running info
+// that could not be read: the console's sentence around the broker's or the client's own
+// error, which stays as it is (without a final period when trim). ok is false for any
+// other error, and for one that says more than the running info's own.
+func runningInfoFailure(err error, trim bool) (m i18n.Message, ok bool) {
+	var rie *rocketmq.RunningInfoError
+	if !errors.As(err, &rie) || rie.Error() != err.Error() {
+		return i18n.Message{}, false
+	}
+	var why any = i18n.M("group.runningInfo.noInfo", "Remark", strconv.Quote(rie.Remark))
+	if rie.Err != nil {
+		why = rie.Err.Error()
+		if trim {
+			why = strings.TrimSuffix(rie.Err.Error(), ".")
+		}
+	}
+	return i18n.M("group.runningInfo.failed", "Client", strconv.Quote(rie.ClientID), "Group", strconv.Quote(rie.Group), "Via", rie.Addr, "Error", why), true
 }
 
 func (ci *ClientInfo) fill(info *rocketmq.ConsumerRunningInfo) {

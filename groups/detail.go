@@ -465,6 +465,9 @@ func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.Consu
 		if err != nil {
 			d.ownersKnown = false
 			d.Clients[i].RunningInfoError = err.Error()
+			if m, ok := runningInfoFailure(err, false); ok {
+				d.Clients[i].RunningInfoError = note(m)
+			}
 			infos[i] = nil
 		}
 	}

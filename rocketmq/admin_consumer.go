@@ -295,19 +295,38 @@ func (c *Client) ConsumerRunningInfo(ctx context.Context, addr, group, clientID 
 	}, nil)
 	if err != nil {
 		markClientNotOnline(err)
-		return nil, fmt.Errorf("running info of client %q of group %q via %s: %w", clientID, group, addr, err)
+		return nil, &RunningInfoError{ClientID: clientID, Group: group, Addr: addr, Err: err}
 	}
 	if len(resp.Body) == 0 {
 		// rocketmq-client-go answers SUCCESS without a body when it cannot
 		// encode its info (e.g. a NaN rate); the reason is in the remark.
-		return nil, fmt.Errorf("running info of client %q of group %q via %s: the client sent no running info (%q)", clientID, group, addr, resp.Remark)
+		return nil, &RunningInfoError{ClientID: clientID, Group: group, Addr: addr, Remark: resp.Remark}
 	}
 	info, err := decodeConsumerRunningInfo(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("running info of client %q of group %q via %s: %w", clientID, group, addr, err)
+		return nil, &RunningInfoError{ClientID: clientID, Group: group, Addr: addr, Err: err}
 	}
 	return info, nil
 }
+
+// RunningInfoError is a client's running info that could not be read through the broker
+// at Addr: Err is the broker's, the client's or the decoder's own error, or nil when the
+// client answered without its info, giving Remark as the reason. Its fields let the
+// console say the sentence around Err in the reader's language.
+type RunningInfoError struct {
+	ClientID, Group, Addr string
+	Err                   error
+	Remark                string
+}
+
+func (e *RunningInfoError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("running info of client %q of group %q via %s: the client sent no running info (%q)", e.ClientID, e.Group, e.Addr, e.Remark)
+	}
+	return fmt.Sprintf("running info of client %q of group %q via %s: %v", e.ClientID, e.Group, e.Addr, e.Err)
+}
+
+func (e *RunningInfoError) Unwrap() error { return e.Err }
 
 func decodeConsumerRunningInfo(body []byte) (*ConsumerRunningInfo, error) {
 	var raw struct {

@@ -72,9 +72,10 @@ type Config struct {
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
-// validation and --help.
+// validation and --help. Its description is the catalogues' "flags."+flag, so --help
+// speaks the language of the environment.
 type setting struct {
-	flag, env, def, usage string
+	flag, env, def string
 }
 
 // secret reports whether a setting's value v is never shown: not as the --help default
@@ -84,38 +85,38 @@ func (s setting) secret(v string) bool {
 }
 
 var settings = []setting{
-	{"config", "RMQC_CONFIG", "", "a TOML or YAML file naming several clusters (each with its NameServers, Proxies, credentials, label and role limits) instead of --namesrv"},
-	{"namesrv", "RMQC_NAMESRV", "", "NameServer addresses, ';'-separated (host:port;host:port). Empty: `make run` starts a local RocketMQ"},
-	{"proxy", "RMQC_PROXY", "", "remoting addresses of the cluster's RocketMQ 5 Proxies, ';'-separated (host:8080): gRPC clients are known only to them"},
-	{"listen", "RMQC_LISTEN", "127.0.0.1:8090", "address the console listens on"},
-	{"data-dir", "RMQC_DATA_DIR", "./data", "directory for the console's files"},
-	{"db", "RMQC_DB", "", "SQLite file (default $RMQC_DATA_DIR/rmqconsole.db), or a PostgreSQL URL (postgres://user:password@host/db) that several consoles share"},
-	{"timeout", "RMQC_TIMEOUT", "5s", "deadline of one broker call (Go duration, e.g. 5s)"},
-	{"log-level", "RMQC_LOG_LEVEL", "info", "log level: debug, info, warn, error"},
-	{"log-format", "RMQC_LOG_FORMAT", "text", "log format: text or json"},
-	{"no-auth", "RMQC_NO_AUTH", "false", "serve without sign-in even on a non-loopback address (a warning banner shows on every page)"},
-	{"group-poll", "RMQC_GROUP_POLL", "1s", "poll interval of a consumer group page being watched live (one watcher per group, whatever the number of viewers)"},
-	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s", "how often every group's per-queue lag is read for /metrics and the lag history (0 turns it off)"},
-	{"alert-retry", "RMQC_ALERT_RETRY", "2s", "first delay before a failed alert webhook delivery is retried; it doubles each time, five attempts in all"},
-	{"alert-lang", "RMQC_ALERT_LANG", "en", "language of the alert notifications webhooks receive: en or zh-CN (the team's channel reads them, whoever created the rule)"},
-	{"lag-retention", "RMQC_LAG_RETENTION", "168h", "how long every group's lag history (read each --metrics-interval) is kept; older than 2h it is kept in 5-minute buckets, about 31 KB per group per day (0 keeps it forever)"},
-	{"metrics-queues", "RMQC_METRICS_QUEUES", "true", "export per-queue series on /metrics (false: only per-group series, one set per group instead of one per queue)"},
-	{"metrics-groups", "RMQC_METRICS_GROUPS", "", "export only the groups whose whole name matches this regular expression on /metrics (empty: every application group)"},
-	{"rebalance-retention", "RMQC_REBALANCE_RETENTION", "720h", "how long the rebalance timeline's events are kept in the database (0 keeps them forever; the audit log is always kept)"},
-	{"session-idle", "RMQC_SESSION_IDLE", "8h", "sign a browser out after this long without a request"},
-	{"session-max", "RMQC_SESSION_MAX", "24h", "sign a browser out this long after sign-in, however active"},
-	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", "", "reverse proxies (comma-separated CIDRs or IPs) whose user and role headers are believed"},
-	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", auth.DefaultProxyUserHeader, "header in which a trusted proxy names the user"},
-	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader, "header in which a trusted proxy names the role (viewer, operator, admin; missing: viewer)"},
-	{"tls-cert", "RMQC_TLS_CERT", "", "serve HTTPS with this PEM certificate (with --tls-key)"},
-	{"tls-key", "RMQC_TLS_KEY", "", "PEM private key of --tls-cert"},
-	{"access-key", "RMQC_ACCESS_KEY", "", "access key for a cluster with ACL on (4.x plain ACL account, 5.x ACL 2.0 user); every request is signed with it"},
-	{"secret-key", "RMQC_SECRET_KEY", "", "secret key of --access-key (the 5.x user's password); prefer the variable or --secret-key-file, a flag shows in ps"},
-	{"secret-key-file", "RMQC_SECRET_KEY_FILE", "", "file holding the secret key of --access-key (trailing newline ignored)"},
-	{"http-idle-timeout", "RMQC_HTTP_IDLE_TIMEOUT", "30s", "close a keep-alive connection idle this long"},
-	{"http-read-timeout", "RMQC_HTTP_READ_TIMEOUT", "30s", "time a client has to send a request's body"},
-	{"http-write-timeout", "RMQC_HTTP_WRITE_TIMEOUT", "30s", "time each write of an answer may take (a page is one write, a streamed export one per chunk); a client that does not read is dropped"},
-	{"max-heavy-queries", "RMQC_MAX_HEAVY_QUERIES", "4", "time-range message searches (up to 2000 messages each, and their exports) run at once; more are answered 503 with Retry-After"},
+	{"config", "RMQC_CONFIG", ""},
+	{"namesrv", "RMQC_NAMESRV", ""},
+	{"proxy", "RMQC_PROXY", ""},
+	{"listen", "RMQC_LISTEN", "127.0.0.1:8090"},
+	{"data-dir", "RMQC_DATA_DIR", "./data"},
+	{"db", "RMQC_DB", ""},
+	{"timeout", "RMQC_TIMEOUT", "5s"},
+	{"log-level", "RMQC_LOG_LEVEL", "info"},
+	{"log-format", "RMQC_LOG_FORMAT", "text"},
+	{"no-auth", "RMQC_NO_AUTH", "false"},
+	{"group-poll", "RMQC_GROUP_POLL", "1s"},
+	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
+	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
+	{"alert-lang", "RMQC_ALERT_LANG", "en"},
+	{"lag-retention", "RMQC_LAG_RETENTION", "168h"},
+	{"metrics-queues", "RMQC_METRICS_QUEUES", "true"},
+	{"metrics-groups", "RMQC_METRICS_GROUPS", ""},
+	{"rebalance-retention", "RMQC_REBALANCE_RETENTION", "720h"},
+	{"session-idle", "RMQC_SESSION_IDLE", "8h"},
+	{"session-max", "RMQC_SESSION_MAX", "24h"},
+	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", ""},
+	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", auth.DefaultProxyUserHeader},
+	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader},
+	{"tls-cert", "RMQC_TLS_CERT", ""},
+	{"tls-key", "RMQC_TLS_KEY", ""},
+	{"access-key", "RMQC_ACCESS_KEY", ""},
+	{"secret-key", "RMQC_SECRET_KEY", ""},
+	{"secret-key-file", "RMQC_SECRET_KEY_FILE", ""},
+	{"http-idle-timeout", "RMQC_HTTP_IDLE_TIMEOUT", "30s"},
+	{"http-read-timeout", "RMQC_HTTP_READ_TIMEOUT", "30s"},
+	{"http-write-timeout", "RMQC_HTTP_WRITE_TIMEOUT", "30s"},
+	{"max-heavy-queries", "RMQC_MAX_HEAVY_QUERIES", "4"},
 }
 
 // ConfigError names the setting that is wrong; start-up prints it as one line.
@@ -138,6 +139,7 @@ var errHelp = flag.ErrHelp
 
 // ParseConfig reads flags from args and variables from getenv.
 func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Config, error) {
+	l := i18n.FromEnv(getenv)
 	fs := flag.NewFlagSet("rmqconsole", flag.ContinueOnError)
 	fs.SetOutput(out)
 	values := map[string]*string{}
@@ -152,11 +154,11 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 			secretDefaults[s.flag] = def
 			def = ""
 		}
-		values[s.flag] = fs.String(s.flag, def, s.usage+" [$"+s.env+"]")
+		values[s.flag] = fs.String(s.flag, def, l.T("flags."+s.flag)+" [$"+s.env+"]")
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(out, "rmqconsole — a web console for Apache RocketMQ\n\nUsage: rmqconsole [flags]\n\nEvery flag can also be set by the environment variable in brackets.\n\n")
-		fs.PrintDefaults()
+		fmt.Fprint(out, l.T("flags.usage"))
+		printDefaults(out, fs, l)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -255,6 +257,30 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, err
 	}
 	return c, nil
+}
+
+// printDefaults is fs.PrintDefaults with "(default …)" in l's language: in English it
+// prints the same bytes. Every flag of the console is a string flag.
+func printDefaults(out io.Writer, fs *flag.FlagSet, l *i18n.Localizer) {
+	fs.VisitAll(func(f *flag.Flag) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		name, usage := flag.UnquoteUsage(f)
+		if name != "" {
+			b.WriteString(" " + name)
+		}
+		// A one-letter flag without an argument fits on its line, as the flag package does it.
+		if b.Len() <= 4 {
+			b.WriteString("\t")
+		} else {
+			b.WriteString("\n    \t")
+		}
+		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" {
+			b.WriteString(l.T("flags.default", "Value", strconv.Quote(f.DefValue)))
+		}
+		fmt.Fprintln(out, b.String())
+	})
 }
 
 // ParseNameServers splits a RocketMQ-style ';'-separated NameServer list and checks each
