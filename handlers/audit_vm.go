@@ -68,7 +68,7 @@ func countErrors(qs []store.AuditQueue) int {
 }
 
 // methodExplain says how a broker is asked to reset (resets.Method.Explain), in l's language.
-func methodExplain(l *i18n.Localizer, m string) string { return say(l, resets.Method(m).Message()) }
+func methodExplain(l *i18n.Localizer, m string) string { return l.Say(resets.Method(m).Message()) }
 
 // auditEntryVM builds the page of one entry.
 func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {

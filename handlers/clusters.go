@@ -41,7 +41,7 @@ func (h *Home) clusterRows(l *i18n.Localizer, hs []ClusterHealth) []views.Cluste
 		if len(c.Problems) == len(c.Errors) {
 			errs = make([]string, len(c.Problems))
 			for j, m := range c.Problems {
-				errs[j] = say(l, m)
+				errs[j] = l.Say(m)
 			}
 		}
 		rows[i] = views.ClusterHealthRow{

@@ -104,7 +104,7 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 			Addr: ns.Addr, OK: ns.OK, Error: ns.Error, Latency: ns.Latency.Round(100 * time.Microsecond).String(),
 		}
 		if ns.Say.ID != "" {
-			row.Error = say(l, ns.Say)
+			row.Error = l.Say(ns.Say)
 		}
 		vm.NameServers = append(vm.NameServers, row)
 	}
@@ -121,9 +121,9 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
 		}
 		if b.Refused && b.Refusal.ID != "" {
-			row.Error = say(l, b.Refusal)
+			row.Error = l.Say(b.Refusal)
 		} else if b.Say.ID != "" {
-			row.Error = say(l, b.Say)
+			row.Error = l.Say(b.Say)
 		}
 		if b.ReplicationLag != nil {
 			row.Behind = views.Bytes(*b.ReplicationLag)
@@ -133,7 +133,7 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 	if len(ov.Problems) == len(ov.Errors) {
 		vm.Errors = nil
 		for _, m := range ov.Problems {
-			vm.Errors = append(vm.Errors, say(l, m))
+			vm.Errors = append(vm.Errors, l.Say(m))
 		}
 	}
 	vm.PutTPS = views.Rate(put)

@@ -28,20 +28,7 @@ func statusText(l *i18n.Localizer, status int) string {
 // sayInvalid is why input was refused, in l's language.
 func sayInvalid(l *i18n.Localizer, e *auth.InvalidError) string {
 	if e.Say.ID != "" {
-		return say(l, e.Say)
+		return l.Say(e.Say)
 	}
 	return e.Reason
-}
-
-// say is m in l's language, and so are the Messages among its values ("Your role,
-// viewer, may not reset consumer offsets": the role and the action are Messages too).
-func say(l *i18n.Localizer, m i18n.Message) string {
-	args := make([]any, len(m.Args))
-	copy(args, m.Args)
-	for i := 1; i < len(args); i += 2 {
-		if v, ok := args[i].(i18n.Message); ok {
-			args[i] = say(l, v)
-		}
-	}
-	return l.T(m.ID, args...)
 }

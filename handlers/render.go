@@ -145,7 +145,7 @@ func userError(status int, code string, m i18n.Message) *UserError {
 // sayTo is the sentence of e in l's language.
 func (e *UserError) sayTo(l *i18n.Localizer) string {
 	if e.Say.ID != "" {
-		return say(l, e.Say)
+		return l.Say(e.Say)
 	}
 	return e.Message
 }
@@ -164,7 +164,7 @@ func sayRefusal(l *i18n.Localizer, broker string, err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return say(l, m), true
+	return l.Say(m), true
 }
 
 func refusalMessage(broker string, err error) (i18n.Message, bool) {
@@ -189,7 +189,7 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	if s, ok := sayRefusal(l, f.Broker, f.Err); ok {
 		return l.T(prefixID, "Failure", s)
 	}
-	return l.T(prefixID, "Failure", say(l, f.Message()))
+	return l.T(prefixID, "Failure", l.Say(f.Message()))
 }
 
 // sayErr is err's words for a page in l's language: a refused access, a broker's
@@ -204,10 +204,10 @@ func sayErr(l *i18n.Localizer, err error) string {
 	}
 	var bf cluster.BrokerFailure
 	if errors.As(err, &bf) && err.Error() == bf.Error() {
-		return say(l, bf.Message())
+		return l.Say(bf.Message())
 	}
 	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
-		return say(l, m)
+		return l.Say(m)
 	}
 	return err.Error()
 }
@@ -220,7 +220,7 @@ func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 	for _, f := range fs {
 		s, ok := sayRefusal(l, f.Broker, f.Err)
 		if !ok {
-			s = l.T("error.could_not_read", "Failure", say(l, f.Message()))
+			s = l.T("error.could_not_read", "Failure", l.Say(f.Message()))
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)
@@ -234,7 +234,7 @@ func sayFailures(l *i18n.Localizer, fs []cluster.BrokerFailure) []string {
 func sayFromSlaves(l *i18n.Localizer, srs []cluster.SlaveRead, whatID string) []string {
 	var out []string
 	for _, s := range srs {
-		out = append(out, say(l, s.Message(i18n.M(whatID))))
+		out = append(out, l.Say(s.Message(i18n.M(whatID))))
 	}
 	return out
 }
@@ -329,11 +329,11 @@ func errorMessage(c *gin.Context, err error, code string) string {
 	}
 	var m i18n.Message
 	if errors.As(err, &m) {
-		return say(l, m)
+		return l.Say(m)
 	}
 	var sayer interface{ Say() i18n.Message }
 	if errors.As(err, &sayer) {
-		return say(l, sayer.Say())
+		return l.Say(sayer.Say())
 	}
 	switch code {
 	case "access_denied":

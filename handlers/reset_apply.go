@@ -41,7 +41,7 @@ func (h *Resets) Apply(c *gin.Context) {
 		vm := h.baseVM(ctx, group, in)
 		vm.Notice = ce.Message
 		if ce.Say.ID != "" {
-			vm.Notice = say(l, ce.Say)
+			vm.Notice = l.Say(ce.Say)
 		}
 		if ce.EntryID > 0 {
 			vm.Notice += l.T("reset.recorded_as", "ID", ce.EntryID)

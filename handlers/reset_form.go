@@ -153,7 +153,7 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 	}
 	if len(p.Notices) == len(p.Warnings) {
 		for i, m := range p.Notices {
-			pv.Warnings[i] = say(l, m)
+			pv.Warnings[i] = l.Say(m)
 		}
 	}
 	for _, f := range p.Failures {
@@ -161,7 +161,7 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
-			Method: string(b.Method), Explain: say(l, b.Method.Message())})
+			Method: string(b.Method), Explain: l.Say(b.Method.Message())})
 	}
 	for _, q := range p.Queues {
 		row := views.ResetPreviewRow{

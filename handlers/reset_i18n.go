@@ -10,7 +10,7 @@ import (
 // sayInputError is why a reset's input was refused, in l's language.
 func sayInputError(l *i18n.Localizer, e resets.InputError) string {
 	if e.Say.ID != "" {
-		return say(l, e.Say)
+		return l.Say(e.Say)
 	}
 	return e.Message
 }
