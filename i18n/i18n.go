@@ -187,3 +187,13 @@ func (m Message) Error() string  { return m.String() }
 
 // Say is m in l's language.
 func (l *Localizer) Say(m Message) string { return l.T(m.ID, m.Args...) }
+
+// TOr is the message id, or fallback when no catalogue has it: for values reported as
+// codes (a role, a status) that the catalogues name when they know them.
+func (l *Localizer) TOr(id, fallback string) string {
+	s, err := l.l.Localize(&goi18n.LocalizeConfig{MessageID: id})
+	if err != nil || s == "" {
+		return fallback
+	}
+	return s
+}

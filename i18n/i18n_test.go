@@ -89,8 +89,9 @@ func TestEveryMessageIsInBothLanguages(t *testing.T) {
 }
 
 // idUse finds the ids handed to T and N in templates and Go code: T(ctx, "id", …),
-// N(ctx, "id", …), l.T("id", …), l.N("id", …), i18n.M("id", …).
-var idUse = regexp.MustCompile(`\b(?:T|N|M)\((?:ctx, )?"([a-zA-Z0-9_.\-]+)"`)
+// N(ctx, "id", …), l.T("id", …), l.N("id", …), i18n.M("id", …), and the prefixes
+// views.codeText completes with a code: codeText(ctx, "role.", role).
+var idUse = regexp.MustCompile(`\b(?:T|N|M|codeText)\((?:ctx, )?"([a-zA-Z0-9_.\-]+)"`)
 
 // TestEveryIDUsedIsInTheCatalogues walks the console's source for the ids it asks for.
 func TestEveryIDUsedIsInTheCatalogues(t *testing.T) {
@@ -186,5 +187,16 @@ func TestMessageValuesAreSaidInTheSameLanguage(t *testing.T) {
 	}
 	if en := m.String(); !strings.Contains(en, "Your role, viewer, may not reset consumer offsets") {
 		t.Errorf("English: %s", en)
+	}
+}
+
+// A code the catalogues name is said in the language; one they do not is shown as it is.
+func TestTOrFallsBackToTheCode(t *testing.T) {
+	zh := Match("zh-CN")
+	if got := zh.TOr("role.viewer", "viewer"); got != "只读" {
+		t.Errorf("known code: %q", got)
+	}
+	if got := zh.TOr("role.auditor", "auditor"); got != "auditor" {
+		t.Errorf("unknown code: %q", got)
 	}
 }

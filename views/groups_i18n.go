@@ -31,11 +31,7 @@ func MessageModelText(ctx context.Context, model string) string {
 
 // ConsumeModeText is a consume mode (orderly, concurrent, mixed) in words.
 func ConsumeModeText(ctx context.Context, mode string) string {
-	switch mode {
-	case "orderly", "concurrent", "mixed":
-		return T(ctx, "group.mode."+mode)
-	}
-	return mode
+	return codeText(ctx, "group.mode.", mode)
 }
 
 // KnownToText says who listed a client: a broker, or a Proxy named in the value.
@@ -48,11 +44,7 @@ func KnownToText(ctx context.Context, knownTo string) string {
 
 // TrendText is a trend direction (growing, shrinking, steady, unknown) in words.
 func TrendText(ctx context.Context, direction string) string {
-	switch direction {
-	case "growing", "shrinking", "steady", "unknown":
-		return T(ctx, "group.trend."+direction)
-	}
-	return direction
+	return codeText(ctx, "group.trend.", direction)
 }
 
 // A command the group pages quote: code, the same in every language (the others they

@@ -1,22 +1,19 @@
 package views
 
-import "context"
+import (
+	"context"
+
+	"rmqconsole/i18n"
+)
 
 // roleName is a console role (viewer, operator, admin) as the page's language calls it.
 func roleName(ctx context.Context, role string) string {
-	if role == "" {
-		return ""
-	}
-	return T(ctx, "role."+role)
+	return codeText(ctx, "role.", role)
 }
 
 // brokerRole is a broker's role (master, slave) as the page's language calls it.
 func brokerRole(ctx context.Context, role string) string {
-	switch role {
-	case "master", "slave":
-		return T(ctx, "brokers.role."+role)
-	}
-	return role
+	return codeText(ctx, "brokers.role.", role)
 }
 
 // Commands, flags and names a page quotes in <code>: the same in every language, so
@@ -36,29 +33,25 @@ const codeAuditVerify = "rmqconsole audit verify"
 
 // auditStatus is an audit entry's status (applied, partial, …) in the page's language.
 func auditStatus(ctx context.Context, status string) string {
-	if status == "" {
-		return ""
-	}
-	return T(ctx, "audit.status."+status)
+	return codeText(ctx, "audit.status.", status)
 }
 
 // auditMode is what an entry did (a reset mode, a topic or message change) in the
 // page's language; a mode the catalogue does not know is shown as it is.
 func auditMode(ctx context.Context, mode string) string {
-	if mode == "" {
-		return ""
-	}
-	if s := T(ctx, "audit.mode."+mode); s != "audit.mode."+mode {
-		return s
-	}
-	return mode
+	return codeText(ctx, "audit.mode.", mode)
 }
 
 // auditUnit is what one row of a change is (a broker, a message, a step).
 func auditUnit(ctx context.Context, unit string) string {
-	switch unit {
-	case "broker", "message", "step":
-		return T(ctx, "audit.unit."+unit)
+	return codeText(ctx, "audit.unit.", unit)
+}
+
+// codeText is a value reported as a code (a role, a status, a mode) in the page's
+// language: the catalogue's prefix+code, or the code as it is when no catalogue knows it.
+func codeText(ctx context.Context, prefix, code string) string {
+	if code == "" {
+		return ""
 	}
-	return unit
+	return i18n.From(ctx).TOr(prefix+code, code)
 }
