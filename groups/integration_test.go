@@ -143,6 +143,20 @@ func clientIDs(d *Detail) []string {
 	return ids
 }
 
+// waitWatcherSawNoClient waits for the watcher's first read of a group without clients.
+// A join is a change the watcher sees, so it must have read the group before the first
+// consumer comes: a client connects within a few hundred milliseconds, sooner than a
+// loaded watcher's first read, and is then part of the group as first seen.
+func waitWatcherSawNoClient(t *testing.T, log *eventLog) {
+	t.Helper()
+	waitFor(t, log, 30*time.Second, "the watcher's first read of the group, without clients", func(_ []Event, d *Detail) error {
+		if len(d.Clients) > 0 || d.ClientsUnknown {
+			return fmt.Errorf("clients %v (unknown %v)", clientIDs(d), d.ClientsUnknown)
+		}
+		return nil
+	})
+}
+
 // waitFor polls cond against the watcher's latest state until it holds.
 func waitFor(t *testing.T, log *eventLog, timeout time.Duration, what string, cond func([]Event, *Detail) error) {
 	t.Helper()
@@ -253,6 +267,7 @@ func TestWatcherSeesRealConsumersJoinLeaveAndRebalance(t *testing.T) {
 		for range v.C {
 		}
 	}()
+	waitWatcherSawNoClient(t, log)
 	topics := []string{topic, rocketmq.RetryTopic(group)}
 	ns := it.cl.NameServer
 

@@ -231,6 +231,7 @@ func TestIntegrationPOPGroupLiveJoinsLeavesAndLagHistory(t *testing.T) {
 		for range v.C {
 		}
 	}()
+	waitWatcherSawNoClient(t, log)
 
 	var known []string
 	join := func(step string, o dev.GRPCConsumerOptions) (*dev.ConsumerProcess, string) {
