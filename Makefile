@@ -74,6 +74,7 @@ test: lint check-generated
 	fi; \
 	$(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
 	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
+	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
 	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
