@@ -185,28 +185,15 @@ func groupListURL(q groups.ListQuery, refresh bool) string {
 	return "/groups?" + v.Encode()
 }
 
-// groupSortLinks gives each column a link that sorts by it, flipping the direction when it
-// is already the sort column. Numbers start with the largest first.
+// groupSortLinks gives each column a link that sorts by it (see sortLinks).
 func groupSortLinks(q groups.ListQuery) map[string]views.SortLink {
-	out := map[string]views.SortLink{}
-	cur := q.Sort
-	if cur == "" {
-		cur = "group"
-	}
-	for _, k := range groups.SortKeys {
-		n := q
-		n.Sort = k
-		if k == cur {
-			n.Desc = !q.Desc
-		} else {
-			n.Desc = k != "group"
-		}
-		if n.Sort == "group" && !n.Desc {
-			n.Sort = ""
-		}
-		out[k] = views.SortLink{URL: groupListURL(n, false), Active: k == cur, Desc: q.Desc}
-	}
-	return out
+	return sortLinks(groups.SortKeys, q.Sort, q.Desc, "group",
+		func(k string) bool { return k == "group" },
+		func(sort string, desc bool) string {
+			n := q
+			n.Sort, n.Desc = sort, desc
+			return groupListURL(n, false)
+		})
 }
 
 // recentLag reads the last hour of the first maxSparklines groups shown. A store that

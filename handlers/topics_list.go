@@ -174,26 +174,13 @@ func topicListURL(q topics.ListQuery, refresh bool) string {
 	return "/topics?" + v.Encode()
 }
 
-// topicSortLinks gives each column a link that sorts by it, flipping the direction when
-// it is already the sort column. Numbers start with the largest first.
+// topicSortLinks gives each column a link that sorts by it (see sortLinks).
 func topicSortLinks(q topics.ListQuery) map[string]views.SortLink {
-	out := map[string]views.SortLink{}
-	cur := q.Sort
-	if cur == "" {
-		cur = "topic"
-	}
-	for _, k := range topics.SortKeys {
-		n := q
-		n.Sort = k
-		if k == cur {
-			n.Desc = !q.Desc
-		} else {
-			n.Desc = k != "topic" && k != "type"
-		}
-		if n.Sort == "topic" && !n.Desc {
-			n.Sort = ""
-		}
-		out[k] = views.SortLink{URL: topicListURL(n, false), Active: k == cur, Desc: q.Desc}
-	}
-	return out
+	return sortLinks(topics.SortKeys, q.Sort, q.Desc, "topic",
+		func(k string) bool { return k == "topic" || k == "type" },
+		func(sort string, desc bool) string {
+			n := q
+			n.Sort, n.Desc = sort, desc
+			return topicListURL(n, false)
+		})
 }
