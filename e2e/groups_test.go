@@ -77,7 +77,7 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(row)),
 		chromedp.WaitVisible(chromedp.CSS(joined)),
 	)
-	if txt := Get(t, ctx, "read the timeline", chromedp.Text(chromedp.CSS(joined))); !strings.Contains(txt, second.Instance) {
+	if txt := TextNow(t, ctx, "read the timeline", joined); !strings.Contains(txt, second.Instance) {
 		t.Errorf("joined entry %q does not name the new client", txt)
 	}
 	// Queues move to it: some row of the queue table names it as owner.
@@ -90,7 +90,7 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 	first.Stop()
 	left := `[data-testid="timeline-event"][data-kind="left"]`
 	Do(t, ctx, "see the left event", chromedp.WaitVisible(chromedp.CSS(left)))
-	if txt := Get(t, ctx, "read the left entry", chromedp.Text(chromedp.CSS(left))); !strings.Contains(txt, first.Instance) {
+	if txt := TextNow(t, ctx, "read the left entry", left); !strings.Contains(txt, first.Instance) {
 		t.Errorf("left entry %q does not name the client that stopped", txt)
 	}
 	Do(t, ctx, "see the stopped client's row go",
@@ -106,7 +106,7 @@ func TestGroupPageUpdatesLiveAsConsumersJoinAndLeave(t *testing.T) {
 	// Each frame's "checked" time reads as an age as soon as it arrives, not as a raw
 	// timestamp until the next one-second tick.
 	for i := range 12 {
-		txt := Get(t, ctx, "read the checked age", chromedp.Text(chromedp.CSS(`[data-testid="group-checked"]`)))
+		txt := TextNow(t, ctx, "read the checked age", `[data-testid="group-checked"]`)
 		if !strings.HasSuffix(strings.TrimSpace(txt), "ago") {
 			t.Errorf("sample %d: the checked time reads %q, want an age", i, txt)
 			break

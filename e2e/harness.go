@@ -5,6 +5,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -253,6 +254,15 @@ func Get[T any](t testing.TB, ctx context.Context, what string, a chromedp.Actio
 		t.Fatalf("%s: %v", what, err)
 	}
 	return v
+}
+
+// TextNow reads the text of the first element css matches, looked up and read in one
+// script: on a live page a frame may swap the element between a lookup and a read, and
+// chromedp.Text reads a swapped-out (no longer rendered) node as "".
+func TextNow(t testing.TB, ctx context.Context, what, css string) string {
+	t.Helper()
+	sel, _ := json.Marshal(css)
+	return Get(t, ctx, what, chromedp.Evaluate[string](`(function (e) { return e ? e.textContent : "" })(document.querySelector(`+string(sel)+`))`))
 }
 
 // Screenshot keeps a full-page screenshot named name.png in RMQC_SCREENSHOT_DIR, for a
