@@ -28,7 +28,7 @@ func TestClientPageShowsARealOrderlyConsumer(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)),
 		chromedp.WaitVisible(chromedp.CSS(`#group-summary [data-testid="group-mode"]`)),
 	)
-	if m := Get(t, ctx, "read the mode", chromedp.Text(chromedp.CSS(`#group-summary [data-testid="group-mode"]`))); m != "orderly" {
+	if m := TextNow(t, ctx, "read the mode", `#group-summary [data-testid="group-mode"]`); m != "orderly" {
 		t.Errorf("group mode %q, want orderly", m)
 	}
 	// Each queue of the topic shows its lock holder once the client has locked it.

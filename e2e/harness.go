@@ -256,13 +256,14 @@ func Get[T any](t testing.TB, ctx context.Context, what string, a chromedp.Actio
 	return v
 }
 
-// TextNow reads the text of the first element css matches, looked up and read in one
-// script: on a live page a frame may swap the element between a lookup and a read, and
-// chromedp.Text reads a swapped-out (no longer rendered) node as "".
+// TextNow reads the text of the first element css matches as chromedp.Text does (its
+// rendered text), looked up and read in one script: on a live page a frame may swap the
+// element between a lookup and a read, and chromedp.Text reads a swapped-out (no longer
+// rendered) node as "".
 func TextNow(t testing.TB, ctx context.Context, what, css string) string {
 	t.Helper()
 	sel, _ := json.Marshal(css)
-	return Get(t, ctx, what, chromedp.Evaluate[string](`(function (e) { return e ? e.textContent : "" })(document.querySelector(`+string(sel)+`))`))
+	return Get(t, ctx, what, chromedp.Evaluate[string](`(function (e) { return e ? e.innerText : "" })(document.querySelector(`+string(sel)+`))`))
 }
 
 // Screenshot keeps a full-page screenshot named name.png in RMQC_SCREENSHOT_DIR, for a

@@ -47,12 +47,12 @@ func TestPOPGroupPageShowsGRPCClientAndBacklog(t *testing.T) {
 		`[data-testid="group-online"]`:    "1 online",
 		`[data-testid="group-summary"]`:   "POP",
 	} {
-		if txt := Get(t, b, "read "+sel, chromedp.Text(chromedp.CSS(sel))); !strings.Contains(txt, want) {
+		if txt := TextNow(t, b, "read "+sel, sel); !strings.Contains(txt, want) {
 			t.Errorf("%s reads %q, want %q in it", sel, txt, want)
 		}
 	}
 	// Its retries section names the POP retry topic of the topic, not %RETRY%<group>.
-	retry := Get(t, b, "read the retries section", chromedp.Text(chromedp.CSS(`[data-testid="group-dead-letters"]`)))
+	retry := TextNow(t, b, "read the retries section", `[data-testid="group-dead-letters"]`)
 	for _, want := range []string{"%RETRY%" + group + "_" + topic, "POP retry topic", "revived"} {
 		if !strings.Contains(retry, want) {
 			t.Errorf("retries section %q lacks %q", retry, want)
