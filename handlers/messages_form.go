@@ -237,7 +237,7 @@ func (b *msgBadForm) apiError() *UserError {
 			return &UserError{Status: http.StatusBadRequest, Code: code, Message: m}
 		}
 	}
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: orEnglish(b.l).T("messages.form.invalid")}
+	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: b.l.T("messages.form.invalid")}
 }
 
 // msgInputStatus is the status of input that cannot be searched: 400 for the API, 422

@@ -11,7 +11,6 @@ import (
 // lookupSay is a lookup input error in the request's language: its sentence when the
 // lookup handed one up, else its English text.
 func lookupSay(l *i18n.Localizer, ie *lookup.InputError) string {
-	l = orEnglish(l)
 	if ie.Text.ID != "" {
 		return l.Say(ie.Text)
 	}
@@ -36,14 +35,6 @@ func lookupErrorText(l *i18n.Localizer, err error) string {
 	return err.Error()
 }
 
-// orEnglish is l, or English when there is none.
-func orEnglish(l *i18n.Localizer) *i18n.Localizer {
-	if l == nil {
-		return i18n.Match()
-	}
-	return l
-}
-
 // groupReason is why a group is in its state towards a message, in l's language.
 func groupReason(l *i18n.Localizer, g lookup.GroupState) string {
 	if g.ReasonText.ID == "" {
@@ -59,7 +50,7 @@ func groupReason(l *i18n.Localizer, g lookup.GroupState) string {
 // topicInputSay is a topic change's input error in l's language.
 func topicInputSay(l *i18n.Localizer, ie *topics.InputError) string {
 	if ie.Text.ID != "" {
-		return orEnglish(l).Say(ie.Text)
+		return l.Say(ie.Text)
 	}
 	return ie.Message
 }
