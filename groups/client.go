@@ -212,18 +212,19 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 // unavailableReason says why a listed client's report is missing, in a sentence;
 // release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
 func unavailableReason(ci *ClientInfo, err error, release4 string) string {
+	// A POP client's sentence goes on after the error, so its final period goes.
+	pop := release4 == "" && ci.ConsumeType == "pop"
 	var why any = err.Error()
-	if m, ok := runningInfoFailure(err, false); ok {
+	if pop {
+		why = strings.TrimSuffix(err.Error(), ".")
+	}
+	if m, ok := runningInfoFailure(err, pop); ok {
 		why = m
 	}
-	if release4 != "" {
+	switch {
+	case release4 != "":
 		return note(i18n.M("client.unavailable.release4", "Error", why, "Release", release4))
-	}
-	if ci.ConsumeType == "pop" {
-		why = strings.TrimSuffix(err.Error(), ".")
-		if m, ok := runningInfoFailure(err, true); ok {
-			why = m
-		}
+	case pop:
 		return note(i18n.M("client.unavailable.pop", "Error", why))
 	}
 	return note(i18n.M("client.unavailable", "Error", why))
