@@ -5,52 +5,28 @@ import (
 
 	"rmqconsole/groups"
 	"rmqconsole/topics"
+	"rmqconsole/views"
 )
 
 func TestSortLinksFlipTheCurrentColumnAndStartNumbersLargestFirst(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		got  func() (url string, active, desc bool)
-		url  string
-		act  bool
-		desc bool
+		name  string
+		links map[string]views.SortLink
+		col   string
+		want  views.SortLink
 	}{
 		// The default order (by name, A first): its own link flips it, a number starts largest first.
-		{"group, default", func() (string, bool, bool) {
-			l := groupSortLinks(groups.ListQuery{})["group"]
-			return l.URL, l.Active, l.Desc
-		},
-			"/groups?desc=1&sort=group", true, false},
-		{"lag, default", func() (string, bool, bool) {
-			l := groupSortLinks(groups.ListQuery{})["lag"]
-			return l.URL, l.Active, l.Desc
-		},
-			"/groups?desc=1&sort=lag", false, false},
+		{"group, default", groupSortLinks(groups.ListQuery{}), "group", views.SortLink{URL: "/groups?desc=1&sort=group", Active: true}},
+		{"lag, default", groupSortLinks(groups.ListQuery{}), "lag", views.SortLink{URL: "/groups?desc=1&sort=lag"}},
 		// Sorted by name Z first: its link goes back to the plain list, keeping the filter.
-		{"group, descending", func() (string, bool, bool) {
-			l := groupSortLinks(groups.ListQuery{Sort: "group", Desc: true, Filter: "pay"})["group"]
-			return l.URL, l.Active, l.Desc
-		}, "/groups?q=pay", true, true},
-		{"lag, descending", func() (string, bool, bool) {
-			l := groupSortLinks(groups.ListQuery{Sort: "lag", Desc: true})["lag"]
-			return l.URL, l.Active, l.Desc
-		},
-			"/groups?sort=lag", true, true},
+		{"group, descending", groupSortLinks(groups.ListQuery{Sort: "group", Desc: true, Filter: "pay"}), "group", views.SortLink{URL: "/groups?q=pay", Active: true, Desc: true}},
+		{"lag, descending", groupSortLinks(groups.ListQuery{Sort: "lag", Desc: true}), "lag", views.SortLink{URL: "/groups?sort=lag", Active: true, Desc: true}},
 		// A topic's type reads from A, like its name.
-		{"topic type", func() (string, bool, bool) {
-			l := topicSortLinks(topics.ListQuery{})["type"]
-			return l.URL, l.Active, l.Desc
-		},
-			"/topics?sort=type", false, false},
-		{"topic, default", func() (string, bool, bool) {
-			l := topicSortLinks(topics.ListQuery{System: true})["topic"]
-			return l.URL, l.Active, l.Desc
-		},
-			"/topics?desc=1&sort=topic&system=1", true, false},
+		{"topic type", topicSortLinks(topics.ListQuery{}), "type", views.SortLink{URL: "/topics?sort=type"}},
+		{"topic, default", topicSortLinks(topics.ListQuery{System: true}), "topic", views.SortLink{URL: "/topics?desc=1&sort=topic&system=1", Active: true}},
 	} {
-		url, act, desc := tc.got()
-		if url != tc.url || act != tc.act || desc != tc.desc {
-			t.Errorf("%s: link %q active %v desc %v, want %q %v %v", tc.name, url, act, desc, tc.url, tc.act, tc.desc)
+		if got := tc.links[tc.col]; got != tc.want {
+			t.Errorf("%s: link %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }
