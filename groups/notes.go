@@ -75,8 +75,6 @@ func Say(l *i18n.Localizer, m i18n.Message) string {
 			a = Say(l, v)
 		case noted:
 			a = SayNote(l, string(v))
-		case spanArg:
-			a = FormatSpanIn(l, time.Duration(v))
 		case agoArg:
 			if l.IsChinese() {
 				a = FormatSpanIn(l, time.Duration(v))

@@ -3,7 +3,6 @@ package groups
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"rmqconsole/i18n"
@@ -139,11 +138,8 @@ func (t Trend) Drain() (time.Duration, bool) {
 	return time.Duration(*t.DrainMs) * time.Millisecond, true
 }
 
-// spanArg is a span as a Message's value: said with FormatSpanIn in the sentence's
-// language.
-type spanArg time.Duration
-
-func (s spanArg) String() string { return FormatSpan(time.Duration(s)) }
+// spanArg is a span as a Message's value, said in the sentence's language.
+type spanArg = i18n.Span
 
 func fmtRate(r float64) string {
 	switch {
@@ -156,55 +152,8 @@ func fmtRate(r float64) string {
 }
 
 // FormatSpan writes a duration rounded to what a person reads: "45s", "12m", "3h20m", "2d5h".
-func FormatSpan(d time.Duration) string {
-	var b strings.Builder
-	for _, p := range spanParts(d) {
-		b.WriteString(strconv.Itoa(p.n) + p.unit)
-	}
-	return b.String()
-}
+func FormatSpan(d time.Duration) string { return i18n.FormatSpan(d) }
 
 // FormatSpanIn is FormatSpan in l's language: the same in English, in words in Chinese
 // ("3 小时 20 分钟").
-func FormatSpanIn(l *i18n.Localizer, d time.Duration) string {
-	if !l.IsChinese() {
-		return FormatSpan(d)
-	}
-	var parts []string
-	for _, p := range spanParts(d) {
-		parts = append(parts, l.T("format.span."+p.unit, "N", p.n))
-	}
-	return strings.Join(parts, " ")
-}
-
-type spanPart struct {
-	n    int
-	unit string // d, h, m or s
-}
-
-// spanParts rounds d to what a person reads and splits it in at most two units.
-func spanParts(d time.Duration) []spanPart {
-	switch {
-	case d < time.Minute:
-		return []spanPart{{int(d.Round(time.Second) / time.Second), "s"}}
-	case d < time.Hour:
-		m := d.Round(time.Second)
-		if s := int(m/time.Second) % 60; s != 0 && m < 10*time.Minute {
-			return []spanPart{{int(m / time.Minute), "m"}, {s, "s"}}
-		}
-		return []spanPart{{int(d.Round(time.Minute) / time.Minute), "m"}}
-	case d < 48*time.Hour:
-		h := d.Round(time.Minute)
-		out := []spanPart{{int(h / time.Hour), "h"}}
-		if m := int(h/time.Minute) % 60; m != 0 {
-			out = append(out, spanPart{m, "m"})
-		}
-		return out
-	}
-	h := d.Round(time.Hour)
-	out := []spanPart{{int(h / (24 * time.Hour)), "d"}}
-	if r := int(h/time.Hour) % 24; r != 0 {
-		out = append(out, spanPart{r, "h"})
-	}
-	return out
-}
+func FormatSpanIn(l *i18n.Localizer, d time.Duration) string { return l.Span(d) }

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
@@ -144,13 +145,23 @@ func (l *Localizer) Int(n int64) string { return l.printer.Sprintf("%d", n) }
 func (l *Localizer) data(kv []any) map[string]any {
 	d := make(map[string]any, len(kv)/2+1)
 	for i := 0; i+1 < len(kv); i += 2 {
-		v := kv[i+1]
-		if m, ok := v.(Message); ok {
-			v = l.Say(m)
-		}
-		d[fmt.Sprint(kv[i])] = v
+		d[fmt.Sprint(kv[i])] = l.value(kv[i+1])
 	}
 	return d
+}
+
+// value is v as a template's value in l's language: a Message, a Text or a Span is
+// said in it; anything else is left to the template.
+func (l *Localizer) value(v any) any {
+	switch v := v.(type) {
+	case Message:
+		return l.Say(v)
+	case Text:
+		return l.SayText(v)
+	case Span:
+		return l.Span(time.Duration(v))
+	}
+	return v
 }
 
 type ctxKey struct{}
@@ -182,11 +193,16 @@ type Message struct {
 // M is the Message id with the values kv (alternating names and values).
 func M(id string, kv ...any) Message { return Message{ID: id, Args: kv} }
 
-func (m Message) String() string { return english.T(m.ID, m.Args...) }
+func (m Message) String() string { return english.Say(m) }
 func (m Message) Error() string  { return m.String() }
 
 // Say is m in l's language.
-func (l *Localizer) Say(m Message) string { return l.T(m.ID, m.Args...) }
+func (l *Localizer) Say(m Message) string {
+	if m.ID == plainID && len(m.Args) == 2 {
+		return fmt.Sprint(m.Args[1])
+	}
+	return l.T(m.ID, m.Args...)
+}
 
 // TOr is the message id, or fallback when no catalogue has it: for values reported as
 // codes (a role, a status) that the catalogues name when they know them.
