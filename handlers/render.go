@@ -21,6 +21,7 @@ import (
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -91,6 +92,11 @@ func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "
 type APIError struct {
 	Error string `json:"error"`
 	Code  string `json:"code"`
+	// Kind is the error's fault code (invalid, not_found, …) where the service said one;
+	// Code may name it more finely.
+	Kind string `json:"kind,omitempty"`
+	// Field names the input the error concerns, when it concerns one.
+	Field string `json:"field,omitempty"`
 }
 
 // Fail answers an error in the form the request wants: JSON for the API, a page otherwise.
@@ -107,7 +113,11 @@ func (e *Env) Fail(c *gin.Context, err error) {
 	}
 	msg := errorMessage(c, err, code)
 	if isAPI(c) {
-		c.JSON(status, APIError{Error: msg, Code: code})
+		body := APIError{Error: msg, Code: code}
+		if fe := fault.As(err); fe != nil {
+			body.Kind, body.Field = string(fe.Code), fe.Field
+		}
+		c.JSON(status, body)
 		return
 	}
 	e.render(c, status, e.page(c, statusText(tr(c), status), ""), views.ErrorPage(status, msg))
@@ -260,6 +270,9 @@ func decodeAPIBody(c *gin.Context, v any) error {
 // row is the console's own failure (500 internal): only an error that came from a
 // RocketMQ server is answered as a broker failure.
 func errorStatus(err error) (int, string) {
+	if fe := fault.As(err); fe != nil {
+		return faultStatus[fe.Code], fe.APICode()
+	}
 	var ue *UserError
 	var bf cluster.BrokerFailure
 	var re *lookup.RefusedError
@@ -319,10 +332,28 @@ func errorStatus(err error) (int, string) {
 	}
 }
 
+// faultStatus is the HTTP status of each fault code.
+var faultStatus = map[fault.Code]int{
+	fault.Invalid:     http.StatusBadRequest,
+	fault.NotFound:    http.StatusNotFound,
+	fault.Conflict:    http.StatusConflict,
+	fault.Refused:     http.StatusForbidden,
+	fault.Unavailable: http.StatusServiceUnavailable,
+	fault.Busy:        http.StatusServiceUnavailable,
+	fault.Internal:    http.StatusInternalServerError,
+}
+
 // errorMessage is the sentence shown for err. Errors meant for people are shown as they
 // are; the others get a sentence saying who failed (a RocketMQ server, or the console).
 func errorMessage(c *gin.Context, err error, code string) string {
 	l := tr(c)
+	if fes := fault.All(err); len(fes) > 0 {
+		parts := make([]string, len(fes))
+		for i, fe := range fes {
+			parts[i] = fe.Say(l)
+		}
+		return strings.Join(parts, " ")
+	}
 	var ue *UserError
 	if errors.As(err, &ue) {
 		return ue.sayTo(l)

@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 
@@ -40,6 +41,12 @@ func TestErrorTable(t *testing.T) {
 		{"no brokers", fmt.Errorf("read consumer group g: %w", cluster.ErrNoBrokers), 502, "no_brokers", "namesrvAddr"},
 		{"client gone", fmt.Errorf("list: %w", context.Canceled), 499, "cancelled", "cancelled"},
 		{"for people", &UserError{Status: 422, Code: "bad", Message: "Say it plainly."}, 422, "bad", "Say it plainly."},
+		{"fault, wrapped", fmt.Errorf("load: %w", fault.New(fault.NotFound, "error.no_page", "Path", "/q").Because("group_not_found")), 404, "group_not_found", "/q"},
+		{"fault list", fault.List{fault.InvalidField("a", "error.no_page", "Path", "/a"), fault.InvalidField("b", "error.no_page", "Path", "/b")}, 400, "invalid", "/b"},
+		{"store down", fault.Wrap(errors.New("dial tcp: refused"), fault.Unavailable, "error.no_page", "Path", "/s"), 503, "unavailable", "/s"},
+		{"not allowed", fault.New(fault.Refused, "error.no_page", "Path", "/r"), 403, "refused", "/r"},
+		{"at a limit", fault.New(fault.Busy, "error.no_page", "Path", "/l"), 503, "busy", "/l"},
+		{"conflict", fault.New(fault.Conflict, "error.no_page", "Path", "/c"), 409, "conflict", "/c"},
 	} {
 		status, code := errorStatus(tc.err)
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
