@@ -207,7 +207,7 @@ func lineComment(s string) int {
 	return i + 1
 }
 
-// stringLiteral is the length of the quoted string at the start of s ('' is a quote
+// stringLiteral is the length of the quoted string at the start of s (” is a quote
 // inside it), or -1 when it is not closed.
 func stringLiteral(s string) int {
 	for i := 1; i < len(s); i++ {
@@ -223,14 +223,16 @@ func stringLiteral(s string) int {
 	return -1
 }
 
-// unquote is the value of a string literal: without its quotes, '' read as '.
+// unquote is the value of a string literal: without its quotes, ” read as '.
 func unquote(lit string) string {
 	return strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
 }
 
-func isDigit(c byte) bool   { return c >= '0' && c <= '9' }
-func isIDStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' }
-func isIDPart(c byte) bool  { return isIDStart(c) || isDigit(c) }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isIDStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+}
+func isIDPart(c byte) bool { return isIDStart(c) || isDigit(c) }
 
 func digits(s string, i int) int {
 	for i < len(s) && isDigit(s[i]) {
