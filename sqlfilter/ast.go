@@ -224,8 +224,6 @@ const (
 	opEndsWith
 )
 
-var strText = [...]string{opContains: "CONTAINS", opStartsWith: "STARTSWITH", opEndsWith: "ENDSWITH"}
-
 // strNode is [NOT] CONTAINS, STARTSWITH or ENDSWITH 'text'. It is never NULL: a
 // missing property, a non-string or an empty 'text' make it FALSE, with or
 // without NOT.
