@@ -6,29 +6,30 @@ import "rmqconsole/i18n"
 // for being unclear (text after a complete condition): where, and why as a catalogue
 // sentence.
 type SyntaxError struct {
-	// Pos is where the problem is. Line and Column count from 1, Column in
-	// characters; Offset is in bytes.
-	Pos pos
+	// Msg says what is wrong; Message says it with the place.
 	Msg i18n.Message
+
+	at pos // where: see Line, Column, Offset
 
 	missingValue bool // a value or condition was expected here
 	afterSet     bool // Msg already names the operator before it
 }
 
-// Line, Column and Offset say where the problem is.
-func (e *SyntaxError) Line() int   { return e.Pos.line }
-func (e *SyntaxError) Column() int { return e.Pos.col }
-func (e *SyntaxError) Offset() int { return e.Pos.off }
+// Line and Column say where the problem is, counting from 1 (Column in characters);
+// Offset is the same place in bytes.
+func (e *SyntaxError) Line() int   { return e.at.line }
+func (e *SyntaxError) Column() int { return e.at.col }
+func (e *SyntaxError) Offset() int { return e.at.off }
 
 // Message is the whole sentence, place included.
 func (e *SyntaxError) Message() i18n.Message {
-	return i18n.M("filter.sql.error", "Where", where(e.Pos), "What", e.Msg)
+	return i18n.M("filter.sql.error", "Where", where(e.at), "What", e.Msg)
 }
 
 func (e *SyntaxError) Error() string { return e.Message().String() }
 
 func syntaxErr(at pos, id string, kv ...any) *SyntaxError {
-	return &SyntaxError{Pos: at, Msg: i18n.M(id, kv...)}
+	return &SyntaxError{at: at, Msg: i18n.M(id, kv...)}
 }
 
 // where says "column 17", or "line 2, column 5" once the expression has several lines.

@@ -207,8 +207,8 @@ func lineComment(s string) int {
 	return i + 1
 }
 
-// stringLiteral is the length of the quoted string at the start of s (two quotes are one
-// quote inside it), or -1 when it is not closed.
+// stringLiteral is the length of the quoted string at the start of s (two quotes
+// are one quote inside it), or -1 when it is not closed.
 func stringLiteral(s string) int {
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {
@@ -223,7 +223,8 @@ func stringLiteral(s string) int {
 	return -1
 }
 
-// unquote is the value of a string literal: without its quotes, a doubled quote read as one.
+// unquote is the value of a string literal: without its quotes, a doubled quote
+// read as one.
 func unquote(lit string) string {
 	return strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
 }

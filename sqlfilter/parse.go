@@ -457,7 +457,7 @@ func (p *parser) primary() (node, *SyntaxError) {
 		p.take()
 		return x, nil
 	}
-	return nil, &SyntaxError{Pos: t.pos, Msg: i18n.M("filter.sql.expect.condition", "Found", describe(t)), missingValue: true}
+	return nil, &SyntaxError{at: t.pos, Msg: i18n.M("filter.sql.expect.condition", "Found", describe(t)), missingValue: true}
 }
 
 // decimal is a whole-number literal: an Integer when it fits 32 bits, else a Long;
@@ -508,12 +508,12 @@ func (p *parser) expectedAfter(err *SyntaxError, after token, id string) *Syntax
 	}
 	found := p.toks[len(p.toks)-1]
 	for _, t := range p.toks {
-		if t.pos.off == err.Pos.off {
+		if t.pos.off == err.at.off {
 			found = t
 			break
 		}
 	}
-	return &SyntaxError{Pos: err.Pos, Msg: i18n.M(id, "After", quoteToken(after), "Found", describe(found)), missingValue: true, afterSet: true}
+	return &SyntaxError{at: err.at, Msg: i18n.M(id, "After", quoteToken(after), "Found", describe(found)), missingValue: true, afterSet: true}
 }
 
 // quote is the source of n, shortened for a sentence.

@@ -9,8 +9,8 @@
 //     digit. A message's user properties and its system ones are visible: TAGS (its
 //     tag), KEYS (its keys as one space-separated string), UNIQ_KEY and the rest. A
 //     name the message lacks is NULL.
-//   - literals: 'strings' (a doubled quote stands for one), whole numbers (an l or L suffix allowed),
-//     decimal numbers (1.5, .5, 1e3), TRUE, FALSE, NULL.
+//   - literals: 'strings' (a doubled quote stands for one), whole numbers (an l or
+//     L suffix allowed), decimal numbers (1.5, .5, 1e3), TRUE, FALSE, NULL.
 //   - =, <>, >, >=, <, <=, [NOT] BETWEEN low AND high, [NOT] IN ('a', 'b'),
 //     IS [NOT] NULL, AND, OR, NOT, unary + and -, parentheses;
 //     and from RocketMQ 5.1.3: [NOT] CONTAINS, STARTSWITH, ENDSWITH 'text'.
