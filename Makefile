@@ -45,7 +45,7 @@ lint:
 # binary: that library has data races of its own (ConsumerRunningInfo encoding, seen
 # when the broker forwards our running-info request), so their integration tests run
 # without -race; their unit tests, and every other package, run with it.
-CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters
+CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
 # Test packages run one at a time (-p 1): several start a private cluster of their own
