@@ -7,7 +7,7 @@ RMQDEV := $(GO) run ./dev/cmd/rmqdev
 VENDOR_SRC := static/vendor-src
 VENDOR := static/vendor
 
-.PHONY: run build test test-unit lint generate check-generated bench vendor rocketmq-up rocketmq-down rocketmq-fetch
+.PHONY: run build test test-unit lint generate check-generated bench vendor rocketmq-up rocketmq-down rocketmq-fetch manifests
 
 build:
 	$(GO) build -o bin/rmqconsole .
@@ -40,6 +40,7 @@ lint:
 	@# go.mod and go.sum say exactly what the code imports (run `go mod tidy` when this fails).
 	$(GO) mod tidy -diff
 	cd dev/demo && $(GO) mod tidy -diff
+	cd deploy && $(GO) vet ./... && $(GO) mod tidy -diff
 
 # Packages whose integration tests run rocketmq-client-go push consumers inside the test
 # binary: that library has data races of its own (ConsumerRunningInfo encoding, seen
@@ -73,6 +74,7 @@ test: lint check-generated
 	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
 	$(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
+	  && (cd deploy && $(GO) test -count=1 -timeout 5m ./...) \
 	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
 	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
 	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
@@ -82,6 +84,12 @@ test: lint check-generated
 # Unit tests only: no JDK, no Chromium, no RocketMQ, no fixed port; under a minute.
 test-unit:
 	$(GO) test -count=1 -short ./...
+	cd deploy && $(GO) test -count=1 -short ./...
+
+# The plain Kubernetes manifests in deploy/manifests/, rendered from the Helm chart (a test
+# fails while the committed ones differ from a fresh render).
+manifests:
+	cd deploy && $(GO) run ./cmd/render-manifests
 
 bench:
 	@./dev/bench.sh

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,7 +17,19 @@ import (
 // answered 503 with Retry-After straight away, so memory stays bounded under load
 // instead of growing with the queue.
 type HeavyGate struct {
-	slots chan struct{}
+	slots    chan struct{}
+	rejected atomic.Uint64
+}
+
+// HeavyStats is what a gate holds and has refused, for /metrics.
+type HeavyStats struct {
+	Limit, Running int
+	Rejected       uint64
+}
+
+// Stats reads the gate now.
+func (g *HeavyGate) Stats() HeavyStats {
+	return HeavyStats{Limit: cap(g.slots), Running: len(g.slots), Rejected: g.rejected.Load()}
 }
 
 // NewHeavyGate returns a gate letting n heavy queries run at once.
@@ -31,6 +44,7 @@ func (g *HeavyGate) enter() (leave func(), ok bool) {
 	case g.slots <- struct{}{}:
 		return func() { <-g.slots }, true
 	default:
+		g.rejected.Add(1)
 		return nil, false
 	}
 }

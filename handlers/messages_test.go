@@ -503,6 +503,10 @@ func TestHeavyQueriesPastTheCapAreRefusedAtOnce(t *testing.T) {
 	if rec := msgGet(t, r, "/api/v1/messages?topic=T&key=key-1"); rec.Code != http.StatusOK {
 		t.Errorf("a key search with the cap reached answered %d, want it to run", rec.Code)
 	}
+	// /metrics counts the three refusals, not the key search.
+	if st := h.Heavy.Stats(); st != (HeavyStats{Limit: 1, Running: 1, Rejected: 3}) {
+		t.Errorf("gate stats %+v, want limit 1, 1 running, 3 refused", st)
+	}
 }
 
 // A master that does not answer, with a slave that does: the page and the API show every

@@ -69,6 +69,7 @@ type Client struct {
 	nsSlowUntil []time.Time // per NameServer: asked last until then
 
 	calls sync.Map // RequestCode -> *atomic.Uint64
+	times sync.Map // RequestCode -> *callTimes
 
 	routeMu sync.Mutex
 	routes  map[string]cachedRoute
@@ -197,6 +198,7 @@ func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() { c.observe(code, time.Since(start)) }()
 	for attempt := 0; ; attempt++ {
 		cn, fresh, err := c.pool.get(ctx, addr)
 		if err != nil {

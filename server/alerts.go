@@ -2,6 +2,12 @@ package server
 
 import (
 	"context"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"rmqconsole/alerts"
 	"rmqconsole/groups"
@@ -34,5 +40,48 @@ func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l 
 	}
 	if err := svc.Evaluate(ctx, l.CheckedAt, obs); err != nil && ctx.Err() == nil {
 		a.log.Error("evaluate alert rules", "err", err)
+	}
+}
+
+// alertMetrics exposes where the alert rules stand: one series per rule and group that
+// is pending or firing. It reads the database at each scrape (two small queries), so
+// every console sharing a database says the same, whichever one evaluates the rules.
+type alertMetrics struct {
+	svc      *alerts.Service
+	log      *slog.Logger
+	failures atomic.Uint64
+}
+
+// alertReadTimeout bounds a scrape's read of the alert states.
+const alertReadTimeout = 2 * time.Second
+
+var (
+	alertStateDesc = prometheus.NewDesc("rmqconsole_alert_state",
+		"1 for each alert rule and consumer group pending (over the threshold, not yet for long enough) or firing (notified); resolved ones are left out.",
+		[]string{"rule_id", "rule", "group", "state"}, nil)
+	alertReadFailedDesc = prometheus.NewDesc("rmqconsole_alert_state_read_failures_total",
+		"Scrapes that could not read the alert states from the database (they then show none).", nil, nil)
+)
+
+func (m *alertMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- alertStateDesc
+	ch <- alertReadFailedDesc
+}
+
+func (m *alertMetrics) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), alertReadTimeout)
+	defer cancel()
+	rules, err := m.svc.Rules(ctx, 0)
+	if err != nil {
+		m.failures.Add(1)
+		m.log.Warn("metrics: read alert states", "err", err)
+	}
+	ch <- prometheus.MustNewConstMetric(alertReadFailedDesc, prometheus.CounterValue, float64(m.failures.Load()))
+	for _, r := range rules {
+		for _, st := range r.States {
+			if st.State == alerts.StatePending || st.State == alerts.StateFiring {
+				ch <- prometheus.MustNewConstMetric(alertStateDesc, prometheus.GaugeValue, 1, strconv.FormatInt(r.ID, 10), r.Name, st.Group, st.State)
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"rmqconsole/groups"
+	"rmqconsole/handlers"
 	"rmqconsole/rocketmq"
 )
 
@@ -83,12 +84,48 @@ type brokerCalls struct{ c *rocketmq.Client }
 var brokerCallsDesc = prometheus.NewDesc("rmqconsole_broker_requests_total",
 	"Requests the console sent to NameServers and brokers, by RocketMQ request code.", []string{"code"}, nil)
 
-func (b brokerCalls) Describe(ch chan<- *prometheus.Desc) { ch <- brokerCallsDesc }
+var brokerCallTimeDesc = prometheus.NewDesc("rmqconsole_broker_request_duration_seconds",
+	"Time from sending a request to a NameServer or broker to its answer, or to giving up on it, by RocketMQ request code.", []string{"code"}, nil)
+
+func (b brokerCalls) Describe(ch chan<- *prometheus.Desc) {
+	ch <- brokerCallsDesc
+	ch <- brokerCallTimeDesc
+}
 
 func (b brokerCalls) Collect(ch chan<- prometheus.Metric) {
 	for code, n := range b.c.Calls() {
 		ch <- prometheus.MustNewConstMetric(brokerCallsDesc, prometheus.CounterValue, float64(n), code.String())
 	}
+	for code, t := range b.c.CallTimes() {
+		buckets := make(map[float64]uint64, len(rocketmq.CallTimeBuckets))
+		for i, le := range rocketmq.CallTimeBuckets {
+			buckets[le] = t.Buckets[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(brokerCallTimeDesc, t.Count, t.Sum.Seconds(), buckets, code.String())
+	}
+}
+
+// heavyMetrics exposes the cap on heavy queries (handlers.HeavyGate): how many run, the
+// cap, and how many were refused for it.
+type heavyMetrics struct{ g *handlers.HeavyGate }
+
+var (
+	heavyRunningDesc  = prometheus.NewDesc("rmqconsole_heavy_queries_running", "Time-range message searches and exports running now.", nil, nil)
+	heavyLimitDesc    = prometheus.NewDesc("rmqconsole_heavy_queries_limit", "How many time-range searches may run at once (--max-heavy-queries).", nil, nil)
+	heavyRejectedDesc = prometheus.NewDesc("rmqconsole_heavy_queries_rejected_total", "Time-range searches and exports answered 503 because the cap was reached.", nil, nil)
+)
+
+func (m heavyMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- heavyRunningDesc
+	ch <- heavyLimitDesc
+	ch <- heavyRejectedDesc
+}
+
+func (m heavyMetrics) Collect(ch chan<- prometheus.Metric) {
+	st := m.g.Stats()
+	ch <- prometheus.MustNewConstMetric(heavyRunningDesc, prometheus.GaugeValue, float64(st.Running))
+	ch <- prometheus.MustNewConstMetric(heavyLimitDesc, prometheus.GaugeValue, float64(st.Limit))
+	ch <- prometheus.MustNewConstMetric(heavyRejectedDesc, prometheus.CounterValue, float64(st.Rejected))
 }
 
 // liveMetrics exposes what the live group view is doing.

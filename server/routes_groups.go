@@ -18,6 +18,7 @@ func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handler
 		Sampling: handlers.LagSampling{Every: a.cfg.MetricsInterval, Keep: a.cfg.LagRetention}}
 	lagHistory := &handlers.GroupLagHistory{Env: env, History: a.store}
 	al := a.alertService()
+	a.registry.MustRegister(&alertMetrics{svc: al, log: a.log.With("component", "alerts")})
 	show.Alerts = al
 	alertsPage := &handlers.Alerts{Env: env, Rules: al}
 	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}

@@ -11,6 +11,7 @@ import (
 // messageRoutes registers the pages and API of messages.
 func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
+	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
 	if a.rmq != nil {
 		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster,
