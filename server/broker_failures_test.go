@@ -208,6 +208,10 @@ func TestKilledBrokerIsNamedByEveryList(t *testing.T) {
 		t.Errorf("/api/v1/brokers does not name %s as gone: %s", killed.Name, rec.Body)
 	}
 
+	if rec := grpServe(t, a, "/api/v1/brokers/"+killed.Name); rec.Code != 404 || !strings.Contains(rec.Body.String(), goneWords) {
+		t.Errorf("/api/v1/brokers/%s: %d %s, want 404 saying it is gone", killed.Name, rec.Code, rec.Body)
+	}
+
 	var ov struct {
 		Brokers []brokerRowJSON `json:"brokers"`
 		Errors  []string        `json:"errors"`
