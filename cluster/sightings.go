@@ -164,7 +164,6 @@ func (c *Cluster) Gone() []GoneBroker {
 
 // answerLog is how one broker process answered the console's requests.
 type answerLog struct {
-	broker     string
 	lastAnswer time.Time // zero: never answered
 	lastSilent time.Time // zero: always answered
 	silent     uint64    // requests it did not answer
@@ -172,12 +171,14 @@ type answerLog struct {
 
 // noteAnswer records how addr of broker took a request: an answer, even an error code or
 // a refusal, means the process is up; no connection or no answer in time means it is not.
-// Errors of the console's own making (a call not made) say nothing of the process.
+// Errors of the console's own making (a call not made) say nothing of the process, nor do
+// calls that are not a broker's own (a client's running info, which the broker relays and
+// which the fan-out names by the client).
 func (c *Cluster) noteAnswer(broker, addr string, err error) {
 	var be *rocketmq.BrokerError
 	var ae *rocketmq.AccessError
 	answered := err == nil || errors.As(err, &be) || errors.As(err, &ae)
-	if !answered && !unanswered(err) {
+	if (!answered && !unanswered(err)) || !c.isProcess(broker, addr) {
 		return
 	}
 	now := c.opts.Now()
@@ -188,13 +189,24 @@ func (c *Cluster) noteAnswer(broker, addr string, err error) {
 		l = &answerLog{}
 		c.answers[addr] = l
 	}
-	l.broker = broker
 	if answered {
 		l.lastAnswer = now
 		return
 	}
 	l.lastSilent = now
 	l.silent++
+}
+
+// isProcess reports whether the cluster info listed a process of broker at addr.
+func (c *Cluster) isProcess(broker, addr string) bool {
+	c.procsMu.Lock()
+	defer c.procsMu.Unlock()
+	for k, p := range c.procs {
+		if k.broker == broker && p.addr == addr {
+			return true
+		}
+	}
+	return false
 }
 
 // ProcessHealth is one broker process: whether the NameServer lists it, and how it
@@ -233,7 +245,7 @@ func (c *Cluster) Processes() []ProcessHealth {
 		p := &ps[i]
 		l := c.answers[p.Addr]
 		p.Known = !p.Registered
-		if l != nil && l.broker == p.Broker {
+		if l != nil {
 			p.Known = true
 			p.LastAnswer, p.Unanswered = l.lastAnswer, l.silent
 			p.Up = p.Registered && !l.lastAnswer.IsZero() && !l.lastAnswer.Before(l.lastSilent)

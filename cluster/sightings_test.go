@@ -137,3 +137,20 @@ func TestHeldKeepsTheLastAnswerForADay(t *testing.T) {
 		t.Error("holdings older than a day still served")
 	}
 }
+
+// A call the fan-out names by something other than a broker (a client's running info,
+// relayed by its broker) says nothing of the broker's health.
+func TestRelayedCallsSayNothingOfTheBroker(t *testing.T) {
+	f := twoBrokers()
+	c := cluster.New(f, cluster.Options{})
+	ctx := context.Background()
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fo := c.Fanout(ctx)
+	fo.At("10.1.1.1@4242", "127.0.0.2:10911", "running info", func(context.Context, string) error { return nil })
+	fo.Wait()
+	if b := c.Processes()[1]; b.Broker != "broker-b" || b.Known || !b.LastAnswer.IsZero() {
+		t.Errorf("broker-b after a client's relayed call: %+v", b)
+	}
+}
