@@ -183,7 +183,9 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Online || len(d.Queues) > 0 || len(d.Failures) > 0 {
+	// A broker gone from the cluster is named on every group: alone it says nothing of
+	// whether this one exists.
+	if d.Online || len(d.Queues) > 0 || slices.ContainsFunc(d.Failures, func(f BrokerFailure) bool { return !f.Gone() }) {
 		return d, nil
 	}
 	exists, err := s.groupConfigured(ctx, group)
@@ -203,6 +205,15 @@ func (s *Service) groupConfigured(ctx context.Context, group string) (bool, erro
 	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
 		for _, g := range l.Groups {
 			if g.Group == group {
+				return true, nil
+			}
+		}
+	}
+	// A broker gone from the cluster cannot be asked: what it held when it last
+	// answered the list stands.
+	for _, g := range s.cluster.Gone() {
+		if held, _, ok := s.held.Last(g.Name, s.opts.Now()); ok {
+			if _, ok := held[group]; ok {
 				return true, nil
 			}
 		}
@@ -235,7 +246,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 		answers[i].broker = b
 		s.askGroup(fo, &answers[i], group)
 	}
-	d.Failures = fo.Wait()
+	d.Failures = append(fo.Wait(), s.cluster.Missing("")...) // what a gone broker held is unknown
 	d.FromSlaves = fo.FromSlaves()
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
 		d.Needs5x = note(ms...)
