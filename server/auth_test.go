@@ -428,7 +428,7 @@ func TestSignInSessionCookieAndSignOut(t *testing.T) {
 		t.Fatalf("signed-in overview: %d, nav %q", res.StatusCode, doc.Find("nav").Text())
 	}
 
-	res = postForm(t, c, srv.URL+"/logout", nil, nil)
+	res = postForm(t, c, srv.URL+"/logout", nil, map[string]string{"Origin": srv.URL})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
 		t.Fatalf("logout: %d → %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -693,7 +693,7 @@ func TestCrossOriginPostsRefusedSameOriginServed(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, `data-testid="token-error"`) || strings.Contains(body, "<h1") {
 		t.Fatalf("refused name over htmx: %d %.300s", res.StatusCode, body)
 	}
-	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}}, nil)
+	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}}, map[string]string{"Origin": console.URL})
 	body = readBody(res)
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="token-error"`) || !strings.Contains(body, "<html") {
 		t.Fatalf("refused name without htmx: %d, want the 422 page", res.StatusCode)

@@ -16,14 +16,17 @@ import (
 	"rmqconsole/handlers"
 )
 
-// newRequest is httptest.NewRequest as a browser on this machine sends it: to the
-// console's loopback address (httptest names example.com, a host the console without
-// users does not serve).
+// newRequest is httptest.NewRequest as a page of the console sends it from a browser on
+// this machine: to the console's loopback address (httptest names example.com, a host a
+// console without users does not serve), saying it comes from the same origin (as every
+// browser does on a write; a signed-in write without it is refused). Tests of what
+// scripts and other sites send set or delete these headers themselves.
 func newRequest(method, target string, body io.Reader) *http.Request {
 	req := httptest.NewRequest(method, target, body)
 	if !strings.Contains(target, "://") {
 		req.Host = "127.0.0.1"
 	}
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	return req
 }
 
