@@ -32,6 +32,8 @@ type hostRule struct {
 	allowed []string
 }
 
+// newHostRule is the rule of a console listening on listen (host:port) and given the
+// names allowed.
 func newHostRule(listen string, allowed []string) hostRule {
 	r := hostRule{listen: hostOnly(listen), allowed: allowed}
 	r.listenIP = net.ParseIP(r.listen)
@@ -85,13 +87,13 @@ func hostOnly(hostport string) string {
 }
 
 // serves reports whether the console answers requests naming host (a Host header).
-// Loopback names and addresses are always its own: a browser resolves localhost and
-// *.localhost itself, so no other site can rebind them. An address is never rebound
+// Loopback names and addresses are always its own: a browser resolves localhost itself,
+// so no other site can rebind it. An address is never rebound
 // either (rebinding needs a name to resolve), so the console answers every address it
 // listens on. Other names must be listed.
 func (r hostRule) serves(hostport string) bool {
 	h := hostOnly(hostport)
-	if h == "" || h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if h == "" || h == "localhost" {
 		return true // "": HTTP/1.0 without Host, which no browser sends
 	}
 	if ip := net.ParseIP(h); ip != nil {

@@ -79,7 +79,7 @@ func TestHostRuleServesLoopbackListenAddressAndAllowedNames(t *testing.T) {
 		{"127.0.0.1:8090", nil, "127.45.6.7", true},
 		{"127.0.0.1:8090", nil, "localhost:8090", true},
 		{"127.0.0.1:8090", nil, "LOCALHOST.:8090", true},
-		{"127.0.0.1:8090", nil, "console.localhost:8090", true},
+		{"127.0.0.1:8090", nil, "console.localhost:8090", false},
 		{"127.0.0.1:8090", nil, "[::1]:8090", true},
 		{"127.0.0.1:8090", nil, "", true},
 		{"127.0.0.1:8090", nil, "rebind.evil.example:8090", false},
