@@ -193,7 +193,7 @@ type Member struct {
 type ConfigEntry struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
-	// Masked is set when Value was replaced because the key names a secret.
+	// Masked is set when Value was replaced because it holds a secret (IsSecret).
 	Masked bool `json:"masked,omitempty"`
 }
 
@@ -285,30 +285,4 @@ func (s *Service) processes(ctx context.Context, name string) (cluster.Broker, [
 		return cluster.Broker{}, nil, nf
 	}
 	return bs[i], members(ci, bs[i]), nil
-}
-
-// secretWords mark configuration keys whose values are never shown.
-var secretWords = []string{"secret", "password", "accesskey", "token"}
-
-// IsSecret reports whether a configuration key names a secret (any key containing
-// secret, password, accessKey or token, in any case).
-func IsSecret(key string) bool {
-	k := strings.ToLower(key)
-	return slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(k, w) })
-}
-
-// MaskedValue stands in for a secret's value.
-const MaskedValue = "••••••"
-
-func masked(cfg map[string]string) []ConfigEntry {
-	out := make([]ConfigEntry, 0, len(cfg))
-	for k, v := range cfg {
-		e := ConfigEntry{Key: k, Value: v}
-		if IsSecret(k) && v != "" {
-			e.Value, e.Masked = MaskedValue, true
-		}
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
-	return out
 }

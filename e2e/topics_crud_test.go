@@ -50,6 +50,7 @@ func (a *apiClient) call(method, path, body string, out any) int {
 	}
 	req, _ := http.NewRequest(method, a.base+path, r)
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", a.base) // as the console's page sends it with the session cookie
 	res, err := a.c.Do(req)
 	if err != nil {
 		a.t.Fatal(err)

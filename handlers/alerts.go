@@ -197,9 +197,8 @@ func (h *Alerts) List(c *gin.Context) {
 // CreateAPI answers POST /api/v1/alert-rules.
 func (h *Alerts) CreateAPI(c *gin.Context) {
 	var in alerts.RuleInput
-	if err := c.ShouldBindJSON(&in); err != nil {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: i18n.From(c.Request.Context()).T("alerts.error.json", "Shape", alertRuleShape, "Error", err.Error())})
+	if err := decodeAPIBody(c, &in); err != nil {
+		h.Fail(c, bodyError(err, "bad_json", "alerts.error.json", "Shape", alertRuleShape))
 		return
 	}
 	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)

@@ -6,7 +6,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -247,23 +246,6 @@ func sayFromSlaves(l *i18n.Localizer, srs []cluster.SlaveRead, whatID string) []
 		out = append(out, l.Say(s.Message(i18n.M(whatID))))
 	}
 	return out
-}
-
-// maxAPIBody bounds a JSON request body; every API request is a few hundred bytes.
-const maxAPIBody = 64 << 10
-
-// decodeAPIBody reads a JSON request body strictly: at most maxAPIBody bytes, numbers
-// kept as written (json.Number), and a field the call does not take refused, so a
-// misspelt field is an error rather than silently ignored. Callers say what they take.
-func decodeAPIBody(c *gin.Context, v any) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxAPIBody))
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
 }
 
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default

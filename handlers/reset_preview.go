@@ -83,7 +83,12 @@ func (h *Resets) readAPI(c *gin.Context) (in resetInput, req resets.Request, ok 
 		return in, req, false
 	}
 	group := c.Param("group")
-	in, errs := resetAPIInput(c)
+	in, err := resetAPIInput(c)
+	var errs resets.InputErrors
+	if err != nil && !errors.As(err, &errs) {
+		h.Fail(c, err)
+		return in, req, false
+	}
 	if len(errs) == 0 {
 		req, errs = in.request(group, h.now())
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
-	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -66,8 +65,8 @@ func (h *Tokens) Create(c *gin.Context) {
 // CreateAPI is POST /api/v1/users/{user}/tokens.
 func (h *Tokens) CreateAPI(c *gin.Context) {
 	var req CreateTokenRequest
-	if err := c.ShouldBindJSON(&req); err != nil {
-		h.Fail(c, userError(http.StatusBadRequest, "bad_request", i18n.M("tokens.api.body")))
+	if err := decodeAPIBody(c, &req); err != nil {
+		h.Fail(c, bodyError(err, "bad_request", "tokens.api.body"))
 		return
 	}
 	user := c.Param("user")

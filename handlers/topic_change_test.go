@@ -119,6 +119,7 @@ func TestTopicChangeRefusalsAnswered(t *testing.T) {
 	}
 	f.err = &topics.InputError{Field: "readQueueNums", Message: "0 read queues: a topic has between 1 and 1024 queues per broker."}
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/topics", strings.NewReader(`{"topic":"orders","readQueueNums":0}`))
+	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	r.ServeHTTP(w, req)
 	var e APIError

@@ -248,8 +248,7 @@ func (h *Topics) SaveAPI(c *gin.Context) {
 	}
 	var r topics.SaveRequest
 	if err := decodeAPIBody(c, &r); err != nil {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: i18n.From(c.Request.Context()).T("topic.api.badjson", "Error", err.Error())})
+		h.Fail(c, bodyError(err, "bad_json", "topic.api.badjson"))
 		return
 	}
 	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)

@@ -55,8 +55,11 @@ type Config struct {
 	// RebalanceRetention is how long rebalance events are kept; 0 keeps them forever.
 	RebalanceRetention time.Duration
 	// Access control (parsed by parseAuthSettings in auth.go).
-	SessionIdle, SessionMax          time.Duration
-	TrustedProxies                   []netip.Prefix
+	SessionIdle, SessionMax time.Duration
+	TrustedProxies          []netip.Prefix
+	// AllowedHosts are the names the console is reached by besides loopback and its
+	// listen address (hosts.go); a request naming another host is refused.
+	AllowedHosts                     []string
 	ProxyUserHeader, ProxyRoleHeader string
 	TLSCert, TLSKey                  string
 	// Credentials sign every request to the cluster (parsed by parseCredentials in
@@ -106,6 +109,7 @@ var settings = []setting{
 	{"session-idle", "RMQC_SESSION_IDLE", "8h"},
 	{"session-max", "RMQC_SESSION_MAX", "24h"},
 	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", ""},
+	{"allowed-hosts", "RMQC_ALLOWED_HOSTS", ""},
 	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", auth.DefaultProxyUserHeader},
 	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader},
 	{"tls-cert", "RMQC_TLS_CERT", ""},

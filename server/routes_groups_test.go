@@ -44,7 +44,7 @@ func newGroupsApp(t *testing.T, ns string) *App {
 func grpServe(t *testing.T, a *App, target string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, target, nil))
 	return rec
 }
 

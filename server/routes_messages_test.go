@@ -61,7 +61,7 @@ func msgBrokerCalls(a *App) uint64 {
 
 func msgServe(t *testing.T, a *App, target string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req := newRequest(http.MethodGet, target, nil)
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, req)
 	return rec
