@@ -457,7 +457,7 @@ func TestFrozenBrokerOnMetrics(t *testing.T) {
 // grpServeLang serves target to a browser that prefers lang.
 func grpServeLang(a *App, target, lang string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req := newRequest(http.MethodGet, target, nil)
 	req.Header.Set("Accept-Language", lang)
 	a.Handler().ServeHTTP(rec, req)
 	return rec
