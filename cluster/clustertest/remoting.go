@@ -218,7 +218,9 @@ func errorResponse(err error) *rocketmq.Response {
 	return &rocketmq.Response{Code: code, Remark: err.Error()}
 }
 
-func ok(body []byte) *rocketmq.Response { return &rocketmq.Response{Code: rocketmq.CodeSuccess, Body: body} }
+func ok(body []byte) *rocketmq.Response {
+	return &rocketmq.Response{Code: rocketmq.CodeSuccess, Body: body}
+}
 
 func okHeader(ext map[string]string) *rocketmq.Response {
 	return &rocketmq.Response{Code: rocketmq.CodeSuccess, ExtFields: ext}
