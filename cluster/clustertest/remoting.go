@@ -72,12 +72,20 @@ type CodeCount struct {
 	Bytes    int64 `json:"bytes"`
 }
 
-// NewRemoting returns a server of answers; Listen adds its addresses.
+// NewRemoting returns a server of answers; Listen adds its addresses. answers may be nil
+// until Use gives them, for a cluster that needs its brokers' addresses to be made.
 func NewRemoting(answers Answers) *Remoting {
 	r := &Remoting{answers: answers, conns: map[net.Conn]bool{}, calls: map[rocketmq.RequestCode]*CodeCount{},
 		unknown: map[rocketmq.RequestCode]int{}}
 	r.Version.Store(rocketmq.VersionOrdinal5_3_3)
 	return r
+}
+
+// Use answers with a from now on.
+func (r *Remoting) Use(a Answers) {
+	r.mu.Lock()
+	r.answers = a
+	r.mu.Unlock()
 }
 
 // SetLatency makes every answer from now on wait d.
@@ -169,11 +177,16 @@ func (r *Remoting) answer(self string, req *rocketmq.Request) *rocketmq.Response
 	if d := time.Duration(r.latency.Load()); d > 0 {
 		time.Sleep(d)
 	}
+	r.mu.Lock()
+	answers := r.answers
+	r.mu.Unlock()
 	a, ok := answerOf[req.Code]
 	var resp *rocketmq.Response
-	if ok {
+	if ok && answers == nil {
+		resp = &rocketmq.Response{Code: rocketmq.CodeSystemError, Remark: "not serving yet"}
+	} else if ok {
 		var err error
-		resp, err = a(context.Background(), r.answers, self, req.ExtFields)
+		resp, err = a(context.Background(), answers, self, req.ExtFields)
 		if err != nil {
 			resp = errorResponse(err)
 		}
