@@ -14,12 +14,12 @@ import (
 
 // answer reads one request's header, asks the cluster and writes the answer as a 5.3.3
 // NameServer or broker does. self is the address the request came to.
-type answer func(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error)
+type answer func(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error)
 
 // answerOf is every request the fakes answer over remoting, one entry per request code.
 // Bodies follow the captured replies of real brokers (rocketmq/testdata/captured); the
-// integration test TestIntegrationRemotingAnswersLikeTheBroker compares them with a live
-// broker's.
+// integration test TestIntegrationRemotingAnswersLikeTheBroker (package sim) compares
+// them with a live broker's.
 var answerOf = map[rocketmq.RequestCode]answer{
 	rocketmq.CodeGetBrokerClusterInfo:       getBrokerClusterInfo,
 	rocketmq.CodeGetRouteInfoByTopic:        getRouteInfoByTopic,
@@ -50,7 +50,7 @@ var answerOf = map[rocketmq.RequestCode]answer{
 
 // ---- NameServer ----------------------------------------------------------------------
 
-func getBrokerClusterInfo(ctx context.Context, a Answers, _ string, _ map[string]string) (*rocketmq.Response, error) {
+func getBrokerClusterInfo(ctx context.Context, a Answers, _ string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	ci, err := a.ClusterInfo(ctx)
 	if err != nil {
 		return nil, err
@@ -92,12 +92,15 @@ func brokerData(w *fastjson, bd rocketmq.BrokerData, standard bool) {
 	w.end().key("brokerName").str(bd.BrokerName).key("cluster").str(cluster).key("enableActingMaster").bool(bd.EnableActingMaster).end()
 }
 
-func getRouteInfoByTopic(ctx context.Context, a Answers, _ string, ext map[string]string) (*rocketmq.Response, error) {
+func getRouteInfoByTopic(ctx context.Context, a Answers, _ string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	r, err := a.TopicRoute(ctx, ext["topic"])
 	if err != nil {
 		return nil, err
 	}
-	standard := ext["acceptStandardJsonOnly"] == "true"
+	// From 4.9.4 on the NameServer quotes the broker ids for clients that ask, and for
+	// every client of 4.9.4 or later.
+	standard := ext["acceptStandardJsonOnly"] == "true" || req.Version >= rocketmq.VersionOrdinal4_9_4
 	w := &fastjson{}
 	w.open().key("brokerDatas").arr()
 	for _, bd := range r.BrokerDatas {
@@ -112,7 +115,7 @@ func getRouteInfoByTopic(ctx context.Context, a Answers, _ string, ext map[strin
 	return ok(w.endArr().close().b), nil
 }
 
-func getAllTopicList(ctx context.Context, a Answers, _ string, _ map[string]string) (*rocketmq.Response, error) {
+func getAllTopicList(ctx context.Context, a Answers, _ string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	tl, err := a.TopicList(ctx)
 	if err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func getAllTopicList(ctx context.Context, a Answers, _ string, _ map[string]stri
 
 // ---- a broker and its topics ------------------------------------------------------------
 
-func getBrokerRuntimeInfo(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+func getBrokerRuntimeInfo(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	ri, err := a.BrokerRuntimeInfo(ctx, self)
 	if err != nil {
 		return nil, err
@@ -137,7 +140,7 @@ func getBrokerRuntimeInfo(ctx context.Context, a Answers, self string, _ map[str
 }
 
 // getBrokerConfig answers java.util.Properties text, as MixAll.properties2String writes.
-func getBrokerConfig(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+func getBrokerConfig(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	cfg, err := a.BrokerConfig(ctx, self)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,7 @@ func getBrokerConfig(ctx context.Context, a Answers, self string, _ map[string]s
 	return ok([]byte(b.String())), nil
 }
 
-func getAllTopicConfig(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+func getAllTopicConfig(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	t, err := a.TopicConfigs(ctx, self)
 	if err != nil {
 		return nil, err
@@ -178,7 +181,8 @@ func getAllTopicConfig(ctx context.Context, a Answers, self string, _ map[string
 	return ok(w.close().b), nil
 }
 
-func getTopicStatsInfo(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func getTopicStatsInfo(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	st, err := a.TopicStats(ctx, self, ext["topic"])
 	if err != nil {
 		return nil, err
@@ -199,7 +203,8 @@ func getTopicStatsInfo(ctx context.Context, a Answers, self string, ext map[stri
 
 // queueOffset answers GET_MAX_OFFSET and GET_MIN_OFFSET from the topic's stats: one
 // place knows a queue's offset range.
-func queueOffset(ctx context.Context, a Answers, self string, ext map[string]string, pick func(rocketmq.TopicOffset) int64) (*rocketmq.Response, error) {
+func queueOffset(ctx context.Context, a Answers, self string, req *rocketmq.Request, pick func(rocketmq.TopicOffset) int64) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	st, err := a.TopicStats(ctx, self, ext["topic"])
 	if err != nil {
 		return nil, err
@@ -214,12 +219,12 @@ func queueOffset(ctx context.Context, a Answers, self string, ext map[string]str
 	return okHeader(map[string]string{"offset": strconv.FormatInt(v, 10)}), nil
 }
 
-func getMaxOffset(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
-	return queueOffset(ctx, a, self, ext, func(o rocketmq.TopicOffset) int64 { return o.MaxOffset })
+func getMaxOffset(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	return queueOffset(ctx, a, self, req, func(o rocketmq.TopicOffset) int64 { return o.MaxOffset })
 }
 
-func getMinOffset(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
-	return queueOffset(ctx, a, self, ext, func(o rocketmq.TopicOffset) int64 { return o.MinOffset })
+func getMinOffset(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	return queueOffset(ctx, a, self, req, func(o rocketmq.TopicOffset) int64 { return o.MinOffset })
 }
 
 // queueOf is the queue a request's header names. Requests that carry no bname (a pull)
@@ -246,7 +251,8 @@ func queueOf(ctx context.Context, a Answers, self string, ext map[string]string)
 	return mq, nil
 }
 
-func searchOffsetByTimestamp(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func searchOffsetByTimestamp(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	mq, err := queueOf(ctx, a, self, ext)
 	if err != nil {
 		return nil, err
@@ -259,7 +265,8 @@ func searchOffsetByTimestamp(ctx context.Context, a Answers, self string, ext ma
 	return okHeader(map[string]string{"offset": strconv.FormatInt(off, 10)}), nil
 }
 
-func pullMessage(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func pullMessage(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	mq, err := queueOf(ctx, a, self, ext)
 	if err != nil {
 		return nil, err
@@ -275,6 +282,8 @@ func pullMessage(ctx context.Context, a Answers, self string, ext map[string]str
 		"minOffset":            strconv.FormatInt(r.MinOffset, 10),
 		"maxOffset":            strconv.FormatInt(r.MaxOffset, 10),
 		"suggestWhichBrokerId": strconv.FormatInt(r.SuggestWhichBrokerID, 10),
+		"groupSysFlag":         "0",
+		"topicSysFlag":         "0",
 	})
 	switch r.Status {
 	case rocketmq.PullNoNewMsg:
@@ -291,7 +300,8 @@ func pullMessage(ctx context.Context, a Answers, self string, ext map[string]str
 	return resp, nil
 }
 
-func viewMessageByID(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func viewMessageByID(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	offset, err := strconv.ParseInt(ext["offset"], 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("offset %q: %w", ext["offset"], err)
@@ -308,7 +318,7 @@ func viewMessageByID(ctx context.Context, a Answers, self string, ext map[string
 
 // ---- consumer groups ---------------------------------------------------------------------
 
-func getAllSubscriptionGroupConfig(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+func getAllSubscriptionGroupConfig(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	t, err := a.SubscriptionGroups(ctx, self)
 	if err != nil {
 		return nil, err
@@ -373,7 +383,7 @@ func offsetTable(w *fastjson, offsets map[rocketmq.MessageQueue]rocketmq.OffsetW
 
 // getBrokerConsumeStats answers every group of the broker, one ConsumeStats per topic
 // the group has offsets for (its rate on the first), as ConsumeStatsList does.
-func getBrokerConsumeStats(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+func getBrokerConsumeStats(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
 	s, err := a.BrokerConsumeStats(ctx, self)
 	if err != nil {
 		return nil, err
@@ -407,7 +417,8 @@ func getBrokerConsumeStats(ctx context.Context, a Answers, self string, _ map[st
 	return ok(w.endArr().key("totalDiff").int(diff).key("totalInflightDiff").int(inflight).close().b), nil
 }
 
-func getConsumeStats(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func getConsumeStats(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	cs, err := a.ConsumeStats(ctx, self, ext["consumerGroup"], ext["topic"])
 	if err != nil {
 		return nil, err
@@ -418,15 +429,19 @@ func getConsumeStats(ctx context.Context, a Answers, self string, ext map[string
 	return ok(w.close().b), nil
 }
 
-// getAllConsumerOffset answers the broker's offset table: "topic@group" to queue id (a
-// bare Integer key) to offset.
-func getAllConsumerOffset(ctx context.Context, a Answers, self string, _ map[string]string) (*rocketmq.Response, error) {
+// getAllConsumerOffset answers the broker's offset table as 5.3.3 writes it: each
+// group's topics, and "topic@group" to queue id (a bare Integer key) to offset.
+func getAllConsumerOffset(ctx context.Context, a Answers, self string, _ *rocketmq.Request) (*rocketmq.Response, error) {
 	offs, err := a.ConsumerOffsets(ctx, self)
 	if err != nil {
 		return nil, err
 	}
 	w := &fastjson{}
-	w.open().key("offsetTable").obj()
+	w.open().key("dataVersion").dataVersion(time.Now().UnixMilli()).key("groupTopicMap").obj()
+	for _, g := range sortedNames(offs) {
+		w.key(g).strs(sortedNames(offs[g]))
+	}
+	w.end().key("offsetTable").obj()
 	for _, g := range sortedNames(offs) {
 		for _, t := range sortedNames(offs[g]) {
 			qs := offs[g][t]
@@ -445,7 +460,8 @@ func getAllConsumerOffset(ctx context.Context, a Answers, self string, _ map[str
 	return ok(w.end().close().b), nil
 }
 
-func queryConsumerOffset(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func queryConsumerOffset(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	mq, err := queueOf(ctx, a, self, ext)
 	if err != nil {
 		return nil, err
@@ -460,7 +476,8 @@ func queryConsumerOffset(ctx context.Context, a Answers, self string, ext map[st
 	return okHeader(map[string]string{"offset": strconv.FormatInt(off, 10)}), nil
 }
 
-func queryTopicConsumeByWho(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func queryTopicConsumeByWho(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	gs, err := a.TopicConsumerGroups(ctx, self, ext["topic"])
 	if err != nil {
 		return nil, err
@@ -469,7 +486,8 @@ func queryTopicConsumeByWho(ctx context.Context, a Answers, self string, ext map
 	return ok(w.open().key("groupList").strs(gs).close().b), nil
 }
 
-func queryConsumeTimeSpan(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func queryConsumeTimeSpan(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	spans, err := a.ConsumeTimeSpan(ctx, self, ext["topic"], ext["group"])
 	if err != nil {
 		return nil, err
@@ -484,7 +502,8 @@ func queryConsumeTimeSpan(ctx context.Context, a Answers, self string, ext map[s
 	return ok(w.endArr().close().b), nil
 }
 
-func getConsumerConnectionList(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func getConsumerConnectionList(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	cc, err := a.ConsumerConnections(ctx, self, ext["consumerGroup"])
 	if err != nil {
 		return nil, err
@@ -511,7 +530,8 @@ func getConsumerConnectionList(ctx context.Context, a Answers, self string, ext 
 
 // getConsumerListByGroup answers the ids of the group's clients connected to the broker;
 // a group with none is the broker's SYSTEM_ERROR.
-func getConsumerListByGroup(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func getConsumerListByGroup(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	group := ext["consumerGroup"]
 	cc, err := a.ConsumerConnections(ctx, self, group)
 	if errors.Is(err, rocketmq.ErrConsumerNotOnline) || (err == nil && len(cc.Connections) == 0) {
@@ -531,7 +551,8 @@ func getConsumerListByGroup(ctx context.Context, a Answers, self string, ext map
 // getConsumerRunningInfo answers what a client reports through the broker; the fakes'
 // clients are rocketmq-client-go clients, so the body is in their encoding (fields in
 // declaration order, a MessageQueue key as topic, brokerName, queueId).
-func getConsumerRunningInfo(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func getConsumerRunningInfo(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	group, client := ext["consumerGroup"], ext["clientId"]
 	info, err := a.ConsumerRunningInfo(ctx, self, group, client, ext["jstackEnable"] == "true")
 	if err != nil {
@@ -573,10 +594,11 @@ func getConsumerRunningInfo(ctx context.Context, a Answers, self string, ext map
 			key("dropped").bool(p.Dropped).key("lastPullTimestamp").int(p.LastPullTimestamp).
 			key("lastConsumeTimestamp").int(p.LastConsumeTimestamp).end()
 	}
-	return ok(w.end().close().b), nil
+	return ok(w.end().key("jstack").str(info.Jstack).close().b), nil
 }
 
-func pollingInfo(ctx context.Context, a Answers, self string, ext map[string]string) (*rocketmq.Response, error) {
+func pollingInfo(ctx context.Context, a Answers, self string, req *rocketmq.Request) (*rocketmq.Response, error) {
+	ext := req.ExtFields
 	id, _ := strconv.Atoi(ext["queueId"])
 	n, err := a.PollingInfo(ctx, self, ext["consumerGroup"], ext["topic"], id)
 	if err != nil {

@@ -107,14 +107,18 @@ func javaTime(ms int64) string {
 	return t.Format("2006-01-02#15:04:05:") + strconv.Itoa(t.Nanosecond()/1e6)
 }
 
-// appendMessageRecord appends m as a broker stores it in its commit log (MagicCodeV2,
-// IPv4 hosts, an uncompressed body): what PULL_MESSAGE and VIEW_MESSAGE_BY_ID answer.
+// appendMessageRecord appends m as a 5.x broker stores it in its commit log (IPv4 hosts,
+// an uncompressed body; MagicCodeV2 only for a topic name too long for one length byte):
+// what PULL_MESSAGE and VIEW_MESSAGE_BY_ID answer.
 func appendMessageRecord(b []byte, m *rocketmq.Message) []byte {
 	props, _ := rocketmq.EncodeProperties(m.Properties) // the fakes' own properties are valid
-	size := 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + len(m.Body) + 2 + len(m.Topic) + 2 + len(props)
+	magic, topicLen := rocketmq.MagicCodeV1, 1
+	if len(m.Topic) > 127 {
+		magic, topicLen = rocketmq.MagicCodeV2, 2
+	}
+	size := 4 + 4 + 4 + 4 + 4 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 4 + len(m.Body) + topicLen + len(m.Topic) + 2 + len(props)
 	be := binary.BigEndian
 	b = be.AppendUint32(b, uint32(size))
-	magic := rocketmq.MagicCodeV2
 	b = be.AppendUint32(b, uint32(magic))
 	b = be.AppendUint32(b, crc32.ChecksumIEEE(m.Body))
 	b = be.AppendUint32(b, uint32(m.QueueID))
@@ -130,7 +134,11 @@ func appendMessageRecord(b []byte, m *rocketmq.Message) []byte {
 	b = be.AppendUint64(b, uint64(m.PreparedTransactionOffset))
 	b = be.AppendUint32(b, uint32(len(m.Body)))
 	b = append(b, m.Body...)
-	b = be.AppendUint16(b, uint16(len(m.Topic)))
+	if topicLen == 1 {
+		b = append(b, byte(len(m.Topic)))
+	} else {
+		b = be.AppendUint16(b, uint16(len(m.Topic)))
+	}
 	b = append(b, m.Topic...)
 	b = be.AppendUint16(b, uint16(len(props)))
 	return append(b, props...)

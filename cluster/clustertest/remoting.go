@@ -186,7 +186,7 @@ func (r *Remoting) answer(self string, req *rocketmq.Request) *rocketmq.Response
 		resp = &rocketmq.Response{Code: rocketmq.CodeSystemError, Remark: "not serving yet"}
 	} else if ok {
 		var err error
-		resp, err = a(context.Background(), answers, self, req.ExtFields)
+		resp, err = a(context.Background(), answers, self, req)
 		if err != nil {
 			resp = errorResponse(err)
 		}

@@ -403,12 +403,16 @@ func (c *Cluster) ConsumerOffsets(_ context.Context, addr string) (map[string]ma
 	return out, nil
 }
 
-// QueryConsumerOffset answers a group's committed offset on one queue.
+// QueryConsumerOffset answers a group's committed offset on one queue; on a queue it
+// never committed an offset for, 0, as a broker does while the queue still starts at 0.
 func (c *Cluster) QueryConsumerOffset(_ context.Context, addr, group string, mq rocketmq.MessageQueue) (int64, error) {
 	i, b, ok := c.userQueue(addr, mq)
-	j, isGroup := c.groupIndex(group)
-	if !ok || !isGroup || (c.ownTopic(j) != i && (!c.hotGroup(j) || i != c.hot())) {
+	if !ok {
 		return 0, fmt.Errorf("consumer offset of %q for %s on %s: %w", group, mq, addr, rocketmq.ErrNoConsumerOffset)
+	}
+	j, isGroup := c.groupIndex(group)
+	if !isGroup || (c.ownTopic(j) != i && (!c.hotGroup(j) || i != c.hot())) {
+		return 0, nil
 	}
 	return c.consumerOffset(j, i, b, mq.QueueID, c.now()), nil
 }

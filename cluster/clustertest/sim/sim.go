@@ -321,7 +321,7 @@ func (c *Cluster) message(i, b, q int, o int64) *rocketmq.Message {
 		BornHost:  netip.MustParseAddrPort("10.0.0.9:40000"),
 		StoreHost: netip.MustParseAddrPort(c.addrs[b]),
 		Properties: map[string]string{rocketmq.PropertyTags: "TagA", rocketmq.PropertyKeys: "order-" + strconv.FormatInt(o, 10),
-			rocketmq.PropertyUniqueKey: uniq, "WAIT": "true"},
+			rocketmq.PropertyUniqueKey: uniq, "CLUSTER": ClusterName(c.clusterOfBroker(b)), "MSG_REGION": "DefaultRegion", "TRACE_ON": "true"},
 		Body: []byte(body),
 	}
 }
