@@ -256,8 +256,9 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	prev := w.latest.Load()
 	if err != nil {
 		if errors.Is(err, ErrGroupNotFound) {
-			// A group no broker knows has no client yet: the first client to come joins.
-			w.tracker.started = true
+			// A group no broker knows has no client and no queue yet: the first client
+			// to come joins, and the queues it takes are assignments.
+			w.tracker.started, w.tracker.ownersStarted = true, true
 		}
 		u.Err = err
 		if prev != nil {
