@@ -57,8 +57,13 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 	// update's audit entry with its configuration before and after.
 	changed := dev.UniqueName("layout-topic")
 	var entryID int64
-	for _, body := range []string{`{"topic":"` + changed + `","readQueueNums":2,"writeQueueNums":2}`, `{"topic":"` + changed + `","perm":4}`} {
-		res, err := http.Post(con.URL+"/api/v1/topics", "application/json", strings.NewReader(body))
+	for _, change := range []struct{ method, path, body string }{
+		{http.MethodPost, "/api/v1/topics", `{"topic":"` + changed + `","readQueueNums":2,"writeQueueNums":2}`},
+		{http.MethodPut, "/api/v1/topics/" + changed, `{"perm":4}`},
+	} {
+		req, _ := http.NewRequest(change.method, con.URL+change.path, strings.NewReader(change.body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,6 +39,10 @@ type Config struct {
 	NoAuth bool
 	// GroupPoll is how often a watched consumer group is polled for the live view.
 	GroupPoll time.Duration
+	// LiveViewsPerUser bounds the live pages (websockets) one user, or one address
+	// without users, has open at once; LiveGroups the groups each cluster's live view
+	// watches at once (config_live.go).
+	LiveViewsPerUser, LiveGroups int
 	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
 	MetricsInterval time.Duration
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
@@ -99,6 +103,8 @@ var settings = []setting{
 	{"log-format", "RMQC_LOG_FORMAT", "text"},
 	{"no-auth", "RMQC_NO_AUTH", "false"},
 	{"group-poll", "RMQC_GROUP_POLL", "1s"},
+	{"live-views-per-user", "RMQC_LIVE_VIEWS_PER_USER", "20"},
+	{"live-groups", "RMQC_LIVE_GROUPS", "100"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
 	{"alert-lang", "RMQC_ALERT_LANG", "en"},
@@ -221,6 +227,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.GroupPoll, err = time.ParseDuration(get("group-poll")); err != nil || c.GroupPoll < 100*time.Millisecond {
 		return nil, bad("group-poll", "want a duration of at least 100ms, such as 1s")
+	}
+	if err := parseLiveLimits(c, get, bad); err != nil {
+		return nil, err
 	}
 	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
 		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {
