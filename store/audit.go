@@ -14,6 +14,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"rmqconsole/i18n"
 )
 
 // AuditStatus is where an audit entry stands. Only pending changes, once, to one of the
@@ -523,7 +525,7 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // and an error when it could not go on. The status follows: applied when every row is
 // done, partial when some are, failed otherwise. Change returns an error only when the
 // entry could not be written: *AuditBusyError or the database's error before apply ran
-// (nothing was changed), or the database's error when finishing.
+// (nothing was changed), or an *UnrecordedError when finishing.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
 	if err := l.Begin(ctx, e); err != nil {
@@ -536,7 +538,31 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 	}
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
-	return l.Finish(context.WithoutCancel(ctx), e)
+	if err := l.Finish(context.WithoutCancel(ctx), e); err != nil {
+		return &UnrecordedError{Entry: e, Err: err}
+	}
+	return nil
+}
+
+// UnrecordedError is a change that was made but whose outcome could not be written to
+// the audit log: its entry stays pending, and is marked interrupted, with what is then
+// found, at the console's next start (on a shared database, by another console once
+// this one stops). Unlike a failure before the change, something was changed.
+type UnrecordedError struct {
+	Entry *AuditEntry
+	Err   error
+}
+
+func (e *UnrecordedError) Error() string {
+	return fmt.Sprintf("the change was made, but its outcome could not be written to audit entry %d: %v", e.Entry.ID, e.Err)
+}
+
+// Unwrap returns the database's error.
+func (e *UnrecordedError) Unwrap() error { return e.Err }
+
+// Say is the sentence for the person who asked for the change.
+func (e *UnrecordedError) Say() i18n.Message {
+	return i18n.M("audit.unrecorded", "ID", e.Entry.ID, "Error", e.Err.Error())
 }
 
 func changeStatus(rows []AuditQueue, err error) AuditStatus {
