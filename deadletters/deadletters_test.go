@@ -102,6 +102,11 @@ func TestResendRefusesBeforeSending(t *testing.T) {
 		{ResendRequest{IDs: []string{dlq1, plain}}, "not_dead_letter"},
 		{ResendRequest{IDs: []string{dlq1, dlq2}}, "several_groups"},
 		{ResendRequest{IDs: []string{"k"}, Topic: "orders"}, "not_dead_letter"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "replay\x00"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "\u202eyalper"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "two\r\nlines"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: strings.Repeat("x", 60000)}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "a\xff\xfe"}, "bad_reason"},
 	} {
 		_, err := s.Resend(t.Context(), c.req)
 		var ie *InputError

@@ -57,11 +57,6 @@ var (
 	ClientID     = Field{"clientId", i18n.M("freetext.field.client_id"), NameMax}
 	MessageKey   = Field{"key", i18n.M("freetext.field.message_key"), NameMax}
 	MessageTag   = Field{"tag", i18n.M("freetext.field.message_tag"), NameMax}
-	MessageWhere = Field{"where", i18n.M("freetext.field.message_where"), 1024}
-	BodyContains = Field{"bodyContains", i18n.M("freetext.field.body_contains"), NameMax}
-	BodyRegex    = Field{"bodyRegex", i18n.M("freetext.field.body_regex"), NameMax}
-	JSONPath     = Field{"json", i18n.M("freetext.field.json_path"), NameMax}
-	JSONValue    = Field{"jsonValue", i18n.M("freetext.field.json_value"), NameMax}
 )
 
 // ErrInvalid is matched (errors.Is) by every *Error.

@@ -170,6 +170,7 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		} else {
 			vm.Error = ue.Message
 		}
+		shownAll(&vm.Topic, &vm.ReadQueueNums, &vm.WriteQueueNums, &vm.Perm, &vm.MessageType)
 		h.renderSaveSection(c, http.StatusUnprocessableEntity, vm)
 		return
 	}
