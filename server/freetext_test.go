@@ -3,14 +3,17 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"rmqconsole/dev"
 	"rmqconsole/handlers"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -40,6 +43,12 @@ func tokenOf(t *testing.T, a *App, user string) string {
 		t.Fatal(err)
 	}
 	return secret
+}
+
+// holdsRefused reports whether an answer holds refused characters as they came, raw or
+// as JSON's escapes of them (a refusal quotes them as \x00, \x1b, \u202e).
+func holdsRefused(body string) bool {
+	return strings.ContainsAny(body, "\x00\x1b\u202e") || strings.Contains(body, `\u0000`) || strings.Contains(body, `\u001b`)
 }
 
 // Text no database takes or no page should show — NUL, bytes that are not UTF-8, ESC,
@@ -94,7 +103,7 @@ func TestHostileTextIsRefusedWithASentence(t *testing.T) {
 			if rec.Code != tc.status || !strings.Contains(body, tc.says) {
 				t.Errorf("%s %.80s: %d %.300s, want %d saying %q", tc.method, tc.target, rec.Code, body, tc.status, tc.says)
 			}
-			if strings.ContainsAny(body, "\x00\x1b\u202e") || strings.Contains(body, "SQLSTATE") {
+			if holdsRefused(body) || strings.Contains(body, "SQLSTATE") {
 				t.Errorf("%s %.80s: the answer holds what was refused or the database's words: %.300s", tc.method, tc.target, body)
 			}
 		}
@@ -149,6 +158,86 @@ func TestRefusedResetKeepsItsReasonEscaped(t *testing.T) {
 		if len(list.Entries) != 1 || list.Entries[0].Status != string(store.AuditRefused) ||
 			list.Entries[0].Reason != `"a\x00b\u202e\x1b[2J"` || list.Entries[0].Group != "orders-cg" {
 			t.Fatalf("the viewer's refused apply in the log: %+v, want one refused entry with the reason escaped", list.Entries)
+		}
+	})
+}
+
+// With a cluster, text the rule refuses reaches no broker: a reset's preview and apply
+// (the refused apply is recorded, its reason escaped; the preview is not), a resend's
+// reason, a client id, a message key and tag, the list filters — on both databases.
+func TestTextIsRefusedBeforeAnyBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	for name, db := range map[string]func(t *testing.T) []string{
+		"sqlite":   func(*testing.T) []string { return nil },
+		"postgres": func(t *testing.T) []string { return []string{"--db", dev.RequirePostgres(t).NewDatabase(t)} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := newAuthApp(t, append(db(t), "--namesrv", cl.NameServer, "--metrics-interval", "0")...)
+			addUsers(t, a, roleUsers)
+			otto, ada := tokenOf(t, a, "otto"), tokenOf(t, a, "ada")
+			const id = "7F000001000051AF0000000000000001"
+			now := time.Now().UnixMilli()
+			calls := msgBrokerCalls(a)
+			for _, tc := range []struct{ method, target, body, says string }{
+				{"POST", "/api/v1/groups/orders-cg/resets", `{"topic":"orders","mode":"latest","reason":"a\u0000b","planId":"p1","confirm":true}`,
+					"The reason of the reset holds U+0000"},
+				{"POST", "/api/v1/groups/orders-cg/reset-preview", `{"topic":"orders","mode":"latest","reason":"\u202eok"}`, "U+202E"},
+				{"POST", "/api/v1/messages/" + id + "/resend", `{"reason":"replay\u0000"}`, "The reason of the resend holds U+0000"},
+				{"POST", "/api/v1/messages/" + id + "/consume-directly", `{"group":"orders-cg","clientId":"10.0.0.1@1\u0000"}`, "The client id holds U+0000"},
+				{"GET", "/api/v1/messages?topic=orders&key=a%00b", "", "The message key holds U+0000"},
+				{"GET", fmt.Sprintf("/api/v1/messages?topic=orders&begin=%d&end=%d&tag=%%1B[2J", now-60000, now), "", "The tag holds U+001B"},
+				{"GET", "/api/v1/topics?q=a%00b", "", "The filter holds U+0000"},
+				{"GET", "/api/v1/groups?q=%FF", "", "The filter is not UTF-8"},
+				{"GET", "/api/v1/groups/orders-cg/clients/c%00", "", "is not a client id"},
+			} {
+				req := hostileRequest(tc.method, tc.target, "application/json", tc.body)
+				req.Header.Set("Authorization", "Bearer "+otto)
+				rec := httptest.NewRecorder()
+				a.Handler().ServeHTTP(rec, req)
+				if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.says) || holdsRefused(rec.Body.String()) {
+					t.Errorf("%s %s: %d %.300s, want 400 saying %q", tc.method, tc.target, rec.Code, rec.Body, tc.says)
+				}
+			}
+			if n := msgBrokerCalls(a) - calls; n != 0 {
+				t.Errorf("%d requests reached a broker for refused text", n)
+			}
+			req := hostileRequest("GET", "/api/v1/audit?actor=otto", "", "")
+			req.Header.Set("Authorization", "Bearer "+ada)
+			rec := httptest.NewRecorder()
+			a.Handler().ServeHTTP(rec, req)
+			var list struct {
+				Entries []struct{ Status, Reason string }
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list.Entries) != 1 ||
+				list.Entries[0].Status != string(store.AuditRefused) || list.Entries[0].Reason != `"a\x00b"` {
+				t.Errorf("the log after the refused apply: %d %+v (%v), want one refused entry with its reason escaped", rec.Code, list.Entries, err)
+			}
+		})
+	}
+}
+
+// A topic created while the database cannot take its audit entry is not created: 503
+// saying nothing was changed, and no broker is asked to create it.
+func TestTopicCreateOnADatabaseThatCannotTakeItIs503(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	eachFaultyDB(t, func(t *testing.T, db faultyDB) {
+		a := db.newApp("--namesrv", cl.NameServer, "--metrics-interval", "0", "--no-auth", "true", "--db-timeout", "1s")
+		topic := dev.UniqueName("d26-topic")
+		mend := db.stop(t, a)
+		defer mend()
+		req := hostileRequest("POST", "/api/v1/topics", "application/json", fmt.Sprintf(`{"topic":%q,"writeQueueNums":2,"readQueueNums":2}`, topic))
+		rec := serveWithin(t, a, req, 30*time.Second)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "nothing was changed") {
+			t.Errorf("create topic %s on a database that cannot take it: %d %.300s, want 503 saying nothing was changed", topic, rec.Code, rec.Body)
+		}
+		if n := a.def.rmq.CallCount(rocketmq.CodeUpdateAndCreateTopic); n != 0 {
+			t.Errorf("%d UPDATE_AND_CREATE_TOPIC requests sent", n)
 		}
 	})
 }
