@@ -290,8 +290,12 @@ func (s *Service) startSession(ctx context.Context, u *store.User, addr, userAge
 	}
 	now := s.now()
 	expires := now.Add(s.cfg.SessionMax)
-	if len(userAgent) > 256 {
-		userAgent = userAgent[:256]
+	// The browser's own words, kept to tell sessions apart: a header may carry bytes
+	// that are not UTF-8, so what the free-text rule refuses is kept escaped, and the
+	// cut falls between characters.
+	userAgent = freetext.Shown(userAgent)
+	if r := []rune(userAgent); len(r) > 256 {
+		userAgent = string(r[:256])
 	}
 	sess := &store.Session{TokenHash: hash, UserID: u.ID, CreatedAt: now.UnixMilli(), LastSeenAt: now.UnixMilli(),
 		ExpiresAt: expires.UnixMilli(), RemoteAddr: addr, UserAgent: userAgent}

@@ -68,7 +68,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		return nil, ErrNoCluster
 	}
 
-	plan, expired := s.previews.take(c.PlanID, s.now())
+	plan, expired, err := s.previews.take(c.PlanID, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("read preview %s to apply it (nothing was changed): %w", c.PlanID, err)
+	}
 	var say i18n.Message
 	switch {
 	case plan == nil:

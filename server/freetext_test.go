@@ -116,6 +116,15 @@ func TestHostileTextIsRefusedWithASentence(t *testing.T) {
 			t.Errorf("sign-in as a NUL name: %d %.300s, want 422 naming the character", rec.Code, rec.Body)
 		}
 
+		// A browser whose User-Agent holds a byte that is not UTF-8 signs in all the same.
+		req = hostileRequest("POST", "/login", "application/x-www-form-urlencoded", url.Values{"name": {"ada"}, "password": {testPassword}}.Encode())
+		req.Header.Set("User-Agent", "Mozilla/5.0 (\xff\xfe)")
+		rec = httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusSeeOther {
+			t.Errorf("sign-in from a User-Agent that is not UTF-8: %d %.300s, want 303", rec.Code, rec.Body)
+		}
+
 		// Nothing was stored: the alerts page lists no rule and stays small.
 		req = hostileRequest("GET", "/api/v1/alert-rules", "", "")
 		req.Header.Set("Authorization", "Bearer "+ada)

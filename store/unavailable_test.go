@@ -177,9 +177,9 @@ func TestFrozenDatabaseFailsWithinTheTimeout(t *testing.T) {
 			"begin an audit entry": func() error {
 				return s.Audit().Begin(ctx, &AuditEntry{StartedAt: time.Now(), Actor: "alice", Group: "g", Mode: "latest"})
 			},
-			"touch a token": func() error { return s.TouchAPIToken(ctx, 1, 2) },
 		}
 		if db.dialect == Postgres { // SQLite's readers do not wait for its writer
+			calls["touch a token"] = func() error { return s.TouchAPIToken(ctx, 1, 2) }
 			calls["look a token up"] = func() error { _, err := s.APITokenByHash(ctx, "t1"); return err }
 			calls["look a session up"] = func() error { _, err := s.SessionByTokenHash(ctx, "h1"); return err }
 		}
