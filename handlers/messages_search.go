@@ -122,6 +122,7 @@ func (h *Messages) Search(c *gin.Context) {
 			case bad != nil:
 				status = http.StatusUnprocessableEntity
 				vm.FieldErrors = bad.fields
+				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID)
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
 				status, _ = errorStatus(err)

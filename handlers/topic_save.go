@@ -187,6 +187,7 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		default:
 			vm.Error = ue.Message
 		}
+		shownAll(&vm.Topic, &vm.ReadQueueNums, &vm.WriteQueueNums, &vm.Perm, &vm.MessageType)
 		h.renderSaveSection(c, status, vm)
 		return
 	}

@@ -31,6 +31,7 @@ type Config struct {
 	Listen    string
 	DataDir   string
 	DB        string
+	DBTimeout time.Duration // bounds each call of the console's database
 	Timeout   time.Duration
 	LogLevel  slog.Level
 	LogFormat string
@@ -98,6 +99,7 @@ var settings = []setting{
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090"},
 	{"data-dir", "RMQC_DATA_DIR", "./data"},
 	{"db", "RMQC_DB", ""},
+	{"db-timeout", "RMQC_DB_TIMEOUT", "5s"},
 	{"timeout", "RMQC_TIMEOUT", "5s"},
 	{"log-level", "RMQC_LOG_LEVEL", "info"},
 	{"log-format", "RMQC_LOG_FORMAT", "text"},
@@ -212,6 +214,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.DB == "" {
 		c.DB = filepath.Join(c.DataDir, "rmqconsole.db")
+	}
+	if c.DBTimeout, err = time.ParseDuration(get("db-timeout")); err != nil || c.DBTimeout < 100*time.Millisecond {
+		return nil, bad("db-timeout", "want a duration of at least 100ms, such as 1s")
 	}
 	if c.Timeout, err = time.ParseDuration(get("timeout")); err != nil || c.Timeout <= 0 {
 		return nil, bad("timeout", "want a positive duration such as 5s or 1500ms")

@@ -96,6 +96,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("RMQC_DB: %w", err)
 	}
+	st.SetTimeout(cfg.DBTimeout)
 	a.store = st
 	a.replica = a.newReplica()
 	// The listen address is judged after opening the database: whether users exist
