@@ -2,7 +2,9 @@ package cluster_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -275,6 +277,39 @@ func TestCheckName(t *testing.T) {
 	} {
 		if cluster.ValidName(name) != ok {
 			t.Errorf("ValidName(%q) = %v", name, !ok)
+		}
+	}
+}
+
+// Every API answer writes a broker failure in one shape: the broker, its address, the
+// topic and the operation as fields, the operation's error in English, and a code a
+// script can branch on.
+func TestBrokerFailureJSONIsOneShapeWithACode(t *testing.T) {
+	refused := &rocketmq.AccessError{Addr: "10.0.0.2:10911", AccessKey: "rmqc", Denial: rocketmq.DenialBadSignature}
+	timeout := &rocketmq.TimeoutError{Addr: "10.0.0.2:10911", Code: rocketmq.CodeGetBrokerRuntimeInfo, Elapsed: time.Second}
+	gone := cluster.GoneBroker{Name: "broker-c", Addr: "10.0.0.3:10911", SeenAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	noAddr := cluster.New(twoBrokers(), cluster.Options{}).Fanout(context.Background())
+	noAddr.Read(cluster.Broker{Name: "broker-x"}, "topic stats", func(context.Context, string) error { return nil })
+	for _, tc := range []struct {
+		f    cluster.BrokerFailure
+		want string
+	}{
+		{cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Topic: "T", Op: "consume stats", Err: fmt.Errorf("consume stats: %w", refused)},
+			`{"broker":"broker-b","addr":"10.0.0.2:10911","topic":"T","op":"consume stats","error":"consume stats: consume stats: ` + refused.Error() + `","code":"access_denied"}`},
+		{cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "runtime info", Err: timeout},
+			`{"broker":"broker-b","addr":"10.0.0.2:10911","op":"runtime info","error":"runtime info: ` + timeout.Error() + `","code":"broker_timeout"}`},
+		{gone.Failure("T", "route"),
+			`{"broker":"broker-c","addr":"10.0.0.3:10911","topic":"T","op":"route","error":"route: served topic T at 10:00:00 UTC and is no longer in its route: the NameServer dropped it (stopped, killed or cut off), so its queues are missing","code":"broker_gone"}`},
+		{cluster.BrokerFailure{Broker: "NameServer", Topic: "T", Op: "route", Err: rocketmq.ErrTopicNotFound},
+			`{"broker":"NameServer","topic":"T","op":"route","error":"route: ` + rocketmq.ErrTopicNotFound.Error() + `","code":"no_route"}`},
+		{noAddr.Wait()[0],
+			`{"broker":"broker-x","op":"topic stats","error":"topic stats: the NameServer lists no address for broker broker-x","code":"no_route"}`},
+		{cluster.BrokerFailure{Broker: "broker-a", Err: errors.New("connection refused")},
+			`{"broker":"broker-a","error":"connection refused","code":"broker_error"}`},
+	} {
+		got, err := json.Marshal(tc.f)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%v:\n got %s %v\nwant %s", tc.f, got, err, tc.want)
 		}
 	}
 }

@@ -62,15 +62,49 @@ func (f BrokerFailure) String() string { return f.Error() }
 // Unwrap returns the broker's error.
 func (f BrokerFailure) Unwrap() error { return f.Err }
 
-// MarshalJSON writes {"broker", "addr", "topic", "error"}, as the API has always answered
-// a broker failure.
+// The codes of a broker failure, for scripts (BrokerFailure.Code).
+const (
+	// FailureAccessDenied: the broker refused the console's credentials (its ACL).
+	FailureAccessDenied = "access_denied"
+	// FailureTimeout: the broker did not answer in time.
+	FailureTimeout = "broker_timeout"
+	// FailureGone: the broker left the topic's route or the cluster info.
+	FailureGone = "broker_gone"
+	// FailureNoRoute: the NameServers route no such topic, or list no address to ask.
+	FailureNoRoute = "no_route"
+	// FailureError: any other failure (no connection, an error answered).
+	FailureError = "broker_error"
+)
+
+// Code says what kind of failure f is: one of the Failure* codes.
+func (f BrokerFailure) Code() string {
+	var ae *rocketmq.AccessError
+	var te *rocketmq.TimeoutError
+	switch {
+	case errors.As(f.Err, &ae):
+		return FailureAccessDenied
+	case f.Gone():
+		return FailureGone
+	case errors.Is(f.Err, rocketmq.ErrTopicNotFound), errors.Is(f.Err, errNoAddress):
+		return FailureNoRoute
+	case errors.As(f.Err, &te), errors.Is(f.Err, context.DeadlineExceeded):
+		return FailureTimeout
+	}
+	return FailureError
+}
+
+// MarshalJSON writes the one shape every API answer gives a broker failure:
+// {"broker", "addr", "topic", "op", "error", "code"}, empty fields left out. error is the
+// operation and its error in English (Reason), code one of the Failure* codes.
 func (f BrokerFailure) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Broker string `json:"broker"`
+		Broker string `json:"broker,omitempty"`
 		Addr   string `json:"addr,omitempty"`
 		Topic  string `json:"topic,omitempty"`
+		Op     string `json:"op,omitempty"`
 		Error  string `json:"error"`
-	}{f.Broker, f.Addr, f.Topic, f.Reason()})
+		Code   string `json:"code"`
+	}{f.Broker, f.Addr, f.Topic, f.Op, f.Reason(), f.Code()})
 }
 
 // Gone reports whether the failure is a broker missing from a route it served a moment
@@ -378,12 +412,21 @@ func (f *Fanout) FromSlaves() []SlaveRead {
 	return out
 }
 
+// errNoAddress is matched by the failure of a broker the route lists without an address
+// to ask (no master for a write, no address at all for a read).
+var errNoAddress = errors.New("no address")
+
 func errNoAddr(b Broker, read bool) error {
 	if read {
-		return fmt.Errorf("the NameServer lists no address for broker %s", b.Name)
+		return &noAddrError{fmt.Sprintf("the NameServer lists no address for broker %s", b.Name)}
 	}
-	return fmt.Errorf("no master is registered for broker %s (its slaves cannot take this request)", b.Name)
+	return &noAddrError{fmt.Sprintf("no master is registered for broker %s (its slaves cannot take this request)", b.Name)}
 }
+
+type noAddrError struct{ msg string }
+
+func (e *noAddrError) Error() string        { return e.msg }
+func (e *noAddrError) Is(target error) bool { return target == errNoAddress }
 
 // unanswered reports whether err means the address did not answer at all (no
 // connection, no answer in time), as opposed to an answer that was an error.

@@ -16,7 +16,10 @@ type Health struct {
 	BrokersUp  int      `json:"brokersUp"`
 	Brokers    int      `json:"brokers"`
 	Versions   []string `json:"versions"`
-	// Errors names what could not be read, as the overview says it.
+	// Failures are the overview's: what did not answer.
+	Failures []BrokerFailure `json:"failures,omitempty"`
+	// Errors names what could not be read, as the overview says it. Deprecated: use
+	// Failures.
 	Errors []string `json:"errors,omitempty"`
 	// Problems are Errors as Messages, for a page to say in its reader's language.
 	Problems []i18n.Message `json:"-"`
@@ -24,7 +27,7 @@ type Health struct {
 
 // Health sums the overview up.
 func (o *Overview) Health() Health {
-	h := Health{Errors: o.Errors, Problems: o.Problems, Versions: []string{}}
+	h := Health{Failures: o.Failures, Errors: o.Errors, Problems: o.Problems, Versions: []string{}}
 	for _, ns := range o.NameServers {
 		if ns.OK && !h.NameServerOK {
 			h.NameServerOK, h.NameServer = true, ns.Addr

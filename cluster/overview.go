@@ -33,7 +33,10 @@ type Overview struct {
 	Topics int `json:"topics"`
 	// SystemTopics counts the rest.
 	SystemTopics int `json:"systemTopics"`
-	// Errors names what could not be read, as sentences.
+	// Failures are the brokers (and NameServers) that did not answer a part of the
+	// overview, in the one shape of a broker failure.
+	Failures []BrokerFailure `json:"failures,omitempty"`
+	// Errors names what could not be read, as sentences. Deprecated: use Failures.
 	Errors []string `json:"errors,omitempty"`
 	// Problems are Errors as Messages, for a page to say in its reader's language.
 	Problems  []i18n.Message `json:"-"`
@@ -84,6 +87,12 @@ type BrokerStatus struct {
 	Gone bool `json:"gone,omitempty"`
 }
 
+// What the overview asks the NameServers, as its failures name it.
+const (
+	opClusterInfo = "cluster info"
+	opTopicList   = "topic list"
+)
+
 // Overview gathers the overview, with fresh cluster info (which also refreshes the cached
 // broker list); every part that fails is named in Errors and the rest is still returned.
 // It returns an error only when nothing at all could be read.
@@ -111,8 +120,10 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	if err != nil {
 		wg.Wait()
 		ov.fail(i18n.M("cluster.overview.info_failed", "Error", err.Error()))
+		ov.Failures = append(ov.Failures, BrokerFailure{Broker: "NameServer", Op: opClusterInfo, Err: err})
 		if topicsErr != nil {
 			ov.fail(i18n.M("cluster.overview.topics_failed", "Error", topicsErr.Error()))
+			ov.Failures = append(ov.Failures, BrokerFailure{Broker: "NameServer", Op: opTopicList, Err: topicsErr})
 		}
 		if !anyNameServerOK(ov) {
 			return ov, fmt.Errorf("no NameServer answered: %w", err)
@@ -152,7 +163,7 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 			return nil
 		})
 	}
-	f.Wait()
+	ov.Failures = append(f.Wait(), c.Missing("")...)
 	wg.Wait()
 	// A process gone from the cluster info is named first and keeps its row.
 	for _, p := range c.GoneProcesses() {
@@ -163,9 +174,11 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	ov.replicationLag()
 	if topicsErr != nil {
 		ov.fail(i18n.M("cluster.overview.topics_failed", "Error", topicsErr.Error()))
+		ov.Failures = append(ov.Failures, BrokerFailure{Broker: "NameServer", Op: opTopicList, Err: topicsErr})
 	} else {
 		ov.countTopics(topics, info)
 	}
+	SortFailures(ov.Failures)
 	sort.Slice(ov.Brokers, func(i, j int) bool {
 		x, y := ov.Brokers[i], ov.Brokers[j]
 		if x.Cluster != y.Cluster {

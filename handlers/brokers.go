@@ -31,18 +31,22 @@ type Brokers struct {
 
 // BrokersJSON answers GET /api/v1/brokers.
 type BrokersJSON struct {
-	Brokers   []brokers.Runtime `json:"brokers"`
-	CheckedAt time.Time         `json:"checkedAt"`
-	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+	Brokers   []brokers.Runtime       `json:"brokers"`
+	CheckedAt time.Time               `json:"checkedAt"`
+	Failures  []cluster.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
 // BrokerJSON answers GET /api/v1/brokers/{name}.
 type BrokerJSON struct {
-	Name      string            `json:"brokerName"`
-	Cluster   string            `json:"cluster"`
-	Members   []brokers.Member  `json:"members"`
-	CheckedAt time.Time         `json:"checkedAt"`
-	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+	Name      string                  `json:"brokerName"`
+	Cluster   string                  `json:"cluster"`
+	Members   []brokers.Member        `json:"members"`
+	CheckedAt time.Time               `json:"checkedAt"`
+	Failures  []cluster.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
 var errBrokersNoCluster = userError(http.StatusServiceUnavailable, "no_cluster", i18n.M("error.no_cluster"))
@@ -81,7 +85,7 @@ func (h *Brokers) ListAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, BrokersJSON{Brokers: l.Brokers, CheckedAt: l.CheckedAt, Errors: brokerErrorsJSON(l.Failures)})
+	c.JSON(http.StatusOK, BrokersJSON{Brokers: l.Brokers, CheckedAt: l.CheckedAt, Failures: l.Failures, Errors: brokerErrorsJSON(l.Failures)})
 }
 
 func (h *Brokers) detail(c *gin.Context) (*brokers.Detail, bool) {
@@ -130,7 +134,8 @@ func (h *Brokers) ShowAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
-	c.JSON(http.StatusOK, BrokerJSON{Name: d.Name, Cluster: d.Cluster, Members: d.Members, CheckedAt: d.CheckedAt, Errors: brokerErrorsJSON(d.Failures)})
+	c.JSON(http.StatusOK, BrokerJSON{Name: d.Name, Cluster: d.Cluster, Members: d.Members, CheckedAt: d.CheckedAt, Failures: d.Failures,
+		Errors: brokerErrorsJSON(d.Failures)})
 }
 
 func brokerRows(l *i18n.Localizer, rs []brokers.Runtime) []views.BrokerProcessRow {

@@ -109,15 +109,17 @@ type TopicDetailJSON struct {
 	Messages int64    `json:"messages"`
 	PutTPS   *float64 `json:"putTps"`
 	// StatsFrom and GroupsFrom count the brokers whose stats and consumer groups are
-	// in the answer: 0 with a route means unknown (errors says why), not none.
-	StatsFrom  int                  `json:"statsFrom"`
-	GroupsFrom int                  `json:"groupsFrom"`
-	Route      []topics.BrokerRoute `json:"route"`
-	Queues     []topics.Queue       `json:"queues"`
-	Groups     []topics.GroupLag    `json:"groups"`
-	Producers  topics.Producers     `json:"producers"`
-	CheckedAt  string               `json:"checkedAt"`
-	Errors     []BrokerErrorJSON    `json:"errors,omitempty"`
+	// in the answer: 0 with a route means unknown (failures says why), not none.
+	StatsFrom  int                    `json:"statsFrom"`
+	GroupsFrom int                    `json:"groupsFrom"`
+	Route      []topics.BrokerRoute   `json:"route"`
+	Queues     []topics.Queue         `json:"queues"`
+	Groups     []topics.GroupLag      `json:"groups"`
+	Producers  topics.Producers       `json:"producers"`
+	CheckedAt  string                 `json:"checkedAt"`
+	Failures   []topics.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
 // ShowAPI answers GET /api/v1/topics/{topic}[?producerGroup=].
@@ -128,7 +130,7 @@ func (h *Topics) ShowAPI(c *gin.Context) {
 	}
 	j := TopicDetailJSON{Topic: d.Topic, Type: d.Type, Order: d.Order, System: d.System, Messages: d.Messages, PutTPS: d.PutTPS,
 		StatsFrom: d.StatsFrom, GroupsFrom: d.GroupsFrom, Route: d.Route, Queues: d.Queues, Groups: d.Groups, Producers: d.Producers, CheckedAt: views.ISO(d.CheckedAt),
-		Errors: brokerErrorsJSON(d.Failures)}
+		Failures: d.Failures, Errors: brokerErrorsJSON(d.Failures)}
 	if j.Groups == nil {
 		j.Groups = []topics.GroupLag{}
 	}

@@ -34,11 +34,13 @@ type Topics struct {
 // TopicsJSON answers GET /api/v1/topics. Each topic keeps the fields the API has always
 // had (topic, readQueues, writeQueues, brokers, system) and adds its figures.
 type TopicsJSON struct {
-	Topics    []topics.Summary  `json:"topics"`
-	Total     int               `json:"total"`
-	CheckedAt time.Time         `json:"checkedAt"`
-	AgeSecond float64           `json:"ageSeconds"`
-	Errors    []BrokerErrorJSON `json:"errors,omitempty"`
+	Topics    []topics.Summary       `json:"topics"`
+	Total     int                    `json:"total"`
+	CheckedAt time.Time              `json:"checkedAt"`
+	AgeSecond float64                `json:"ageSeconds"`
+	Failures  []topics.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
 // errTopicsNoCluster answers when no NameServer is configured.
@@ -144,7 +146,7 @@ func (h *Topics) ListAPI(c *gin.Context) {
 	}
 	sel := topics.Select(l, q)
 	c.JSON(http.StatusOK, TopicsJSON{Topics: sel, Total: len(l.Topics), CheckedAt: l.CheckedAt,
-		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Errors: brokerErrorsJSON(l.Failures)})
+		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures, Errors: brokerErrorsJSON(l.Failures)})
 }
 
 // topicListURL is /topics with q's filter and order.

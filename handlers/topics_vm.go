@@ -11,7 +11,8 @@ import (
 	"rmqconsole/views"
 )
 
-// brokerErrorsJSON is the API's list of brokers that failed ({"broker","error"}).
+// brokerErrorsJSON is the API's old list of brokers that failed ({"broker","error"}), kept
+// beside "failures" for one release.
 func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 	var out []BrokerErrorJSON
 	for _, f := range fs {
