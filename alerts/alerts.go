@@ -7,7 +7,6 @@ package alerts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/url"
 	"path"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -80,9 +80,8 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // checkText applies the free-text rule to the fields people type, each as stored.
 func checkText(fields ...textField) error {
 	for _, f := range fields {
-		var te *freetext.Error
-		if err := f.rule.Check(f.value); errors.As(err, &te) {
-			return &FieldError{Field: te.Field.Name, Message: te.Error(), Msg: te.Say(), Err: te}
+		if te := fault.As(f.rule.Check(f.value)); te != nil {
+			return &FieldError{Field: te.Field, Message: te.Error(), Msg: te.Msg, Err: te}
 		}
 	}
 	return nil

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
-	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -21,50 +21,36 @@ var ErrSessionEnded = errors.New("session ended")
 // ErrTokenInvalid means a bearer token is unknown or revoked.
 var ErrTokenInvalid = errors.New("API token is not valid")
 
-// ErrThrottled is matched (errors.Is) by every *ThrottledError.
-var ErrThrottled = errors.New("too many failed sign-ins")
-
-// ThrottledError says sign-in is refused for a while after repeated failures.
+// ThrottledError is the cause of a sign-in refused for a while after repeated failures
+// (a Busy *fault.Error): how long until the next attempt is allowed, for Retry-After.
 type ThrottledError struct {
-	Wait time.Duration // how long until the next attempt is allowed
+	Wait time.Duration
 }
 
 func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("too many failed sign-ins: try again in %s", e.Wait.Round(time.Second))
+	return fmt.Sprintf("sign-in throttled for %s", e.Wait.Round(time.Second))
 }
 
-// Is makes errors.Is(err, ErrThrottled) true.
-func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
-
-// InvalidError is input that cannot be accepted (a user name, password, role or token
-// name). Reason is a sentence for the user.
-type InvalidError struct {
-	Field  string
-	Reason string
-	// Say is Reason from the catalogues, for a page or the CLI to say in its language.
-	Say i18n.Message
-	// Err is the free-text rule's error when the field broke it (freetext.ErrInvalid).
-	Err error
+// throttled is the refusal of a sign-in for wait, said in whole seconds (at least one).
+func throttled(wait time.Duration) error {
+	secs := max(int(wait.Round(time.Second)/time.Second), 1)
+	return fault.Wrap(&ThrottledError{Wait: wait}, fault.Busy, "login.throttled", "Seconds", secs).Because("sign_in_throttled")
 }
 
-func (e *InvalidError) Error() string { return e.Reason }
+// Input the service refuses (a user name, password, role or token name) is an Invalid
+// *fault.Error on its field, with the API code "invalid_<field>".
 
-// Unwrap returns the free-text rule's error, if any.
-func (e *InvalidError) Unwrap() error { return e.Err }
-
-// textInvalid is the free-text rule applied to value as field f: nil, or an
-// *InvalidError carrying the rule's error.
+// textInvalid is the free-text rule applied to value as field f: nil, or its refusal.
 func textInvalid(f freetext.Field, value string) error {
-	var te *freetext.Error
-	if err := f.Check(value); errors.As(err, &te) {
-		return &InvalidError{Field: f.Name, Reason: te.Error(), Say: te.Say(), Err: te}
+	if fe := fault.As(f.Check(value)); fe != nil {
+		return fe.Because("invalid_" + fe.Field)
 	}
 	return nil
 }
 
-// invalid is the InvalidError of field whose reason is m.
-func invalid(field string, m i18n.Message) *InvalidError {
-	return &InvalidError{Field: field, Reason: m.String(), Say: m}
+// invalid refuses field with the catalogue's sentence id.
+func invalid(field, id string, kv ...any) *fault.Error {
+	return fault.InvalidField(field, id, kv...).Because("invalid_" + field)
 }
 
 // Not-found errors of the store, re-exported so callers of this package need not import

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"rmqconsole/i18n"
 )
 
 // Role is what a caller may do. Roles are ordered: each may do everything the one below
@@ -53,5 +51,5 @@ func ParseRole(s string) (Role, error) {
 			return Role(r), nil
 		}
 	}
-	return NoRole, invalid("role", i18n.M("auth.role.unknown", "Role", strconv.Quote(s)))
+	return NoRole, invalid("role", "auth.role.unknown", "Role", strconv.Quote(s))
 }

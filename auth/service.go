@@ -17,7 +17,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"rmqconsole/freetext"
-	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -135,11 +134,11 @@ func CheckUserName(name string) error {
 		return err
 	}
 	if name == "" || utf8.RuneCountInString(name) > 64 {
-		return invalid("name", i18n.M("auth.user.name_length"))
+		return invalid("name", "auth.user.name_length")
 	}
 	for _, r := range name {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '@' || r == '-') {
-			return invalid("name", i18n.M("auth.user.name_chars", "Name", strconv.Quote(name), "Char", strconv.QuoteRune(r)))
+			return invalid("name", "auth.user.name_chars", "Name", strconv.Quote(name), "Char", strconv.QuoteRune(r))
 		}
 	}
 	return nil
@@ -149,9 +148,9 @@ func CheckUserName(name string) error {
 func CheckPassword(password []byte) error {
 	switch {
 	case len(password) > MaxPasswordLen:
-		return invalid("password", i18n.M("auth.password.too_long", "Len", len(password), "Max", MaxPasswordLen))
+		return invalid("password", "auth.password.too_long", "Len", len(password), "Max", MaxPasswordLen)
 	case utf8.RuneCount(password) < MinPasswordLen:
-		return invalid("password", i18n.M("auth.password.too_short", "Min", MinPasswordLen))
+		return invalid("password", "auth.password.too_short", "Min", MinPasswordLen)
 	}
 	return nil
 }
@@ -164,7 +163,7 @@ func (s *Service) AddUser(ctx context.Context, name string, role Role, password 
 		return nil, err
 	}
 	if role < Viewer || role > Admin {
-		return nil, invalid("role", i18n.M("auth.role.missing"))
+		return nil, invalid("role", "auth.role.missing")
 	}
 	if err := CheckPassword(password); err != nil {
 		return nil, err
@@ -213,7 +212,7 @@ func (s *Service) Users(ctx context.Context) ([]User, error) {
 }
 
 // UserByName returns one user, or an error wrapping store.ErrUserNotFound, or an
-// *InvalidError for a name no user can have (CheckUserName), before the store is asked.
+// Invalid *fault.Error for a name no user can have (CheckUserName), before the store is asked.
 func (s *Service) UserByName(ctx context.Context, name string) (*User, error) {
 	if err := CheckUserName(name); err != nil {
 		return nil, err
@@ -240,7 +239,7 @@ type NewSession struct {
 }
 
 // Login checks a user name and password and starts a session. After repeated failures
-// for the user name or the address it refuses with a *ThrottledError before checking
+// for the user name or the address it refuses (Busy, its cause a *ThrottledError) before checking
 // anything. A wrong name and a wrong password both answer ErrBadCredentials.
 func (s *Service) Login(ctx context.Context, name string, password []byte, addr, userAgent string) (*NewSession, error) {
 	// A name the free-text rule refuses is no user's: said as such, without counting
@@ -249,7 +248,7 @@ func (s *Service) Login(ctx context.Context, name string, password []byte, addr,
 		return nil, err
 	}
 	if wait := s.throttle.begin(s.now(), name, addr); wait > 0 {
-		return nil, &ThrottledError{Wait: wait}
+		return nil, throttled(wait)
 	}
 	if len(password) > MaxPasswordLen {
 		return nil, ErrBadCredentials // bcrypt would refuse it; no stored password is this long

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"rmqconsole/fault"
 	"rmqconsole/store"
 )
 
@@ -74,14 +75,13 @@ func TestPasswordsAreBcryptCost12AndLongOnesRefused(t *testing.T) {
 		t.Fatal("password stored in clear")
 	}
 	long := strings.Repeat("x", 73)
-	var inv *InvalidError
-	if _, err := s.AddUser(ctx, "bob", Viewer, []byte(long)); !errors.As(err, &inv) || !strings.Contains(err.Error(), "72") {
+	if _, err := s.AddUser(ctx, "bob", Viewer, []byte(long)); !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), "72") {
 		t.Fatalf("73-byte password: %v, want a refusal naming the 72-byte limit", err)
 	}
 	if _, err := s.AddUser(ctx, "bob", Viewer, []byte(strings.Repeat("x", 72))); err != nil {
 		t.Fatalf("72-byte password refused: %v", err)
 	}
-	if _, err := s.SetPassword(ctx, "alice", []byte(long)); !errors.As(err, &inv) {
+	if _, err := s.SetPassword(ctx, "alice", []byte(long)); !fault.Is(err, fault.Invalid) {
 		t.Fatalf("passwd with 73 bytes: %v, want refusal", err)
 	}
 }
@@ -99,9 +99,8 @@ func TestAddUserValidates(t *testing.T) {
 		{"ok", "short", Viewer},
 		{"ok", "password1", NoRole},
 	} {
-		var inv *InvalidError
-		if _, err := s.AddUser(ctx, tc.name, tc.role, []byte(tc.pw)); !errors.As(err, &inv) {
-			t.Errorf("AddUser(%q, %v, %q) = %v, want *InvalidError", tc.name, tc.role, tc.pw, err)
+		if _, err := s.AddUser(ctx, tc.name, tc.role, []byte(tc.pw)); !fault.Is(err, fault.Invalid) {
+			t.Errorf("AddUser(%q, %v, %q) = %v, want it refused as invalid", tc.name, tc.role, tc.pw, err)
 		}
 	}
 	mustAdd(t, s, "carol", Viewer, "password1")
@@ -261,7 +260,7 @@ func TestLoginThrottledPerUserAndPerAddress(t *testing.T) {
 	// without checking.
 	_, err := s.Login(ctx, "tess", []byte("password1"), "10.0.0.1", "")
 	var th *ThrottledError
-	if !errors.As(err, &th) || th.Wait <= 0 || th.Wait > time.Second {
+	if !errors.As(err, &th) || !fault.Is(err, fault.Busy) || th.Wait <= 0 || th.Wait > time.Second {
 		t.Fatalf("after 3 failures: %v, want throttled for ≤1 s", err)
 	}
 	// Nobody else is slowed by them: not tess from her own address, not other users.
@@ -385,8 +384,7 @@ func TestAPITokens(t *testing.T) {
 	if _, err := s.TokenCaller(ctx, secret); !errors.Is(err, ErrTokenInvalid) {
 		t.Fatalf("revoked token: %v", err)
 	}
-	var inv *InvalidError
-	if _, _, err := s.CreateToken(ctx, "xena", "  ", "x"); !errors.As(err, &inv) {
+	if _, _, err := s.CreateToken(ctx, "xena", "  ", "x"); !fault.Is(err, fault.Invalid) {
 		t.Fatalf("blank name: %v", err)
 	}
 	if _, _, err := s.CreateToken(ctx, "nobody", "ci", "x"); !errors.Is(err, store.ErrUserNotFound) {

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"rmqconsole/freetext"
-	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -41,11 +40,11 @@ func CheckTokenName(name string) error {
 		return err
 	}
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > 64 {
-		return invalid("name", i18n.M("auth.token.name_length"))
+		return invalid("name", "auth.token.name_length")
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {
-			return invalid("name", i18n.M("auth.token.name_chars"))
+			return invalid("name", "auth.token.name_chars")
 		}
 	}
 	return nil

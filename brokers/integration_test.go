@@ -1,7 +1,6 @@
 package brokers
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 )
@@ -77,7 +77,7 @@ func TestIntegrationBrokers(t *testing.T) {
 			t.Errorf("secret %s shown", e.Key)
 		}
 	}
-	if _, err := svc.Detail(ctx, dev.UniqueName("nobroker")); !errors.Is(err, ErrBrokerNotFound) {
+	if _, err := svc.Detail(ctx, dev.UniqueName("nobroker")); !fault.Is(err, fault.NotFound) {
 		t.Errorf("unknown broker: %v", err)
 	}
 }

@@ -7,7 +7,6 @@ package brokers
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -197,34 +197,23 @@ type ConfigEntry struct {
 	Masked bool `json:"masked,omitempty"`
 }
 
-// ErrBrokerNotFound means the NameServers know no broker of that name; *NotFoundError
-// matches it.
-var ErrBrokerNotFound = errors.New("broker not found")
+// ReasonNotFound is the API code of a broker name the NameServers do not know.
+const ReasonNotFound = "broker_not_found"
 
-// NotFoundError names a broker the NameServers do not know; its text is a sentence.
-type NotFoundError struct {
-	Name string
-	// Gone is set when the broker was in the cluster a while ago.
-	Gone *cluster.GoneBroker
-}
-
-// Is makes errors.Is(err, ErrBrokerNotFound) hold.
-func (e *NotFoundError) Is(target error) bool { return target == ErrBrokerNotFound }
-
-func (e *NotFoundError) Error() string { return e.Say().String() }
-
-// Say is the sentence of e as a Message, for a page to say in its reader's language.
-func (e *NotFoundError) Say() i18n.Message {
-	if e.Gone != nil {
-		return i18n.M("brokers.not_found.gone", "Name", e.Name, "Addr", e.Gone.Addr, "Reason", cluster.ErrorMessage(e.Gone.Failure("", "").Err))
+// NotFound refuses a broker name the NameServers do not know; gone, when not nil, is the
+// broker of that name that was in the cluster a while ago.
+func NotFound(name string, gone *cluster.GoneBroker) *fault.Error {
+	if gone != nil {
+		return fault.New(fault.NotFound, "brokers.not_found.gone", "Name", name, "Addr", gone.Addr,
+			"Reason", cluster.ErrorMessage(gone.Failure("", "").Err)).Because(ReasonNotFound)
 	}
-	return i18n.M("brokers.not_found", "Name", e.Name)
+	return fault.New(fault.NotFound, "brokers.not_found", "Name", name).Because(ReasonNotFound)
 }
 
 // Detail reads one broker name's processes: runtime figures and configuration.
 func (s *Service) Detail(ctx context.Context, name string) (*Detail, error) {
 	b, rs, err := s.processes(ctx, name)
-	if errors.Is(err, ErrBrokerNotFound) {
+	if fault.Is(err, fault.NotFound) {
 		return nil, err // its text is the sentence the page shows
 	}
 	if err != nil {
@@ -265,7 +254,7 @@ func (s *Service) Runtimes(ctx context.Context, name string) ([]Runtime, []clust
 }
 
 // processes finds the broker name and its processes, by broker id, with no figures yet;
-// a name the NameServers do not know is a *NotFoundError.
+// a name the NameServers do not know is NotFound.
 func (s *Service) processes(ctx context.Context, name string) (cluster.Broker, []Runtime, error) {
 	ci, err := s.cluster.Info(ctx)
 	if err != nil {
@@ -277,12 +266,12 @@ func (s *Service) processes(ctx context.Context, name string) (cluster.Broker, [
 	}
 	i := slices.IndexFunc(bs, func(b cluster.Broker) bool { return b.Name == name })
 	if i < 0 {
-		nf := &NotFoundError{Name: name}
+		var was *cluster.GoneBroker
 		gone := s.cluster.Gone()
 		if j := slices.IndexFunc(gone, func(g cluster.GoneBroker) bool { return g.Name == name }); j >= 0 {
-			nf.Gone = &gone[j]
+			was = &gone[j]
 		}
-		return cluster.Broker{}, nil, nf
+		return cluster.Broker{}, nil, NotFound(name, was)
 	}
 	return bs[i], members(ci, bs[i]), nil
 }

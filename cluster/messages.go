@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -52,22 +51,6 @@ func AccessMessage(broker string, err error) (i18n.Message, bool) {
 		return i18n.M("cluster.access.no_permission", append(kv, "Resource", ae.Resource)...), true
 	}
 	return i18n.M("cluster.access.no_permission.request", kv...), true
-}
-
-// kindIDs name in the catalogues what a checked name names.
-var kindIDs = map[string]string{"topic": "cluster.kind.topic", "consumer group": "cluster.kind.group",
-	"group": "cluster.kind.group", "broker": "cluster.kind.broker"}
-
-// Say is the sentence of e as a Message, for a page to say in its reader's language.
-func (e *NameError) Say() i18n.Message {
-	var kind any = e.Kind
-	if id, ok := kindIDs[e.Kind]; ok {
-		kind = i18n.M(id)
-	}
-	if e.TooLong {
-		return i18n.M("cluster.name.too_long", "Kind", kind, "Len", len(e.Name), "Max", rocketmq.MaxNameLen)
-	}
-	return i18n.M("cluster.name.bad_chars", "Kind", kind, "Name", strconv.Quote(short(e.Name)))
 }
 
 // opIDs name in the catalogues what the console asks a broker (BrokerFailure.Op).

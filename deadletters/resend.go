@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -121,9 +122,8 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult,
 // checkIDs refuses what can be refused without asking a broker: a reason the free-text
 // rule refuses, no id, too many, or one that is no message id.
 func checkIDs(req ResendRequest) ([]string, error) {
-	var te *freetext.Error
-	if err := freetext.ResendReason.Check(req.Reason); errors.As(err, &te) {
-		return nil, &InputError{Code: "bad_reason", Message: te.Error() + " Nothing was sent.", Text: te.Say(),
+	if te := fault.As(freetext.ResendReason.Check(req.Reason)); te != nil {
+		return nil, &InputError{Code: "bad_reason", Message: te.Error() + " Nothing was sent.", Text: te.Msg,
 			Then: i18n.M("deadletters.input.nothing"), Err: te}
 	}
 	var ids []string

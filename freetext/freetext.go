@@ -15,12 +15,12 @@
 package freetext
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 )
 
@@ -59,29 +59,26 @@ var (
 	MessageTag   = Field{"tag", i18n.M("freetext.field.message_tag"), NameMax}
 )
 
-// ErrInvalid is matched (errors.Is) by every *Error.
-var ErrInvalid = errors.New("free text refused")
+// Reason is the API code of text the rule refuses: the *fault.Error of Check is Invalid,
+// on the field's name, with this reason.
+const Reason = "invalid_text"
 
-// Error is text the rule refuses: which field, the value as sent (escaped by Shown and
-// cut), and a sentence saying what is wrong and what to do.
-type Error struct {
-	Field Field
-	Value string
-	say   i18n.Message
+// Refused reports whether err holds a refusal of the rule (among several, a form's).
+func Refused(err error) bool {
+	for _, fe := range fault.All(err) {
+		if fe.Reason == Reason {
+			return true
+		}
+	}
+	return false
 }
-
-func (e *Error) Error() string { return e.say.String() }
-
-// Is makes errors.Is(err, ErrInvalid) hold.
-func (e *Error) Is(target error) bool { return target == ErrInvalid }
-
-// Say is the sentence, for a page or the API to say in its reader's language.
-func (e *Error) Say() i18n.Message { return e.say }
 
 // shownMax bounds how much of a refused value its sentence quotes.
 const shownMax = 80
 
-// Check applies the rule to s as field f: nil, or an *Error.
+// Check applies the rule to s as field f: nil, or a *fault.Error (Invalid, on f's name,
+// Reason) whose sentence names the field, quotes the value escaped and cut, and says what
+// is wrong and what to do.
 func (f Field) Check(s string) error {
 	if !utf8.ValidString(s) {
 		at := 0
@@ -118,10 +115,8 @@ func (f Field) CheckAll(values []string) error {
 	return nil
 }
 
-func (f Field) refuse(s, id string, kv ...any) *Error {
-	v := Quote(s)
-	m := i18n.M(id, append([]any{"Field", f.Label, "Value", v}, kv...)...)
-	return &Error{Field: f, Value: v, say: m}
+func (f Field) refuse(s, id string, kv ...any) *fault.Error {
+	return fault.InvalidField(f.Name, id, append([]any{"Field", f.Label, "Value", Quote(s)}, kv...)...).Because(Reason)
 }
 
 // refusal is the catalogue's sentence for a character the rule refuses, "" for the

@@ -1,10 +1,10 @@
 package freetext
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 )
 
@@ -37,12 +37,11 @@ func TestCheckRefusesWhatHidesOrBreaksText(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrInvalid) {
-			t.Errorf("Check(%q) = %v, want ErrInvalid", tc.in, err)
+		if !Refused(err) {
+			t.Errorf("Check(%q) = %v, want it refused by the rule", tc.in, err)
 			continue
 		}
-		var fe *Error
-		if !errors.As(err, &fe) || fe.Field.Name != "reason" {
+		if fe := fault.As(err); fe == nil || fe.Code != fault.Invalid || fe.Field != "reason" || fe.APICode() != "invalid_text" {
 			t.Errorf("Check(%q): %#v does not name the field", tc.in, err)
 		}
 		msg := err.Error()
@@ -64,11 +63,11 @@ func TestCheckRefusesWhatHidesOrBreaksText(t *testing.T) {
 // The sentence is in Chinese too, the field's name with it.
 func TestCheckSaysItInChinese(t *testing.T) {
 	err := testField.Check("a\x00b")
-	var fe *Error
-	if !errors.As(err, &fe) {
+	fe := fault.As(err)
+	if fe == nil {
 		t.Fatal(err)
 	}
-	got := i18n.Match("zh-CN").Say(fe.Say())
+	got := fe.Say(i18n.Match("zh-CN"))
 	if !strings.HasPrefix(got, "重置原因") || !strings.Contains(got, "U+0000") || !strings.Contains(got, `"a\x00b"`) {
 		t.Errorf("in Chinese: %q", got)
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -60,9 +60,8 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		value *string
 	}{{freetext.AuditGroup, &q.form.Group}, {freetext.AuditTopic, &q.form.Topic}, {freetext.AuditActor, &q.form.Actor},
 		{freetext.AuditCluster, &q.cluster}} {
-		var te *freetext.Error
-		if err := f.rule.Check(*f.value); errors.As(err, &te) {
-			q.errs[f.rule.Name] = l.Say(te.Say())
+		if te := fault.As(f.rule.Check(*f.value)); te != nil {
+			q.errs[f.rule.Name] = te.Say(l)
 			*f.value = freetext.Shown(*f.value) // shown again in the form and its links, escaped
 		}
 	}

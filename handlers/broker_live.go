@@ -38,10 +38,10 @@ func (h *BrokerLive) Serve(c *gin.Context) {
 		return
 	}
 	if h.Hub == nil {
-		h.Fail(c, errBrokersNoCluster)
+		h.Fail(c, errNoCluster())
 		return
 	}
-	streamLive(c, h.Quota, h.Hub.Watch, liveKey(name, tr(c)))
+	streamLive(c, h.Quota, h.Hub.Watch, liveKey(name, i18n.From(c.Request.Context())))
 }
 
 // BrokerFrames is the live hub's poll of one broker: its processes' runtime info, added

@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
@@ -49,16 +50,14 @@ type BrokerJSON struct {
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
-var errBrokersNoCluster = userError(http.StatusServiceUnavailable, "no_cluster", i18n.M("error.no_cluster"))
-
-// badBrokerName answers a broker name RocketMQ would refuse, before any broker is asked.
-func badBrokerName(name string) *UserError {
-	return userError(http.StatusBadRequest, "bad_broker", i18n.M("brokers.bad_name", "Name", views.Cut(name)))
+// badBrokerName refuses a broker name RocketMQ would refuse, before any broker is asked.
+func badBrokerName(name string) error {
+	return fault.InvalidField("name", "brokers.bad_name", "Name", views.Cut(name)).Because("bad_broker")
 }
 
 // List renders /brokers.
 func (h *Brokers) List(c *gin.Context) {
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	p := h.page(c, l.T("brokers.title"), "brokers")
 	vm := views.BrokersVM{Configured: h.Brokers != nil}
 	if h.Brokers != nil {
@@ -77,7 +76,7 @@ func (h *Brokers) List(c *gin.Context) {
 // ListAPI answers GET /api/v1/brokers.
 func (h *Brokers) ListAPI(c *gin.Context) {
 	if h.Brokers == nil {
-		h.Fail(c, errBrokersNoCluster)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	l, err := h.Brokers.List(c.Request.Context())
@@ -95,7 +94,7 @@ func (h *Brokers) detail(c *gin.Context) (*brokers.Detail, bool) {
 		return nil, false
 	}
 	if h.Brokers == nil {
-		h.Fail(c, errBrokersNoCluster)
+		h.Fail(c, errNoCluster())
 		return nil, false
 	}
 	d, err := h.Brokers.Detail(c.Request.Context(), name)
@@ -112,20 +111,21 @@ func (h *Brokers) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: sayFailures(tr(c), d.Failures),
+	l := i18n.From(c.Request.Context())
+	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: sayFailures(l, d.Failures),
 		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt)}
 	if h.Live {
 		vm.WSURL = "/ws/brokers/" + d.Name
 	}
 	for _, m := range d.Members {
-		vm.Rows = append(vm.Rows, brokerRows(tr(c), []brokers.Runtime{m.Runtime})...)
+		vm.Rows = append(vm.Rows, brokerRows(l, []brokers.Runtime{m.Runtime})...)
 		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil}
 		for _, e := range m.Config {
 			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
 		}
 		vm.Configs = append(vm.Configs, cfg)
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("broker.page", "Name", views.Cut(d.Name)), "brokers"), views.BrokerPage(vm))
+	h.render(c, http.StatusOK, h.page(c, l.T("broker.page", "Name", views.Cut(d.Name)), "brokers"), views.BrokerPage(vm))
 }
 
 // ShowAPI answers GET /api/v1/brokers/{name}.

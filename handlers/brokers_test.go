@@ -31,7 +31,7 @@ func (f *fakeBrokers) List(context.Context) (*brokers.List, error) {
 func (f *fakeBrokers) Detail(_ context.Context, name string) (*brokers.Detail, error) {
 	f.calls++
 	if name != "broker-a" {
-		return nil, &brokers.NotFoundError{Name: name}
+		return nil, brokers.NotFound(name, nil)
 	}
 	return &brokers.Detail{Name: name, Cluster: "DefaultCluster", CheckedAt: time.Now(), Members: []brokers.Member{{Runtime: sampleRuntime,
 		Config: []brokers.ConfigEntry{{Key: "brokerName", Value: "broker-a"}, {Key: "secretKey", Value: brokers.MaskedValue, Masked: true}}}}}, nil

@@ -99,4 +99,3 @@ func TestAPIAnswersNameFailedBrokersInOneShape(t *testing.T) {
 		}
 	}
 }
-

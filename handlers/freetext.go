@@ -1,21 +1,17 @@
 package handlers
 
 import (
-	"errors"
-	"net/http"
-
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
-	"rmqconsole/i18n"
 )
 
-// filterRefused applies the free-text rule to a list's search filter: nil, or the 400 of
-// a filter it refuses, said in l's language; the filter is then escaped, for the form
-// that shows it again.
-func filterRefused(l *i18n.Localizer, filter *string) *UserError {
-	var te *freetext.Error
-	if err := freetext.ListFilter.Check(*filter); errors.As(err, &te) {
+// filterRefused applies the free-text rule to a list's search filter: nil, or its
+// refusal (API code bad_filter); the filter is then escaped, for the form that shows it
+// again.
+func filterRefused(filter *string) *fault.Error {
+	if fe := fault.As(freetext.ListFilter.Check(*filter)); fe != nil {
 		*filter = freetext.Shown(*filter)
-		return &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: l.Say(te.Say()), Say: te.Say()}
+		return fe.Because("bad_filter")
 	}
 	return nil
 }

@@ -63,8 +63,8 @@ func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
 			Message: l.T("groups.error.sort", "Sort", views.Cut(bad))}
 	}
-	if err := filterRefused(l, &q.Filter); err != nil {
-		return q, err
+	if fe := filterRefused(&q.Filter); fe != nil {
+		return q, &UserError{Status: http.StatusBadRequest, Code: fe.APICode(), Message: fe.Say(l), Say: fe.Msg}
 	}
 	return q, nil
 }

@@ -33,11 +33,12 @@ const homeGroupsWait = 2 * time.Second
 // Show renders the overview page. A broker that does not answer is shown as such; the
 // page still renders.
 func (h *Home) Show(c *gin.Context) {
+	l := i18n.From(c.Request.Context())
 	vm := views.HomeVM{Configured: h.Overview != nil}
 	if h.Overview != nil {
 		ov, err := h.Overview(c.Request.Context())
 		if ov != nil {
-			vm = homeVM(tr(c), ov)
+			vm = homeVM(l, ov)
 		}
 		if err != nil && ov == nil {
 			vm.Errors = append(vm.Errors, err.Error())
@@ -45,15 +46,15 @@ func (h *Home) Show(c *gin.Context) {
 		h.countGroups(c.Request.Context(), &vm)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
-		vm.Clusters = h.clusterRows(tr(c), h.Clusters(c.Request.Context()))
+		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("home.page"), "home"), views.HomePage(vm))
+	h.render(c, http.StatusOK, h.page(c, l.T("home.page"), "home"), views.HomePage(vm))
 }
 
 // API answers GET /api/v1/cluster.
 func (h *Home) API(c *gin.Context) {
 	if h.Overview == nil {
-		h.Fail(c, errBrokersNoCluster)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	ov, err := h.Overview(c.Request.Context())

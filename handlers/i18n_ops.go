@@ -6,7 +6,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/auth"
 	"rmqconsole/i18n"
 )
 
@@ -23,12 +22,4 @@ func statusText(l *i18n.Localizer, status int) string {
 		return s
 	}
 	return http.StatusText(status)
-}
-
-// sayInvalid is why input was refused, in l's language.
-func sayInvalid(l *i18n.Localizer, e *auth.InvalidError) string {
-	if e.Say.ID != "" {
-		return l.Say(e.Say)
-	}
-	return e.Reason
 }

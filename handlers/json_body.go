@@ -6,12 +6,12 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 )
 
@@ -27,7 +27,9 @@ const maxAPIBody = 64 << 10
 // field v does not take (a misspelt field is an error rather than silently ignored), no
 // data after the value. Numbers are kept as written (json.Number).
 //
-// The error is a *BodyError; callers answer it with bodyError.
+// The error is an Invalid *fault.Error on the body saying what is wrong with it (with the
+// reason unsupported_media_type, answered 415, when it is not declared JSON); callers
+// answer it with bodyError.
 func decodeAPIBody(c *gin.Context, v any) error {
 	if err := jsonMediaType(c.GetHeader("Content-Type")); err != nil {
 		return err
@@ -60,55 +62,52 @@ func tokenAfter(dec *json.Decoder) error {
 	return err
 }
 
-// BodyError is an API body the console refuses: Status is 415 (not declared JSON) or
-// 400 (not the JSON the call takes); Say is the problem.
-type BodyError struct {
-	Status int
-	Say    i18n.Message
+// reasonMediaType is the API code of a body not declared JSON: HTTP's 415, the one
+// status of a refused body that is not 400 (see reasonStatus).
+const reasonMediaType = "unsupported_media_type"
+
+// badBody refuses the body with m, the problem found in it.
+func badBody(m i18n.Message) *fault.Error {
+	return &fault.Error{Code: fault.Invalid, Field: "body", Msg: m}
 }
-
-func (e *BodyError) Error() string { return e.Say.String() }
-
-func badBody(m i18n.Message) *BodyError { return &BodyError{Status: http.StatusBadRequest, Say: m} }
 
 // bodyError is err of decodeAPIBody as the answer to the call: a body not declared JSON
 // is said as it is (415); a body that is not the JSON the call takes is a 400 with the
 // call's API code, said inside the call's own sentence (the catalogue's id, with the
 // problem as {{.Error}}), which shows the shape the call takes.
-func bodyError(err error, code, id string, kv ...any) *UserError {
-	var be *BodyError
-	if !errors.As(err, &be) {
+func bodyError(err error, code, id string, kv ...any) *fault.Error {
+	be := fault.As(err)
+	if be == nil {
 		be = badBody(i18n.M("api.body.unreadable", "Error", err.Error()))
 	}
-	if be.Status == http.StatusUnsupportedMediaType {
-		return userError(be.Status, "unsupported_media_type", be.Say)
+	if be.Reason == reasonMediaType {
+		return be
 	}
-	return userError(be.Status, code, i18n.M(id, append(kv, "Error", be.Say)...))
+	return &fault.Error{Code: fault.Invalid, Reason: code, Field: "body", Msg: i18n.M(id, append(kv, "Error", be.Msg)...), Err: be}
 }
 
 // jsonMediaType refuses a Content-Type other than application/json (any charset
 // parameter must be UTF-8, the only encoding JSON has).
-func jsonMediaType(ct string) *BodyError {
-	unsupported := &BodyError{Status: http.StatusUnsupportedMediaType}
+func jsonMediaType(ct string) *fault.Error {
+	unsupported := func(m i18n.Message) *fault.Error {
+		return &fault.Error{Code: fault.Invalid, Reason: reasonMediaType, Msg: m}
+	}
 	if ct == "" {
-		unsupported.Say = i18n.M("api.body.no_media_type")
-		return unsupported
+		return unsupported(i18n.M("api.body.no_media_type"))
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
-		unsupported.Say = i18n.M("api.body.media_type", "Type", strconv.Quote(ct))
-		return unsupported
+		return unsupported(i18n.M("api.body.media_type", "Type", strconv.Quote(ct)))
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		unsupported.Say = i18n.M("api.body.media_type", "Type", strconv.Quote(ct))
-		return unsupported
+		return unsupported(i18n.M("api.body.media_type", "Type", strconv.Quote(ct)))
 	}
 	return nil
 }
 
 // duplicateKey walks body's tokens and finds a key given twice in one object, in any
 // case, at any depth. A body that is not JSON is left to the decoder to describe.
-func duplicateKey(body []byte) *BodyError {
+func duplicateKey(body []byte) *fault.Error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	// An open object: its keys by their folded case, and whether a key comes next.
 	type object struct {

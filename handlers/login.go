@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
@@ -59,52 +60,52 @@ func (h *Login) Form(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
+	l := i18n.From(c.Request.Context())
 	vm := views.LoginVM{Next: next, NotNeeded: !h.SignInRequired(c)}
 	switch c.Query("reason") {
 	case "signed-out":
-		vm.Notice = tr(c).T("login.signed_out")
+		vm.Notice = l.T("login.signed_out")
 	case "ended":
-		vm.Notice = tr(c).T("login.session_ended")
+		vm.Notice = l.T("login.session_ended")
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+	h.render(c, http.StatusOK, h.page(c, l.T("login.title"), ""), views.LoginPage(vm))
 }
 
 // Submit checks the user name and password, starts a session and redirects to next.
 func (h *Login) Submit(c *gin.Context) {
 	name := strings.TrimSpace(c.PostForm("name"))
 	password := c.PostForm("password")
+	l := i18n.From(c.Request.Context())
 	vm := views.LoginVM{Name: name, Next: SafeNext(c.PostForm("next"))}
+	page := func(status int) { h.render(c, status, h.page(c, l.T("login.title"), ""), views.LoginPage(vm)) }
 	if !h.SignInRequired(c) {
 		vm.NotNeeded = true
-		h.render(c, http.StatusOK, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		page(http.StatusOK)
 		return
 	}
 	if name == "" || password == "" {
-		vm.Error = tr(c).T("login.missing")
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		vm.Error = l.T("login.missing")
+		page(http.StatusUnprocessableEntity)
 		return
 	}
 	ns, err := h.Auth.Login(c.Request.Context(), name, []byte(password), c.ClientIP(), c.Request.UserAgent())
 	var throttled *auth.ThrottledError
-	var invalid *auth.InvalidError
 	switch {
 	case err == nil:
-	case errors.As(err, &invalid):
-		vm.Name, vm.Error = freetext.Shown(name), sayInvalid(tr(c), invalid)
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+	case fault.Is(err, fault.Invalid):
+		vm.Name, vm.Error = freetext.Shown(name), fault.As(err).Say(l)
+		page(http.StatusUnprocessableEntity)
 		return
 	case errors.Is(err, auth.ErrBadCredentials):
 		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP())
-		vm.Error = tr(c).T("login.wrong")
-		h.render(c, http.StatusUnauthorized, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		vm.Error = l.T("login.wrong")
+		page(http.StatusUnauthorized)
 		return
 	case errors.As(err, &throttled):
 		h.Log.Warn("sign-in throttled", "user", name, "remote", c.ClientIP(), "wait", throttled.Wait)
-		secs := int(throttled.Wait.Round(time.Second) / time.Second)
-		secs = max(secs, 1)
-		c.Header("Retry-After", strconv.Itoa(secs))
-		vm.Error = tr(c).T("login.throttled", "Seconds", secs)
-		h.render(c, http.StatusTooManyRequests, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		c.Header("Retry-After", strconv.Itoa(max(int(throttled.Wait.Round(time.Second)/time.Second), 1)))
+		vm.Error = fault.As(err).Say(l)
+		page(http.StatusTooManyRequests)
 		return
 	default:
 		h.Log.Error("sign-in failed", "user", name, "err", err)

@@ -5,7 +5,6 @@ import (
 
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
-	"rmqconsole/topics"
 )
 
 // lookupSay is a lookup input error in the request's language: its sentence when the
@@ -45,12 +44,4 @@ func groupReason(l *i18n.Localizer, g lookup.GroupState) string {
 		s += " " + l.Say(g.ReasonNote)
 	}
 	return s
-}
-
-// topicInputSay is a topic change's input error in l's language.
-func topicInputSay(l *i18n.Localizer, ie *topics.InputError) string {
-	if ie.Text.ID != "" {
-		return l.Say(ie.Text)
-	}
-	return ie.Message
 }

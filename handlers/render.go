@@ -17,18 +17,15 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/alerts"
-	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/fault"
-	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
-	"rmqconsole/topics"
 	"rmqconsole/views"
 )
 
@@ -77,7 +74,7 @@ func (e *Env) renderComponent(c *gin.Context, status int, comp templ.Component) 
 	if err := comp.Render(c.Request.Context(), &buf); err != nil {
 		e.Log.Error("render page", "path", c.Request.URL.Path, "err", err)
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8",
-			[]byte(tr(c).T("error.render")+"\n"))
+			[]byte(i18n.From(c.Request.Context()).T("error.render")+"\n"))
 		return
 	}
 	c.Data(status, "text/html; charset=utf-8", e.Base.HTML(buf.Bytes()))
@@ -120,7 +117,7 @@ func (e *Env) Fail(c *gin.Context, err error) {
 		c.JSON(status, body)
 		return
 	}
-	e.render(c, status, e.page(c, statusText(tr(c), status), ""), views.ErrorPage(status, msg))
+	e.render(c, status, e.page(c, statusText(i18n.From(c.Request.Context()), status), ""), views.ErrorPage(status, msg))
 }
 
 // operation names what the request was doing, for the log: the method and the route
@@ -134,7 +131,13 @@ func operation(c *gin.Context) string {
 
 // NotFound answers routes that do not exist.
 func (e *Env) NotFound(c *gin.Context) {
-	e.Fail(c, userError(http.StatusNotFound, "not_found", i18n.M("error.no_page", "Path", c.Request.URL.Path)))
+	e.Fail(c, fault.New(fault.NotFound, "error.no_page", "Path", c.Request.URL.Path))
+}
+
+// errNoCluster answers what needs a cluster on a console started without a NameServer
+// (503, API code no_cluster): one sentence for every page and call.
+func errNoCluster() error {
+	return fault.New(fault.Unavailable, "error.no_cluster").Because("no_cluster")
 }
 
 // UserError is an error meant to be shown as it is: a sentence with the next step.
@@ -202,12 +205,15 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	return l.T(prefixID, "Failure", l.Say(f.Message()))
 }
 
-// sayErr is err's words for a page in l's language: a refused access, a broker's
-// failure, a connection that failed or an answer that did not come in the catalogues'
-// words; any other error as it says itself.
+// sayErr is err's words for a page in l's language: the sentence of a *fault.Error, a
+// refused access, a broker's failure, a connection that failed or an answer that did not
+// come in the catalogues' words; any other error as it says itself.
 func sayErr(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
+	}
+	if fe := fault.As(err); fe != nil {
+		return fe.Say(l)
 	}
 	if s, ok := sayRefusal(l, "", err); ok {
 		return s
@@ -254,6 +260,9 @@ func sayFromSlaves(l *i18n.Localizer, srs []cluster.SlaveRead, whatID string) []
 // RocketMQ server is answered as a broker failure.
 func errorStatus(err error) (int, string) {
 	if fe := fault.As(err); fe != nil {
+		if status, ok := reasonStatus[fe.Reason]; ok {
+			return status, fe.APICode()
+		}
 		return faultStatus[fe.Code], fe.APICode()
 	}
 	var ue *UserError
@@ -262,14 +271,8 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
-	case errors.Is(err, freetext.ErrInvalid):
-		return http.StatusBadRequest, "invalid_text"
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
-	case errors.Is(err, brokers.ErrBrokerNotFound):
-		return http.StatusNotFound, "broker_not_found"
-	case errors.Is(err, topics.ErrTopicNotFound):
-		return http.StatusNotFound, "topic_not_found"
 	case errors.Is(err, groups.ErrClientNotFound):
 		return http.StatusNotFound, "client_not_found"
 	case errors.Is(err, lookup.ErrNotFound):
@@ -290,10 +293,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, resets.ErrAuditUnavailable):
 		return http.StatusServiceUnavailable, "audit_unavailable"
-	case errors.As(err, new(*store.UnrecordedError)):
-		return http.StatusServiceUnavailable, "audit_unrecorded"
-	case errors.Is(err, store.ErrUnavailable):
-		return http.StatusServiceUnavailable, StoreUnavailableCode
 	case errors.Is(err, resets.ErrNoCluster):
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.As(err, new(*deadletters.InputError)):
@@ -332,14 +331,35 @@ var faultStatus = map[fault.Code]int{
 	fault.Internal:    http.StatusInternalServerError,
 }
 
+// The reasons of the HTTP layer's own refusals, each answered with HTTP's status for it.
+const (
+	ReasonUnauthenticated  = "unauthenticated"    // Refused: 401
+	ReasonMethodNotAllowed = "method_not_allowed" // Invalid: 405
+	ReasonTooLarge         = "too_large"          // Invalid: 413
+	ReasonUnknownHost      = "unknown_host"       // Refused: 421
+)
+
+// reasonStatus are the reasons HTTP has a finer status for than their fault code's: a
+// change refused because a broker could not be read first is that broker's failure (a
+// gateway's statuses), and the refusals of the HTTP layer itself.
+var reasonStatus = map[string]int{
+	cluster.FailureError:   http.StatusBadGateway,     // Unavailable
+	cluster.FailureTimeout: http.StatusGatewayTimeout, // Unavailable
+	ReasonUnauthenticated:  http.StatusUnauthorized,
+	ReasonMethodNotAllowed: http.StatusMethodNotAllowed,
+	ReasonTooLarge:         http.StatusRequestEntityTooLarge,
+	reasonMediaType:        http.StatusUnsupportedMediaType,
+	ReasonUnknownHost:      http.StatusMisdirectedRequest,
+}
+
 // errorMessage is the sentence shown for err. Errors meant for people are shown as they
 // are; the others get a sentence saying who failed (a RocketMQ server, or the console).
 func errorMessage(c *gin.Context, err error, code string) string {
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	if fes := fault.All(err); len(fes) > 0 {
 		parts := make([]string, len(fes))
 		for i, fe := range fes {
-			parts[i] = fe.Say(l)
+			parts[i] = l.Say(storeSentence(c, fe))
 		}
 		return strings.Join(parts, " ")
 	}
@@ -366,8 +386,6 @@ func errorMessage(c *gin.Context, err error, code string) string {
 		return l.T("error.timeout", "Error", sayErr(l, err))
 	case "cancelled":
 		return l.T("error.cancelled")
-	case StoreUnavailableCode:
-		return sayStoreUnavailable(c, err)
 	case "internal":
 		return l.T("error.internal", "Op", operation(c), "Error", err.Error())
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -68,11 +67,11 @@ type resetJSON struct {
 func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
 	if err := decodeAPIBody(c, &j); err != nil {
-		ue := bodyError(err, "bad_request", "reset.api.badjson")
-		if ue.Status != http.StatusBadRequest {
-			return resetInput{}, ue
+		be := bodyError(err, "bad_request", "reset.api.badjson")
+		if be.Reason == reasonMediaType {
+			return resetInput{}, be
 		}
-		return resetInput{}, resets.InputErrors{{Field: "body", Message: ue.Message, Say: ue.Say}}
+		return resetInput{}, resets.InputErrors{{Field: "body", Message: be.Error(), Say: be.Msg}}
 	}
 	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {

@@ -9,8 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
-	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -41,7 +41,7 @@ type TokensJSON struct {
 func (h *Tokens) Mine(c *gin.Context) {
 	user := SignedInUser(c)
 	if user == "" {
-		h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(views.TokensVM{NoUsers: true}))
+		h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("tokens.title"), ""), views.TokensPage(views.TokensVM{NoUsers: true}))
 		return
 	}
 	c.Redirect(http.StatusSeeOther, views.TokensURL(user))
@@ -54,7 +54,7 @@ func (h *Tokens) List(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
+	h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("tokens.title"), ""), views.TokensPage(*vm))
 }
 
 // ListAPI is GET /api/v1/users/{user}/tokens.
@@ -84,12 +84,11 @@ func (h *Tokens) owner(ctx context.Context, name string) (*auth.User, error) {
 // tokenUserError is a failure of a call about user's tokens: a 404 saying how to add the
 // user when there is no such user, a database failure otherwise.
 func tokenUserError(user string, err error) error {
-	var inv *auth.InvalidError
-	if errors.As(err, &inv) {
-		return &UserError{Status: http.StatusBadRequest, Code: "bad_user", Message: inv.Reason, Say: inv.Say}
+	if fe := fault.As(err); fe != nil && fe.Code == fault.Invalid {
+		return &fault.Error{Code: fault.Invalid, Reason: "bad_user", Field: "user", Msg: fe.Msg, Err: err}
 	}
 	if errors.Is(err, auth.ErrUserNotFound) {
-		return userError(http.StatusNotFound, "user_not_found", i18n.M("tokens.no_user", "User", user))
+		return fault.Wrap(err, fault.NotFound, "tokens.no_user", "User", user).Because("user_not_found")
 	}
 	return tokenStoreError(err)
 }
@@ -108,7 +107,7 @@ func (h *Tokens) tokensVM(c *gin.Context, user string) (*views.TokensVM, error) 
 	vm := &views.TokensVM{User: u.Name, Self: u.Name == SignedInUser(c), Role: u.Role.String()}
 	for _, t := range ts {
 		row := views.TokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
-			Created: views.TimeUTC(t.CreatedAt), LastUsed: tr(c).T("tokens.never"),
+			Created: views.TimeUTC(t.CreatedAt), LastUsed: i18n.From(ctx).T("tokens.never"),
 			RevokeURL: views.TokensURL(u.Name) + "/" + strconv.FormatInt(t.ID, 10) + "/revoke"}
 		if !t.LastUsedAt.IsZero() {
 			row.LastUsed = views.TimeUTC(t.LastUsedAt)
@@ -134,9 +133,8 @@ func (h *Tokens) tokensVM(c *gin.Context, user string) (*views.TokensVM, error) 
 // tokenStoreError turns a failure of the console's own database into a sentence; it is
 // not a broker failure. An unavailable database is said as for every request (503).
 func tokenStoreError(err error) error {
-	var ue *UserError
-	if errors.As(err, &ue) || errors.Is(err, store.ErrUnavailable) {
+	if fault.As(err) != nil {
 		return err
 	}
-	return userError(http.StatusInternalServerError, "internal", i18n.M("error.database", "Error", err.Error()))
+	return fault.Wrap(err, fault.Internal, "error.database", "Error", err.Error())
 }

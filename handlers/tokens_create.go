@@ -1,13 +1,14 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -26,21 +27,21 @@ type CreatedTokenJSON struct {
 func (h *Tokens) Create(c *gin.Context) {
 	user, name := c.Param("user"), c.PostForm("name")
 	secret, tok, err := h.Auth.CreateToken(c.Request.Context(), user, name, Actor(c))
-	var inv *auth.InvalidError
-	if errors.As(err, &inv) {
+	l := i18n.From(c.Request.Context())
+	if fe := fault.As(err); fe != nil && fe.Code == fault.Invalid {
 		vm, verr := h.tokensVM(c, user)
 		if verr != nil {
 			h.Fail(c, verr)
 			return
 		}
-		vm.Name, vm.Error = freetext.Shown(name), sayInvalid(tr(c), inv)
+		vm.Name, vm.Error = freetext.Shown(name), fe.Say(l)
 		if isHTMX(c) {
 			// htmx swaps only 2xx answers: the refusal comes as the section with the
 			// sentence next to the field, so the user sees it.
 			h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
 			return
 		}
-		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("tokens.title"), ""), views.TokensPage(*vm))
 		return
 	}
 	if err != nil {
@@ -60,7 +61,7 @@ func (h *Tokens) Create(c *gin.Context) {
 		h.renderFragment(c, http.StatusOK, views.TokensSection(*vm))
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("tokens.title"), ""), views.TokensPage(*vm))
+	h.render(c, http.StatusOK, h.page(c, l.T("tokens.title"), ""), views.TokensPage(*vm))
 }
 
 // CreateAPI is POST /api/v1/users/{user}/tokens.
@@ -72,9 +73,8 @@ func (h *Tokens) CreateAPI(c *gin.Context) {
 	}
 	user := c.Param("user")
 	secret, tok, err := h.Auth.CreateToken(c.Request.Context(), user, req.Name, Actor(c))
-	var inv *auth.InvalidError
-	if errors.As(err, &inv) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "invalid_" + inv.Field, Message: inv.Reason, Say: inv.Say})
+	if fault.Is(err, fault.Invalid) {
+		h.Fail(c, err) // 400, invalid_<field>
 		return
 	}
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 	"rmqconsole/views"
 )
 
@@ -44,18 +44,14 @@ func (h *Tokens) revokeToken(c *gin.Context) (*auth.Token, error) {
 	user := c.Param("user")
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		status := http.StatusUnprocessableEntity
-		if isAPI(c) {
-			status = http.StatusBadRequest
-		}
-		return nil, userError(status, "bad_token_id", i18n.M("tokens.bad_id", "ID", strconv.Quote(c.Param("id"))))
+		return nil, fault.InvalidField("id", "tokens.bad_id", "ID", strconv.Quote(c.Param("id"))).Because("bad_token_id")
 	}
 	if _, err := h.owner(c.Request.Context(), user); err != nil {
 		return nil, err
 	}
 	tok, err := h.Auth.RevokeToken(c.Request.Context(), user, id)
 	if errors.Is(err, auth.ErrTokenNotFound) {
-		return nil, userError(http.StatusNotFound, "token_not_found", i18n.M("tokens.not_found", "User", user, "ID", id))
+		return nil, fault.Wrap(err, fault.NotFound, "tokens.not_found", "User", user, "ID", id).Because("token_not_found")
 	}
 	if err != nil {
 		return nil, tokenStoreError(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/store"
 	"rmqconsole/topics"
 )
@@ -111,14 +112,14 @@ func TestTopicUpdateFormSendsOnlyWhatChanged(t *testing.T) {
 // What the service refuses comes back as a 400 with the field's code in the API, and
 // next to the field in the delete form.
 func TestTopicChangeRefusalsAnswered(t *testing.T) {
-	f := &fakeChanges{err: &topics.InputError{Field: "confirm", Message: "The name typed to confirm is not orders: nothing was deleted."}}
+	f := &fakeChanges{err: fault.InvalidField("confirm", "topics.input.confirm.wrong", "Typed", `"order"`, "Topic", "orders").Because("bad_confirm")}
 	r := changeRouter(f)
 	rec := postForm(r, "/topics/orders/delete", url.Values{"confirm": {"order"}}, true)
 	doc, _ := goquery.NewDocumentFromReader(rec.Body)
 	if rec.Code != http.StatusOK || f.deletes[0].Confirm != "order" || !strings.Contains(doc.Find(`[data-testid="err-confirm"]`).Text(), "nothing was deleted") {
 		t.Fatalf("delete refusal: %d %q", rec.Code, doc.Find(`[data-testid="err-confirm"]`).Text())
 	}
-	f.err = &topics.InputError{Field: "readQueueNums", Message: "0 read queues: a topic has between 1 and 1024 queues per broker."}
+	f.err = fault.InvalidField("readQueueNums", "topics.input.queues.readQueueNums", "N", 0, "Max", 1024).Because("bad_readQueueNums")
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/topics", strings.NewReader(`{"topic":"orders","readQueueNums":0}`))
 	req.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
@@ -144,7 +145,7 @@ func sendJSON(r http.Handler, method, path, body string) *httptest.ResponseRecor
 // saying so next to the name, with a link to the topic's page, whose form updates it.
 // Only the topic page's form and PUT /api/v1/topics/{topic} ask for an update.
 func TestTopicCreateOfAnExistingTopicIsAConflictWithTheWayToChangeIt(t *testing.T) {
-	f := &fakeChanges{err: &topics.ExistsError{Topic: "orders"}}
+	f := &fakeChanges{err: topics.Exists("orders")}
 	r := changeRouter(f)
 	v := url.Values{"topic": {"orders"}, "readQueueNums": {"8"}, "writeQueueNums": {"4"}, "perm": {"6"},
 		"orig_perm": {"6"}, "orig_writeQueueNums": {"8"}} // a create form sent what an update form sends
@@ -197,7 +198,7 @@ func TestTopicCreateOfAnExistingTopicIsAConflictWithTheWayToChangeIt(t *testing.
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"bad_topic"`) || len(f.saves) != n {
 		t.Fatalf("PUT naming another topic in its body: %d %s, %d saves", w.Code, w.Body, len(f.saves)-n)
 	}
-	f.err = &topics.NotFoundError{Topic: "orders"}
+	f.err = topics.NotFound("orders")
 	if w := sendJSON(r, http.MethodPut, "/api/v1/topics/orders", `{"writeQueueNums":4}`); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `"topic_not_found"`) {
 		t.Fatalf("PUT of a topic that does not exist: %d %s", w.Code, w.Body)
 	}

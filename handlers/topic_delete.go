@@ -1,12 +1,12 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
@@ -17,7 +17,7 @@ import (
 // with the sentence next to the field.
 func (h *Topics) DeleteForm(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	topic := c.Param("topic")
@@ -26,16 +26,15 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 	saved, err := h.Changes.Delete(c.Request.Context(), topicWho(c), topics.DeleteRequest{Topic: topic, Confirm: vm.Confirm})
 	if err != nil {
 		l := i18n.From(c.Request.Context())
-		ue, ok := topicChangeError(l, err)
+		fe, ok := changeRefusal(err)
 		if !ok {
 			h.Fail(c, err)
 			return
 		}
-		var ie *topics.InputError
-		if errors.As(err, &ie) {
-			vm.FieldErrors = map[string]string{ie.Field: topicInputSay(l, ie)}
+		if fe.Code == fault.Invalid {
+			vm.FieldErrors = map[string]string{fe.Field: fe.Say(l)}
 		} else {
-			vm.Error = ue.Message
+			vm.Error = fe.Say(l)
 		}
 		shownAll(&vm.Topic, &vm.Confirm)
 		if isHTMX(c) {
@@ -58,15 +57,12 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 // DeleteAPI answers DELETE /api/v1/topics/{topic}?confirm={topic}.
 func (h *Topics) DeleteAPI(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	topic := c.Param("topic")
 	saved, err := h.Changes.Delete(c.Request.Context(), topicWho(c), topics.DeleteRequest{Topic: topic, Confirm: c.Query("confirm")})
 	if err != nil {
-		if ue, ok := topicChangeError(i18n.From(c.Request.Context()), err); ok {
-			err = ue
-		}
 		h.Fail(c, err)
 		return
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/topics"
@@ -47,7 +48,6 @@ func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, er
 	vm.Orig = views.TopicFormOrig{ReadQueueNums: c.PostForm("orig_readQueueNums"), WriteQueueNums: c.PostForm("orig_writeQueueNums"),
 		Perm: c.PostForm("orig_perm"), MessageType: c.PostForm("orig_messageType"), Order: c.PostForm("orig_order")}
 	r := topics.SaveRequest{Update: vm.Update, Topic: vm.Topic, BrokerNames: c.PostFormArray("brokerNames")}
-	l := i18n.From(c.Request.Context())
 	changed := func(v, orig string) bool { return v != "" && (!vm.Update || v != orig) }
 	for _, f := range []struct {
 		name, v, orig string
@@ -62,7 +62,7 @@ func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, er
 		}
 		n, err := strconv.Atoi(f.v)
 		if err != nil {
-			return r, vm, &topics.InputError{Field: f.name, Message: l.T("topic.save.number." + f.name)}
+			return r, vm, fault.InvalidField(f.name, "topic.save.number."+f.name).Because("bad_" + f.name)
 		}
 		*f.dst = &n
 	}
@@ -117,33 +117,21 @@ func topicChangeResultVM(e *store.AuditEntry, topicURL string) *views.TopicChang
 		EntryURL: auditURL(e.ID), TopicURL: topicURL, Error: e.Error, Rows: auditChangeVM(e).Rows}
 }
 
-// topicChangeError turns what the service refused into the sentence and status to
-// answer; ok is false for errors answered as they are.
-func topicChangeError(l *i18n.Localizer, err error) (*UserError, bool) {
-	var ie *topics.InputError
-	var rf *topics.ChangeRefusedError
-	var busy *store.AuditBusyError
-	var ex *topics.ExistsError
-	var nf *topics.NotFoundError
-	switch {
-	case errors.As(err, &ex):
-		return &UserError{Status: http.StatusConflict, Code: "topic_exists", Message: l.Say(ex.Text())}, true
-	case errors.As(err, &nf):
-		return &UserError{Status: http.StatusNotFound, Code: "topic_not_found", Message: l.Say(nf.Text())}, true
-	case errors.As(err, &ie):
-		return &UserError{Status: http.StatusBadRequest, Code: "bad_" + ie.Field, Message: topicInputSay(l, ie)}, true
-	case errors.As(err, &rf):
-		status, code := errorStatus(rf.Failures[0])
-		if status < 500 {
-			status, code = http.StatusBadGateway, "broker_error"
-		}
-		return &UserError{Status: status, Code: code, Message: l.Say(rf.Text())}, true
-	case errors.As(err, &busy):
-		return &UserError{Status: http.StatusConflict, Code: "conflict", Message: l.T("topic.change.busy", "Busy", busy.Error())}, true
-	case errors.Is(err, topics.ErrNoAudit):
-		return &UserError{Status: http.StatusServiceUnavailable, Code: "audit_unavailable", Message: l.T("topic.change.noaudit", "Error", err.Error())}, true
+// changeRefusal is what the service refused a change for, said with the form: bad
+// input, a topic that exists or does not, a change already in progress, one that could
+// not be checked with a broker or recorded. ok is false for the failures answered as
+// such (the database, a bug).
+func changeRefusal(err error) (fe *fault.Error, ok bool) {
+	if fe = fault.As(err); fe == nil {
+		return nil, false
 	}
-	return nil, false
+	switch fe.Code {
+	case fault.Invalid, fault.Conflict, fault.NotFound:
+		return fe, true
+	case fault.Unavailable:
+		return fe, fe.Reason == topics.ReasonNoAudit || fe.Reason == cluster.FailureError || fe.Reason == cluster.FailureTimeout
+	}
+	return fe, false
 }
 
 // SaveForm is POST /topics (create) and POST /topics/{topic} (update): on bad input the
@@ -151,7 +139,7 @@ func topicChangeError(l *i18n.Localizer, err error) (*UserError, bool) {
 // outcome per broker above the form.
 func (h *Topics) SaveForm(c *gin.Context) {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	r, vm, err := topicFormRequest(c)
@@ -166,26 +154,26 @@ func (h *Topics) SaveForm(c *gin.Context) {
 	}
 	h.fillBrokers(ctx, &vm, c.PostFormArray("brokerNames"))
 	if err != nil {
-		ue, ok := topicChangeError(i18n.From(ctx), err)
+		fe, ok := changeRefusal(err)
 		if !ok {
 			h.Fail(c, err)
 			return
 		}
+		l := i18n.From(ctx)
 		// The update form has no topic field: what is wrong with the topic (a system
 		// topic) is said above the form.
-		var ie *topics.InputError
 		status := http.StatusUnprocessableEntity
 		switch {
-		case errors.As(err, &ie) && (ie.Field != "topic" || !vm.Update):
-			vm.FieldErrors = map[string]string{ie.Field: topicInputSay(i18n.From(ctx), ie)}
-		case errors.As(err, new(*topics.ExistsError)):
+		case fe.Code == fault.Invalid && (fe.Field != "topic" || !vm.Update):
+			vm.FieldErrors = map[string]string{fe.Field: fe.Say(l)}
+		case fe.Reason == topics.ReasonExists:
 			// The name is taken: say so next to it, with the way to the topic's own form.
-			status, vm.ExistingURL = ue.Status, views.TopicURL(r.Topic)
-			vm.FieldErrors = map[string]string{"topic": ue.Message}
-		case ue.Status == http.StatusNotFound:
-			status, vm.Error = ue.Status, ue.Message
+			status, vm.ExistingURL = http.StatusConflict, views.TopicURL(r.Topic)
+			vm.FieldErrors = map[string]string{"topic": fe.Say(l)}
+		case fe.Code == fault.NotFound:
+			status, vm.Error = http.StatusNotFound, fe.Say(l)
 		default:
-			vm.Error = ue.Message
+			vm.Error = fe.Say(l)
 		}
 		shownAll(&vm.Topic, &vm.ReadQueueNums, &vm.WriteQueueNums, &vm.Perm, &vm.MessageType)
 		h.renderSaveSection(c, status, vm)
@@ -286,7 +274,7 @@ func (h *Topics) UpdateAPI(c *gin.Context) {
 	}
 	topic := c.Param("topic")
 	if r.Topic != "" && r.Topic != topic {
-		h.Fail(c, userError(http.StatusBadRequest, "bad_topic", i18n.M("topic.api.mismatch", "Body", r.Topic, "Topic", topic)))
+		h.Fail(c, fault.InvalidField("topic", "topic.api.mismatch", "Body", r.Topic, "Topic", topic).Because("bad_topic"))
 		return
 	}
 	r.Topic, r.Update = topic, true
@@ -296,7 +284,7 @@ func (h *Topics) UpdateAPI(c *gin.Context) {
 // decodeSave reads a create or update body; false when it answered the request.
 func (h *Topics) decodeSave(c *gin.Context, r *topics.SaveRequest) bool {
 	if h.Changes == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return false
 	}
 	if err := decodeAPIBody(c, r); err != nil {
@@ -310,17 +298,14 @@ func (h *Topics) decodeSave(c *gin.Context, r *topics.SaveRequest) bool {
 func (h *Topics) save(c *gin.Context, r topics.SaveRequest) {
 	l := i18n.From(c.Request.Context())
 	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
-	if ex := (*topics.ExistsError)(nil); errors.As(err, &ex) {
-		update := h.Base.URL("/api/v1/topics/" + url.PathEscape(ex.Topic))
-		c.JSON(http.StatusConflict, topicExistsJSON{APIError: APIError{Code: "topic_exists",
-			Error: l.T("topic.api.exists", "Topic", ex.Topic, "Update", update)},
-			Topic: ex.Topic, Edit: h.Base.URL(views.TopicURL(ex.Topic)), Update: update})
+	if fe := fault.As(err); fe != nil && fe.Reason == topics.ReasonExists {
+		update := h.Base.URL("/api/v1/topics/" + url.PathEscape(r.Topic))
+		c.JSON(http.StatusConflict, topicExistsJSON{APIError: APIError{Code: fe.APICode(), Kind: string(fe.Code),
+			Error: l.T("topic.api.exists", "Topic", r.Topic, "Update", update)},
+			Topic: r.Topic, Edit: h.Base.URL(views.TopicURL(r.Topic)), Update: update})
 		return
 	}
 	if err != nil {
-		if ue, ok := topicChangeError(l, err); ok {
-			err = ue
-		}
 		h.Fail(c, err)
 		return
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -9,27 +8,21 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
 
-// badTopicName answers a topic name RocketMQ would refuse, before any broker is asked.
-func badTopicName(l *i18n.Localizer, name string) *UserError {
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_topic",
-		Message: l.T("topic.bad.name", "Topic", views.Cut(name))}
-}
-
-// topicDetailQuery reads and checks the topic page's input.
+// topicDetailQuery reads and checks the topic page's input: a topic or producer group
+// name RocketMQ would refuse is refused before any broker is asked.
 func topicDetailQuery(c *gin.Context) (topics.DetailQuery, error) {
 	q := topics.DetailQuery{Topic: c.Param("topic"), ProducerGroup: c.Query("producerGroup")}
-	l := i18n.From(c.Request.Context())
 	if !cluster.ValidName(q.Topic) {
-		return q, badTopicName(l, q.Topic)
+		return q, fault.InvalidField("topic", "topic.bad.name", "Topic", views.Cut(q.Topic)).Because("bad_topic")
 	}
 	if q.ProducerGroup != "" && !cluster.ValidName(q.ProducerGroup) {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_producer_group",
-			Message: l.T("topic.bad.producergroup", "Group", views.Cut(q.ProducerGroup))}
+		return q, fault.InvalidField("producerGroup", "topic.bad.producergroup", "Group", views.Cut(q.ProducerGroup)).Because("bad_producer_group")
 	}
 	return q, nil
 }
@@ -42,14 +35,10 @@ func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 		return nil, false
 	}
 	if h.Topics == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return nil, false
 	}
 	d, err := h.Topics.Detail(c.Request.Context(), q)
-	if nf := (*topics.NotFoundError)(nil); errors.As(err, &nf) {
-		status, code := errorStatus(err)
-		err = &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).Say(nf.Text())}
-	}
 	if err != nil {
 		h.Fail(c, err)
 		return nil, false

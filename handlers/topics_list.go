@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/topics"
 	"rmqconsole/views"
@@ -43,38 +44,29 @@ type TopicsJSON struct {
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
 
-// errTopicsNoCluster answers when no NameServer is configured.
-func errTopicsNoCluster(c *gin.Context) *UserError {
-	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-		Message: i18n.From(c.Request.Context()).T("topics.api.nocluster")}
-}
-
 // topicListQuery reads the filter and order from the query string; what it does not
-// know is a user error, said next to the form.
-func topicListQuery(c *gin.Context) (topics.ListQuery, *UserError) {
+// know is refused, said next to the form.
+func topicListQuery(c *gin.Context) (topics.ListQuery, *fault.Error) {
 	q := topics.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort"), Type: c.Query("type")}
-	l := i18n.From(c.Request.Context())
 	var ok bool
 	if q.System, ok = queryFlag(c.Query("system")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: l.T("topics.bad.flag", "Name", "system")}
+		return q, fault.InvalidField("system", "topics.bad.flag", "Name", "system").Because("bad_system")
 	}
 	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: l.T("topics.bad.flag", "Name", "desc")}
+		return q, fault.InvalidField("desc", "topics.bad.flag", "Name", "desc").Because("bad_desc")
 	}
 	if q.Sort != "" && !slices.Contains(topics.SortKeys, q.Sort) {
 		bad := q.Sort
 		q.Sort = ""
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: l.T("topics.bad.sort", "Sort", views.Cut(bad))}
+		return q, fault.InvalidField("sort", "topics.bad.sort", "Sort", views.Cut(bad)).Because("bad_sort")
 	}
 	if q.Type != "" && !slices.Contains(topics.Types, q.Type) {
 		bad := q.Type
 		q.Type = ""
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_type",
-			Message: l.T("topics.bad.type", "Type", views.Cut(bad))}
+		return q, fault.InvalidField("type", "topics.bad.type", "Type", views.Cut(bad)).Because("bad_type")
 	}
-	if err := filterRefused(l, &q.Filter); err != nil {
-		return q, err
+	if fe := filterRefused(&q.Filter); fe != nil {
+		return q, fe
 	}
 	return q, nil
 }
@@ -98,7 +90,7 @@ func (h *Topics) List(c *gin.Context) {
 	vm := views.TopicsVM{Configured: true, Filter: q.Filter, Type: q.Type, Types: topics.Types, System: q.System, Sort: q.Sort, Desc: q.Desc,
 		SortLinks: topicSortLinks(q), RefreshURL: topicListURL(q, true)}
 	if uerr != nil {
-		vm.FormError = uerr.Message
+		vm.FormError = uerr.Say(lz)
 		vm.Error = lz.T("topics.error.filter")
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.TopicsPage(vm))
 		return
@@ -130,7 +122,7 @@ func (h *Topics) changeForms(c *gin.Context, vm *views.TopicsVM) {
 // ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=].
 func (h *Topics) ListAPI(c *gin.Context) {
 	if h.Topics == nil {
-		h.Fail(c, errTopicsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	q, uerr := topicListQuery(c)

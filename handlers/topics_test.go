@@ -40,7 +40,7 @@ func (f *fakeTopics) Detail(_ context.Context, q topics.DetailQuery) (*topics.De
 	if d, ok := f.detail[q.Topic]; ok {
 		return d, nil
 	}
-	return nil, &topics.NotFoundError{Topic: q.Topic}
+	return nil, topics.NotFound(q.Topic)
 }
 
 func f64(v float64) *float64 { return &v }

@@ -1,12 +1,12 @@
 package lookup
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -121,9 +121,8 @@ func checkTag(tag string) error {
 
 // checkText applies the free-text rule to what a query sends a broker.
 func checkText(f freetext.Field, s string) error {
-	var te *freetext.Error
-	if err := f.Check(s); errors.As(err, &te) {
-		return &InputError{Field: f.Name, Code: "bad_" + f.Name, Message: te.Error(), Text: te.Say(), Err: te}
+	if te := fault.As(f.Check(s)); te != nil {
+		return &InputError{Field: f.Name, Code: "bad_" + f.Name, Message: te.Error(), Text: te.Msg, Err: te}
 	}
 	return nil
 }

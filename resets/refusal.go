@@ -3,7 +3,6 @@ package resets
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,7 +49,7 @@ func (s *Service) RefuseRole(ctx context.Context, who Who, group string, asked A
 // take is worth a record of who sent it, kept escaped like everything a refusal stores.
 // Other mistakes in a form are not recorded: nothing was attempted.
 func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs InputErrors) *store.AuditEntry {
-	if !errors.Is(errs, freetext.ErrInvalid) {
+	if !freetext.Refused(errs) {
 		return nil
 	}
 	return s.refuseAsked(ctx, who, group, asked, errs.Error())

@@ -1,13 +1,13 @@
 package resets
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -133,9 +133,8 @@ func (e *InputErrors) add(field, format string, args ...any) {
 
 func checkName(errs *InputErrors, field, what, name string) bool {
 	if err := cluster.CheckName(what, name); err != nil {
-		var ne *cluster.NameError
-		if errors.As(err, &ne) {
-			*errs = append(*errs, InputError{Field: field, Message: err.Error(), Say: ne.Say()})
+		if ne := fault.As(err); ne != nil {
+			*errs = append(*errs, InputError{Field: field, Message: err.Error(), Say: ne.Msg})
 		} else {
 			errs.add(field, "%s", err.Error())
 		}
@@ -194,9 +193,8 @@ func (r Request) Check(now time.Time) InputErrors {
 	} else if r.BrokerName != "" {
 		errs.say("queueId", "resets.input.broker_without_queue", "Broker", cut(r.BrokerName, 80))
 	}
-	var te *freetext.Error
-	if err := freetext.ResetReason.Check(r.Reason); errors.As(err, &te) {
-		errs = append(errs, InputError{Field: "reason", Message: te.Error(), Say: te.Say(), Err: te})
+	if te := fault.As(freetext.ResetReason.Check(r.Reason)); te != nil {
+		errs = append(errs, InputError{Field: "reason", Message: te.Error(), Say: te.Msg, Err: te})
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -136,11 +137,11 @@ func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why i18n.Mes
 			why = i18n.M("access.sign_in_first")
 		}
 		c.Header("WWW-Authenticate", `Bearer realm="rmqconsole"`)
-		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why.String(), Say: why})
+		env.Fail(c, unauthenticated(why))
 		return
 	}
 	if why.ID != "" {
-		env.Fail(c, &handlers.UserError{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: why.String(), Say: why})
+		env.Fail(c, unauthenticated(why))
 		return
 	}
 	// Come back to the page the user was on: for htmx that is the page, not the fragment.
@@ -163,6 +164,11 @@ func (a *clusterApp) askToSignIn(c *gin.Context, env *handlers.Env, why i18n.Mes
 		return
 	}
 	c.Redirect(http.StatusSeeOther, login)
+}
+
+// unauthenticated refuses a request without valid credentials (401), saying why.
+func unauthenticated(why i18n.Message) error {
+	return &fault.Error{Code: fault.Refused, Reason: handlers.ReasonUnauthenticated, Msg: why}
 }
 
 // refuse answers 403 with what the role lacks. A refused apply of a reset is recorded
@@ -188,7 +194,7 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
 			handlers.ResetAsked(c), msg)
 	}
-	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
+	env.Fail(c, &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: say})
 }
 
 // firstParam is the first route parameter (the group of reset routes), whatever its name.

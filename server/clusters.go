@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -191,9 +192,8 @@ func (a *clusterApp) notFound(env *handlers.Env) gin.HandlerFunc {
 				for _, o := range a.clusters {
 					names = append(names, o.cc.Name)
 				}
-				unknown := i18n.M("cluster.unknown", "Name", name, "Names", strings.Join(names, ", "))
-				env.Fail(c, &handlers.UserError{Status: http.StatusNotFound, Code: "cluster_not_found",
-					Message: unknown.String(), Say: unknown})
+				env.Fail(c, fault.New(fault.NotFound, "cluster.unknown", "Name", name, "Names", strings.Join(names, ", ")).
+					Because("cluster_not_found"))
 				return
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strconv"
 
-	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 )
 
@@ -16,9 +16,8 @@ func cliSay(l *i18n.Localizer, err error) string {
 	if errors.As(err, &m) {
 		return l.Say(m)
 	}
-	var inv *auth.InvalidError
-	if errors.As(err, &inv) && inv.Say.ID != "" {
-		return l.Say(inv.Say)
+	if fe := fault.As(err); fe != nil {
+		return fe.Say(l)
 	}
 	var ce *ConfigError
 	if errors.As(err, &ce) {

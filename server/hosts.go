@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 )
@@ -128,8 +128,7 @@ func (a *clusterApp) knownHost(env *handlers.Env) gin.HandlerFunc {
 		}
 		a.log.Warn("refused a request for a host the console does not serve", "host", host, "method", c.Request.Method,
 			"path", c.Request.URL.Path, "remote", c.Request.RemoteAddr)
-		say := i18n.M("access.unknown_host", "Host", host)
-		env.Fail(c, &handlers.UserError{Status: http.StatusMisdirectedRequest, Code: "unknown_host", Message: say.String(), Say: say})
+		env.Fail(c, fault.New(fault.Refused, "access.unknown_host", "Host", host).Because(handlers.ReasonUnknownHost))
 		c.Abort()
 	}
 }

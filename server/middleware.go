@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,8 +12,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
-	"rmqconsole/i18n"
 	"rmqconsole/static"
 )
 
@@ -105,18 +104,18 @@ func securityHeaders(secure func(*gin.Context) bool) gin.HandlerFunc {
 // they are.
 func crossOrigin(env *handlers.Env) gin.HandlerFunc {
 	cop := http.NewCrossOriginProtection()
-	refuse := func(c *gin.Context, say i18n.Message) {
-		env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "cross_origin", Message: say.String(), Say: say})
+	refuse := func(c *gin.Context, id string) {
+		env.Fail(c, fault.New(fault.Refused, id).Because("cross_origin"))
 		c.Abort()
 	}
 	return func(c *gin.Context) {
 		r := c.Request
 		if err := cop.Check(r); err != nil {
-			refuse(c, i18n.M("access.cross_origin"))
+			refuse(c, "access.cross_origin")
 			return
 		}
 		if !safeMethod(r.Method) && r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && sessionAuthenticated(r) {
-			refuse(c, i18n.M("access.no_origin"))
+			refuse(c, "access.no_origin")
 			return
 		}
 		c.Next()
@@ -144,8 +143,7 @@ const MaxRequestBody = 64 << 10
 // bodies are read here, so handlers (and the audit of a refused reset) see all of it or
 // nothing.
 func bodyLimit(env *handlers.Env) gin.HandlerFunc {
-	tooLarge := &handlers.UserError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
-		Message: fmt.Sprintf("The request body is larger than %d KiB, the most the console accepts, so nothing was read or changed. Send less: a reason of a few lines is plenty.", MaxRequestBody>>10)}
+	tooLarge := fault.New(fault.Invalid, "error.too_large", "KiB", MaxRequestBody>>10).Because(handlers.ReasonTooLarge)
 	return func(c *gin.Context) {
 		body := c.Request.Body
 		if body == nil || body == http.NoBody {
@@ -166,8 +164,7 @@ func bodyLimit(env *handlers.Env) gin.HandlerFunc {
 			c.Abort()
 			return
 		case err != nil:
-			env.Fail(c, &handlers.UserError{Status: http.StatusBadRequest, Code: "bad_body",
-				Message: "The request body could not be read (" + err.Error() + "). Send it again."})
+			env.Fail(c, fault.Wrap(err, fault.Invalid, "error.bad_body", "Error", err.Error()).Because("bad_body"))
 			c.Abort()
 			return
 		}

@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/static"
 )
@@ -56,8 +56,8 @@ func (a *clusterApp) routes() *gin.Engine {
 
 	r.NoRoute(a.notFound(env))
 	r.NoMethod(func(c *gin.Context) {
-		env.Fail(c, &handlers.UserError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-			Message: c.Request.Method + " is not allowed on " + c.Request.URL.Path + "."})
+		env.Fail(c, fault.New(fault.Invalid, "error.method_not_allowed", "Method", c.Request.Method, "Path", c.Request.URL.Path).
+			Because(handlers.ReasonMethodNotAllowed))
 	})
 	return r
 }

@@ -15,7 +15,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 )
 
 // AuditStatus is where an audit entry stands. Only pending changes, once, to one of the
@@ -525,7 +525,8 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // and an error when it could not go on. The status follows: applied when every row is
 // done, partial when some are, failed otherwise. Change returns an error only when the
 // entry could not be written: *AuditBusyError or the database's error before apply ran
-// (nothing was changed), or an *UnrecordedError when finishing.
+// (nothing was changed), or, when finishing, an Unavailable *fault.Error (ReasonUnrecorded)
+// saying that the change was made and its outcome not recorded.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
 	if err := l.Begin(ctx, e); err != nil {
@@ -539,30 +540,20 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
 	if err := l.Finish(context.WithoutCancel(ctx), e); err != nil {
-		return &UnrecordedError{Entry: e, Err: err}
+		return unrecorded(e, err)
 	}
 	return nil
 }
 
-// UnrecordedError is a change that was made but whose outcome could not be written to
-// the audit log: its entry stays pending, and is marked interrupted, with what is then
-// found, at the console's next start (on a shared database, by another console once
-// this one stops). Unlike a failure before the change, something was changed.
-type UnrecordedError struct {
-	Entry *AuditEntry
-	Err   error
-}
+// ReasonUnrecorded is the API code of a change that was made but whose outcome could not
+// be written to the audit log: its entry stays pending, and is marked interrupted, with
+// what is then found, at the console's next start (on a shared database, by another
+// console once this one stops). Unlike a failure before the change, something was changed.
+const ReasonUnrecorded = "audit_unrecorded"
 
-func (e *UnrecordedError) Error() string {
-	return fmt.Sprintf("the change was made, but its outcome could not be written to audit entry %d: %v", e.Entry.ID, e.Err)
-}
-
-// Unwrap returns the database's error.
-func (e *UnrecordedError) Unwrap() error { return e.Err }
-
-// Say is the sentence for the person who asked for the change.
-func (e *UnrecordedError) Say() i18n.Message {
-	return i18n.M("audit.unrecorded", "ID", e.Entry.ID, "Error", e.Err.Error())
+// unrecorded is the failure to finish entry e with err, said to who asked for the change.
+func unrecorded(e *AuditEntry, err error) error {
+	return fault.Wrap(err, fault.Unavailable, "audit.unrecorded", "ID", e.ID, "Error", err.Error()).Because(ReasonUnrecorded)
 }
 
 func changeStatus(rows []AuditQueue, err error) AuditStatus {

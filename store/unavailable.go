@@ -15,6 +15,8 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+
+	"rmqconsole/fault"
 )
 
 // ErrUnavailable is matched (errors.Is) by every error of a database that could not be
@@ -23,7 +25,12 @@ import (
 // write that failed so was not kept (each is one statement or one transaction).
 var ErrUnavailable = errors.New("the console's database is unavailable")
 
-// UnavailableError is ErrUnavailable with the database's own error.
+// ReasonUnavailable is the API code of an answer the database failed (503): the
+// Reason of the Unavailable *fault.Error every such failure comes as.
+const ReasonUnavailable = "store_unavailable"
+
+// UnavailableError is ErrUnavailable with the database's own error: the cause of the
+// *fault.Error a failed call returns.
 type UnavailableError struct{ Err error }
 
 func (e *UnavailableError) Error() string {
@@ -72,14 +79,16 @@ func (s *Store) batchDeadline(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, 12*s.Timeout())
 }
 
-// failed is err as callers of the store see it: an *UnavailableError when the database
-// itself failed (databaseFailed), else err unchanged. Every error of a statement passes
+// failed is err as callers of the store see it: when the database itself failed
+// (databaseFailed), an Unavailable *fault.Error (ReasonUnavailable) saying so, whose
+// cause is an *UnavailableError; else err unchanged. Every error of a statement passes
 // through it (the dialects below); the few calls made on the *sql.DB directly use it too.
 func failed(err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) || !databaseFailed(err) {
 		return err
 	}
-	return &UnavailableError{Err: err}
+	ue := &UnavailableError{Err: err}
+	return fault.Wrap(ue, fault.Unavailable, "error.store_unavailable.read", "Error", ue.Error()).Because(ReasonUnavailable)
 }
 
 // databaseFailed reports whether err says the database, rather than the statement,

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"rmqconsole/cluster"
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -68,8 +68,8 @@ type Who struct{ Actor, Addr string }
 type SaveRequest struct {
 	// Update says the caller means to change an existing topic (a topic page's form,
 	// PUT /api/v1/topics/{topic}). Without it the request creates the topic, and one
-	// that exists is refused (*ExistsError): a create never changes a topic. With it, a
-	// topic that does not exist is refused (*NotFoundError) rather than created.
+	// that exists is refused (Exists): a create never changes a topic. With it, a topic
+	// that does not exist is refused (NotFound) rather than created.
 	Update         bool   `json:"-"`
 	Topic          string `json:"topic"`
 	ReadQueueNums  *int   `json:"readQueueNums,omitempty"`
@@ -90,23 +90,11 @@ type DeleteRequest struct {
 	Confirm string `json:"confirm"`
 }
 
-// InputError is a request refused before any broker was asked: Field names the input
-// ("topic", "readQueueNums", "confirm", ...), Message says what is wrong and what to do.
-type InputError struct {
-	Field   string
-	Message string
-	// Text is Message as a catalogue sentence, for the handler to say in the
-	// request's language (empty: Message only).
-	Text i18n.Message
-}
-
-func (e *InputError) Error() string { return e.Message }
-
-// inputErr is an InputError about field whose sentence is the catalogue's id, with the
-// values kv.
-func inputErr(field, id string, kv ...any) *InputError {
-	m := i18n.M(id, kv...)
-	return &InputError{Field: field, Message: m.String(), Text: m}
+// inputErr refuses a request before any broker is asked: an Invalid *fault.Error on
+// field ("topic", "readQueueNums", "confirm", ...) with the API code "bad_<field>", whose
+// sentence, the catalogue's id, says what is wrong and what to do.
+func inputErr(field, id string, kv ...any) *fault.Error {
+	return fault.InvalidField(field, id, kv...).Because("bad_" + field)
 }
 
 // Config is a topic's configuration on one broker, as the audit log records it before
@@ -152,8 +140,8 @@ func CheckName(topic string) error {
 	case len(topic) > MaxTopicLen:
 		return inputErr("topic", "topics.input.name.long", "Len", len(topic), "Max", MaxTopicLen)
 	}
-	if err := cluster.CheckName("topic", topic); err != nil {
-		return &InputError{Field: "topic", Message: err.Error()}
+	if fe := fault.As(cluster.CheckName("topic", topic)); fe != nil {
+		return fe.On("topic").Because("bad_topic")
 	}
 	return nil
 }
@@ -252,7 +240,7 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 			out = route.Brokers
 		case errors.Is(err, rocketmq.ErrTopicNotFound):
 			if r.Update {
-				return nil, &NotFoundError{Topic: r.Topic}
+				return nil, NotFound(r.Topic)
 			}
 			if len(ci.Clusters) > 1 {
 				return nil, inputErr("clusterName", "topics.input.cluster.which", "N", len(ci.Clusters),
@@ -292,47 +280,34 @@ func (s *Service) readTargets(ctx context.Context, topic string, brokers []clust
 		})
 	}
 	if fails := f.Wait(); len(fails) > 0 {
-		return nil, &ChangeRefusedError{Topic: topic, Failures: fails}
+		return nil, changeRefused(topic, fails)
 	}
 	return out, nil
 }
 
-// ExistsError refuses to create a topic that exists already: the create would change
-// it. Nothing was changed.
-type ExistsError struct{ Topic string }
-
-func (e *ExistsError) Error() string { return e.Text().String() }
-
-// Text is the error as a catalogue sentence, for the handler to say in the request's
-// language.
-func (e *ExistsError) Text() i18n.Message { return i18n.M("topics.exists", "Topic", e.Topic) }
-
-// ChangeRefusedError is a change not made because a broker it concerns could not be
-// read first; nothing was changed.
-type ChangeRefusedError struct {
-	Topic    string
-	Failures []BrokerFailure
+// changeRefused refuses a change because a broker it concerns could not be read first;
+// nothing was changed. It is the brokers' failure, answered as theirs (502, 504 when the
+// first did not answer in time), and wraps them.
+func changeRefused(topic string, fails []BrokerFailure) error {
+	parts := make([]string, len(fails))
+	errs := make([]error, len(fails))
+	for i, f := range fails {
+		parts[i], errs[i] = f.String(), f
+	}
+	reason := cluster.FailureError
+	if fails[0].Code() == cluster.FailureTimeout {
+		reason = cluster.FailureTimeout
+	}
+	return fault.Wrap(errors.Join(errs...), fault.Unavailable, "topics.refused", "Topic", topic,
+		"Failures", strings.Join(parts, "; ")).Because(reason)
 }
 
-func (e *ChangeRefusedError) Error() string { return e.Text().String() }
-
-// Text is the error as a catalogue sentence, for the handler to say in the request's
-// language.
-func (e *ChangeRefusedError) Text() i18n.Message {
-	parts := make([]string, len(e.Failures))
-	for i, f := range e.Failures {
-		parts[i] = f.String()
+// auditBusy refuses a change while another change of the topic is being recorded.
+func auditBusy(err error) error {
+	if errors.Is(err, store.ErrAuditBusy) {
+		return fault.Wrap(err, fault.Conflict, "topic.change.busy", "Busy", err.Error())
 	}
-	return i18n.M("topics.refused", "Topic", e.Topic, "Failures", strings.Join(parts, "; "))
-}
-
-// Unwrap lets the broker's error decide the status (a timeout, a refusal).
-func (e *ChangeRefusedError) Unwrap() []error {
-	out := make([]error, len(e.Failures))
-	for i, f := range e.Failures {
-		out[i] = f
-	}
-	return out
+	return err
 }
 
 // Saved is the outcome of a save or delete: the audit entry, sealed.
@@ -345,34 +320,66 @@ type Saved struct {
 // Save creates the topic on its brokers, or, asked to update it (r.Update), changes it
 // where it is and adds it where it is not yet, keeping what was not asked to change. A
 // create of a topic that exists, or an update of one that does not, is refused before
-// anything is changed (*ExistsError, *NotFoundError). Bad input is an *InputError, a
-// system topic too, and nothing reaches a broker; otherwise the change is written to the
-// audit log first (with every broker's configuration before and after) and each broker
-// is one row of its outcome.
+// anything is changed (Exists, NotFound). Bad input is an Invalid *fault.Error, a system
+// topic too, and nothing reaches a broker; otherwise the change is written to the audit
+// log first (with every broker's configuration before and after) and each broker is one
+// row of its outcome.
 func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, error) {
-	if err := checkSave(r); err != nil {
+	ci, err := s.checkChange(ctx, r.Topic, "save", checkSave(r))
+	if err != nil {
 		return nil, err
 	}
+	ts, model, err := s.saveTargets(ctx, ci, r)
+	if err != nil {
+		return nil, err
+	}
+	p := planSave(r, ts, model)
+	e := s.entry(who, p.mode, r.Topic, p.params(r))
+	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
+		return s.sendSave(ctx, r.Topic, ts, p), nil
+	})
+	s.forgetList()
+	if err != nil {
+		return nil, auditBusy(err)
+	}
+	return &Saved{Entry: e, Created: p.mode == ModeCreate}, nil
+}
+
+// checkChange refuses a change (what is "save" or "delete") before any broker is asked:
+// bad input (inputErr, what the request's own checks found), no audit log to record it,
+// a topic RocketMQ keeps for itself. It returns the cluster info the change goes on with.
+func (s *Service) checkChange(ctx context.Context, topic, what string, inputErr error) (*rocketmq.ClusterInfo, error) {
+	if inputErr != nil {
+		return nil, inputErr
+	}
 	if s.opts.Audit == nil || s.changer == nil {
-		return nil, ErrNoAudit
+		return nil, errNoAudit()
 	}
 	ci, err := s.cluster.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseSystem(ci, r.Topic, "save"); err != nil {
+	if err := refuseSystem(ci, topic, what); err != nil {
 		return nil, err
 	}
+	return ci, nil
+}
+
+// saveTargets reads every broker a save goes to, and the configuration a broker that
+// does not have the topic yet takes (model, nil for a new topic). A create of a topic
+// that exists, an update of one that does not, and a message type for a 4.x broker are
+// refused here, before anything is changed.
+func (s *Service) saveTargets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveRequest) ([]target, *rocketmq.TopicConfig, error) {
 	brokers, err := s.targets(ctx, ci, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(brokers) == 0 {
-		return nil, inputErr("clusterName", "topics.input.cluster.empty", "Cluster", r.ClusterName, "Topic", r.Topic)
+		return nil, nil, inputErr("clusterName", "topics.input.cluster.empty", "Cluster", r.ClusterName, "Topic", r.Topic)
 	}
 	ts, err := s.readTargets(ctx, r.Topic, brokers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A broker that does not have the topic yet gets what the others have, so adding a
 	// broker to a topic does not change its shape.
@@ -386,14 +393,14 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 	routed := model != nil
 	if model == nil {
 		if model, routed, err = s.configElsewhere(ctx, r.Topic, ts); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	switch {
 	case routed && !r.Update:
-		return nil, &ExistsError{Topic: r.Topic}
+		return nil, nil, Exists(r.Topic)
 	case !routed && r.Update:
-		return nil, &NotFoundError{Topic: r.Topic}
+		return nil, nil, NotFound(r.Topic)
 	}
 	var old []string
 	for _, t := range ts {
@@ -402,78 +409,101 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 		}
 	}
 	if len(old) > 0 {
-		return nil, inputErr("messageType", "topics.input.type.4x", "Brokers", strings.Join(old, ", "))
+		return nil, nil, inputErr("messageType", "topics.input.type.4x", "Brokers", strings.Join(old, ", "))
 	}
-	mode := ModeCreate
+	return ts, model, nil
+}
+
+// savePlan is what a save sends each target broker, and the configuration before and
+// after on each, as the audit entry records them.
+type savePlan struct {
+	mode   string
+	send   []rocketmq.TopicConfig
+	before map[string]*Config
+	after  map[string]Config
+}
+
+// planSave works out each target's configuration after the save: what it has (or the
+// model, or the defaults) with what r asks to change.
+func planSave(r SaveRequest, ts []target, model *rocketmq.TopicConfig) savePlan {
+	p := savePlan{mode: ModeCreate, send: make([]rocketmq.TopicConfig, len(ts)), before: map[string]*Config{}, after: map[string]Config{}}
 	if r.Update {
-		mode = ModeUpdate
+		p.mode = ModeUpdate
 	}
-	before, after := map[string]*Config{}, map[string]Config{}
-	send := make([]rocketmq.TopicConfig, len(ts))
 	for i, t := range ts {
-		tc := rocketmq.TopicConfig{TopicName: r.Topic, ReadQueueNums: DefaultQueueNums, WriteQueueNums: DefaultQueueNums,
-			Perm: rocketmq.PermRead | rocketmq.PermWrite, TopicFilterType: "SINGLE_TAG"}
-		before[t.broker.Name] = t.config()
-		switch {
-		case t.before != nil:
-			tc = *t.before
-		case model != nil:
-			tc = *model
-		}
-		msgType := strings.ToUpper(r.MessageType)
-		if msgType == "" && t.before == nil && model != nil {
-			msgType = model.MessageType() // a broker added to the topic gets its type
-		}
-		tc.TopicName = r.Topic
-		if r.ReadQueueNums != nil {
-			tc.ReadQueueNums = *r.ReadQueueNums
-		}
-		if r.WriteQueueNums != nil {
-			tc.WriteQueueNums = *r.WriteQueueNums
-		}
-		if r.Perm != nil {
-			tc.Perm = *r.Perm
-		}
-		if r.Order != nil {
-			tc.Order = *r.Order
-		}
-		// Only the attribute asked for is sent: 5.x refuses to be sent again attributes
-		// it does not let change (queue.type), and keeps those not named.
-		tc.Attributes = nil
-		if msgType != "" && t.is5 {
-			tc.Attributes = map[string]string{"+message.type": msgType}
-		}
-		send[i] = tc
+		p.before[t.broker.Name] = t.config()
+		tc, msgType := configAfter(r, t, model)
+		p.send[i] = tc
 		a := configOf(tc, t.is5)
 		if t.is5 && msgType == "" && t.before != nil {
-			a.MessageType = before[t.broker.Name].MessageType
+			a.MessageType = p.before[t.broker.Name].MessageType
 		}
-		after[t.broker.Name] = a
+		p.after[t.broker.Name] = a
 	}
-	params, _ := json.Marshal(struct {
+	return p
+}
+
+// configAfter is the configuration a save sends target t, and the message type it sets
+// ("" for none).
+func configAfter(r SaveRequest, t target, model *rocketmq.TopicConfig) (rocketmq.TopicConfig, string) {
+	tc := rocketmq.TopicConfig{TopicName: r.Topic, ReadQueueNums: DefaultQueueNums, WriteQueueNums: DefaultQueueNums,
+		Perm: rocketmq.PermRead | rocketmq.PermWrite, TopicFilterType: "SINGLE_TAG"}
+	switch {
+	case t.before != nil:
+		tc = *t.before
+	case model != nil:
+		tc = *model
+	}
+	msgType := strings.ToUpper(r.MessageType)
+	if msgType == "" && t.before == nil && model != nil {
+		msgType = model.MessageType() // a broker added to the topic gets its type
+	}
+	tc.TopicName = r.Topic
+	if r.ReadQueueNums != nil {
+		tc.ReadQueueNums = *r.ReadQueueNums
+	}
+	if r.WriteQueueNums != nil {
+		tc.WriteQueueNums = *r.WriteQueueNums
+	}
+	if r.Perm != nil {
+		tc.Perm = *r.Perm
+	}
+	if r.Order != nil {
+		tc.Order = *r.Order
+	}
+	// Only the attribute asked for is sent: 5.x refuses to be sent again attributes
+	// it does not let change (queue.type), and keeps those not named.
+	tc.Attributes = nil
+	if msgType != "" && t.is5 {
+		tc.Attributes = map[string]string{"+message.type": msgType}
+	}
+	return tc, msgType
+}
+
+// params is what the audit entry records of the save: the request, and every broker's
+// configuration before and after.
+func (p savePlan) params(r SaveRequest) []byte {
+	b, _ := json.Marshal(struct {
 		SaveRequest
 		Before map[string]*Config `json:"before"`
 		After  map[string]Config  `json:"after"`
-	}{r, before, after})
-	e := s.entry(who, mode, r.Topic, params)
-	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
-		rows := make([]store.AuditQueue, len(ts))
-		f := s.cluster.Fanout(ctx)
-		for i, t := range ts {
-			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
-				Note: describeChange(before[t.broker.Name], after[t.broker.Name])}
-			f.GoTopic(t.broker, r.Topic, "create or update topic", func(ctx context.Context, addr string) error {
-				return s.changer.CreateTopic(ctx, addr, send[i])
-			})
-		}
-		markFailures(rows, f.Wait())
-		return rows, nil
-	})
-	s.forgetList()
-	if err != nil {
-		return nil, err
+	}{r, p.before, p.after})
+	return b
+}
+
+// sendSave sends each target its configuration, one row of the audit entry per broker.
+func (s *Service) sendSave(ctx context.Context, topic string, ts []target, p savePlan) []store.AuditQueue {
+	rows := make([]store.AuditQueue, len(ts))
+	f := s.cluster.Fanout(ctx)
+	for i, t := range ts {
+		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
+			Note: describeChange(p.before[t.broker.Name], p.after[t.broker.Name])}
+		f.GoTopic(t.broker, topic, "create or update topic", func(ctx context.Context, addr string) error {
+			return s.changer.CreateTopic(ctx, addr, p.send[i])
+		})
 	}
-	return &Saved{Entry: e, Created: mode == ModeCreate}, nil
+	markFailures(rows, f.Wait())
+	return rows
 }
 
 // markFailures writes each failed broker's failure into its row.
@@ -527,28 +557,12 @@ func orNone(s string) string {
 // with each broker's configuration before. A broker that fails is named in its row, and
 // the NameServers keep the route then, so the topic stays visible where it still is.
 func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved, error) {
-	if err := CheckName(r.Topic); err != nil {
-		return nil, err
-	}
-	if r.Confirm != r.Topic {
-		if r.Confirm == "" {
-			return nil, inputErr("confirm", "topics.input.confirm.missing", "Topic", r.Topic)
-		}
-		return nil, inputErr("confirm", "topics.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Topic", r.Topic)
-	}
-	if s.opts.Audit == nil || s.changer == nil {
-		return nil, ErrNoAudit
-	}
-	ci, err := s.cluster.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := refuseSystem(ci, r.Topic, "delete"); err != nil {
+	if _, err := s.checkChange(ctx, r.Topic, "delete", checkDelete(r)); err != nil {
 		return nil, err
 	}
 	route, err := s.cluster.Route(ctx, r.Topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
-		return nil, &NotFoundError{Topic: r.Topic}
+		return nil, NotFound(r.Topic)
 	}
 	if err != nil {
 		return nil, err
@@ -568,36 +582,61 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 	}{r.Topic, before, map[string]*Config{}})
 	e := s.entry(who, ModeDelete, r.Topic, params)
 	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
-		rows := make([]store.AuditQueue, len(ts))
-		f := s.cluster.Fanout(ctx)
-		for i, t := range ts {
-			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: "deleted"}
-			f.GoTopic(t.broker, r.Topic, "delete topic", func(ctx context.Context, addr string) error {
-				return s.changer.DeleteTopicInBroker(ctx, addr, r.Topic)
-			})
-		}
-		fails := f.Wait()
-		markFailures(rows, fails)
-		if len(fails) > 0 {
-			return rows, fmt.Errorf("the NameServers keep topic %s's route, since %d of %d brokers still have it; delete it again once they answer", r.Topic, len(fails), len(rows))
-		}
-		if err := s.changer.DeleteTopicInNameServers(ctx, r.Topic); err != nil {
-			return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
-		}
-		for i := range rows {
-			rows[i].Note = "deleted; the route is gone from every NameServer"
-		}
-		return rows, nil
+		return s.sendDelete(ctx, r.Topic, ts)
 	})
 	s.forgetList()
 	if err != nil {
-		return nil, err
+		return nil, auditBusy(err)
 	}
 	return &Saved{Entry: e}, nil
 }
 
-// ErrNoAudit means the console has no audit log to write changes to, so it makes none.
-var ErrNoAudit = errors.New("the console has no audit log to record the change in, so it changes nothing")
+// checkDelete checks what needs no broker: the name, and that it was typed again.
+func checkDelete(r DeleteRequest) error {
+	if err := CheckName(r.Topic); err != nil {
+		return err
+	}
+	if r.Confirm != r.Topic {
+		if r.Confirm == "" {
+			return inputErr("confirm", "topics.input.confirm.missing", "Topic", r.Topic)
+		}
+		return inputErr("confirm", "topics.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Topic", r.Topic)
+	}
+	return nil
+}
+
+// sendDelete deletes the topic on each target broker, then, when every one did, its
+// route on every NameServer; one row of the audit entry per broker.
+func (s *Service) sendDelete(ctx context.Context, topic string, ts []target) ([]store.AuditQueue, error) {
+	rows := make([]store.AuditQueue, len(ts))
+	f := s.cluster.Fanout(ctx)
+	for i, t := range ts {
+		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: "deleted"}
+		f.GoTopic(t.broker, topic, "delete topic", func(ctx context.Context, addr string) error {
+			return s.changer.DeleteTopicInBroker(ctx, addr, topic)
+		})
+	}
+	fails := f.Wait()
+	markFailures(rows, fails)
+	if len(fails) > 0 {
+		return rows, fmt.Errorf("the NameServers keep topic %s's route, since %d of %d brokers still have it; delete it again once they answer", topic, len(fails), len(rows))
+	}
+	if err := s.changer.DeleteTopicInNameServers(ctx, topic); err != nil {
+		return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
+	}
+	for i := range rows {
+		rows[i].Note = "deleted; the route is gone from every NameServer"
+	}
+	return rows, nil
+}
+
+// ReasonNoAudit is the API code of a change refused because the console has no audit
+// log to write it to (Unavailable): it makes none.
+const ReasonNoAudit = "audit_unavailable"
+
+func errNoAudit() error {
+	return fault.New(fault.Unavailable, "topic.change.noaudit").Because(ReasonNoAudit)
+}
 
 func (s *Service) entry(who Who, mode, topic string, params []byte) *store.AuditEntry {
 	return &store.AuditEntry{StartedAt: s.opts.Now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.NameServers,

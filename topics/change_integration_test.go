@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -164,8 +165,7 @@ func TestIntegrationTopicMessageType(t *testing.T) {
 	topic := dev.UniqueName("it-fifo")
 	_, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, MessageType: TypeFIFO, ReadQueueNums: ints(2), WriteQueueNums: ints(2)})
 	if !e.is5 {
-		var ie *InputError
-		if !errors.As(err, &ie) || ie.Field != "messageType" || !strings.Contains(ie.Message, "4.x keeps no message type") {
+		if ie := fault.As(err); ie == nil || ie.Code != fault.Invalid || ie.Field != "messageType" || !strings.Contains(ie.Error(), "4.x keeps no message type") {
 			t.Fatalf("a message type on 4.x: %v", err)
 		}
 		if _, err := e.c.TopicRoute(ctx, topic); !errors.Is(err, rocketmq.ErrTopicNotFound) {
@@ -229,8 +229,7 @@ func TestIntegrationTopicChangeRefusesBadInput(t *testing.T) {
 	}
 	for _, c := range saves {
 		_, err := e.svc.Save(ctx, e.who, c.r)
-		var ie *InputError
-		if !errors.As(err, &ie) || ie.Field != c.field || len(ie.Message) < 20 {
+		if ie := fault.As(err); ie == nil || ie.Code != fault.Invalid || ie.Field != c.field || len(ie.Error()) < 20 {
 			t.Errorf("%s: %v, want an input error on %s", c.name, err, c.field)
 		}
 	}
@@ -247,12 +246,11 @@ func TestIntegrationTopicChangeRefusesBadInput(t *testing.T) {
 	}
 	for _, c := range deletes {
 		_, err := e.svc.Delete(ctx, e.who, c.r)
-		var ie *InputError
-		if !errors.As(err, &ie) || ie.Field != c.field {
+		if ie := fault.As(err); ie == nil || ie.Code != fault.Invalid || ie.Field != c.field {
 			t.Errorf("%s: %v, want an input error on %s", c.name, err, c.field)
 		}
 	}
-	if _, err := e.svc.Delete(ctx, e.who, DeleteRequest{Topic: fresh, Confirm: fresh}); !errors.Is(err, ErrTopicNotFound) {
+	if _, err := e.svc.Delete(ctx, e.who, DeleteRequest{Topic: fresh, Confirm: fresh}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("delete of an unknown topic: %v", err)
 	}
 	if _, err := e.c.TopicRoute(ctx, fresh); !errors.Is(err, rocketmq.ErrTopicNotFound) {
@@ -375,12 +373,11 @@ func TestIntegrationTopicCreateNeverChangesAnExistingTopic(t *testing.T) {
 	e.routeIs(t, existing, eight)
 
 	_, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: existing, WriteQueueNums: ints(4)})
-	var ex *ExistsError
-	if !errors.As(err, &ex) || ex.Topic != existing || !strings.Contains(err.Error(), "exists already") {
+	if ex := fault.As(err); ex == nil || ex.Code != fault.Conflict || ex.APICode() != ReasonExists || !strings.Contains(err.Error(), existing+" exists already") {
 		t.Errorf("create of the existing %s: %v, want it refused as existing", existing, err)
 	}
 	fresh := dev.UniqueName("it-absent")
-	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: fresh, WriteQueueNums: ints(4)}); !errors.Is(err, ErrTopicNotFound) {
+	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: fresh, WriteQueueNums: ints(4)}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("update of the absent %s: %v, want it refused as not found", fresh, err)
 	}
 	if _, err := e.c.TopicRoute(ctx, fresh); !errors.Is(err, rocketmq.ErrTopicNotFound) {

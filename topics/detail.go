@@ -139,150 +139,205 @@ type DetailQuery struct {
 	ProducerGroup string
 }
 
-// Detail reads one topic from its brokers. A topic no NameServer knows is a
-// *NotFoundError; a broker that fails is named in Failures.
+// Detail reads one topic from its brokers. A topic no NameServer knows is NotFound; a
+// broker that fails is named in Failures.
 func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 	r, err := s.cluster.Route(ctx, q.Topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
-		return nil, &NotFoundError{Topic: q.Topic}
+		return nil, NotFound(q.Topic)
 	}
 	if err != nil {
 		return nil, err
 	}
 	ci, _ := s.cluster.Info(ctx) // without it, only the name patterns decide
-	d := &Detail{Topic: q.Topic, System: ci.IsSystemTopic(q.Topic), Type: TypeUnknown}
+	rd := &detailRead{s: s, q: q, d: &Detail{Topic: q.Topic, System: ci.IsSystemTopic(q.Topic), Type: TypeUnknown, Route: routeOf(r)},
+		groups: map[string]bool{}, conns: map[string]map[string]*ProducerConnection{}}
 	f := s.cluster.Fanout(ctx)
 	for _, g := range r.Gone {
 		f.Fail(g.Failure(q.Topic, opRoute))
 	}
+	for _, b := range r.Brokers {
+		rd.stats(f, b)
+		rd.config(f, b)
+		rd.consumedBy(f, b)
+		rd.allProducers(f, b)
+		if q.ProducerGroup != "" {
+			rd.producerGroup(f, b)
+		}
+	}
+	f.Wait()
+	d := rd.finish()
+	d.Groups = s.groupLags(ctx, f, r.Brokers, q.Topic, rd.groups)
+	d.Failures = f.Wait()
+	d.CheckedAt = s.opts.Now()
+	return d, nil
+}
+
+// routeOf is each broker of the topic's route with its queues and addresses.
+func routeOf(r *cluster.Route) []BrokerRoute {
+	var out []BrokerRoute
 	for _, qd := range r.Raw().QueueDatas {
 		br := BrokerRoute{Broker: qd.BrokerName, ReadQueues: qd.ReadQueueNums, WriteQueues: qd.WriteQueueNums, Perm: qd.Perm}
 		if b, ok := r.Broker(qd.BrokerName); ok {
 			br.Master, br.Slaves = b.Master, b.Slaves
 		}
-		d.Route = append(d.Route, br)
+		out = append(out, br)
 	}
+	return out
+}
 
-	var mu sync.Mutex
-	groupSet := map[string]bool{}
-	var unlisted, listed int
-	producers := map[string]map[string]*ProducerConnection{}
-	addProducer := func(group, broker string, pc ProducerConnection) {
-		conns := producers[group]
-		if conns == nil {
-			conns = map[string]*ProducerConnection{}
-			producers[group] = conns
+// detailRead is one Detail being read: each broker's calls add what they learn under mu.
+type detailRead struct {
+	s  *Service
+	q  DetailQuery
+	mu sync.Mutex
+	d  *Detail
+	// groups are the consumer groups the brokers named; conns each producer group's
+	// connections by client id.
+	groups           map[string]bool
+	conns            map[string]map[string]*ProducerConnection
+	listed, unlisted int // brokers that listed their producers, and those that cannot
+}
+
+// stats reads the topic's queues' offsets on b, its stored messages and put rate.
+func (rd *detailRead) stats(f *cluster.Fanout, b cluster.Broker) {
+	f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
+		st, err := rd.s.admin.TopicStats(ctx, addr, rd.q.Topic)
+		if err != nil {
+			return err
 		}
-		if have := conns[pc.ClientID]; have != nil {
-			have.Brokers = append(have.Brokers, broker)
-			have.LastHeartbeat = max(have.LastHeartbeat, pc.LastHeartbeat)
-			return
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		d := rd.d
+		d.StatsFrom++
+		for mq, o := range st.Offsets {
+			d.Queues = append(d.Queues, Queue{Broker: b.Name, QueueID: mq.QueueID, MinOffset: o.MinOffset, MaxOffset: o.MaxOffset, LastUpdate: o.LastUpdateTimestamp})
 		}
-		pc.Brokers = []string{broker}
-		conns[pc.ClientID] = &pc
-	}
-	for _, b := range r.Brokers {
-		f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
-			st, err := s.admin.TopicStats(ctx, addr, q.Topic)
-			if err != nil {
-				return err
+		d.Messages += storedMessages(st)
+		if st.HasPutTps {
+			if d.PutTPS == nil {
+				d.PutTPS = new(float64)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			d.StatsFrom++
-			for mq, o := range st.Offsets {
-				d.Queues = append(d.Queues, Queue{Broker: b.Name, QueueID: mq.QueueID, MinOffset: o.MinOffset, MaxOffset: o.MaxOffset, LastUpdate: o.LastUpdateTimestamp})
-			}
-			d.Messages += storedMessages(st)
-			if st.HasPutTps {
-				if d.PutTPS == nil {
-					d.PutTPS = new(float64)
-				}
-				*d.PutTPS += st.PutTps
-			}
-			return nil
-		})
-		f.Read(b, opTopicConfigOne, func(ctx context.Context, addr string) error {
-			t, err := s.admin.TopicConfigs(ctx, addr)
-			if err != nil {
-				return err
-			}
-			v, _ := s.admin.BrokerVersion(ctx, addr)
-			tc, ok := t.Topics[q.Topic]
-			if !ok {
-				return nil // the route and the broker disagree for a moment after a change
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if t := messageType(tc, v.Is5()); d.Type == TypeUnknown {
-				d.Type = t
-			} else if t != TypeUnknown && t != d.Type {
-				d.Type = TypeMixed
-			}
-			d.Order = d.Order || tc.Order
-			return nil
-		})
-		f.Go(b, opConsumedBy, func(ctx context.Context, addr string) error {
-			gs, err := s.admin.TopicConsumerGroups(ctx, addr, q.Topic)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			d.GroupsFrom++
-			for _, g := range gs {
-				groupSet[g] = true
-			}
-			return nil
-		})
-		f.Go(b, opProducers, func(ctx context.Context, addr string) error {
-			all, err := s.admin.ProducerInfos(ctx, addr)
-			mu.Lock()
-			defer mu.Unlock()
-			if errors.Is(err, rocketmq.ErrNotSupported) {
-				unlisted++ // not a failure: a limit of the broker's version
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			listed++
-			for g, ps := range all {
-				if rocketmq.IsSystemGroup(g) {
-					continue
-				}
-				for _, p := range ps {
-					addProducer(g, b.Name, ProducerConnection{ClientID: p.ClientID, ClientAddr: p.RemoteIP, Language: p.Language,
-						Version: p.Version, VersionName: p.VersionName(), LastHeartbeat: p.LastUpdateTimestamp})
-				}
-			}
-			return nil
-		})
-		if q.ProducerGroup != "" {
-			f.Go(b, opProducerGroup, func(ctx context.Context, addr string) error {
-				cs, err := s.admin.ProducerConnections(ctx, addr, q.ProducerGroup)
-				if errors.Is(err, rocketmq.ErrProducerNotOnline) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				for _, c := range cs {
-					addProducer(q.ProducerGroup, b.Name, ProducerConnection{ClientID: c.ClientID, ClientAddr: c.ClientAddr,
-						Language: c.Language, Version: c.Version, VersionName: c.VersionName()})
-				}
-				return nil
-			})
+			*d.PutTPS += st.PutTps
 		}
+		return nil
+	})
+}
+
+// config reads the topic's configuration on b: its message type and order flag.
+func (rd *detailRead) config(f *cluster.Fanout, b cluster.Broker) {
+	f.Read(b, opTopicConfigOne, func(ctx context.Context, addr string) error {
+		t, err := rd.s.admin.TopicConfigs(ctx, addr)
+		if err != nil {
+			return err
+		}
+		v, _ := rd.s.admin.BrokerVersion(ctx, addr)
+		tc, ok := t.Topics[rd.q.Topic]
+		if !ok {
+			return nil // the route and the broker disagree for a moment after a change
+		}
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		if t := messageType(tc, v.Is5()); rd.d.Type == TypeUnknown {
+			rd.d.Type = t
+		} else if t != TypeUnknown && t != rd.d.Type {
+			rd.d.Type = TypeMixed
+		}
+		rd.d.Order = rd.d.Order || tc.Order
+		return nil
+	})
+}
+
+// consumedBy reads the consumer groups b knows to consume the topic.
+func (rd *detailRead) consumedBy(f *cluster.Fanout, b cluster.Broker) {
+	f.Go(b, opConsumedBy, func(ctx context.Context, addr string) error {
+		gs, err := rd.s.admin.TopicConsumerGroups(ctx, addr, rd.q.Topic)
+		if err != nil {
+			return err
+		}
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		rd.d.GroupsFrom++
+		for _, g := range gs {
+			rd.groups[g] = true
+		}
+		return nil
+	})
+}
+
+// allProducers lists every producer connected to b, where its version can list them.
+func (rd *detailRead) allProducers(f *cluster.Fanout, b cluster.Broker) {
+	f.Go(b, opProducers, func(ctx context.Context, addr string) error {
+		all, err := rd.s.admin.ProducerInfos(ctx, addr)
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		if errors.Is(err, rocketmq.ErrNotSupported) {
+			rd.unlisted++ // not a failure: a limit of the broker's version
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rd.listed++
+		for g, ps := range all {
+			if rocketmq.IsSystemGroup(g) {
+				continue
+			}
+			for _, p := range ps {
+				rd.addProducer(g, b.Name, ProducerConnection{ClientID: p.ClientID, ClientAddr: p.RemoteIP, Language: p.Language,
+					Version: p.Version, VersionName: p.VersionName(), LastHeartbeat: p.LastUpdateTimestamp})
+			}
+		}
+		return nil
+	})
+}
+
+// producerGroup looks the asked producer group up on b by name (the only way on 4.x).
+func (rd *detailRead) producerGroup(f *cluster.Fanout, b cluster.Broker) {
+	group := rd.q.ProducerGroup
+	f.Go(b, opProducerGroup, func(ctx context.Context, addr string) error {
+		cs, err := rd.s.admin.ProducerConnections(ctx, addr, group)
+		if errors.Is(err, rocketmq.ErrProducerNotOnline) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rd.mu.Lock()
+		defer rd.mu.Unlock()
+		for _, c := range cs {
+			rd.addProducer(group, b.Name, ProducerConnection{ClientID: c.ClientID, ClientAddr: c.ClientAddr,
+				Language: c.Language, Version: c.Version, VersionName: c.VersionName()})
+		}
+		return nil
+	})
+}
+
+// addProducer adds a connection of group seen on broker: one per client, with every
+// broker it is connected to. Call it with mu held.
+func (rd *detailRead) addProducer(group, broker string, pc ProducerConnection) {
+	conns := rd.conns[group]
+	if conns == nil {
+		conns = map[string]*ProducerConnection{}
+		rd.conns[group] = conns
 	}
-	f.Wait()
-	d.Producers = Producers{Listed: listed > 0, Unsupported: listed == 0 && unlisted > 0, LookedUp: q.ProducerGroup}
-	if q.ProducerGroup != "" && producers[q.ProducerGroup] == nil {
-		producers[q.ProducerGroup] = map[string]*ProducerConnection{}
+	if have := conns[pc.ClientID]; have != nil {
+		have.Brokers = append(have.Brokers, broker)
+		have.LastHeartbeat = max(have.LastHeartbeat, pc.LastHeartbeat)
+		return
 	}
-	for g, conns := range producers {
+	pc.Brokers = []string{broker}
+	conns[pc.ClientID] = &pc
+}
+
+// finish sorts what the brokers answered into the Detail, once every call is done.
+func (rd *detailRead) finish() *Detail {
+	d, q := rd.d, rd.q
+	d.Producers = Producers{Listed: rd.listed > 0, Unsupported: rd.listed == 0 && rd.unlisted > 0, LookedUp: q.ProducerGroup}
+	if q.ProducerGroup != "" && rd.conns[q.ProducerGroup] == nil {
+		rd.conns[q.ProducerGroup] = map[string]*ProducerConnection{}
+	}
+	for g, conns := range rd.conns {
 		pg := ProducerGroup{Group: g}
 		for _, c := range conns {
 			slices.Sort(c.Brokers)
@@ -298,10 +353,7 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 		}
 		return a.QueueID - b.QueueID
 	})
-	d.Groups = s.groupLags(ctx, f, r.Brokers, q.Topic, groupSet)
-	d.Failures = f.Wait()
-	d.CheckedAt = s.opts.Now()
-	return d, nil
+	return d
 }
 
 // groupLags reads each group's consume stats of the topic and its clients on every

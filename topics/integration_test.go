@@ -1,7 +1,6 @@
 package topics
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 )
@@ -127,7 +127,7 @@ func TestIntegrationTopicListAndDetail(t *testing.T) {
 		t.Error(err)
 	}
 
-	if _, err := svc.Detail(ctx, DetailQuery{Topic: dev.UniqueName("it-topic-none")}); !errors.Is(err, ErrTopicNotFound) {
+	if _, err := svc.Detail(ctx, DetailQuery{Topic: dev.UniqueName("it-topic-none")}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("unknown topic: %v", err)
 	}
 }

@@ -10,12 +10,11 @@ package topics
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 
@@ -99,21 +98,24 @@ func New(admin Admin, opts Options) *Service {
 // BrokerFailure names a broker that did not answer and why.
 type BrokerFailure = cluster.BrokerFailure
 
-// ErrTopicNotFound means the NameServers have no route for the topic; *NotFoundError
-// matches it.
-var ErrTopicNotFound = errors.New("topic not found")
+// The API codes of the service's refusals, finer than their fault codes.
+const (
+	// ReasonNotFound: no NameServer routes the topic (NotFound).
+	ReasonNotFound = "topic_not_found"
+	// ReasonExists: a create names a topic that exists (Conflict).
+	ReasonExists = "topic_exists"
+)
 
-// NotFoundError names the topic no NameServer knows; its text is a sentence for the user.
-type NotFoundError struct{ Topic string }
+// NotFound is the refusal of a topic no NameServer routes.
+func NotFound(topic string) *fault.Error {
+	return fault.New(fault.NotFound, "topics.notfound", "Topic", topic).Because(ReasonNotFound)
+}
 
-func (e *NotFoundError) Error() string { return e.Text().String() }
-
-// Text is the error as a catalogue sentence, for the handler to say in the request's
-// language.
-func (e *NotFoundError) Text() i18n.Message { return i18n.M("topics.notfound", "Topic", e.Topic) }
-
-// Is makes errors.Is(err, ErrTopicNotFound) hold.
-func (e *NotFoundError) Is(target error) bool { return target == ErrTopicNotFound }
+// Exists is the refusal to create a topic that exists already: the create would change
+// it. Nothing was changed.
+func Exists(topic string) *fault.Error {
+	return fault.New(fault.Conflict, "topics.exists", "Topic", topic).Because(ReasonExists)
+}
 
 // Message types, as the list and the API name them. 5.x keeps a topic's type in its
 // "message.type" attribute (none means NORMAL); 4.x keeps no type at all.
