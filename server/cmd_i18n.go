@@ -21,14 +21,7 @@ func cliSay(l *i18n.Localizer, err error) string {
 	}
 	var ce *ConfigError
 	if errors.As(err, &ce) {
-		reason := ce.Reason
-		if id, ok := configReasons[reason]; ok {
-			reason = l.T(id)
-		}
-		if ce.Say.ID != "" {
-			reason = l.Say(ce.Say)
-		}
-		return l.T("cli.config.invalid", "Setting", ce.Setting, "Env", ce.Env, "Value", strconv.Quote(ce.Value), "Reason", reason)
+		return l.T("cli.config.invalid", "Setting", ce.Setting, "Env", ce.Env, "Value", strconv.Quote(ce.Value), "Reason", l.Say(ce.Say))
 	}
 	var fe *ClusterFileError
 	if errors.As(err, &fe) {
@@ -46,23 +39,4 @@ func cliSay(l *i18n.Localizer, err error) string {
 		return s + reason
 	}
 	return err.Error()
-}
-
-// configReasons are the catalogue ids of the fixed reasons a setting is refused for;
-// reasons with values in them (a parse error) are printed as they are.
-var configReasons = map[string]string{
-	"want host:port, e.g. 127.0.0.1:8090":                              "cli.config.reason.listen",
-	"must not be empty":                                                "cli.config.reason.not_empty",
-	"want a positive duration such as 5s or 1500ms":                    "cli.config.reason.duration",
-	"want debug, info, warn or error":                                  "cli.config.reason.log_level",
-	"want text or json":                                                "cli.config.reason.log_format",
-	"want true or false":                                               "cli.config.reason.bool",
-	"want a duration of at least 100ms, such as 1s":                    "cli.config.reason.group_poll",
-	"want 0 (off) or a duration of at least 1s, such as 30s":           "cli.config.reason.metrics_interval",
-	"want a duration of at least 100ms, such as 2s":                    "cli.config.reason.alert_retry",
-	"want 0 (keep forever) or a duration of at least 1h, such as 168h": "cli.config.reason.lag_retention",
-	"want 0 (keep forever) or a duration of at least 1h, such as 720h": "cli.config.reason.rebalance_retention",
-	"--tls-key is set: give the certificate too":                       "cli.config.reason.tls_cert",
-	"--tls-cert is set: give its private key too":                      "cli.config.reason.tls_key",
-	"want a whole number of at least 1":                                "cli.config.reason.count",
 }

@@ -136,9 +136,9 @@ type ConfigError struct {
 	Setting string // the flag name
 	Env     string
 	Value   string
-	Reason  string
-	// Say is Reason from the catalogues, when it has values in it; else configReasons
-	// names the catalogue's words for a fixed Reason.
+	// Reason is Say in English.
+	Reason string
+	// Say is why the value is refused, from the catalogues.
 	Say i18n.Message
 }
 
@@ -151,10 +151,32 @@ var errHelp = flag.ErrHelp
 
 // ParseConfig reads flags from args and variables from getenv.
 func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Config, error) {
+	v, err := parseFlags(args, getenv, out)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{}
+	for _, parse := range []func(*Config, settingValues) error{
+		parseServing, parseIntervals, parseAuthSettings, parseClusterCredentials, parseHTTPLimits, clustersFromConfig,
+	} {
+		if err := parse(c, v); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// settingValues are the settings as given: each flag's value, else its variable's,
+// else its default.
+type settingValues map[string]*string
+
+// parseFlags reads args over a flag set whose defaults are the variables of getenv. A
+// secret's variable is not shown as a default by --help: it is read after parsing.
+func parseFlags(args []string, getenv func(string) string, out io.Writer) (settingValues, error) {
 	l := i18n.FromEnv(getenv)
 	fs := flag.NewFlagSet("rmqconsole", flag.ContinueOnError)
 	fs.SetOutput(out)
-	values := map[string]*string{}
+	values := settingValues{}
 	secretDefaults := map[string]string{}
 	for _, s := range settings {
 		def := s.def
@@ -162,7 +184,6 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 			def = v
 		}
 		if s.secret(def) {
-			// The default is what --help prints: the variable is read after parsing instead.
 			secretDefaults[s.flag] = def
 			def = ""
 		}
@@ -183,98 +204,122 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if fs.NArg() > 0 {
 		return nil, i18n.M("cli.config.unexpected", "Arg", strconv.Quote(fs.Arg(0)))
 	}
-	get := func(name string) string { return strings.TrimSpace(*values[name]) }
-	bad := func(name, reason string) error {
-		for _, s := range settings {
-			if s.flag == name {
-				v := get(name)
-				if s.secret(v) && v != "" {
-					v = "(masked)"
-				}
-				return &ConfigError{Setting: name, Env: s.env, Value: v, Reason: reason}
-			}
-		}
-		panic("unknown setting " + name)
-	}
+	return values, nil
+}
 
-	c := &Config{DataDir: get("data-dir"), DB: get("db"), LogFormat: get("log-format")}
+// get is the setting's value, trimmed.
+func (v settingValues) get(name string) string { return strings.TrimSpace(*v[name]) }
+
+// bad refuses the setting's value with the catalogue's sentence id (a secret's value
+// masked).
+func (v settingValues) bad(name, id string, kv ...any) error {
+	for _, s := range settings {
+		if s.flag == name {
+			val := v.get(name)
+			if s.secret(val) && val != "" {
+				val = "(masked)"
+			}
+			m := i18n.M(id, kv...)
+			return &ConfigError{Setting: name, Env: s.env, Value: val, Reason: m.String(), Say: m}
+		}
+	}
+	panic("unknown setting " + name)
+}
+
+// duration reads a duration setting of at least least (or 0, when off is set: the
+// setting turned off, or kept for ever); else it refuses it with the sentence id.
+func (v settingValues) duration(name string, least time.Duration, off bool, id string) (time.Duration, error) {
+	d, err := time.ParseDuration(v.get(name))
+	if err != nil || d < least && !(off && d == 0) {
+		return 0, v.bad(name, id)
+	}
+	return d, nil
+}
+
+// flag reads a true-or-false setting.
+func (v settingValues) flag(name string) (bool, error) {
+	b, err := strconv.ParseBool(v.get(name))
+	if err != nil {
+		return false, v.bad(name, "cli.config.reason.bool")
+	}
+	return b, nil
+}
+
+// parseServing reads where the console listens, keeps its files and logs, and what it
+// asks of the cluster and the database.
+func parseServing(c *Config, v settingValues) error {
 	var err error
-	if c.NameServers, err = ParseNameServers(get("namesrv")); err != nil {
-		return nil, bad("namesrv", err.Error())
+	if c.NameServers, err = ParseNameServers(v.get("namesrv")); err != nil {
+		return v.bad("namesrv", "cli.config.reason.error", "Error", err.Error())
 	}
-	if c.Proxies, err = ParseNameServers(get("proxy")); err != nil {
-		return nil, bad("proxy", err.Error())
+	if c.Proxies, err = ParseNameServers(v.get("proxy")); err != nil {
+		return v.bad("proxy", "cli.config.reason.error", "Error", err.Error())
 	}
-	c.Listen = get("listen")
+	c.Listen, c.DataDir, c.DB, c.LogFormat = v.get("listen"), v.get("data-dir"), v.get("db"), v.get("log-format")
 	if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
-		return nil, bad("listen", "want host:port, e.g. 127.0.0.1:8090")
+		return v.bad("listen", "cli.config.reason.listen")
 	}
 	if c.DataDir == "" {
-		return nil, bad("data-dir", "must not be empty")
+		return v.bad("data-dir", "cli.config.reason.not_empty")
 	}
 	if c.DB == "" {
 		c.DB = filepath.Join(c.DataDir, "rmqconsole.db")
 	}
-	if c.DBTimeout, err = time.ParseDuration(get("db-timeout")); err != nil || c.DBTimeout < 100*time.Millisecond {
-		return nil, bad("db-timeout", "want a duration of at least 100ms, such as 1s")
+	if c.DBTimeout, err = v.duration("db-timeout", 100*time.Millisecond, false, "cli.config.reason.group_poll"); err != nil {
+		return err
 	}
-	if c.Timeout, err = time.ParseDuration(get("timeout")); err != nil || c.Timeout <= 0 {
-		return nil, bad("timeout", "want a positive duration such as 5s or 1500ms")
+	if c.Timeout, err = v.duration("timeout", 1, false, "cli.config.reason.duration"); err != nil {
+		return err
 	}
-	if err := c.LogLevel.UnmarshalText([]byte(get("log-level"))); err != nil {
-		return nil, bad("log-level", "want debug, info, warn or error")
+	if err := c.LogLevel.UnmarshalText([]byte(v.get("log-level"))); err != nil {
+		return v.bad("log-level", "cli.config.reason.log_level")
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return nil, bad("log-format", "want text or json")
+		return v.bad("log-format", "cli.config.reason.log_format")
 	}
-	if c.NoAuth, err = strconv.ParseBool(get("no-auth")); err != nil {
-		return nil, bad("no-auth", "want true or false")
+	c.NoAuth, err = v.flag("no-auth")
+	return err
+}
+
+// parseIntervals reads how often the console polls and collects, the bounds of the live
+// views, the alerts' settings and how long history is kept.
+func parseIntervals(c *Config, v settingValues) error {
+	var err error
+	if c.GroupPoll, err = v.duration("group-poll", 100*time.Millisecond, false, "cli.config.reason.group_poll"); err != nil {
+		return err
 	}
-	if c.GroupPoll, err = time.ParseDuration(get("group-poll")); err != nil || c.GroupPoll < 100*time.Millisecond {
-		return nil, bad("group-poll", "want a duration of at least 100ms, such as 1s")
+	if err := parseLiveLimits(c, v); err != nil {
+		return err
 	}
-	if err := parseLiveLimits(c, get, bad); err != nil {
-		return nil, err
+	if c.MetricsInterval, err = v.duration("metrics-interval", time.Second, true, "cli.config.reason.metrics_interval"); err != nil {
+		return err
 	}
-	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
-		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {
-		return nil, bad("metrics-interval", "want 0 (off) or a duration of at least 1s, such as 30s")
+	if c.AlertRetry, err = v.duration("alert-retry", 100*time.Millisecond, false, "cli.config.reason.alert_retry"); err != nil {
+		return err
 	}
-	if c.AlertRetry, err = time.ParseDuration(get("alert-retry")); err != nil || c.AlertRetry < 100*time.Millisecond {
-		return nil, bad("alert-retry", "want a duration of at least 100ms, such as 2s")
+	if c.AlertLang = v.get("alert-lang"); !slices.Contains(i18n.Languages(), c.AlertLang) {
+		return v.bad("alert-lang", "cli.config.reason.one_of", "Values", strings.Join(i18n.Languages(), ", "))
 	}
-	if c.AlertLang = get("alert-lang"); !slices.Contains(i18n.Languages(), c.AlertLang) {
-		return nil, bad("alert-lang", "want one of "+strings.Join(i18n.Languages(), ", "))
+	if c.LagRetention, err = v.duration("lag-retention", time.Hour, true, "cli.config.reason.lag_retention"); err != nil {
+		return err
 	}
-	if c.LagRetention, err = time.ParseDuration(get("lag-retention")); err != nil || c.LagRetention < 0 ||
-		(c.LagRetention > 0 && c.LagRetention < time.Hour) {
-		return nil, bad("lag-retention", "want 0 (keep forever) or a duration of at least 1h, such as 168h")
+	if c.MetricsQueues, err = v.flag("metrics-queues"); err != nil {
+		return err
 	}
-	if c.MetricsQueues, err = strconv.ParseBool(get("metrics-queues")); err != nil {
-		return nil, bad("metrics-queues", "want true or false")
-	}
-	if p := get("metrics-groups"); p != "" {
+	if p := v.get("metrics-groups"); p != "" {
 		if c.MetricsGroups, err = regexp.Compile("^(?:" + p + ")$"); err != nil {
-			return nil, bad("metrics-groups", "want a regular expression such as orders-.* or (billing|audit)-cg: "+err.Error())
+			return v.bad("metrics-groups", "cli.config.reason.regexp", "Error", err.Error())
 		}
 	}
-	if c.RebalanceRetention, err = time.ParseDuration(get("rebalance-retention")); err != nil || c.RebalanceRetention < 0 ||
-		(c.RebalanceRetention > 0 && c.RebalanceRetention < time.Hour) {
-		return nil, bad("rebalance-retention", "want 0 (keep forever) or a duration of at least 1h, such as 720h")
-	}
-	if err := parseAuthSettings(c, get, bad); err != nil {
-		return nil, err
-	}
-	if c.Credentials, err = parseCredentials(get, bad); err != nil {
-		return nil, err
-	}
-	if err := parseHTTPLimits(c, get, bad); err != nil {
-		return nil, err
-	}
-	if err := clustersFromConfig(c, get("config"), get, bad); err != nil {
-		return nil, err
-	}
-	return c, nil
+	c.RebalanceRetention, err = v.duration("rebalance-retention", time.Hour, true, "cli.config.reason.rebalance_retention")
+	return err
+}
+
+// parseClusterCredentials reads the credentials of the one cluster of --namesrv.
+func parseClusterCredentials(c *Config, v settingValues) error {
+	var err error
+	c.Credentials, err = parseCredentials(v.get, v.bad, flagCredentialNames)
+	return err
 }
 
 // printDefaults is fs.PrintDefaults with "(default …)" in l's language: in English it

@@ -1,52 +1,44 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
-	"time"
 
 	"rmqconsole/auth"
 	"rmqconsole/i18n"
 )
 
 // parseAuthSettings reads the access-control settings into c (called by ParseConfig).
-func parseAuthSettings(c *Config, get func(string) string, bad func(name, reason string) error) error {
+func parseAuthSettings(c *Config, v settingValues) error {
 	var err error
-	for _, d := range []struct {
-		name string
-		dst  *time.Duration
-	}{{"session-idle", &c.SessionIdle}, {"session-max", &c.SessionMax}} {
-		if *d.dst, err = time.ParseDuration(get(d.name)); err != nil || *d.dst <= 0 {
-			return bad(d.name, "want a positive duration such as 30m or 8h")
-		}
-	}
-	if c.SessionIdle > c.SessionMax {
-		return bad("session-idle", fmt.Sprintf("longer than --session-max (%s): a session would end before it could idle out", c.SessionMax))
-	}
-	if c.TrustedProxies, err = auth.ParseTrustedProxies(get("trusted-proxies")); err != nil {
-		return bad("trusted-proxies", err.Error())
-	}
-	var m i18n.Message
-	if c.AllowedHosts, m = parseAllowedHosts(get("allowed-hosts")); m.ID != "" {
-		err := bad("allowed-hosts", m.String())
-		if ce, ok := err.(*ConfigError); ok {
-			ce.Say = m
-		}
+	if c.SessionIdle, err = v.duration("session-idle", 1, false, "cli.config.reason.session_duration"); err != nil {
 		return err
 	}
-	c.ProxyUserHeader, c.ProxyRoleHeader = http.CanonicalHeaderKey(get("proxy-user-header")), http.CanonicalHeaderKey(get("proxy-role-header"))
+	if c.SessionMax, err = v.duration("session-max", 1, false, "cli.config.reason.session_duration"); err != nil {
+		return err
+	}
+	if c.SessionIdle > c.SessionMax {
+		return v.bad("session-idle", "cli.config.reason.session_idle", "Max", c.SessionMax.String())
+	}
+	if c.TrustedProxies, err = auth.ParseTrustedProxies(v.get("trusted-proxies")); err != nil {
+		return v.bad("trusted-proxies", "cli.config.reason.error", "Error", err.Error())
+	}
+	var m i18n.Message
+	if c.AllowedHosts, m = parseAllowedHosts(v.get("allowed-hosts")); m.ID != "" {
+		return v.bad("allowed-hosts", m.ID, m.Args...)
+	}
+	c.ProxyUserHeader, c.ProxyRoleHeader = http.CanonicalHeaderKey(v.get("proxy-user-header")), http.CanonicalHeaderKey(v.get("proxy-role-header"))
 	if c.ProxyUserHeader == "" {
-		return bad("proxy-user-header", "must not be empty")
+		return v.bad("proxy-user-header", "cli.config.reason.not_empty")
 	}
 	if c.ProxyRoleHeader == "" {
-		return bad("proxy-role-header", "must not be empty")
+		return v.bad("proxy-role-header", "cli.config.reason.not_empty")
 	}
-	c.TLSCert, c.TLSKey = get("tls-cert"), get("tls-key")
+	c.TLSCert, c.TLSKey = v.get("tls-cert"), v.get("tls-key")
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		if c.TLSCert == "" {
-			return bad("tls-cert", "--tls-key is set: give the certificate too")
+			return v.bad("tls-cert", "cli.config.reason.tls_cert")
 		}
-		return bad("tls-key", "--tls-cert is set: give its private key too")
+		return v.bad("tls-key", "cli.config.reason.tls_key")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -162,22 +163,20 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 		fields := map[string]string{"access-key": e.AccessKey, "secret-key": e.SecretKey, "secret-key-file": e.SecretKeyFile}
 		fileField := map[string]string{"access-key": "access_key", "secret-key": "secret_key", "secret-key-file": "secret_key_file"}
 		cc.Credentials, err = parseCredentials(func(n string) string { return strings.TrimSpace(fields[n]) },
-			func(n, reason string) error {
-				reason = strings.NewReplacer("RMQC_ACCESS_KEY", "access_key", "RMQC_SECRET_KEY_FILE", "secret_key_file", "RMQC_SECRET_KEY", "secret_key").Replace(reason)
-				return fail(who, fileField[n], reason)
-			})
+			func(n, id string, kv ...any) error { return failM(who, fileField[n], i18n.M(id, kv...)) },
+			credentialNames{"access_key", "secret_key", "secret_key_file"})
 		if err != nil {
 			return nil, err
 		}
 		if e.MaxRole != "" {
 			if cc.MaxRole, err = auth.ParseRole(e.MaxRole); err != nil {
-				return nil, fail(who, "max_role", err.Error())
+				return nil, failM(who, "max_role", fault.As(err).Msg)
 			}
 		}
 		for user, r := range e.Roles {
 			role, err := auth.ParseRole(r)
 			if err != nil {
-				return nil, fail(who, "roles."+user, err.Error())
+				return nil, failM(who, "roles."+user, fault.As(err).Msg)
 			}
 			if cc.UserRoles == nil {
 				cc.UserRoles = map[string]auth.Role{}
@@ -202,20 +201,16 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 // clustersFromConfig sets c.Clusters: from the file when --config is given (then the
 // one-cluster settings must be unset, so no one wonders which wins), else one cluster
 // named "default" from --namesrv, --proxy and the credentials.
-func clustersFromConfig(c *Config, file string, get func(string) string, bad func(name, reason string) error) error {
+func clustersFromConfig(c *Config, v settingValues) error {
+	file := v.get("config")
 	if file == "" {
 		c.Clusters = []ClusterConfig{{Name: DefaultClusterName, Default: true,
 			NameServers: c.NameServers, Proxies: c.Proxies, Credentials: c.Credentials}}
 		return nil
 	}
 	for _, s := range []string{"namesrv", "proxy", "access-key", "secret-key", "secret-key-file"} {
-		if get(s) != "" {
-			m := i18n.M("cli.config.reason.with_file", "Flag", "--"+s)
-			err := bad("config", m.String())
-			if ce, ok := err.(*ConfigError); ok {
-				ce.Say = m
-			}
-			return err
+		if v.get(s) != "" {
+			return v.bad("config", "cli.config.reason.with_file", "Flag", "--"+s)
 		}
 	}
 	var err error
@@ -224,7 +219,7 @@ func clustersFromConfig(c *Config, file string, get func(string) string, bad fun
 		if errors.As(err, &fe) {
 			return err
 		}
-		return bad("config", err.Error())
+		return v.bad("config", "cli.config.reason.error", "Error", err.Error())
 	}
 	d := c.DefaultCluster()
 	c.NameServers, c.Proxies, c.Credentials = d.NameServers, d.Proxies, d.Credentials

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"rmqconsole/i18n"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -153,5 +155,36 @@ func TestAppServesAndShutsDownOnCancel(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("ListenAndServe did not return after cancel")
+	}
+}
+
+// Every refused setting is said in the reader's language, its reason included: the
+// reasons that name a value (a session longer than its maximum, a secret without a key,
+// a language the console does not speak) as much as the fixed ones.
+func TestRefusedSettingsAreSaidInChinese(t *testing.T) {
+	zh := i18n.Match("zh-CN")
+	for _, tc := range []struct {
+		env     map[string]string
+		english string // the reason in English, which the Chinese must not hold
+		chinese string
+	}{
+		{map[string]string{"RMQC_SESSION_IDLE": "48h", "RMQC_SESSION_MAX": "24h"}, "would end before it could idle out", "会话在空闲超时之前就会结束"},
+		{map[string]string{"RMQC_SESSION_IDLE": "soon"}, "want a positive duration such as 30m or 8h", "应为正的时长，例如 30m 或 8h"},
+		{map[string]string{"RMQC_SECRET_KEY": "s3cret"}, "no access key (RMQC_ACCESS_KEY)", "没有用于签名的 AccessKey（RMQC_ACCESS_KEY）"},
+		{map[string]string{"RMQC_ACCESS_KEY": "rmqc"}, "has no secret key", "AccessKey rmqc 没有密钥"},
+		{map[string]string{"RMQC_ALERT_LANG": "fr"}, "want one of", "应为以下之一"},
+		{map[string]string{"RMQC_HTTP_READ_TIMEOUT": "1ms"}, "such as 30s", "例如 30s"},
+		{map[string]string{"RMQC_MAX_HEAVY_QUERIES": "0"}, "such as 4", "例如 4"},
+		{map[string]string{"RMQC_DB_TIMEOUT": "1ms"}, "at least 100ms", "至少 100ms"},
+	} {
+		_, err := ParseConfig(nil, env(tc.env), io.Discard)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.english) {
+			t.Errorf("%v: %v, want a refusal saying %q", tc.env, err, tc.english)
+			continue
+		}
+		if got := cliSay(zh, err); !strings.Contains(got, tc.chinese) || strings.Contains(got, tc.english) {
+			t.Errorf("%v in Chinese: %q, want %q", tc.env, got, tc.chinese)
+		}
 	}
 }

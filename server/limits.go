@@ -24,20 +24,19 @@ import (
 // by one, a streamed export by one per chunk. The websocket sets its own deadlines.
 
 // parseHTTPLimits reads the HTTP bounds.
-func parseHTTPLimits(c *Config, get func(string) string, bad func(name, reason string) error) error {
+func parseHTTPLimits(c *Config, v settingValues) error {
 	for _, d := range []struct {
 		name string
 		to   *time.Duration
 	}{{"http-idle-timeout", &c.HTTPIdleTimeout}, {"http-read-timeout", &c.HTTPReadTimeout}, {"http-write-timeout", &c.HTTPWriteTimeout}} {
-		v, err := time.ParseDuration(get(d.name))
-		if err != nil || v < 100*time.Millisecond {
-			return bad(d.name, "want a duration of at least 100ms, such as 30s")
+		var err error
+		if *d.to, err = v.duration(d.name, 100*time.Millisecond, false, "cli.config.reason.http_timeout"); err != nil {
+			return err
 		}
-		*d.to = v
 	}
-	n, err := strconv.Atoi(get("max-heavy-queries"))
+	n, err := strconv.Atoi(v.get("max-heavy-queries"))
 	if err != nil || n < 1 {
-		return bad("max-heavy-queries", "want a whole number of at least 1, such as 4")
+		return v.bad("max-heavy-queries", "cli.config.reason.heavy_queries")
 	}
 	c.MaxHeavyQueries = n
 	return nil
