@@ -55,8 +55,8 @@ func TestIntegrationBrokers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Role != "master" || r.Name != b.Name || r.Version != cl.Version || r.StartedAt <= 0 || r.DiskRatio <= 0 ||
-			r.CommitLogMaxOffset < r.CommitLogMinOffset || r.StartedAt != intOf(rt, "bootTimestamp") {
+		if boot, _ := intOf(rt, "bootTimestamp"); r.Role != "master" || r.Name != b.Name || r.Version != cl.Version || r.StartedAt <= 0 || r.DiskRatio <= 0 ||
+			r.CommitLogMaxOffset < r.CommitLogMinOffset || r.StartedAt != boot {
 			t.Errorf("%s: %+v", b.Name, r)
 		}
 	}

@@ -1,7 +1,8 @@
 // Package brokers answers what operators ask about brokers: every broker process of the
 // cluster (masters and slaves) with its runtime figures (put and get rates, commit-log
-// offsets and disk use, page-cache lock, dispatch backlog, start time, version), and one
-// broker's configuration, read-only with its secrets masked.
+// offsets and disk use, page-cache lock, dispatch backlog, start time, version), one
+// broker's configuration, read-only with its secrets masked, and the cluster overview
+// (NameServers, every process's figures, topic counts).
 package brokers
 
 import (
@@ -9,21 +10,23 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
-	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
-// Admin is what the service asks the brokers; *rocketmq.Client implements it.
+// Admin is what the service asks the brokers and, for the overview, the NameServers;
+// *rocketmq.Client implements it.
 type Admin interface {
 	cluster.Client
 	BrokerRuntimeInfo(ctx context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error)
 	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
+	NameServers() []string
+	PingNameServer(ctx context.Context, addr string) error
+	TopicList(ctx context.Context) ([]string, error)
 }
 
 var _ Admin = (*rocketmq.Client)(nil)
@@ -41,42 +44,6 @@ func New(admin Admin, c *cluster.Cluster) *Service {
 		c = cluster.New(admin, cluster.Options{})
 	}
 	return &Service{admin: admin, cluster: c, now: time.Now}
-}
-
-// Runtime is one broker process and its figures, as GET_BROKER_RUNTIME_INFO tells them.
-type Runtime struct {
-	Cluster string `json:"cluster"`
-	Name    string `json:"brokerName"`
-	ID      int64  `json:"brokerId"`
-	Addr    string `json:"addr"`
-	// Role is "master" for broker id 0, else "slave".
-	Role    string `json:"role"`
-	Version string `json:"version,omitempty"`
-	// PutTPS and GetTPS are messages per second stored and handed to consumers (the
-	// broker's ~10 s window).
-	PutTPS float64 `json:"putTps"`
-	GetTPS float64 `json:"getTps"`
-	// CommitLogMinOffset and CommitLogMaxOffset bound the commit log (bytes).
-	CommitLogMinOffset int64 `json:"commitLogMinOffset"`
-	CommitLogMaxOffset int64 `json:"commitLogMaxOffset"`
-	// DiskRatio is the used share of the commit log's disk, 0..1.
-	DiskRatio float64 `json:"diskRatio"`
-	// PageCacheLockMs is how long the store has held the page-cache lock for the write
-	// in progress (0 when idle); high values mean the disk cannot keep up.
-	PageCacheLockMs int64 `json:"pageCacheLockTimeMills"`
-	// DispatchBehindBytes is how far building the consume queues and index lags the
-	// commit log.
-	DispatchBehindBytes int64 `json:"dispatchBehindBytes"`
-	// StartedAt is when the broker started (epoch ms); 0 when it did not say.
-	StartedAt int64 `json:"bootTimestamp"`
-	// Error says why the figures could not be read; the row still shows.
-	Error string `json:"error,omitempty"`
-	// Gone: the process was in the NameServer's cluster info and is missing from it now
-	// (stopped, killed, cut off); Error says since when, the figures are unknown.
-	Gone bool `json:"gone,omitempty"`
-	// Say is Error for a page to say in its reader's language; zero when Error says
-	// itself.
-	Say i18n.Message `json:"-"`
 }
 
 // List is every broker process, by cluster, name and id, at CheckedAt.
@@ -123,52 +90,6 @@ func (s *Service) List(ctx context.Context) (*List, error) {
 	})
 	l.CheckedAt = s.now()
 	return l, nil
-}
-
-// members are the broker's processes, by broker id.
-func members(ci *rocketmq.ClusterInfo, b cluster.Broker) []Runtime {
-	var out []Runtime
-	for id, addr := range ci.Brokers[b.Name].Addrs {
-		r := Runtime{Cluster: b.Cluster, Name: b.Name, ID: id, Addr: addr, Role: "slave"}
-		if id == 0 {
-			r.Role = "master"
-		}
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b Runtime) int { return int(a.ID - b.ID) })
-	return out
-}
-
-func (s *Service) readRuntimes(f *cluster.Fanout, rs []Runtime) {
-	for i := range rs {
-		r := &rs[i]
-		f.At(r.Name, r.Addr, opRuntime, func(ctx context.Context, addr string) error {
-			rt, err := s.admin.BrokerRuntimeInfo(ctx, addr)
-			if err != nil {
-				r.Error = err.Error()
-				return err
-			}
-			fillRuntime(r, rt)
-			return nil
-		})
-	}
-}
-
-func fillRuntime(r *Runtime, rt *rocketmq.BrokerRuntimeInfo) {
-	r.Version = rt.Version().String()
-	r.PutTPS = rt.PutTps()
-	r.GetTPS = rt.GetTransferredTps()
-	r.DiskRatio, _ = rt.CommitLogDiskRatio()
-	r.CommitLogMinOffset = intOf(rt, "commitLogMinOffset")
-	r.CommitLogMaxOffset = intOf(rt, "commitLogMaxOffset")
-	r.PageCacheLockMs = intOf(rt, "pageCacheLockTimeMills")
-	r.DispatchBehindBytes = intOf(rt, "dispatchBehindBytes")
-	r.StartedAt = intOf(rt, "bootTimestamp")
-}
-
-func intOf(rt *rocketmq.BrokerRuntimeInfo, key string) int64 {
-	v, _ := strconv.ParseInt(strings.TrimSpace(rt.Table[key]), 10, 64)
-	return v
 }
 
 // Detail is one broker name: its processes with their figures and configuration.

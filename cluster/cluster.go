@@ -4,8 +4,8 @@
 // moment ago, which address answers a read, a bounded fan-out over brokers that reports
 // each broker that failed as a BrokerFailure, and RocketMQ's rules for names.
 //
-// The services (lookup, groups, resets) and the overview ask it; none of them reads
-// cluster info or routes itself. The arrows point one way: services -> cluster -> rocketmq.
+// The services (lookup, groups, resets, topics, brokers and its overview) ask it; none of
+// them reads cluster info or routes itself. The arrows point one way: services -> cluster -> rocketmq.
 package cluster
 
 import (
@@ -204,6 +204,12 @@ func (c *Cluster) Refresh(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// ReadInfo reads the cluster info now, whatever its age, and keeps it: for the overview,
+// which says that no NameServer gave it rather than show what one said a moment ago.
+func (c *Cluster) ReadInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {
+	return c.readInfo(ctx)
 }
 
 func (c *Cluster) readInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/alerts"
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/cluster/clustertest"
 	"rmqconsole/deadletters"
@@ -107,13 +108,13 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		All: []views.ClusterLink{{Name: "east", Label: "East", URL: "/c/east/", Current: true}, {Name: "west", Label: "West", URL: "/c/west/"}}}}
 	home := gin.New()
 	home.GET("/", (&Home{Env: homeEnv,
-		Overview: func(ctx context.Context) (*cluster.Overview, error) {
-			return cluster.New(cf, cluster.Options{}).Overview(ctx, cf)
+		Overview: func(ctx context.Context) (*brokers.Overview, error) {
+			return brokers.New(cf, cluster.New(cf, cluster.Options{})).Overview(ctx)
 		},
 		Clusters: func(context.Context) []ClusterHealth {
 			m := i18n.M("cluster.health.no_namesrv")
 			return []ClusterHealth{{Name: "east", Label: "East", URL: "/c/east/"},
-				{Name: "west", Label: "West", URL: "/c/west/", Health: cluster.Health{Errors: []string{m.String()}, Problems: []i18n.Message{m}}}}
+				{Name: "west", Label: "West", URL: "/c/west/", Health: brokers.Health{Errors: []string{m.String()}, Problems: []i18n.Message{m}}}}
 		}}).Show)
 	f := msgFake(6)
 	msgs := msgRouter(lookup.New(f, lookup.Options{}))

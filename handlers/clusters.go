@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
+	"rmqconsole/brokers"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
@@ -21,7 +21,7 @@ type ClusterHealth struct {
 	Default bool   `json:"default"`
 	// URL is the cluster's overview page, /c/{name}/.
 	URL string `json:"url"`
-	cluster.Health
+	brokers.Health
 }
 
 // ClusterList reads every configured cluster's health, at once and within the caller's

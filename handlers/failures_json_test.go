@@ -54,8 +54,8 @@ func TestAPIAnswersNameFailedBrokersInOneShape(t *testing.T) {
 	cf.Down("10.0.0.2:10911")
 	home := gin.New()
 	home.GET("/api/v1/cluster", (&Home{Env: &Env{Log: slog.New(slog.DiscardHandler)},
-		Overview: func(ctx context.Context) (*cluster.Overview, error) {
-			return cluster.New(cf, cluster.Options{}).Overview(ctx, cf)
+		Overview: func(ctx context.Context) (*brokers.Overview, error) {
+			return brokers.New(cf, cluster.New(cf, cluster.Options{})).Overview(ctx)
 		}}).API)
 
 	tr := topicsRouter(sampleTopics())

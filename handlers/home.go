@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
+	"rmqconsole/brokers"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
@@ -17,7 +17,7 @@ import (
 type Home struct {
 	*Env
 	// Overview reads the cluster; nil when no NameServer is configured.
-	Overview func(ctx context.Context) (*cluster.Overview, error)
+	Overview func(ctx context.Context) (*brokers.Overview, error)
 	// Groups counts the groups online and with lag for the overview's card; nil
 	// without a cluster.
 	Groups GroupLister
@@ -92,7 +92,7 @@ func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
 	}
 }
 
-func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
+func homeVM(l *i18n.Localizer, ov *brokers.Overview) views.HomeVM {
 	vm := views.HomeVM{
 		Configured: true,
 		Topics:     ov.Topics,

@@ -1,8 +1,9 @@
-package cluster
+package brokers
 
 import (
 	"slices"
 
+	"rmqconsole/cluster"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -17,7 +18,7 @@ type Health struct {
 	Brokers    int      `json:"brokers"`
 	Versions   []string `json:"versions"`
 	// Failures are the overview's: what did not answer.
-	Failures []BrokerFailure `json:"failures,omitempty"`
+	Failures []cluster.BrokerFailure `json:"failures,omitempty"`
 	// Errors names what could not be read, as the overview says it. Deprecated: use
 	// Failures.
 	Errors []string `json:"errors,omitempty"`
