@@ -15,12 +15,13 @@ import (
 	"rmqconsole/resets"
 )
 
-// access is the middleware that finds who the caller is and applies accessRules: an
+// access is the middleware that finds who the caller is and applies the route's access
+// rule (access_rules.go): an
 // anonymous page request is sent to /login, an anonymous API request gets 401, a caller
 // whose role is too low gets 403 (audited for resets).
 func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		rule := ruleFor(c.Request.Method, c.FullPath())
+		rule := a.rules.ruleFor(c.Request.Method, c.FullPath())
 		if rule.anonymous {
 			c.Next()
 			return
@@ -175,7 +176,7 @@ func unauthenticated(why i18n.Message) error {
 // through the resets service, which bounds and rate-limits what refusals store.
 func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule, need auth.Role) {
 	defer c.Abort()
-	role, what, needs := i18n.M("role."+caller.Role.String()), i18n.M(whatID(rule.what)), i18n.M("role."+need.String())
+	role, what, needs := i18n.M("role."+caller.Role.String()), i18n.M(rule.what), i18n.M("role."+need.String())
 	say := i18n.M("access.role_refused", "Role", role, "What", what, "Need", needs)
 	if a.several() {
 		say = i18n.M("access.role_refused_on_cluster", "Cluster", a.cc.Name, "Role", role, "What", what, "Need", needs)
@@ -185,13 +186,13 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 		}
 	}
 	if rule.others != auth.NoRole && need == rule.others {
-		say = i18n.M("access.admin_only", "What", i18n.M(whatID(rule.what)), "User", caller.Name)
+		say = i18n.M("access.admin_only", "What", i18n.M(rule.what), "User", caller.Name)
 	}
 	msg := say.String()
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
-		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
+		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
 			handlers.ResetAsked(c), msg)
 	}
 	env.Fail(c, &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: say})
@@ -209,23 +210,3 @@ func firstParam(c *gin.Context) string {
 // the Prometheus endpoint): they get 401 and a WWW-Authenticate header, not a sign-in
 // page.
 func isMachinePath(p string) bool { return strings.HasPrefix(p, "/api/") || p == "/metrics" }
-
-// whatIDs name in the catalogues what a route does ("reset consumer offsets"), for the
-// refusal sentence in the caller's language.
-var whatIDs = map[string]string{
-	"change anything":                      "access.what.change",
-	"consume a message again on a client":  "access.what.consume_directly",
-	"manage the API tokens of other users": "access.what.others_tokens",
-	"preview offset resets":                "access.what.preview_resets",
-	"read this page":                       "access.what.read",
-	"resend dead letters":                  "access.what.resend",
-	"reset consumer offsets":               "access.what.reset",
-}
-
-// whatID is the catalogue id of a route's what; the what itself when it has none.
-func whatID(what string) string {
-	if id, ok := whatIDs[what]; ok {
-		return id
-	}
-	return what
-}

@@ -2,20 +2,14 @@ package server
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"rmqconsole/auth"
 )
 
-// accessRule says what role a route needs. Rules are tried in order; the first whose
-// methods and path match decides.
+// accessRule says who may call a route. Every route of the route tables (routes*.go)
+// carries its rule beside it; a path no route matches is judged by forUnknown.
 type accessRule struct {
-	methods []string // nil: any method
-	// path is a gin route pattern; parameter names do not matter (":group" matches
-	// ":name"). With prefix, every pattern that starts with it matches too.
-	path   string
-	prefix bool
 	// open routes need no sign-in at all.
 	open bool
 	// anonymous routes do not even look at credentials: assets and probes are asked
@@ -28,57 +22,42 @@ type accessRule struct {
 	// audited: a refused attempt is written to the audit log (through the resets
 	// service, the one place that records refusals).
 	audited bool
-	// what the route does, for the refusal message ("reset consumer offsets").
+	// what is the catalogue's words for what the route does, for the refusal
+	// ("access.what.reset": reset consumer offsets).
 	what string
 }
 
+// The rules of the route tables.
 var (
-	reads  = []string{http.MethodGet, http.MethodHead}
-	writes = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	// public: reachable without signing in (signing in and out, the language switch).
+	public = accessRule{open: true}
+	// probe: assets and probes, without even looking at credentials.
+	probe = accessRule{open: true, anonymous: true}
+	// read: reading needs a viewer.
+	read = accessRule{need: auth.Viewer, what: "access.what.read"}
+	// change: any other action needs an operator.
+	change = accessRule{need: auth.Operator, what: "access.what.change"}
+	// ownTokens: every signed-in user manages their own API tokens; an admin, anyone's.
+	ownTokens = accessRule{need: auth.Viewer, others: auth.Admin, what: "access.what.others_tokens"}
+	// resetApply: resetting offsets needs an operator, and a refused attempt is audited.
+	resetApply = accessRule{need: auth.Operator, audited: true, what: "access.what.reset"}
+	// resetPreview: a preview needs an operator too; a refused one is not audited: it
+	// would have changed nothing, so nothing was attempted.
+	resetPreview = accessRule{need: auth.Operator, what: "access.what.preview_resets"}
+	// resend: resending dead letters sends messages to the cluster.
+	resend = accessRule{need: auth.Operator, what: "access.what.resend"}
+	// consumeAgain: a message consumed again on one client of a group.
+	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly"}
 )
 
-// accessRules is the one table of who may do what.
-var accessRules = []accessRule{
-	// Reachable without signing in: signing in and out, probes, assets.
-	{path: "/login", open: true},
-	{path: "/logout", open: true},
-	{path: "/language", open: true}, // the sign-in page has the language switch too
-	{path: "/healthz", open: true, anonymous: true},
-	{path: "/readyz", open: true, anonymous: true},
-	{path: "/static/", prefix: true, open: true, anonymous: true},
-	{path: "/favicon.ico", open: true, anonymous: true},
-
-	// Offset resets, previews included, need an operator. A refused apply is audited; a
-	// refused preview is not: it would have changed nothing, so nothing was attempted.
-	{methods: writes, path: "/groups/:group/reset/apply", need: auth.Operator, audited: true, what: "reset consumer offsets"},
-	{methods: writes, path: "/api/v1/groups/:group/resets", need: auth.Operator, audited: true, what: "reset consumer offsets"},
-	{methods: writes, path: "/groups/:group/reset", prefix: true, need: auth.Operator, what: "preview offset resets"},
-	{methods: writes, path: "/api/v1/groups/:group/reset-preview", need: auth.Operator, what: "preview offset resets"},
-
-	// Resending dead letters sends messages to the cluster.
-	{methods: writes, path: "/messages/resend", need: auth.Operator, what: "resend dead letters"},
-	{methods: writes, path: "/messages/:id/resend", need: auth.Operator, what: "resend dead letters"},
-	{methods: writes, path: "/api/v1/messages/resend", need: auth.Operator, what: "resend dead letters"},
-	{methods: writes, path: "/api/v1/messages/:id/resend", need: auth.Operator, what: "resend dead letters"},
-
-	// A message consumed again on one client of a group: an operator's change.
-	{methods: writes, path: "/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
-	{methods: writes, path: "/api/v1/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
-
-	// API tokens: every signed-in user manages their own; an admin, anyone's.
-	{path: "/tokens", need: auth.Viewer},
-	{path: "/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},
-	{path: "/api/v1/users/:user/tokens", prefix: true, need: auth.Viewer, others: auth.Admin, what: "manage the API tokens of other users"},
-
-	// Everything else: reading needs a viewer; any other action an operator.
-	{methods: reads, path: "/", prefix: true, need: auth.Viewer, what: "read this page"},
-	{path: "/", prefix: true, need: auth.Operator, what: "change anything"},
-}
-
-func init() {
-	for i := range accessRules {
-		accessRules[i].path = normalizePattern(accessRules[i].path)
+// forUnknown is the rule of a path no route matches (it is answered 404 or 405): reading
+// needs a viewer, anything else an operator, so an unknown path is no way around
+// sign-in.
+func forUnknown(method string) accessRule {
+	if method == http.MethodGet || method == http.MethodHead {
+		return read
 	}
+	return change
 }
 
 // normalizePattern drops parameter names: "/groups/:group/reset" → "/groups/:/reset".
@@ -95,22 +74,20 @@ func normalizePattern(p string) string {
 	return strings.Join(segs, "/")
 }
 
-// ruleFor returns the rule for a request method and the route pattern gin matched ("" for
-// an unknown path, which is judged by the catch-all rules).
-func ruleFor(method, pattern string) accessRule {
-	p := normalizePattern(pattern)
-	if p == "" {
-		p = "/"
+// accessRules are the rules of a route table, by method and route pattern.
+type accessRules map[string]accessRule
+
+func (rs accessRules) add(method, pattern string, r accessRule) {
+	rs[method+" "+normalizePattern(pattern)] = r
+}
+
+// ruleFor returns the rule of the route gin matched for a request method and route
+// pattern ("" for an unknown path).
+func (rs accessRules) ruleFor(method, pattern string) accessRule {
+	if r, ok := rs[method+" "+normalizePattern(pattern)]; ok && pattern != "" {
+		return r
 	}
-	for _, r := range accessRules {
-		if r.methods != nil && !slices.Contains(r.methods, method) {
-			continue
-		}
-		if p == r.path || (r.prefix && strings.HasPrefix(p, r.path)) {
-			return r
-		}
-	}
-	return accessRules[len(accessRules)-1]
+	return forUnknown(method)
 }
 
 // RoleFor caps a user's console role on this cluster: a cluster may let an operator of

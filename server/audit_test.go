@@ -145,7 +145,7 @@ func TestRefusalsAreBoundedAndCountedPerActor(t *testing.T) {
 	if es := auditEntries(t, a, store.AuditFilter{Actor: "vera"}); len(es) != 1 {
 		t.Fatalf("vera's refusal: %d entries", len(es))
 	}
-	a.def.resets.Close() // ends the window now instead of in a minute
+	a.def.svc.resets.Close() // ends the window now instead of in a minute
 	es = auditEntries(t, a, store.AuditFilter{Actor: "vic"})
 	want := fmt.Sprintf("and %d more refusals by vic in the last minute", n-resets.RefusalsPerWindow)
 	if len(es) != resets.RefusalsPerWindow+1 || !strings.Contains(es[0].Error, want) || es[0].Group != "billing" {

@@ -10,11 +10,11 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
-	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -32,9 +32,12 @@ type clusterApp struct {
 	rmq     *rocketmq.Client
 	cluster *cluster.Cluster
 	// store records this cluster's name on what it writes and reads only its rows.
-	store  *store.Store
-	resets *resets.Service
+	store *store.Store
+	// svc are the cluster's services, built once (services.go); rules the access rule
+	// of each route of engine (access_rules.go).
+	svc    *services
 	engine *gin.Engine
+	rules  accessRules
 	// base is the URL prefix of the cluster's pages ("" for the default cluster).
 	base handlers.ClusterBase
 	// registry registers the cluster's collectors, labelled with its name when the
@@ -104,14 +107,14 @@ func (a *App) clusterHealth(ctx context.Context) []handlers.ClusterHealth {
 	var wg sync.WaitGroup
 	for i, ca := range a.clusters {
 		out[i] = handlers.ClusterHealth{Name: ca.cc.Name, Label: ca.cc.Title(), Color: ca.cc.Color, Default: ca.cc.Default,
-			URL: "/c/" + ca.cc.Name + "/", Health: cluster.Health{Versions: []string{}}}
-		if ca.rmq == nil {
+			URL: "/c/" + ca.cc.Name + "/", Health: brokers.Health{Versions: []string{}}}
+		if ca.svc.brokers == nil {
 			m := i18n.M("cluster.health.no_namesrv")
 			out[i].Errors, out[i].Problems = []string{m.String()}, []i18n.Message{m}
 			continue
 		}
 		wg.Go(func() {
-			ov, err := ca.cluster.Overview(ctx, ca.rmq)
+			ov, err := ca.svc.brokers.Overview(ctx)
 			if ov != nil {
 				out[i].Health = ov.Health()
 			}

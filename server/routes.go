@@ -1,18 +1,25 @@
 package server
 
 import (
-	"context"
+	"net/http"
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/static"
 )
 
-// routes is the console's one route table, built once per configured cluster with the
-// services bound to it (App.dispatch picks the table by the path's cluster).
+// route is one row of a route table: what it answers, its handler, and who may call it.
+type route struct {
+	method, path string
+	handle       gin.HandlerFunc
+	access       accessRule
+}
+
+// routes is the console's route table, built once per configured cluster with the
+// cluster's services (App.dispatch picks the table by the path's cluster): the
+// middleware every request passes, then each area's table (routes_<area>.go).
 func (a *clusterApp) routes() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -28,32 +35,16 @@ func (a *clusterApp) routes() *gin.Engine {
 	// protection covers every state-changing route: a page of another site, under its
 	// own name or rebound to the console's address, is refused before any handler.
 	r.Use(a.knownHost(env), crossOrigin(env), bodyLimit(env))
-
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
-	health := &handlers.Health{DB: a.store, Replica: a.replica}
-	if a.rmq != nil {
-		health.NameServer = a.rmq
+
+	a.rules = accessRules{}
+	for _, table := range [][]route{a.consoleRoutes(env), a.messageRoutes(env), a.groupRoutes(env), a.topicRoutes(env),
+		a.brokerRoutes(env), a.resetRoutes(env), a.authRoutes(env)} {
+		for _, rt := range table {
+			r.Handle(rt.method, rt.path, rt.handle)
+			a.rules.add(rt.method, rt.path, rt.access)
+		}
 	}
-	home := &handlers.Home{Env: env, Overview: a.overview(), Clusters: a.clusterHealth}
-
-	r.GET("/healthz", health.Live)
-	r.GET("/readyz", health.Ready)
-	r.GET(static.Prefix+"*path", gin.WrapH(static.Handler()))
-	r.GET("/favicon.ico", gin.WrapF(static.Favicon))
-	r.POST("/language", handlers.SwitchLanguage)
-
-	r.GET("/", home.Show)
-	r.GET("/api/v1/cluster", home.API)
-	r.GET("/api/v1/clusters", home.ClustersAPI)
-
-	// Each area registers its pages and API in its own file (routes_<area>.go).
-	a.messageRoutes(r, env)
-	a.groupRoutes(r, env, home)
-	a.topicRoutes(r, env)
-	a.brokerRoutes(r, env)
-	a.resetRoutes(r, env)
-	a.authRoutes(r, env)
-
 	r.NoRoute(a.notFound(env))
 	r.NoMethod(func(c *gin.Context) {
 		env.Fail(c, fault.New(fault.Invalid, "error.method_not_allowed", "Method", c.Request.Method, "Path", c.Request.URL.Path).
@@ -62,12 +53,29 @@ func (a *clusterApp) routes() *gin.Engine {
 	return r
 }
 
-// overview returns the cluster overview reader, or nil without a cluster.
-func (a *clusterApp) overview() func(context.Context) (*cluster.Overview, error) {
-	if a.rmq == nil {
-		return nil
+// consoleRoutes are the console's own: probes, assets, the language switch, the
+// overview and /metrics.
+func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
+	health := &handlers.Health{DB: a.store, Replica: a.replica}
+	if a.rmq != nil {
+		health.NameServer = a.rmq
 	}
-	return func(ctx context.Context) (*cluster.Overview, error) { return a.cluster.Overview(ctx, a.rmq) }
+	home := &handlers.Home{Env: env, Clusters: a.clusterHealth}
+	if s := a.svc; s.brokers != nil {
+		home.Overview, home.Groups = s.brokers.Overview, s.groups
+	}
+	return []route{
+		{http.MethodGet, "/healthz", health.Live, probe},
+		{http.MethodGet, "/readyz", health.Ready, probe},
+		{http.MethodGet, static.Prefix + "*path", gin.WrapH(static.Handler()), probe},
+		{http.MethodGet, "/favicon.ico", gin.WrapF(static.Favicon), probe},
+		{http.MethodPost, "/language", handlers.SwitchLanguage, public}, // the sign-in page has it too
+
+		{http.MethodGet, "/", home.Show, read},
+		{http.MethodGet, "/api/v1/cluster", home.API, read},
+		{http.MethodGet, "/api/v1/clusters", home.ClustersAPI, read},
+		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), read},
+	}
 }
 
 // Routes lists every route registered on the console's router (every cluster's has the

@@ -1,27 +1,30 @@
 package server
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers"
 )
 
-// authRoutes registers sign-in, sign-out and the API token pages.
-func (a *clusterApp) authRoutes(r *gin.Engine, env *handlers.Env) {
+// authRoutes are sign-in, sign-out and the API token pages.
+func (a *clusterApp) authRoutes(env *handlers.Env) []route {
 	required := func(c *gin.Context) bool { return a.sec.signInRequired(c.Request.Context()) }
 	login := &handlers.Login{Env: env, Auth: a.sec.auth, SignInRequired: required, Secure: a.secure}
 	logout := &handlers.Logout{Env: env, Auth: a.sec.auth, Secure: a.secure}
 	tokens := &handlers.Tokens{Env: env, Auth: a.sec.auth}
+	return []route{
+		{http.MethodGet, "/login", login.Form, public},
+		{http.MethodPost, "/login", login.Submit, public},
+		{http.MethodPost, "/logout", logout.Submit, public},
 
-	r.GET("/login", login.Form)
-	r.POST("/login", login.Submit)
-	r.POST("/logout", logout.Submit)
-
-	r.GET("/tokens", tokens.Mine)
-	r.GET("/users/:user/tokens", tokens.List)
-	r.POST("/users/:user/tokens", tokens.Create)
-	r.POST("/users/:user/tokens/:id/revoke", tokens.Revoke)
-	r.GET("/api/v1/users/:user/tokens", tokens.ListAPI)
-	r.POST("/api/v1/users/:user/tokens", tokens.CreateAPI)
-	r.DELETE("/api/v1/users/:user/tokens/:id", tokens.RevokeAPI)
+		{http.MethodGet, "/tokens", tokens.Mine, read},
+		{http.MethodGet, "/users/:user/tokens", tokens.List, ownTokens},
+		{http.MethodPost, "/users/:user/tokens", tokens.Create, ownTokens},
+		{http.MethodPost, "/users/:user/tokens/:id/revoke", tokens.Revoke, ownTokens},
+		{http.MethodGet, "/api/v1/users/:user/tokens", tokens.ListAPI, ownTokens},
+		{http.MethodPost, "/api/v1/users/:user/tokens", tokens.CreateAPI, ownTokens},
+		{http.MethodDelete, "/api/v1/users/:user/tokens/:id", tokens.RevokeAPI, ownTokens},
+	}
 }

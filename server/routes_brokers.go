@@ -1,31 +1,23 @@
 package server
 
 import (
-	"time"
+	"net/http"
 
-	"github.com/gin-gonic/gin"
-
-	"rmqconsole/brokers"
 	"rmqconsole/handlers"
-	"rmqconsole/live"
 )
 
-// brokerRoutes registers the pages and API of brokers.
-func (a *clusterApp) brokerRoutes(r *gin.Engine, env *handlers.Env) {
+// brokerRoutes are the pages and API of brokers, and the broker page's live chart.
+func (a *clusterApp) brokerRoutes(env *handlers.Env) []route {
 	h := &handlers.Brokers{Env: env}
 	ws := &handlers.BrokerLive{Env: env, Quota: a.liveViews}
-	if a.rmq != nil {
-		svc := brokers.New(a.rmq, a.cluster)
-		h.Brokers, h.Live = svc, true
-		// One poll per watched broker whatever the number of viewers; ten minutes of
-		// samples at the poll interval.
-		interval := 2 * time.Second
-		ws.Hub = live.New(handlers.BrokerFrames(svc, brokers.NewSeries(300)), live.Options{Interval: interval, Timeout: a.cfg.Timeout})
-		a.onClose(ws.Hub.Close)
+	if s := a.svc; s.brokers != nil {
+		h.Brokers, h.Live, ws.Hub = s.brokers, true, s.brokersLive
 	}
-	r.GET("/brokers", h.List)
-	r.GET("/brokers/:name", h.Show)
-	r.GET("/api/v1/brokers", h.ListAPI)
-	r.GET("/api/v1/brokers/:name", h.ShowAPI)
-	r.GET("/ws/brokers/:name", ws.Serve)
+	return []route{
+		{http.MethodGet, "/brokers", h.List, read},
+		{http.MethodGet, "/brokers/:name", h.Show, read},
+		{http.MethodGet, "/api/v1/brokers", h.ListAPI, read},
+		{http.MethodGet, "/api/v1/brokers/:name", h.ShowAPI, read},
+		{http.MethodGet, "/ws/brokers/:name", ws.Serve, read},
+	}
 }

@@ -1,39 +1,36 @@
 package server
 
 import (
-	"github.com/gin-gonic/gin"
+	"net/http"
 
-	"rmqconsole/deadletters"
 	"rmqconsole/handlers"
-	"rmqconsole/lookup"
 )
 
-// messageRoutes registers the pages and API of messages.
-func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
+// messageRoutes are the pages and API of messages, dead letters sent back to their
+// topics, and a message consumed again on one client.
+func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
-	if a.rmq != nil {
-		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster,
-			Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
-		dl.Service = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
-			Audit: a.store.Audit(), NameServers: a.nameServers()})
+	if s := a.svc; s.lookup != nil {
+		h.Lookup, dl.Service = s.lookup, s.deadLetters
 	}
-	r.GET("/messages", h.Search)
-	r.GET("/messages/export", h.Export)
-	r.GET("/messages/:id", h.Show)
-	r.GET("/messages/:id/body", h.Body)
-	r.GET("/api/v1/messages", h.API)
-	r.GET("/api/v1/messages/:id", h.ShowAPI)
-	r.GET("/api/v1/messages/:id/trace", h.TraceAPI)
+	return []route{
+		{http.MethodGet, "/messages", h.Search, read},
+		{http.MethodGet, "/messages/export", h.Export, read},
+		{http.MethodGet, "/messages/:id", h.Show, read},
+		{http.MethodGet, "/messages/:id/body", h.Body, read},
+		{http.MethodGet, "/api/v1/messages", h.API, read},
+		{http.MethodGet, "/api/v1/messages/:id", h.ShowAPI, read},
+		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},
 
-	// Dead letters back to their original topics: one, or all a search showed.
-	r.POST("/messages/resend", dl.ResendAll)
-	r.POST("/messages/:id/resend", dl.Resend)
-	r.POST("/api/v1/messages/resend", dl.ResendAllAPI)
-	r.POST("/api/v1/messages/:id/resend", dl.ResendAPI)
+		// Dead letters back to their original topics: one, or all a search showed.
+		{http.MethodPost, "/messages/resend", dl.ResendAll, resend},
+		{http.MethodPost, "/messages/:id/resend", dl.Resend, resend},
+		{http.MethodPost, "/api/v1/messages/resend", dl.ResendAllAPI, resend},
+		{http.MethodPost, "/api/v1/messages/:id/resend", dl.ResendAPI, resend},
 
-	// One message consumed again on one client of a group.
-	r.POST("/messages/:id/consume-directly", h.ConsumeDirectly)
-	r.POST("/api/v1/messages/:id/consume-directly", h.ConsumeDirectlyAPI)
+		{http.MethodPost, "/messages/:id/consume-directly", h.ConsumeDirectly, consumeAgain},
+		{http.MethodPost, "/api/v1/messages/:id/consume-directly", h.ConsumeDirectlyAPI, consumeAgain},
+	}
 }

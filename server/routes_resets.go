@@ -2,57 +2,33 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
 	"rmqconsole/handlers"
-	"rmqconsole/resets"
 )
 
-// resetRoutes registers the pages and API of resets and the audit log.
-func (a *clusterApp) resetRoutes(r *gin.Engine, env *handlers.Env) {
+// resetRoutes are the pages and API of resets, previews included, and the audit log
+// (read-only: no route edits or deletes an audit entry).
+func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 	h := &handlers.Resets{Env: env}
 	if a.rmq != nil {
-		h.Service = a.resets
+		h.Service = a.svc.resets
 	}
-	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name}
-	for _, cc := range a.cfg.Clusters {
-		if cc.Default {
-			audit.DefaultCluster = cc.Name
-		}
-	}
+	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name, DefaultCluster: a.cfg.DefaultCluster().Name}
+	return []route{
+		{http.MethodGet, "/groups/:group/reset", h.Form, read},
+		{http.MethodPost, "/groups/:group/reset/preview", h.Preview, resetPreview},
+		{http.MethodPost, "/groups/:group/reset/apply", h.Apply, resetApply},
+		{http.MethodPost, "/api/v1/groups/:group/reset-preview", h.PreviewAPI, resetPreview},
+		{http.MethodPost, "/api/v1/groups/:group/resets", h.ApplyAPI, resetApply},
 
-	r.GET("/groups/:group/reset", h.Form)
-	r.POST("/groups/:group/reset/preview", h.Preview)
-	r.POST("/groups/:group/reset/apply", h.Apply)
-	r.POST("/api/v1/groups/:group/reset-preview", h.PreviewAPI)
-	r.POST("/api/v1/groups/:group/resets", h.ApplyAPI)
-
-	// Read-only: no route edits or deletes an audit entry.
-	r.GET("/audit", audit.List)
-	r.GET("/audit/export", audit.Export)
-	r.GET("/audit/:id", audit.Show)
-	r.GET("/api/v1/audit", audit.ListAPI)
-	r.GET("/api/v1/audit/:id", audit.ShowAPI)
-}
-
-// newResetService builds the reset service over the console's cluster and audit log.
-func (a *clusterApp) newResetService() *resets.Service {
-	log := a.log.With("component", "resets")
-	cfg := resets.Config{Audit: a.store.Audit(), Cluster: a.nameServers(), Log: log,
-		// Reading an interrupted entry's offsets back at start-up: one round of
-		// calls and a retry, however many brokers are frozen.
-		RecoverWait: 2 * a.cfg.Timeout}
-	if a.rmq != nil {
-		cfg.Admin, cfg.Brokers = a.rmq, a.cluster
+		{http.MethodGet, "/audit", audit.List, read},
+		{http.MethodGet, "/audit/export", audit.Export, read},
+		{http.MethodGet, "/audit/:id", audit.Show, read},
+		{http.MethodGet, "/api/v1/audit", audit.ListAPI, read},
+		{http.MethodGet, "/api/v1/audit/:id", audit.ShowAPI, read},
 	}
-	if a.replica.shared {
-		// A browser may preview on one console and apply on another.
-		cfg.Previews = a.store
-	}
-	addTestHooks(&cfg, log)
-	return resets.New(cfg)
 }
 
 // markInterruptedResets finishes the audit entries a previous run left pending (it was
@@ -62,7 +38,7 @@ func (a *clusterApp) newResetService() *resets.Service {
 func (a *clusterApp) markInterruptedResets(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	n, err := a.resets.RecoverInterrupted(ctx)
+	n, err := a.svc.resets.RecoverInterrupted(ctx)
 	if err != nil {
 		a.log.Error("mark interrupted resets", "marked", n, "err", err)
 		return

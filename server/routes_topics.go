@@ -1,28 +1,28 @@
 package server
 
 import (
-	"github.com/gin-gonic/gin"
+	"net/http"
 
 	"rmqconsole/handlers"
-	"rmqconsole/topics"
 )
 
-// topicRoutes registers the pages and API of topics.
-func (a *clusterApp) topicRoutes(r *gin.Engine, env *handlers.Env) {
+// topicRoutes are the pages and API of topics. Changes are an operator's, each audited
+// by the service.
+func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 	h := &handlers.Topics{Env: env}
-	if a.rmq != nil {
-		svc := topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
-		h.Topics, h.Changes = svc, svc
+	if s := a.svc; s.topics != nil {
+		h.Topics, h.Changes = s.topics, s.topics
 	}
-	r.GET("/topics", h.List)
-	r.GET("/topics/:topic", h.Show)
-	r.GET("/api/v1/topics", h.ListAPI)
-	r.GET("/api/v1/topics/:topic", h.ShowAPI)
-	// Changes: operators only (access_rules.go), each audited by the service.
-	r.POST("/topics", h.SaveForm)
-	r.POST("/topics/:topic", h.SaveForm)
-	r.POST("/topics/:topic/delete", h.DeleteForm)
-	r.POST("/api/v1/topics", h.SaveAPI)
-	r.PUT("/api/v1/topics/:topic", h.UpdateAPI)
-	r.DELETE("/api/v1/topics/:topic", h.DeleteAPI)
+	return []route{
+		{http.MethodGet, "/topics", h.List, read},
+		{http.MethodGet, "/topics/:topic", h.Show, read},
+		{http.MethodGet, "/api/v1/topics", h.ListAPI, read},
+		{http.MethodGet, "/api/v1/topics/:topic", h.ShowAPI, read},
+		{http.MethodPost, "/topics", h.SaveForm, change},
+		{http.MethodPost, "/topics/:topic", h.SaveForm, change},
+		{http.MethodPost, "/topics/:topic/delete", h.DeleteForm, change},
+		{http.MethodPost, "/api/v1/topics", h.SaveAPI, change},
+		{http.MethodPut, "/api/v1/topics/:topic", h.UpdateAPI, change},
+		{http.MethodDelete, "/api/v1/topics/:topic", h.DeleteAPI, change},
+	}
 }

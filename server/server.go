@@ -129,8 +129,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		}
 	}
 	for _, ca := range a.clusters {
-		ca.resets = ca.newResetService()
-		ca.onClose(ca.resets.Close)   // writes the refusals it only counted
+		ca.svc = ca.newServices()
 		ca.markInterruptedResets(ctx) // before serving: a reset left pending by the last run is over
 		ca.reconcileWhileLeading()
 	}

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"rmqconsole/alerts"
+	"rmqconsole/brokers"
+	"rmqconsole/deadletters"
+	"rmqconsole/groups"
+	"rmqconsole/handlers"
+	"rmqconsole/live"
+	"rmqconsole/lookup"
+	"rmqconsole/resets"
+	"rmqconsole/topics"
+)
+
+// services are one cluster's services, built once by newServices when the console
+// starts, with the background work they need: the route tables only hand them to the
+// handlers. Those that ask the cluster are nil when it has no NameServer.
+type services struct {
+	lookup      *lookup.Service
+	deadLetters *deadletters.Service
+	groups      *groups.Service
+	// groupsLive watches the groups viewers have open; brokersLive polls the brokers
+	// whose page is open.
+	groupsLive  *groups.Live
+	topics      *topics.Service
+	brokers     *brokers.Service
+	brokersLive *live.Hub
+	// resets and alerts work without a cluster: their pages read the database.
+	resets *resets.Service
+	alerts *alerts.Service
+}
+
+// brokerPoll is how often the broker page's live chart polls; ten minutes of samples at
+// that interval are kept (brokers.NewSeries).
+const brokerPoll = 2 * time.Second
+
+// newServices builds every service of the cluster over its one RocketMQ client and its
+// one view of the cluster, and starts their background work: the live hubs, the lag
+// collector that /metrics, the lag history and the alert rules read, and the alert
+// sender. Close stops them.
+func (a *clusterApp) newServices() *services {
+	s := &services{resets: a.newResetService(), alerts: a.alertService()}
+	a.onClose(s.resets.Close) // writes the refusals it only counted
+	a.registry.MustRegister(&alertMetrics{svc: s.alerts, log: a.log.With("component", "alerts")})
+	if a.rmq == nil {
+		return s
+	}
+	s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
+	s.deadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: s.lookup,
+		Audit: a.store.Audit(), NameServers: a.nameServers()})
+	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
+	s.brokers = brokers.New(a.rmq, a.cluster)
+	// One poll per watched broker whatever the number of viewers.
+	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
+	a.onClose(s.brokersLive.Close)
+	s.groups = groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
+	s.groupsLive = groups.NewLive(s.groups, groups.LiveOptions{
+		Interval: a.cfg.GroupPoll,
+		Timeout:  a.cfg.Timeout,
+		Renderer: handlers.GroupFrames{Base: a.base},
+		Store:    a.store,
+		Log:      a.log.With("component", "live-groups"),
+		// A name no broker knows starts no watcher, and only so many groups are
+		// watched at once: each polls the brokers every tick.
+		MaxGroups: a.cfg.LiveGroups,
+		Known:     s.groups.Known,
+	})
+	a.onClose(s.groupsLive.Close)
+	a.registry.MustRegister(liveMetrics{s.groupsLive})
+	a.collectLag(s)
+	return s
+}
+
+// collectLag reads every group's lag each --metrics-interval for /metrics, and, on the
+// console that leads the cluster's work, records it in the lag history and applies the
+// alert rules to it.
+func (a *clusterApp) collectLag(s *services) {
+	if a.cfg.MetricsInterval <= 0 {
+		return
+	}
+	col := groups.NewLagCollector(s.groups, a.cfg.MetricsInterval)
+	col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
+	a.registry.MustRegister(col)
+	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
+	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l) }))
+	a.background(col.Run)
+}
+
+// newResetService builds the reset service over the console's cluster and audit log.
+func (a *clusterApp) newResetService() *resets.Service {
+	log := a.log.With("component", "resets")
+	cfg := resets.Config{Audit: a.store.Audit(), Cluster: a.nameServers(), Log: log,
+		// Reading an interrupted entry's offsets back at start-up: one round of
+		// calls and a retry, however many brokers are frozen.
+		RecoverWait: 2 * a.cfg.Timeout}
+	if a.rmq != nil {
+		cfg.Admin, cfg.Brokers = a.rmq, a.cluster
+	}
+	if a.replica.shared {
+		// A browser may preview on one console and apply on another.
+		cfg.Previews = a.store
+	}
+	addTestHooks(&cfg, log)
+	return resets.New(cfg)
+}
+
+// onClose adds work for Close to do first (stopping background goroutines), in reverse
+// order of registration.
+func (a *App) onClose(f func()) { a.closers = append(a.closers, f) }
+
+// background runs run in its own goroutine until Close, which cancels its context and
+// waits for it to return.
+func (a *App) background(run func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	a.onClose(func() { cancel(); <-done })
+}
