@@ -21,6 +21,7 @@ import (
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -91,6 +92,8 @@ func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "
 type APIError struct {
 	Error string `json:"error"`
 	Code  string `json:"code"`
+	// Field names the input the error concerns, when it concerns one.
+	Field string `json:"field,omitempty"`
 }
 
 // Fail answers an error in the form the request wants: JSON for the API, a page otherwise.
@@ -107,7 +110,11 @@ func (e *Env) Fail(c *gin.Context, err error) {
 	}
 	msg := errorMessage(c, err, code)
 	if isAPI(c) {
-		c.JSON(status, APIError{Error: msg, Code: code})
+		out := APIError{Error: msg, Code: code}
+		if fe := fault.As(err); fe != nil {
+			out.Field = fe.Field
+		}
+		c.JSON(status, out)
 		return
 	}
 	e.render(c, status, e.page(c, statusText(tr(c), status), ""), views.ErrorPage(status, msg))
@@ -266,6 +273,8 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
+	case fault.As(err) != nil:
+		return faultStatus[fault.CodeOf(err)], fault.As(err).APICode()
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, brokers.ErrBrokerNotFound):
@@ -319,6 +328,17 @@ func errorStatus(err error) (int, string) {
 	}
 }
 
+// faultStatus is the HTTP status of each fault code.
+var faultStatus = map[fault.Code]int{
+	fault.Invalid:     http.StatusBadRequest,
+	fault.NotFound:    http.StatusNotFound,
+	fault.Conflict:    http.StatusConflict,
+	fault.Refused:     http.StatusForbidden,
+	fault.Unavailable: http.StatusServiceUnavailable,
+	fault.Busy:        http.StatusServiceUnavailable,
+	fault.Internal:    http.StatusInternalServerError,
+}
+
 // errorMessage is the sentence shown for err. Errors meant for people are shown as they
 // are; the others get a sentence saying who failed (a RocketMQ server, or the console).
 func errorMessage(c *gin.Context, err error, code string) string {
@@ -326,6 +346,13 @@ func errorMessage(c *gin.Context, err error, code string) string {
 	var ue *UserError
 	if errors.As(err, &ue) {
 		return ue.sayTo(l)
+	}
+	if all := fault.All(err); len(all) > 0 {
+		says := make([]string, len(all))
+		for i, e := range all {
+			says[i] = e.Say(l)
+		}
+		return strings.Join(says, " ")
 	}
 	var m i18n.Message
 	if errors.As(err, &m) {
