@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -184,11 +185,10 @@ func (s *Service) keep(ctx context.Context, p *Plan) (*Plan, error) {
 	if p.Changes() == 0 {
 		return nil, fault.New(fault.Invalid, "acl.input.same", "Subject", p.Subject()).Because("nothing_changes")
 	}
-	id, exp, err := s.previews.Put(ctx, previewKind, p.At, p)
-	if err != nil {
+	p.ID, p.ExpiresAt = previews.NewID(previewKind), s.previews.ExpiresAt(p.At)
+	if err := s.previews.Put(ctx, p.ID, p.At, p); err != nil {
 		return nil, err
 	}
-	p.ID, p.ExpiresAt = id, exp
 	return p, nil
 }
 
@@ -409,7 +409,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		for i := range rows {
 			rows[i].Error = "not changed: the processes could not be read again"
 		}
-		return rows, []string{err.Error()}, err
+		return rows, []string{err.Error()}, fmt.Errorf("%w, nothing was changed: %w", store.ErrChangeRefused, err)
 	}
 	var stale []string
 	procs := map[string]Process{}
@@ -446,7 +446,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		for i := range rows {
 			rows[i].Error = "not changed: the preview no longer holds"
 		}
-		return rows, stale, errors.New("refused at apply, nothing was changed: " + strings.Join(stale, "; "))
+		return rows, stale, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(stale, "; "))
 	}
 	f := s.cluster.Fanout(ctx)
 	for _, pp := range p.Processes {

@@ -366,11 +366,10 @@ func (s *Service) PlanConfig(ctx context.Context, r ConfigRequest) (*ConfigPlan,
 	if p.Changes() == 0 {
 		return nil, fault.New(fault.Invalid, "brokerconfig.input.same").Because("nothing_changes")
 	}
-	id, exp, err := s.changes.Previews.Put(ctx, configPreviewKind, now, p)
-	if err != nil {
+	p.ID, p.ExpiresAt = previews.NewID(configPreviewKind), s.changes.Previews.ExpiresAt(now).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	if err := s.changes.Previews.Put(ctx, p.ID, now, p); err != nil {
 		return nil, err
 	}
-	p.ID, p.ExpiresAt = id, exp.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	return p, nil
 }
 
@@ -529,7 +528,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 		if fresh, err := s.PlanConfig(ctx, req); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, errors.New("refused at apply, nothing was changed: " + strings.Join(reasons, "; "))
+		return rows, st, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(reasons, "; "))
 	}
 	f := s.cluster.Fanout(ctx)
 	for i, pp := range p.Processes {

@@ -64,21 +64,28 @@ func New(db Store, ttl time.Duration, now func() time.Time) *Keeper {
 // TTL is how long a preview can be applied.
 func (k *Keeper) TTL() time.Duration { return k.ttl }
 
-// Put keeps v (as JSON) under a new id of the given kind ("group-config", ...), made at
-// at, and returns the id and when it expires.
-func (k *Keeper) Put(ctx context.Context, kind string, at time.Time, v any) (string, time.Time, error) {
-	data, err := json.Marshal(envelope{At: at, Preview: v})
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("keep %s preview: %w", kind, err)
-	}
+// NewID is a new preview id of the given kind ("group-config", ...), for the preview to
+// hold before it is kept.
+func NewID(kind string) string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
-	id := kind + "-" + hex.EncodeToString(b)
+	return kind + "-" + hex.EncodeToString(b)
+}
+
+// ExpiresAt is when a preview made at at can no longer be applied.
+func (k *Keeper) ExpiresAt(at time.Time) time.Time { return at.Add(k.ttl) }
+
+// Put keeps v (as JSON) under id (from NewID), made at at.
+func (k *Keeper) Put(ctx context.Context, id string, at time.Time, v any) error {
+	data, err := json.Marshal(envelope{At: at, Preview: v})
+	if err != nil {
+		return fmt.Errorf("keep preview %s: %w", id, err)
+	}
 	if k.db != nil {
 		if err := k.db.SavePreview(ctx, id, data, at, at.Add(-k.ttl)); err != nil {
-			return "", time.Time{}, fault.Wrap(err, fault.Unavailable, "previews.unsaved")
+			return fault.Wrap(err, fault.Unavailable, "previews.unsaved")
 		}
-		return id, at.Add(k.ttl), nil
+		return nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -88,7 +95,7 @@ func (k *Keeper) Put(ctx context.Context, kind string, at time.Time, v any) (str
 		delete(k.kept, k.order[0])
 		k.order = k.order[1:]
 	}
-	return id, at.Add(k.ttl), nil
+	return nil
 }
 
 // envelope is a kept preview: when it was made, and what it showed.

@@ -40,9 +40,9 @@ func TestAPreviewIsTakenOnceByItsKindBeforeItExpires(t *testing.T) {
 			now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 			k := New(db, time.Minute, func() time.Time { return now })
 			ctx := context.Background()
-			id, exp, err := k.Put(ctx, "group-config", now, plan{Group: "g", N: 3})
-			if err != nil || !exp.Equal(now.Add(time.Minute)) {
-				t.Fatalf("put: %v, expires %v", err, exp)
+			id := NewID("group-config")
+			if err := k.Put(ctx, id, now, plan{Group: "g", N: 3}); err != nil || !k.ExpiresAt(now).Equal(now.Add(time.Minute)) {
+				t.Fatalf("put: %v, expires %v", err, k.ExpiresAt(now))
 			}
 			var other plan
 			if err := k.Take(ctx, "broker-config", id, &other); !fault.Is(err, fault.Conflict) {
@@ -55,9 +55,10 @@ func TestAPreviewIsTakenOnceByItsKindBeforeItExpires(t *testing.T) {
 			if err := k.Take(ctx, "group-config", id, &got); fault.As(err) == nil || fault.As(err).Reason != "preview_unknown" {
 				t.Fatalf("second take: %v", err)
 			}
-			id, _, _ = k.Put(ctx, "group-config", now, plan{Group: "g"})
+			id = NewID("group-config")
+			_ = k.Put(ctx, id, now, plan{Group: "g"})
 			now = now.Add(61 * time.Second)
-			err = k.Take(ctx, "group-config", id, &got)
+			err := k.Take(ctx, "group-config", id, &got)
 			if fe := fault.As(err); fe == nil || fe.Reason != "preview_expired" {
 				t.Fatalf("expired take: %v", err)
 			}
@@ -78,7 +79,7 @@ func (failingStore) TakePreview(context.Context, string) ([]byte, error) {
 // preview that does not exist.
 func TestADatabaseThatFailsIsUnavailable(t *testing.T) {
 	k := New(failingStore{}, 0, nil)
-	if _, _, err := k.Put(context.Background(), "acl", time.Now(), plan{}); !fault.Is(err, fault.Unavailable) {
+	if err := k.Put(context.Background(), NewID("acl"), time.Now(), plan{}); !fault.Is(err, fault.Unavailable) {
 		t.Fatalf("put: %v", err)
 	}
 	var p plan

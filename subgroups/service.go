@@ -391,11 +391,10 @@ func (s *Service) plan(ctx context.Context, r Request) (*Plan, error) {
 	if p.Changes() == 0 {
 		return nil, fault.New(fault.Invalid, "subgroups.input.same", "Group", r.Group).Because("nothing_changes")
 	}
-	id, exp, err := s.previews.Put(ctx, previewKind, p.At, p)
-	if err != nil {
+	p.ID, p.ExpiresAt = previews.NewID(previewKind), s.previews.ExpiresAt(p.At)
+	if err := s.previews.Put(ctx, p.ID, p.At, p); err != nil {
 		return nil, err
 	}
-	p.ID, p.ExpiresAt = id, exp
 	return p, nil
 }
 
@@ -665,7 +664,7 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 		if fresh, err := s.plan(ctx, p.Request); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, errors.New("refused at apply, nothing was changed: " + strings.Join(reasons, "; "))
+		return rows, st, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(reasons, "; "))
 	}
 	model, _ := modelOf(c)
 	byName := map[string]cluster.Broker{}
