@@ -119,6 +119,12 @@ func TestIntegrationUserAndPolicyDecideWhatARealClientMayDo(t *testing.T) {
 	}
 	name := dev.UniqueName("alice")
 	user := dev.Account{AccessKey: name, SecretKey: "pw-" + name}
+	t.Cleanup(func() {
+		// A failed run leaves no user behind on the cluster it shares.
+		for _, b := range append(append([]dev.Broker{}, e.cl.Brokers...), e.cl.Slaves...) {
+			e.c.DeleteUser(context.Background(), b.Addr, name)
+		}
+	})
 	p, err := e.svc.PlanUser(ctx, e.who, true, UserRequest{Username: name, Password: user.SecretKey, UserType: "normal"})
 	if err != nil {
 		t.Fatal(err)

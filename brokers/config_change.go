@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"rmqconsole/cluster"
@@ -98,13 +99,13 @@ type ProcessPlan struct {
 
 // ConfigPlan is a previewed configuration change.
 type ConfigPlan struct {
-	ID        string   `json:"planId"`
-	At        string   `json:"plannedAt"`
-	ExpiresAt string   `json:"expiresAt"`
-	Broker    string   `json:"brokerName"`
-	Cluster   string   `json:"cluster"`
-	Scope     string   `json:"scope"`
-	Keys      []string `json:"keys"`
+	ID        string    `json:"planId"`
+	At        time.Time `json:"plannedAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Broker    string    `json:"brokerName"`
+	Cluster   string    `json:"cluster"`
+	Scope     string    `json:"scope"`
+	Keys      []string  `json:"keys"`
 	// Values are the new values of the keys that are not secrets (a secret's value is
 	// typed again to apply: a preview keeps no secret).
 	Values map[string]string `json:"values"`
@@ -329,7 +330,7 @@ func (s *Service) PlanConfig(ctx context.Context, r ConfigRequest) (*ConfigPlan,
 		return nil, err
 	}
 	now := s.now()
-	p := &ConfigPlan{At: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Broker: r.Broker, Cluster: b.Cluster, Scope: r.Scope, Keys: keys,
+	p := &ConfigPlan{At: now, Broker: r.Broker, Cluster: b.Cluster, Scope: r.Scope, Keys: keys,
 		Values: map[string]string{}, Secrets: []string{}, Drift: []string{}}
 	for _, k := range keys {
 		secret := false
@@ -366,7 +367,7 @@ func (s *Service) PlanConfig(ctx context.Context, r ConfigRequest) (*ConfigPlan,
 	if p.Changes() == 0 {
 		return nil, fault.New(fault.Invalid, "brokerconfig.input.same").Because("nothing_changes")
 	}
-	p.ID, p.ExpiresAt = previews.NewID(configPreviewKind), s.changes.Previews.ExpiresAt(now).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	p.ID, p.ExpiresAt = previews.NewID(configPreviewKind), s.changes.Previews.ExpiresAt(now)
 	if err := s.changes.Previews.Put(ctx, p.ID, now, p); err != nil {
 		return nil, err
 	}

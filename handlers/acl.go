@@ -149,8 +149,11 @@ func planVM(l *i18n.Localizer, p *acl.Plan) *views.ACLPreviewVM {
 		Button: l.N("acl.apply", p.Changes(), "Subject", views.Cut(p.Subject()), "N", len(p.Processes))}
 	for _, pp := range p.Processes {
 		b := views.PreviewBrokerVM{Name: pp.Process, Addr: pp.Addr}
-		if !pp.Exists {
+		switch {
+		case !pp.Exists && p.User != nil:
 			b.Note = l.T("acl.preview.creates")
+		case !pp.Exists:
+			b.Note = l.T("acl.preview.creates.policy", "Type", p.Policy.PolicyType)
 		}
 		for _, ch := range pp.Changes {
 			b.Changes = append(b.Changes, views.PreviewChangeVM{Field: ch.Field, Current: orDash(ch.Current), New: orDash(ch.New)})

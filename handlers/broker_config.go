@@ -141,7 +141,7 @@ func parseConfigLines(s string) (map[string]string, error) {
 }
 
 func configPreviewVM(l *i18n.Localizer, name string, p *brokers.ConfigPlan) *views.BrokerConfigPreviewVM {
-	vm := &views.BrokerConfigPreviewVM{PlanID: p.ID, Action: brokerConfigURL(name) + "/apply", ExpiresAt: p.ExpiresAt,
+	vm := &views.BrokerConfigPreviewVM{PlanID: p.ID, Action: brokerConfigURL(name) + "/apply", ExpiresAt: views.TimeUTC(p.ExpiresAt),
 		Secrets: p.Secrets, Drift: strings.Join(p.Drift, ", ")}
 	for _, pp := range p.Processes {
 		b := views.PreviewBrokerVM{Name: fmt.Sprintf("%s/%d", pp.Broker, pp.ID), Addr: pp.Addr, Version: pp.Role}

@@ -175,7 +175,7 @@ func settingsForm(cfg *subgroups.Config) views.GroupSettingsForm {
 	f.RetryMaxTimes, f.RetryQueueNums, f.WhichBrokerWhenConsumeSlowly = value("retryMaxTimes"), value("retryQueueNums"), value("whichBrokerWhenConsumeSlowly")
 	if len(present) == 0 {
 		// A new group: RocketMQ's defaults, each sent (the form starts from nothing).
-		f.ConsumeEnable, f.ConsumeBroadcastEnable, f.RetryMaxTimes, f.RetryQueueNums, f.WhichBrokerWhenConsumeSlowly = "true", "false", "16", "1", "1"
+		f.ConsumeEnable, f.ConsumeBroadcastEnable, f.RetryMaxTimes, f.RetryQueueNums, f.WhichBrokerWhenConsumeSlowly = "true", "true", "16", "1", "1"
 	}
 	pol := value("groupRetryPolicy")
 	var rp subgroups.RetryPolicy
