@@ -258,3 +258,41 @@ func TestIntegrationRefusalsChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// On 4.x with plain ACL the console shows the accounts and the global white list as each
+// broker reads its plain_acl.yml, never a secret key, and changes nothing: a change is
+// refused saying where the accounts live.
+func TestIntegrationPlainACLIsReadOnlyWithoutSecrets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	acct, ok := dev.AccountFor(cl.NameServer)
+	if !ok || !strings.HasPrefix(cl.Version, "4.") {
+		t.Skip("needs a 4.x cluster with plain ACL on: run on `RMQ_VERSION=4.9.7 rmqdev up --acl` with RMQC_TEST_NAMESRV")
+	}
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second, Credentials: rocketmq.Credentials(acct)})
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := New(c, Options{Audit: st.Audit(), Self: acct.AccessKey})
+	o, err := svc.Overview(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Mode != ModePlain || len(o.Processes) == 0 || o.Processes[0].Plain == nil {
+		t.Fatalf("overview of a 4.x cluster: %+v", o)
+	}
+	shown, _ := json.Marshal(o)
+	for _, a := range []dev.Account{dev.AdminAccount, dev.LimitedAccount} {
+		if !strings.Contains(string(shown), a.AccessKey) || strings.Contains(string(shown), a.SecretKey) {
+			t.Errorf("account %s: shown without its secret key? %s", a.AccessKey, shown)
+		}
+	}
+	_, err = svc.PlanUser(t.Context(), Who{}, true, UserRequest{Username: "alice", Password: "pw"})
+	if fe := fault.As(err); fe == nil || fe.Reason != "plain_acl" {
+		t.Fatalf("a user change on plain ACL: %v", err)
+	}
+}

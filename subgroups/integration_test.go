@@ -168,6 +168,14 @@ func TestIntegrationSettingsCreateUpdateDelete(t *testing.T) {
 		t.Errorf("update entry: %+v", entry)
 	}
 
+	if !e.is5 {
+		// 4.x brokers have no orderly consumption, retry policy or attributes.
+		_, err := e.svc.Plan(ctx, Request{Group: group, Settings: Settings{ConsumeMessageOrderly: ptr(true)}})
+		if fe := fault.As(err); fe == nil || fe.Code != fault.Invalid || fe.Msg.ID != "subgroups.input.only5" {
+			t.Errorf("a 5.x setting on 4.x brokers: %v", err)
+		}
+	}
+
 	a, err := e.svc.Delete(ctx, e.who, DeleteRequest{Group: group, Confirm: group, RemoveOffsets: true})
 	if err != nil {
 		t.Fatal(err)
