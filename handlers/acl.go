@@ -94,7 +94,7 @@ func fillACL(vm *views.ACLVM, o *acl.Overview) {
 	for _, p := range o.Processes {
 		vm.Processes = append(vm.Processes, views.ACLProcessVM{Key: p.Key(), Name: p.Name(), Version: p.Version, Mode: p.Mode, Authorization: p.Authorization})
 		if p.Plain != nil {
-			pv := views.ACLPlainVM{Process: p.Name(), GlobalWhiteAddrs: strings.Join(p.Plain.GlobalWhiteAddrs, ", ")}
+			pv := views.ACLPlainVM{Process: p.Name(), GlobalWhiteAddrs: orDash(strings.Join(p.Plain.GlobalWhiteAddrs, ", "))}
 			for _, a := range p.Plain.Accounts {
 				pv.Accounts = append(pv.Accounts, views.ACLPlainAccount{AccessKey: a.AccessKey, WhiteRemoteAddress: a.WhiteRemoteAddress,
 					DefaultTopicPerm: a.DefaultTopicPerm, DefaultGroupPerm: a.DefaultGroupPerm, TopicPerms: strings.Join(a.TopicPerms, ", "),
