@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -304,6 +303,3 @@ func cut(s string) string {
 	}
 	return s
 }
-
-// itoa is strconv.Itoa for the sentences.
-func itoa(n int) string { return strconv.Itoa(n) }
