@@ -192,8 +192,11 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
-		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
-			handlers.ResetAsked(c), msg)
+		group, asked := firstParam(c), handlers.ResetAsked(c)
+		if rule.mode != "" {
+			group, asked = c.Param("group"), resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
+		}
+		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, msg)
 	}
 	env.Fail(c, &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: say})
 }

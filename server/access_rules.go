@@ -5,7 +5,13 @@ import (
 	"strings"
 
 	"rmqconsole/auth"
+	"rmqconsole/brokers"
+	"rmqconsole/subgroups"
 )
+
+// modeACLChange is the audit mode of an ACL change refused for the caller's role: the
+// access check runs before the request says which change it is.
+const modeACLChange = "acl-change"
 
 // accessRule says who may call a route. Every route of the route tables (routes*.go)
 // carries its rule beside it; a path no route matches is judged by forUnknown.
@@ -22,6 +28,9 @@ type accessRule struct {
 	// audited: a refused attempt is written to the audit log (through the resets
 	// service, the one place that records refusals).
 	audited bool
+	// mode is the audit mode a refused attempt of a change other than a reset is
+	// recorded with ("" for resets, whose form says its mode).
+	mode string
 	// what is the catalogue's words for what the route does, for the refusal
 	// ("access.what.reset": reset consumer offsets).
 	what string
@@ -48,6 +57,22 @@ var (
 	resend = accessRule{need: auth.Operator, what: "access.what.resend"}
 	// consumeAgain: a message consumed again on one client of a group.
 	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly"}
+
+	// Consumer groups' subscription settings: creating and changing them is an
+	// operator's, as topics and resets are; deleting a group, which can drop its
+	// committed offsets for good, is an admin's (an operator can stop a group
+	// reversibly: consumeEnable).
+	groupSettings = accessRule{need: auth.Operator, audited: true, mode: subgroups.ModeUpdate, what: "access.what.group_settings"}
+	groupDelete   = accessRule{need: auth.Admin, audited: true, mode: subgroups.ModeDelete, what: "access.what.group_delete"}
+	// ACL 2.0 users and policies are an admin's, reading included (who may do what on
+	// the cluster is itself sensitive); a refused change is audited, a refused read or
+	// preview is not.
+	aclRead   = accessRule{need: auth.Admin, what: "access.what.acl"}
+	aclChange = accessRule{need: auth.Admin, audited: true, mode: modeACLChange, what: "access.what.acl"}
+	// Brokers' configuration: admins change it (a refused apply is audited); reading it,
+	// drift included, is a viewer's.
+	brokerConfigPreview = accessRule{need: auth.Admin, what: "access.what.broker_config"}
+	brokerConfigApply   = accessRule{need: auth.Admin, audited: true, mode: brokers.ModeConfigUpdate, what: "access.what.broker_config"}
 )
 
 // forUnknown is the rule of a path no route matches (it is answered 404 or 405): reading

@@ -39,7 +39,7 @@ func (a *clusterApp) routes() *gin.Engine {
 
 	a.rules = accessRules{}
 	for _, table := range [][]route{a.consoleRoutes(env), a.messageRoutes(env), a.groupRoutes(env), a.topicRoutes(env),
-		a.brokerRoutes(env), a.resetRoutes(env), a.authRoutes(env)} {
+		a.brokerRoutes(env), a.resetRoutes(env), a.manageRoutes(env), a.authRoutes(env)} {
 		for _, rt := range table {
 			r.Handle(rt.method, rt.path, rt.handle)
 			a.rules.add(rt.method, rt.path, rt.access)

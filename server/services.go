@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"rmqconsole/acl"
 	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/deadletters"
@@ -11,7 +12,9 @@ import (
 	"rmqconsole/handlers"
 	"rmqconsole/live"
 	"rmqconsole/lookup"
+	"rmqconsole/previews"
 	"rmqconsole/resets"
+	"rmqconsole/subgroups"
 	"rmqconsole/topics"
 )
 
@@ -28,6 +31,10 @@ type services struct {
 	topics      *topics.Service
 	brokers     *brokers.Service
 	brokersLive *live.Hub
+	// groupSettings and acl change what the cluster is made of, as brokers' configuration
+	// does (brokers has its changes enabled), through previews kept in previews.
+	groupSettings *subgroups.Service
+	acl           *acl.Service
 	// resets and alerts work without a cluster: their pages read the database.
 	resets *resets.Service
 	alerts *alerts.Service
@@ -53,6 +60,7 @@ func (a *clusterApp) newServices() *services {
 		Audit: a.store.Audit(), NameServers: a.nameServers()})
 	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
 	s.brokers = brokers.New(a.rmq, a.cluster)
+	a.manageServices(s)
 	// One poll per watched broker whatever the number of viewers.
 	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
 	a.onClose(s.brokersLive.Close)
@@ -72,6 +80,23 @@ func (a *clusterApp) newServices() *services {
 	a.registry.MustRegister(liveMetrics{s.groupsLive})
 	a.collectLag(s)
 	return s
+}
+
+// manageServices builds the services that change the cluster's consumer groups, ACL and
+// broker configuration: each change is previewed, applied with its audit entry written
+// first, and read back.
+func (a *clusterApp) manageServices(s *services) {
+	var shared previews.Store
+	if a.replica.shared {
+		// A browser may preview on one console and apply on another.
+		shared = a.store
+	}
+	kept := previews.New(shared, 0, nil)
+	audit := a.store.Audit()
+	s.groupSettings = subgroups.New(a.rmq, subgroups.Options{Cluster: a.cluster, Audit: audit, Previews: kept, NameServers: a.nameServers()})
+	s.acl = acl.New(a.rmq, acl.Options{Cluster: a.cluster, Audit: audit, Previews: kept, NameServers: a.nameServers(),
+		Self: a.cc.Credentials.AccessKey})
+	s.brokers.EnableChanges(brokers.ChangeOptions{Changer: a.rmq, Audit: audit, Previews: kept, NameServers: a.nameServers()})
 }
 
 // collectLag reads every group's lag each --metrics-interval for /metrics, and, on the
