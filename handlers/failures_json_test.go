@@ -35,7 +35,7 @@ func (f *brokerWithFailure) Detail(ctx context.Context, name string) (*brokers.D
 	return d, err
 }
 
-// The brokers, broker, cluster, topics and topic answers name the brokers that failed in
+// The brokers, broker, cluster, configuration drift, topics and topic answers name the brokers that failed in
 // "failures", in the one shape (broker, addr, topic, op, error, code), and keep the old
 // "errors" beside it for the scripts that read it.
 func TestAPIAnswersNameFailedBrokersInOneShape(t *testing.T) {
@@ -58,6 +58,9 @@ func TestAPIAnswersNameFailedBrokersInOneShape(t *testing.T) {
 			return brokers.New(cf, cluster.New(cf, cluster.Options{})).Overview(ctx)
 		}}).API)
 
+	bc := &BrokerConfig{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Brokers: brokers.New(cf, cluster.New(cf, cluster.Options{}))}
+	home.GET("/api/v1/brokers/config-drift", bc.DriftAPI)
+
 	tr := topicsRouter(sampleTopics())
 	for _, tc := range []struct {
 		router     *gin.Engine
@@ -70,6 +73,7 @@ func TestAPIAnswersNameFailedBrokersInOneShape(t *testing.T) {
 		{br, "/api/v1/brokers/broker-a", failureShape{Broker: "broker-a", Addr: "10.0.0.2:10911", Op: "config",
 			Error: "config: connection refused", Code: "broker_error"}, true},
 		{home, "/api/v1/cluster", failureShape{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "runtime info", Code: "broker_error"}, false},
+		{home, "/api/v1/brokers/config-drift", failureShape{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "config", Code: "broker_error"}, false},
 		{tr, "/api/v1/topics", failureShape{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "topic stats",
 			Error: "topic stats: i/o timeout", Code: "broker_error"}, true},
 		{tr, "/api/v1/topics/orders", failureShape{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "topic stats",
