@@ -54,7 +54,7 @@ func (h *ACL) renderACL(c *gin.Context, status int, vm views.ACLVM) {
 func (h *ACL) readPage(c *gin.Context) (views.ACLVM, bool) {
 	var vm views.ACLVM
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return vm, false
 	}
 	l := tr(c)
@@ -218,7 +218,7 @@ func (h *ACL) PreviewPolicy(c *gin.Context) {
 // Apply is POST /acl/apply: the outcome above the page read again.
 func (h *ACL) Apply(c *gin.Context) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	l := tr(c)
@@ -247,7 +247,7 @@ func (h *ACL) Apply(c *gin.Context) {
 // Delete is POST /acl/delete: a user or a subject's policies, the name typed again.
 func (h *ACL) Delete(c *gin.Context) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	l := tr(c)

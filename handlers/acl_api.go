@@ -45,7 +45,7 @@ type ACLPlainJSON struct {
 
 func (h *ACL) overview(c *gin.Context) (*acl.Overview, ACLJSON, bool) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return nil, ACLJSON{}, false
 	}
 	o, err := h.ACL.Overview(c.Request.Context())
@@ -182,7 +182,7 @@ func (h *ACL) UpdateUserAPI(c *gin.Context) { h.userAPI(c, false) }
 
 func (h *ACL) userAPI(c *gin.Context, create bool) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body userBody
@@ -205,7 +205,7 @@ func (h *ACL) userAPI(c *gin.Context, create bool) {
 // DeleteUserAPI answers DELETE /api/v1/acl/users/{name}?confirm={name}.
 func (h *ACL) DeleteUserAPI(c *gin.Context) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	e, err := h.ACL.DeleteUser(c.Request.Context(), aclWho(c), c.Param("name"), c.Query("confirm"))
@@ -224,7 +224,7 @@ func (h *ACL) UpdatePolicyAPI(c *gin.Context) { h.policyAPI(c, false) }
 
 func (h *ACL) policyAPI(c *gin.Context, create bool) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body policyBody
@@ -249,7 +249,7 @@ func (h *ACL) policyAPI(c *gin.Context, create bool) {
 // [&policyType=][&resource=].
 func (h *ACL) DeletePolicyAPI(c *gin.Context) {
 	if h.ACL == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	e, err := h.ACL.DeletePolicy(c.Request.Context(), aclWho(c), c.Param("subject"), c.Query("confirm"), c.Query("policyType"), c.Query("resource"))

@@ -43,7 +43,7 @@ func (h *BrokerConfig) Drift(c *gin.Context) {
 	l := tr(c)
 	vm := views.BrokerDriftVM{All: c.Query("all") != ""}
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	r, err := h.Brokers.ConfigDrift(c.Request.Context())
@@ -107,7 +107,7 @@ func (h *BrokerConfig) editVM(c *gin.Context) (views.BrokerConfigEditVM, bool) {
 		return vm, false
 	}
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return vm, false
 	}
 	d, err := h.Brokers.Detail(c.Request.Context(), name)
@@ -232,7 +232,7 @@ func (h *BrokerConfig) ConfigAPI(c *gin.Context) {
 		return
 	}
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	d, err := h.Brokers.Detail(c.Request.Context(), name)
@@ -250,7 +250,7 @@ func (h *BrokerConfig) ConfigAPI(c *gin.Context) {
 // DriftAPI answers GET /api/v1/brokers/config-drift.
 func (h *BrokerConfig) DriftAPI(c *gin.Context) {
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	r, err := h.Brokers.ConfigDrift(c.Request.Context())
@@ -273,7 +273,7 @@ type configPreviewBody struct {
 // PreviewAPI answers POST /api/v1/brokers/{name}/config-preview.
 func (h *BrokerConfig) PreviewAPI(c *gin.Context) {
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body configPreviewBody
@@ -300,7 +300,7 @@ type configApplyBody struct {
 // ApplyAPI answers PUT /api/v1/brokers/{name}/config.
 func (h *BrokerConfig) ApplyAPI(c *gin.Context) {
 	if h.Brokers == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body configApplyBody

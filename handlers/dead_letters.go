@@ -92,7 +92,7 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 
 func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 	if h.Service == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	req.Actor, req.ActorAddr = Actor(c), c.ClientIP()

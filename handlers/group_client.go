@@ -52,7 +52,7 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 		h.Fail(c, badClientID(i18n.From(c.Request.Context()), id))
 		return nil, false
 	case h.Clients == nil:
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return nil, false
 	}
 	ci, err := h.Clients.Client(c.Request.Context(), group, id, c.Query("jstack") == "1")

@@ -59,7 +59,7 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		return
 	}
 	if h.Live == nil {
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	ctx := c.Request.Context()

@@ -45,8 +45,6 @@ func groupWho(c *gin.Context) subgroups.Who {
 	return subgroups.Who{Actor: Actor(c), Addr: c.ClientIP()}
 }
 
-var errNoClusterSettings = fault.New(fault.Unavailable, "error.no_cluster").Because("no_cluster")
-
 // Create is GET /group-settings?group=G: the settings page of the group typed in the
 // groups list's create form.
 func (h *GroupSettings) Create(c *gin.Context) {
@@ -73,7 +71,7 @@ func (h *GroupSettings) readPage(c *gin.Context, cfg *subgroups.Config) (views.G
 	group := c.Param("group")
 	vm := views.GroupSettingsVM{Group: group, CanChange: CallerRole(c).Allows(auth.Operator), CanDelete: CallerRole(c).Allows(auth.Admin)}
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return vm, false
 	}
 	if err := subgroups.CheckGroup(group); err != nil && !fault.Is(err, fault.Refused) {
@@ -488,7 +486,7 @@ func (h *GroupSettings) Apply(c *gin.Context) {
 	group := c.Param("group")
 	ctx, l := c.Request.Context(), tr(c)
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	applied, err := h.Settings.Apply(ctx, subgroups.Confirmation{Group: group, PlanID: c.PostForm("planId"), Confirmed: c.PostForm("confirm") != "", Who: groupWho(c)})
@@ -551,7 +549,7 @@ func (h *GroupSettings) deleteVM(c *gin.Context, group string) views.GroupDelete
 func (h *GroupSettings) Delete(c *gin.Context) {
 	group := c.Param("group")
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	r := subgroups.DeleteRequest{Group: group, Confirm: strings.TrimSpace(c.PostForm("confirm")),

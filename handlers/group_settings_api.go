@@ -37,7 +37,7 @@ type GroupConfigBrokerJSON struct {
 // ConfigAPI answers GET /api/v1/groups/{group}/config.
 func (h *GroupSettings) ConfigAPI(c *gin.Context) {
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	cfg, err := h.Settings.Config(c.Request.Context(), c.Param("group"))
@@ -79,7 +79,7 @@ func badJSON(err error) error {
 // field by field, and the drift today; nothing is changed.
 func (h *GroupSettings) PreviewAPI(c *gin.Context) {
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body groupConfigPreviewBody
@@ -140,7 +140,7 @@ type staleJSON struct {
 // ApplyAPI answers PUT /api/v1/groups/{group}/config {"planId","confirm":true}.
 func (h *GroupSettings) ApplyAPI(c *gin.Context) {
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var body applyBody
@@ -165,7 +165,7 @@ func (h *GroupSettings) ApplyAPI(c *gin.Context) {
 // DeleteAPI answers DELETE /api/v1/groups/{group}?confirm={group}[&removeOffsets=true][&force=true].
 func (h *GroupSettings) DeleteAPI(c *gin.Context) {
 	if h.Settings == nil {
-		h.Fail(c, errNoClusterSettings)
+		h.Fail(c, errNoCluster())
 		return
 	}
 	r := subgroups.DeleteRequest{Group: c.Param("group"), Confirm: c.Query("confirm"),

@@ -189,7 +189,7 @@ func (h *GroupShow) API(c *gin.Context) {
 		return
 	}
 	if h.Groups == nil {
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	d, _, _, err := h.read(c.Request.Context(), group)

@@ -136,7 +136,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 // API answers GET /api/v1/groups[?q=&system=&sort=&desc=&refresh=].
 func (h *GroupsList) API(c *gin.Context) {
 	if h.Groups == nil {
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	q, uerr := listQuery(c)
@@ -153,12 +153,6 @@ func (h *GroupsList) API(c *gin.Context) {
 	sel := groups.Select(l, q)
 	c.JSON(http.StatusOK, GroupsJSON{Groups: sel, Total: len(l.Groups), CheckedAt: l.CheckedAt,
 		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures})
-}
-
-// errGroupsNoCluster answers the API when no NameServer is configured.
-func errGroupsNoCluster(c *gin.Context) *UserError {
-	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-		Message: i18n.From(c.Request.Context()).T("groups.error.noCluster")}
 }
 
 // groupListURL is /groups with q's filter and order.

@@ -20,7 +20,7 @@ import (
 // same page, and nothing is sent.
 func (h *Messages) ConsumeDirectly(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
@@ -59,7 +59,7 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 // broker that did not answer is a 502/504 with the same body.
 func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	var in struct {

@@ -35,7 +35,7 @@ const (
 func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	if h.Lookup == nil {
 		if isAPI(c) {
-			h.Fail(c, msgNoCluster(c))
+			h.Fail(c, errNoCluster())
 		} else {
 			h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("message.page"), "messages"), views.MessageDetailPage(views.MessageDetailVM{AskedID: c.Param("id"), BackURL: "/messages"}))
 		}

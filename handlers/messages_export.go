@@ -21,7 +21,7 @@ import (
 // file. Missing times get the page's defaults.
 func (h *Messages) Export(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	h.export(c, parseMsgSearchForm(c), c.DefaultQuery("format", "csv"))

@@ -202,7 +202,7 @@ func msgSearchError(l *i18n.Localizer, err error) string {
 // format=json the answer is the same export the page offers.
 func (h *Messages) API(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, errNoCluster())
 		return
 	}
 	f := parseMsgSearchForm(c)
@@ -240,12 +240,6 @@ func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
 		}
 	}
 	return out
-}
-
-// msgNoCluster answers API calls on a console without a NameServer.
-func msgNoCluster(c *gin.Context) *UserError {
-	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-		Message: i18n.From(c.Request.Context()).T("messages.api.nocluster")}
 }
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
