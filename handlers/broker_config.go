@@ -40,7 +40,7 @@ func brokerConfigURL(name string) string { return views.BrokerURL(name) + "/conf
 
 // Drift renders /brokers/config-drift[?all=1].
 func (h *BrokerConfig) Drift(c *gin.Context) {
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	vm := views.BrokerDriftVM{All: c.Query("all") != ""}
 	if h.Brokers == nil {
 		h.Fail(c, errNoCluster())
@@ -120,7 +120,7 @@ func (h *BrokerConfig) editVM(c *gin.Context) (views.BrokerConfigEditVM, bool) {
 }
 
 func (h *BrokerConfig) renderEdit(c *gin.Context, status int, vm views.BrokerConfigEditVM) {
-	h.render(c, status, h.page(c, tr(c).T("brokerconfig.title", "Broker", views.Cut(vm.Broker)), "brokers"), views.BrokerConfigEditPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("brokerconfig.title", "Broker", views.Cut(vm.Broker)), "brokers"), views.BrokerConfigEditPage(vm))
 }
 
 // parseConfigLines reads "key=value" lines.
@@ -160,7 +160,7 @@ func (h *BrokerConfig) Preview(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	vm.Form.Config, vm.Form.Scope = c.PostForm("config"), c.PostForm("scope")
 	kv, err := parseConfigLines(vm.Form.Config)
 	var p *brokers.ConfigPlan
@@ -185,7 +185,7 @@ func (h *BrokerConfig) Apply(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	secrets := map[string]string{}
 	for k, v := range c.Request.PostForm {
 		if key, ok := strings.CutPrefix(k, "secret_"); ok && len(v) > 0 {
@@ -314,7 +314,7 @@ func (h *BrokerConfig) ApplyAPI(c *gin.Context) {
 		var stale *brokers.ConfigStaleError
 		if fe := fault.As(err); fe != nil && errors.As(err, &stale) && stale.Fresh != nil {
 			status, code := errorStatus(err)
-			c.JSON(status, staleJSON{APIError: APIError{Error: fe.Say(tr(c)), Code: code}, Fresh: stale.Fresh})
+			c.JSON(status, staleJSON{APIError: APIError{Error: fe.Say(i18n.From(c.Request.Context())), Code: code}, Fresh: stale.Fresh})
 			return
 		}
 		h.Fail(c, err)
