@@ -22,7 +22,7 @@ type AuditLog interface {
 }
 
 // SignInMode is the audit entries' mode of a sign-in.
-const SignInMode = "sign-in"
+const SignInMode = store.SignInMode
 
 // Outcomes of a sign-in, as its audit entry's "outcome" parameter says them: a code the
 // audit pages say in the reader's language.

@@ -40,6 +40,7 @@ var changeModes = map[string]string{
 	topics.ModeDelete:          "audit.what.topic_deleted",
 	deadletters.AuditMode:      "audit.what.message_resent",
 	lookup.ModeConsumeDirectly: "audit.what.consumed_directly",
+	store.SignInMode:           "audit.what.signed_in",
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,8 +50,12 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	q, l := auditQuery{errs: map[string]string{}}, tr(c)
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
-		Since: get("since"), Until: get("until")}
-	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
+		Since: get("since"), Until: get("until"), Kind: get("kind")}
+	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status),
+		Kind: q.form.Kind}
+	if !slices.Contains(store.AuditKinds, q.form.Kind) {
+		q.errs["kind"] = l.T("audit.filter.bad_kind", "Kind", strconv.Quote(q.form.Kind))
+	}
 	switch q.cluster = get("cluster"); q.cluster {
 	case "":
 		q.filter.Cluster = h.Cluster
@@ -115,7 +120,7 @@ func statusList() string {
 func (q auditQuery) values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"group": q.form.Group, "topic": q.form.Topic, "actor": q.form.Actor,
-		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until} {
+		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until, "kind": q.form.Kind} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -131,7 +136,7 @@ func (q auditQuery) values() url.Values {
 
 func (q auditQuery) errorText() string {
 	var parts []string
-	for _, k := range []string{"status", "hideRefused", "since", "until", "before", "limit", "format"} {
+	for _, k := range []string{"kind", "status", "hideRefused", "since", "until", "before", "limit", "format"} {
 		if m := q.errs[k]; m != "" {
 			parts = append(parts, m)
 		}
@@ -225,6 +230,9 @@ func withFormat(v url.Values, format string) string {
 }
 
 func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
+	if e.Mode == store.SignInMode {
+		return signInRowVM(l, e)
+	}
 	changed := countOf(l, len(e.Queues()), "queue")
 	if !isResetEntry(e) {
 		changed = countOf(l, len(e.Result), changeUnit(e.Mode))
