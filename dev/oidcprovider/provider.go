@@ -19,6 +19,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,4 +170,42 @@ func randomID() string {
 func keyID(k *rsa.PrivateKey) string {
 	sum := sha256.Sum256(k.PublicKey.N.Bytes())
 	return base64.RawURLEncoding.EncodeToString(sum[:8])
+}
+
+// Browse acts as a person's browser at the provider for tests without Chromium: it
+// follows authURL (a relying party's redirect to the provider), signs in on the
+// provider's page as user with password when the page asks, and returns the URL the
+// provider then sends the browser to (the relying party's redirect URL with a code and
+// the state), without following it. jar keeps the provider's session between calls.
+func (p *Provider) Browse(jar http.CookieJar, authURL, user, password string) (*url.URL, error) {
+	var back *url.URL
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			if !strings.HasPrefix(req.URL.String(), p.Issuer+"/") {
+				back = req.URL
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}}
+	res, err := client.Get(authURL)
+	if err != nil {
+		return nil, err
+	}
+	res.Body.Close()
+	if back != nil { // signed in already: no page
+		return back, nil
+	}
+	if res.Request.URL.Path != "/login" {
+		return nil, fmt.Errorf("the provider answered %s at %s, not its sign-in page", res.Status, res.Request.URL)
+	}
+	id := res.Request.URL.Query().Get("authRequestID")
+	res, err = client.PostForm(p.Issuer+"/login", url.Values{"authRequestID": {id}, "username": {user}, "password": {password}})
+	if err != nil {
+		return nil, err
+	}
+	res.Body.Close()
+	if back == nil {
+		return nil, fmt.Errorf("the provider did not send the browser back after signing in as %s: %s at %s", user, res.Status, res.Request.URL)
+	}
+	return back, nil
 }
