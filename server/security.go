@@ -128,3 +128,12 @@ func (a *App) trustedProxyList() []string {
 	}
 	return out
 }
+
+// formTargets is the origin where signing out continues, the OpenID provider's end of
+// session ("" without one), for the pages' Content-Security-Policy.
+func (s *security) formTargets() string {
+	if s.oidc == nil {
+		return ""
+	}
+	return s.oidc.EndSessionOrigin()
+}

@@ -62,9 +62,10 @@ type Provider struct {
 	cfg    Config
 	client *http.Client
 
-	mu         sync.Mutex
-	op         *gooidc.Provider
-	endSession string
+	discovering sync.Mutex
+	mu          sync.Mutex // guards op and endSession
+	op          *gooidc.Provider
+	endSession  string
 }
 
 // New checks cfg; nothing is fetched yet (see Discover).
@@ -112,9 +113,20 @@ func (p *Provider) Issuer() string { return p.cfg.Issuer }
 // in a sentence why the provider cannot be used (and is tried again next time).
 func (p *Provider) Discover(ctx context.Context) (*gooidc.Provider, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.op != nil {
-		return p.op, nil
+	op := p.op
+	p.mu.Unlock()
+	if op != nil {
+		return op, nil
+	}
+	// One discovery at a time; mu is not held meanwhile, so the pages (EndSessionOrigin)
+	// never wait for a provider that does not answer.
+	p.discovering.Lock()
+	defer p.discovering.Unlock()
+	p.mu.Lock()
+	op = p.op
+	p.mu.Unlock()
+	if op != nil {
+		return op, nil
 	}
 	ctx, cancel := context.WithTimeout(gooidc.ClientContext(ctx, p.client), p.cfg.Timeout)
 	defer cancel()
@@ -132,7 +144,9 @@ func (p *Provider) Discover(ctx context.Context) (*gooidc.Provider, error) {
 		EndSession string `json:"end_session_endpoint"`
 	}
 	_ = op.Claims(&meta)
+	p.mu.Lock()
 	p.op, p.endSession = op, meta.EndSession
+	p.mu.Unlock()
 	return op, nil
 }
 
@@ -290,6 +304,18 @@ func (p *Provider) EndSessionURL(idTokenHint, postLogout string) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// EndSessionOrigin is the scheme and host of the provider's end_session_endpoint ("" when
+// it has none, or was not reached yet): sign-out's form leads there.
+func (p *Provider) EndSessionOrigin() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u, err := url.Parse(p.endSession)
+	if p.endSession == "" || err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // PostLogoutURL is the console's sign-in page on the origin of the redirect URL, where
