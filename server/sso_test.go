@@ -32,6 +32,8 @@ type ssoConsole struct {
 	*App
 	URL    string
 	client *http.Client
+	// startLog is what the console logged while starting.
+	startLog string
 }
 
 // startSSOConsole listens first, so that flags can name the console's own URL
@@ -52,18 +54,20 @@ func startSSOConsole(t *testing.T, flags ...string) *ssoConsole {
 		ln.Close()
 		t.Fatal(err)
 	}
-	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	var startLog strings.Builder
+	a, err := New(context.Background(), cfg, slog.New(slog.NewTextHandler(&startLog, nil)))
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
+	logged := startLog.String()
 	srv := httptest.NewUnstartedServer(a.Handler())
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
 	t.Cleanup(func() { srv.Close(); a.Close() })
 	jar, _ := cookiejar.New(nil)
-	return &ssoConsole{App: a, URL: base, client: &http.Client{Jar: jar,
+	return &ssoConsole{App: a, URL: base, startLog: logged, client: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -200,6 +204,11 @@ func TestLDAPSignInThroughTheForm(t *testing.T) {
 	}
 	if _, changes := c.do(t, http.MethodGet, "/api/v1/audit", nil); strings.Contains(changes, `"sign-in"`) {
 		t.Error("the list of changes shows sign-ins")
+	}
+	es, _, _ := c.store.Audit().List(context.Background(), store.AuditFilter{Kind: store.AuditKindSignIns, Limit: 1})
+	res, entry := c.do(t, http.MethodGet, fmt.Sprintf("/audit/%d", es[0].ID), nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(entry, "Signed in with LDAP, as operator: a session was started.") {
+		t.Errorf("the entry of omar's sign-in: %d\n%s", res.StatusCode, entry)
 	}
 }
 
@@ -346,6 +355,9 @@ func TestOIDCWrongIssuerIsSaidOnTheSignInPage(t *testing.T) {
 	}
 	c := startSSOConsole(t, "--oidc-issuer", op.Issuer+"/", "--oidc-client-id", "x", "--oidc-redirect-url", "{{URL}}/login/oidc/callback",
 		"--oidc-roles", "*=viewer")
+	if !strings.Contains(c.startLog, "OpenID provider not usable") || !strings.Contains(c.startLog, op.Issuer+"/") {
+		t.Errorf("start-up did not say the provider is not usable:\n%s", c.startLog)
+	}
 	res, body := c.do(t, http.MethodGet, "/login/oidc", nil)
 	assertNoSession(t, c, res, body, http.StatusServiceUnavailable, "calls itself "+op.Issuer)
 }
