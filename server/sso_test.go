@@ -371,3 +371,25 @@ func assertNoSession(t *testing.T, c *ssoConsole, res *http.Response, body strin
 		t.Errorf("signed in as %+v", who)
 	}
 }
+
+// Wrong directory passwords slow sign-in down exactly as wrong local ones: after the
+// same number of failures, the same answer.
+func TestLDAPWrongPasswordsAreThrottledAsLocalOnes(t *testing.T) {
+	l := dev.RequireLDAP(t)
+	c := startSSOConsole(t, ldapFlags(t, l)...)
+	addUsers(t, c.App, map[string]auth.Role{"vera": auth.Viewer})
+	answers := map[string][]int{}
+	for who, password := range map[string]string{"lena": "lena-password", "vera": testPassword} {
+		for range auth.DefaultThrottle.UserFree + 1 {
+			res, _ := c.do(t, http.MethodPost, "/login", url.Values{"name": {who}, "password": {"not-the-password"}})
+			answers[who] = append(answers[who], res.StatusCode)
+		}
+		res, body := c.do(t, http.MethodPost, "/login", url.Values{"name": {who}, "password": {password}})
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "Too many failed sign-ins") {
+			t.Errorf("%s's right password after %d failures: %d, want 429 with Retry-After", who, auth.DefaultThrottle.UserFree+1, res.StatusCode)
+		}
+	}
+	if fmt.Sprint(answers["lena"]) != fmt.Sprint(answers["vera"]) {
+		t.Errorf("a directory user's failures were answered %v, a local user's %v", answers["lena"], answers["vera"])
+	}
+}
