@@ -65,9 +65,11 @@ func TestSignInThroughTheProviderAndTheDirectory(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-entries"]`)),
 		)
 	}
-	if label := TextNow(t, ctx, "button", `[data-testid="login-oidc"]`); label != "" {
-		t.Logf("button: %s", label)
+	Do(t, ctx, "open the sign-in page", chromedp.Navigate(c.URL+"/login"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-oidc"]`)))
+	if label := TextNow(t, ctx, "provider button", `[data-testid="login-oidc"]`); label != "Sign in with Example SSO" {
+		t.Errorf("provider button: %q", label)
 	}
+	Screenshot(t, ctx, "sso-login")
 	providerSignIn("ada")
 	if got := location(t, ctx).String(); got != audit {
 		t.Fatalf("after signing in at the provider: on %s, want %s", got, audit)
