@@ -12,8 +12,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
-	"rmqconsole/freetext"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
