@@ -70,10 +70,9 @@ type groupConfigPreviewBody struct {
 	subgroups.Settings
 }
 
-// badJSON is a body the API cannot read, said as a sentence.
-func badJSON(err error) error {
-	return fault.Wrap(err, fault.Invalid, "api.bad_json", "Error", err.Error()).Because("bad_json")
-}
+// badJSON is a body the API cannot read, said as a sentence (one not declared JSON
+// stays the 415 decodeAPIBody made it).
+func badJSON(err error) error { return bodyError(err, "bad_json", "api.bad_json") }
 
 // PreviewAPI answers POST /api/v1/groups/{group}/config-preview: the change per broker,
 // field by field, and the drift today; nothing is changed.

@@ -51,6 +51,10 @@ type Login struct {
 	SignInRequired func(*gin.Context) bool
 	// Secure reports whether the request came over HTTPS, so the cookie gets Secure.
 	Secure func(*gin.Context) bool
+	// OIDCLabel names the OpenID provider of the "Sign in with" button ("" for none);
+	// LDAP says the form also takes directory accounts.
+	OIDCLabel string
+	LDAP      bool
 }
 
 // Form shows the sign-in form, or sends a signed-in caller on to where they were going.
@@ -62,6 +66,7 @@ func (h *Login) Form(c *gin.Context) {
 	}
 	l := i18n.From(c.Request.Context())
 	vm := views.LoginVM{Next: next, NotNeeded: !h.SignInRequired(c)}
+	h.providers(&vm)
 	switch c.Query("reason") {
 	case "signed-out":
 		vm.Notice = l.T("login.signed_out")
@@ -77,6 +82,7 @@ func (h *Login) Submit(c *gin.Context) {
 	password := c.PostForm("password")
 	l := i18n.From(c.Request.Context())
 	vm := views.LoginVM{Name: name, Next: SafeNext(c.PostForm("next"))}
+	h.providers(&vm)
 	page := func(status int) { h.render(c, status, h.page(c, l.T("login.title"), ""), views.LoginPage(vm)) }
 	if !h.SignInRequired(c) {
 		vm.NotNeeded = true
@@ -101,6 +107,18 @@ func (h *Login) Submit(c *gin.Context) {
 		vm.Error = l.T("login.wrong")
 		page(http.StatusUnauthorized)
 		return
+	case fault.Is(err, fault.Unavailable) && fault.As(err).Reason != StoreUnavailableCode:
+		// The LDAP directory did not answer: nothing was checked, nothing is open. (The
+		// console's own database is said below, as signing in fails on it.)
+		h.Log.Warn("sign-in not possible", "user", name, "remote", c.ClientIP(), "err", err)
+		vm.Error = errorMessage(c, err, "")
+		page(http.StatusServiceUnavailable)
+		return
+	case fault.Is(err, fault.Refused):
+		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP(), "err", err)
+		vm.Error = errorMessage(c, err, "")
+		page(http.StatusForbidden)
+		return
 	case errors.As(err, &throttled):
 		h.Log.Warn("sign-in throttled", "user", name, "remote", c.ClientIP(), "wait", throttled.Wait)
 		c.Header("Retry-After", strconv.Itoa(max(int(throttled.Wait.Round(time.Second)/time.Second), 1)))
@@ -114,7 +132,16 @@ func (h *Login) Submit(c *gin.Context) {
 	}
 	h.Log.Info("signed in", "user", ns.Caller.Name, "role", ns.Caller.Role.String(), "remote", c.ClientIP())
 	SetSessionCookie(c, ns.Token, ns.ExpiresAt, h.Secure(c))
+	clearCookie(c, oidcHintCookie, "/logout", h.Secure(c)) // not an OpenID session: nothing to end there
 	c.Redirect(http.StatusSeeOther, vm.Next)
+}
+
+// providers shows the sign-in choices besides the local password form.
+func (h *Login) providers(vm *views.LoginVM) {
+	vm.LDAP = h.LDAP
+	if h.OIDCLabel != "" {
+		vm.OIDCURL, vm.OIDCLabel = oidcStartPath+"?"+url.Values{"next": {vm.Next}}.Encode(), h.OIDCLabel
+	}
 }
 
 // SetSessionCookie gives the browser its session token: HttpOnly (no script reads it),

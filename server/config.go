@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"rmqconsole/auth"
+	"rmqconsole/auth/ldap"
+	"rmqconsole/auth/oidc"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -67,6 +69,10 @@ type Config struct {
 	AllowedHosts                     []string
 	ProxyUserHeader, ProxyRoleHeader string
 	TLSCert, TLSKey                  string
+	// OIDC and LDAP, when set, let people sign in through an OpenID provider or an LDAP
+	// directory (parsed by parseSSOSettings in config_sso.go).
+	OIDC *oidc.Config
+	LDAP *ldap.Config
 	// Credentials sign every request to the cluster (parsed by parseCredentials in
 	// credentials.go); the zero value sends unsigned requests.
 	Credentials rocketmq.Credentials
@@ -89,7 +95,7 @@ type setting struct {
 // secret reports whether a setting's value v is never shown: not as the --help default
 // (which is the variable's value), not in errors. A PostgreSQL URL may hold a password.
 func (s setting) secret(v string) bool {
-	return s.flag == "secret-key" || s.flag == "db" && store.IsPostgresURL(v)
+	return s.flag == "secret-key" || ssoSecrets[s.flag] || s.flag == "db" && store.IsPostgresURL(v)
 }
 
 var settings = []setting{
@@ -157,7 +163,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	c := &Config{}
 	for _, parse := range []func(*Config, settingValues) error{
-		parseServing, parseIntervals, parseAuthSettings, parseClusterCredentials, parseHTTPLimits, clustersFromConfig,
+		parseServing, parseIntervals, parseAuthSettings, parseSSO, parseClusterCredentials, parseHTTPLimits, clustersFromConfig,
 	} {
 		if err := parse(c, v); err != nil {
 			return nil, err
@@ -213,13 +219,17 @@ func (v settingValues) get(name string) string { return strings.TrimSpace(*v[nam
 // bad refuses the setting's value with the catalogue's sentence id (a secret's value
 // masked).
 func (v settingValues) bad(name, id string, kv ...any) error {
+	return v.refuse(name, i18n.M(id, kv...))
+}
+
+// refuse refuses the setting's value saying m (a secret's value masked).
+func (v settingValues) refuse(name string, m i18n.Message) error {
 	for _, s := range settings {
 		if s.flag == name {
 			val := v.get(name)
 			if s.secret(val) && val != "" {
 				val = "(masked)"
 			}
-			m := i18n.M(id, kv...)
 			return &ConfigError{Setting: name, Env: s.env, Value: val, Reason: m.String(), Say: m}
 		}
 	}
@@ -313,6 +323,12 @@ func parseIntervals(c *Config, v settingValues) error {
 	}
 	c.RebalanceRetention, err = v.duration("rebalance-retention", time.Hour, true, "cli.config.reason.rebalance_retention")
 	return err
+}
+
+// parseSSO reads the OpenID Connect and LDAP settings; their refusals are said as they
+// are written (in English).
+func parseSSO(c *Config, v settingValues) error {
+	return parseSSOSettings(c, v.get, func(name, reason string) error { return v.refuse(name, i18n.Plain(reason)) })
 }
 
 // parseClusterCredentials reads the credentials of the one cluster of --namesrv.

@@ -5,16 +5,17 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/auth/oidc"
 	"rmqconsole/handlers"
 )
 
 // authRoutes are sign-in, sign-out and the API token pages.
 func (a *clusterApp) authRoutes(env *handlers.Env) []route {
 	required := func(c *gin.Context) bool { return a.sec.signInRequired(c.Request.Context()) }
-	login := &handlers.Login{Env: env, Auth: a.sec.auth, SignInRequired: required, Secure: a.secure}
+	login := &handlers.Login{Env: env, Auth: a.sec.auth, SignInRequired: required, Secure: a.secure, LDAP: a.sec.ldap != nil}
 	logout := &handlers.Logout{Env: env, Auth: a.sec.auth, Secure: a.secure}
 	tokens := &handlers.Tokens{Env: env, Auth: a.sec.auth}
-	return []route{
+	routes := []route{
 		{http.MethodGet, "/login", login.Form, public},
 		{http.MethodPost, "/login", login.Submit, public},
 		{http.MethodPost, "/logout", logout.Submit, public},
@@ -27,4 +28,13 @@ func (a *clusterApp) authRoutes(env *handlers.Env) []route {
 		{http.MethodPost, "/api/v1/users/:user/tokens", tokens.CreateAPI, ownTokens},
 		{http.MethodDelete, "/api/v1/users/:user/tokens/:id", tokens.RevokeAPI, ownTokens},
 	}
+	if p := a.sec.oidc; p != nil {
+		login.OIDCLabel = p.Label()
+		logout.EndSession = func(hint string) string { return p.EndSessionURL(hint, p.PostLogoutURL()) }
+		sso := &handlers.OIDCSignIn{Env: env, Provider: p, Auth: a.sec.auth, Secure: a.secure, LDAP: a.sec.ldap != nil}
+		routes = append(routes,
+			route{http.MethodGet, "/login/oidc", sso.Start, public},
+			route{http.MethodGet, oidc.CallbackPath, sso.Callback, public})
+	}
+	return routes
 }
