@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -141,45 +142,12 @@ func (f *msgSearchForm) cursor() url.Values {
 	return v
 }
 
-// msgTimeLayouts are the zone-less forms accepted in a time field; they mean UTC, as the
-// form's labels say.
-var msgTimeLayouts = []string{
-	"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02",
-}
-
-// parseMsgTime reads a time as RFC 3339 (any zone), epoch milliseconds, or a zone-less
-// "2006-01-02 15:04:05[.000]" taken as UTC. An empty string is the zero time.
-func parseMsgTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 100_000_000_000 { // before 1973 in ms: someone gave seconds
-			return time.Time{}, i18n.M("messages.time.seconds", "Value", strconv.Quote(s), "Millis", strconv.FormatInt(n*1000, 10))
-		}
-		return time.UnixMilli(n).UTC(), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	for _, l := range msgTimeLayouts {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, i18n.M("messages.time.bad", "Value", strconv.Quote(msgShort(s)))
-}
-
+// parseMsgTimeField reads the form's time field (UTC, as the form's labels say); what it
+// cannot read is said on the field.
 func parseMsgTimeField(l *i18n.Localizer, s, field string, errs msgFieldErrors) time.Time {
-	t, err := parseMsgTime(s)
-	if err != nil {
-		why := err.Error()
-		if m, ok := err.(i18n.Message); ok {
-			why = l.Say(m)
-		}
-		errs[field] = l.T("messages.form.time."+field, "Why", why)
+	t, err := parseTimeInput(s, time.UTC)
+	if fe := fault.As(err); fe != nil {
+		errs[field] = l.T("messages.form.time."+field, "Why", fe.Say(l))
 	}
 	return t
 }
