@@ -98,7 +98,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}
-	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("message.page.id", "ID", msgShort(r.Message.MsgID())), "messages"), views.MessageDetailPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("message.page.id", "ID", views.Cut(r.Message.MsgID())), "messages"), views.MessageDetailPage(vm))
 }
 
 // ShowAPI is GET /api/v1/messages/{id}.

@@ -165,13 +165,6 @@ func msgFormTime(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-func msgShort(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
-
 // msgBadForm is input that cannot be searched: a sentence per form field, and the
 // lookup's own error when it found the problem (its code names it for the API).
 type msgBadForm struct {

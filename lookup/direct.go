@@ -137,7 +137,7 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 		return nil, err
 	}
 	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
-		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", fmt.Sprintf("%q", short(req.ClientID))))
+		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", freetext.Quote(req.ClientID)))
 	}
 	found, err := s.ByID(ctx, IDQuery{ID: req.ID, Topic: req.Topic})
 	if err != nil {

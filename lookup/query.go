@@ -2,7 +2,6 @@ package lookup
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -147,7 +146,7 @@ func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
 		kind = rocketmq.IDInvalid
 	}
 	if kind == rocketmq.IDInvalid {
-		return kind, inputError("id", "bad_id", i18n.M("lookup.id.bad", "ID", fmt.Sprintf("%q", short(q.ID))))
+		return kind, inputError("id", "bad_id", i18n.M("lookup.id.bad", "ID", freetext.Quote(q.ID)))
 	}
 	if q.Topic != "" {
 		if err := checkTopic(q.Topic); err != nil {
@@ -155,7 +154,7 @@ func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
 		}
 	}
 	if kind == rocketmq.IDUniqueKey && q.Topic == "" {
-		return kind, inputError("topic", "missing_topic", i18n.M("lookup.id.needtopic", "ID", fmt.Sprintf("%q", short(q.ID))))
+		return kind, inputError("topic", "missing_topic", i18n.M("lookup.id.needtopic", "ID", freetext.Quote(q.ID)))
 	}
 	return kind, nil
 }
@@ -186,12 +185,4 @@ func checkTopic(t string) error {
 		return &InputError{Field: "topic", Code: "bad_topic", Message: err.Error()}
 	}
 	return nil
-}
-
-// short cuts a user's input for quoting it back in a message.
-func short(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }

@@ -37,3 +37,16 @@ func rangeErr(tag string) error {
 	q := RangeQuery{Topic: "T", Begin: time.Unix(1_700_000_000, 0), End: time.Unix(1_700_000_060, 0), Tag: tag}
 	return q.Validate()
 }
+
+// A long id that is no message id is quoted back cut between characters: a Chinese id
+// reads as Chinese, not as escaped bytes of a split character.
+func TestBadIDIsQuotedCutBetweenCharacters(t *testing.T) {
+	q := IDQuery{ID: strings.Repeat("消息", 50)}
+	_, err := q.Validate()
+	if err == nil {
+		t.Fatal("an id of Chinese characters passed")
+	}
+	if s := err.Error(); strings.Contains(s, `\x`) || !strings.Contains(s, "消息消息") || !strings.Contains(s, "…") {
+		t.Errorf("the id is quoted back as %q", s)
+	}
+}
