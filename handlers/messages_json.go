@@ -180,7 +180,7 @@ func msgGroupsJSON(gs []lookup.GroupState) []GroupConsumeJSON {
 	out := make([]GroupConsumeJSON, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, GroupConsumeJSON{Group: g.Group, State: string(g.State), ConsumerOffset: g.ConsumerOffset,
-			Online: g.Online, Subscription: g.Subscription, Reason: g.Reason})
+			Online: g.Online, Subscription: g.Subscription, Reason: g.Reason.String()})
 	}
 	return out
 }

@@ -1,10 +1,11 @@
 package lookup
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/fault"
 )
 
 // Each rule of a key or a tag has its own sentence: a long key without spaces is told
@@ -22,13 +23,13 @@ func TestKeyAndTagRulesHaveTheirOwnSentence(t *testing.T) {
 		{"tag with a space", rangeErr("a b"), "no spaces", "'|'"},
 		{"tag with a bar", rangeErr("a|b"), "'|'", "spaces"},
 	} {
-		var ie *InputError
-		if !errors.As(c.err, &ie) {
+		ie := fault.As(c.err)
+		if ie == nil || ie.Code != fault.Invalid {
 			t.Errorf("%s: %v, want an input error", c.name, c.err)
 			continue
 		}
-		if !strings.Contains(ie.Message, c.want) || strings.Contains(ie.Message, c.not) {
-			t.Errorf("%s: %q, want a sentence about %q only", c.name, ie.Message, c.want)
+		if s := ie.Error(); !strings.Contains(s, c.want) || strings.Contains(s, c.not) {
+			t.Errorf("%s: %q, want a sentence about %q only", c.name, s, c.want)
 		}
 	}
 }

@@ -6,12 +6,75 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
+
+// RangeQuery asks for the newest messages of a topic stored within [Begin, End].
+type RangeQuery struct {
+	Topic string
+	Begin time.Time
+	End   time.Time
+	// Tag keeps only messages with this tag (property TAGS); "" keeps all.
+	Tag string
+	// Limit caps the answer; 0 means RangeLimit, and more than RangeLimit is refused.
+	Limit int
+	// Skip leaves out the Skip newest messages stored in End's millisecond: a search
+	// continued from a row stored then has shown them already (see Result.After).
+	Skip int
+}
+
+// Validate checks the query without asking any broker: nil, or an Invalid fault on the
+// field at fault.
+func (q *RangeQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Tag = strings.TrimSpace(q.Tag)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Begin.IsZero() || q.End.IsZero() {
+		return invalid("begin", "missing_range", "lookup.range.missing")
+	}
+	if q.Begin.After(q.End) {
+		return invalid("begin", "bad_range", "lookup.range.reversed",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC"))
+	}
+	if err := checkTag(q.Tag); err != nil {
+		return err
+	}
+	if q.Limit == 0 {
+		q.Limit = RangeLimit
+	}
+	if q.Limit < 0 || q.Limit > RangeLimit {
+		return invalid("limit", "bad_limit", "lookup.limit", "Max", RangeLimit)
+	}
+	if q.Skip < 0 || q.Skip > RangeLimit {
+		return invalid("skip", "bad_skip", "lookup.skip", "Max", RangeLimit)
+	}
+	return nil
+}
+
+// checkTag says what is wrong with a tag, one rule per sentence.
+func checkTag(tag string) error {
+	if len(tag) > maxTextLen {
+		return invalid("tag", "bad_tag", "lookup.tag.long", "Max", maxTextLen, "Len", len(tag))
+	}
+	if err := checkText(freetext.MessageTag, tag); err != nil {
+		return err
+	}
+	switch {
+	case strings.ContainsAny(tag, " \t"):
+		return invalid("tag", "bad_tag", "lookup.tag.spaces")
+	case strings.Contains(tag, "|"):
+		return invalid("tag", "bad_tag", "lookup.tag.bar")
+	}
+	return nil
+}
 
 // pullBatch is the most messages one PULL_MESSAGE returns (the broker's cap for
 // messages in memory).
