@@ -58,8 +58,10 @@ type MessageTraceJSON struct {
 	Truncated        bool                   `json:"truncated"`
 	Undecodable      int                    `json:"undecodable,omitempty"`
 	DecodeError      string                 `json:"decodeError,omitempty"`
-	Errors           []BrokerErrorJSON      `json:"errors,omitempty"`
-	FromSlaves       []lookup.SlaveRead     `json:"fromSlaves,omitempty"`
+	Failures         []lookup.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}; deprecated: use failures.
+	Errors     []BrokerErrorJSON  `json:"errors,omitempty"`
+	FromSlaves []lookup.SlaveRead `json:"fromSlaves,omitempty"`
 }
 
 // TracePublishJSON is one send of the message and where it was stored.
@@ -117,7 +119,7 @@ func traceJSON(t *lookup.MessageTrace) MessageTraceJSON {
 	j := MessageTraceJSON{TraceTopic: t.Topic, TraceTopicFrom: t.TopicFrom, TopicMissing: t.TopicMissing,
 		TraceTopicEnable: t.TraceTopicEnable, Produced: []TracePublishJSON{}, Consumed: []TraceGroupJSON{},
 		TraceMessages: t.TraceMessages, Truncated: t.Truncated, Undecodable: t.Undecodable, DecodeError: t.DecodeError,
-		Errors: msgBrokerErrorsJSON(t.Failures), FromSlaves: t.FromSlaves}
+		Failures: t.Failures, Errors: msgBrokerErrorsJSON(t.Failures), FromSlaves: t.FromSlaves}
 	for _, p := range t.Published {
 		j.Produced = append(j.Produced, TracePublishJSON{ProducerGroup: p.Group, ClientHost: p.ClientHost, SentFrom: p.SentFrom, Time: p.Time.UnixMilli(),
 			CostMs: p.CostMs, Status: successWord(p.Success), Topic: p.Topic, Tags: p.Tags, Keys: p.Keys, BodySize: p.BodyLength,

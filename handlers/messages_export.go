@@ -43,7 +43,7 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	switch {
 	case out.idRes != nil:
 		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
-		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
+		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Failures: out.idRes.Failures, Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
 	case out.keyRes != nil:
 		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, nil)
 	default:

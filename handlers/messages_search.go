@@ -231,9 +231,10 @@ func msgNoCluster() error {
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
 	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),
-		Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
+		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
 	if groups != nil {
 		j.Groups = msgGroupsJSON(groups.States)
+		j.Failures = append(slices.Clone(j.Failures), groups.Failures...)
 		j.Errors = append(j.Errors, msgBrokerErrorsJSON(groups.Failures)...)
 		j.FromSlaves = mergeSlaveReads(j.FromSlaves, groups.FromSlaves)
 	}
