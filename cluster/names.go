@@ -1,10 +1,10 @@
 package cluster
 
 import (
-	"strconv"
 	"strings"
 
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -22,7 +22,7 @@ func CheckName(kind, name string) error {
 	case len(name) > rocketmq.MaxNameLen:
 		return badName("cluster.name.too_long", "Kind", kindMessage(kind), "Len", len(name), "Max", rocketmq.MaxNameLen)
 	case strings.IndexFunc(name, func(r rune) bool { return !rocketmq.ValidNameChar(r) }) >= 0:
-		return badName("cluster.name.bad_chars", "Kind", kindMessage(kind), "Name", strconv.Quote(short(name)))
+		return badName("cluster.name.bad_chars", "Kind", kindMessage(kind), "Name", freetext.Quote(name))
 	}
 	return nil
 }
@@ -45,11 +45,3 @@ func kindMessage(kind string) any {
 
 // ValidName reports whether a non-empty name passes CheckName.
 func ValidName(name string) bool { return name != "" && CheckName("", name) == nil }
-
-// short cuts a user's input for quoting it back in a message.
-func short(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}

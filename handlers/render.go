@@ -18,11 +18,9 @@ import (
 
 	"rmqconsole/alerts"
 	"rmqconsole/cluster"
-	"rmqconsole/deadletters"
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
-	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -101,6 +99,21 @@ type APIError struct {
 // itself (the database, a bug) is logged with the operation that failed.
 func (e *Env) Fail(c *gin.Context, err error) {
 	status, code := errorStatus(err)
+	e.failWith(c, status, code, err)
+}
+
+// failInput is Fail for input a page refuses: 422 on the page, which says what to
+// change, and 400 in the API (a form's field errors re-render the form instead).
+func (e *Env) failInput(c *gin.Context, err error) {
+	status, code := errorStatus(err)
+	if status == http.StatusBadRequest && !isAPI(c) {
+		status = http.StatusUnprocessableEntity
+	}
+	e.failWith(c, status, code, err)
+}
+
+// failWith answers err with status and the API code.
+func (e *Env) failWith(c *gin.Context, status int, code string, err error) {
 	switch {
 	case status == statusClientClosed:
 		// Nobody is left to read the answer: not the console's failure.
@@ -205,15 +218,29 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	return l.T(prefixID, "Failure", l.Say(f.Message()))
 }
 
-// sayErr is err's words for a page in l's language: the sentence of a *fault.Error, a
-// refused access, a broker's failure, a connection that failed or an answer that did not
-// come in the catalogues' words; any other error as it says itself.
+// sayFaults is every fault err carries, in l's language, one sentence after the other;
+// ok is false when it carries none.
+func sayFaults(l *i18n.Localizer, err error) (string, bool) {
+	fes := fault.All(err)
+	if len(fes) == 0 {
+		return "", false
+	}
+	parts := make([]string, len(fes))
+	for i, fe := range fes {
+		parts[i] = fe.Say(l)
+	}
+	return strings.Join(parts, " "), true
+}
+
+// sayErr is err's words for a page in l's language: its faults, a refused access, a
+// broker's failure, a connection that failed or an answer that did not come in the
+// catalogues' words; any other error as it says itself.
 func sayErr(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
 	}
-	if fe := fault.As(err); fe != nil {
-		return fe.Say(l)
+	if s, ok := sayFaults(l, err); ok {
+		return s
 	}
 	if s, ok := sayRefusal(l, "", err); ok {
 		return s
@@ -267,7 +294,6 @@ func errorStatus(err error) (int, string) {
 	}
 	var ue *UserError
 	var bf cluster.BrokerFailure
-	var re *lookup.RefusedError
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
@@ -275,14 +301,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, groups.ErrClientNotFound):
 		return http.StatusNotFound, "client_not_found"
-	case errors.Is(err, lookup.ErrNotFound):
-		return http.StatusNotFound, "message_not_found"
-	case errors.As(err, new(*lookup.InputError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.As(err, &re):
-		return http.StatusConflict, re.Code
-	case errors.Is(err, lookup.ErrDirectUnavailable):
-		return http.StatusServiceUnavailable, "unavailable"
 	case errors.Is(err, store.ErrAuditBusy):
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, groups.ErrNoBrokers):
@@ -295,8 +313,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "audit_unavailable"
 	case errors.Is(err, resets.ErrNoCluster):
 		return http.StatusServiceUnavailable, "no_cluster"
-	case errors.As(err, new(*deadletters.InputError)):
-		return http.StatusBadRequest, "bad_request"
 	case errors.As(err, new(*store.AuditBusyError)):
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, store.ErrAuditNotFound):
