@@ -107,7 +107,7 @@ func (e *Env) Fail(c *gin.Context, err error) {
 	switch {
 	case status == statusClientClosed:
 		// Nobody is left to read the answer: not the console's failure.
-		e.Log.Info("request cancelled by the client", "op", operation(c), "err", err)
+		e.Log.Debug("request cancelled by the client", "op", operation(c), "err", err)
 	case status >= 500:
 		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
