@@ -243,7 +243,7 @@ func receiveLoop(ctx context.Context, c rmqv5.SimpleConsumer, o simpleOptions, e
 		if err != nil {
 			// "no new message" is an error to the SDK: the long poll simply ended.
 			if ctx.Err() == nil && !strings.Contains(err.Error(), "MESSAGE_NOT_FOUND") {
-				log.Printf("receive: %v", err)
+				say("receive: %v", err)
 				sleepCtx(ctx, time.Second)
 			}
 			continue
@@ -253,7 +253,7 @@ func receiveLoop(ctx context.Context, c rmqv5.SimpleConsumer, o simpleOptions, e
 			ack := (o.ack < 0 || n <= o.ack) && (o.leaveEvery == 0 || n%o.leaveEvery != 0)
 			if ack {
 				if err := c.Ack(ctx, m); err != nil {
-					log.Printf("ack %s: %v", m.GetMessageId(), err)
+					say("ack %s: %v", m.GetMessageId(), err)
 					ack = false
 				}
 			}
@@ -272,10 +272,10 @@ func stopGRPC(what string, c interface{ GracefulStop() error }) {
 	select {
 	case err := <-done:
 		if err != nil {
-			log.Printf("stop %s: %v", what, err)
+			say("stop %s: %v", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		log.Printf("stop %s: still stopping after 10 s; leaving it", what)
+		say("stop %s: still stopping after 10 s; leaving it", what)
 	}
 }
 
@@ -312,7 +312,7 @@ func runGRPC(ctx context.Context, endpoint string) {
 		go receiveLoop(ctx, simple, simpleOptions{ack: -1, leaveEvery: grpcLeaveEvery, invisible: 15 * time.Second},
 			func(*rmqv5.MessageView, bool) { sleepCtx(ctx, 100*time.Millisecond) })
 	}
-	log.Printf("gRPC through the Proxy %s: sending to %s, groups %s (push) and %s (simple, POP)", endpoint, grpcTopic, grpcPushGroup, grpcSimpleGrp)
+	say("gRPC through the Proxy %s: sending to %s, groups %s (push) and %s (simple, POP)", endpoint, grpcTopic, grpcPushGroup, grpcSimpleGrp)
 	tick := time.NewTicker(time.Second / grpcRate)
 	defer tick.Stop()
 	var lastErr time.Time
@@ -324,7 +324,7 @@ func runGRPC(ctx context.Context, endpoint string) {
 		}
 		_, err := grpcSend(ctx, p, grpcTopic, "grpc", fmt.Sprintf("grpc-%d", n), fmt.Appendf(nil, `{"seq":%d,"via":"grpc"}`, n))
 		if err != nil && ctx.Err() == nil && time.Since(lastErr) > 10*time.Second {
-			log.Print(err)
+			say("%v", err)
 			lastErr = time.Now()
 		}
 	}
