@@ -13,15 +13,19 @@ build:
 	$(GO) build -o bin/rmqconsole .
 
 # Without RMQC_NAMESRV, start a local RocketMQ (and demo traffic) and the console against it;
-# with it, just the console. Ctrl-C stops everything that was started here. Everything is
-# built first, so no compiler output lands after the console's "ready" line.
+# with it, just the console. Ctrl-C stops everything that was started here within seconds.
+# Everything is built first, so no compiler output lands after the console's "ready" line,
+# and nothing else does either: the demo is quiet and the console logs only failures and
+# slow requests. V=1 brings the chatter back: the demo says what it does
+# (RMQC_DEMO_VERBOSE=1) and the console logs every request (RMQC_LOG_LEVEL=debug).
+RUN_VERBOSE = $(if $(filter-out 0,$(V)),RMQC_DEMO_VERBOSE=1 RMQC_LOG_LEVEL=$${RMQC_LOG_LEVEL:-debug})
 run: build
 ifeq ($(strip $(RMQC_NAMESRV)),)
 	$(GO) build -o bin/rmqdev ./dev/cmd/rmqdev
 	$(if $(wildcard dev/demo/go.mod),$(GO) build -C dev/demo -o $(CURDIR)/bin/rmqdemo .)
-	./bin/rmqdev run $(if $(wildcard dev/demo/go.mod),--also ./bin/rmqdemo) -- ./bin/rmqconsole
+	$(RUN_VERBOSE) ./bin/rmqdev run $(if $(wildcard dev/demo/go.mod),--also ./bin/rmqdemo) -- ./bin/rmqconsole
 else
-	./bin/rmqconsole
+	$(RUN_VERBOSE) ./bin/rmqconsole
 endif
 
 generate:

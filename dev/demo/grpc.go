@@ -289,22 +289,33 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // runGRPC is the demo's gRPC traffic: a producer at grpcRate, a PushConsumer
 // group and a SimpleConsumer group, until ctx ends.
 func runGRPC(ctx context.Context, endpoint string) {
-	p, err := rmqv5.NewProducer(grpcConfig(endpoint, ""), rmqv5.WithTopics(grpcTopic))
-	if err == nil {
-		err = p.Start()
-	}
+	var p rmqv5.Producer
+	err := retryStart(ctx, "gRPC producer", func() (err error) {
+		if p, err = rmqv5.NewProducer(grpcConfig(endpoint, ""), rmqv5.WithTopics(grpcTopic)); err == nil {
+			err = p.Start()
+		}
+		return err
+	})
 	if err != nil {
 		log.Printf("gRPC producer on the Proxy %s: %v (no gRPC traffic)", endpoint, err)
 		return
 	}
 	defer stopGRPC("gRPC producer", p)
-	push, err := startGRPCPush(endpoint, grpcPushGroup, grpcTopic, func(*rmqv5.MessageView) {})
+	var push rmqv5.PushConsumer
+	err = retryStart(ctx, grpcPushGroup, func() (err error) {
+		push, err = startGRPCPush(endpoint, grpcPushGroup, grpcTopic, func(*rmqv5.MessageView) {})
+		return err
+	})
 	if err != nil {
 		log.Printf("%s: %v", grpcPushGroup, err)
 	} else {
 		defer stopGRPC(grpcPushGroup, push)
 	}
-	simple, err := startGRPCSimple(endpoint, grpcSimpleGrp, grpcTopic)
+	var simple rmqv5.SimpleConsumer
+	err = retryStart(ctx, grpcSimpleGrp, func() (err error) {
+		simple, err = startGRPCSimple(endpoint, grpcSimpleGrp, grpcTopic)
+		return err
+	})
 	if err != nil {
 		log.Printf("%s: %v", grpcSimpleGrp, err)
 	} else {
@@ -327,5 +338,20 @@ func runGRPC(ctx context.Context, endpoint string) {
 			say("%v", err)
 			lastErr = time.Now()
 		}
+	}
+}
+
+// retryStart runs start until it succeeds, for up to a minute: a Proxy that has just
+// started can miss the SDK's start-up deadlines on a busy machine, and the demo should
+// not run without its gRPC traffic for that.
+func retryStart(ctx context.Context, what string, start func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := start()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		say("start %s: %v (trying again)", what, err)
+		sleepCtx(ctx, 2*time.Second)
 	}
 }
