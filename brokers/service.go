@@ -5,6 +5,7 @@
 package brokers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,8 @@ type Service struct {
 	admin   Admin
 	cluster *cluster.Cluster
 	now     func() time.Time
+	// changes is set by EnableChanges.
+	changes *ChangeOptions
 }
 
 // New returns a Service over admin; c is the console's cluster view (nil builds one).
@@ -70,6 +73,12 @@ type Runtime struct {
 	StartedAt int64 `json:"bootTimestamp"`
 	// Error says why the figures could not be read; the row still shows.
 	Error string `json:"error,omitempty"`
+	// Gone: the process was in the NameServer's cluster info and is missing from it now
+	// (stopped, killed, cut off); Error says since when, the figures are unknown.
+	Gone bool `json:"gone,omitempty"`
+	// Say is Error for a page to say in its reader's language; zero when Error says
+	// itself.
+	Say i18n.Message `json:"-"`
 }
 
 // List is every broker process, by cluster, name and id, at CheckedAt.
@@ -87,6 +96,9 @@ const (
 // List reads the runtime figures of every broker process. A broker that fails keeps
 // its row with Error set and is named in Failures.
 func (s *Service) List(ctx context.Context) (*List, error) {
+	if err := s.cluster.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("list brokers: %w", err)
+	}
 	ci, err := s.cluster.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list brokers: %w", err)
@@ -101,7 +113,16 @@ func (s *Service) List(ctx context.Context) (*List, error) {
 	}
 	f := s.cluster.Fanout(ctx)
 	s.readRuntimes(f, l.Brokers)
-	l.Failures = f.Wait()
+	l.Failures = append(f.Wait(), s.cluster.Missing("")...)
+	cluster.SortFailures(l.Failures)
+	// A process gone from the cluster info keeps its row, saying so, rather than vanish.
+	for _, p := range s.cluster.GoneProcesses() {
+		l.Brokers = append(l.Brokers, Runtime{Cluster: p.Cluster, Name: p.Broker, ID: p.ID, Addr: p.Addr, Role: p.Role(),
+			Error: p.String(), Gone: true, Say: p.Message()})
+	}
+	slices.SortStableFunc(l.Brokers, func(a, b Runtime) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
 	l.CheckedAt = s.now()
 	return l, nil
 }
@@ -174,7 +195,7 @@ type Member struct {
 type ConfigEntry struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
-	// Masked is set when Value was replaced because the key names a secret.
+	// Masked is set when Value was replaced because it holds a secret (IsSecret).
 	Masked bool `json:"masked,omitempty"`
 }
 
@@ -183,7 +204,11 @@ type ConfigEntry struct {
 var ErrBrokerNotFound = errors.New("broker not found")
 
 // NotFoundError names a broker the NameServers do not know; its text is a sentence.
-type NotFoundError struct{ Name string }
+type NotFoundError struct {
+	Name string
+	// Gone is set when the broker was in the cluster a while ago.
+	Gone *cluster.GoneBroker
+}
 
 // Is makes errors.Is(err, ErrBrokerNotFound) hold.
 func (e *NotFoundError) Is(target error) bool { return target == ErrBrokerNotFound }
@@ -191,7 +216,12 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrBrokerNotFou
 func (e *NotFoundError) Error() string { return e.Say().String() }
 
 // Say is the sentence of e as a Message, for a page to say in its reader's language.
-func (e *NotFoundError) Say() i18n.Message { return i18n.M("brokers.not_found", "Name", e.Name) }
+func (e *NotFoundError) Say() i18n.Message {
+	if e.Gone != nil {
+		return i18n.M("brokers.not_found.gone", "Name", e.Name, "Addr", e.Gone.Addr, "Reason", cluster.ErrorMessage(e.Gone.Failure("", "").Err))
+	}
+	return i18n.M("brokers.not_found", "Name", e.Name)
+}
 
 // Detail reads one broker name's processes: runtime figures and configuration.
 func (s *Service) Detail(ctx context.Context, name string) (*Detail, error) {
@@ -249,33 +279,12 @@ func (s *Service) processes(ctx context.Context, name string) (cluster.Broker, [
 	}
 	i := slices.IndexFunc(bs, func(b cluster.Broker) bool { return b.Name == name })
 	if i < 0 {
-		return cluster.Broker{}, nil, &NotFoundError{Name: name}
+		nf := &NotFoundError{Name: name}
+		gone := s.cluster.Gone()
+		if j := slices.IndexFunc(gone, func(g cluster.GoneBroker) bool { return g.Name == name }); j >= 0 {
+			nf.Gone = &gone[j]
+		}
+		return cluster.Broker{}, nil, nf
 	}
 	return bs[i], members(ci, bs[i]), nil
-}
-
-// secretWords mark configuration keys whose values are never shown.
-var secretWords = []string{"secret", "password", "accesskey", "token"}
-
-// IsSecret reports whether a configuration key names a secret (any key containing
-// secret, password, accessKey or token, in any case).
-func IsSecret(key string) bool {
-	k := strings.ToLower(key)
-	return slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(k, w) })
-}
-
-// MaskedValue stands in for a secret's value.
-const MaskedValue = "••••••"
-
-func masked(cfg map[string]string) []ConfigEntry {
-	out := make([]ConfigEntry, 0, len(cfg))
-	for k, v := range cfg {
-		e := ConfigEntry{Key: k, Value: v}
-		if IsSecret(k) && v != "" {
-			e.Value, e.Masked = MaskedValue, true
-		}
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b ConfigEntry) int { return strings.Compare(a.Key, b.Key) })
-	return out
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -37,6 +38,10 @@ const (
 	// DefaultRemember is how long a broker that served a topic is remembered after it
 	// left the topic's route, so answers can say it is missing.
 	DefaultRemember = 10 * time.Minute
+	// DefaultForgetGone is how long a broker gone from the NameServer's cluster info is
+	// still named by every list: long enough to be seen the morning after a night's
+	// crash, and bounded so that a broker removed for good is not named for ever.
+	DefaultForgetGone = 24 * time.Hour
 	// DefaultParallelism bounds the broker calls one fan-out has in flight: about what
 	// one broker's admin thread pool serves at once.
 	DefaultParallelism = 16
@@ -51,6 +56,8 @@ type Options struct {
 	InfoTTL time.Duration
 	// Remember is how long a broker is remembered after it left a topic's route.
 	Remember time.Duration
+	// ForgetGone is how long a broker gone from the cluster info is named.
+	ForgetGone time.Duration
 	// Parallelism bounds the calls of one fan-out.
 	Parallelism int
 	// Now is the clock (tests).
@@ -73,6 +80,12 @@ type Cluster struct {
 
 	seenMu sync.Mutex
 	seen   map[string]map[string]sighting // topic -> broker name -> last seen in its route
+
+	procsMu sync.Mutex
+	procs   map[processKey]*processSeen // every broker process the cluster info listed
+
+	answersMu sync.Mutex
+	answers   map[string]*answerLog // address -> how it answered
 
 	unansweredMu sync.Mutex
 	unanswered   map[string]silence // address -> when it last did not answer
@@ -104,13 +117,17 @@ func New(ns Client, opts Options) *Cluster {
 	if opts.Remember <= 0 {
 		opts.Remember = DefaultRemember
 	}
+	if opts.ForgetGone <= 0 {
+		opts.ForgetGone = DefaultForgetGone
+	}
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = DefaultParallelism
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]silence{}, consumers: map[string]SeenConsumers{}}
+	return &Cluster{ns: ns, opts: opts, seen: map[string]map[string]sighting{}, unanswered: map[string]silence{}, consumers: map[string]SeenConsumers{},
+		procs: map[processKey]*processSeen{}, answers: map[string]*answerLog{}}
 }
 
 // Broker is one broker name: a master (broker id 0) and its slaves.
@@ -172,14 +189,33 @@ func (c *Cluster) Info(ctx context.Context) (*rocketmq.ClusterInfo, error) {
 	return c.readInfo(ctx)
 }
 
+// Refresh reads the cluster info now, whatever its age: a list that asks every broker
+// anyway costs one NameServer call more, and names a broker that left a moment ago. When
+// no NameServer answers, the info read within InfoTTL stands; the error is returned only
+// when there is none.
+func (c *Cluster) Refresh(ctx context.Context) error {
+	_, err := c.readInfo(ctx)
+	if err == nil {
+		return nil
+	}
+	c.infoMu.Lock()
+	defer c.infoMu.Unlock()
+	if c.info != nil && c.opts.Now().Sub(c.infoAt) < c.opts.InfoTTL {
+		return nil
+	}
+	return err
+}
+
 func (c *Cluster) readInfo(ctx context.Context) (*rocketmq.ClusterInfo, error) {
 	ci, err := c.ns.ClusterInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
+	now := c.opts.Now()
 	c.infoMu.Lock()
-	c.info, c.infoAt = ci, c.opts.Now()
+	c.info, c.infoAt = ci, now
 	c.infoMu.Unlock()
+	c.noteInfo(ci, now)
 	return ci, nil
 }
 
@@ -243,17 +279,22 @@ type Route struct {
 	raw  *rocketmq.TopicRoute
 }
 
-// GoneBroker is a broker that served a topic a moment ago and is not in its route now.
+// GoneBroker is a broker that served a topic a moment ago and is not in its route now
+// (Route.Gone), or one the cluster info listed and does not any more (Cluster.Gone).
 type GoneBroker struct {
-	Name   string
-	Addr   string
+	Name string
+	Addr string
+	// SeenAt is when it was last seen in the route or the cluster info.
 	SeenAt time.Time
+	// Since is when the cluster info first did not list it; zero for a route's.
+	Since time.Time
 }
 
 // ErrBrokerGone is the error of a GoneBroker's failure.
 var ErrBrokerGone = errors.New("broker left the route")
 
-// Failure is the broker's absence as a failure of op, for answers that name it.
+// Failure is the broker's absence as a failure of op, for answers that name it: from
+// topic's route, or (topic "") from the cluster info.
 func (g GoneBroker) Failure(topic, op string) BrokerFailure {
 	return BrokerFailure{Broker: g.Name, Addr: g.Addr, Topic: topic, Op: op, Err: goneError{g, topic}}
 }
@@ -264,8 +305,19 @@ type goneError struct {
 }
 
 func (e goneError) Error() string {
+	if e.topic == "" {
+		return goneSentence(e.g)
+	}
 	return fmt.Sprintf("served topic %s at %s and is no longer in its route: the NameServer dropped it (stopped, killed or cut off), so its queues are missing",
 		e.topic, e.g.SeenAt.UTC().Format("15:04:05 UTC"))
+}
+
+// Say is the sentence in the catalogues' words.
+func (e goneError) Say() i18n.Message {
+	if e.topic == "" {
+		return i18n.M("cluster.gone.cluster", "SeenAt", stamp(e.g.SeenAt), "Since", stamp(e.g.Since))
+	}
+	return i18n.M("cluster.gone.route", "Topic", e.topic, "At", e.g.SeenAt.UTC().Format("15:04:05 UTC"))
 }
 
 func (e goneError) Is(target error) bool { return target == ErrBrokerGone }

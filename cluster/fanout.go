@@ -257,7 +257,9 @@ func (f *Fanout) start(b Broker, topic, op string, read bool, ask func(ctx conte
 		var masterTook time.Duration
 		for _, addr = range addrs {
 			began := time.Now()
-			if err = ask(f.ctx, addr); err == nil {
+			err = ask(f.ctx, addr)
+			f.c.noteAnswer(b.Name, addr, err)
+			if err == nil {
 				if read && addr != b.Master {
 					f.noteSlave(b, addr, masterErr, masterTook)
 				}

@@ -114,7 +114,10 @@ func (f BrokerFailure) reasonMessage() any {
 func ErrorMessage(err error) any {
 	var ce *rocketmq.ConnError
 	var te *rocketmq.TimeoutError
+	var ge goneError
 	switch {
+	case errors.As(err, &ge) && err.Error() == ge.Error():
+		return ge.Say()
 	case errors.As(err, &ce) && ce.Err != nil && err.Error() == ce.Error(): // words wrapped around it are kept
 		return i18n.M("cluster.err.conn", "Addr", ce.Addr, "Error", ce.Err.Error())
 	case errors.As(err, &te) && err.Error() == te.Error():

@@ -79,6 +79,9 @@ type BrokerStatus struct {
 	Refused bool `json:"refused,omitempty"`
 	// Refusal is Error when Refused, for a page to say in its reader's language.
 	Refusal i18n.Message `json:"-"`
+	// Gone: the process was in the cluster info and is missing from it now (stopped,
+	// killed, cut off); Error says since when.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Overview gathers the overview, with fresh cluster info (which also refreshes the cached
@@ -151,6 +154,12 @@ func (c *Cluster) Overview(ctx context.Context, a OverviewAdmin) (*Overview, err
 	}
 	f.Wait()
 	wg.Wait()
+	// A process gone from the cluster info is named first and keeps its row.
+	for _, p := range c.GoneProcesses() {
+		ov.fail(p.Message())
+		ov.Brokers = append(ov.Brokers, BrokerStatus{Cluster: p.Cluster, Name: p.Broker, ID: p.ID, Addr: p.Addr, Role: p.Role(),
+			Error: p.String(), Say: p.Message(), Gone: true, commitLogMax: -1})
+	}
 	ov.replicationLag()
 	if topicsErr != nil {
 		ov.fail(i18n.M("cluster.overview.topics_failed", "Error", topicsErr.Error()))

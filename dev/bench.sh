@@ -84,3 +84,13 @@ run_bench resets ./resets/ 'BenchmarkResetRealBroker' -benchtime=20x
 
 # ---- access control: a request's session check, against no access control -------------
 run_bench auth ./server/ 'BenchmarkAccessCheck'
+
+# ---- scale simulation: the real console against a simulated cluster (dev/cmd/rmqfake) ----
+#   Sizes (RMQC_BENCH_SCALE, default 1x,10x,100x; "max" adds 64 brokers x 100 000 groups x
+#   50 000 topics): 1x = 1 broker x 500 groups x 200 topics, 10x = 4 x 5 000 x 2 000, 100x =
+#   16 x 50 000 x 20 000. Latency per broker call: RMQC_BENCH_LATENCY (default 1ms; e.g.
+#   1ms,5ms). Per page and collector: broker calls (counted by the simulation by request
+#   code), time, answer bytes, console RSS; a table is printed at the end of the run.
+#   Goals (first page of each list <= 100 ms at 100x with 1 ms calls, a message page <=
+#   50 ms, console RSS <= 150 MiB at the largest size) are read off that table.
+run_bench scale ./e2e/ 'BenchmarkScale' -benchtime=1x -count=1 -timeout 90m

@@ -37,6 +37,8 @@ func (c *replicaClient) do(method, u, body string) (int, []byte) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// As the console's page sends it with the session cookie.
+	req.Header.Set("Origin", req.URL.Scheme+"://"+req.URL.Host)
 	req.AddCookie(c.cookie)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -193,6 +195,7 @@ func TestTwoConsolesOnPostgresActAsOne(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, c.URL+"/api/v1/groups/"+w.group+"/resets",
 			strings.NewReader(`{"topic":"`+w.topic+`","mode":"latest","planId":"`+p.PlanID+`","confirm":true}`))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", c.URL)
 		req.AddCookie(doomed.cookie)
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			res.Body.Close()

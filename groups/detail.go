@@ -183,7 +183,9 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Online || len(d.Queues) > 0 || len(d.Failures) > 0 {
+	// A broker gone from the cluster is named on every group: alone it says nothing of
+	// whether this one exists.
+	if d.Online || len(d.Queues) > 0 || slices.ContainsFunc(d.Failures, func(f BrokerFailure) bool { return !f.Gone() }) {
 		return d, nil
 	}
 	exists, err := s.groupConfigured(ctx, group)
@@ -197,12 +199,38 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	return d, nil
 }
 
+// Known reports whether the cluster knows group, before a live view starts watching it:
+// an error matching ErrGroupNotFound when no broker or Proxy knows it (no client, no
+// offsets, no subscription config), as Lookup decides. A group the list just showed is
+// known without asking; any other error means it could not be told, and is returned as
+// it is (the caller decides whether to watch anyway).
+func (s *Service) Known(ctx context.Context, group string) error {
+	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
+		for _, g := range l.Groups {
+			if g.Group == group {
+				return nil
+			}
+		}
+	}
+	_, err := s.Lookup(ctx, group)
+	return err
+}
+
 // groupConfigured reports whether some master has a subscription config for group,
 // answering from the list cache when it is fresh.
 func (s *Service) groupConfigured(ctx context.Context, group string) (bool, error) {
 	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
 		for _, g := range l.Groups {
 			if g.Group == group {
+				return true, nil
+			}
+		}
+	}
+	// A broker gone from the cluster cannot be asked: what it held when it last
+	// answered the list stands.
+	for _, g := range s.cluster.Gone() {
+		if held, _, ok := s.held.Last(g.Name, s.opts.Now()); ok {
+			if _, ok := held[group]; ok {
 				return true, nil
 			}
 		}
@@ -235,7 +263,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 		answers[i].broker = b
 		s.askGroup(fo, &answers[i], group)
 	}
-	d.Failures = fo.Wait()
+	d.Failures = append(fo.Wait(), s.cluster.Missing("")...) // what a gone broker held is unknown
 	d.FromSlaves = fo.FromSlaves()
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
 		d.Needs5x = note(ms...)

@@ -143,6 +143,9 @@ func (s *Service) cachedList() *List {
 // seen longest ago) and remembered in the cluster between passes.
 func (s *Service) readList(ctx context.Context) (*List, error) {
 	start := s.opts.Now()
+	if err := s.cluster.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("list consumer groups: %w", err)
+	}
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
 		return nil, err
@@ -167,18 +170,32 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	if len(on) == 0 && len(l.Failures) >= len(brokers) {
 		return nil, fmt.Errorf("no broker listed its consumer groups: %w", l.Failures[0])
 	}
-	names := slices.Sorted(maps.Keys(on))
+	s.noteHeld(brokers, reads, start)
+	// A broker gone from the cluster is named like one that did not answer; what either
+	// held when it last answered shows, its lag unknown.
+	l.Failures = append(l.Failures, s.cluster.Missing("")...)
+	cluster.SortFailures(l.Failures)
+	unread := s.unreadHeld(brokers, reads, l.Failures, start)
+	names := heldNames(on, unread)
 	perGroup := make([][]groupStats, len(names))
 	for i, g := range names {
 		for _, bi := range on[g] {
 			r, b := reads[bi], brokers[bi]
 			gs := groupStats{broker: b, limited: r.limited}
 			if r.statsErr != nil {
-				gs.err = BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume stats", Err: r.statsErr}
+				gs.fail = &BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume stats", Err: r.statsErr}
+				if held, at, ok := s.held.Last(b.Name, start); ok {
+					gs.held, gs.heldAt = held[g], at
+				}
 			} else {
 				gs.stats = r.stats[g] // nil: nothing stored there for the group
 			}
 			perGroup[i] = append(perGroup[i], gs)
+		}
+		for _, u := range unread {
+			if qs, ok := u.groups[g]; ok {
+				perGroup[i] = append(perGroup[i], groupStats{broker: u.broker, fail: &u.fail, held: qs, heldAt: u.at})
+			}
 		}
 	}
 	s.lookUpClients(ctx, names, on, brokers, perGroup)
@@ -318,10 +335,81 @@ func (s *Service) offsetTableStats(ctx context.Context, addr string) (map[string
 
 // groupStats is what one master's broker-wide consume stats said about a group.
 type groupStats struct {
-	broker  cluster.Broker
-	stats   *rocketmq.ConsumeStats // nil: the broker holds nothing for the group
-	err     error                  // the broker's stats could not be read
-	limited bool                   // see brokerRead.limited
+	broker cluster.Broker
+	stats  *rocketmq.ConsumeStats // nil: the broker holds nothing for the group
+	// fail names why the broker's stats could not be read (it failed, or is gone from
+	// the cluster); held are the group's queues there when it last answered, at heldAt.
+	fail    *BrokerFailure
+	held    []rocketmq.MessageQueue
+	heldAt  time.Time
+	limited bool // see brokerRead.limited
+}
+
+// heldGroups is what one master held when it last answered the list: each consumer
+// group it knew, with the queues it had offsets of.
+type heldGroups map[string][]rocketmq.MessageQueue
+
+// noteHeld remembers what each master that answered in full holds, for the passes in
+// which it does not answer.
+func (s *Service) noteHeld(brokers []cluster.Broker, reads []*brokerRead, at time.Time) {
+	for i, r := range reads {
+		if r == nil || r.statsErr != nil {
+			continue
+		}
+		h := make(heldGroups, len(r.table.Groups))
+		for g := range r.table.Groups {
+			var qs []rocketmq.MessageQueue
+			if st := r.stats[g]; st != nil {
+				qs = slices.SortedFunc(maps.Keys(st.Offsets), compareQueues)
+			}
+			h[g] = qs
+		}
+		s.held.Note(brokers[i].Name, h, at)
+	}
+}
+
+// unreadBroker is a master whose groups could not be listed in this pass (it did not
+// answer, or is gone from the cluster), with what it held when it last answered.
+type unreadBroker struct {
+	broker cluster.Broker
+	fail   BrokerFailure
+	groups heldGroups
+	at     time.Time
+}
+
+// unreadHeld are the masters named in fails whose groups this pass could not list and
+// that answered an earlier one.
+func (s *Service) unreadHeld(brokers []cluster.Broker, reads []*brokerRead, fails []BrokerFailure, now time.Time) []unreadBroker {
+	var out []unreadBroker
+	for _, f := range fails {
+		i := slices.IndexFunc(brokers, func(b cluster.Broker) bool { return b.Name == f.Broker })
+		if (i >= 0 && reads[i] != nil) || slices.ContainsFunc(out, func(u unreadBroker) bool { return u.broker.Name == f.Broker }) {
+			continue
+		}
+		held, at, ok := s.held.Last(f.Broker, now)
+		if !ok {
+			continue
+		}
+		b := cluster.Broker{Name: f.Broker, Master: f.Addr}
+		if i >= 0 {
+			b = brokers[i]
+		}
+		out = append(out, unreadBroker{broker: b, fail: f, groups: held, at: at})
+	}
+	return out
+}
+
+// heldNames are the groups some master listed, and those an unread master held, sorted.
+func heldNames(on map[string][]int, unread []unreadBroker) []string {
+	set := maps.Clone(on)
+	for _, u := range unread {
+		for g := range u.groups {
+			if _, ok := set[g]; !ok {
+				set[g] = nil
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // lookUpClients reads the connection list of at most ClientLookups groups, on one master
@@ -341,8 +429,8 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 	var cands []cand
 	for i, g := range names {
 		seen, ok := s.cluster.Consumers(g)
-		if !all && ok && now.Sub(seen.At) < s.opts.ListTTL {
-			continue
+		if len(on[g]) == 0 || (!all && ok && now.Sub(seen.At) < s.opts.ListTTL) {
+			continue // no master that answered knows it, or it was seen a moment ago
 		}
 		c := cand{i: i, seen: ok, at: seen.At}
 		for _, gs := range perGroup[i] {
@@ -463,8 +551,18 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 		if a.limited {
 			limited = append(limited, a.broker.Name)
 		}
-		if a.err != nil {
-			sum.Failures = append(sum.Failures, BrokerFailure{Broker: a.broker.Name, Addr: a.broker.Master, Op: "consume stats", Err: a.err})
+		if a.fail != nil {
+			sum.Failures = append(sum.Failures, *a.fail)
+			// Its queues when it last answered: unknown now, not absent.
+			for _, mq := range a.held {
+				sum.Queues = append(sum.Queues, QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID,
+					Retry: rocketmq.IsRetryTopic(mq.Topic), LagUnknown: note(i18n.M("group.note.heldQueue", "Broker", a.broker.Name,
+						"At", a.heldAt.UTC().Format("2006-01-02 15:04:05 UTC")))})
+				if !rocketmq.IsRetryTopic(mq.Topic) {
+					topics[mq.Topic] = true
+				}
+				unknown++
+			}
 			continue
 		}
 		if a.stats == nil {

@@ -347,3 +347,47 @@ func TestListNamesATopicStatsFailureOfAnOffsetTable(t *testing.T) {
 		}
 	}
 }
+
+// A broker that stops answering, or leaves the cluster, takes nothing off the list: the
+// queues it held for a group when it last answered show with their lag unknown, and the
+// group's total is the known part only, saying so.
+func TestListKeepsWhatABrokerHeldWhenItStopsAnsweringOrLeaves(t *testing.T) {
+	f := newScenario()
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.CallTimeout = 50 * time.Millisecond
+	f.setOffsets("orders", "broker-a", "T", map[int][2]int64{0: {5, 3}})
+	f.setOffsets("orders", "broker-b", "T", map[int][2]int64{0: {4, 0}, 1: {4, 0}})
+	s := NewService(f, Options{})
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := l.Groups[0]; g.TotalLag == nil || *g.TotalLag != 10 {
+		t.Fatalf("before: %+v", g)
+	}
+	check := func(when string, gone bool) {
+		t.Helper()
+		l, err := s.List(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(l.Failures, func(fl BrokerFailure) bool { return fl.Broker == "broker-b" && fl.Gone() == gone }) {
+			t.Errorf("%s: list failures %v, want broker-b (gone: %v)", when, l.Failures, gone)
+		}
+		g := l.Groups[0]
+		unknown := 0
+		for _, q := range g.Queues {
+			if q.Lag == nil && q.BrokerName == "broker-b" && strings.Contains(q.LagUnknown, "broker-b could not be read") {
+				unknown++
+			}
+		}
+		if g.TotalLag == nil || *g.TotalLag != 2 || unknown != 2 || !strings.Contains(g.LagNote, "Leaves out") ||
+			!slices.ContainsFunc(g.Failures, func(fl BrokerFailure) bool { return fl.Broker == "broker-b" }) {
+			t.Errorf("%s: group %+v; want lag 2 known, broker-b's 2 queues unknown and named", when, g)
+		}
+	}
+	f.Silent("broker-b")
+	check("broker-b frozen", false)
+	f.RemoveBroker("broker-b")
+	check("broker-b gone", true)
+}

@@ -286,6 +286,9 @@ func (s *Service) listModes(fo *cluster.Fanout, names []string, on map[string][]
 			continue
 		}
 		seen, ok := s.cluster.Consumers(g)
+		if len(on[g]) == 0 { // only a master that did not answer knew it
+			continue
+		}
 		via := brokers[on[g][0]].Master
 		if !ok || !seen.Online() || via == "" || reads >= s.opts.ClientLookups {
 			continue

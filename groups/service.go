@@ -76,6 +76,7 @@ type Service struct {
 	opts    Options
 
 	list       listCache
+	held       cluster.Held[heldGroups] // what each master held when it last answered the list
 	modes      modeMemory
 	storeTimes storeTimes
 }

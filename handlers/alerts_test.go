@@ -40,8 +40,10 @@ func TestAlertRulesAPIHidesTheWebhookSecret(t *testing.T) {
 		t.Errorf("list: %d %s, want the webhook as https://hooks.slack.com/…", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	r.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v1/alert-rules", strings.NewReader(
-		`{"group":"billing","threshold":5,"webhookUrl":"https://oapi.dingtalk.com/robot/send?access_token=`+secret+`","format":"dingtalk"}`)))
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/alert-rules", strings.NewReader(
+		`{"group":"billing","threshold":5,"webhookUrl":"https://oapi.dingtalk.com/robot/send?access_token=`+secret+`","format":"dingtalk"}`))
+	req.Header.Set("Content-Type", "application/json")
+	r.ServeHTTP(rec, req)
 	if rec.Code != http.StatusCreated || strings.Contains(rec.Body.String(), secret) {
 		t.Errorf("create: %d %s, want 201 without the token", rec.Code, rec.Body)
 	}

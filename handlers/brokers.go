@@ -62,7 +62,7 @@ func (h *Brokers) List(c *gin.Context) {
 		if err != nil {
 			vm.Error = l.T("brokers.read_failed", "Error", sayErr(l, err))
 		} else {
-			vm.Rows = brokerRows(list.Brokers)
+			vm.Rows = brokerRows(l, list.Brokers)
 			vm.Failures = sayFailures(l, list.Failures)
 			vm.CheckedAt, vm.CheckedISO = views.TimeUTC(list.CheckedAt), views.ISO(list.CheckedAt)
 		}
@@ -114,7 +114,7 @@ func (h *Brokers) Show(c *gin.Context) {
 		vm.WSURL = "/ws/brokers/" + d.Name
 	}
 	for _, m := range d.Members {
-		vm.Rows = append(vm.Rows, brokerRows([]brokers.Runtime{m.Runtime})...)
+		vm.Rows = append(vm.Rows, brokerRows(tr(c), []brokers.Runtime{m.Runtime})...)
 		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil}
 		for _, e := range m.Config {
 			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
@@ -133,14 +133,17 @@ func (h *Brokers) ShowAPI(c *gin.Context) {
 	c.JSON(http.StatusOK, BrokerJSON{Name: d.Name, Cluster: d.Cluster, Members: d.Members, CheckedAt: d.CheckedAt, Errors: brokerErrorsJSON(d.Failures)})
 }
 
-func brokerRows(rs []brokers.Runtime) []views.BrokerProcessRow {
+func brokerRows(l *i18n.Localizer, rs []brokers.Runtime) []views.BrokerProcessRow {
 	out := make([]views.BrokerProcessRow, 0, len(rs))
 	for _, r := range rs {
 		row := views.BrokerProcessRow{Cluster: r.Cluster, Name: r.Name, URL: views.BrokerURL(r.Name), ID: strconv.FormatInt(r.ID, 10),
 			Role: r.Role, Addr: r.Addr, Version: r.Version, PutTPS: views.Rate(r.PutTPS), GetTPS: views.Rate(r.GetTPS),
 			CommitLog: views.Thousands(r.CommitLogMinOffset) + " – " + views.Thousands(r.CommitLogMaxOffset),
 			Disk:      views.Percent(r.DiskRatio), PageLock: strconv.FormatInt(r.PageCacheLockMs, 10) + " ms",
-			Dispatch: views.Bytes(r.DispatchBehindBytes), Error: r.Error}
+			Dispatch: views.Bytes(r.DispatchBehindBytes), Error: r.Error, Gone: r.Gone}
+		if r.Say.ID != "" {
+			row.Error = l.Say(r.Say)
+		}
 		row.Started, row.StartedISO = msTime(r.StartedAt)
 		out = append(out, row)
 	}

@@ -83,9 +83,8 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 	if c.Request.ContentLength == 0 {
 		return true
 	}
-	if err := c.ShouldBindJSON(b); err != nil {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_json",
-			Message: i18n.From(c.Request.Context()).T("deadletters.api.badjson", "Error", err.Error())})
+	if err := decodeAPIBody(c, b); err != nil {
+		h.Fail(c, bodyError(err, "bad_json", "deadletters.api.badjson"))
 		return false
 	}
 	return true

@@ -118,7 +118,7 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 		row := views.BrokerRow{
 			Cluster: b.Cluster, Name: b.Name, ID: b.ID, Addr: b.Addr, Role: b.Role, Version: version,
 			PutTPS: views.Rate(b.PutTPS), GetTPS: views.Rate(b.GetTPS),
-			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused,
+			Disk: views.Percent(b.DiskRatio), DiskHigh: b.DiskRatio >= 0.85, Error: b.Error, Refused: b.Refused, Gone: b.Gone,
 		}
 		if b.Refused && b.Refusal.ID != "" {
 			row.Error = l.Say(b.Refusal)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,8 +68,7 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 		Topic    string `json:"topic"`
 	}
 	if err := decodeAPIBody(c, &in); err != nil {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: fmt.Sprintf(
-			`The body is not a consume-directly request (%v). Send JSON such as {"group": "G", "clientId": "10.0.0.1@12345"}.`, err)})
+		h.Fail(c, bodyError(err, "bad_request", "message.direct.api.badjson"))
 		return
 	}
 	if in.Topic == "" {

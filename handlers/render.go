@@ -6,7 +6,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -22,6 +21,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -249,23 +249,6 @@ func sayFromSlaves(l *i18n.Localizer, srs []cluster.SlaveRead, whatID string) []
 	return out
 }
 
-// maxAPIBody bounds a JSON request body; every API request is a few hundred bytes.
-const maxAPIBody = 64 << 10
-
-// decodeAPIBody reads a JSON request body strictly: at most maxAPIBody bytes, numbers
-// kept as written (json.Number), and a field the call does not take refused, so a
-// misspelt field is an error rather than silently ignored. Callers say what they take.
-func decodeAPIBody(c *gin.Context, v any) error {
-	body, err := io.ReadAll(io.LimitReader(c.Request.Body, maxAPIBody))
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
-
 // errorStatus maps an error to its HTTP status and API code, in one table. Its default
 // row is the console's own failure (500 internal): only an error that came from a
 // RocketMQ server is answered as a broker failure.
@@ -279,6 +262,8 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
+	case errors.Is(err, freetext.ErrInvalid):
+		return http.StatusBadRequest, "invalid_text"
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, brokers.ErrBrokerNotFound):
@@ -305,6 +290,10 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, resets.ErrAuditUnavailable):
 		return http.StatusServiceUnavailable, "audit_unavailable"
+	case errors.As(err, new(*store.UnrecordedError)):
+		return http.StatusServiceUnavailable, "audit_unrecorded"
+	case errors.Is(err, store.ErrUnavailable):
+		return http.StatusServiceUnavailable, StoreUnavailableCode
 	case errors.Is(err, resets.ErrNoCluster):
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.As(err, new(*deadletters.InputError)):
@@ -377,6 +366,8 @@ func errorMessage(c *gin.Context, err error, code string) string {
 		return l.T("error.timeout", "Error", sayErr(l, err))
 	case "cancelled":
 		return l.T("error.cancelled")
+	case StoreUnavailableCode:
+		return sayStoreUnavailable(c, err)
 	case "internal":
 		return l.T("error.internal", "Op", operation(c), "Error", err.Error())
 	}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
@@ -63,12 +64,15 @@ type resetJSON struct {
 }
 
 // resetAPIInput reads an API body. A body that is not the documented JSON is an input
-// error like any other.
-func resetAPIInput(c *gin.Context) (resetInput, resets.InputErrors) {
+// error like any other (resets.InputErrors); one not declared JSON is a *UserError (415).
+func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
 	if err := decodeAPIBody(c, &j); err != nil {
-		return resetInput{}, resets.InputErrors{{Field: "body", Message: fmt.Sprintf(
-			`The body is not a reset request (%v). Send JSON such as {"topic": "T", "mode": "timestamp", "timestamp": "2026-11-29T10:00:00Z"}.`, err)}}
+		ue := bodyError(err, "bad_request", "reset.api.badjson")
+		if ue.Status != http.StatusBadRequest {
+			return resetInput{}, ue
+		}
+		return resetInput{}, resets.InputErrors{{Field: "body", Message: ue.Message, Say: ue.Say}}
 	}
 	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
@@ -183,6 +187,16 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, reset
 		}
 	}
 	return r, errs
+}
+
+// shown is the input with what the free-text rule refuses escaped (freetext.Shown), for
+// showing a refused form again.
+func (in resetInput) shown() resetInput {
+	for _, f := range []*string{&in.Topic, &in.Mode, &in.Timestamp, &in.TimeZone, &in.BrokerName, &in.QueueID,
+		&in.Offset, &in.Shift, &in.Reason, &in.PlanID} {
+		*f = freetext.Shown(*f)
+	}
+	return in
 }
 
 // form is the input as the page shows it again.

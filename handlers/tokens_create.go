@@ -7,7 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
-	"rmqconsole/i18n"
+	"rmqconsole/freetext"
 	"rmqconsole/views"
 )
 
@@ -33,7 +33,7 @@ func (h *Tokens) Create(c *gin.Context) {
 			h.Fail(c, verr)
 			return
 		}
-		vm.Name, vm.Error = name, sayInvalid(tr(c), inv)
+		vm.Name, vm.Error = freetext.Shown(name), sayInvalid(tr(c), inv)
 		if isHTMX(c) {
 			// htmx swaps only 2xx answers: the refusal comes as the section with the
 			// sentence next to the field, so the user sees it.
@@ -66,8 +66,8 @@ func (h *Tokens) Create(c *gin.Context) {
 // CreateAPI is POST /api/v1/users/{user}/tokens.
 func (h *Tokens) CreateAPI(c *gin.Context) {
 	var req CreateTokenRequest
-	if err := c.ShouldBindJSON(&req); err != nil {
-		h.Fail(c, userError(http.StatusBadRequest, "bad_request", i18n.M("tokens.api.body")))
+	if err := decodeAPIBody(c, &req); err != nil {
+		h.Fail(c, bodyError(err, "bad_request", "tokens.api.body"))
 		return
 	}
 	user := c.Param("user")

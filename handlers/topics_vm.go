@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +41,7 @@ func topicRowVM(l *i18n.Localizer, s topics.Summary) views.TopicListRow {
 		Type: s.Type, System: s.System, ReadQueues: s.ReadQueues, WriteQueues: s.WriteQueues, Perm: permLabel(l, s.Perm),
 		PutTPS: tpsLabel(l, s.PutTPS), Messages: l.Int(s.Messages), Partial: s.StatsFrom < len(s.Brokers)}
 	for _, b := range s.Brokers {
-		r.Brokers = append(r.Brokers, views.BrokerLink{Name: b, URL: views.BrokerURL(b)})
+		r.Brokers = append(r.Brokers, views.BrokerLink{Name: b, URL: views.BrokerURL(b), Unknown: slices.Contains(s.UnknownOn, b)})
 	}
 	return r
 }

@@ -30,7 +30,7 @@ func TestAuditListClusterFilter(t *testing.T) {
 	}
 	get := func(target, lang string) *httptest.ResponseRecorder {
 		t.Helper()
-		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req := newRequest(http.MethodGet, target, nil)
 		if lang != "" {
 			req.Header.Set("Accept-Language", lang)
 		}
@@ -130,7 +130,7 @@ func TestAuditListClusterFilter(t *testing.T) {
 	// One cluster: the list looks as before.
 	one := newAuthApp(t)
 	rec := httptest.NewRecorder()
-	one.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/audit", nil))
+	one.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/audit", nil))
 	if d, _ := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes())); rec.Code != http.StatusOK ||
 		d.Find(`[data-testid="af-cluster"]`).Length() != 0 {
 		t.Errorf("one cluster's audit list: %d, has a cluster filter", rec.Code)

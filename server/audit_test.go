@@ -37,7 +37,7 @@ func TestAuditCSVExportDefusesFormulas(t *testing.T) {
 	recordEntry(t, a, &store.AuditEntry{Actor: "@vic", Group: "billing", Mode: "latest",
 		Reason: `=HYPERLINK("http://x","y")`, Error: "+1 refused", Topics: []string{"orders"}})
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/audit/export?format=csv", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/audit/export?format=csv", nil))
 	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()
 	if err != nil || rec.Code != http.StatusOK || len(rows) != 2 {
 		t.Fatalf("audit CSV export: %d %v, %d rows: %s", rec.Code, err, len(rows), rec.Body)
@@ -57,7 +57,7 @@ func TestAuditCSVExportDefusesFormulas(t *testing.T) {
 // postAs sends a POST as the signed-in user name (no cookie: anonymous).
 func postAs(t *testing.T, a *App, name, path, contentType, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req := newRequest(http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
 	if name != "" {
 		req.AddCookie(sessionCookie(t, a, name))
@@ -159,7 +159,7 @@ func TestRefusalsAreBoundedAndCountedPerActor(t *testing.T) {
 func getPage(t *testing.T, a *App, path string) (*httptest.ResponseRecorder, *goquery.Document) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, path, nil))
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes()))
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestAuditListShowsRefusalsApartAndCanHideThem(t *testing.T) {
 		t.Fatalf("export link %q does not keep the filter", href)
 	}
 	rec = httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/audit?hideRefused=true", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/api/v1/audit?hideRefused=true", nil))
 	var list struct{ Entries []struct{ ID int64 } }
 	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list.Entries) != 1 || list.Entries[0].ID != applied.ID {
 		t.Fatalf("API hiding refusals: %d %s", rec.Code, rec.Body)

@@ -40,7 +40,7 @@ func BenchmarkAccessCheck(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				req := httptest.NewRequest(http.MethodGet, "/whoami", nil)
+				req := newRequest(http.MethodGet, "/whoami", nil)
 				tc.set(req)
 				rec := httptest.NewRecorder()
 				tc.h.ServeHTTP(rec, req)

@@ -107,14 +107,23 @@ func classify(rec *httptest.ResponseRecorder) outcome {
 // expected states the access policy of the issue, independently of the rule table:
 // sign-in, the language switch, probes and assets are open; everything else needs a signed-in user; reading
 // needs viewer; resets (and any other write) need operator; other users' API tokens
-// need admin.
+// need admin; so do ACL users and policies (reading them too), deleting a consumer group
+// and changing a broker's configuration.
 func expected(method, pattern string, role auth.Role, othersTokens bool) outcome {
+	read := method == http.MethodGet || method == http.MethodHead
+	adminOnly := pattern == "/acl" || strings.HasPrefix(pattern, "/acl/") || strings.HasPrefix(pattern, "/api/v1/acl/") ||
+		!read && (pattern == "/groups/:group/delete" || pattern == "/api/v1/groups/:group" ||
+			strings.HasPrefix(pattern, "/brokers/:name/config") || strings.HasPrefix(pattern, "/api/v1/brokers/:name/config"))
 	switch {
 	case pattern == "/login" || pattern == "/logout" || pattern == "/language" || pattern == "/healthz" || pattern == "/readyz" || pattern == "/favicon.ico" ||
 		strings.HasPrefix(pattern, "/static/"):
 		return served
 	case role == auth.NoRole:
 		return signIn
+	case adminOnly && role != auth.Admin:
+		return forbidden
+	case adminOnly:
+		return served
 	case strings.Contains(pattern, "/tokens") && othersTokens:
 		if role == auth.Admin {
 			return served
@@ -182,7 +191,7 @@ func TestEveryRouteByRole(t *testing.T) {
 				if rt.Method != http.MethodGet && rt.Method != http.MethodHead {
 					body = strings.NewReader("")
 				}
-				req := httptest.NewRequest(rt.Method, path, body)
+				req := newRequest(rt.Method, path, body)
 				if body != nil {
 					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				}
@@ -214,13 +223,13 @@ func TestUnknownPathsNeedSignInWhenUsersExist(t *testing.T) {
 	addUsers(t, a, roleUsers)
 	for _, p := range []string{"/no/such/page", "/api/v1/no-such"} {
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, p, nil))
 		if classify(rec) != signIn {
 			t.Errorf("anonymous GET %s: %d, want sign-in", p, rec.Code)
 		}
 	}
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/no/such/page", nil)
+	req := newRequest(http.MethodGet, "/no/such/page", nil)
 	req.AddCookie(sessionCookie(t, a, "vera"))
 	a.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotFound {
@@ -253,7 +262,7 @@ func TestViewerResetIsRefusedAndAudited(t *testing.T) {
 	ctx := context.Background()
 
 	body := `{"topic":"orders","mode":"latest","reason":"skip backlog"}`
-	req := httptest.NewRequest(http.MethodPost, "/api/v1/groups/billing/resets", strings.NewReader(body))
+	req := newRequest(http.MethodPost, "/api/v1/groups/billing/resets", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.AddCookie(sessionCookie(t, a, "vera"))
 	rec := httptest.NewRecorder()
@@ -278,7 +287,7 @@ func TestViewerResetIsRefusedAndAudited(t *testing.T) {
 	}
 
 	// The page form is refused and audited the same way; its fields are recorded.
-	req = httptest.NewRequest(http.MethodPost, "/groups/billing/reset/apply", strings.NewReader("mode=earliest&topic=orders"))
+	req = newRequest(http.MethodPost, "/groups/billing/reset/apply", strings.NewReader("mode=earliest&topic=orders"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.AddCookie(sessionCookie(t, a, "vera"))
 	rec = httptest.NewRecorder()
@@ -293,7 +302,7 @@ func TestViewerResetIsRefusedAndAudited(t *testing.T) {
 
 	// An operator passes, with their name as the actor.
 	for _, p := range []string{"/api/v1/groups/billing/resets", "/api/v1/groups/billing/reset-preview"} {
-		req = httptest.NewRequest(http.MethodPost, p, strings.NewReader(body))
+		req = newRequest(http.MethodPost, p, strings.NewReader(body))
 		req.AddCookie(sessionCookie(t, a, "otto"))
 		rec = httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -310,17 +319,17 @@ func TestLocalModeActsAsLocalAdmin(t *testing.T) {
 	a := newAuthApp(t)
 	h := stubResets(a)
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v1/groups/g/resets", strings.NewReader("{}")))
+	h.ServeHTTP(rec, newRequest(http.MethodPost, "/api/v1/groups/g/resets", strings.NewReader("{}")))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"actor":"local"`) {
 		t.Fatalf("reset in local mode: %d %s, want served as local", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/login", nil))
 	if !strings.Contains(rec.Body.String(), `data-testid="login-not-needed"`) {
 		t.Fatalf("login page in local mode does not say sign-in is not needed: %.300s", rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/tokens", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/tokens", nil))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "rmqconsole users add NAME --role admin") {
 		t.Fatalf("tokens page in local mode: %d %.300s", rec.Code, rec.Body)
 	}
@@ -329,7 +338,7 @@ func TestLocalModeActsAsLocalAdmin(t *testing.T) {
 	// the last one does not switch it off again.
 	addUsers(t, a, map[string]auth.Role{"late": auth.Admin})
 	rec = httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/", nil))
 	if classify(rec) != signIn {
 		t.Fatalf("after adding a user, anonymous GET / = %d, want sign-in", rec.Code)
 	}
@@ -337,7 +346,7 @@ func TestLocalModeActsAsLocalAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec = httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/", nil))
 	if classify(rec) != signIn {
 		t.Fatalf("after removing the last user, anonymous GET / = %d: the console opened up", rec.Code)
 	}
@@ -347,7 +356,7 @@ func TestNoAuthFlagShowsBannerEverywhere(t *testing.T) {
 	a := newAuthApp(t, "--no-auth=true")
 	addUsers(t, a, roleUsers)
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/", nil))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `data-testid="warning-banner"`) {
 		t.Fatalf("--no-auth: GET / %d without the warning banner", rec.Code)
 	}
@@ -428,7 +437,7 @@ func TestSignInSessionCookieAndSignOut(t *testing.T) {
 		t.Fatalf("signed-in overview: %d, nav %q", res.StatusCode, doc.Find("nav").Text())
 	}
 
-	res = postForm(t, c, srv.URL+"/logout", nil, nil)
+	res = postForm(t, c, srv.URL+"/logout", nil, map[string]string{"Origin": srv.URL})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
 		t.Fatalf("logout: %d → %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -526,7 +535,7 @@ func TestBearerTokens(t *testing.T) {
 	addUsers(t, a, roleUsers)
 	h := a.Handler()
 	do := func(method, path, bearer, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req := newRequest(method, path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		if bearer != "" {
 			req.Header.Set("Authorization", "Bearer "+bearer)
@@ -536,7 +545,7 @@ func TestBearerTokens(t *testing.T) {
 		return rec
 	}
 	// otto creates a token for himself through the API with a session...
-	req := httptest.NewRequest(http.MethodPost, "/api/v1/users/otto/tokens", strings.NewReader(`{"name":"ci"}`))
+	req := newRequest(http.MethodPost, "/api/v1/users/otto/tokens", strings.NewReader(`{"name":"ci"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.AddCookie(sessionCookie(t, a, "otto"))
 	rec := httptest.NewRecorder()
@@ -599,7 +608,7 @@ func TestTrustedProxyOnlyFromConfiguredAddress(t *testing.T) {
 	a := newAuthApp(t, "--trusted-proxies", "10.1.2.3", "--namesrv", "127.0.0.1:1")
 	h := stubResets(a)
 	call := func(remote, method, path string, hdr map[string]string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, path, strings.NewReader(`{"mode":"latest"}`))
+		req := newRequest(method, path, strings.NewReader(`{"mode":"latest"}`))
 		req.RemoteAddr = remote
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range hdr {
@@ -693,7 +702,7 @@ func TestCrossOriginPostsRefusedSameOriginServed(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, `data-testid="token-error"`) || strings.Contains(body, "<h1") {
 		t.Fatalf("refused name over htmx: %d %.300s", res.StatusCode, body)
 	}
-	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}}, nil)
+	res = postForm(t, c, console.URL+"/users/otto/tokens", url.Values{"name": {"   "}}, map[string]string{"Origin": console.URL})
 	body = readBody(res)
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `data-testid="token-error"`) || !strings.Contains(body, "<html") {
 		t.Fatalf("refused name without htmx: %d, want the 422 page", res.StatusCode)
@@ -709,7 +718,7 @@ func TestSecurityHeadersAndNoInlineScript(t *testing.T) {
 		path string
 		ck   *http.Cookie
 	}{{"/login", nil}, {"/users/ada/tokens", sessionCookie(t, a, "ada")}, {"/", sessionCookie(t, a, "vera")}} {
-		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		req := newRequest(http.MethodGet, tc.path, nil)
 		if tc.ck != nil {
 			req.AddCookie(tc.ck)
 		}

@@ -67,7 +67,7 @@ func (a *App) newClusterApp(cc *ClusterConfig) (*clusterApp, error) {
 		}
 		ca.onClose(func() { ca.rmq.Close() })
 		ca.cluster = cluster.New(ca.rmq, cluster.Options{Proxies: cc.Proxies})
-		ca.registry.MustRegister(brokerCalls{ca.rmq})
+		ca.registry.MustRegister(brokerCalls{ca.rmq}, brokerHealth{ca.cluster})
 	}
 	return ca, nil
 }

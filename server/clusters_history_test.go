@@ -36,7 +36,7 @@ func TestClusterHistoryStaysOnItsCluster(t *testing.T) {
 	get := func(target string) *httptest.ResponseRecorder {
 		t.Helper()
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, target, nil))
 		if rec.Code != http.StatusOK {
 			t.Fatalf("GET %s: %d\n%s", target, rec.Code, rec.Body)
 		}

@@ -142,7 +142,7 @@ namesrv = [%q]
 	addUsers(t, a, map[string]auth.Role{"alice": auth.Operator, "bob": auth.Operator})
 	do := func(user, method, path, body string) *httptest.ResponseRecorder {
 		t.Helper()
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req := newRequest(method, path, strings.NewReader(body))
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}

@@ -60,7 +60,7 @@ func TestClusterPathsRedirectsAndMetrics(t *testing.T) {
 		if form != nil {
 			body = strings.NewReader(form.Encode())
 		}
-		req := httptest.NewRequest(method, target, body)
+		req := newRequest(method, target, body)
 		if form != nil {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}

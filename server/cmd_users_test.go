@@ -122,7 +122,7 @@ func TestUsersCommand(t *testing.T) {
 	if code, out, errb := c.run("brand new password\n", "users", "passwd", "alice"); code != 0 || !strings.Contains(out, "2 session(s) signed out") {
 		t.Fatalf("passwd: %d %q %q", code, out, errb)
 	}
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req := newRequest(http.MethodGet, "/", nil)
 	req.AddCookie(ck)
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, req)
@@ -158,7 +158,7 @@ func TestTokensCommand(t *testing.T) {
 
 	a := c.app()
 	call := func() int {
-		req := httptest.NewRequest(http.MethodGet, "/api/v1/users/ci/tokens", nil)
+		req := newRequest(http.MethodGet, "/api/v1/users/ci/tokens", nil)
 		req.Header.Set("Authorization", "Bearer "+secret)
 		rec := httptest.NewRecorder()
 		a.Handler().ServeHTTP(rec, req)
@@ -263,7 +263,7 @@ func TestSecureCookieBehindTrustedProxy(t *testing.T) {
 	a := newAuthApp(t, "--trusted-proxies", "10.0.0.1")
 	addUsers(t, a, roleUsers)
 	for remote, want := range map[string]bool{"10.0.0.1:1234": true, "10.0.0.2:1234": false} {
-		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"name": {"vera"}, "password": {testPassword}}.Encode()))
+		req := newRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"name": {"vera"}, "password": {testPassword}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("X-Forwarded-Proto", "https")
 		req.RemoteAddr = remote

@@ -31,6 +31,7 @@ type Config struct {
 	Listen    string
 	DataDir   string
 	DB        string
+	DBTimeout time.Duration // bounds each call of the console's database
 	Timeout   time.Duration
 	LogLevel  slog.Level
 	LogFormat string
@@ -39,6 +40,10 @@ type Config struct {
 	NoAuth bool
 	// GroupPoll is how often a watched consumer group is polled for the live view.
 	GroupPoll time.Duration
+	// LiveViewsPerUser bounds the live pages (websockets) one user, or one address
+	// without users, has open at once; LiveGroups the groups each cluster's live view
+	// watches at once (config_live.go).
+	LiveViewsPerUser, LiveGroups int
 	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
 	MetricsInterval time.Duration
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
@@ -55,8 +60,11 @@ type Config struct {
 	// RebalanceRetention is how long rebalance events are kept; 0 keeps them forever.
 	RebalanceRetention time.Duration
 	// Access control (parsed by parseAuthSettings in auth.go).
-	SessionIdle, SessionMax          time.Duration
-	TrustedProxies                   []netip.Prefix
+	SessionIdle, SessionMax time.Duration
+	TrustedProxies          []netip.Prefix
+	// AllowedHosts are the names the console is reached by besides loopback and its
+	// listen address (hosts.go); a request naming another host is refused.
+	AllowedHosts                     []string
 	ProxyUserHeader, ProxyRoleHeader string
 	TLSCert, TLSKey                  string
 	// Credentials sign every request to the cluster (parsed by parseCredentials in
@@ -91,11 +99,14 @@ var settings = []setting{
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090"},
 	{"data-dir", "RMQC_DATA_DIR", "./data"},
 	{"db", "RMQC_DB", ""},
+	{"db-timeout", "RMQC_DB_TIMEOUT", "5s"},
 	{"timeout", "RMQC_TIMEOUT", "5s"},
 	{"log-level", "RMQC_LOG_LEVEL", "info"},
 	{"log-format", "RMQC_LOG_FORMAT", "text"},
 	{"no-auth", "RMQC_NO_AUTH", "false"},
 	{"group-poll", "RMQC_GROUP_POLL", "1s"},
+	{"live-views-per-user", "RMQC_LIVE_VIEWS_PER_USER", "20"},
+	{"live-groups", "RMQC_LIVE_GROUPS", "100"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
 	{"alert-lang", "RMQC_ALERT_LANG", "en"},
@@ -106,6 +117,7 @@ var settings = []setting{
 	{"session-idle", "RMQC_SESSION_IDLE", "8h"},
 	{"session-max", "RMQC_SESSION_MAX", "24h"},
 	{"trusted-proxies", "RMQC_TRUSTED_PROXIES", ""},
+	{"allowed-hosts", "RMQC_ALLOWED_HOSTS", ""},
 	{"proxy-user-header", "RMQC_PROXY_USER_HEADER", auth.DefaultProxyUserHeader},
 	{"proxy-role-header", "RMQC_PROXY_ROLE_HEADER", auth.DefaultProxyRoleHeader},
 	{"tls-cert", "RMQC_TLS_CERT", ""},
@@ -203,6 +215,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if c.DB == "" {
 		c.DB = filepath.Join(c.DataDir, "rmqconsole.db")
 	}
+	if c.DBTimeout, err = time.ParseDuration(get("db-timeout")); err != nil || c.DBTimeout < 100*time.Millisecond {
+		return nil, bad("db-timeout", "want a duration of at least 100ms, such as 1s")
+	}
 	if c.Timeout, err = time.ParseDuration(get("timeout")); err != nil || c.Timeout <= 0 {
 		return nil, bad("timeout", "want a positive duration such as 5s or 1500ms")
 	}
@@ -217,6 +232,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.GroupPoll, err = time.ParseDuration(get("group-poll")); err != nil || c.GroupPoll < 100*time.Millisecond {
 		return nil, bad("group-poll", "want a duration of at least 100ms, such as 1s")
+	}
+	if err := parseLiveLimits(c, get, bad); err != nil {
+		return nil, err
 	}
 	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
 		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 )
 
 // parseAuthSettings reads the access-control settings into c (called by ParseConfig).
@@ -24,6 +25,14 @@ func parseAuthSettings(c *Config, get func(string) string, bad func(name, reason
 	}
 	if c.TrustedProxies, err = auth.ParseTrustedProxies(get("trusted-proxies")); err != nil {
 		return bad("trusted-proxies", err.Error())
+	}
+	var m i18n.Message
+	if c.AllowedHosts, m = parseAllowedHosts(get("allowed-hosts")); m.ID != "" {
+		err := bad("allowed-hosts", m.String())
+		if ce, ok := err.(*ConfigError); ok {
+			ce.Say = m
+		}
+		return err
 	}
 	c.ProxyUserHeader, c.ProxyRoleHeader = http.CanonicalHeaderKey(get("proxy-user-header")), http.CanonicalHeaderKey(get("proxy-role-header"))
 	if c.ProxyUserHeader == "" {

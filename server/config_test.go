@@ -102,7 +102,7 @@ func TestRecoveryAnswersPlain500WithoutStack(t *testing.T) {
 	r.Use(recovery(log))
 	r.GET("/boom", func(*gin.Context) { panic("kaboom secret detail") })
 	rec := httptest.NewRecorder()
-	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/boom", nil))
+	r.ServeHTTP(rec, newRequest(http.MethodGet, "/boom", nil))
 	if rec.Code != 500 {
 		t.Fatalf("status %d", rec.Code)
 	}

@@ -40,7 +40,7 @@ func TestAuditStoreFailureIsInternalNotBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/audit", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/audit", nil))
 	body := rec.Body.String()
 	if i := strings.Index(body, "</nav>"); i >= 0 {
 		body = body[i:] // the navigation links to Brokers on every page
@@ -50,7 +50,7 @@ func TestAuditStoreFailureIsInternalNotBroker(t *testing.T) {
 	}
 	for _, p := range []string{"/api/v1/audit", "/api/v1/audit/1"} {
 		rec = httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, p, nil))
 		var e handlers.APIError
 		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || rec.Code != http.StatusInternalServerError || e.Code != "internal" {
 			t.Fatalf("GET %s with a broken database: %d %s, want 500 internal", p, rec.Code, rec.Body)

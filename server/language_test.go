@@ -15,7 +15,7 @@ import (
 func TestLanguageFromBrowserThenFromTheSwitch(t *testing.T) {
 	a := newAuthApp(t)
 	get := func(accept string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/login", nil)
+		req := newRequest(http.MethodGet, "/login", nil)
 		req.Header.Set("Accept-Language", accept)
 		for _, c := range cookies {
 			req.AddCookie(c)
@@ -36,9 +36,9 @@ func TestLanguageFromBrowserThenFromTheSwitch(t *testing.T) {
 	}
 
 	form := url.Values{"lang": {"zh-CN"}}
-	req := httptest.NewRequest(http.MethodPost, "/language", strings.NewReader(form.Encode()))
+	req := newRequest(http.MethodPost, "/language", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Referer", "http://example.com/login?next=%2Fgroups")
+	req.Header.Set("Referer", "http://127.0.0.1/login?next=%2Fgroups")
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/login?next=%2Fgroups" {
@@ -58,7 +58,7 @@ func TestLanguageFromBrowserThenFromTheSwitch(t *testing.T) {
 	}
 
 	for _, c := range []struct{ lang, referer string }{{"fr", ""}, {"en", "https://evil.example/groups"}, {"en", "http://example.com//evil.example/"}} {
-		req := httptest.NewRequest(http.MethodPost, "/language", strings.NewReader(url.Values{"lang": {c.lang}}.Encode()))
+		req := newRequest(http.MethodPost, "/language", strings.NewReader(url.Values{"lang": {c.lang}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Referer", c.referer)
 		rec := httptest.NewRecorder()

@@ -52,7 +52,7 @@ const clientPatience = 5 * time.Second
 func TestIdleKeepAliveConnectionClosed(t *testing.T) {
 	a := newAuthApp(t, "--http-idle-timeout", "200ms")
 	c := dialRaw(t, serveApp(t, a), clientPatience)
-	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: console\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(c)
@@ -87,7 +87,7 @@ func TestSlowRequestBodyCut(t *testing.T) {
 	addr := serveApp(t, a)
 
 	c := dialRaw(t, addr, clientPatience)
-	io.WriteString(c, "POST /test/slow-handler HTTP/1.1\r\nHost: console\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly ten b")
+	io.WriteString(c, "POST /test/slow-handler HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nonly ten b")
 	// Answered (the body could not be read) or hung up on: either way not kept waiting.
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	var ne net.Error
@@ -131,7 +131,7 @@ func TestUnreadAnswerDroppedStreamKept(t *testing.T) {
 	addr := serveApp(t, a)
 
 	c := dialRaw(t, addr, clientPatience+time.Second)
-	io.WriteString(c, "GET /test/big HTTP/1.1\r\nHost: console\r\n\r\n") // and never read
+	io.WriteString(c, "GET /test/big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") // and never read
 	select {
 	case err := <-wrote:
 		if err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/handlers"
 	"rmqconsole/rocketmq"
@@ -151,4 +152,52 @@ func (m liveMetrics) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(liveViewersDesc, prometheus.GaugeValue, float64(st.Viewers))
 	ch <- prometheus.MustNewConstMetric(liveTicksDesc, prometheus.CounterValue, float64(st.Ticks))
 	ch <- prometheus.MustNewConstMetric(liveDroppedDesc, prometheus.CounterValue, float64(st.Dropped))
+}
+
+// brokerHealth exposes each broker process as the console's own requests found it, and
+// whether the NameServer still lists it: a frozen broker shows as not up, a killed one as
+// not registered (the console remembers it for a day), and neither vanishes. A scrape
+// calls no one; the background lag collector asks every master each interval.
+type brokerHealth struct{ c *cluster.Cluster }
+
+var (
+	brokerUpDesc = prometheus.NewDesc("rmqconsole_broker_up",
+		"1 when the broker process answered the console's last request to it (an error code is an answer), 0 when it did not (no connection, no answer in time) or it is gone from the NameServer's cluster info. Absent for a process not asked yet.",
+		[]string{"broker", "addr"}, nil)
+	brokerRegisteredDesc = prometheus.NewDesc("rmqconsole_broker_registered",
+		"1 when the NameServer's cluster info lists the broker process, 0 when it listed it earlier and does not any more (stopped, killed, or cut off for over two minutes).",
+		[]string{"broker", "addr"}, nil)
+	brokerLastSuccessDesc = prometheus.NewDesc("rmqconsole_broker_last_success_timestamp_seconds",
+		"When the broker process last answered a request of the console. Absent until it has.",
+		[]string{"broker", "addr"}, nil)
+	brokerFailuresDesc = prometheus.NewDesc("rmqconsole_broker_failures_total",
+		"Requests of the console the broker process did not answer (no connection, no answer in time).",
+		[]string{"broker", "addr"}, nil)
+)
+
+func (b brokerHealth) Describe(ch chan<- *prometheus.Desc) {
+	ch <- brokerUpDesc
+	ch <- brokerRegisteredDesc
+	ch <- brokerLastSuccessDesc
+	ch <- brokerFailuresDesc
+}
+
+func (b brokerHealth) Collect(ch chan<- prometheus.Metric) {
+	for _, p := range b.c.Processes() {
+		ch <- prometheus.MustNewConstMetric(brokerRegisteredDesc, prometheus.GaugeValue, boolValue(p.Registered), p.Broker, p.Addr)
+		ch <- prometheus.MustNewConstMetric(brokerFailuresDesc, prometheus.CounterValue, float64(p.Unanswered), p.Broker, p.Addr)
+		if p.Known {
+			ch <- prometheus.MustNewConstMetric(brokerUpDesc, prometheus.GaugeValue, boolValue(p.Up), p.Broker, p.Addr)
+		}
+		if !p.LastAnswer.IsZero() {
+			ch <- prometheus.MustNewConstMetric(brokerLastSuccessDesc, prometheus.GaugeValue, float64(p.LastAnswer.UnixMilli())/1000, p.Broker, p.Addr)
+		}
+	}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers"
+	"rmqconsole/i18n"
 	"rmqconsole/static"
 )
 
@@ -110,17 +111,43 @@ func securityHeaders(secure func(*gin.Context) bool) gin.HandlerFunc {
 // crossOrigin refuses state-changing requests sent by another site's page (the standard
 // library's CrossOriginProtection) before any handler runs. It runs inside the router, so
 // the refusal is logged, counted and carries the security headers like any answer.
+//
+// CrossOriginProtection lets a request with neither Origin nor Sec-Fetch-Site through:
+// scripts send neither. A browser signed in with the session cookie sends one of them on
+// every write, except an old browser posting another site's form, where only SameSite
+// would stand in the way; so a write carrying the cookie must say it comes from the
+// console's own page. API tokens are not sent by browsers on their own and are left as
+// they are.
 func crossOrigin(env *handlers.Env) gin.HandlerFunc {
 	cop := http.NewCrossOriginProtection()
+	refuse := func(c *gin.Context, say i18n.Message) {
+		env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "cross_origin", Message: say.String(), Say: say})
+		c.Abort()
+	}
 	return func(c *gin.Context) {
-		if err := cop.Check(c.Request); err != nil {
-			env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "cross_origin",
-				Message: "The console refused this cross-origin request: a page of another site sent it, and nothing was changed. Use the console's own pages."})
-			c.Abort()
+		r := c.Request
+		if err := cop.Check(r); err != nil {
+			refuse(c, i18n.M("access.cross_origin"))
+			return
+		}
+		if !safeMethod(r.Method) && r.Header.Get("Origin") == "" && r.Header.Get("Sec-Fetch-Site") == "" && sessionAuthenticated(r) {
+			refuse(c, i18n.M("access.no_origin"))
 			return
 		}
 		c.Next()
 	}
+}
+
+// safeMethod reports whether a method only reads (CrossOriginProtection's safe methods).
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sessionAuthenticated reports whether a request would be signed in by its session
+// cookie: it carries one and no API token (a token wins, access.go).
+func sessionAuthenticated(r *http.Request) bool {
+	ck, err := r.Cookie(handlers.SessionCookie)
+	return err == nil && ck.Value != "" && r.Header.Get("Authorization") == ""
 }
 
 // MaxRequestBody is the largest request body the console accepts (README documents it):

@@ -26,7 +26,7 @@ func TestAbandonedRequestIsLoggedAs499(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the browser tab was closed
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/audit", nil).WithContext(ctx))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/api/v1/audit", nil).WithContext(ctx))
 	log := logBuf.String()
 	if !strings.Contains(log, "level=DEBUG msg=request method=GET path=/api/v1/audit status=499") || strings.Contains(log, "level=ERROR") {
 		t.Fatalf("abandoned request logged as:\n%s", log)
@@ -38,7 +38,7 @@ func TestAbandonedRequestIsLoggedAs499(t *testing.T) {
 func TestCrossOriginRefusalIsLoggedWithCSP(t *testing.T) {
 	a, logBuf := newLoggedApp(t)
 	addUsers(t, a, roleUsers)
-	req := httptest.NewRequest(http.MethodPost, "/api/v1/groups/billing/resets", strings.NewReader(`{}`))
+	req := newRequest(http.MethodPost, "/api/v1/groups/billing/resets", strings.NewReader(`{}`))
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
 	req.AddCookie(sessionCookie(t, a, "otto"))
@@ -68,7 +68,7 @@ func TestHSTSOnlyUnderTLS(t *testing.T) {
 		t.Fatalf("over TLS: Strict-Transport-Security %q", hsts)
 	}
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login", nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/login", nil))
 	if hsts := rec.Header().Get("Strict-Transport-Security"); hsts != "" {
 		t.Fatalf("over plain HTTP: Strict-Transport-Security %q", hsts)
 	}
@@ -79,7 +79,7 @@ func TestSignedInPagesAndAPINotCached(t *testing.T) {
 	a := newAuthApp(t)
 	addUsers(t, a, roleUsers)
 	for _, p := range []string{"/", "/audit", "/api/v1/audit", "/api/v1/cluster", "/users/vera/tokens"} {
-		req := httptest.NewRequest(http.MethodGet, p, nil)
+		req := newRequest(http.MethodGet, p, nil)
 		req.AddCookie(sessionCookie(t, a, "vera"))
 		rec := httptest.NewRecorder()
 		a.Handler().ServeHTTP(rec, req)
@@ -88,7 +88,7 @@ func TestSignedInPagesAndAPINotCached(t *testing.T) {
 		}
 	}
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, static.URL("app.css"), nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, static.URL("app.css"), nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Cache-Control") == "no-store" {
 		t.Fatalf("asset: %d, Cache-Control %q", rec.Code, rec.Header().Get("Cache-Control"))
 	}
@@ -102,7 +102,7 @@ func TestOversizedBodyIs413(t *testing.T) {
 	addUsers(t, a, roleUsers)
 	big := `{"topic":"orders","mode":"latest","reason":"` + strings.Repeat("x", 1<<20) + `"}`
 	for _, chunked := range []bool{false, true} {
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/groups/billing/reset-preview", strings.NewReader(big))
+		req := newRequest(http.MethodPost, "/api/v1/groups/billing/reset-preview", strings.NewReader(big))
 		req.Header.Set("Content-Type", "application/json")
 		if chunked {
 			req.ContentLength = -1
@@ -117,7 +117,7 @@ func TestOversizedBodyIs413(t *testing.T) {
 		}
 	}
 	form := url.Values{"name": {"otto"}, "password": {strings.Repeat("p", 1<<20)}}.Encode()
-	req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(form))
+	req := newRequest(http.MethodPost, "/login", strings.NewReader(form))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, req)
@@ -145,7 +145,7 @@ func TestSignInThrottledPerUserAndAddress(t *testing.T) {
 	}
 	addUsers(t, a, users)
 	login := func(name, password string) int {
-		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"name": {name}, "password": {password}}.Encode()))
+		req := newRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"name": {name}, "password": {password}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.RemoteAddr = "198.51.100.20:5000"
 		rec := httptest.NewRecorder()
@@ -175,7 +175,7 @@ func TestAssetRequestsAreLoggedAtDebug(t *testing.T) {
 	a, logBuf := newLoggedApp(t, "--no-auth=true")
 	for _, path := range []string{static.URL("app.css"), "/favicon.ico", "/api/v1/audit"} {
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, path, nil))
 		if rec.Code != http.StatusOK {
 			t.Errorf("%s: %d, want 200", path, rec.Code)
 		}

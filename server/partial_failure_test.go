@@ -55,7 +55,7 @@ func timedServe(t *testing.T, a *App, target string, bound time.Duration) *httpt
 	defer cancel()
 	rec := httptest.NewRecorder()
 	start := time.Now()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil).WithContext(ctx))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, target, nil).WithContext(ctx))
 	if d := time.Since(start); d > bound {
 		t.Errorf("%s answered in %s, want within %s (broker-call timeout %s)", target, d.Round(time.Millisecond), bound, partialTimeout)
 	}

@@ -28,7 +28,7 @@ func twoConsoles(t *testing.T) (*App, *App) {
 
 func getAs(t *testing.T, a *App, path string, c *http.Cookie) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req := newRequest(http.MethodGet, path, nil)
 	if c != nil {
 		req.AddCookie(c)
 	}

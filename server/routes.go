@@ -24,9 +24,10 @@ func (a *clusterApp) routes() *gin.Engine {
 	r.Use(a.httpMetrics())   // request counts and times for /metrics (metrics.go)
 	// Deadlines on request bodies and on every write of an answer (limits.go).
 	r.Use(ioDeadlines(a.cfg.HTTPReadTimeout, a.cfg.HTTPWriteTimeout))
-	// Cross-origin protection covers every state-changing route: a form posted from
-	// another site is refused before it reaches a handler.
-	r.Use(crossOrigin(env), bodyLimit(env))
+	// Only the host names the console serves are answered (hosts.go), and cross-origin
+	// protection covers every state-changing route: a page of another site, under its
+	// own name or rebound to the console's address, is refused before any handler.
+	r.Use(a.knownHost(env), crossOrigin(env), bodyLimit(env))
 
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
 	health := &handlers.Health{DB: a.store, Replica: a.replica}
@@ -51,6 +52,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	a.topicRoutes(r, env)
 	a.brokerRoutes(r, env)
 	a.resetRoutes(r, env)
+	a.manageRoutes(r, env)
 	a.authRoutes(r, env)
 
 	r.NoRoute(a.notFound(env))

@@ -44,7 +44,7 @@ func newGroupsApp(t *testing.T, ns string) *App {
 func grpServe(t *testing.T, a *App, target string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, target, nil))
 	return rec
 }
 
@@ -52,10 +52,23 @@ func grpServe(t *testing.T, a *App, target string) *httptest.ResponseRecorder {
 // 0 on every queue, then sends n messages nobody consumes: the group's lag is n.
 func offlineGroupWithLag(t *testing.T, cl *dev.Cluster, queues, n int) (topic, group string) {
 	t.Helper()
+	return offlineGroupOn(t, cl, nil, queues, n)
+}
+
+// offlineGroupOn is offlineGroupWithLag with the topic and the group on one broker only
+// (every broker when on is nil).
+func offlineGroupOn(t *testing.T, cl *dev.Cluster, on *dev.Broker, queues, n int) (topic, group string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	topic, group = dev.UniqueName("http-grp"), dev.UniqueName("http-grp-cg")
-	if err := cl.CreateTopic(ctx, topic, queues); err != nil {
+	brokers := cl.Brokers
+	if on != nil {
+		brokers = []dev.Broker{*on}
+		if err := cl.CreateTopicOn(ctx, topic, queues, *on); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := cl.CreateTopic(ctx, topic, queues); err != nil {
 		t.Fatal(err)
 	}
 	c, err := rocketmq.New(rocketmq.Config{NameServer: cl.NameServer})
@@ -67,7 +80,7 @@ func offlineGroupWithLag(t *testing.T, cl *dev.Cluster, queues, n int) (topic, g
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range cl.Brokers {
+	for _, b := range brokers {
 		if err := c.UpdateSubscriptionGroup(ctx, b.Addr, rocketmq.SubscriptionGroupConfig{GroupName: group, ConsumeEnable: true}); err != nil {
 			t.Fatal(err)
 		}

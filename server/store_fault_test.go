@@ -19,7 +19,7 @@ func TestReadyReportsUnwritableDatabase(t *testing.T) {
 	a := newAuthApp(t)
 	ready := func() string {
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/readyz", nil))
 		return rec.Body.String()
 	}
 	if body := ready(); strings.Contains(body, "database") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +38,10 @@ type Summary struct {
 	// StatsFrom counts the brokers whose stats are in PutTPS and Messages; when it is
 	// below len(Brokers) the figures are partial and Failures name the missing.
 	StatsFrom int `json:"statsFrom"`
+	// UnknownOn are the brokers among Brokers that held the topic when they last
+	// answered and could not be read now (they failed, or are gone from the cluster):
+	// the queue counts include what they held then, the figures leave them out.
+	UnknownOn []string `json:"unknownOn,omitempty"`
 }
 
 // List is every topic of the cluster with its figures, at CheckedAt.
@@ -102,6 +107,9 @@ type brokerTopics struct {
 
 func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) {
 	start := s.opts.Now()
+	if err := s.cluster.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
 	ci, err := s.cluster.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list topics: %w", err)
@@ -121,16 +129,8 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 	})
 	byName := map[string]*Summary{}
 	var order []string
-	for i, bt := range tables {
-		if bt.configs == nil {
-			continue
-		}
-		names := make([]string, 0, len(bt.configs.Topics))
-		for n := range bt.configs.Topics {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, name := range names {
+	add := func(broker string, bt brokerTopics, unknown bool) {
+		for _, name := range slices.Sorted(maps.Keys(bt.configs.Topics)) {
 			tc := bt.configs.Topics[name]
 			system := ci.IsSystemTopic(name)
 			if system && !withSystem {
@@ -156,13 +156,42 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 			sm.ReadQueues += tc.ReadQueueNums
 			sm.WriteQueues += tc.WriteQueueNums
 			sm.Order = sm.Order || tc.Order
-			sm.Brokers = append(sm.Brokers, brokers[i].Name)
+			sm.Brokers = append(sm.Brokers, broker)
+			if unknown {
+				sm.UnknownOn = append(sm.UnknownOn, broker)
+			}
+		}
+	}
+	for i, bt := range tables {
+		if bt.configs != nil {
+			s.held.Note(brokers[i].Name, bt, start)
+			add(brokers[i].Name, bt, false)
+		}
+	}
+	// A broker that did not answer, or is gone from the cluster, is named; the topics it
+	// held when it last answered still show, their figures there unknown.
+	missing := s.cluster.Missing("")
+	for _, fl := range missing {
+		f.Fail(fl)
+	}
+	for i, bt := range tables {
+		if bt.configs == nil {
+			if held, _, ok := s.held.Last(brokers[i].Name, start); ok {
+				add(brokers[i].Name, held, true)
+			}
+		}
+	}
+	for _, fl := range missing {
+		if held, _, ok := s.held.Last(fl.Broker, start); ok {
+			add(fl.Broker, held, true)
 		}
 	}
 	s.readStats(f, brokers, byName, order)
 	l := &List{Topics: make([]Summary, 0, len(order)), System: withSystem}
 	for _, n := range order {
-		l.Topics = append(l.Topics, *byName[n])
+		sm := byName[n]
+		slices.Sort(sm.Brokers)
+		l.Topics = append(l.Topics, *sm)
 	}
 	slices.SortFunc(l.Topics, func(a, b Summary) int { return strings.Compare(a.Topic, b.Topic) })
 	l.Failures = f.Wait()
@@ -182,6 +211,9 @@ func (s *Service) readStats(f *cluster.Fanout, brokers []cluster.Broker, byName 
 	for _, name := range order {
 		sm := byName[name]
 		for _, bn := range sm.Brokers {
+			if slices.Contains(sm.UnknownOn, bn) {
+				continue // not read in this list: named in its failures
+			}
 			b := byBroker[bn]
 			f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
 				if f.NotAnswering(b.Name) {

@@ -71,6 +71,7 @@ type Service struct {
 
 	listMu sync.Mutex // held while a list is computed, so concurrent cold requests compute it once
 	list   *List
+	held   cluster.Held[brokerTopics] // each broker's topics when it last answered the list
 }
 
 // New returns a Service over admin.

@@ -28,6 +28,8 @@ type BrokerProcessRow struct {
 	Started    string
 	StartedISO string
 	Error      string
+	// Gone: the process left the NameServer's cluster info; Error is the whole sentence.
+	Gone bool
 }
 
 // BrokerVM is one broker's page.

@@ -50,6 +50,8 @@ type TopicListRow struct {
 type BrokerLink struct {
 	Name string
 	URL  string
+	// Unknown: the broker held the topic when it last answered and cannot be read now.
+	Unknown bool
 }
 
 // TopicURL links a topic to its page.

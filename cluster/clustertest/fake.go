@@ -429,9 +429,16 @@ func (f *Fake) SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.S
 	}
 	t := &rocketmq.SubscriptionGroupTable{Groups: map[string]rocketmq.SubscriptionGroupConfig{}}
 	for name := range f.groups {
-		t.Groups[name] = rocketmq.SubscriptionGroupConfig{GroupName: name}
+		t.Groups[name] = DefaultGroupConfig(name)
 	}
 	return t, nil
+}
+
+// DefaultGroupConfig is a subscription group as a 5.3.3 broker creates it with its
+// defaults (a consumer's first heartbeat, or mqadmin updateSubGroup without options).
+func DefaultGroupConfig(name string) rocketmq.SubscriptionGroupConfig {
+	return rocketmq.SubscriptionGroupConfig{GroupName: name, ConsumeEnable: true, ConsumeFromMinEnable: true, ConsumeBroadcastEnable: true,
+		RetryQueueNums: 1, RetryMaxTimes: 16, WhichBrokerWhenConsumeSlowly: 1, NotifyConsumerIdsChangedEnable: true, ConsumeTimeoutMinute: 15}
 }
 
 // wait is a slow or silent broker's answer time, bounded by the context and CallTimeout.
