@@ -120,7 +120,7 @@ func (e *Env) failWith(c *gin.Context, status int, code string, err error) {
 	switch {
 	case status == statusClientClosed:
 		// Nobody is left to read the answer: not the console's failure.
-		e.Log.Info("request cancelled by the client", "op", operation(c), "err", err)
+		e.Log.Debug("request cancelled by the client", "op", operation(c), "err", err)
 	case status >= 500:
 		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
