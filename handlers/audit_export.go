@@ -28,10 +28,10 @@ func (h *Audit) Export(c *gin.Context) {
 	q := h.parseAuditQuery(c)
 	format := c.DefaultQuery("format", "csv")
 	if format != "csv" && format != "json" {
-		q.errs["format"] = tr(c).T("audit.export.bad_format")
+		q.bad("format", "audit.export.bad_format")
 	}
 	if len(q.errs) > 0 {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: q.errorText()})
+		h.Fail(c, q.errs)
 		return
 	}
 	ctx := c.Request.Context()

@@ -280,8 +280,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, re.Code
 	case errors.Is(err, lookup.ErrDirectUnavailable):
 		return http.StatusServiceUnavailable, "unavailable"
-	case errors.Is(err, store.ErrAuditBusy):
-		return http.StatusConflict, "conflict"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(resets.InputErrors)):
@@ -298,10 +296,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.As(err, new(*deadletters.InputError)):
 		return http.StatusBadRequest, "bad_request"
-	case errors.As(err, new(*store.AuditBusyError)):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, store.ErrAuditNotFound):
-		return http.StatusNotFound, "not_found"
 	case errors.As(err, new(*alerts.FieldError)):
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, alerts.ErrNotFound):

@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 )
 
@@ -137,18 +138,13 @@ func (e *AuditEntry) Queues() []AuditQueue {
 	return e.Plan.Queues
 }
 
-// Errors of the audit log.
-var (
-	// ErrAuditNotFound: no entry has that id.
-	ErrAuditNotFound = errors.New("audit entry not found")
-	// ErrAuditBusy: the group already has a pending entry (a reset in flight).
-	ErrAuditBusy = errors.New("a reset of this group is already in progress")
-	// ErrAuditNotPending: only a pending entry can be finished.
-	ErrAuditNotPending = errors.New("audit entry is not pending")
-)
+// ErrAuditNotPending is Finish's answer for an entry that is not pending (any more):
+// another console sharing the database finished it first.
+var ErrAuditNotPending = errors.New("audit entry is not pending")
 
-// AuditBusyError is ErrAuditBusy with the entry that holds the group (or, for a change
-// that is not about a group, the topic).
+// AuditBusyError is why Begin refused an entry: its group (or, for a change that is not
+// about a group, its topics) already has a pending entry, the change in flight. Begin
+// answers it as the cause of a fault.Conflict.
 type AuditBusyError struct {
 	Group string
 	// Topics are the busy entry's topics when Group is "".
@@ -158,7 +154,7 @@ type AuditBusyError struct {
 }
 
 func (e *AuditBusyError) Error() string {
-	what := fmt.Sprintf("group %q: %v", e.Group, ErrAuditBusy)
+	what := fmt.Sprintf("group %q: a reset of this group is already in progress", e.Group)
 	if e.Group == "" {
 		what = fmt.Sprintf("topic %q: a change of this topic is already in progress", strings.Join(e.Topics, ", "))
 	}
@@ -169,8 +165,18 @@ func (e *AuditBusyError) Error() string {
 		e.Holder.ID, e.Holder.Actor, e.Holder.StartedAt.UTC().Format(time.RFC3339))
 }
 
-// Is makes errors.Is(err, ErrAuditBusy) hold.
-func (e *AuditBusyError) Is(target error) bool { return target == ErrAuditBusy }
+// busy is e as the conflict Begin answers, in a sentence naming what holds the group or
+// topic.
+func (e *AuditBusyError) busy() *fault.Error {
+	id, kv := "audit.busy.group", []any{"Group", e.Group}
+	if e.Group == "" {
+		id, kv = "audit.busy.topic", []any{"Topic", strings.Join(e.Topics, ", ")}
+	}
+	if h := e.Holder; h.ID != 0 {
+		id, kv = id+".held", append(kv, "ID", h.ID, "Actor", h.Actor, "At", h.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	return fault.Wrap(e, fault.Conflict, id, kv...)
+}
 
 // AuditLog reads and appends audit entries. It never deletes an entry and changes an entry
 // only once: pending to its outcome.
@@ -416,8 +422,8 @@ func seal(tx *gorm.DB, d Dialect, r *auditRow) error {
 	return nil
 }
 
-// Begin writes e as a pending entry and sets its ID. It fails with an *AuditBusyError
-// when the group already has a pending entry: at most one reset of a group is in flight
+// Begin writes e as a pending entry and sets its ID. It fails with a fault.Conflict (its
+// cause an *AuditBusyError) when the group already has a pending entry: at most one reset of a group is in flight
 // (and, for an entry without a group, one change of its topics).
 func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	ctx, cancel := l.deadline(ctx)
@@ -454,7 +460,7 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 			if q.Take(&holder).Error == nil {
 				busy.Holder = holder.entry()
 			}
-			return busy
+			return busy.busy()
 		}
 		return fmt.Errorf("write pending audit entry for group %q: %w", e.Group, err)
 	}
@@ -482,7 +488,7 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 		var stored auditRow
 		if err := tx.Where("id = ?", e.ID).Take(&stored).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return ErrAuditNotFound
+				return fault.New(fault.NotFound, "audit.no_entry", "ID", e.ID)
 			}
 			return err
 		}
@@ -524,7 +530,7 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // one row per thing it changed (a broker, a message), each with its Error ("" when done),
 // and an error when it could not go on. The status follows: applied when every row is
 // done, partial when some are, failed otherwise. Change returns an error only when the
-// entry could not be written: *AuditBusyError or the database's error before apply ran
+// entry could not be written: Begin's conflict or the database's error before apply ran
 // (nothing was changed), or an *UnrecordedError when finishing.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
@@ -626,14 +632,14 @@ func (l *AuditLog) recordTx(tx *gorm.DB, e *AuditEntry) error {
 	return nil
 }
 
-// Get returns one entry, or an error matching ErrAuditNotFound.
+// Get returns one entry, or a fault.NotFound when no entry has that id.
 func (l *AuditLog) Get(ctx context.Context, id int64) (*AuditEntry, error) {
 	ctx, cancel := l.deadline(ctx)
 	defer cancel()
 	var r auditRow
 	if err := l.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, fmt.Errorf("audit entry %d: %w", id, ErrAuditNotFound)
+			return nil, fault.New(fault.NotFound, "audit.no_entry", "ID", id)
 		}
 		return nil, fmt.Errorf("read audit entry %d: %w", id, err)
 	}

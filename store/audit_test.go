@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/fault"
 )
 
 func openAuditStore(t *testing.T, db testDB) (*Store, string) {
@@ -104,7 +106,7 @@ func TestAuditOnePendingPerGroup(t *testing.T) {
 		second.Actor = "bob"
 		err := l.Begin(ctx, second)
 		var busy *AuditBusyError
-		if !errors.Is(err, ErrAuditBusy) || !errors.As(err, &busy) || busy.Holder.ID != first.ID || busy.Holder.Actor != "alice" {
+		if !fault.Is(err, fault.Conflict) || !errors.As(err, &busy) || busy.Holder.ID != first.ID || busy.Holder.Actor != "alice" {
 			t.Fatalf("second Begin: %v, want busy held by entry %d of alice", err, first.ID)
 		}
 		if err := l.Begin(ctx, pendingEntry("g2")); err != nil {
