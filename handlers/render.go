@@ -25,7 +25,6 @@ import (
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
-	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/topics"
@@ -282,18 +281,10 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "unavailable"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
-	case errors.As(err, new(resets.InputErrors)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, resets.ErrConflict):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, resets.ErrAuditUnavailable):
-		return http.StatusServiceUnavailable, "audit_unavailable"
 	case errors.As(err, new(*store.UnrecordedError)):
 		return http.StatusServiceUnavailable, "audit_unrecorded"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, StoreUnavailableCode
-	case errors.Is(err, resets.ErrNoCluster):
-		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.As(err, new(*deadletters.InputError)):
 		return http.StatusBadRequest, "bad_request"
 	case errors.As(err, new(*alerts.FieldError)):

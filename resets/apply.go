@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -25,47 +27,34 @@ type Confirmation struct {
 	Who       Who
 }
 
-// FinishError is a reset that was applied but whose outcome could not be written to
-// the audit log: the entry stays pending and is marked interrupted at the next start.
-type FinishError struct {
-	Entry *store.AuditEntry
-	Err   error
-}
-
-func (e *FinishError) Error() string {
-	return fmt.Sprintf("The reset was applied, but its outcome could not be written to the audit log (%v). Audit entry %d stays pending and is marked interrupted, with the offsets found, at the next start (or, on a shared database, by another console once this one stops).", e.Err, e.Entry.ID)
-}
-
-// Is makes errors.Is(err, ErrAuditUnavailable) hold.
-func (e *FinishError) Is(target error) bool { return target == ErrAuditUnavailable }
-
-// Unwrap returns the store's error.
-func (e *FinishError) Unwrap() error { return e.Err }
-
 // Apply applies a previewed plan: it writes the audit entry as pending (and changes
 // nothing when that fails), checks the preview still holds (see the package
 // documentation), asks each broker, reads every queue's offset back and finishes the
-// entry as applied, partial or failed. A refusal (no confirmation, an expired or stale
-// preview, another reset of the group in flight) is recorded and answered as
-// InputErrors or a *ConflictError.
+// entry as applied, partial or failed.
+//
+// A mistake in the confirmation is a fault.Invalid; a refusal for the group's state (an
+// expired or stale preview, another reset of the group in flight) is recorded and
+// answered as a fault.Conflict whose cause is a *Rejected; an audit log that cannot be
+// written is a fault.Unavailable. When the reset ran but its outcome could not be
+// recorded, Apply returns the entry as it stands with that fault.Unavailable.
 //
 // Once the pending entry is written the reset runs to its end even if ctx is cancelled
 // (the person who asked left): a half-applied reset must still be verified and recorded.
 func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry, error) {
 	ctx = context.WithoutCancel(ctx)
 	req := c.Request
-	var errs InputErrors
+	var errs fault.List
 	if c.PlanID == "" {
-		errs.say("planId", "resets.input.no_plan")
+		errs.Invalid("planId", "resets.input.no_plan")
 	}
 	if !c.Confirmed {
-		errs.say("confirm", "resets.input.confirm")
+		errs.Invalid("confirm", "resets.input.confirm")
 	}
 	if len(errs) > 0 {
 		return nil, errs // a form mistake: nothing was attempted, so nothing is audited
 	}
 	if s.admin == nil {
-		return nil, ErrNoCluster
+		return nil, errNoCluster()
 	}
 
 	plan, expired, err := s.previews.take(c.PlanID, s.now())
@@ -81,14 +70,14 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	case !plan.Request.sameAs(req):
 		say = i18n.M("resets.conflict.differs")
 	}
-	if reason := say.String(); say.ID != "" {
+	if say.ID != "" {
 		fresh, err := s.plan(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		s.previews.put(fresh)
-		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, reason, nil))
-		return nil, &ConflictError{Message: reason, Say: say, Fresh: fresh, EntryID: entryID(rec)}
+		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, say.String(), nil))
+		return nil, reject(say, &Rejected{Fresh: fresh, EntryID: entryID(rec)})
 	}
 	if req.Reason != "" {
 		plan.Request.Reason = req.Reason
@@ -116,25 +105,24 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		if errors.As(err, &busy) {
 			say := i18n.M("resets.conflict.busy", "Group", req.Group, "ID", busy.Holder.ID, "Actor", busy.Holder.Actor,
 				"At", busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-			msg := say.String()
-			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, msg, plan))
-			return nil, &ConflictError{Message: msg, Say: say, EntryID: entryID(rec)}
+			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, say.String(), plan))
+			return nil, reject(say, &Rejected{EntryID: entryID(rec)})
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)
 		if !errors.Is(err, store.ErrUnavailable) {
 			// Not the disk or the server: the console's own failure, said as such.
 			return nil, fmt.Errorf("write the pending audit entry of the reset (nothing was changed): %w", err)
 		}
-		return nil, &AuditUnavailableError{Err: err}
+		return nil, fault.Wrap(err, fault.Unavailable, "resets.audit_unavailable", "Error", errorMessage(err)).Because("audit_unavailable")
 	}
-	s.log.Info("reset started", "audit_id", entry.ID, "group", req.Group, "actor", who.Actor, "action", plan.Action())
+	s.log.Info("reset started", "audit_id", entry.ID, "group", req.Group, "actor", who.Actor, "action", plan.Action().String())
 	if s.afterPending != nil {
 		s.afterPending(ctx, entry)
 	}
 	finish := func() (*store.AuditEntry, error) {
 		if err := s.audit.Finish(ctx, entry); err != nil {
 			s.log.Error("reset outcome not recorded", "audit_id", entry.ID, "group", req.Group, "status", entry.Status, "err", err)
-			return entry, &FinishError{Entry: entry, Err: err}
+			return entry, fault.Wrap(err, fault.Unavailable, "resets.unrecorded", "ID", entry.ID, "Error", errorMessage(err)).Because("audit_unavailable")
 		}
 		s.log.Info("reset finished", "audit_id", entry.ID, "group", req.Group, "status", entry.Status)
 		return entry, nil
@@ -148,18 +136,18 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		return finish()
 	}
 	if reasons := staleReasons(plan, snap, s.now(), s.previewTTL); len(reasons) > 0 {
-		msg := "Offsets moved since the preview, so nothing was changed: " + strings.Join(reasons, "; ") + ". Check the fresh preview, then apply it."
+		say := i18n.M("resets.conflict.moved", "Reasons", sentences(reasons))
 		entry.Status = store.AuditRefused
-		entry.Error = "Refused at apply: " + msg
+		entry.Error = "Refused at apply: " + say.String()
 		entry.Result = observed(plan, snap)
 		fresh, ferr := s.planFrom(ctx, req, snap)
 		if ferr == nil {
 			s.previews.put(fresh)
 		}
 		if _, err := finish(); err != nil {
-			return nil, err
+			return entry, err
 		}
-		return nil, &ConflictError{Message: msg, Reasons: reasons, Fresh: fresh, EntryID: entry.ID}
+		return nil, reject(say, &Rejected{Reasons: reasons, Fresh: fresh, EntryID: entry.ID})
 	}
 
 	// 3. Ask the brokers, then 4. read every offset back.
@@ -171,39 +159,64 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 }
 
 // staleReasons applies the re-preview rule of the package documentation.
-func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) []string {
-	var r []string
+func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) []i18n.Message {
+	var r []i18n.Message
+	add := func(id string, kv ...any) { r = append(r, i18n.M(id, kv...)) }
 	if age := now.Sub(plan.At); age > ttl {
-		r = append(r, fmt.Sprintf("the preview is %s old", age.Round(time.Second)))
+		add("resets.stale.old", "Age", age.Round(time.Second).String())
 	}
 	for _, b := range plan.Brokers {
 		fb, ok := snap.Broker(b.Name)
 		switch {
 		case !ok:
-			r = append(r, fmt.Sprintf("broker %s no longer answers or serves the group's topics", b.Name))
+			add("resets.stale.broker_gone", "Broker", b.Name)
 		case fb.Addr != b.Addr:
-			r = append(r, fmt.Sprintf("broker %s moved from %s to %s", b.Name, b.Addr, fb.Addr))
+			add("resets.stale.broker_moved", "Broker", b.Name, "From", b.Addr, "To", fb.Addr)
 		case methodFor(fb, snap, plan.Request) != b.Method:
-			r = append(r, fmt.Sprintf("broker %s would now be asked differently (the group came online or went offline, or the broker changed)", b.Name))
+			add("resets.stale.broker_method", "Broker", b.Name)
 		}
 	}
 	for _, q := range plan.Queues {
 		f, ok := snap.Queue(q.Queue)
-		name := fmt.Sprintf("queue %s/%d of %s", q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic)
+		kv := []any{"Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID, "Topic", q.Queue.Topic}
 		switch {
 		case !ok:
-			r = append(r, name+" could not be read")
+			add("resets.stale.unread", kv...)
 		case f.Current < q.Current:
-			r = append(r, fmt.Sprintf("%s moved back from %d to %d (another reset?)", name, q.Current, f.Current))
+			add("resets.stale.back", append(kv, "From", q.Current, "To", f.Current)...)
 		case f.Current != q.Current && plan.OnlineKnown && !plan.Online && !snap.Online:
-			r = append(r, fmt.Sprintf("%s moved from %d to %d while no client was online", name, q.Current, f.Current))
+			add("resets.stale.offline", append(kv, "From", q.Current, "To", f.Current)...)
 		case f.Current > f.Max:
-			r = append(r, fmt.Sprintf("%s is at %d, past the queue's end %d", name, f.Current, f.Max))
+			add("resets.stale.past_end", append(kv, "At", f.Current, "End", f.Max)...)
 		case q.Target < f.Min || q.Target > f.Max:
-			r = append(r, fmt.Sprintf("%s's target %d is no longer within its offsets %d to %d", name, q.Target, f.Min, f.Max))
+			add("resets.stale.target", append(kv, "Target", q.Target, "Min", f.Min, "Max", f.Max)...)
 		}
 	}
 	return r
+}
+
+// sentences is ms said one after the other, separated as a list is ("a; b; c").
+func sentences(ms []i18n.Message) i18n.Text {
+	t := make(i18n.Text, len(ms))
+	for i, m := range ms {
+		if i < len(ms)-1 {
+			m = i18n.M("resets.then", "Text", m)
+		}
+		t[i] = m
+	}
+	return t
+}
+
+// errorMessage is err said for the person who asked: a fault's own sentence, a broker's
+// failure in the cluster layer's words, any other error as it says itself.
+func errorMessage(err error) i18n.Message {
+	if fe := fault.As(err); fe != nil {
+		return fe.Msg
+	}
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
 }
 
 // methodFor is how a broker is asked given the group's state, "" when it cannot reset

@@ -18,6 +18,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -409,8 +410,7 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 		{"shift overflow", Request{Group: e.group, Topic: e.topic, Mode: ModeShift, Shift: 1<<63 - 1, QueueID: AllQueues}, "shift"},
 	} {
 		_, err := e.svc.Plan(ctxT(t), tc.req)
-		var ie InputErrors
-		if !errors.As(err, &ie) || ie.For(tc.field) == "" {
+		if inputOn(err, tc.field) == "" {
 			t.Errorf("%s: %v, want an input error on %s", tc.name, err, tc.field)
 		}
 	}
@@ -455,8 +455,8 @@ func TestIntegrationAuditWriteFailureNoBrokerCall(t *testing.T) {
 	e.svc.audit = ro.Audit()
 	calls := e.c.TotalCalls()
 	_, err = e.svc.Apply(ctxT(t), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.Is(err, ErrAuditUnavailable) {
-		t.Fatalf("apply: %v, want ErrAuditUnavailable", err)
+	if fe := fault.As(err); fe == nil || fe.Code != fault.Unavailable || fe.APICode() != "audit_unavailable" {
+		t.Fatalf("apply: %v, want the audit log unavailable", err)
 	}
 	if n := e.c.TotalCalls() - calls; n != 0 {
 		t.Fatalf("%d requests reached RocketMQ after the audit write failed: %v", n, e.c.Calls())
@@ -497,7 +497,7 @@ func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
 	_, err = e.svc.Apply(ctxT(t), Confirmation{PlanID: p2.ID, Request: p2.Request, Confirmed: true, Who: Who{Actor: "bob"}})
 	close(hold)
 	wg.Wait()
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "in progress") {
+	if !fault.Is(err, fault.Conflict) || !strings.Contains(err.Error(), "in progress") {
 		t.Fatalf("second reset: %v", err)
 	}
 	if firstErr != nil || first.Status != store.AuditApplied {

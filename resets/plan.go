@@ -6,10 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"rmqconsole/i18n"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -122,15 +122,16 @@ func (p *Plan) Skipped() int64 {
 
 // Action names what applying the plan does, for the button that applies it:
 // "Reset 8 queues of group G to 2026-11-29 10:00:00 UTC".
-func (p *Plan) Action() string {
-	what := fmt.Sprintf("%d queues", len(p.Queues))
-	if len(p.Queues) == 1 {
+func (p *Plan) Action() i18n.Message {
+	r := p.Request
+	switch {
+	case len(p.Queues) == 1:
 		q := p.Queues[0].Queue
-		what = fmt.Sprintf("queue %s/%d of topic %s", q.BrokerName, q.QueueID, q.Topic)
-	} else if len(p.Topics) == 1 {
-		what += " of topic " + p.Topics[0]
+		return i18n.M("reset.action.queue", "Broker", q.BrokerName, "Queue", q.QueueID, "Topic", q.Topic, "Group", r.Group, "To", r.Describe())
+	case len(p.Topics) == 1:
+		return i18n.M("reset.action.topic", "Queues", len(p.Queues), "Topic", p.Topics[0], "Group", r.Group, "To", r.Describe())
 	}
-	return fmt.Sprintf("Reset %s of group %s %s", what, p.Request.Group, p.Request.Describe())
+	return i18n.M("reset.action", "Queues", len(p.Queues), "Group", r.Group, "To", r.Describe())
 }
 
 func (p *Plan) method(broker string) Method {
@@ -173,7 +174,8 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // Plan previews a reset: it reads every queue's offsets, computes the targets and says
 // what will happen. It changes nothing. Bad input (including what only the cluster can
 // tell: an unknown group, topic or queue, an offset past the end) is answered as
-// InputErrors; it is not an audit event, since nothing was attempted against the cluster.
+// fault.Invalid errors on their fields; it is not an audit event, since nothing was
+// attempted against the cluster.
 func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p, err := s.plan(ctx, req)
 	if err != nil {
@@ -214,9 +216,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		case len(snap.Failures) > 0:
 			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
-			return nil, inputError("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
+			return nil, fault.InvalidField("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
 		default:
-			return nil, inputError("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
+			return nil, fault.InvalidField("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
 		}
 	}
 
@@ -225,14 +227,14 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	for _, q := range queues {
 		used[q.Queue.BrokerName] = true
 	}
-	var errs InputErrors
+	var errs fault.List
 	for _, b := range snap.Brokers {
 		if !used[b.Name] {
 			continue
 		}
 		bp := BrokerPlan{BrokerState: b, Method: methodFor(b, snap, req)}
 		if bp.Method == "" {
-			errs.say("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
+			errs.Invalid("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
 		}
 		p.Brokers = append(p.Brokers, bp)
 	}
@@ -254,10 +256,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName])
 			mu.Lock()
 			defer mu.Unlock()
-			var ie InputErrors
 			switch {
-			case errors.As(err, &ie):
-				errs = append(errs, ie...)
+			case fault.Is(err, fault.Invalid):
+				errs = append(errs, fault.All(err)...)
 			case err != nil:
 				failed[i] = true
 				p.Failures = append(p.Failures, BrokerFailure{Broker: q.Queue.BrokerName, Addr: q.Addr, Topic: q.Queue.Topic,
@@ -292,7 +293,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	return p, nil
 }
 
-// planQueue computes one queue's target: an InputErrors when the request cannot apply
+// planQueue computes one queue's target: a fault.Invalid when the request cannot apply
 // to the queue, another error when its broker did not answer.
 func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan) (QueuePlan, error) {
 	qp := QueuePlan{QueueState: q}
@@ -308,7 +309,7 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		qp.Target = req.Offset
 	case ModeShift:
 		if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
-			err = inputError("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
+			err = fault.InvalidField("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
 				"Topic", q.Queue.Topic, "Offset", q.Current, "Shift", req.Shift)
 		} else {
 			qp.Target = q.Current + req.Shift
@@ -318,7 +319,7 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		return qp, err
 	}
 	if req.Mode == ModeOffset && qp.Target > q.Max {
-		return qp, inputError("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
+		return qp, fault.InvalidField("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
 			"Queue", q.Queue.QueueID, "Topic", q.Queue.Topic, "Min", q.Min, "Max", q.Max)
 	}
 	var clampNote string
@@ -373,28 +374,23 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 		q, _ := snap.Queue(rocketmq.MessageQueue{Topic: req.Topic, BrokerName: hosts[0], QueueID: req.QueueID})
 		return q, nil
 	case len(hosts) > 1:
-		return QueueState{}, inputError("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
+		return QueueState{}, fault.InvalidField("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
 	}
 	for _, f := range snap.Failures {
 		if req.BrokerName == "" || f.Broker == req.BrokerName {
 			return QueueState{}, fmt.Errorf("preview reset of queue %d of topic %q: %w", req.QueueID, req.Topic, f)
 		}
 	}
-	where := "the topic"
+	where, name := i18n.M("resets.where.topic"), fmt.Sprint(req.QueueID)
 	if req.BrokerName != "" {
-		where = "broker " + req.BrokerName
+		where, name = i18n.M("resets.where.broker", "Broker", req.BrokerName), req.BrokerName+"/"+name
 	}
-	have := "no queue there"
+	have := i18n.M("resets.have.none")
 	if len(ids) > 0 {
 		sort.Ints(ids)
-		have = fmt.Sprintf("queues %d to %d", ids[0], ids[len(ids)-1])
+		have = i18n.M("resets.have.range", "First", ids[0], "Last", ids[len(ids)-1])
 	}
-	name := fmt.Sprint(req.QueueID)
-	if req.BrokerName != "" {
-		name = req.BrokerName + "/" + name
-	}
-	return QueueState{}, InputErrors{{Field: "queueId", Message: fmt.Sprintf(
-		"Queue %s of topic %s does not exist: %s has %s. Choose one of those.", name, req.Topic, where, have)}}
+	return QueueState{}, fault.InvalidField("queueId", "resets.input.no_such_queue", "Queue", name, "Topic", req.Topic, "Where", where, "Have", have)
 }
 
 // clamp keeps a target within the queue's offsets and says so when it had to.
@@ -408,12 +404,14 @@ func clamp(target, lo, hi int64) (int64, string) {
 	return target, ""
 }
 
-func dedupe(errs InputErrors) InputErrors {
+// dedupe drops the errors said already on the same field (several queues may break the
+// same rule).
+func dedupe(errs fault.List) fault.List {
 	type key struct{ field, message string }
 	seen := map[key]bool{}
 	out := errs[:0]
 	for _, e := range errs {
-		if k := (key{e.Field, e.Message}); !seen[k] {
+		if k := (key{e.Field, e.Msg.String()}); !seen[k] {
 			seen[k] = true
 			out = append(out, e)
 		}

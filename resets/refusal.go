@@ -3,7 +3,6 @@ package resets
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -49,8 +48,8 @@ func (s *Service) RefuseRole(ctx context.Context, who Who, group string, asked A
 // breaks the free-text rule (errs holds a freetext error): text the console does not
 // take is worth a record of who sent it, kept escaped like everything a refusal stores.
 // Other mistakes in a form are not recorded: nothing was attempted.
-func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs InputErrors) *store.AuditEntry {
-	if !errors.Is(errs, freetext.ErrInvalid) {
+func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs error) *store.AuditEntry {
+	if !brokeTextRule(errs) {
 		return nil
 	}
 	return s.refuseAsked(ctx, who, group, asked, errs.Error())

@@ -10,11 +10,23 @@ import (
 	"time"
 
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
 var alice = Who{Actor: "alice", Addr: "10.0.0.7"}
+
+// inputOn is the English sentence err gives as bad input on field, "" when it gives none.
+func inputOn(err error, field string) string {
+	if !fault.Is(err, fault.Invalid) {
+		return ""
+	}
+	if e := fault.All(err).For(field); e != nil {
+		return e.Msg.String()
+	}
+	return ""
+}
 
 type env struct {
 	fake *clustertest.Fake
@@ -135,7 +147,7 @@ func TestCheckFindsBadInputBeforeAnyBroker(t *testing.T) {
 		r := ok
 		tc.edit(&r)
 		errs := r.Check(now)
-		if !strings.Contains(errs.For(tc.field), tc.says) {
+		if !strings.Contains(inputOn(errs.Err(), tc.field), tc.says) {
 			t.Errorf("%s: errors %v, want %q on %s", tc.name, errs, tc.says, tc.field)
 		}
 	}
@@ -226,8 +238,7 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.entries(t))
 			_, err := e.svc.Plan(context.Background(), tc.req)
-			var ie InputErrors
-			if !errors.As(err, &ie) || !strings.Contains(ie.For(tc.field), tc.says) {
+			if !strings.Contains(inputOn(err, tc.field), tc.says) {
 				t.Fatalf("err %v, want %q on %s", err, tc.says, tc.field)
 			}
 			if es := e.entries(t); len(es) != before {
@@ -254,7 +265,7 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 		}
 	}
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues, Reason: "replay"})
-	if !strings.Contains(p.Action(), "Reset 4 queues of topic t of group g to the earliest offset") {
+	if !strings.Contains(p.Action().String(), "Reset 4 queues of topic t of group g to the earliest offset") {
 		t.Errorf("action %q", p.Action())
 	}
 	entry := e.apply(t, p)
@@ -282,7 +293,7 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 	}
 	// The preview cannot be applied twice.
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	var ce *ConflictError
+	var ce *Rejected
 	if !errors.As(err, &ce) || ce.Fresh == nil {
 		t.Fatalf("second apply of one preview: %v, want a conflict with a fresh preview", err)
 	}
@@ -301,7 +312,7 @@ func TestApplyWithUnwritableAuditMakesNoBrokerCall(t *testing.T) {
 	svc.audit = ro.Audit()
 	before := e.fake.TotalCalls()
 	_, err = svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.Is(err, ErrAuditUnavailable) || !strings.Contains(err.Error(), "nothing was changed") {
+	if fe := fault.As(err); fe == nil || fe.APICode() != "audit_unavailable" || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("apply with a read-only audit log: %v", err)
 	}
 	if n := e.fake.TotalCalls() - before; n != 0 {
@@ -381,8 +392,7 @@ func TestOldBrokerPaths(t *testing.T) {
 	t.Run("online per queue refused", func(t *testing.T) {
 		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		_, err := e.svc.Plan(context.Background(), Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 3})
-		var ie InputErrors
-		if !errors.As(err, &ie) || !strings.Contains(ie.For("mode"), "Stop the group's clients") {
+		if !strings.Contains(inputOn(err, "mode"), "Stop the group's clients") {
 			t.Fatalf("err %v", err)
 		}
 	})
@@ -456,8 +466,8 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 				}
 				return
 			}
-			var ce *ConflictError
-			if !errors.As(err, &ce) || ce.Fresh == nil || !errors.Is(err, ErrConflict) {
+			var ce *Rejected
+			if !errors.As(err, &ce) || ce.Fresh == nil || !fault.Is(err, fault.Conflict) {
 				t.Fatalf("apply: %v, want a conflict with a fresh preview", err)
 			}
 			if ce.Fresh.Queues[0].Current != tc.move {
@@ -500,8 +510,8 @@ func TestConcurrentResetsOfOneGroupOneRefused(t *testing.T) {
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: second.ID, Request: second.Request, Confirmed: true, Who: bob})
 	close(e.fake.Block)
 	wg.Wait()
-	var ce *ConflictError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "Another reset of group g is in progress") || !strings.Contains(ce.Message, "alice") {
+	var ce *Rejected
+	if !errors.As(err, &ce) || !strings.Contains(fault.As(err).Msg.String(), "Another reset of group g is in progress") || !strings.Contains(err.Error(), "alice") {
 		t.Fatalf("second reset: %v", err)
 	}
 	if firstErr != nil || firstEntry.Status != store.AuditApplied {
@@ -522,12 +532,11 @@ func TestApplyNeedsConfirmation(t *testing.T) {
 	e := newEnv(t)
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Who: alice})
-	var ie InputErrors
-	if !errors.As(err, &ie) || ie.For("confirm") == "" {
+	if inputOn(err, "confirm") == "" {
 		t.Fatalf("unconfirmed: %v", err)
 	}
 	_, err = e.svc.Apply(context.Background(), Confirmation{Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.As(err, &ie) || ie.For("planId") == "" {
+	if inputOn(err, "planId") == "" {
 		t.Fatalf("no preview: %v", err)
 	}
 	if e.fake.Writes() != 0 {

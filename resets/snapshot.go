@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 
@@ -157,10 +158,10 @@ const (
 
 // Snapshot reads a group's offsets on every queue of topic ("" for every topic the group
 // has offsets on or subscribes to). A broker that fails is named in Failures and its
-// queues are left out; an unknown group or topic is an InputErrors.
+// queues are left out; an unknown group or topic is a fault.Invalid on its field.
 func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot, error) {
 	if s.admin == nil {
-		return nil, ErrNoCluster
+		return nil, errNoCluster()
 	}
 	brokers, err := s.brokers.Brokers(ctx)
 	if errors.Is(err, cluster.ErrNoBrokers) {
@@ -254,7 +255,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			return nil, err
 		}
 		if !known {
-			return nil, inputError("group", "resets.input.no_such_group", "Group", strconv.Quote(group))
+			return nil, fault.InvalidField("group", "resets.input.no_such_group", "Group", strconv.Quote(group))
 		}
 	}
 
@@ -286,7 +287,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
-					return nil, inputError("topic", "resets.input.no_such_topic", "Topic", strconv.Quote(t))
+					return nil, fault.InvalidField("topic", "resets.input.no_such_topic", "Topic", strconv.Quote(t))
 				}
 				// A topic deleted since the group consumed it: nothing to reset there.
 				continue
@@ -317,7 +318,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	// The topic exists; a group that consumes nothing yet may be reset on it, before its
 	// consumers start, but otherwise only what the group consumes (or its retry topic).
 	if topic != "" && len(groupTopics) > 0 && !groupTopics[topic] && topic != rocketmq.RetryTopic(group) {
-		return nil, inputError("topic", "resets.input.not_consumed", "Group", strconv.Quote(group), "Topic", strconv.Quote(topic),
+		return nil, fault.InvalidField("topic", "resets.input.not_consumed", "Group", strconv.Quote(group), "Topic", strconv.Quote(topic),
 			"Topics", strings.Join(sortedKeys(groupTopics), ", "))
 	}
 
