@@ -254,10 +254,11 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 // auditRow is one resent message as the audit log keeps it: where it went, and both
 // messages' ids in Note.
 func auditRow(r Resent) store.AuditQueue {
-	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: r.Error}
-	row.Note = "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
+	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: i18n.PlainText(r.Error)}
+	note := "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
 	if r.OffsetMsgID != "" {
-		row.Note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+		note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
 	}
+	row.Note = i18n.PlainText(note)
 	return row
 }

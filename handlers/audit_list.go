@@ -267,7 +267,7 @@ func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
 		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: views.GroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
 		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
-		Changed: changed, Reason: e.Reason, Error: e.Error, Refused: e.Status == store.AuditRefused,
+		Changed: changed, Reason: e.Reason, Error: l.SayText(e.Error), Refused: e.Status == store.AuditRefused,
 	}
 }
 

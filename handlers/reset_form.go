@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -148,25 +147,22 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 	pv := &views.ResetPreview{
 		PlanID: p.ID, PlanHash: p.Hash, Action: l.Say(p.Action()), PlannedAt: views.TimeUTC(p.At),
 		Queues: len(p.Queues), Changes: p.Changes(), Reconsumed: views.Thousands(p.Reconsumed()), Skipped: views.Thousands(p.Skipped()),
-		Warnings: slices.Clone(p.Warnings), // said in the page's language below; the plan keeps its own
 	}
-	if len(p.Notices) == len(p.Warnings) {
-		for i, m := range p.Notices {
-			pv.Warnings[i] = l.Say(m)
-		}
+	for _, w := range p.Warnings {
+		pv.Warnings = append(pv.Warnings, l.Say(w))
 	}
 	for _, f := range p.Failures {
 		pv.Failures = append(pv.Failures, sayFailure(l, "reset.failure.not_in_preview", f))
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
-			Method: string(b.Method), Explain: l.Say(b.Method.Message())})
+			Method: string(b.Method), Explain: l.Say(b.Method.Explain())})
 	}
 	for _, q := range p.Queues {
 		row := views.ResetPreviewRow{
 			Topic: q.Queue.Topic, Broker: q.Queue.BrokerName, QueueID: strconv.Itoa(q.Queue.QueueID),
 			Current: views.Thousands(q.Current), Target: views.Thousands(q.Target), Min: views.Thousands(q.Min),
-			Max: views.Thousands(q.Max), LagAfter: views.Thousands(q.LagAfter()), Delta: strconv.FormatInt(q.Delta(), 10), Note: q.Note,
+			Max: views.Thousands(q.Max), LagAfter: views.Thousands(q.LagAfter()), Delta: strconv.FormatInt(q.Delta(), 10), Note: l.SayText(q.Note),
 		}
 		switch d := q.Delta(); {
 		case d < 0:

@@ -204,11 +204,14 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 	out := PlanJSON{
 		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action().String(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
-		Warnings: p.Warnings, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
+		Warnings: []string{}, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
 		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{},
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}
+	}
+	for _, w := range p.Warnings {
+		out.Warnings = append(out.Warnings, w.String())
 	}
 	for _, f := range p.Failures {
 		out.Failures = append(out.Failures, PlanFailureJSON{BrokerName: f.Broker, Addr: f.Addr, Topic: f.Topic, Error: f.Reason()})
@@ -220,7 +223,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		out.Queues = append(out.Queues, PlanQueueJSON{
 			Topic: q.Queue.Topic, BrokerName: q.Queue.BrokerName, QueueID: q.Queue.QueueID,
 			CurrentOffset: q.Current, TargetOffset: q.Target, MinOffset: q.Min, MaxOffset: q.Max,
-			Delta: q.Delta(), LagAfter: q.LagAfter(), Note: q.Note,
+			Delta: q.Delta(), LagAfter: q.LagAfter(), Note: q.Note.String(),
 		})
 	}
 	return out

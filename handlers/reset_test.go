@@ -57,10 +57,10 @@ func rsPlan(req resets.Request) *resets.Plan {
 	q := resets.QueuePlan{QueueState: resets.QueueState{Queue: rocketmq.MessageQueue{Topic: "orders", BrokerName: "broker-a", QueueID: 0},
 		Addr: "10.0.0.1:10911", Current: 120, Max: 130}, Target: 0}
 	return &resets.Plan{ID: "fresh-plan", Hash: "abc", Request: req, Topics: []string{"orders"}, Queues: []resets.QueuePlan{q}, At: rsNow,
-		Warnings: []string{"No client of group g is online."}}
+		Warnings: []i18n.Message{i18n.Plain("No client of group g is online.")}}
 }
 
-func rsRouter(f *rsFake, audit AuditReader) *gin.Engine {
+func rsRouter(f ResetService, audit AuditReader) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	env := &Env{Log: slog.New(slog.DiscardHandler)}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -76,7 +75,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 			return nil, err
 		}
 		s.previews.put(fresh)
-		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, say.String(), nil))
+		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, say, nil))
 		return nil, reject(say, &Rejected{Fresh: fresh, EntryID: entryID(rec)})
 	}
 	if req.Reason != "" {
@@ -105,7 +104,7 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		if errors.As(err, &busy) {
 			say := i18n.M("resets.conflict.busy", "Group", req.Group, "ID", busy.Holder.ID, "Actor", busy.Holder.Actor,
 				"At", busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, say.String(), plan))
+			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, say, plan))
 			return nil, reject(say, &Rejected{EntryID: entryID(rec)})
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)
@@ -132,13 +131,13 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 	snap, err := s.Snapshot(ctx, req.Group, req.Topic)
 	if err != nil {
 		entry.Status = store.AuditFailed
-		entry.Error = "Could not read the offsets again before applying, so nothing was changed: " + err.Error()
+		entry.Error = i18n.TextOf(i18n.M("resets.unread_at_apply", "Error", errorMessage(err)))
 		return finish()
 	}
 	if reasons := staleReasons(plan, snap, s.now(), s.previewTTL); len(reasons) > 0 {
 		say := i18n.M("resets.conflict.moved", "Reasons", sentences(reasons))
 		entry.Status = store.AuditRefused
-		entry.Error = "Refused at apply: " + say.String()
+		entry.Error = i18n.TextOf(i18n.M("resets.refused_at_apply", "Why", say))
 		entry.Result = observed(plan, snap)
 		fresh, ferr := s.planFrom(ctx, req, snap)
 		if ferr == nil {
@@ -242,7 +241,7 @@ func observed(plan *Plan, snap *Snapshot) []store.AuditQueue {
 			cur := f.Current
 			rows[i].Before, rows[i].MinOffset, rows[i].MaxOffset = cur, f.Min, f.Max
 			rows[i].After = &cur
-			rows[i].Note = "not applied; offset read at apply time"
+			rows[i].Note = i18n.TextOf(i18n.M("resets.note.not_applied"))
 		}
 	}
 	return rows
@@ -261,14 +260,12 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 	}
 	group := plan.Request.Group
 	var mu sync.Mutex
-	set := func(i int, note string, err error) {
+	set := func(i int, note i18n.Message, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if note != "" {
-			rows[i].Note = joinNote(rows[i].Note, note)
-		}
+		rows[i].Note = joinNote(rows[i].Note, note)
 		if err != nil {
-			rows[i].Error = err.Error()
+			rows[i].Error = i18n.TextOf(errorMessage(err))
 		}
 	}
 	// A queue already at its target is left alone: resetting it would only make its
@@ -277,10 +274,10 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 		if rows[i].Before != plan.Queues[i].Target {
 			return false
 		}
-		set(i, "already at its target; nothing was sent", nil)
+		set(i, i18n.M("resets.note.at_target"), nil)
 		return true
 	}
-	update := func(ctx context.Context, i int, why string) {
+	update := func(ctx context.Context, i int, why i18n.Message) {
 		q := plan.Queues[i]
 		err := s.admin.UpdateConsumerOffset(ctx, q.Addr, group, q.Queue, q.Target)
 		mu.Lock()
@@ -309,9 +306,9 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 					}
 					q := plan.Queues[i]
 					tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
-					note := ""
+					var note i18n.Message
 					if v, ok := tbl[q.Queue]; ok && v != q.Target {
-						note = fmt.Sprintf("the broker set offset %d", v)
+						note = i18n.M("resets.note.broker_set", "Offset", v)
 					}
 					set(i, note, err)
 				})
@@ -320,7 +317,7 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 			for _, i := range idx {
 				each(i, "update offset", func(ctx context.Context) {
 					if !unchanged(i) {
-						update(ctx, i, "")
+						update(ctx, i, i18n.Message{})
 					}
 				})
 			}
@@ -339,16 +336,16 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 						// mqadmin does.
 						for _, i := range ti {
 							each(i, "update offset", func(ctx context.Context) {
-								update(ctx, i, "no client was online at the broker (CONSUMER_NOT_ONLINE), so the offset was written directly")
+								update(ctx, i, i18n.M("resets.note.written_directly"))
 							})
 						}
 						return
 					}
 					for _, i := range ti {
 						q := plan.Queues[i]
-						note := ""
+						var note i18n.Message
 						if v, ok := tbl[q.Queue]; ok && v != q.Target {
-							note = fmt.Sprintf("the broker chose offset %d for the timestamp", v)
+							note = i18n.M("resets.note.broker_chose", "Offset", v)
 						}
 						set(i, note, err)
 					}
@@ -356,7 +353,7 @@ func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []sto
 			}
 		default:
 			for _, i := range idx {
-				set(i, "", fmt.Errorf("no way to reset broker %s was planned", broker))
+				set(i, i18n.Message{}, fault.New(fault.Internal, "resets.error.no_method", "Broker", broker))
 			}
 		}
 	}
@@ -376,11 +373,16 @@ func resetTimestamp(r Request) int64 {
 	return r.Timestamp.UnixMilli()
 }
 
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
+// joinNote is note a followed by b, separated as a list is ("a; b"); a when b is zero.
+func joinNote(a i18n.Text, b i18n.Message) i18n.Text {
+	switch {
+	case b.ID == "":
+		return a
+	case len(a) == 0:
+		return i18n.TextOf(b)
 	}
-	return a + "; " + b
+	out := append(a[:len(a)-1:len(a)-1], i18n.M("resets.then", "Text", a[len(a)-1]))
+	return append(out, b)
 }
 
 // verify waits for the offsets to settle, then reads every queue's committed offset back
@@ -394,7 +396,7 @@ func (s *Service) verify(ctx context.Context, group string, online bool, rows []
 		found = s.readBack(ctx, group, rows)
 		settled := true
 		for i, r := range rows {
-			if r.Error != "" {
+			if len(r.Error) > 0 {
 				continue // the broker refused: nothing to wait for
 			}
 			f := found[i]
@@ -419,13 +421,13 @@ func (s *Service) verify(ctx context.Context, group string, online bool, rows []
 			rows[i].After = &after
 		}
 		switch {
-		case rows[i].Error != "":
+		case len(rows[i].Error) > 0:
 		case !f.read:
-			rows[i].Error = "the offset could not be read back: " + f.err
+			rows[i].Error = i18n.TextOf(i18n.M("resets.error.not_read_because", "Error", f.err))
 		default:
 			if ok, note, problem := judge(rows[i], online, f.max); !ok {
-				rows[i].Error = problem
-			} else if note != "" {
+				rows[i].Error = i18n.TextOf(problem)
+			} else {
 				rows[i].Note = joinNote(rows[i].Note, note)
 			}
 		}
@@ -436,7 +438,7 @@ type readOffset struct {
 	read   bool
 	offset int64
 	max    int64
-	err    string
+	err    i18n.Message
 }
 
 // readBack reads the committed offset of each row's queue: one GET_CONSUME_STATS per
@@ -483,9 +485,9 @@ func (s *Service) readBackPart(ctx context.Context, group, addr, topic string, r
 			case err == nil:
 				r.read, r.offset = true, off
 			case serr != nil:
-				r.err = serr.Error()
+				r.err = errorMessage(serr)
 			default:
-				r.err = err.Error()
+				r.err = errorMessage(err)
 			}
 		}
 		mu.Lock()
@@ -498,45 +500,48 @@ func (s *Service) readBackPart(ctx context.Context, group, addr, topic string, r
 // worked. ok: it is at the target, or (group online) past it by what the group consumed
 // since, up to the queue's end. A queue back at its old offset had an old offset written
 // back by a client that commits asynchronously.
-func judge(r store.AuditQueue, online bool, maxNow int64) (ok bool, note, problem string) {
+func judge(r store.AuditQueue, online bool, maxNow int64) (ok bool, note, problem i18n.Message) {
 	if r.After == nil {
-		return false, "", "the offset could not be read back"
+		return false, note, i18n.M("resets.error.not_read")
 	}
 	a := *r.After
 	switch {
 	case a == r.Target:
-		return true, "", ""
+		return true, note, problem
 	case a == r.Before:
-		return false, "", fmt.Sprintf("the committed offset is back at %d, where it was before the reset, not the target %d: a client wrote its old offset back (it commits asynchronously). Stop the group's clients and reset again", a, r.Target)
+		return false, note, i18n.M("resets.error.written_back", "At", a, "Target", r.Target)
 	case online && a > r.Target && a <= maxNow:
-		return true, fmt.Sprintf("the group consumed %d message(s) since the reset", a-r.Target), ""
+		return true, i18n.M("resets.note.consumed", "N", a-r.Target), problem
 	}
-	return false, "", fmt.Sprintf("the committed offset is %d, not the target %d", a, r.Target)
+	return false, note, i18n.M("resets.error.off_target", "At", a, "Target", r.Target)
 }
 
 // outcome is the entry's status from its queues, and a summary of what went wrong.
-func outcome(rows []store.AuditQueue) (store.AuditStatus, string) {
-	var bad []string
+func outcome(rows []store.AuditQueue) (store.AuditStatus, i18n.Text) {
+	var bad []i18n.Message
 	for _, r := range rows {
-		if r.Error != "" {
-			bad = append(bad, fmt.Sprintf("%s/%d of %s: %s", r.BrokerName, r.QueueID, r.Topic, r.Error))
+		if len(r.Error) > 0 {
+			bad = append(bad, i18n.M("resets.outcome.queue", "Broker", r.BrokerName, "Queue", r.QueueID, "Topic", r.Topic, "Error", r.Error))
 		}
 	}
 	switch {
 	case len(bad) == 0:
-		return store.AuditApplied, ""
+		return store.AuditApplied, nil
 	case len(bad) == len(rows):
-		return store.AuditFailed, fmt.Sprintf("No queue reached its target. %s", summarize(bad))
+		return store.AuditFailed, i18n.TextOf(i18n.M("resets.outcome.failed", "Queues", summarize(bad)))
 	}
-	return store.AuditPartial, fmt.Sprintf("%d of %d queues did not reach their target. %s", len(bad), len(rows), summarize(bad))
+	return store.AuditPartial, i18n.TextOf(i18n.M("resets.outcome.partial", "Bad", len(bad), "Of", len(rows), "Queues", summarize(bad)))
 }
 
-func summarize(bad []string) string {
+// summarize names the first queues that went wrong, and counts the others.
+func summarize(bad []i18n.Message) i18n.Text {
 	const show = 5
 	if len(bad) <= show {
-		return strings.Join(bad, "; ") + "."
+		t := sentences(bad)
+		t[len(t)-1] = i18n.M("resets.end", "Text", t[len(t)-1])
+		return t
 	}
-	return strings.Join(bad[:show], "; ") + fmt.Sprintf("; and %d more (see the queues).", len(bad)-show)
+	return append(sentences(bad[:show+1])[:show], i18n.M("resets.outcome.more", "N", len(bad)-show))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

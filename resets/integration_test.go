@@ -187,7 +187,7 @@ func (e *it) checkEntry(t *testing.T, entry *store.AuditEntry, want map[int]int6
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditApplied || got.Error != "" {
+	if got.Status != store.AuditApplied || len(got.Error) > 0 {
 		t.Fatalf("entry %d: %s %q", got.ID, got.Status, got.Error)
 	}
 	if got.Actor != "alice" || got.ActorAddr != "10.0.0.7" || got.Cluster != e.cl.NameServer || got.Group != e.group ||
@@ -199,7 +199,7 @@ func (e *it) checkEntry(t *testing.T, entry *store.AuditEntry, want map[int]int6
 		t.Fatalf("entry has %d queues, want %d: %+v", len(got.Result), len(want), got.Result)
 	}
 	for _, q := range got.Result {
-		if q.After == nil || *q.After != want[q.QueueID] || q.Target != want[q.QueueID] || q.Error != "" {
+		if q.After == nil || *q.After != want[q.QueueID] || q.Target != want[q.QueueID] || len(q.Error) > 0 {
 			t.Errorf("queue %d: before %d target %d after %v error %q; want target and after %d", q.QueueID, q.Before, q.Target, q.After, q.Error, want[q.QueueID])
 		}
 	}
@@ -326,20 +326,20 @@ func (e *it) checkWriteBackReported(t *testing.T, entry *store.AuditEntry) {
 	}
 	reverted := 0
 	for _, q := range got.Result {
-		if q.Error == "" {
+		if len(q.Error) == 0 {
 			continue
 		}
-		if !strings.Contains(q.Error, "wrote its old offset back") || q.After == nil || *q.After != q.Before {
+		if !strings.Contains(q.Error.String(), "wrote its old offset back") || q.After == nil || *q.After != q.Before {
 			t.Errorf("queue %d: error %q, before %d after %v", q.QueueID, q.Error, q.Before, q.After)
 		}
 		reverted++
 	}
-	if reverted == 0 || got.Error == "" {
+	if reverted == 0 || len(got.Error) == 0 {
 		t.Errorf("entry %s with no queue naming the write-back: %+v", got.Status, got)
 	}
 	theirs := e.mqadminOffsets(t)
 	for _, q := range got.Result {
-		if q.Error != "" && theirs[q.QueueID] != *q.After {
+		if len(q.Error) > 0 && theirs[q.QueueID] != *q.After {
 			t.Errorf("queue %d: entry says %d after the reset, mqadmin %d", q.QueueID, *q.After, theirs[q.QueueID])
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/i18n"
 )
 
 // RocketMQ's own groups and the brokers' own topics are refused with a sentence, before
@@ -43,7 +45,7 @@ func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 	// The group's own retry topic: allowed, and the preview says what it holds.
 	e.addTopic("%RETRY%g", "broker-a", 1, 5, 2)
 	p := e.plan(t, Request{Group: "g", Topic: "%RETRY%g", Mode: ModeLatest, QueueID: AllQueues})
-	if len(p.Queues) != 1 || p.Queues[0].Target != 5 || !strings.Contains(strings.Join(p.Warnings, " "), "is group g's own retry topic") {
+	if len(p.Queues) != 1 || p.Queues[0].Target != 5 || !strings.Contains(i18n.TextOf(p.Warnings...).String(), "is group g's own retry topic") {
 		t.Errorf("own retry topic: queues %+v warnings %q", p.Queues, p.Warnings)
 	}
 }
@@ -69,7 +71,7 @@ func TestPreviewNamesABrokerGoneFromTheRoute(t *testing.T) {
 		if len(p.Failures) != 1 || p.Failures[0].Broker != "broker-b" || !p.Failures[0].Gone() {
 			t.Errorf("topic %q: failures %v, want broker-b gone from the route", topic, p.Failures)
 		}
-		if w := strings.Join(p.Warnings, " "); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served topic t at") || !strings.Contains(w, "not in this preview") {
+		if w := i18n.TextOf(p.Warnings...).String(); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served topic t at") || !strings.Contains(w, "not in this preview") {
 			t.Errorf("topic %q: warnings %q", topic, w)
 		}
 	}

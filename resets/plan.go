@@ -33,15 +33,12 @@ const (
 )
 
 // Explain says in a sentence what the method does to the group.
-func (m Method) Explain() string { return m.Message().String() }
-
-// Message is Explain as a Message, for a page to say in its reader's language.
-func (m Method) Message() i18n.Message {
+func (m Method) Explain() i18n.Message {
 	switch m {
 	case MethodResetQueue, MethodResetTimestamp, MethodUpdateOffset:
 		return i18n.M("audit.method." + string(m))
 	}
-	return i18n.M("resets.text", "Text", string(m))
+	return i18n.Plain(string(m))
 }
 
 // QueuePlan is one queue of a plan: where the group is and where the reset moves it.
@@ -49,7 +46,7 @@ type QueuePlan struct {
 	QueueState
 	Target int64
 	// Note explains a clamped target.
-	Note string
+	Note i18n.Text `json:"-"`
 }
 
 // Delta is Target - Current: negative means that many messages are consumed again,
@@ -80,10 +77,8 @@ type Plan struct {
 	Pop     bool
 	Brokers []BrokerPlan
 	Queues  []QueuePlan
-	// Warnings say what will happen and what to watch, as sentences; Notices are the
-	// same as Messages, for a page to say in its reader's language.
-	Warnings []string
-	Notices  []i18n.Message `json:"-"`
+	// Warnings say what will happen and what to watch, one sentence each.
+	Warnings []i18n.Message `json:"-"`
 	Failures []BrokerFailure
 	// Refused are brokers whose queues are left out because their master did not
 	// answer or none is registered (see RefusedBroker); Warnings say so too.
@@ -145,12 +140,15 @@ func (p *Plan) method(broker string) Method {
 
 // auditPlan is the plan as the pending audit entry stores it.
 func (p *Plan) auditPlan() store.AuditPlan {
-	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients, Warnings: p.Warnings}
+	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients}
+	for _, w := range p.Warnings {
+		ap.Warnings = append(ap.Warnings, i18n.TextOf(w))
+	}
 	for _, b := range p.Brokers {
 		ap.Brokers = append(ap.Brokers, store.AuditBroker{Name: b.Name, Addr: b.Addr, Version: VersionText(b.Version), Method: string(b.Method)})
 	}
 	for _, f := range p.Failures {
-		ap.Warnings = append(ap.Warnings, "Not in the plan: "+f.String())
+		ap.Warnings = append(ap.Warnings, i18n.TextOf(i18n.M("resets.warn.not_in_plan", "Failure", f.Message())))
 	}
 	for _, q := range p.Queues {
 		ap.Queues = append(ap.Queues, store.AuditQueue{
@@ -286,7 +284,6 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 	}
 	cluster.SortFailures(p.Failures)
-	p.Notices = notices(p)
 	p.Warnings = warnings(p)
 	p.Hash = planHash(p)
 	p.ID = newID()
@@ -300,7 +297,9 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 	var err error
 	switch req.Mode {
 	case ModeTimestamp:
-		qp.Target, qp.Note, err = s.timestampTarget(ctx, q, req.Timestamp, b)
+		var note i18n.Message
+		qp.Target, note, err = s.timestampTarget(ctx, q, req.Timestamp, b)
+		qp.Note = joinNote(nil, note)
 	case ModeEarliest:
 		qp.Target = q.Min
 	case ModeLatest:
@@ -322,7 +321,7 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		return qp, fault.InvalidField("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
 			"Queue", q.Queue.QueueID, "Topic", q.Queue.Topic, "Min", q.Min, "Max", q.Max)
 	}
-	var clampNote string
+	var clampNote i18n.Message
 	qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
 	qp.Note = joinNote(qp.Note, clampNote)
 	return qp, nil
@@ -333,25 +332,25 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 // t, and the last one when all are older: when the broker itself applies the timestamp
 // (reset-timestamp) that is what the group gets, so the plan says so; otherwise the
 // answer is corrected by reading that message's store time.
-func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time, b BrokerPlan) (int64, string, error) {
-	off, err := s.admin.SearchOffset(ctx, q.Addr, q.Queue, t, rocketmq.BoundaryLower)
+func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time, b BrokerPlan) (off int64, note i18n.Message, err error) {
+	off, err = s.admin.SearchOffset(ctx, q.Addr, q.Queue, t, rocketmq.BoundaryLower)
 	if err != nil || b.Version.Is5() || b.Version.Ordinal == 0 {
-		return off, "", err
+		return off, note, err
 	}
 	if b.Method == MethodResetTimestamp {
-		return off, fmt.Sprintf("RocketMQ %s resets to the message stored closest to the time", VersionText(b.Version)), nil
+		return off, i18n.M("resets.note.closest", "Version", VersionText(b.Version)), nil
 	}
 	if off < q.Min || off >= q.Max {
-		return off, "", nil
+		return off, note, nil
 	}
 	res, err := s.admin.Pull(ctx, q.Addr, q.Queue, off, 1)
 	if err != nil {
-		return 0, "", err
+		return 0, note, err
 	}
 	if len(res.Messages) > 0 && res.Messages[0].StoreTimestamp < t.UnixMilli() {
 		off = res.Messages[0].QueueOffset + 1
 	}
-	return off, "", nil
+	return off, note, nil
 }
 
 // pickQueue finds the one queue a request names.
@@ -394,14 +393,14 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 }
 
 // clamp keeps a target within the queue's offsets and says so when it had to.
-func clamp(target, lo, hi int64) (int64, string) {
+func clamp(target, lo, hi int64) (int64, i18n.Message) {
 	switch {
 	case target < lo:
-		return lo, fmt.Sprintf("target %d is before the oldest message kept (min offset %d); clamped to %d", target, lo, lo)
+		return lo, i18n.M("resets.note.clamped_min", "Target", target, "Min", lo)
 	case target > hi:
-		return hi, fmt.Sprintf("target %d is past the end of the queue (max offset %d); clamped to %d", target, hi, hi)
+		return hi, i18n.M("resets.note.clamped_max", "Target", target, "Max", hi)
 	}
-	return target, ""
+	return target, i18n.Message{}
 }
 
 // dedupe drops the errors said already on the same field (several queues may break the
@@ -460,17 +459,7 @@ func refusedIn(req Request, rs []RefusedBroker) []RefusedBroker {
 }
 
 // warnings say what applying the plan will do, given the group's state and the brokers.
-func warnings(p *Plan) []string {
-	ms := notices(p)
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.String()
-	}
-	return out
-}
-
-// notices are the warnings as Messages, for a page to say in its reader's language.
-func notices(p *Plan) []i18n.Message {
+func warnings(p *Plan) []i18n.Message {
 	var w []i18n.Message
 	add := func(id string, kv ...any) { w = append(w, i18n.M(id, kv...)) }
 	g := p.Request.Group
@@ -485,7 +474,7 @@ func notices(p *Plan) []i18n.Message {
 		add("resets.warn.online_unknown", "Group", g)
 	}
 	for _, b := range p.Brokers {
-		add("resets.warn.broker", "Broker", b.Name, "Version", VersionText(b.Version), "How", b.Method.Message())
+		add("resets.warn.broker", "Broker", b.Name, "Version", VersionText(b.Version), "How", b.Method.Explain())
 	}
 	if p.Pop {
 		add("resets.warn.pop")
@@ -494,7 +483,7 @@ func notices(p *Plan) []i18n.Message {
 	}
 	clamped, unchanged := 0, 0
 	for _, q := range p.Queues {
-		if q.Note != "" {
+		if len(q.Note) > 0 {
 			clamped++
 		}
 		if q.Target == q.Current {
@@ -511,17 +500,17 @@ func notices(p *Plan) []i18n.Message {
 		add("resets.warn.some_at_target", "N", unchanged)
 	}
 	for _, r := range p.Refused {
-		add("resets.text", "Text", r.Sentence())
+		w = append(w, r.Sentence())
 	}
 	for _, f := range p.Failures {
 		if slices.ContainsFunc(p.Refused, func(r RefusedBroker) bool { return r.Broker == f.Broker }) {
 			continue // said above, with its queues
 		}
 		if f.Gone() {
-			add("resets.warn.gone", "Broker", f.Broker, "Addr", f.Addr, "Error", fmt.Sprint(f.Err))
+			add("resets.warn.gone", "Broker", f.Broker, "Addr", f.Addr, "Error", errorMessage(f.Err))
 			continue
 		}
-		add("resets.warn.no_answer", "Failure", f.String())
+		add("resets.warn.no_answer", "Failure", f.Message())
 	}
 	if t := p.Request.Topic; rocketmq.IsRetryTopic(t) {
 		add("resets.warn.retry_topic", "Topic", t, "Group", g)

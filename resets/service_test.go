@@ -11,11 +11,21 @@ import (
 
 	"rmqconsole/cluster/clustertest"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
 var alice = Who{Actor: "alice", Addr: "10.0.0.7"}
+
+// said is sentences in English, one after the other.
+func said(ts []i18n.Text) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.String())
+	}
+	return strings.Join(out, " ")
+}
 
 // inputOn is the English sentence err gives as bad input on field, "" when it gives none.
 func inputOn(err error, field string) string {
@@ -195,7 +205,7 @@ func TestPlanTargetsPerMode(t *testing.T) {
 			if got.Current != 6 || got.Target != tc.target || got.Delta() != tc.target-6 || got.LagAfter() != 10-tc.target {
 				t.Errorf("queue 0: current %d target %d delta %d lag after %d; want target %d", got.Current, got.Target, got.Delta(), got.LagAfter(), tc.target)
 			}
-			if !strings.Contains(got.Note, tc.note) || (tc.note == "" && got.Note != "") {
+			if !strings.Contains(got.Note.String(), tc.note) || (tc.note == "" && len(got.Note) > 0) {
 				t.Errorf("note %q, want %q", got.Note, tc.note)
 			}
 			if req.Mode == ModeOffset && len(p.Queues) != 1 {
@@ -269,7 +279,7 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 		t.Errorf("action %q", p.Action())
 	}
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditApplied || entry.Error != "" || entry.Reason != "replay" || entry.Actor != "alice" {
+	if entry.Status != store.AuditApplied || len(entry.Error) > 0 || entry.Reason != "replay" || entry.Actor != "alice" {
 		t.Fatalf("entry %+v", entry)
 	}
 	if len(entry.Result) != 4 {
@@ -288,7 +298,7 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 	}
 	// Applying a plan whose queues are already at their targets sends nothing.
 	again := e.apply(t, e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues}))
-	if again.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note, "nothing was sent") {
+	if again.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note.String(), "nothing was sent") {
 		t.Errorf("a no-op reset: %s, calls %v, note %q", again.Status, e.fake.Calls(), again.Result[0].Note)
 	}
 	// The preview cannot be applied twice.
@@ -365,12 +375,12 @@ func TestOldBrokerPaths(t *testing.T) {
 		at := func(e *env) time.Time { return e.base.Add(2400 * time.Millisecond) }
 		e := newEnv(t, old)
 		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
-		if p.Queues[0].Target != 3 || p.Queues[0].Note != "" {
+		if p.Queues[0].Target != 3 || len(p.Queues[0].Note) > 0 {
 			t.Errorf("offline: target %d note %q, want 3", p.Queues[0].Target, p.Queues[0].Note)
 		}
 		e = newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		p = e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
-		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note, "closest") {
+		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note.String(), "closest") {
 			t.Errorf("online: target %d note %q, want 2 with a note", p.Queues[0].Target, p.Queues[0].Note)
 		}
 		if entry := e.apply(t, p); entry.Status != store.AuditApplied {
@@ -385,7 +395,7 @@ func TestOldBrokerPaths(t *testing.T) {
 		if entry.Status != store.AuditApplied || e.fake.Calls()["UpdateConsumerOffset"] != 4 {
 			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.Calls())
 		}
-		if !strings.Contains(entry.Result[0].Note, "CONSUMER_NOT_ONLINE") || entry.Result[0].Method != string(MethodUpdateOffset) {
+		if !strings.Contains(entry.Result[0].Note.String(), "CONSUMER_NOT_ONLINE") || entry.Result[0].Method != string(MethodUpdateOffset) {
 			t.Errorf("queue %+v does not say it fell back", entry.Result[0])
 		}
 	})
@@ -419,20 +429,20 @@ func TestVerifyCatchesAnOldOffsetWrittenBack(t *testing.T) {
 	for _, q := range entry.Result {
 		switch q.QueueID {
 		case 1:
-			if !strings.Contains(q.Error, "back at 6") || *q.After != 6 {
+			if !strings.Contains(q.Error.String(), "back at 6") || *q.After != 6 {
 				t.Errorf("reverted queue %+v", q)
 			}
 		case 2:
-			if q.Error != "" || !strings.Contains(q.Note, "consumed 3") {
+			if len(q.Error) > 0 || !strings.Contains(q.Note.String(), "consumed 3") {
 				t.Errorf("consuming queue %+v", q)
 			}
 		default:
-			if q.Error != "" || *q.After != 2 {
+			if len(q.Error) > 0 || *q.After != 2 {
 				t.Errorf("queue %+v", q)
 			}
 		}
 	}
-	if !strings.Contains(entry.Error, "1 of 4 queues did not reach their target") {
+	if !strings.Contains(entry.Error.String(), "1 of 4 queues did not reach their target") {
 		t.Errorf("entry error %q", entry.Error)
 	}
 }
@@ -477,7 +487,7 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 				t.Fatalf("a stale preview changed offsets")
 			}
 			got, err := e.st.Audit().Get(context.Background(), ce.EntryID)
-			if err != nil || got.Status != store.AuditRefused || !strings.Contains(got.Error, "moved") {
+			if err != nil || got.Status != store.AuditRefused || !strings.Contains(got.Error.String(), "moved") {
 				t.Fatalf("entry %+v, %v", got, err)
 			}
 			// The fresh preview applies.
@@ -560,7 +570,7 @@ func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", errors.New("connection refused"))
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if len(p.Queues) != 4 || len(p.Failures) != 1 || len(p.Refused) != 1 ||
-		!strings.Contains(strings.Join(p.Warnings, " "), "Broker broker-b's master 127.0.0.1:2 could not be read (connection refused). Offsets are reset only on a master, so its 2 queues of topic t (0, 1) are refused") {
+		!strings.Contains(i18n.TextOf(p.Warnings...).String(), "Broker broker-b's master 127.0.0.1:2 could not be read (connection refused). Offsets are reset only on a master, so its 2 queues of topic t (0, 1) are refused") {
 		t.Fatalf("queues %d failures %v warnings %q", len(p.Queues), p.Failures, p.Warnings)
 	}
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", nil)
@@ -571,7 +581,7 @@ func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	}
 	e.fake.FailOn("ResetOffset", "127.0.0.1:2", errors.New("127.0.0.1:2 answered SYSTEM_ERROR (1): disk full"))
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditPartial || !strings.Contains(entry.Error, "2 of 6 queues") || !strings.Contains(entry.Error, "disk full") {
+	if entry.Status != store.AuditPartial || !strings.Contains(entry.Error.String(), "2 of 6 queues") || !strings.Contains(entry.Error.String(), "disk full") {
 		t.Fatalf("entry %s: %s", entry.Status, entry.Error)
 	}
 }
@@ -596,7 +606,7 @@ func TestRecoverMarksPendingAsInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error, "stopped before this reset finished") || len(got.Result) != 4 {
+	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error.String(), "stopped before this reset finished") || len(got.Result) != 4 {
 		t.Fatalf("entry %+v", got)
 	}
 	for _, q := range got.Result {
@@ -630,7 +640,7 @@ func TestRecoverMarksAnInterruptedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error, "before this change (topic-delete) finished") || len(got.Result) != 0 {
+	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error.String(), "before this change (topic-delete) finished") || len(got.Result) != 0 {
 		t.Fatalf("entry %s: %q, %d rows", got.Status, got.Error, len(got.Result))
 	}
 }
@@ -654,7 +664,7 @@ func TestJudge(t *testing.T) {
 		{"unread", store.AuditQueue{Before: 1, Target: 8}, true, 10, false, "could not be read"},
 	} {
 		ok, note, problem := judge(tc.q, tc.online, tc.max)
-		if ok != tc.ok || !strings.Contains(note+problem, tc.message) {
+		if ok != tc.ok || !strings.Contains(note.String()+problem.String(), tc.message) {
 			t.Errorf("%s: ok %v note %q problem %q", tc.name, ok, note, problem)
 		}
 	}
@@ -677,15 +687,15 @@ func TestAFrozenMastersQueuesAreRefusedNotSentToItsSlave(t *testing.T) {
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	want := "Broker broker-b's master 127.0.0.1:2 did not answer"
 	refused := "Offsets are reset only on a master, never on its slave 127.0.0.1:12, so its 2 queues of topic t (0, 1) are refused"
-	if w := strings.Join(p.Warnings, " "); len(p.Queues) != 4 || len(p.Refused) != 1 || !strings.Contains(w, want) || !strings.Contains(w, refused) {
+	if w := i18n.TextOf(p.Warnings...).String(); len(p.Queues) != 4 || len(p.Refused) != 1 || !strings.Contains(w, want) || !strings.Contains(w, refused) {
 		t.Fatalf("queues %d refused %+v warnings %q", len(p.Queues), p.Refused, p.Warnings)
 	}
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditApplied || len(entry.Result) != 4 || !strings.Contains(strings.Join(entry.Plan.Warnings, " "), refused) {
+	if entry.Status != store.AuditApplied || len(entry.Result) != 4 || !strings.Contains(said(entry.Plan.Warnings), refused) {
 		t.Errorf("entry %s, %d queues, warnings %q", entry.Status, len(entry.Result), entry.Plan.Warnings)
 	}
 	for _, r := range entry.Result {
-		if r.BrokerName != "broker-a" || r.Error != "" {
+		if r.BrokerName != "broker-a" || len(r.Error) > 0 {
 			t.Errorf("row %+v", r)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -85,42 +86,45 @@ type RefusedBroker struct {
 }
 
 // Sentence says which queues are refused and why, for the preview and the audit entry.
-func (r RefusedBroker) Sentence() string {
-	var why string
-	if r.Master == "" {
-		why = fmt.Sprintf("Broker %s has no master registered with the NameServer", r.Broker)
-	} else {
-		why = fmt.Sprintf("Broker %s's master %s did not answer", r.Broker, r.Master)
-		if r.Err != nil && !cluster.Unanswered(r.Err) {
-			why = fmt.Sprintf("Broker %s's master %s could not be read", r.Broker, r.Master)
-		}
-		if r.Err != nil {
-			why += " (" + r.Err.Error() + ")"
-		}
+func (r RefusedBroker) Sentence() i18n.Message {
+	why := i18n.M("resets.refused.no_master", "Broker", r.Broker)
+	switch {
+	case r.Master == "":
+	case r.Err == nil:
+		why = i18n.M("resets.refused.no_answer", "Broker", r.Broker, "Master", r.Master)
+	case cluster.Unanswered(r.Err):
+		why = i18n.M("resets.refused.no_answer.because", "Broker", r.Broker, "Master", r.Master, "Error", errorMessage(r.Err))
+	default:
+		why = i18n.M("resets.refused.unreadable", "Broker", r.Broker, "Master", r.Master, "Error", errorMessage(r.Err))
 	}
-	slave := ""
+	var slave any = ""
 	if len(r.Slaves) > 0 {
-		slave = fmt.Sprintf(", never on its slave %s", strings.Join(r.Slaves, ", "))
+		slave = i18n.M("resets.refused.slave", "Slaves", strings.Join(r.Slaves, ", "))
 	}
-	return fmt.Sprintf("%s. Offsets are reset only on a master%s, so its %s refused: they are not in this preview and are not reset. Preview again when the master answers.",
-		why, slave, queueList(r.Queues))
+	return i18n.M("resets.refused", "Why", why, "Slave", slave, "Queues", queueList(r.Queues))
 }
 
 // queueList names queues by topic: "2 queues of topic T (0, 1) are", "1 queue of topic T (3) is".
-func queueList(qs []rocketmq.MessageQueue) string {
+func queueList(qs []rocketmq.MessageQueue) i18n.Message {
 	byTopic := map[string][]string{}
 	for _, q := range qs {
 		byTopic[q.Topic] = append(byTopic[q.Topic], fmt.Sprint(q.QueueID))
 	}
-	var parts []string
+	var parts []i18n.Message
 	for _, t := range sortedKeys(byTopic) {
-		parts = append(parts, fmt.Sprintf("topic %s (%s)", t, strings.Join(byTopic[t], ", ")))
+		parts = append(parts, i18n.M("resets.queues.topic", "Topic", t, "IDs", strings.Join(byTopic[t], ", ")))
 	}
-	verb := "queues of " + strings.Join(parts, " and ") + " are"
+	topics := make(i18n.Text, len(parts))
+	for i, p := range parts {
+		if i < len(parts)-1 {
+			p = i18n.M("resets.queues.and", "Text", p)
+		}
+		topics[i] = p
+	}
 	if len(qs) == 1 {
-		verb = "queue of " + parts[0] + " is"
+		return i18n.M("resets.queues.one", "Topics", topics)
 	}
-	return fmt.Sprintf("%d %s", len(qs), verb)
+	return i18n.M("resets.queues.many", "N", len(qs), "Topics", topics)
 }
 
 // Broker returns the state of the named broker.

@@ -186,7 +186,7 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
 		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
-			handlers.ResetAsked(c), msg)
+			handlers.ResetAsked(c), say)
 	}
 	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
 }

@@ -75,9 +75,9 @@ type AuditQueue struct {
 	// read (or in a plan).
 	After *int64 `json:"after"`
 	// Note explains a clamped target or how After came about.
-	Note string `json:"note,omitempty"`
-	// Error says why this queue did not reach its target ("" when it did).
-	Error string `json:"error"`
+	Note i18n.Text `json:"note,omitempty"`
+	// Error says why this queue did not reach its target (empty when it did).
+	Error i18n.Text `json:"error"`
 }
 
 // AuditBroker is one broker a reset goes through and how.
@@ -96,7 +96,8 @@ type AuditPlan struct {
 	Clients   []string      `json:"clients,omitempty"`
 	Brokers   []AuditBroker `json:"brokers,omitempty"`
 	Queues    []AuditQueue  `json:"queues,omitempty"`
-	Warnings  []string      `json:"warnings,omitempty"`
+	// Warnings are what the preview said would happen, one sentence each.
+	Warnings []i18n.Text `json:"warnings,omitempty"`
 }
 
 // AuditEntry is one reset attempt.
@@ -123,9 +124,10 @@ type AuditEntry struct {
 	Plan   AuditPlan
 	// Result is every queue's before, target and after; empty while pending and for
 	// refusals that never got to a plan.
-	Result   []AuditQueue
-	Status   AuditStatus
-	Error    string
+	Result []AuditQueue
+	Status AuditStatus
+	// Error says what went wrong or why the attempt was refused (empty when nothing did).
+	Error    i18n.Text
 	PrevHash string
 	Hash     string
 }
@@ -306,7 +308,7 @@ func toRow(e *AuditEntry) (*auditRow, error) {
 	r := &auditRow{
 		ID: e.ID, StartedAt: fmtAuditTime(e.StartedAt), FinishedAt: fmtAuditTime(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, ClusterName: e.ClusterName, GroupName: e.Group, Mode: e.Mode,
-		Reason: e.Reason, Status: string(e.Status), Error: e.Error, DurationMs: e.Duration.Milliseconds(),
+		Reason: e.Reason, Status: string(e.Status), Error: storedText(e.Error), DurationMs: e.Duration.Milliseconds(),
 		PrevHash: e.PrevHash, Hash: e.Hash, Params: "{}",
 	}
 	if e.Seq > 0 {
@@ -327,14 +329,10 @@ func toRow(e *AuditEntry) (*auditRow, error) {
 		}
 		r.Params = string(e.Params)
 	}
-	if r.Plan, err = jsonText(e.Plan, "{}"); err != nil {
+	if r.Plan, err = jsonText(storePlan(e.Plan), "{}"); err != nil {
 		return nil, err
 	}
-	result := e.Result
-	if result == nil {
-		result = []AuditQueue{}
-	}
-	if r.Result, err = jsonText(result, "[]"); err != nil {
+	if r.Result, err = jsonText(storeQueues(e.Result), "[]"); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -345,7 +343,7 @@ func (r *auditRow) entry() AuditEntry {
 		ID: r.ID, StartedAt: parseAuditTime(r.StartedAt), FinishedAt: parseAuditTime(r.FinishedAt),
 		Duration: time.Duration(r.DurationMs) * time.Millisecond, Actor: r.Actor, ActorAddr: r.ActorAddr,
 		Cluster: r.Cluster, ClusterName: r.ClusterName, Group: r.GroupName, Mode: r.Mode, Params: json.RawMessage(r.Params),
-		Reason: r.Reason, Status: AuditStatus(r.Status), Error: r.Error, PrevHash: r.PrevHash, Hash: r.Hash,
+		Reason: r.Reason, Status: AuditStatus(r.Status), Error: i18n.Decode(r.Error), PrevHash: r.PrevHash, Hash: r.Hash,
 	}
 	if r.Seq != nil {
 		e.Seq = *r.Seq
@@ -353,9 +351,90 @@ func (r *auditRow) entry() AuditEntry {
 	// The columns were written by this package from these types; a row edited by hand
 	// that no longer decodes still shows its other fields (and fails verification).
 	_ = json.Unmarshal([]byte(r.Topics), &e.Topics)
-	_ = json.Unmarshal([]byte(r.Plan), &e.Plan)
-	_ = json.Unmarshal([]byte(r.Result), &e.Result)
+	var plan storedPlan
+	_ = json.Unmarshal([]byte(r.Plan), &plan)
+	e.Plan = plan.read()
+	var result []storedQueue
+	_ = json.Unmarshal([]byte(r.Result), &result)
+	e.Result = readQueues(result)
 	return e
+}
+
+// storedText is t as an entry keeps it: i18n.Encode's form, so that it is read later in
+// its reader's language; plain text (old entries, a broker's words) as it is, so that
+// entries written before sentences were kept as messages read the same. A sentence
+// that cannot be encoded (a value no catalogue could say later) is kept as its English:
+// the entry is written either way.
+func storedText(t i18n.Text) string {
+	if len(t) == 0 {
+		return ""
+	}
+	if len(t) == 1 {
+		if s, ok := i18n.PlainOf(t[0]); ok && !strings.HasPrefix(s, "[{") {
+			return s
+		}
+	}
+	s, err := i18n.Encode(t)
+	if err != nil {
+		return t.String()
+	}
+	return s
+}
+
+// storedQueue and storedPlan are an AuditQueue and an AuditPlan as a row's JSON holds
+// them: their sentences as storedText writes them, under the fields' own names, so a
+// row keeps the shape entries have always had.
+type storedQueue struct {
+	AuditQueue
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error"`
+}
+
+type storedPlan struct {
+	AuditPlan
+	Queues   []storedQueue `json:"queues,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+func storeQueues(qs []AuditQueue) []storedQueue {
+	out := make([]storedQueue, len(qs))
+	for i, q := range qs {
+		out[i] = storedQueue{AuditQueue: q, Note: storedText(q.Note), Error: storedText(q.Error)}
+	}
+	return out
+}
+
+func readQueues(sqs []storedQueue) []AuditQueue {
+	if sqs == nil {
+		return nil
+	}
+	out := make([]AuditQueue, len(sqs))
+	for i, sq := range sqs {
+		out[i] = sq.AuditQueue
+		out[i].Note, out[i].Error = i18n.Decode(sq.Note), i18n.Decode(sq.Error)
+	}
+	return out
+}
+
+func storePlan(p AuditPlan) storedPlan {
+	sp := storedPlan{AuditPlan: p}
+	if p.Queues != nil {
+		sp.Queues = storeQueues(p.Queues)
+	}
+	for _, w := range p.Warnings {
+		sp.Warnings = append(sp.Warnings, storedText(w))
+	}
+	return sp
+}
+
+func (sp storedPlan) read() AuditPlan {
+	p := sp.AuditPlan
+	p.Queues = readQueues(sp.Queues)
+	p.Warnings = nil
+	for _, w := range sp.Warnings {
+		p.Warnings = append(p.Warnings, i18n.Decode(w))
+	}
+	return p
 }
 
 // nextID returns the id the next row gets; the id is known before the row is written
@@ -538,9 +617,9 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 		return err
 	}
 	rows, err := apply(ctx)
-	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), ""
+	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), nil
 	if err != nil {
-		e.Error = err.Error()
+		e.Error = i18n.PlainText(err.Error())
 	}
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
@@ -574,7 +653,7 @@ func (e *UnrecordedError) Say() i18n.Message {
 func changeStatus(rows []AuditQueue, err error) AuditStatus {
 	done := 0
 	for _, r := range rows {
-		if r.Error == "" {
+		if len(r.Error) == 0 {
 			done++
 		}
 	}

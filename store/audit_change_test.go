@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/i18n"
 )
 
 func topicChange(topic string) *AuditEntry {
@@ -26,9 +28,9 @@ func TestAuditChangeIsPendingWhileItRunsThenSealed(t *testing.T) {
 			want AuditStatus
 		}{
 			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b"}}, nil, AuditApplied},
-			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b", Error: "timed out"}}, nil, AuditPartial},
+			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b", Error: i18n.PlainText("timed out")}}, nil, AuditPartial},
 			{[]AuditQueue{{BrokerName: "broker-a"}}, errors.New("NameServer refused"), AuditPartial},
-			{[]AuditQueue{{BrokerName: "broker-a", Error: "refused"}}, nil, AuditFailed},
+			{[]AuditQueue{{BrokerName: "broker-a", Error: i18n.PlainText("refused")}}, nil, AuditFailed},
 			{nil, errors.New("no broker answered"), AuditFailed},
 		}
 		for i, c := range cases {
@@ -55,7 +57,7 @@ func TestAuditChangeIsPendingWhileItRunsThenSealed(t *testing.T) {
 			if got.Status != c.want || got.Seq == 0 || len(got.Result) != len(c.rows) {
 				t.Fatalf("case %d: status %s seq %d rows %d, want %s sealed with %d rows", i, got.Status, got.Seq, len(got.Result), c.want, len(c.rows))
 			}
-			if c.err != nil && got.Error != c.err.Error() {
+			if c.err != nil && got.Error.String() != c.err.Error() {
 				t.Fatalf("case %d: error %q, want %q", i, got.Error, c.err)
 			}
 		}

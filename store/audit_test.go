@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 )
 
 func openAuditStore(t *testing.T, db testDB) (*Store, string) {
@@ -172,7 +173,7 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 				for i := 0; i < 2; i++ {
 					finishApplied(t, l, beginPending(t, l, "g1"))
 				}
-				if err := l.Record(ctx, &AuditEntry{Actor: "bob", Group: "g1", Mode: "offset", Status: AuditRefused, Error: "offset beyond max"}); err != nil {
+				if err := l.Record(ctx, &AuditEntry{Actor: "bob", Group: "g1", Mode: "offset", Status: AuditRefused, Error: i18n.PlainText("offset beyond max")}); err != nil {
 					t.Fatal(err)
 				}
 				rep, err := l.Verify(ctx)
