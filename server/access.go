@@ -185,8 +185,11 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
-		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
-			handlers.ResetAsked(c), say)
+		group, asked := firstParam(c), handlers.ResetAsked(c)
+		if rule.mode != "" {
+			group, asked = c.Param("group"), resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
+		}
+		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, say)
 	}
 	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
 }
@@ -214,6 +217,10 @@ var whatIDs = map[string]string{
 	"read this page":                       "access.what.read",
 	"resend dead letters":                  "access.what.resend",
 	"reset consumer offsets":               "access.what.reset",
+	"change consumer group settings":       "access.what.group_settings",
+	"delete consumer groups":               "access.what.group_delete",
+	"manage ACL users and policies":        "access.what.acl",
+	"change broker configuration":          "access.what.broker_config",
 }
 
 // whatID is the catalogue id of a route's what; the what itself when it has none.

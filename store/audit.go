@@ -608,8 +608,9 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // happens without its entry, and is then finished with apply's outcome. apply returns
 // one row per thing it changed (a broker, a message), each with its Error ("" when done),
 // and an error when it could not go on. The status follows: applied when every row is
-// done, partial when some are, failed otherwise. Change returns an error only when the
-// entry could not be written: Begin's conflict or the database's error before apply ran
+// done, partial when some are, failed otherwise; refused when the error wraps
+// ErrChangeRefused. Change returns an error only when the entry could not be written:
+// Begin's conflict or the database's error before apply ran
 // (nothing was changed), or an *UnrecordedError when finishing.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
@@ -650,7 +651,15 @@ func (e *UnrecordedError) Say() i18n.Message {
 	return i18n.M("audit.unrecorded", "ID", e.Entry.ID, "Error", e.Err.Error())
 }
 
+// ErrChangeRefused, wrapped in the error a Change's apply returns, records the change as
+// refused: once its entry was pending, apply found it must not go on (what it previewed
+// no longer holds) and changed nothing.
+var ErrChangeRefused = errors.New("refused at apply")
+
 func changeStatus(rows []AuditQueue, err error) AuditStatus {
+	if errors.Is(err, ErrChangeRefused) {
+		return AuditRefused
+	}
 	done := 0
 	for _, r := range rows {
 		if len(r.Error) == 0 {
