@@ -248,117 +248,147 @@ func observed(plan *Plan, snap *Snapshot) []store.AuditQueue {
 }
 
 // execute asks each broker to move the plan's queues and returns one row per queue with
-// the error, if any. Brokers are asked in parallel.
+// the error, if any. Every queue (every topic, for a reset by timestamp) is asked at
+// once; a row records its own outcome, so the fan-out's failures are not used.
 func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []store.AuditQueue {
-	rows := plan.auditPlan().Queues
+	x := &execution{s: s, plan: plan, group: plan.Request.Group, rows: plan.auditPlan().Queues, fo: s.brokers.Fanout(ctx)}
 	byBroker := map[string][]int{}
 	for i, q := range plan.Queues {
 		if f, ok := snap.Queue(q.Queue); ok {
-			rows[i].Before, rows[i].MinOffset, rows[i].MaxOffset = f.Current, f.Min, f.Max
+			x.rows[i].Before, x.rows[i].MinOffset, x.rows[i].MaxOffset = f.Current, f.Min, f.Max
 		}
 		byBroker[q.Queue.BrokerName] = append(byBroker[q.Queue.BrokerName], i)
-	}
-	group := plan.Request.Group
-	var mu sync.Mutex
-	set := func(i int, note i18n.Message, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		rows[i].Note = joinNote(rows[i].Note, note)
-		if err != nil {
-			rows[i].Error = i18n.TextOf(errorMessage(err))
-		}
-	}
-	// A queue already at its target is left alone: resetting it would only make its
-	// client drop what it has in flight.
-	unchanged := func(i int) bool {
-		if rows[i].Before != plan.Queues[i].Target {
-			return false
-		}
-		set(i, i18n.M("resets.note.at_target"), nil)
-		return true
-	}
-	update := func(ctx context.Context, i int, why i18n.Message) {
-		q := plan.Queues[i]
-		err := s.admin.UpdateConsumerOffset(ctx, q.Addr, group, q.Queue, q.Target)
-		mu.Lock()
-		rows[i].Method = string(MethodUpdateOffset)
-		mu.Unlock()
-		set(i, why, err)
-	}
-	// Every queue (every topic, for a reset by timestamp) at once; a row records its own
-	// outcome, so the fan-out's failures are not used.
-	fo := s.brokers.Fanout(ctx)
-	each := func(i int, op string, fn func(ctx context.Context)) {
-		q := plan.Queues[i]
-		fo.At(q.Queue.BrokerName, q.Addr, op, func(ctx context.Context, _ string) error {
-			fn(ctx)
-			return nil
-		})
 	}
 	for _, broker := range sortedKeys(byBroker) {
 		idx := byBroker[broker]
 		switch plan.method(broker) {
 		case MethodResetQueue:
-			for _, i := range idx {
-				each(i, "reset offset", func(ctx context.Context) {
-					if unchanged(i) {
-						return
-					}
-					q := plan.Queues[i]
-					tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
-					var note i18n.Message
-					if v, ok := tbl[q.Queue]; ok && v != q.Target {
-						note = i18n.M("resets.note.broker_set", "Offset", v)
-					}
-					set(i, note, err)
-				})
-			}
+			x.resetQueues(idx)
 		case MethodUpdateOffset:
-			for _, i := range idx {
-				each(i, "update offset", func(ctx context.Context) {
-					if !unchanged(i) {
-						update(ctx, i, i18n.Message{})
-					}
-				})
-			}
+			x.updateOffsets(idx)
 		case MethodResetTimestamp:
-			byTopic := map[string][]int{}
-			for _, i := range idx {
-				byTopic[plan.Queues[i].Queue.Topic] = append(byTopic[plan.Queues[i].Queue.Topic], i)
-			}
-			for _, topic := range sortedKeys(byTopic) {
-				ti := byTopic[topic]
-				each(ti[0], "reset by timestamp", func(ctx context.Context) {
-					addr := plan.Queues[ti[0]].Addr
-					tbl, err := s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, group, resetTimestamp(plan.Request), true))
-					if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
-						// The clients left between the preview and now: write the offsets, as
-						// mqadmin does.
-						for _, i := range ti {
-							each(i, "update offset", func(ctx context.Context) {
-								update(ctx, i, i18n.M("resets.note.written_directly"))
-							})
-						}
-						return
-					}
-					for _, i := range ti {
-						q := plan.Queues[i]
-						var note i18n.Message
-						if v, ok := tbl[q.Queue]; ok && v != q.Target {
-							note = i18n.M("resets.note.broker_chose", "Offset", v)
-						}
-						set(i, note, err)
-					}
-				})
-			}
+			x.resetByTimestamp(idx)
 		default:
 			for _, i := range idx {
-				set(i, i18n.Message{}, fault.New(fault.Internal, "resets.error.no_method", "Broker", broker))
+				x.set(i, i18n.Message{}, fault.New(fault.Internal, "resets.error.no_method", "Broker", broker))
 			}
 		}
 	}
-	fo.Wait()
-	return rows
+	x.fo.Wait()
+	return x.rows
+}
+
+// execution is one plan being applied: the rows its queues' outcomes are written to.
+type execution struct {
+	s     *Service
+	plan  *Plan
+	group string
+	fo    *cluster.Fanout
+
+	mu   sync.Mutex
+	rows []store.AuditQueue
+}
+
+// set adds a note and the error, if any, to queue i's row.
+func (x *execution) set(i int, note i18n.Message, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.rows[i].Note = joinNote(x.rows[i].Note, note)
+	if err != nil {
+		x.rows[i].Error = i18n.TextOf(errorMessage(err))
+	}
+}
+
+// unchanged leaves a queue already at its target alone: resetting it would only make
+// its client drop what it has in flight.
+func (x *execution) unchanged(i int) bool {
+	if x.rows[i].Before != x.plan.Queues[i].Target {
+		return false
+	}
+	x.set(i, i18n.M("resets.note.at_target"), nil)
+	return true
+}
+
+// each asks queue i's broker, with the others at once.
+func (x *execution) each(i int, op string, fn func(ctx context.Context)) {
+	q := x.plan.Queues[i]
+	x.fo.At(q.Queue.BrokerName, q.Addr, op, func(ctx context.Context, _ string) error {
+		fn(ctx)
+		return nil
+	})
+}
+
+// update writes queue i's offset, the way a client commits it.
+func (x *execution) update(ctx context.Context, i int, why i18n.Message) {
+	q := x.plan.Queues[i]
+	err := x.s.admin.UpdateConsumerOffset(ctx, q.Addr, x.group, q.Queue, q.Target)
+	x.mu.Lock()
+	x.rows[i].Method = string(MethodUpdateOffset)
+	x.mu.Unlock()
+	x.set(i, why, err)
+}
+
+// resetQueues asks the broker to reset each queue itself (MethodResetQueue).
+func (x *execution) resetQueues(idx []int) {
+	for _, i := range idx {
+		x.each(i, "reset offset", func(ctx context.Context) {
+			if x.unchanged(i) {
+				return
+			}
+			q := x.plan.Queues[i]
+			tbl, err := x.s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, x.group, q.Queue.QueueID, q.Target))
+			var note i18n.Message
+			if v, ok := tbl[q.Queue]; ok && v != q.Target {
+				note = i18n.M("resets.note.broker_set", "Offset", v)
+			}
+			x.set(i, note, err)
+		})
+	}
+}
+
+// updateOffsets writes each queue's offset (MethodUpdateOffset).
+func (x *execution) updateOffsets(idx []int) {
+	for _, i := range idx {
+		x.each(i, "update offset", func(ctx context.Context) {
+			if !x.unchanged(i) {
+				x.update(ctx, i, i18n.Message{})
+			}
+		})
+	}
+}
+
+// resetByTimestamp asks the broker to reset each topic's queues to the plan's time, one
+// request a topic (MethodResetTimestamp).
+func (x *execution) resetByTimestamp(idx []int) {
+	byTopic := map[string][]int{}
+	for _, i := range idx {
+		byTopic[x.plan.Queues[i].Queue.Topic] = append(byTopic[x.plan.Queues[i].Queue.Topic], i)
+	}
+	for _, topic := range sortedKeys(byTopic) {
+		ti := byTopic[topic]
+		x.each(ti[0], "reset by timestamp", func(ctx context.Context) {
+			addr := x.plan.Queues[ti[0]].Addr
+			tbl, err := x.s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, x.group, resetTimestamp(x.plan.Request), true))
+			if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
+				// The clients left between the preview and now: write the offsets, as
+				// mqadmin does.
+				for _, i := range ti {
+					x.each(i, "update offset", func(ctx context.Context) {
+						x.update(ctx, i, i18n.M("resets.note.written_directly"))
+					})
+				}
+				return
+			}
+			for _, i := range ti {
+				q := x.plan.Queues[i]
+				var note i18n.Message
+				if v, ok := tbl[q.Queue]; ok && v != q.Target {
+					note = i18n.M("resets.note.broker_chose", "Offset", v)
+				}
+				x.set(i, note, err)
+			}
+		})
+	}
 }
 
 // resetTimestamp is the timestamp a by-timestamp reset sends for the plan's mode: -1
