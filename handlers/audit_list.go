@@ -176,7 +176,8 @@ func (q auditQuery) values() url.Values {
 // List is GET /audit.
 func (h *Audit) List(c *gin.Context) {
 	q := h.parseAuditQuery(c)
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.fieldErrors(l)}
 	for _, s := range store.AuditStatuses {
 		vm.Statuses = append(vm.Statuses, string(s))

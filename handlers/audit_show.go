@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -48,7 +49,8 @@ func (h *Audit) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(tr(c), e)))
+	l := i18n.From(c.Request.Context())
+	h.render(c, http.StatusOK, h.page(c, l.T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(l, e)))
 }
 
 // ShowAPI is GET /api/v1/audit/{id}.

@@ -23,7 +23,8 @@ func (h *Resets) Apply(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
 	var rej *resets.Rejected
 	switch {

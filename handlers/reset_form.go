@@ -64,7 +64,7 @@ func (h *Resets) Form(c *gin.Context) {
 	if fault.All(vm.err).For("group") != nil {
 		status = http.StatusNotFound
 	}
-	h.render(c, status, h.page(c, tr(c).T("reset.page", "Group", views.Cut(group)), "groups"), views.ResetPage(vm.ResetVM))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("reset.page", "Group", views.Cut(group)), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 type resetPageVM struct {

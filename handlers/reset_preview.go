@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
 )
@@ -19,7 +20,8 @@ func (h *Resets) Preview(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	p, err := h.Service.Plan(ctx, req)
 	switch {
 	case fault.Is(err, fault.Invalid):
@@ -65,7 +67,7 @@ func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in res
 
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
 func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs fault.List) {
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	vm := h.baseVM(c.Request.Context(), group, in)
 	vm.FieldErrors = fieldErrors(l, errs)
 	if vm.Error == "" {
@@ -80,7 +82,7 @@ func (h *Resets) noCluster(c *gin.Context) {
 		return
 	}
 	vm := views.ResetVM{Group: c.Param("group")}
-	h.render(c, http.StatusServiceUnavailable, h.page(c, tr(c).T("reset.page.bare"), "groups"), views.ResetPage(vm))
+	h.render(c, http.StatusServiceUnavailable, h.page(c, i18n.From(c.Request.Context()).T("reset.page.bare"), "groups"), views.ResetPage(vm))
 }
 
 // readAPI is readForm for an API body: without a cluster, or on bad input, it answers
