@@ -45,7 +45,7 @@ func TestAuditEntryWrittenInEnglishReadsInChinese(t *testing.T) {
 	for q := range 2 {
 		fake.SetOffset("g", rocketmq.MessageQueue{Topic: "t", BrokerName: "broker-a", QueueID: q}, 6)
 	}
-	svc := resets.New(resets.Config{Admin: fake, Audit: st.Audit(), Cluster: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	svc := resets.New(resets.Config{Admin: fake, Audit: st.Audit(), NameServers: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	r := rsRouter(svc, st.Audit())
 	// Queue 0 is at offset 6 already: nothing is sent to it, and the preview says so.
 	body := `{"topic":"t","mode":"offset","brokerName":"broker-a","queueId":0,"offset":6,"reason":"replay"}`

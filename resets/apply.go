@@ -94,7 +94,7 @@ func entryID(e *store.AuditEntry) int64 {
 func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditEntry, error) {
 	req := plan.Request
 	entry := &store.AuditEntry{
-		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.cluster, Group: req.Group,
+		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.nameServers, Group: req.Group,
 		Topics: plan.Topics, Mode: string(req.Mode), Params: mustJSON(req.Params()), Reason: req.Reason,
 		Plan: plan.auditPlan(), Status: store.AuditPending,
 	}
@@ -251,7 +251,7 @@ func observed(plan *Plan, snap *Snapshot) []store.AuditQueue {
 // the error, if any. Every queue (every topic, for a reset by timestamp) is asked at
 // once; a row records its own outcome, so the fan-out's failures are not used.
 func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []store.AuditQueue {
-	x := &execution{s: s, plan: plan, group: plan.Request.Group, rows: plan.auditPlan().Queues, fo: s.brokers.Fanout(ctx)}
+	x := &execution{s: s, plan: plan, group: plan.Request.Group, rows: plan.auditPlan().Queues, fo: s.cluster.Fanout(ctx)}
 	byBroker := map[string][]int{}
 	for i, q := range plan.Queues {
 		if f, ok := snap.Queue(q.Queue); ok {
@@ -487,7 +487,7 @@ func (s *Service) readBack(ctx context.Context, group string, rows []store.Audit
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].addr+keys[i].topic < keys[j].addr+keys[j].topic })
 	var mu sync.Mutex
-	fo := s.brokers.Fanout(ctx)
+	fo := s.cluster.Fanout(ctx)
 	for _, k := range keys {
 		fo.At(rows[parts[k][0]].BrokerName, k.addr, "read back", func(ctx context.Context, _ string) error {
 			s.readBackPart(ctx, group, k.addr, k.topic, rows, parts[k], out, &mu)

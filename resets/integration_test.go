@@ -70,7 +70,7 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.st.Close() })
-	e.svc = New(Config{Admin: c, Audit: e.st.Audit(), Cluster: cl.NameServer})
+	e.svc = New(Config{Admin: c, Audit: e.st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()

@@ -36,7 +36,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -132,7 +132,7 @@ func TestResetsGoOnlyToMastersOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()

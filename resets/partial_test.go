@@ -15,7 +15,7 @@ import (
 func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, _ = e.svc.brokers.Info(ctx)
+	_, _ = e.svc.cluster.Info(ctx)
 	for _, tc := range []struct {
 		group, topic, field, says string
 	}{

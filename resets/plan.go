@@ -248,7 +248,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
 	failed := map[int]bool{}
-	fo := s.brokers.Fanout(ctx)
+	fo := s.cluster.Fanout(ctx)
 	for i, q := range queues {
 		fo.At(q.Queue.BrokerName, q.Addr, "target", func(ctx context.Context, _ string) error {
 			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName])

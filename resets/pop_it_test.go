@@ -31,8 +31,8 @@ func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer,
-		Brokers: cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer,
+		Cluster: cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()

@@ -25,7 +25,7 @@ func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, NameServers: "ns:9876",
 			Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	}
 	p, err := consoles[0].Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
@@ -58,7 +58,7 @@ func TestApplyWithTheSharedPreviewsStoppedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+	svc := New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, NameServers: "ns:9876",
 		Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	p, err := svc.Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if err != nil {

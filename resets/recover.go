@@ -34,8 +34,8 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 			why = i18n.M("resets.interrupted.look")
 		case s.admin == nil:
 			why = i18n.M("resets.interrupted.no_cluster")
-		case e.Cluster != s.cluster:
-			why = i18n.M("resets.interrupted.other_cluster", "Now", s.cluster, "Then", e.Cluster)
+		case e.Cluster != s.nameServers:
+			why = i18n.M("resets.interrupted.other_cluster", "Now", s.nameServers, "Then", e.Cluster)
 		default:
 			rctx, cancel := context.WithTimeout(ctx, s.recoverWait)
 			found := s.readBack(rctx, e.Group, rows)

@@ -109,7 +109,7 @@ func (s *Service) recordRefusal(ctx context.Context, r refusal) *store.AuditEntr
 	}
 	e := &store.AuditEntry{
 		StartedAt: s.now(), Actor: cut(r.who.Actor, RefusalTextMax), ActorAddr: cut(r.who.Addr, RefusalTextMax),
-		Cluster: s.cluster, Group: cut(r.group, RefusalTextMax), Mode: cut(r.mode, RefusalTextMax),
+		Cluster: s.nameServers, Group: cut(r.group, RefusalTextMax), Mode: cut(r.mode, RefusalTextMax),
 		Reason: cut(r.reason, RefusalTextMax), Status: store.AuditRefused,
 		Error: boundedWhy(r.why), Params: boundedParams(r.params),
 	}
@@ -255,7 +255,7 @@ func (l *refusalLimiter) end(s *Service, actor string, w *refusalWindow) {
 	}
 	groups := slices.Sorted(maps.Keys(w.groups))
 	e := &store.AuditEntry{
-		StartedAt: s.now(), Actor: cut(actor, RefusalTextMax), ActorAddr: cut(w.addr, RefusalTextMax), Cluster: s.cluster,
+		StartedAt: s.now(), Actor: cut(actor, RefusalTextMax), ActorAddr: cut(w.addr, RefusalTextMax), Cluster: s.nameServers,
 		Status: store.AuditRefused, Params: mustJSON(map[string]any{"refusals": n, "groups": groups}),
 		Error: i18n.TextOf(i18n.M("resets.refusals_counted", "N", n, "Actor", cut(actor, RefusalTextMax), "Window", windowText(l.window),
 			"Max", RefusalsPerWindow)),

@@ -21,7 +21,7 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876", RefusalWindow: time.Second})
+	svc := New(Config{Audit: st.Audit(), NameServers: "ns:9876", RefusalWindow: time.Second})
 	vic := Who{Actor: "vic", Addr: "10.0.0.9"}
 	ctx := context.Background()
 	list := func() []store.AuditEntry {
@@ -81,7 +81,7 @@ func TestRefusalsKeepWhatWasSentEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876"})
+			svc := New(Config{Audit: st.Audit(), NameServers: "ns:9876"})
 			t.Cleanup(svc.Close)
 			vera := Who{Actor: "vera", Addr: "10.0.0.9"}
 			e := svc.RefuseRole(ctx, vera, "g\x00", Asked{Topic: "t\u202e", Mode: "latest", Reason: "a\x00b\u202e\x1b[2J",

@@ -104,11 +104,11 @@ type Who struct {
 type Config struct {
 	Admin Admin
 	Audit AuditLog
-	// Cluster names the cluster in audit entries: the NameServer list.
-	Cluster string
-	// Brokers is the console's view of the cluster, shared with the other services; nil
+	// NameServers names the cluster in audit entries: the NameServer list.
+	NameServers string
+	// Cluster is the console's view of the cluster, shared with the other services; nil
 	// builds one over the Admin.
-	Brokers *cluster.Cluster
+	Cluster *cluster.Cluster
 	Log     *slog.Logger
 	// Now is the clock (tests set it).
 	Now func() time.Time
@@ -139,9 +139,9 @@ type Config struct {
 // Service plans, applies and verifies offset resets.
 type Service struct {
 	admin        Admin
-	brokers      *cluster.Cluster
+	cluster      *cluster.Cluster
 	audit        AuditLog
-	cluster      string
+	nameServers  string // the NameServer list, as audit entries name the cluster
 	log          *slog.Logger
 	now          func() time.Time
 	settle       time.Duration
@@ -156,16 +156,16 @@ type Service struct {
 // New returns a Service.
 func New(cfg Config) *Service {
 	s := &Service{
-		admin: cfg.Admin, audit: cfg.Audit, cluster: cfg.Cluster, log: cfg.Log, now: cfg.Now,
+		admin: cfg.Admin, audit: cfg.Audit, nameServers: cfg.NameServers, log: cfg.Log, now: cfg.Now,
 		settle: cfg.Settle, verifyWait: cfg.VerifyWait, previewTTL: cfg.PreviewTTL, afterPending: cfg.AfterPending,
 		recoverWait: cfg.RecoverWait,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.brokers = cfg.Brokers
-	if s.brokers == nil && cfg.Admin != nil {
-		s.brokers = cluster.New(cfg.Admin, cluster.Options{})
+	s.cluster = cfg.Cluster
+	if s.cluster == nil && cfg.Admin != nil {
+		s.cluster = cluster.New(cfg.Admin, cluster.Options{})
 	}
 	if s.now == nil {
 		s.now = time.Now

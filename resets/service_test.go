@@ -70,7 +70,7 @@ func (e *env) open(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	e.st = st
-	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), Cluster: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), NameServers: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 }
 
 // restart is the console stopping (killed: nothing finished) and starting again on the

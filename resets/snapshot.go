@@ -170,17 +170,17 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	if s.admin == nil {
 		return nil, errNoCluster()
 	}
-	brokers, err := s.brokers.Brokers(ctx)
+	brokers, err := s.cluster.Brokers(ctx)
 	if errors.Is(err, cluster.ErrNoBrokers) {
 		return nil, fmt.Errorf("read consumer group %q: %w", group, err)
 	}
 	if err != nil {
 		return nil, wrapf(err, "read consumer group %q", group)
 	}
-	if ci, err := s.brokers.Info(ctx); err == nil && topic != "" && namedAfterCluster(ci, topic) {
+	if ci, err := s.cluster.Info(ctx); err == nil && topic != "" && namedAfterCluster(ci, topic) {
 		return nil, internalTopicError(topic)
 	}
-	r := &snapshotRead{s: s, fo: s.brokers.Fanout(ctx), snap: &Snapshot{Group: group}, group: group,
+	r := &snapshotRead{s: s, fo: s.cluster.Fanout(ctx), snap: &Snapshot{Group: group}, group: group,
 		groupTopics: map[string]bool{}, clients: map[string]bool{}, used: map[string]cluster.Broker{}, refused: map[string]*RefusedBroker{}}
 	r.askGroup(brokers)
 	if !r.snap.Online {
@@ -282,7 +282,7 @@ func (r *snapshotRead) addClients(cc *rocketmq.ConsumerConnection) {
 // askProxies looks for the group's clients on the Proxies: a cluster-mode Proxy keeps
 // its gRPC clients from the brokers.
 func (r *snapshotRead) askProxies(ctx context.Context) {
-	proxied, failures := r.s.brokers.ProxyConsumers(ctx, r.s.admin, r.group)
+	proxied, failures := r.s.cluster.ProxyConsumers(ctx, r.s.admin, r.group)
 	r.snap.Failures = append(r.snap.Failures, failures...)
 	for _, pc := range proxied {
 		r.snap.Online, r.snap.OnlineKnown = true, true
@@ -315,7 +315,7 @@ func (r *snapshotRead) route(ctx context.Context, topic string) error {
 		r.snap.Topics = []string{topic}
 	}
 	for _, t := range r.snap.Topics {
-		route, err := r.s.brokers.Route(ctx, t)
+		route, err := r.s.cluster.Route(ctx, t)
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
