@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,8 +68,11 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	var q auditQuery
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
-		Since: get("since"), Until: get("until")}
+		Since: get("since"), Until: get("until"), Kind: get("kind")}
 	q.cluster = get("cluster")
+	if !slices.Contains(store.AuditKinds, q.form.Kind) {
+		q.bad("kind", "audit.filter.bad_kind", "Kind", strconv.Quote(q.form.Kind))
+	}
 	// These filters reach the database as typed: the free-text rule first, so text no
 	// database takes (NUL, bytes that are not UTF-8) is a sentence, not a failure.
 	for _, f := range []struct {
@@ -81,7 +85,8 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 			*f.value = freetext.Shown(*f.value) // shown again in the form and its links, escaped
 		}
 	}
-	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
+	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status),
+		Kind: q.form.Kind}
 	switch q.cluster {
 	case "":
 		q.filter.Cluster = h.Cluster
@@ -159,7 +164,7 @@ func statusList() string {
 func (q auditQuery) values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"group": q.form.Group, "topic": q.form.Topic, "actor": q.form.Actor,
-		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until} {
+		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until, "kind": q.form.Kind} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -260,6 +265,9 @@ func withFormat(v url.Values, format string) string {
 }
 
 func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
+	if e.Mode == store.SignInMode {
+		return signInRowVM(l, e)
+	}
 	changed := countOf(l, len(e.Queues()), "queue")
 	if !isResetEntry(e) {
 		changed = countOf(l, len(e.Result), changeUnit(e.Mode))
