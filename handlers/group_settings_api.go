@@ -125,8 +125,8 @@ func (h *Env) answerChangeEntry(c *gin.Context, e *store.AuditEntry, created boo
 		status, out.Code = http.StatusBadGateway, "broker_error"
 		out.Error = sayChangeStatus(tr(c), e)
 		for _, q := range e.Result {
-			if q.Error != "" {
-				out.Error += " " + q.BrokerName + ": " + q.Error + "."
+			if len(q.Error) > 0 {
+				out.Error += " " + q.BrokerName + ": " + q.Error.String() + "."
 			}
 		}
 	case created:

@@ -23,7 +23,6 @@ import (
 	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
-	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/topics"
@@ -301,26 +300,12 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "topic_not_found"
 	case errors.Is(err, groups.ErrClientNotFound):
 		return http.StatusNotFound, "client_not_found"
-	case errors.Is(err, store.ErrAuditBusy):
-		return http.StatusConflict, "conflict"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
-	case errors.As(err, new(resets.InputErrors)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, resets.ErrConflict):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, resets.ErrAuditUnavailable):
-		return http.StatusServiceUnavailable, "audit_unavailable"
 	case errors.As(err, new(*store.UnrecordedError)):
 		return http.StatusServiceUnavailable, "audit_unrecorded"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, StoreUnavailableCode
-	case errors.Is(err, resets.ErrNoCluster):
-		return http.StatusServiceUnavailable, "no_cluster"
-	case errors.As(err, new(*store.AuditBusyError)):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, store.ErrAuditNotFound):
-		return http.StatusNotFound, "not_found"
 	case errors.As(err, new(*alerts.FieldError)):
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, alerts.ErrNotFound):
