@@ -251,7 +251,7 @@ func eventRowVM(l *i18n.Localizer, e groups.Event) views.EventRow {
 			r.Text += l.T("group.event.moved.unowned", "Span", msSpan(l, e.UnownedMs, 100*time.Millisecond))
 		}
 		if e.DuplicatesAtRisk != nil && *e.DuplicatesAtRisk > 0 {
-			r.Text += l.T("group.event.moved.duplicates", "Count", views.Thousands(*e.DuplicatesAtRisk), "From", from)
+			r.Text += l.N("group.event.moved.duplicates", int(*e.DuplicatesAtRisk), "From", from)
 		}
 		r.Text += l.T("group.event.end")
 	case groups.KindLocked:
@@ -440,7 +440,7 @@ func msSpan(l *i18n.Localizer, ms int64, round time.Duration) string {
 func duplicatesText(l *i18n.Localizer, n, unknown int64) string {
 	s := "≤ " + views.Thousands(n)
 	if unknown > 0 {
-		s += l.T("group.cost.unknownMoves", "Count", views.Thousands(unknown))
+		s += l.N("group.cost.unknownMoves", int(unknown))
 	}
 	return s
 }

@@ -634,3 +634,22 @@ func msgCSV(t *testing.T, rec *httptest.ResponseRecorder) [][]string {
 	}
 	return all[1:]
 }
+
+// A unique key searched without its topic is answered once, beside the topic field, in
+// one short sentence; the banner above the result only points at the field.
+func TestUniqueKeyWithoutTopicIsSaidOnceAndShort(t *testing.T) {
+	r := msgRouter(lookup.New(msgFake(2), lookup.Options{}))
+	rec := msgGet(t, r, "/messages?tab=id&id=ABCDEF0123456789")
+	body := rec.Body.String()
+	if n := strings.Count(body, "is not an offsetMsgId"); n != 1 {
+		t.Errorf("the page says why %d times, want once", n)
+	}
+	doc := msgDoc(t, rec)
+	said := strings.TrimSpace(doc.Find(`#err-topic`).Text())
+	if words := len(strings.Fields(said)); words > 25 || strings.Count(said, ". ") > 0 {
+		t.Errorf("%d words, want one short sentence: %q", words, said)
+	}
+	if banner := doc.Find(`[data-testid="form-error"]`).Text(); !strings.Contains(banner, "the marked field says why") {
+		t.Errorf("banner %q, want it to point at the field", banner)
+	}
+}
