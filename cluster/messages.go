@@ -109,13 +109,17 @@ func (f BrokerFailure) reasonMessage() any {
 }
 
 // ErrorMessage is err for a page: a connection that failed or an answer that did not
-// come in the catalogues' words (the network's own reason stays as it is), any other
-// error, or one wrapped in more words, as it says itself.
+// come in the catalogues' words (the network's own reason stays as it is), an error that
+// is a catalogue message as itself, any other error, or one wrapped in more words, as it
+// says itself.
 func ErrorMessage(err error) any {
 	var ce *rocketmq.ConnError
 	var te *rocketmq.TimeoutError
 	var ge goneError
+	var m i18n.Message
 	switch {
+	case errors.As(err, &m) && err.Error() == m.Error():
+		return m
 	case errors.As(err, &ge) && err.Error() == ge.Error():
 		return ge.Say()
 	case errors.As(err, &ce) && ce.Err != nil && err.Error() == ce.Error(): // words wrapped around it are kept

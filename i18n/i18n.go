@@ -150,8 +150,8 @@ func (l *Localizer) data(kv []any) map[string]any {
 	return d
 }
 
-// value is v as a template's value in l's language: a Message, a Text or a Span is
-// said in it; anything else is left to the template.
+// value is v as a template's value in l's language: a Message, a Text, a Span or a
+// Sayer is said in it; anything else is left to the template.
 func (l *Localizer) value(v any) any {
 	switch v := v.(type) {
 	case Message:
@@ -160,8 +160,18 @@ func (l *Localizer) value(v any) any {
 		return l.SayText(v)
 	case Span:
 		return l.Span(time.Duration(v))
+	case Sayer:
+		return v.SayIn(l)
 	}
 	return v
+}
+
+// Sayer is a Message's value that says itself in each language in a way no catalogue
+// entry can (a duration that one family of sentences rounds its own way in English).
+// Encode stores it as its String, in English.
+type Sayer interface {
+	SayIn(l *Localizer) string
+	String() string
 }
 
 type ctxKey struct{}
