@@ -41,13 +41,13 @@ type Summary struct {
 	// included); nil when none is, with the reason in LagNote.
 	TotalLag *int64 `json:"totalLag"`
 	// LagNote says why TotalLag is unknown, or which queues it leaves out.
-	LagNote    string  `json:"lagNote,omitempty"`
-	ConsumeTPS float64 `json:"consumeTps"`
+	LagNote    i18n.Text `json:"lagNote,omitempty"`
+	ConsumeTPS float64   `json:"consumeTps"`
 	// MaxLagTimeMs is the group's time behind: the age of its oldest unconsumed message
 	// over its queues (0 when caught up); nil when unknown, with the reason (or what it
 	// leaves out) in MaxLagTimeNote.
-	MaxLagTimeMs   *int64 `json:"maxLagTimeMs"`
-	MaxLagTimeNote string `json:"maxLagTimeNote,omitempty"`
+	MaxLagTimeMs   *int64    `json:"maxLagTimeMs"`
+	MaxLagTimeNote i18n.Text `json:"maxLagTimeNote,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the newest consumed message, 0 if none.
 	LastTimestamp int64           `json:"lastTimestamp"`
 	Failures      []BrokerFailure `json:"failures,omitempty"`
@@ -65,7 +65,7 @@ type List struct {
 	Failures []BrokerFailure `json:"failures,omitempty"`
 	// Needs5x says, on a cluster whose brokers all run 4.x, that gRPC clients, the
 	// Proxy and POP need RocketMQ 5.x; "" on 5.x.
-	Needs5x string `json:"needs5x,omitempty"`
+	Needs5x i18n.Text `json:"needs5x,omitempty"`
 }
 
 // listCache holds the last list and the computation in flight, so concurrent requests
@@ -152,7 +152,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	}
 	l := &List{CheckedAt: start}
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
-		l.Needs5x = note(ms...)
+		l.Needs5x = i18n.TextOf(ms...)
 	}
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	reads := cluster.Each(fo, brokers, "subscription groups", s.brokerGroups)
@@ -556,7 +556,7 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 			// Its queues when it last answered: unknown now, not absent.
 			for _, mq := range a.held {
 				sum.Queues = append(sum.Queues, QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID,
-					Retry: rocketmq.IsRetryTopic(mq.Topic), LagUnknown: note(i18n.M("group.note.heldQueue", "Broker", a.broker.Name,
+					Retry: rocketmq.IsRetryTopic(mq.Topic), LagUnknown: i18n.TextOf(i18n.M("group.note.heldQueue", "Broker", a.broker.Name,
 						"At", a.heldAt.UTC().Format("2006-01-02 15:04:05 UTC")))})
 				if !rocketmq.IsRetryTopic(mq.Topic) {
 					topics[mq.Topic] = true
@@ -593,17 +593,17 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	case known > 0:
 		sum.TotalLag = &total
 		if unknown > 0 || len(sum.Failures) > 0 {
-			sum.LagNote = note(i18n.M("group.note.listLeavesOut"))
+			sum.LagNote = i18n.TextOf(i18n.M("group.note.listLeavesOut"))
 		}
 	case len(sum.Failures) > 0:
-		sum.LagNote = note(i18n.M("group.note.couldNotRead", "Failure", sum.Failures[0].String()))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.couldNotRead", "Failure", sum.Failures[0].Message()))
 	case sum.MessageModel == "BROADCASTING":
-		sum.LagNote = note(i18n.M("group.note.broadcasting"))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.broadcasting"))
 	default:
-		sum.LagNote = note(i18n.M("group.note.noOffsets"))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.noOffsets"))
 	}
 	if len(limited) > 0 {
-		sum.LagNote = appendNote(sum.LagNote, i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
+		sum.LagNote = sum.LagNote.And(i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
 	}
 	return sum
 }

@@ -104,14 +104,14 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range l.Groups {
-		if g.TotalLag != nil || !strings.Contains(g.LagNote, "No offsets") {
-			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote)
+		if g.TotalLag != nil || !strings.Contains(g.LagNote.String(), "No offsets") {
+			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote.String())
 		}
 	}
 	f.FailOn("BrokerConsumeStats", addr, errors.New("connection refused"))
 	l, _ = s.List(context.Background(), true)
 	g := l.Groups[0]
-	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote, "broker-a") || !strings.Contains(g.LagNote, "connection refused") {
+	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote.String(), "broker-a") || !strings.Contains(g.LagNote.String(), "connection refused") {
 		t.Errorf("group %+v: want lag unknown naming broker-a and its error", g)
 	}
 }
@@ -270,7 +270,7 @@ func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
 			t.Errorf("%d %s calls, want %d", calls[op], op, want)
 		}
 	}
-	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote, "offset table") {
+	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote.String(), "offset table") {
 		t.Errorf("group %+v: want g0005 with lag 5, saying it was read from the offset table", g)
 	}
 }
@@ -377,11 +377,11 @@ func TestListKeepsWhatABrokerHeldWhenItStopsAnsweringOrLeaves(t *testing.T) {
 		g := l.Groups[0]
 		unknown := 0
 		for _, q := range g.Queues {
-			if q.Lag == nil && q.BrokerName == "broker-b" && strings.Contains(q.LagUnknown, "broker-b could not be read") {
+			if q.Lag == nil && q.BrokerName == "broker-b" && strings.Contains(q.LagUnknown.String(), "broker-b could not be read") {
 				unknown++
 			}
 		}
-		if g.TotalLag == nil || *g.TotalLag != 2 || unknown != 2 || !strings.Contains(g.LagNote, "Leaves out") ||
+		if g.TotalLag == nil || *g.TotalLag != 2 || unknown != 2 || !strings.Contains(g.LagNote.String(), "Leaves out") ||
 			!slices.ContainsFunc(g.Failures, func(fl BrokerFailure) bool { return fl.Broker == "broker-b" }) {
 			t.Errorf("%s: group %+v; want lag 2 known, broker-b's 2 queues unknown and named", when, g)
 		}

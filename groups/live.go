@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/live"
 	"rmqconsole/rocketmq"
@@ -99,7 +100,7 @@ type LiveOptions struct {
 	// another group is refused with ErrTooManyGroups while that many are.
 	MaxGroups int
 	// Known, when set, is asked before a group's first viewer starts its watcher: a
-	// group it answers ErrGroupNotFound for is not watched (Service.Known).
+	// group it answers fault.NotFound for is not watched (Service.Known).
 	Known func(ctx context.Context, group string) error
 }
 
@@ -168,8 +169,8 @@ func (l *Live) Watch(group string) (*Viewer, error) { return l.WatchIn(group, ""
 func (l *Live) WatchIn(group, lang string) (*Viewer, error) { return l.hub.WatchIn(group, lang) }
 
 // Open is WatchIn for a viewer who names the group: a group not watched yet is watched
-// only when there is room (ErrTooManyGroups) and the cluster knows it (an error matching
-// ErrGroupNotFound), so a name nobody uses starts no watcher polling the brokers every
+// only when there is room (ErrTooManyGroups) and the cluster knows it (fault.NotFound
+// when it does not), so a name nobody uses starts no watcher polling the brokers every
 // tick. A group being watched costs nothing to check.
 func (l *Live) Open(ctx context.Context, group, lang string) (*Viewer, error) {
 	if !l.hub.Watching(group) {
@@ -177,7 +178,7 @@ func (l *Live) Open(ctx context.Context, group, lang string) (*Viewer, error) {
 			return nil, ErrTooManyGroups // before asking the brokers anything
 		}
 		if l.opts.Known != nil {
-			if err := l.opts.Known(ctx, group); errors.Is(err, ErrGroupNotFound) {
+			if err := l.opts.Known(ctx, group); fault.Is(err, fault.NotFound) {
 				return nil, err
 			}
 		}
@@ -286,7 +287,7 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	u := &Update{Recent: w.recent}
 	prev := w.latest.Load()
 	if err != nil {
-		if errors.Is(err, ErrGroupNotFound) {
+		if fault.Is(err, fault.NotFound) {
 			// A group no broker knows has no client and no queue yet: the first client
 			// to come joins, and the queues it takes are assignments.
 			w.tracker.started, w.tracker.ownersStarted = true, true

@@ -1,6 +1,8 @@
 package groups
 
 import (
+	"rmqconsole/fault"
+
 	"bytes"
 	"context"
 	"errors"
@@ -322,7 +324,7 @@ func TestLiveFailedPollSaysSoAndKeepsTheLastState(t *testing.T) {
 func TestLiveFirstClientOfAnUnknownGroupJoins(t *testing.T) {
 	defer noWatchers(t)
 	r := &scriptedReader{}
-	r.fail(&NotFoundError{Group: tG})
+	r.fail(NotFound(tG))
 	rend := &recordingRenderer{}
 	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend})
 	defer l.Close()
@@ -444,13 +446,13 @@ func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
 		Known: func(_ context.Context, group string) error {
 			asked.Add(1)
 			if strings.HasPrefix(group, "no-such") {
-				return &NotFoundError{Group: group}
+				return NotFound(group)
 			}
 			return errors.New("a broker did not answer") // not known to be absent: watch
 		}})
 	defer l.Close()
 	ctx := t.Context()
-	if _, err := l.Open(ctx, "no-such-group", ""); !errors.Is(err, ErrGroupNotFound) {
+	if _, err := l.Open(ctx, "no-such-group", ""); !fault.Is(err, fault.NotFound) {
 		t.Fatalf("a group nobody knows: %v", err)
 	}
 	if st := l.Stats(); st.Watchers != 0 || r.reads.Load() != 0 {

@@ -60,20 +60,20 @@ type PopProgress struct {
 	Retry int64 `json:"retry"`
 	// InFlight counts messages popped and not yet acknowledged; nil when the broker does
 	// not report them (the default), with InFlightNote saying so.
-	InFlight     *int64 `json:"inFlight"`
-	InFlightNote string `json:"inFlightNote"`
+	InFlight     *int64    `json:"inFlight"`
+	InFlightNote i18n.Text `json:"inFlightNote"`
 	// Polling counts the receive (long-polling POP) requests parked on the brokers now;
 	// nil when no broker said, with the reason in PollingNote.
-	Polling     *int   `json:"polling"`
-	PollingNote string `json:"pollingNote,omitempty"`
-	Note        string `json:"note"`
+	Polling     *int      `json:"polling"`
+	PollingNote i18n.Text `json:"pollingNote,omitempty"`
+	Note        i18n.Text `json:"note"`
 }
 
 // popProgress adds the POP retry topics' queues of every subscribed topic to d.Queues
 // (they hold no committed offset until a consumer pops from them, so the consume stats
 // leave them out) and sums Ready and Retry.
 func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bool) *PopProgress {
-	p := &PopProgress{InFlightNote: note(i18n.M("group.pop.note.inFlight")), Note: note(i18n.M("group.pop.note"))}
+	p := &PopProgress{InFlightNote: i18n.TextOf(i18n.M("group.pop.note.inFlight")), Note: i18n.TextOf(i18n.M("group.pop.note"))}
 	have := map[rocketmq.MessageQueue]int{}
 	for i, q := range d.Queues {
 		have[q.Queue()] = i
@@ -114,11 +114,11 @@ func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bo
 		}
 	}
 	if reported {
-		p.InFlight, p.InFlightNote = &inFlight, note(i18n.M("group.pop.note.inFlightReported"))
+		p.InFlight, p.InFlightNote = &inFlight, i18n.TextOf(i18n.M("group.pop.note.inFlightReported"))
 	}
 	n, err := s.polling(ctx, d.Group, own)
 	if err != nil {
-		p.PollingNote = note(i18n.M("group.pop.note.polling", "Error", err.Error()))
+		p.PollingNote = i18n.TextOf(i18n.M("group.pop.note.polling", "Error", err.Error()))
 	} else {
 		p.Polling = &n
 	}

@@ -38,7 +38,7 @@ func TestMergeProxiedClients(t *testing.T) {
 		}
 		got := d.Clients[0]
 		if got.Protocol != ProtocolGRPC || got.KnownTo != "Proxy 10.0.0.1:8080" || got.Version != "" ||
-			!strings.Contains(got.VersionNote, "its own") || len(got.Subscriptions) != 1 || got.RunningInfoError == "" {
+			!strings.Contains(got.VersionNote.String(), "its own") || len(got.Subscriptions) != 1 || got.RunningInfoError.String() == "" {
 			t.Errorf("%s: client %+v", c.brokerType, got)
 		}
 	}
@@ -63,8 +63,8 @@ func TestMixedGroupIsExplained(t *testing.T) {
 		ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING",
 		Connections: []rocketmq.Connection{{ClientID: "10.0.0.9@remote", Language: "JAVA", Version: 479}}}}
 	d.mergeConnections([]brokerAnswer{broker}, []cluster.ProxyConsumers{{Proxy: "p:8080", Conns: proxyAnswer("CONSUME_ACTIVELY", grpcConn)}})
-	if len(d.Clients) != 2 || d.ConsumeType != "push" || !strings.Contains(d.MixedNote, "two kinds") {
-		t.Errorf("clients %d, consume type %q, mixed note %q", len(d.Clients), d.ConsumeType, d.MixedNote)
+	if len(d.Clients) != 2 || d.ConsumeType != "push" || !strings.Contains(d.MixedNote.String(), "two kinds") {
+		t.Errorf("clients %d, consume type %q, mixed note %q", len(d.Clients), d.ConsumeType, d.MixedNote.String())
 	}
 	for _, c := range d.Clients {
 		if (c.KnownTo == KnownToBroker) != (c.Protocol == ProtocolRemoting) {

@@ -9,11 +9,11 @@ package groups
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -111,22 +111,21 @@ func NewService(admin Admin, opts Options) *Service {
 	return &Service{admin: admin, cluster: c, opts: opts}
 }
 
-// ErrNoBrokers means the NameServer knows no broker, so there is nothing to ask.
-var ErrNoBrokers = cluster.ErrNoBrokers
-
-// ErrGroupNotFound means no broker knows the group: no subscription config, no client
-// online, no stored offsets. Errors of type *NotFoundError match it.
-var ErrGroupNotFound = errors.New("consumer group not found")
-
-// NotFoundError names the group no broker knows; its text is a sentence for the user.
-type NotFoundError struct{ Group string }
-
-func (e *NotFoundError) Error() string {
-	return note(i18n.M("group.error.notFound", "Group", e.Group))
+// NotFound is the error of a group no broker knows: no subscription config, no client
+// online, no stored offsets (fault.NotFound, reason group_not_found).
+func NotFound(group string) error {
+	return fault.New(fault.NotFound, "group.error.notFound", "Group", group).Because("group_not_found")
 }
 
-// Is makes errors.Is(err, ErrGroupNotFound) hold.
-func (e *NotFoundError) Is(target error) bool { return target == ErrGroupNotFound }
+// errMessage is err as a sentence of a result: the cluster layer's words for a
+// connection that failed or an answer that did not come, any other error as it says
+// itself (a broker's or client's own words).
+func errMessage(err error) i18n.Message {
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
+}
 
 // ConsumeTypeName turns the broker's consume type into the word operators use.
 func ConsumeTypeName(t string) string {

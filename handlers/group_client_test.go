@@ -23,7 +23,8 @@ func (f *fakeClients) Client(_ context.Context, group, id string, jstack bool) (
 	case "10.0.0.5@go":
 		ci := &groups.ClientInfo{Group: group, ClientID: id, ClientAddr: "10.0.0.5:4000", Language: "GO", Version: "v2.1.1",
 			ConsumeType: "push", MessageModel: "CLUSTERING", ConsumeMode: groups.ModeOrderly, JstackAsked: jstack, CheckedAt: time.Unix(1_700_000_000, 0),
-			Settings:      []groups.ClientSetting{{Name: "Listener", Value: "orderly (MessageListenerOrderly)", Property: "PROP_CONSUMEORDERLY"}, {Name: "Pull batch size"}},
+			Settings: []groups.ClientSetting{{Name: plain("Listener"), Value: plain("orderly (MessageListenerOrderly)"), Property: "PROP_CONSUMEORDERLY"},
+				{Name: plain("Pull batch size")}},
 			Properties:    map[string]string{"PROP_CONSUMEORDERLY": "true", "PROP_CLIENT_VERSION": "v2.1.1"},
 			Subscriptions: []groups.Subscription{{Topic: "T", Expression: "*", ExpressionType: "TAG"}},
 			Queues: []groups.ProcessQueue{{Topic: "T", BrokerName: "broker-a", QueueID: 3, ProcessQueueInfo: rocketmq.ProcessQueueInfo{
@@ -34,9 +35,9 @@ func (f *fakeClients) Client(_ context.Context, group, id string, jstack bool) (
 		}
 		return ci, nil
 	case "10.0.0.7@grpc":
-		return &groups.ClientInfo{Group: group, ClientID: id, ConsumeType: "pop", Unavailable: "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy."}, nil
+		return &groups.ClientInfo{Group: group, ClientID: id, ConsumeType: "pop", Unavailable: plain("This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy.")}, nil
 	}
-	return nil, &groups.ClientNotFoundError{Group: group, ClientID: id}
+	return nil, groups.ClientNotFound(group, id)
 }
 
 func clientRouter(f *fakeClients) *gin.Engine {

@@ -190,7 +190,7 @@ func (h *GroupTrend) Show(c *gin.Context) {
 // trendVM puts a trend in words; with a group and a running collector, the fragment
 // refreshes itself each collection.
 func trendVM(l *i18n.Localizer, group string, t groups.Trend, sampling LagSampling) views.TrendVM {
-	vm := views.TrendVM{Direction: t.Direction, How: t.HowIn(l), Never: t.Never}
+	vm := views.TrendVM{Direction: t.Direction, How: l.SayText(t.How), Never: t.Never}
 	switch d, ok := t.Drain(); {
 	case t.CaughtUp:
 		vm.Drain = l.T("group.trend.caughtUp")

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/live"
@@ -67,7 +68,7 @@ func (h *GroupLive) Serve(c *gin.Context) {
 	streamLive(c, h.Quota, func(group string) (*live.Viewer, error) {
 		v, err := h.Live.Open(ctx, group, l.Lang())
 		switch {
-		case errors.Is(err, groups.ErrGroupNotFound):
+		case fault.Is(err, fault.NotFound):
 			return nil, &liveRefusal{code: wsCloseNotFound, reason: "group not found", say: l.T("group.live.notfound", "Group", group)}
 		case errors.Is(err, groups.ErrTooManyGroups):
 			return nil, &liveRefusal{code: wsCloseTooMany, reason: "too many groups watched",

@@ -25,7 +25,7 @@ type LiveGroups interface {
 	Latest(group string) (*groups.Snapshot, bool)
 	// Open streams the group's frames in lang, rendered once per language among its
 	// viewers; a group not watched yet must be known to the cluster and fit the bound
-	// of groups watched at once (groups.ErrGroupNotFound, groups.ErrTooManyGroups).
+	// of groups watched at once (fault.NotFound, groups.ErrTooManyGroups).
 	Open(ctx context.Context, group, lang string) (*groups.Viewer, error)
 	// MaxGroups is the bound of groups watched at once (0: none).
 	MaxGroups() int
@@ -125,7 +125,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	d, hist, recent, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, groupsError(c, err))
+		h.Fail(c, err)
 		return
 	}
 	poll := time.Second
@@ -194,7 +194,7 @@ func (h *GroupShow) API(c *gin.Context) {
 	}
 	d, _, _, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, groupsError(c, err))
+		h.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, d)

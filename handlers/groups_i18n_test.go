@@ -111,7 +111,7 @@ func TestRefusedLiveViewSaysWhyInTheViewersLanguage(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{},
-		Known: func(_ context.Context, g string) error { return &groups.NotFoundError{Group: g} }})
+		Known: func(_ context.Context, g string) error { return groups.NotFound(g) }})
 	t.Cleanup(lv.Close)
 	r := gin.New()
 	r.Use(Localize)

@@ -129,7 +129,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = msSpan(loc, l.Took.Milliseconds(), time.Millisecond)
 	vm.Failures = sayFailures(loc, l.Failures)
-	vm.Needs5x = groups.SayNote(loc, l.Needs5x)
+	vm.Needs5x = loc.SayText(l.Needs5x)
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 }
 

@@ -22,7 +22,6 @@ import (
 	"rmqconsole/deadletters"
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
-	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
@@ -264,14 +263,10 @@ func errorStatus(err error) (int, string) {
 		return ue.Status, ue.Code
 	case errors.Is(err, freetext.ErrInvalid):
 		return http.StatusBadRequest, "invalid_text"
-	case errors.Is(err, groups.ErrGroupNotFound):
-		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, brokers.ErrBrokerNotFound):
 		return http.StatusNotFound, "broker_not_found"
 	case errors.Is(err, topics.ErrTopicNotFound):
 		return http.StatusNotFound, "topic_not_found"
-	case errors.Is(err, groups.ErrClientNotFound):
-		return http.StatusNotFound, "client_not_found"
 	case errors.Is(err, lookup.ErrNotFound):
 		return http.StatusNotFound, "message_not_found"
 	case errors.As(err, new(*lookup.InputError)):
@@ -282,7 +277,7 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "unavailable"
 	case errors.Is(err, store.ErrAuditBusy):
 		return http.StatusConflict, "conflict"
-	case errors.Is(err, groups.ErrNoBrokers):
+	case errors.Is(err, cluster.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(resets.InputErrors)):
 		return http.StatusBadRequest, "bad_request"
