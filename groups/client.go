@@ -150,7 +150,7 @@ func clientSetting(id string, meaning bool, props []string, reported map[string]
 func (s *Service) Client(ctx context.Context, group, clientID string, jstack bool) (*ClientInfo, error) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	ci := &ClientInfo{Group: group, ClientID: clientID, JstackAsked: jstack, CheckedAt: s.opts.Now(),
 		Settings: []ClientSetting{}, Properties: map[string]string{}, Subscriptions: []Subscription{}, Queues: []ProcessQueue{}, Topics: []TopicConsume{}}

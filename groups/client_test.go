@@ -1,11 +1,11 @@
 package groups
 
 import (
-	"rmqconsole/fault"
-
 	"errors"
 	"strings"
 	"testing"
+
+	"rmqconsole/fault"
 )
 
 // A client is read via a broker that lists it, whatever another broker answers; a client

@@ -253,7 +253,7 @@ type brokerAnswer struct {
 func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	d := &Detail{Group: group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: []QueueLag{}, Topics: []TopicSummary{}}
 

@@ -1,8 +1,6 @@
 package groups
 
 import (
-	"rmqconsole/fault"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 

@@ -144,11 +144,11 @@ func (s *Service) cachedList() *List {
 func (s *Service) readList(ctx context.Context) (*List, error) {
 	start := s.opts.Now()
 	if err := s.cluster.Refresh(ctx); err != nil {
-		return nil, fmt.Errorf("list consumer groups: %w", err)
+		return nil, clusterUnavailable(err)
 	}
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	l := &List{CheckedAt: start}
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {

@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
 )
 
 // manyGroups makes n offline groups with offsets on broker-a (group i i messages behind),
@@ -390,4 +394,32 @@ func TestListKeepsWhatABrokerHeldWhenItStopsAnsweringOrLeaves(t *testing.T) {
 	check("broker-b frozen", false)
 	f.RemoveBroker("broker-b")
 	check("broker-b gone", true)
+}
+
+// NameServers that do not answer are said one by one in the cluster layer's words and
+// the reader's language, without the words wrapped around them on the way up; the API
+// keeps the code it answered for such a failure.
+func TestUnansweringNameServersAreSaidOneByOne(t *testing.T) {
+	joined := errors.Join(&rocketmq.ConnError{Addr: "10.0.0.1:9876", Err: errors.New("connection refused")},
+		&rocketmq.TimeoutError{Addr: "10.0.0.2:9876", Code: rocketmq.CodeGetBrokerClusterInfo, Elapsed: 3 * time.Second})
+	err := clusterUnavailable(fmt.Errorf("list brokers: %w", fmt.Errorf("no NameServer answered (10.0.0.1:9876;10.0.0.2:9876): %w", joined)))
+	fe := fault.As(err)
+	if fe == nil || fe.Code != fault.Unavailable || fe.APICode() != "broker_timeout" {
+		t.Fatalf("%v (%+v): want an unavailable cluster, code broker_timeout", err, fe)
+	}
+	zh := i18n.Match("zh-CN")
+	if got, want := fe.Say(zh), "没有 NameServer 应答：连接 10.0.0.1:9876 失败：connection refused；向 10.0.0.2:9876 发送 GET_BROKER_CLUSTER_INFO 请求，3s 内未应答"; got != want {
+		t.Errorf("Chinese %q, want %q", got, want)
+	}
+	if got, want := fe.Msg.String(), "no NameServer answered: connection to 10.0.0.1:9876: connection refused and GET_BROKER_CLUSTER_INFO to 10.0.0.2:9876: no answer within 3s"; got != want {
+		t.Errorf("English %q, want %q", got, want)
+	}
+	if !errors.As(err, new(*rocketmq.ConnError)) {
+		t.Error("the NameServers' errors are no longer in the chain, for logs")
+	}
+	for _, kept := range []error{cluster.ErrNoBrokers, context.Canceled} {
+		if got := clusterUnavailable(fmt.Errorf("list brokers: %w", kept)); fault.As(got) != nil {
+			t.Errorf("%v became %v", kept, got)
+		}
+	}
 }

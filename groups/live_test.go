@@ -1,8 +1,6 @@
 package groups
 
 import (
-	"rmqconsole/fault"
-
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )

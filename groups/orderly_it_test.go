@@ -1,8 +1,6 @@
 package groups
 
 import (
-	"rmqconsole/fault"
-
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/store"
 )
 

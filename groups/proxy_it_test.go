@@ -1,8 +1,6 @@
 package groups
 
 import (
-	"rmqconsole/fault"
-
 	"context"
 	"fmt"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"

@@ -9,6 +9,7 @@ package groups
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -115,6 +116,41 @@ func NewService(admin Admin, opts Options) *Service {
 // online, no stored offsets (fault.NotFound, reason group_not_found).
 func NotFound(group string) error {
 	return fault.New(fault.NotFound, "group.error.notFound", "Group", group).Because("group_not_found")
+}
+
+// clusterUnavailable is err, from reading the NameServers' cluster info, as the fault a
+// page says (Unavailable): the cluster layer's words for what each NameServer did, not
+// the chain of Go errors around them. Its reason is the code the API has always answered
+// for it (broker_timeout, else broker_error). A cluster without brokers, a request given
+// up, or a fault already said are returned as they are.
+func clusterUnavailable(err error) error {
+	if err == nil || fault.As(err) != nil || errors.Is(err, cluster.ErrNoBrokers) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	causes := nameServerCauses(err)
+	why := i18n.TextOf(errMessage(causes[0]))
+	for _, c := range causes[1:] {
+		why = why.And(i18n.M("groups.error.nameServers.also", "Error", errMessage(c)))
+	}
+	reason := "broker_error"
+	if errors.As(err, new(*rocketmq.TimeoutError)) {
+		reason = "broker_timeout"
+	}
+	return fault.Wrap(err, fault.Unavailable, "groups.error.nameServers", "Errors", why).Because(reason)
+}
+
+// nameServerCauses are the errors inside err of the NameServers asked: the members of
+// the join the client made of them, or the one error of a server, or err itself.
+func nameServerCauses(err error) []error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			return u.Unwrap()
+		case *rocketmq.ConnError, *rocketmq.TimeoutError, *rocketmq.BrokerError:
+			return []error{u}
+		}
+	}
+	return []error{err}
 }
 
 // errMessage is err as a sentence of a result: the cluster layer's words for a

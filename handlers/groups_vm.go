@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -445,15 +446,19 @@ func duplicatesText(l *i18n.Localizer, n, unknown int64) string {
 	return s
 }
 
-// groupErrText is err as a clause of a sentence in l's language: a Message the services
-// hand up is said in it, anything else as it reads.
+// groupErrText is err as a clause of a sentence in l's language: a fault or a Message the
+// services hand up is said in it, a broker's failure in the cluster layer's words,
+// anything else as it reads.
 func groupErrText(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
 	}
 	var m i18n.Message
-	if errors.As(err, &m) {
-		return strings.TrimSuffix(strings.TrimSuffix(l.Say(m), "."), "。")
+	s := sayErr(l, err)
+	if fe := fault.As(err); fe != nil {
+		s = fe.Say(l)
+	} else if errors.As(err, &m) {
+		s = l.Say(m)
 	}
-	return strings.TrimSuffix(err.Error(), ".")
+	return strings.TrimSuffix(strings.TrimSuffix(s, "."), "。")
 }
