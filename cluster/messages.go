@@ -76,7 +76,7 @@ var opIDs = map[string]string{
 	"consume stats": "cluster.op.consume_stats", "consumer groups": "cluster.op.consumer_groups",
 	"route": "cluster.op.route", "runtime info": "cluster.op.runtime_info", "topic stats": "cluster.op.topic_stats",
 	"create or update topic": "cluster.op.create_topic", "delete topic": "cluster.op.delete_topic",
-	"group state": "cluster.op.group_state", "pull": "cluster.op.pull", "read back": "cluster.op.read_back",
+	"group state": "cluster.op.group_state", "polling info": "cluster.op.polling_info", "pull": "cluster.op.pull", "read back": "cluster.op.read_back",
 	"reset offset": "cluster.op.reset_offset", "running info": "cluster.op.running_info", "stats": "cluster.op.stats",
 	"target": "cluster.op.target", "time behind": "cluster.op.time_behind", "trace settings": "cluster.op.trace_settings",
 	"version": "cluster.op.version", "update offset": "cluster.op.update_offset",

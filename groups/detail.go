@@ -287,7 +287,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
 	if consumesByPop(d.ConsumeType) {
-		d.Pop = s.popProgress(ctx, d, subs)
+		d.Pop = s.popProgress(ctx, d, subs, brokers)
 		for i := range d.Queues {
 			d.Queues[i].OwnerUnknown = false // no client owns a queue: nothing is unknown
 		}

@@ -128,15 +128,27 @@ func clusterUnavailable(err error) error {
 		return err
 	}
 	causes := nameServerCauses(err)
-	why := i18n.TextOf(errMessage(causes[0]))
-	for _, c := range causes[1:] {
-		why = why.And(i18n.M("groups.error.nameServers.also", "Error", errMessage(c)))
+	ms := make([]i18n.Message, len(causes))
+	for i, c := range causes {
+		ms[i] = errMessage(c)
 	}
 	reason := "broker_error"
 	if errors.As(err, new(*rocketmq.TimeoutError)) {
 		reason = "broker_timeout"
 	}
-	return fault.Wrap(err, fault.Unavailable, "groups.error.nameServers", "Errors", why).Because(reason)
+	return fault.Wrap(err, fault.Unavailable, "groups.error.nameServers", "Errors", oneByOne(ms)).Because(reason)
+}
+
+// oneByOne says ms as one list: "a and b", "a；b".
+func oneByOne(ms []i18n.Message) i18n.Text {
+	var t i18n.Text
+	for i, m := range ms {
+		if i > 0 {
+			m = i18n.M("group.note.also", "Error", m)
+		}
+		t = t.And(m)
+	}
+	return t
 }
 
 // nameServerCauses are the errors inside err of the NameServers asked: the members of
