@@ -205,26 +205,27 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 // known without asking; any other error means it could not be told, and is returned as
 // it is (the caller decides whether to watch anyway).
 func (s *Service) Known(ctx context.Context, group string) error {
-	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
-		for _, g := range l.Groups {
-			if g.Group == group {
-				return nil
-			}
-		}
+	if s.listed(group) {
+		return nil
 	}
 	_, err := s.Lookup(ctx, group)
 	return err
 }
 
+// listed reports whether the group list computed within ListTTL shows group.
+func (s *Service) listed(group string) bool {
+	s.list.mu.Lock()
+	l := s.list.list
+	s.list.mu.Unlock()
+	return l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL &&
+		slices.ContainsFunc(l.Groups, func(g Summary) bool { return g.Group == group })
+}
+
 // groupConfigured reports whether some master has a subscription config for group,
 // answering from the list cache when it is fresh.
 func (s *Service) groupConfigured(ctx context.Context, group string) (bool, error) {
-	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
-		for _, g := range l.Groups {
-			if g.Group == group {
-				return true, nil
-			}
-		}
+	if s.listed(group) {
+		return true, nil
 	}
 	// A broker gone from the cluster cannot be asked: what it held when it last
 	// answered the list stands.
@@ -246,6 +247,39 @@ type brokerAnswer struct {
 	stats    *rocketmq.ConsumeStats
 	statsErr error
 }
+
+// errNotAsked is the answer of a call the fan-out never made (no master registered, the
+// operation's deadline passed first); the fan-out names the broker's failure.
+var errNotAsked = errors.New("not asked")
+
+// askGroup asks one broker for the group's connections and consume stats, both at once,
+// into a. The consume stats (offsets) come from a slave when the master does not answer;
+// the connections only from the master, which the clients keep alive.
+func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
+	a.connErr, a.statsErr = errNotAsked, errNotAsked
+	fo.Go(a.broker, "connections", func(ctx context.Context, addr string) error {
+		a.conns, a.connErr = s.admin.ConsumerConnections(ctx, addr, group)
+		if notThere(a.connErr) {
+			return nil
+		}
+		return a.connErr
+	})
+	fo.Read(a.broker, "consume stats", func(ctx context.Context, addr string) error {
+		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
+		if notThere(a.statsErr) {
+			return nil
+		}
+		return a.statsErr
+	})
+}
+
+// notThere reports whether a broker's error only says it holds nothing for the group.
+func notThere(err error) bool {
+	return errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound)
+}
+
+// failed reports whether a call's error is a failure worth naming (not "nothing here").
+func failed(err error) bool { return err != nil && !notThere(err) }
 
 // Detail reads the group from every master in parallel: its connections and consume
 // stats, then each online client's running info (which queues it holds), also in

@@ -129,13 +129,6 @@ func (s *Service) computeList(done chan struct{}) {
 	close(done)
 }
 
-// cachedList returns the last computed list, however old; nil if none.
-func (s *Service) cachedList() *List {
-	s.list.mu.Lock()
-	defer s.list.mu.Unlock()
-	return s.list.list
-}
-
 // readList asks every master for its subscription groups and every group's offsets in a
 // few requests (brokerGroups), so the cost in broker calls does not grow with the number
 // of groups. Online clients come from one connection list per group, so they are read
@@ -485,42 +478,9 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 	fo.Wait()
 }
 
-// errNotAsked is the answer of a call the fan-out never made (no master registered, the
-// operation's deadline passed first); the fan-out names the broker's failure.
-var errNotAsked = errors.New("not asked")
-
-// askGroup asks one broker for the group's connections and consume stats, both at once,
-// into a. The consume stats (offsets) come from a slave when the master does not answer;
-// the connections only from the master, which the clients keep alive.
-func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
-	a.connErr, a.statsErr = errNotAsked, errNotAsked
-	fo.Go(a.broker, "connections", func(ctx context.Context, addr string) error {
-		a.conns, a.connErr = s.admin.ConsumerConnections(ctx, addr, group)
-		if notThere(a.connErr) {
-			return nil
-		}
-		return a.connErr
-	})
-	fo.Read(a.broker, "consume stats", func(ctx context.Context, addr string) error {
-		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
-		if notThere(a.statsErr) {
-			return nil
-		}
-		return a.statsErr
-	})
-}
-
 // errSilent is the answer of a call left out because its broker did not answer an earlier
 // call of the same pass.
 var errSilent = errors.New("not asked: the broker did not answer an earlier request of this list")
-
-// notThere reports whether a broker's error only says it holds nothing for the group.
-func notThere(err error) bool {
-	return errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound)
-}
-
-// failed reports whether a call's error is a failure worth naming (not "nothing here").
-func failed(err error) bool { return err != nil && !notThere(err) }
 
 // summarise builds one group's row from every master's consume stats and the clients last
 // seen (nil: never listed, so whether it is online is unknown).
