@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -32,9 +33,8 @@ type GroupClient struct {
 }
 
 // badClientID answers an id no client could have, before any broker is asked.
-func badClientID(l *i18n.Localizer, id string) *UserError {
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_client",
-		Message: l.T("client.error.badID", "Client", views.Cut(id))}
+func badClientID(id string) error {
+	return fault.InvalidField("clientId", "client.error.badID", "Client", views.Cut(id)).Because("bad_client")
 }
 
 func validClientID(id string) bool {
@@ -46,13 +46,13 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 	group, id := c.Param("group"), c.Param("clientId")
 	switch {
 	case !cluster.ValidName(group):
-		h.Fail(c, badGroupName(i18n.From(c.Request.Context()), group))
+		h.Fail(c, badGroupName(group))
 		return nil, false
 	case !validClientID(id):
-		h.Fail(c, badClientID(i18n.From(c.Request.Context()), id))
+		h.Fail(c, badClientID(id))
 		return nil, false
 	case h.Clients == nil:
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errGroupsNoCluster)
 		return nil, false
 	}
 	ci, err := h.Clients.Client(c.Request.Context(), group, id, c.Query("jstack") == "1")

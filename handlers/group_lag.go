@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -75,7 +76,7 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		return
 	}
 	if !since.Before(until) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: i18n.From(c.Request.Context()).T("group.error.range")})
+		h.Fail(c, fault.InvalidField("since", "group.error.range").Because("bad_range"))
 		return
 	}
 	samples, err := h.History.LagSamples(c.Request.Context(), group, since, until)

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -41,6 +42,34 @@ const (
 	wsCloseTooMany  = 4429 // the viewer's, or the console's, bound of live views
 )
 
+// LiveGroups is the live view's hub, as the group page and its websocket use it.
+type LiveGroups interface {
+	Latest(group string) (*groups.Snapshot, bool)
+	// Open streams the group's frames in lang, rendered once per language among its
+	// viewers; a group not watched yet must be known to the cluster and fit the bound
+	// of groups watched at once (fault.NotFound, groups.ErrTooManyGroups).
+	Open(ctx context.Context, group, lang string) (*groups.Viewer, error)
+	// MaxGroups is the bound of groups watched at once (0: none).
+	MaxGroups() int
+	Interval() time.Duration
+}
+
+// groupParam is the :group of every group route when RocketMQ would accept the name;
+// otherwise it answers badGroupName and returns false, before any broker is asked.
+func (e *Env) groupParam(c *gin.Context) (string, bool) {
+	group := c.Param("group")
+	if !cluster.ValidName(group) {
+		e.Fail(c, badGroupName(group))
+		return "", false
+	}
+	return group, true
+}
+
+// badGroupName is a group name RocketMQ would refuse.
+func badGroupName(name string) error {
+	return fault.InvalidField("group", "group.error.badName", "Group", views.Cut(name)).Because("bad_group")
+}
+
 // GroupLive is /ws/groups/{group}: the live group view's frames, pushed as they come.
 type GroupLive struct {
 	*Env
@@ -60,7 +89,7 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		return
 	}
 	if h.Live == nil {
-		h.Fail(c, errGroupsNoCluster(c))
+		h.Fail(c, errGroupsNoCluster)
 		return
 	}
 	ctx := c.Request.Context()
