@@ -16,7 +16,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
@@ -297,10 +296,6 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, store.ErrAuditNotFound):
 		return http.StatusNotFound, "not_found"
-	case errors.As(err, new(*alerts.FieldError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, alerts.ErrNotFound):
-		return http.StatusNotFound, "alert_rule_not_found"
 	case errors.As(err, new(*rocketmq.AccessError)):
 		return http.StatusForbidden, "access_denied"
 	case errors.As(err, new(*rocketmq.TimeoutError)), errors.As(err, &bf) && errors.As(bf.Err, new(*rocketmq.TimeoutError)):
