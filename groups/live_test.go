@@ -451,7 +451,8 @@ func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
 		}})
 	defer l.Close()
 	ctx := t.Context()
-	if _, err := l.Open(ctx, "no-such-group", ""); !fault.Is(err, fault.NotFound) {
+	if _, err := l.Open(ctx, "no-such-group", ""); !fault.Is(err, fault.NotFound) ||
+		!strings.Contains(fault.As(err).Msg.String(), "there is nothing to watch, so this page is not live") {
 		t.Fatalf("a group nobody knows: %v", err)
 	}
 	if st := l.Stats(); st.Watchers != 0 || r.reads.Load() != 0 {
@@ -473,7 +474,8 @@ func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	n = asked.Load()
-	if _, err := l.Open(ctx, "c", ""); !errors.Is(err, ErrTooManyGroups) || asked.Load() != n {
+	if _, err := l.Open(ctx, "c", ""); !errors.Is(err, ErrTooManyGroups) || !fault.Is(err, fault.Busy) || asked.Load() != n ||
+		!strings.Contains(fault.As(err).Msg.String(), "already watches 2 consumer groups live") {
 		t.Fatalf("a third group beyond MaxGroups 2: %v, checked %d times", err, asked.Load()-n)
 	}
 	b.Close()

@@ -137,7 +137,7 @@ func TestRefusedLiveViewSaysWhyInTheViewersLanguage(t *testing.T) {
 		t.Fatalf("refusal frame %v %s", err, msg)
 	}
 	_, _, err = conn.ReadMessage()
-	if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != wsCloseNotFound {
+	if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != wsCloseNotFound || ce.Text != "group not found" {
 		t.Fatalf("after the refusal: %v, want close %d", err, wsCloseNotFound)
 	}
 	if st := lv.Stats(); st.Watchers != 0 {

@@ -206,10 +206,19 @@ func M(id string, kv ...any) Message { return Message{ID: id, Args: kv} }
 func (m Message) String() string { return english.Say(m) }
 func (m Message) Error() string  { return m.String() }
 
+// Count is a Message's value "Count" that also picks the sentence's plural form, as N's
+// count does: i18n.M("live.refused.views", "Count", i18n.Count(3)).
+type Count int
+
 // Say is m in l's language.
 func (l *Localizer) Say(m Message) string {
 	if m.ID == plainID && len(m.Args) == 2 {
 		return fmt.Sprint(m.Args[1])
+	}
+	for i := 0; i+1 < len(m.Args); i += 2 {
+		if n, ok := m.Args[i+1].(Count); ok && m.Args[i] == "Count" {
+			return l.N(m.ID, int(n), m.Args...)
+		}
 	}
 	return l.T(m.ID, m.Args...)
 }
