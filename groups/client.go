@@ -3,7 +3,6 @@ package groups
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -182,7 +181,7 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	}
 	if via == "" {
 		if len(failures) == len(brokers) && len(failures) > 0 {
-			return nil, fmt.Errorf("no broker listed the clients of group %s: %w", group, failures[0])
+			return nil, failures[0] // no broker listed the clients: as in List
 		}
 		return nil, ClientNotFound(group, clientID)
 	}

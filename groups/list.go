@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -161,7 +160,9 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		}
 	}
 	if len(on) == 0 && len(l.Failures) >= len(brokers) {
-		return nil, fmt.Errorf("no broker listed its consumer groups: %w", l.Failures[0])
+		// No broker listed its groups: the first failure says which broker did what, in
+		// the cluster layer's words, and is answered as a broker failure.
+		return nil, l.Failures[0]
 	}
 	s.noteHeld(brokers, reads, start)
 	// A broker gone from the cluster is named like one that did not answer; what either

@@ -202,3 +202,33 @@ func TestRecordedRebalanceReadsInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// Brokers that all fail to list their consumer groups, while the NameServer answers,
+// are named on the Chinese group list in the cluster layer's words and in Chinese —
+// not inside an English sentence the service wrapped around the first failure; the
+// API answers them as a broker failure, as before.
+func TestGroupListOfFailingBrokersSaysWhyInTheReadersLanguage(t *testing.T) {
+	cf := clustertest.New()
+	cf.AddBroker("broker-a", "10.0.0.1:10911")
+	cf.AddTopic("orders", 2)
+	cf.Down("10.0.0.1:10911")
+	svc := groups.NewService(cf, groups.Options{})
+	gin.SetMode(gin.TestMode)
+	r := gin.New()
+	list := &GroupsList{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Groups: svc}
+	r.GET("/groups", list.Show)
+	r.GET("/api/v1/groups", list.API)
+	say := strings.TrimSpace(getChinese(t, r, "/groups").Find(`[data-testid="groups-error"]`).Text())
+	t.Logf("the Chinese group list says: %s", say)
+	if !strings.HasPrefix(say, "无法读取消费者组：") || !strings.Contains(say, "broker-a") || !strings.Contains(say, "10.0.0.1:10911") {
+		t.Errorf("%q: want the Chinese sentence naming the broker that failed", say)
+	}
+	if run := englishRun.FindString(rocketMQNames.ReplaceAllString(say, "·")); run != "" {
+		t.Errorf("the Chinese sentence says %q in English: %q", run, say)
+	}
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/groups", nil))
+	if e := apiError(t, rec); rec.Code != http.StatusBadGateway || e.Code != "broker_error" || !strings.Contains(e.Error, "broker-a") {
+		t.Errorf("API: %d %s", rec.Code, rec.Body)
+	}
+}
