@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -92,8 +93,11 @@ func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused
 	if pc, ok, perr := a.sec.proxy.Caller(c.Request.RemoteAddr, c.Request.Header); ok {
 		if perr != nil {
 			a.log.Warn("proxy identity refused", "remote", c.Request.RemoteAddr, "err", perr)
+			a.sec.auth.RecordSignIn(ctx, auth.SignIn{Provider: auth.ProviderProxy, Name: c.GetHeader(a.sec.proxy.UserHeader),
+				Addr: c.ClientIP(), Err: fault.Wrap(perr, fault.Refused, "access.proxy_refused", "Error", perr.Error())})
 			return nil, false, i18n.M("access.proxy_refused", "Error", perr.Error()), nil
 		}
+		a.sec.auth.ProxySignIn(ctx, pc, c.ClientIP())
 		return pc, false, i18n.Message{}, nil
 	}
 	if h := c.GetHeader("Authorization"); h != "" {
@@ -185,8 +189,11 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
-		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
-			handlers.ResetAsked(c), msg)
+		group, asked := firstParam(c), handlers.ResetAsked(c)
+		if rule.mode != "" {
+			group, asked = c.Param("group"), resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
+		}
+		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, msg)
 	}
 	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
 }
@@ -214,6 +221,10 @@ var whatIDs = map[string]string{
 	"read this page":                       "access.what.read",
 	"resend dead letters":                  "access.what.resend",
 	"reset consumer offsets":               "access.what.reset",
+	"change consumer group settings":       "access.what.group_settings",
+	"delete consumer groups":               "access.what.group_delete",
+	"manage ACL users and policies":        "access.what.acl",
+	"change broker configuration":          "access.what.broker_config",
 }
 
 // whatID is the catalogue id of a route's what; the what itself when it has none.

@@ -523,7 +523,8 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // happens without its entry, and is then finished with apply's outcome. apply returns
 // one row per thing it changed (a broker, a message), each with its Error ("" when done),
 // and an error when it could not go on. The status follows: applied when every row is
-// done, partial when some are, failed otherwise. Change returns an error only when the
+// done, partial when some are, failed otherwise; refused when the error wraps
+// ErrChangeRefused. Change returns an error only when the
 // entry could not be written: *AuditBusyError or the database's error before apply ran
 // (nothing was changed), or an *UnrecordedError when finishing.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
@@ -565,7 +566,15 @@ func (e *UnrecordedError) Say() i18n.Message {
 	return i18n.M("audit.unrecorded", "ID", e.Entry.ID, "Error", e.Err.Error())
 }
 
+// ErrChangeRefused, wrapped in the error a Change's apply returns, records the change as
+// refused: once its entry was pending, apply found it must not go on (what it previewed
+// no longer holds) and changed nothing.
+var ErrChangeRefused = errors.New("refused at apply")
+
 func changeStatus(rows []AuditQueue, err error) AuditStatus {
+	if errors.Is(err, ErrChangeRefused) {
+		return AuditRefused
+	}
 	done := 0
 	for _, r := range rows {
 		if r.Error == "" {
@@ -656,9 +665,30 @@ func (l *AuditLog) Pending(ctx context.Context) ([]AuditEntry, error) {
 	return out, nil
 }
 
+// SignInMode is the mode of the entries that record sign-ins (package auth writes
+// them): they belong to the console, not to a cluster.
+const SignInMode = "sign-in"
+
+// What an audit list shows (AuditFilter.Kind).
+const (
+	// AuditKindChanges: what was attempted against the clusters (resets, topic and
+	// message changes, their refusals): the list as it always was.
+	AuditKindChanges = ""
+	// AuditKindSignIns: sign-ins, successful or not, whatever the cluster.
+	AuditKindSignIns = "sign-in"
+	// AuditKindAll: both.
+	AuditKindAll = "all"
+)
+
+// AuditKinds lists every kind, for filters.
+var AuditKinds = []string{AuditKindChanges, AuditKindSignIns, AuditKindAll}
+
 // AuditFilter selects entries. Empty fields match everything.
 type AuditFilter struct {
-	// Cluster is a configured cluster's name ("": every cluster).
+	// Kind chooses changes (the default), sign-ins or both (AuditKind*).
+	Kind string
+	// Cluster is a configured cluster's name ("": every cluster). Sign-ins belong to
+	// no cluster and are listed whatever it is.
 	Cluster string
 	Group   string
 	Topic   string
@@ -688,8 +718,17 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	}
 	limit = min(limit, 1000)
 	q := l.db.WithContext(ctx).Model(&auditRow{})
+	clusters := l.db.Where("1 = 1")
 	if f.Cluster != "" {
-		q = l.ofCluster(q, f.Cluster)
+		clusters = l.ofCluster(l.db, f.Cluster)
+	}
+	switch f.Kind {
+	case AuditKindSignIns:
+		q = q.Where("mode = ?", SignInMode)
+	case AuditKindAll:
+		q = q.Where(clusters.Or("mode = ?", SignInMode))
+	default:
+		q = q.Where("mode <> ?", SignInMode).Where(clusters)
 	}
 	if f.Group != "" {
 		q = q.Where("group_name = ?", f.Group)
