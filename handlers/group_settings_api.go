@@ -73,6 +73,10 @@ type groupConfigPreviewBody struct {
 
 // badJSON is a body the API cannot read, said as a sentence.
 func badJSON(err error) error {
+	// A body not declared JSON is said as every API write says it (415).
+	if be := (*BodyError)(nil); errors.As(err, &be) && be.Status == http.StatusUnsupportedMediaType {
+		return bodyError(err, "", "")
+	}
 	return fault.Wrap(err, fault.Invalid, "api.bad_json", "Error", err.Error()).Because("bad_json")
 }
 

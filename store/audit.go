@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 )
 
@@ -817,10 +818,10 @@ func (l *AuditLog) Verify(ctx context.Context) (*ChainReport, error) {
 			add(&r, "entry %d is at chain position %d where %d was expected: entries %d to %d are missing", r.ID, *r.Seq, want, want, *r.Seq-1)
 		}
 		if r.PrevHash != prev {
-			add(&r, "entry %d does not link to the entry before it (prev_hash %s, previous hash %s)", r.ID, short(r.PrevHash), short(prev))
+			add(&r, "entry %d does not link to the entry before it (prev_hash %s, previous hash %s)", r.ID, freetext.Cut(r.PrevHash, hashShown), freetext.Cut(prev, hashShown))
 		}
 		if got := r.contentHash(); got != r.Hash {
-			add(&r, "entry %d was changed after it was written (hash %s, content hashes to %s)", r.ID, short(r.Hash), short(got))
+			add(&r, "entry %d was changed after it was written (hash %s, content hashes to %s)", r.ID, freetext.Cut(r.Hash, hashShown), freetext.Cut(got, hashShown))
 		}
 		if r.Status == string(AuditPending) {
 			add(&r, "entry %d is in the chain but marked pending", r.ID)
@@ -846,12 +847,9 @@ func (l *AuditLog) Verify(ctx context.Context) (*ChainReport, error) {
 	return rep, nil
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+// hashShown is how much of a hash a problem quotes: its first 12 characters and an
+// ellipsis, enough to tell two apart.
+const hashShown = 13
 
 // OpenReadOnly opens an existing database file without changing it: no migrations, and
 // every write fails. `rmqconsole audit verify` uses it so checking never alters the
