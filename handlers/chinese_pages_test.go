@@ -127,7 +127,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		{"overview", home, "/", nil},
 		{"groups", gr, "/groups", []string{"No offsets are stored for this group yet."}},
 		{"group", gr, "/groups/orders", []string{"Leaves out 1 of 2 queues whose lag is unknown.", "Broker broker-b did not answer: connection refused", "connection refused"}},
-		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"Pull batch size", "goroutine 1 [running]:"}},
+		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"goroutine 1 [running]:"}},
 		{"topics", topicsRouter(sampleTopics()), "/topics", []string{"i/o timeout"}},
 		{"topic", topicsRouter(sampleTopics()), "/topics/orders", []string{"i/o timeout"}},
 		{"messages", msgs, "/messages", nil},

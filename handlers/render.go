@@ -16,12 +16,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
-	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -292,24 +290,16 @@ func errorStatus(err error) (int, string) {
 		return ue.Status, ue.Code
 	case errors.Is(err, freetext.ErrInvalid):
 		return http.StatusBadRequest, "invalid_text"
-	case errors.Is(err, groups.ErrGroupNotFound):
-		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, brokers.ErrBrokerNotFound):
 		return http.StatusNotFound, "broker_not_found"
 	case errors.Is(err, topics.ErrTopicNotFound):
 		return http.StatusNotFound, "topic_not_found"
-	case errors.Is(err, groups.ErrClientNotFound):
-		return http.StatusNotFound, "client_not_found"
-	case errors.Is(err, groups.ErrNoBrokers):
+	case errors.Is(err, cluster.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(*store.UnrecordedError)):
 		return http.StatusServiceUnavailable, "audit_unrecorded"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, StoreUnavailableCode
-	case errors.As(err, new(*alerts.FieldError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, alerts.ErrNotFound):
-		return http.StatusNotFound, "alert_rule_not_found"
 	case errors.As(err, new(*rocketmq.AccessError)):
 		return http.StatusForbidden, "access_denied"
 	case errors.As(err, new(*rocketmq.TimeoutError)), errors.As(err, &bf) && errors.As(bf.Err, new(*rocketmq.TimeoutError)):
