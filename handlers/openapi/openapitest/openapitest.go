@@ -47,6 +47,8 @@ type Checker struct {
 	checked, skipped atomic.Int64
 	mu               sync.Mutex
 	problems         []string
+	// seen are the operations that answered JSON at least once.
+	seen map[string]bool
 }
 
 // New loads the document; it fails when the document is not valid OpenAPI.
@@ -63,7 +65,7 @@ func New() (*Checker, error) {
 	if es == nil || es.Value == nil {
 		return nil, errors.New("the document has no Error schema")
 	}
-	return &Checker{doc: doc, router: router, errorSchema: es.Value}, nil
+	return &Checker{doc: doc, router: router, errorSchema: es.Value, seen: map[string]bool{}}, nil
 }
 
 // Checked is how many JSON answers were validated; Skipped how many answers under /api/
@@ -80,12 +82,39 @@ func (c *Checker) Problems() []string {
 	return slices.Clone(c.problems)
 }
 
+// Unseen lists the document's operations no checked answer came from.
+func (c *Checker) Unseen() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for path, item := range c.doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if !c.seen[op.OperationID] {
+				out = append(out, method+" "+path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Report is what a TestMain prints after the tests ran: how many answers were checked,
-// and every problem. It returns code, or 1 when a problem was found and code was 0.
+// the operations none came from, and every problem. It returns code, or 1 when a
+// problem was found and code was 0.
 func (c *Checker) Report(w io.Writer, code int) int {
 	ps := c.Problems()
+	unseen := c.Unseen()
 	fmt.Fprintf(w, "openapi: %d API answers checked against handlers/openapi/openapi.yaml (%d not JSON, not checked), %d problems\n",
 		c.Checked(), c.Skipped(), len(ps))
+	total := 0
+	for _, item := range c.doc.Paths.Map() {
+		total += len(item.Operations())
+	}
+	if len(unseen) > 0 {
+		fmt.Fprintf(w, "openapi: %d of %d operations answered; none came from %s\n", total-len(unseen), total, strings.Join(unseen, ", "))
+	} else {
+		fmt.Fprintf(w, "openapi: all %d operations answered\n", total)
+	}
 	for _, p := range ps {
 		fmt.Fprintf(w, "openapi: %s\n", p)
 	}
@@ -146,6 +175,9 @@ func (c *Checker) check(ex *exchange) {
 		c.problem(ex, "a JSON answer on a route the document does not have (%v)", err)
 		return
 	}
+	c.mu.Lock()
+	c.seen[route.Operation.OperationID] = true
+	c.mu.Unlock()
 	opts := &openapi3filter.Options{
 		MultiError:                 true,
 		IncludeResponseStatus:      true,
