@@ -7,6 +7,7 @@ package alerts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/url"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
@@ -58,10 +60,12 @@ type RuleInput struct {
 }
 
 // FieldError is bad input, naming the field, in a sentence for the user: Message in
-// English, Msg for saying it in the request's language (In).
+// English, Msg for saying it in the request's language (In). Err is the rule's own
+// error when the field broke the free-text rule (freetext.ErrInvalid).
 type FieldError struct {
 	Field, Message string
 	Msg            i18n.Message
+	Err            error
 }
 
 func fieldError(field string, m i18n.Message) *FieldError {
@@ -69,6 +73,25 @@ func fieldError(field string, m i18n.Message) *FieldError {
 }
 
 func (e *FieldError) Error() string { return e.Message }
+
+// Unwrap returns the free-text rule's error, if any.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// checkText applies the free-text rule to the fields people type, each as stored.
+func checkText(fields ...textField) error {
+	for _, f := range fields {
+		var te *freetext.Error
+		if err := f.rule.Check(f.value); errors.As(err, &te) {
+			return &FieldError{Field: te.Field.Name, Message: te.Error(), Msg: te.Say(), Err: te}
+		}
+	}
+	return nil
+}
+
+type textField struct {
+	rule  freetext.Field
+	value string
+}
 
 // In is the sentence in l's language.
 func (e *FieldError) In(l *i18n.Localizer) string {
@@ -91,6 +114,10 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	if r.Format == "" {
 		r.Format = FormatJSON
 	}
+	if err := checkText(textField{freetext.AlertName, r.Name}, textField{freetext.AlertGroup, r.GroupPattern},
+		textField{freetext.WebhookURL, r.WebhookURL}); err != nil {
+		return r, err
+	}
 	if r.GroupPattern == "" {
 		return r, fieldError("group", i18n.M("alerts.error.group.empty"))
 	}
@@ -111,7 +138,7 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	if s := strings.TrimSpace(in.For); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return r, fieldError("for", i18n.M("alerts.error.for", "For", s))
+			return r, fieldError("for", i18n.M("alerts.error.for", "For", freetext.Shown(s)))
 		}
 		r.For = d
 	}

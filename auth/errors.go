@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
@@ -42,9 +43,24 @@ type InvalidError struct {
 	Reason string
 	// Say is Reason from the catalogues, for a page or the CLI to say in its language.
 	Say i18n.Message
+	// Err is the free-text rule's error when the field broke it (freetext.ErrInvalid).
+	Err error
 }
 
 func (e *InvalidError) Error() string { return e.Reason }
+
+// Unwrap returns the free-text rule's error, if any.
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// textInvalid is the free-text rule applied to value as field f: nil, or an
+// *InvalidError carrying the rule's error.
+func textInvalid(f freetext.Field, value string) error {
+	var te *freetext.Error
+	if err := f.Check(value); errors.As(err, &te) {
+		return &InvalidError{Field: f.Name, Reason: te.Error(), Say: te.Say(), Err: te}
+	}
+	return nil
+}
 
 // invalid is the InvalidError of field whose reason is m.
 func invalid(field string, m i18n.Message) *InvalidError {

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
@@ -130,6 +131,9 @@ type Caller struct {
 // CheckUserName accepts 1 to 64 letters, digits and . _ @ - (names appear in URLs, in the
 // audit log and in proxy headers).
 func CheckUserName(name string) error {
+	if err := textInvalid(freetext.UserName, name); err != nil {
+		return err
+	}
 	if name == "" || utf8.RuneCountInString(name) > 64 {
 		return invalid("name", i18n.M("auth.user.name_length"))
 	}
@@ -208,8 +212,12 @@ func (s *Service) Users(ctx context.Context) ([]User, error) {
 	return out, nil
 }
 
-// UserByName returns one user, or an error wrapping store.ErrUserNotFound.
+// UserByName returns one user, or an error wrapping store.ErrUserNotFound, or an
+// *InvalidError for a name no user can have (CheckUserName), before the store is asked.
 func (s *Service) UserByName(ctx context.Context, name string) (*User, error) {
+	if err := CheckUserName(name); err != nil {
+		return nil, err
+	}
 	u, err := s.st.UserByName(ctx, name)
 	if err != nil {
 		return nil, err
@@ -235,6 +243,11 @@ type NewSession struct {
 // for the user name or the address it refuses with a *ThrottledError before checking
 // anything. A wrong name and a wrong password both answer ErrBadCredentials.
 func (s *Service) Login(ctx context.Context, name string, password []byte, addr, userAgent string) (*NewSession, error) {
+	// A name the free-text rule refuses is no user's: said as such, without counting
+	// as a failed sign-in or reaching the store.
+	if err := textInvalid(freetext.UserName, name); err != nil {
+		return nil, err
+	}
 	if wait := s.throttle.begin(s.now(), name, addr); wait > 0 {
 		return nil, &ThrottledError{Wait: wait}
 	}
@@ -277,8 +290,12 @@ func (s *Service) startSession(ctx context.Context, u *store.User, addr, userAge
 	}
 	now := s.now()
 	expires := now.Add(s.cfg.SessionMax)
-	if len(userAgent) > 256 {
-		userAgent = userAgent[:256]
+	// The browser's own words, kept to tell sessions apart: a header may carry bytes
+	// that are not UTF-8, so what the free-text rule refuses is kept escaped, and the
+	// cut falls between characters.
+	userAgent = freetext.Shown(userAgent)
+	if r := []rune(userAgent); len(r) > 256 {
+		userAgent = string(r[:256])
 	}
 	sess := &store.Session{TokenHash: hash, UserID: u.ID, CreatedAt: now.UnixMilli(), LastSeenAt: now.UnixMilli(),
 		ExpiresAt: expires.UnixMilli(), RemoteAddr: addr, UserAgent: userAgent}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
@@ -36,6 +37,9 @@ func (t *Token) Revoked() bool { return !t.RevokedAt.IsZero() }
 
 // CheckTokenName accepts 1 to 64 printable characters: a label such as "ci-deploy".
 func CheckTokenName(name string) error {
+	if err := textInvalid(freetext.TokenName, name); err != nil {
+		return err
+	}
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > 64 {
 		return invalid("name", i18n.M("auth.token.name_length"))
 	}
@@ -51,6 +55,9 @@ func CheckTokenName(name string) error {
 // returned once and only its hash is kept.
 func (s *Service) CreateToken(ctx context.Context, user, name, createdBy string) (secret string, _ *Token, _ error) {
 	if err := CheckTokenName(name); err != nil {
+		return "", nil, err
+	}
+	if err := CheckUserName(user); err != nil {
 		return "", nil, err
 	}
 	u, err := s.st.UserByName(ctx, user)
@@ -71,6 +78,11 @@ func (s *Service) CreateToken(ctx context.Context, user, name, createdBy string)
 
 // Tokens lists the user's tokens, newest first; every user's when user is "".
 func (s *Service) Tokens(ctx context.Context, user string) ([]Token, error) {
+	if user != "" {
+		if err := CheckUserName(user); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := s.st.APITokens(ctx, user)
 	if err != nil {
 		return nil, err
@@ -85,6 +97,11 @@ func (s *Service) Tokens(ctx context.Context, user string) ([]Token, error) {
 // RevokeToken stops a token from working. With user set, only that user's token
 // matches; otherwise the error wraps store.ErrTokenNotFound.
 func (s *Service) RevokeToken(ctx context.Context, user string, id int64) (*Token, error) {
+	if user != "" {
+		if err := CheckUserName(user); err != nil {
+			return nil, err
+		}
+	}
 	row, err := s.st.RevokeAPIToken(ctx, id, user, s.now().UnixMilli())
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ type Service struct {
 	admin   Admin
 	cluster *cluster.Cluster
 	now     func() time.Time
+	// changes is set by EnableChanges.
+	changes *ChangeOptions
 }
 
 // New returns a Service over admin; c is the console's cluster view (nil builds one).

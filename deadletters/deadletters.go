@@ -88,9 +88,14 @@ type InputError struct {
 	// Text is Message as catalogue sentences, for the handler to say in the request's
 	// language: Text, then Then when it has an id (empty: Message only).
 	Text, Then i18n.Message
+	// Err is the free-text rule's error when a field broke it (freetext.ErrInvalid).
+	Err error
 }
 
 func (e *InputError) Error() string { return e.Message }
+
+// Unwrap returns the free-text rule's error, if any.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // inputErr is an InputError whose sentence is the catalogue's id with the values kv.
 func inputErr(code, id string, kv ...any) *InputError {

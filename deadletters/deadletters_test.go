@@ -3,9 +3,11 @@ package deadletters
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"rmqconsole/dev"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -102,6 +104,11 @@ func TestResendRefusesBeforeSending(t *testing.T) {
 		{ResendRequest{IDs: []string{dlq1, plain}}, "not_dead_letter"},
 		{ResendRequest{IDs: []string{dlq1, dlq2}}, "several_groups"},
 		{ResendRequest{IDs: []string{"k"}, Topic: "orders"}, "not_dead_letter"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "replay\x00"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "\u202eyalper"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "two\r\nlines"}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: strings.Repeat("x", 60000)}, "bad_reason"},
+		{ResendRequest{IDs: []string{dlq1}, Reason: "a\xff\xfe"}, "bad_reason"},
 	} {
 		_, err := s.Resend(t.Context(), c.req)
 		var ie *InputError
@@ -111,5 +118,47 @@ func TestResendRefusesBeforeSending(t *testing.T) {
 	}
 	if audit.n != 0 {
 		t.Fatalf("%d audit entries for refused resends", audit.n)
+	}
+}
+
+// A resend whose audit entry the database cannot take sends nothing and says that the
+// database is unavailable (answered 503, not as the console's own failure): a SQLite
+// file that takes no write, a PostgreSQL server stopped.
+func TestResendOnAnUnavailableAuditLogSendsNothing(t *testing.T) {
+	const dlq = "7F000001000051AF0000000000000001"
+	for name, open := range map[string]func(t *testing.T) *store.Store{
+		"sqlite": func(t *testing.T) *store.Store {
+			path := filepath.Join(t.TempDir(), "console.db")
+			st, err := store.Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			if st, err = store.OpenReadOnly(t.Context(), path); err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+		"postgres": func(t *testing.T) *store.Store {
+			pg := dev.OwnPostgres(t)
+			st, err := store.Open(t.Context(), pg.URL("postgres"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pg.Halt(); err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := open(t)
+			t.Cleanup(func() { st.Close() })
+			s := New(Config{Finder: fakeFinder{dlq: deadLetter()}, Audit: st.Audit(), Admin: nil}) // a send would panic
+			_, err := s.Resend(t.Context(), ResendRequest{IDs: []string{dlq}, Reason: "replay", Actor: "otto"})
+			if !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), "nothing was sent") {
+				t.Fatalf("resend with the audit log unavailable: %v, want store.ErrUnavailable saying nothing was sent", err)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
@@ -117,9 +118,14 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult,
 	return res, nil
 }
 
-// checkIDs refuses what can be refused without asking a broker: no id, too many, or one
-// that is no message id.
+// checkIDs refuses what can be refused without asking a broker: a reason the free-text
+// rule refuses, no id, too many, or one that is no message id.
 func checkIDs(req ResendRequest) ([]string, error) {
+	var te *freetext.Error
+	if err := freetext.ResendReason.Check(req.Reason); errors.As(err, &te) {
+		return nil, &InputError{Code: "bad_reason", Message: te.Error() + " Nothing was sent.", Text: te.Say(),
+			Then: i18n.M("deadletters.input.nothing"), Err: te}
+	}
 	var ids []string
 	for _, id := range req.IDs {
 		if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
@@ -150,7 +156,7 @@ func checkIDs(req ResendRequest) ([]string, error) {
 
 // what is "all" (the messages) or "one" (the message id).
 func notDeadLetter(what, id, topic string) error {
-	return inputErr("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", topic, "ID", id)
+	return inputErr("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", freetext.Shown(topic), "ID", id)
 }
 
 // oneGroup is the group whose dead-letter topic holds every message.

@@ -79,11 +79,11 @@ func writePlainACL(home string) error {
 	return nil
 }
 
-// writeToolsACL makes mqadmin sign its requests with AdminAccount: 4.x and 5.x
+// writeToolsACL makes mqadmin sign its requests with account a: 4.x and 5.x
 // MQAdminStartup read ROCKETMQ_HOME/conf/tools.yml when it exists.
-func writeToolsACL(home string) error {
+func writeToolsACL(home string, a Account) error {
 	path := filepath.Join(home, "conf", "tools.yml")
-	text := fmt.Sprintf("accessKey: %s\nsecretKey: %s\n", AdminAccount.AccessKey, AdminAccount.SecretKey)
+	text := fmt.Sprintf("accessKey: %s\nsecretKey: %s\n", a.AccessKey, a.SecretKey)
 	if err := replaceFile(path, []byte(text)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -225,11 +225,20 @@ func (c *ConsumerProcess) Kill() {
 	})
 }
 
+// Freeze stops the consumer with SIGSTOP, as a long pause would: it stays connected, so
+// the brokers still list it, but it answers nothing (its running info, its locks) until
+// Thaw.
+func (c *ConsumerProcess) Freeze() error { return c.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen consumer (SIGCONT).
+func (c *ConsumerProcess) Thaw() error { return c.cmd.Process.Signal(syscall.SIGCONT) }
+
 // Stop shuts the consumer down as an operator would (SIGTERM: it unregisters), and
 // kills it if it has not exited 30 s later. Later calls do nothing.
 func (c *ConsumerProcess) Stop() {
 	c.once.Do(func() {
 		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		_ = c.cmd.Process.Signal(syscall.SIGCONT) // a frozen consumer takes SIGTERM once thawed
 		select {
 		case <-c.exited:
 		case <-time.After(30 * time.Second):

@@ -30,8 +30,22 @@ var mqadminFailure = regexp.MustCompile(`(?m)(^Exception in thread|^[\w.$]+(Exce
 // and stderr combined, and an error when mqadmin exits non-zero or its output
 // shows a failure (it exits 0 after most failures).
 func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
+	return c.mqadmin(ctx, nil, args...)
+}
+
+// MQAdminAs is MQAdmin signing as account a instead of AdminAccount: a real Java client
+// with a's rights, to see what a user may do after its policies changed.
+func (c *Cluster) MQAdminAs(ctx context.Context, a Account, args ...string) (string, error) {
+	return c.mqadmin(ctx, &a, args...)
+}
+
+func (c *Cluster) mqadmin(ctx context.Context, as *Account, args ...string) (string, error) {
 	if len(args) == 0 {
 		return "", errors.New("mqadmin: no subcommand")
+	}
+	home := c.toolsHome
+	if as != nil {
+		home += "-as-" + as.AccessKey
 	}
 	toolsVersion := c.toolsVersion
 	if toolsVersion == "" {
@@ -41,11 +55,15 @@ func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
 	}
-	if err := writeRocketMQHome(c.toolsHome); err != nil {
+	if err := writeRocketMQHome(home); err != nil {
 		return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
 	}
-	if c.ACL {
-		if err := writeToolsACL(c.toolsHome); err != nil {
+	if c.ACL || as != nil {
+		a := AdminAccount
+		if as != nil {
+			a = *as
+		}
+		if err := writeToolsACL(home, a); err != nil {
 			return "", fmt.Errorf("mqadmin %s: %w", args[0], err)
 		}
 	}
@@ -55,7 +73,7 @@ func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
 	}
 	jargs := append([]string{}, mqadminJVM...)
 	jargs = append(jargs, jdkOpens...)
-	jargs = append(jargs, "-Duser.home="+c.toolsHome)
+	jargs = append(jargs, "-Duser.home="+home)
 	if !is4x(toolsVersion) {
 		jargs = append(jargs, "-Drmq.logback.configurationFile=rmq.tools.logback.xml")
 	}
@@ -63,7 +81,7 @@ func (c *Cluster) MQAdmin(ctx context.Context, args ...string) (string, error) {
 	jargs = append(jargs, args...)
 
 	cmd := exec.CommandContext(ctx, "java", jargs...)
-	cmd.Env = append(os.Environ(), "ROCKETMQ_HOME="+c.toolsHome)
+	cmd.Env = append(os.Environ(), "ROCKETMQ_HOME="+home)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -1,6 +1,7 @@
 package dev
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -30,6 +31,9 @@ type Postgres struct {
 	cmd  *exec.Cmd
 	// exited is closed when the server process has ended.
 	exited chan struct{}
+	// bin, data and cred start it again after Halt.
+	bin, data string
+	cred      *syscall.Credential
 
 	mu sync.Mutex
 	n  int // databases created so far
@@ -105,13 +109,14 @@ func StartPostgres(bin string) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Dir: dir}
+	p := &Postgres{Dir: dir, bin: bin}
 	cred, err := postgresCredential(dir)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
+	p.data, p.cred = data, cred
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -243,10 +248,107 @@ func (p *Postgres) exec(stmt string) error {
 
 // Stop stops the server at once and removes its directory.
 func (p *Postgres) Stop() {
-	if p.cmd != nil && p.cmd.Process != nil {
+	if p.running() {
+		p.signalAll(syscall.SIGCONT) // a frozen server would not see the next signal
 		// SIGQUIT: immediate shutdown; the data is thrown away anyway.
 		p.cmd.Process.Signal(syscall.SIGQUIT)
 		<-p.exited
 	}
 	os.RemoveAll(p.Dir)
+}
+
+func (p *Postgres) running() bool {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// OwnPostgres starts a PostgreSQL server for the calling test alone, on its own port and
+// directory, for tests that stop or freeze it (never the shared one of RequirePostgres,
+// which other tests of the binary use); it is removed when the test ends. Without
+// PostgreSQL it skips or fails as RequirePostgres does.
+func OwnPostgres(t testing.TB) *Postgres {
+	t.Helper()
+	RequirePostgres(t) // the same skip or failure when PostgreSQL is missing
+	bin, err := postgresBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := StartPostgres(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// Freeze stops every process of the server with SIGSTOP: connections stay open and the
+// kernel still accepts new ones, but nothing answers, as a server on a dead disk or in a
+// long stall.
+func (p *Postgres) Freeze() error { return p.signal(syscall.SIGSTOP, "freeze") }
+
+// Thaw resumes a frozen server with SIGCONT.
+func (p *Postgres) Thaw() error { return p.signal(syscall.SIGCONT, "thaw") }
+
+func (p *Postgres) signal(sig syscall.Signal, what string) error {
+	if !p.running() {
+		return fmt.Errorf("%s postgres on port %d: not running", what, p.Port)
+	}
+	p.signalAll(sig)
+	return nil
+}
+
+// signalAll signals the postmaster, then each process it started: the backends serving
+// connections, the writers. They are not in its process group (each is a session leader
+// of its own), so the signal goes to each by pid, as /proc lists them.
+func (p *Postgres) signalAll(sig syscall.Signal) {
+	pid := p.cmd.Process.Pid
+	syscall.Kill(pid, sig)
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses; ppid follows the last ')'.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		var state string
+		var ppid int
+		if _, err := fmt.Sscan(rest, &state, &ppid); err != nil || ppid != pid {
+			continue
+		}
+		if child, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+			syscall.Kill(child, sig)
+		}
+	}
+}
+
+// Halt stops the server and keeps its data (a fast shutdown: sessions are ended): every
+// connection is refused until Resume.
+func (p *Postgres) Halt() error {
+	if !p.running() {
+		return fmt.Errorf("halt postgres on port %d: not running", p.Port)
+	}
+	p.signalAll(syscall.SIGCONT)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("halt postgres on port %d: still running after 30s", p.Port)
+	}
+}
+
+// Resume starts a halted server again, on the same port and data.
+func (p *Postgres) Resume() error {
+	if p.running() {
+		return nil
+	}
+	return p.start(p.bin, p.data, p.cred)
 }

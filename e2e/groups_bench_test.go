@@ -84,8 +84,10 @@ func BenchmarkLiveViewers(b *testing.B) {
 	}
 	for _, viewers := range []int{1, 200} {
 		b.Run(fmt.Sprintf("viewers=%d", viewers), func(b *testing.B) {
-			// No background lag collection: only the watcher talks to RocketMQ.
-			con := StartConsole(b, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s", "RMQC_METRICS_INTERVAL=0", "RMQC_LOG_LEVEL=info")
+			// No background lag collection: only the watcher talks to RocketMQ. Every
+			// viewer comes from this one address: let it have them all.
+			con := StartConsole(b, "RMQC_NAMESRV="+cl.NameServer, "RMQC_GROUP_POLL=1s", "RMQC_METRICS_INTERVAL=0", "RMQC_LOG_LEVEL=info",
+				fmt.Sprintf("RMQC_LIVE_VIEWS_PER_USER=%d", viewers))
 			waitOnline(b, con, group, 3)
 			url := "ws" + strings.TrimPrefix(con.URL, "http") + "/ws/groups/" + group
 			var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -158,4 +159,37 @@ func TestGroupListFiltersAndLinks(t *testing.T) {
 	if name := Get(t, ctx, "group name", chromedp.Text(chromedp.CSS(`[data-testid="group-name"]`))); name != group {
 		t.Errorf("followed to %q, want %q", name, group)
 	}
+}
+
+// A user at the bound of live pages (one here) opens another: the page says so where its
+// live indicator was, in place of a reconnection, and stays as loaded; with the first
+// page closed, a reload of the second is live.
+func TestOneLivePageTooManySaysWhyItIsNotLive(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	_, group := offlineGroupWithBacklog(t, cl, 3)
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_LIVE_VIEWS_PER_USER=1")
+	browser := Browser(t)
+
+	first, closeFirst := newTab(t, browser)
+	Do(t, first, "open the group page, live", chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on`)))
+	second, closeSecond := newTab(t, browser)
+	defer closeSecond()
+	Do(t, second, "open it again in another tab", chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(chromedp.CSS(`#live-indicator[data-final="true"]`)))
+	Screenshot(t, second, "live-refused")
+	closeFirst()
+	// By now the refused socket has long closed: the sentence is still what the page says.
+	if txt := TextNow(t, second, "read the indicator", `#live-indicator`); !strings.Contains(txt, "You have 1 live page open") {
+		t.Errorf("the refused page's indicator says %q", txt)
+	}
+	// The console sees the first tab's socket close a moment after the tab goes.
+	dev.Eventually(t, 30*time.Second, "a reload of the second page is live once the first is closed", func() error {
+		Do(t, second, "reload the second page", chromedp.Reload(),
+			chromedp.WaitVisible(chromedp.CSS(`#live-indicator.live-on, #live-indicator[data-final="true"]`)))
+		if txt := TextNow(t, second, "read the indicator", `#live-indicator`); strings.Contains(txt, "You have") {
+			return errors.New(txt)
+		}
+		return nil
+	})
 }

@@ -57,8 +57,13 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 	// update's audit entry with its configuration before and after.
 	changed := dev.UniqueName("layout-topic")
 	var entryID int64
-	for _, body := range []string{`{"topic":"` + changed + `","readQueueNums":2,"writeQueueNums":2}`, `{"topic":"` + changed + `","perm":4}`} {
-		res, err := http.Post(con.URL+"/api/v1/topics", "application/json", strings.NewReader(body))
+	for _, change := range []struct{ method, path, body string }{
+		{http.MethodPost, "/api/v1/topics", `{"topic":"` + changed + `","readQueueNums":2,"writeQueueNums":2}`},
+		{http.MethodPut, "/api/v1/topics/" + changed, `{"perm":4}`},
+	} {
+		req, _ := http.NewRequest(change.method, con.URL+change.path, strings.NewReader(change.body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,6 +97,13 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 		{name: "message", path: "/messages/" + list.Messages[0].OffsetMsgID + "?topic=" + topic, ready: `main h1`},
 		{name: "groups", path: "/groups", ready: `[data-testid="groups-table"]`},
 		{name: "group", path: "/groups/" + group, ready: `[data-testid="queues-table"]`},
+		{name: "group settings preview", path: "/groups/" + group + "/settings", ready: `[data-testid="settings-form"]`,
+			then: []chromedp.Action[chromedp.Void]{
+				chromedp.SetValue(chromedp.CSS(`[data-testid="f-retryMaxTimes"]`), "3"),
+				chromedp.Click(chromedp.CSS(`[data-testid="settings-preview-button"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="apply-form"]`)),
+			}},
+		{name: "broker config drift", path: "/brokers/config-drift", ready: `[data-testid="drift-cluster"]`},
 		{name: "reset preview", path: "/groups/" + group + "/reset?mode=latest&topic=" + topic, ready: `[data-testid="reset-form"]`,
 			then: []chromedp.Action[chromedp.Void]{
 				chromedp.Click(chromedp.CSS(`[data-testid="mode-latest"]`)),

@@ -150,9 +150,34 @@ func TestTopicChangesThroughTheAPI(t *testing.T) {
 		t.Fatalf("mqadmin topicStatus: %v %v", st, err)
 	}
 
-	// Update: only the permission; the queue counts stay as they are.
+	// A create of the topic that now exists changes nothing, through the API or the
+	// form: 409, with the way to change it.
+	var exists struct {
+		Error, Code, Edit, Update string
+	}
+	if code := op.call(http.MethodPost, "/api/v1/topics", `{"topic":"`+topic+`","writeQueueNums":4}`, &exists); code != http.StatusConflict ||
+		exists.Code != "topic_exists" || exists.Edit != "/topics/"+topic || exists.Update != "/api/v1/topics/"+topic {
+		t.Fatalf("create of the existing topic through the API: %d %+v", code, exists)
+	}
+	form := url.Values{"topic": {topic}, "readQueueNums": {"3"}, "writeQueueNums": {"4"}, "perm": {"6"}, "brokerNames": {cl.Brokers[0].Name}}
+	req, _ := http.NewRequest(http.MethodPost, con.URL+"/topics", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", con.URL)
+	res, err := op.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusConflict || !strings.Contains(string(page), "exists already") ||
+		!strings.Contains(string(page), `data-testid="topic-exists-link"`) || !strings.Contains(string(page), `href="/topics/`+topic+`"`) {
+		t.Fatalf("create of the existing topic through the form: %d %.2000s", res.StatusCode, page)
+	}
+	mqadminRouteIs(t, cl, topic, everyBroker(cl, dev.RouteQueues{Read: 3, Write: 3, Perm: 6}))
+
+	// Update (PUT): only the permission; the queue counts stay as they are.
 	ans = topicChangeAnswer{}
-	if code := op.call(http.MethodPost, "/api/v1/topics", `{"topic":"`+topic+`","perm":4}`, &ans); code != http.StatusOK || ans.Created ||
+	if code := op.call(http.MethodPut, "/api/v1/topics/"+topic, `{"perm":4}`, &ans); code != http.StatusOK || ans.Created ||
 		ans.Entry.Mode != "topic-update" || ans.Entry.Params.Before[cl.Brokers[0].Name].Perm != 6 || ans.Entry.Params.After[cl.Brokers[0].Name].Perm != 4 {
 		t.Fatalf("update: %d %+v", code, ans)
 	}
@@ -177,6 +202,8 @@ func TestTopicChangesThroughTheAPI(t *testing.T) {
 		{http.MethodDelete, "/api/v1/topics/TBW102?confirm=TBW102", "", 400, "system topics"},
 		{http.MethodDelete, "/api/v1/topics/%25DLQ%25billing?confirm=%25DLQ%25billing", "", 400, "dead-letter topic"},
 		{http.MethodDelete, "/api/v1/topics/" + topic + "-nope?confirm=" + topic + "-nope", "", 404, "does not exist"},
+		{http.MethodPut, "/api/v1/topics/" + topic + "-nope", `{"perm":4}`, 404, "does not exist"},
+		{http.MethodPut, "/api/v1/topics/" + topic, `{"topic":"` + topic + `-other","perm":6}`, 400, "the path " + topic},
 	}
 	for _, b := range bad {
 		var e APIErrorBody
@@ -295,6 +322,24 @@ func TestTopicChangesInTheBrowser(t *testing.T) {
 	if st := Get(t, ctx, "read the outcome", chromedp.Text(chromedp.CSS(`[data-testid="change-status"]`))); st != "applied" {
 		t.Fatalf("create outcome %q: %s", st, Get(t, ctx, "result", chromedp.Text(chromedp.CSS(`#topic-save`))))
 	}
+	mqadminRouteIs(t, cl, topic, everyBroker(cl, dev.RouteQueues{Read: 2, Write: 2, Perm: 6}))
+
+	// The create form again with the name it now has: refused next to the name, with a
+	// link to the topic's page, and the topic keeps its 2 write queues.
+	Do(t, ctx, "open the create form again", chromedp.Navigate(con.URL+"/topics"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-save-form"]`)), ready)
+	Do(t, ctx, "fill the existing name with 4 write queues",
+		chromedp.SetValue(chromedp.CSS(`[data-testid="f-topic"]`), topic),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="f-readQueueNums"]`), "2"),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="f-writeQueueNums"]`), "4"))
+	submitSave("create the existing topic")
+	if msg := Get(t, ctx, "read the name's error", chromedp.Text(chromedp.CSS(`[data-testid="err-topic"]`))); !strings.Contains(msg, "exists already") {
+		t.Errorf("create of the existing topic: %q", msg)
+	}
+	if href := Get(t, ctx, "read the link to the topic", chromedp.Evaluate[string](
+		`document.querySelector('[data-testid="topic-exists-link"]').getAttribute('href')`)); href != "/topics/"+topic {
+		t.Errorf("the link to change the topic is %q", href)
+	}
+	Screenshot(t, ctx, "topic-create-exists")
 	mqadminRouteIs(t, cl, topic, everyBroker(cl, dev.RouteQueues{Read: 2, Write: 2, Perm: 6}))
 
 	// Its page: write queues raised to 4, the rest as it is.

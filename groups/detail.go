@@ -199,6 +199,23 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	return d, nil
 }
 
+// Known reports whether the cluster knows group, before a live view starts watching it:
+// an error matching ErrGroupNotFound when no broker or Proxy knows it (no client, no
+// offsets, no subscription config), as Lookup decides. A group the list just showed is
+// known without asking; any other error means it could not be told, and is returned as
+// it is (the caller decides whether to watch anyway).
+func (s *Service) Known(ctx context.Context, group string) error {
+	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
+		for _, g := range l.Groups {
+			if g.Group == group {
+				return nil
+			}
+		}
+	}
+	_, err := s.Lookup(ctx, group)
+	return err
+}
+
 // groupConfigured reports whether some master has a subscription config for group,
 // answering from the list cache when it is fresh.
 func (s *Service) groupConfigured(ctx context.Context, group string) (bool, error) {

@@ -95,6 +95,12 @@ type LiveOptions struct {
 	// Store keeps events across restarts; nil keeps them only in memory.
 	Store EventStore
 	Log   *slog.Logger
+	// MaxGroups bounds how many groups are watched at once (0: no bound); a viewer of
+	// another group is refused with ErrTooManyGroups while that many are.
+	MaxGroups int
+	// Known, when set, is asked before a group's first viewer starts its watcher: a
+	// group it answers ErrGroupNotFound for is not watched (Service.Known).
+	Known func(ctx context.Context, group string) error
 }
 
 // Live is the live group view: package live's hub runs one watcher per watched group
@@ -115,6 +121,10 @@ type Live struct {
 
 // ErrLiveClosed is returned by Watch after Close.
 var ErrLiveClosed = live.ErrClosed
+
+// ErrTooManyGroups is returned by Open for a group not watched yet while
+// LiveOptions.MaxGroups groups are.
+var ErrTooManyGroups = live.ErrTooManyKeys
 
 // NewLive returns a Live that reads groups through reader.
 func NewLive(reader Reader, opts LiveOptions) *Live {
@@ -138,7 +148,7 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 	}
 	l := &Live{reader: reader, opts: opts, kept: map[string]*history{}}
 	l.hub = live.NewSources(l.start, live.Options{Interval: opts.Interval, Timeout: opts.Timeout,
-		Linger: opts.Linger, Buffer: opts.ViewerBuffer, Log: opts.Log})
+		Linger: opts.Linger, Buffer: opts.ViewerBuffer, MaxKeys: opts.MaxGroups, Log: opts.Log})
 	return l
 }
 
@@ -156,6 +166,27 @@ func (l *Live) Watch(group string) (*Viewer, error) { return l.WatchIn(group, ""
 // WatchIn is Watch for a viewer reading lang (an i18n language tag, "" for English):
 // each tick is rendered once per language among the group's viewers.
 func (l *Live) WatchIn(group, lang string) (*Viewer, error) { return l.hub.WatchIn(group, lang) }
+
+// Open is WatchIn for a viewer who names the group: a group not watched yet is watched
+// only when there is room (ErrTooManyGroups) and the cluster knows it (an error matching
+// ErrGroupNotFound), so a name nobody uses starts no watcher polling the brokers every
+// tick. A group being watched costs nothing to check.
+func (l *Live) Open(ctx context.Context, group, lang string) (*Viewer, error) {
+	if !l.hub.Watching(group) {
+		if l.opts.MaxGroups > 0 && l.hub.Watchers() >= l.opts.MaxGroups {
+			return nil, ErrTooManyGroups // before asking the brokers anything
+		}
+		if l.opts.Known != nil {
+			if err := l.opts.Known(ctx, group); errors.Is(err, ErrGroupNotFound) {
+				return nil, err
+			}
+		}
+	}
+	return l.hub.WatchIn(group, lang)
+}
+
+// MaxGroups is how many groups are watched at once at most (0: no bound).
+func (l *Live) MaxGroups() int { return l.opts.MaxGroups }
 
 // Snapshot is a watched group's latest state.
 type Snapshot struct {
@@ -256,8 +287,9 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	prev := w.latest.Load()
 	if err != nil {
 		if errors.Is(err, ErrGroupNotFound) {
-			// A group no broker knows has no client yet: the first client to come joins.
-			w.tracker.started = true
+			// A group no broker knows has no client and no queue yet: the first client
+			// to come joins, and the queues it takes are assignments.
+			w.tracker.started, w.tracker.ownersStarted = true, true
 		}
 		u.Err = err
 		if prev != nil {

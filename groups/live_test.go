@@ -431,3 +431,62 @@ func TestLiveKeepsHistoryAfterTheWatcherStops(t *testing.T) {
 		t.Errorf("%d histories kept, want at most %d", n, KeptHistories)
 	}
 }
+
+// Open watches only what the cluster knows, and only so many groups: a name Known does
+// not know starts no watcher (no read at all), a watched group is not checked again, and
+// a group beyond MaxGroups is refused before anything is asked.
+func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
+	defer noWatchers(t)
+	r := &scriptedReader{}
+	r.set([]string{"a"}, map[int]string{0: "a"})
+	var asked atomic.Int64
+	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Linger: 10 * time.Millisecond, Renderer: &recordingRenderer{}, MaxGroups: 2,
+		Known: func(_ context.Context, group string) error {
+			asked.Add(1)
+			if strings.HasPrefix(group, "no-such") {
+				return &NotFoundError{Group: group}
+			}
+			return errors.New("a broker did not answer") // not known to be absent: watch
+		}})
+	defer l.Close()
+	ctx := t.Context()
+	if _, err := l.Open(ctx, "no-such-group", ""); !errors.Is(err, ErrGroupNotFound) {
+		t.Fatalf("a group nobody knows: %v", err)
+	}
+	if st := l.Stats(); st.Watchers != 0 || r.reads.Load() != 0 {
+		t.Fatalf("a refused name started %d watchers and %d reads", st.Watchers, r.reads.Load())
+	}
+	a, err := l.Open(ctx, "a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(t, a)
+	n := asked.Load()
+	if v, err := l.Open(ctx, "a", "zh-CN"); err != nil || asked.Load() != n {
+		t.Fatalf("a second viewer of a watched group: %v, checked %d times more", err, asked.Load()-n)
+	} else {
+		v.Close()
+	}
+	b, err := l.Open(ctx, "b", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = asked.Load()
+	if _, err := l.Open(ctx, "c", ""); !errors.Is(err, ErrTooManyGroups) || asked.Load() != n {
+		t.Fatalf("a third group beyond MaxGroups 2: %v, checked %d times", err, asked.Load()-n)
+	}
+	b.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, err := l.Open(ctx, "c", "")
+		if err == nil {
+			v.Close()
+			break
+		}
+		if !errors.Is(err, ErrTooManyGroups) || time.Now().After(deadline) {
+			t.Fatalf("once b is no longer watched, c: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a.Close()
+}

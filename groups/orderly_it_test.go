@@ -310,3 +310,69 @@ func TestClientReportsARealConsumersRunningInfo(t *testing.T) {
 		t.Errorf("unknown client: %v, want ErrClientNotFound", err)
 	}
 }
+
+// A viewer opens an orderly group whose one client cannot report its queues (frozen
+// here; rocketmq-client-go cannot for a few seconds after it starts): the watcher sees
+// the client but not what it holds. When the client reports again, every queue is still
+// its own and locked by it: the timeline records no move, no lock and no rebalance.
+func TestWatchStartedWhileTheClientCannotReportRecordsNoRebalance(t *testing.T) {
+	it := newIT(t)
+	t.Parallel()
+	topic := it.topicOnOneBroker(t, "ord-base", 4)
+	group := dev.UniqueName("ord-base-cg")
+	it.send(t, topic, 20)
+	a := dev.StartConsumerProcessWith(t, it.cl.NameServer, group, dev.ConsumerOptions{Orderly: true, LockInterval: 2 * time.Second}, topic)
+	var aID string
+	holdsAll := func(d *Detail) error {
+		if aID = idIn(a, clientIDs(d)); aID == "" || !d.ownersKnown {
+			return fmt.Errorf("clients %v, reports complete %v", clientIDs(d), d.ownersKnown)
+		}
+		for id, l := range locksOf(d, topic) {
+			if l == nil || !l.Locked || l.Holder != aID {
+				return fmt.Errorf("queue %d lock %+v", id, l)
+			}
+		}
+		if n := len(locksOf(d, topic)); n != 4 {
+			return fmt.Errorf("%d queues", n)
+		}
+		return nil
+	}
+	dev.Eventually(t, 90*time.Second, "a holds and locks the four queues", func() error {
+		d, err := it.svc.Detail(t.Context(), group)
+		if err != nil {
+			return err
+		}
+		return holdsAll(d)
+	})
+
+	if err := a.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Thaw() })
+	log, st := watchIT(t, it, group)
+	waitFor(t, log, 60*time.Second, "the watcher sees a without its report", func(_ []Event, d *Detail) error {
+		for _, c := range d.Clients {
+			if c.ClientID == aID && c.RunningInfoError != "" {
+				return nil
+			}
+		}
+		return fmt.Errorf("clients %+v", d.Clients)
+	})
+	if err := a.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, log, 60*time.Second, "the watcher sees a's report: it holds and locks the four queues", func(_ []Event, d *Detail) error {
+		return holdsAll(d)
+	})
+	ev, _ := log.snapshot()
+	if len(ev) != 0 {
+		t.Errorf("the timeline recorded %v, though every queue stayed a's", kinds(ev))
+	}
+	stored, err := st.RebalanceEvents(t.Context(), group, 100, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb := Rebalances(EventsFromStore(stored)); len(stored) != 0 || len(rb) != 0 {
+		t.Errorf("stored %d events summed as rebalances %+v, want none", len(stored), rb)
+	}
+}

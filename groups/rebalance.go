@@ -55,10 +55,16 @@ func (e Event) Queue() rocketmq.MessageQueue {
 }
 
 // tracker turns successive snapshots of a group into rebalance events. The first
-// snapshot is the baseline and yields none.
+// snapshot that lists the clients is their baseline, and the first that also has every
+// client's report of its queues is the queues' and locks' baseline: neither yields
+// events, since what they show was so before the watch began.
 type tracker struct {
 	started bool
-	clients map[string]bool
+	// ownersStarted: the queues' owners and locks have had their baseline. A client
+	// cannot report its queues for a few seconds after it starts (rocketmq-client-go),
+	// so this can come several reads after started.
+	ownersStarted bool
+	clients       map[string]bool
 	// leftAt is when each client that left was seen leaving.
 	leftAt map[string]time.Time
 	queues map[rocketmq.MessageQueue]*queueState
@@ -140,6 +146,7 @@ func (t *tracker) observe(d *Detail) []Event {
 	if d.clientsKnown && d.ownersKnown {
 		events = append(events, t.observeQueues(d, now)...)
 		events = append(events, t.observeLocks(d, now)...)
+		t.ownersStarted = true
 	}
 	t.started = t.started || d.clientsKnown
 	return events
@@ -168,7 +175,7 @@ func (t *tracker) observeLocks(d *Detail, now time.Time) []Event {
 		switch {
 		case l.Locked:
 			if ls == nil || ls.holder != l.Holder {
-				if t.started {
+				if t.ownersStarted {
 					qid := mq.QueueID
 					e := Event{At: now, Kind: KindLocked, ClientID: l.Holder, Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: &qid, To: l.Holder}
 					if ls != nil {
@@ -177,7 +184,7 @@ func (t *tracker) observeLocks(d *Detail, now time.Time) []Event {
 					events = append(events, e)
 				}
 				ls = &lockState{holder: l.Holder}
-				if t.started {
+				if t.ownersStarted {
 					ls.since = now
 				}
 				t.locks[mq] = ls
@@ -219,11 +226,11 @@ func (t *tracker) observeQueues(d *Detail, now time.Time) []Event {
 		st := t.queues[mq]
 		if st == nil {
 			// A queue new to the group (a topic just subscribed to): its first owner is
-			// an assignment worth seeing, unless this is the baseline.
+			// an assignment worth seeing, unless this is the owners' baseline.
 			st = &queueState{owner: owner}
 			if owner == "" {
 				st.unownedSince = now
-			} else if t.started {
+			} else if t.ownersStarted {
 				qid := mq.QueueID
 				events = append(events, Event{At: now, Kind: KindMoved, ClientID: owner, Topic: mq.Topic, BrokerName: mq.BrokerName,
 					QueueID: &qid, To: owner})

@@ -105,6 +105,40 @@ func TestTrackerDoesNotMistakeAFailedReadForARebalance(t *testing.T) {
 	}
 }
 
+// A watch that starts while a client cannot report its queues yet (rocketmq-client-go
+// answers running-info requests only a few seconds after it starts) sees the client but
+// not what it holds. The first read with every report is a baseline: the client's queues
+// and locks were its before the watch saw them, so nothing moved and nothing was locked.
+func TestTrackerTakesTheFirstCompleteReadAsTheBaseline(t *testing.T) {
+	tr := newTracker()
+	locked := func(d *Detail, holder string) *Detail {
+		for i := range d.Queues {
+			d.Queues[i].Lock = &QueueLock{Holder: holder, Locked: true, HolderOnline: true, LastLockTimestamp: d.CheckedAt.UnixMilli()}
+		}
+		return d
+	}
+	for sec := range 3 {
+		partial := snap(sec, []string{"a"}, map[int]string{0: "", 1: "", 2: "", 3: ""})
+		partial.ownersKnown = false
+		if ev := tr.observe(partial); len(ev) != 0 {
+			t.Fatalf("read %d without a's report produced %v", sec, kinds(ev))
+		}
+	}
+	if ev := tr.observe(locked(snap(3, []string{"a"}, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"}), "a")); len(ev) != 0 {
+		t.Fatalf("the first read with a's report produced %v: its queues were a's all along", kinds(ev))
+	}
+	// From the baseline on, a move is a move and a new lock holder a handover.
+	ev := tr.observe(locked(snap(4, []string{"a", "b"}, map[int]string{0: "a", 1: "a", 2: "a", 3: "b"}), "a"))
+	if got := kinds(ev); len(got) != 2 || got[0] != "joined:b" || got[1] != "moved:a>b" {
+		t.Fatalf("after the baseline: %v, want b joined and queue 3 moved a>b", got)
+	}
+	d := locked(snap(5, []string{"a", "b"}, map[int]string{0: "a", 1: "a", 2: "a", 3: "b"}), "a")
+	d.Queues[3].Lock.Holder = "b"
+	if ev := tr.observe(d); len(ev) != 1 || ev[0].Kind != KindLocked || ev[0].From != "a" || ev[0].To != "b" {
+		t.Fatalf("lock of queue 3 to b: %v", kinds(ev))
+	}
+}
+
 func TestTrackerWaitsOutDoubleOwnership(t *testing.T) {
 	tr := newTracker()
 	tr.observe(snap(0, []string{"a", "b"}, map[int]string{0: "a"}))

@@ -70,6 +70,8 @@ func (h *Alerts) Create(c *gin.Context) {
 		For: c.PostForm("for"), WebhookURL: c.PostForm("webhookUrl"), Format: c.PostForm("format")}
 	form := views.AlertForm{Name: in.Name, Group: in.Group, Metric: in.Metric, Threshold: c.PostForm("threshold"), For: in.For,
 		WebhookURL: in.WebhookURL, Format: in.Format}
+	// Shown again only when refused: escaped, what the free-text rule does not take.
+	shownAll(&form.Name, &form.Group, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
 	n, err := strconv.ParseInt(strings.TrimSpace(form.Threshold), 10, 64)
 	if err != nil {
 		form.Field, form.Error = "threshold", i18n.From(c.Request.Context()).T("alerts.error.threshold")

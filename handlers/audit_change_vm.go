@@ -8,11 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"rmqconsole/acl"
+	"rmqconsole/brokers"
 	"rmqconsole/deadletters"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/store"
+	"rmqconsole/subgroups"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -29,7 +32,8 @@ func isResetEntry(e *store.AuditEntry) bool {
 }
 
 func isChangeMode(mode string) bool {
-	return strings.HasPrefix(mode, "topic-") || strings.HasPrefix(mode, "message-")
+	return strings.HasPrefix(mode, "topic-") || strings.HasPrefix(mode, "message-") || strings.HasPrefix(mode, "group-") ||
+		strings.HasPrefix(mode, "acl-") || strings.HasPrefix(mode, "broker-")
 }
 
 // changeModes say what a mode did, for the page (an id of the catalogues); a mode not
@@ -40,13 +44,25 @@ var changeModes = map[string]string{
 	topics.ModeDelete:          "audit.what.topic_deleted",
 	deadletters.AuditMode:      "audit.what.message_resent",
 	lookup.ModeConsumeDirectly: "audit.what.consumed_directly",
+	subgroups.ModeCreate:       "audit.what.group_created",
+	subgroups.ModeUpdate:       "audit.what.group_updated",
+	subgroups.ModeDelete:       "audit.what.group_deleted",
+	acl.ModeUserCreate:         "audit.what.acl_user_created",
+	acl.ModeUserUpdate:         "audit.what.acl_user_updated",
+	acl.ModeUserDelete:         "audit.what.acl_user_deleted",
+	acl.ModePolicyCreate:       "audit.what.acl_policy_created",
+	acl.ModePolicyUpdate:       "audit.what.acl_policy_updated",
+	acl.ModePolicyDelete:       "audit.what.acl_policy_deleted",
+	brokers.ModeConfigUpdate:   "audit.what.broker_config_updated",
+	"acl-change":               "audit.what.acl_change", // an ACL change refused for the caller's role
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for
 // message changes.
 func changeUnit(mode string) string {
 	switch {
-	case strings.HasPrefix(mode, "topic-"):
+	case strings.HasPrefix(mode, "topic-"), strings.HasPrefix(mode, "group-"), strings.HasPrefix(mode, "broker-"),
+		strings.HasPrefix(mode, "acl-"):
 		return "broker"
 	case strings.HasPrefix(mode, "message-"):
 		return "message"

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -50,8 +52,22 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
 		Since: get("since"), Until: get("until")}
+	q.cluster = get("cluster")
+	// These filters reach the database as typed: the free-text rule first, so text no
+	// database takes (NUL, bytes that are not UTF-8) is a sentence, not a failure.
+	for _, f := range []struct {
+		rule  freetext.Field
+		value *string
+	}{{freetext.AuditGroup, &q.form.Group}, {freetext.AuditTopic, &q.form.Topic}, {freetext.AuditActor, &q.form.Actor},
+		{freetext.AuditCluster, &q.cluster}} {
+		var te *freetext.Error
+		if err := f.rule.Check(*f.value); errors.As(err, &te) {
+			q.errs[f.rule.Name] = l.Say(te.Say())
+			*f.value = freetext.Shown(*f.value) // shown again in the form and its links, escaped
+		}
+	}
 	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
-	switch q.cluster = get("cluster"); q.cluster {
+	switch q.cluster {
 	case "":
 		q.filter.Cluster = h.Cluster
 	case "*": // every cluster
@@ -131,7 +147,7 @@ func (q auditQuery) values() url.Values {
 
 func (q auditQuery) errorText() string {
 	var parts []string
-	for _, k := range []string{"status", "hideRefused", "since", "until", "before", "limit", "format"} {
+	for _, k := range []string{"group", "topic", "actor", "cluster", "status", "hideRefused", "since", "until", "before", "limit", "format"} {
 		if m := q.errs[k]; m != "" {
 			parts = append(parts, m)
 		}

@@ -24,6 +24,9 @@ type BrokerRuntimes interface {
 type BrokerLive struct {
 	*Env
 	Hub *live.Hub
+	// Quota bounds the live views each user has open, shared with the group pages; nil
+	// bounds nothing.
+	Quota *live.Quota
 }
 
 // Serve upgrades the request and streams the broker's frames until the browser leaves,
@@ -38,7 +41,7 @@ func (h *BrokerLive) Serve(c *gin.Context) {
 		h.Fail(c, errBrokersNoCluster)
 		return
 	}
-	streamLive(c, h.Hub.Watch, liveKey(name, tr(c)))
+	streamLive(c, h.Quota, h.Hub.Watch, liveKey(name, tr(c)))
 }
 
 // BrokerFrames is the live hub's poll of one broker: its processes' runtime info, added

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
@@ -37,7 +38,7 @@ func badClientID(l *i18n.Localizer, id string) *UserError {
 }
 
 func validClientID(id string) bool {
-	return id != "" && len(id) <= 255 && !strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) })
+	return id != "" && freetext.ClientID.Check(id) == nil && !strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) })
 }
 
 // read validates the path and asks the service.

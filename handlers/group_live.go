@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -32,15 +33,26 @@ const (
 // origin) may open the socket.
 var wsUpgrader = websocket.Upgrader{ReadBufferSize: 512, WriteBufferSize: 16 * 1024}
 
+// Close codes of a live view the console refused: the htmx websocket extension does not
+// reconnect after them, and the page says why (views.LiveRefused).
+const (
+	wsCloseNotFound = 4404 // nothing by that name to watch
+	wsCloseTooMany  = 4429 // the viewer's, or the console's, bound of live views
+)
+
 // GroupLive is /ws/groups/{group}: the live group view's frames, pushed as they come.
 type GroupLive struct {
 	*Env
 	// Live is nil when no NameServer is configured.
 	Live LiveGroups
+	// Quota bounds the live views each user has open, shared with the broker pages; nil
+	// bounds nothing.
+	Quota *live.Quota
 }
 
 // Serve upgrades the request and streams the group's frames until the browser leaves,
-// falls behind, or the console shuts down.
+// falls behind, or the console shuts down. A group the cluster does not know, or one
+// more than the console watches at once, is refused with a sentence and a close code.
 func (h *GroupLive) Serve(c *gin.Context) {
 	group, ok := h.groupParam(c)
 	if !ok {
@@ -50,20 +62,64 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		h.Fail(c, errGroupsNoCluster(c))
 		return
 	}
-	lang := i18n.From(c.Request.Context()).Lang()
-	streamLive(c, func(group string) (*live.Viewer, error) { return h.Live.WatchIn(group, lang) }, group)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
+	streamLive(c, h.Quota, func(group string) (*live.Viewer, error) {
+		v, err := h.Live.Open(ctx, group, l.Lang())
+		switch {
+		case errors.Is(err, groups.ErrGroupNotFound):
+			return nil, &liveRefusal{code: wsCloseNotFound, reason: "group not found", say: l.T("group.live.notfound", "Group", group)}
+		case errors.Is(err, groups.ErrTooManyGroups):
+			return nil, &liveRefusal{code: wsCloseTooMany, reason: "too many groups watched",
+				say: l.N("group.live.toomany", h.Live.MaxGroups())}
+		}
+		return v, err
+	}, group)
+}
+
+// liveRefusal is a live view the console will not stream: the close code and reason the
+// socket closes with, after a frame saying it in the viewer's language.
+type liveRefusal struct {
+	code   int
+	reason string
+	say    string
+}
+
+func (r *liveRefusal) Error() string { return r.reason }
+
+// liveOwner is whose live views a request counts towards: the signed-in user, or, on a
+// console without users, the client's address.
+func liveOwner(c *gin.Context) string {
+	if u := SignedInUser(c); u != "" {
+		return "user " + u
+	}
+	return "address " + c.ClientIP()
 }
 
 // streamLive upgrades the request and streams key's frames from watch until the browser
-// leaves, falls behind, or the console shuts down. Every live view streams through it.
-func streamLive(c *gin.Context, watch func(key string) (*live.Viewer, error), key string) {
+// leaves, falls behind, or the console shuts down. Every live view streams through it,
+// within quota: a user with its bound of views open is refused another.
+func streamLive(c *gin.Context, quota *live.Quota, watch func(key string) (*live.Viewer, error), key string) {
 	conn, err := wsUpgrader.Upgrade(c.Writer, c.Request, nil)
 	if err != nil {
 		return // the upgrader has answered (403 for another origin, 400 for a plain GET)
 	}
 	defer conn.Close()
+	release, ok := quota.Take(liveOwner(c))
+	if !ok {
+		l := i18n.From(c.Request.Context())
+		refuseLive(conn, &liveRefusal{code: wsCloseTooMany, reason: "too many live views",
+			say: l.N("live.refused.views", quota.Max())})
+		return
+	}
+	defer release()
 	v, err := watch(key)
-	if err != nil {
+	var refused *liveRefusal
+	switch {
+	case errors.As(err, &refused):
+		refuseLive(conn, refused)
+		return
+	case err != nil:
 		_ = conn.WriteControl(websocket.CloseMessage,
 			websocket.FormatCloseMessage(wsCloseServiceRestart, "shutting down"), time.Now().Add(wsWriteWait))
 		return
@@ -72,6 +128,17 @@ func streamLive(c *gin.Context, watch func(key string) (*live.Viewer, error), ke
 	readDone := make(chan struct{})
 	go wsReadPump(conn, readDone)
 	wsWritePump(conn, v.C, v.Dropped, readDone)
+}
+
+// refuseLive sends the page the sentence of a refusal, in place of its live indicator,
+// then closes with the refusal's code.
+func refuseLive(conn *websocket.Conn, r *liveRefusal) {
+	var buf bytes.Buffer
+	if views.LiveRefused(r.say).Render(context.Background(), &buf) == nil {
+		_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
+		_ = conn.WriteMessage(websocket.TextMessage, buf.Bytes())
+	}
+	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(r.code, r.reason), time.Now().Add(wsWriteWait))
 }
 
 // wsReadPump reads (and discards) what the browser sends, so pongs and the close frame

@@ -23,9 +23,12 @@ type GroupReader interface {
 // LiveGroups is the live view's hub, as the group page and its websocket use it.
 type LiveGroups interface {
 	Latest(group string) (*groups.Snapshot, bool)
-	// WatchIn streams the group's frames in lang, rendered once per language among its
-	// viewers.
-	WatchIn(group, lang string) (*groups.Viewer, error)
+	// Open streams the group's frames in lang, rendered once per language among its
+	// viewers; a group not watched yet must be known to the cluster and fit the bound
+	// of groups watched at once (groups.ErrGroupNotFound, groups.ErrTooManyGroups).
+	Open(ctx context.Context, group, lang string) (*groups.Viewer, error)
+	// MaxGroups is the bound of groups watched at once (0: none).
+	MaxGroups() int
 	Interval() time.Duration
 }
 

@@ -104,3 +104,37 @@ func TestGroupWebsocketSpeaksEachViewersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A live view the console refuses says why in the viewer's language, in place of the
+// page's live indicator, then closes with a code the page does not reconnect after.
+func TestRefusedLiveViewSaysWhyInTheViewersLanguage(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
+	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{},
+		Known: func(_ context.Context, g string) error { return &groups.NotFoundError{Group: g} }})
+	t.Cleanup(lv.Close)
+	r := gin.New()
+	r.Use(Localize)
+	r.GET("/ws/groups/:group", (&GroupLive{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Live: lv}).Serve)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/ws/groups/ghost",
+		http.Header{"Origin": {srv.URL}, "Accept-Language": {"zh-CN"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, msg, err := conn.ReadMessage()
+	if err != nil || !strings.Contains(string(msg), "没有 Broker 或 Proxy 知道消费者组 ghost") || !strings.Contains(string(msg), `id="live-indicator"`) ||
+		!strings.Contains(string(msg), `data-final="true"`) {
+		t.Fatalf("refusal frame %v %s", err, msg)
+	}
+	_, _, err = conn.ReadMessage()
+	if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != wsCloseNotFound {
+		t.Fatalf("after the refusal: %v, want close %d", err, wsCloseNotFound)
+	}
+	if st := lv.Stats(); st.Watchers != 0 {
+		t.Fatalf("the refused group is watched: %+v", st)
+	}
+}

@@ -61,10 +61,10 @@ func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
 		bad := q.Sort
 		q.Sort = ""
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: l.T("groups.error.sort", "Sort", bad)}
+			Message: l.T("groups.error.sort", "Sort", views.Cut(bad))}
 	}
-	if len(q.Filter) > 255 {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: l.T("groups.error.filter")}
+	if err := filterRefused(l, &q.Filter); err != nil {
+		return q, err
 	}
 	return q, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
@@ -85,8 +86,13 @@ func (h *Login) Submit(c *gin.Context) {
 	}
 	ns, err := h.Auth.Login(c.Request.Context(), name, []byte(password), c.ClientIP(), c.Request.UserAgent())
 	var throttled *auth.ThrottledError
+	var invalid *auth.InvalidError
 	switch {
 	case err == nil:
+	case errors.As(err, &invalid):
+		vm.Name, vm.Error = freetext.Shown(name), sayInvalid(tr(c), invalid)
+		h.render(c, http.StatusUnprocessableEntity, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		return
 	case errors.Is(err, auth.ErrBadCredentials):
 		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP())
 		vm.Error = tr(c).T("login.wrong")
@@ -102,7 +108,7 @@ func (h *Login) Submit(c *gin.Context) {
 		return
 	default:
 		h.Log.Error("sign-in failed", "user", name, "err", err)
-		h.Fail(c, userError(http.StatusInternalServerError, "internal", i18n.M("login.database")))
+		h.Fail(c, StoreFailure(err, i18n.M("login.database")))
 		return
 	}
 	h.Log.Info("signed in", "user", ns.Caller.Name, "role", ns.Caller.Role.String(), "remote", c.ClientIP())

@@ -22,7 +22,7 @@ func (h *Logout) Submit(c *gin.Context) {
 	token, _ := c.Cookie(SessionCookie)
 	if err := h.Auth.Logout(c.Request.Context(), token); err != nil {
 		h.Log.Error("sign out", "user", SignedInUser(c), "err", err)
-		h.Fail(c, userError(http.StatusInternalServerError, "internal", i18n.M("login.logout_failed")))
+		h.Fail(c, StoreFailure(err, i18n.M("login.logout_failed")))
 		return
 	}
 	if user := SignedInUser(c); user != "" {

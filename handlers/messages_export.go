@@ -56,9 +56,9 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
 		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
 	case out.keyRes != nil:
-		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, false)
+		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, nil)
 	default:
-		msgs, head = out.rangeRes.Messages, messagesSummaryJSON(out.rangeRes, true)
+		msgs, head = out.rangeRes.Messages, messagesSummaryJSON(out.rangeRes, &out.rangeQ)
 	}
 	name := msgExportName(f, format)
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)

@@ -60,9 +60,11 @@ type MessagesSummaryJSON struct {
 	InRange *int64 `json:"inRange,omitempty"`
 	// Scanned is how many messages a tag-filtered range query read; ScanLimited says it
 	// stopped at its budget, having read back to ScannedBackTo (epoch ms).
-	// OlderEnd (epoch ms), passed as end with the same query, gives the next, older
-	// page of a truncated range query.
+	// OlderEnd (epoch ms) and OlderSkip, passed as end and skip with the same query,
+	// give the next, older page of a truncated range query: OlderSkip counts the
+	// messages stored in OlderEnd's millisecond that this page showed.
 	OlderEnd      *int64 `json:"olderEnd,omitempty"`
+	OlderSkip     *int   `json:"olderSkip,omitempty"`
 	Scanned       int64  `json:"scanned,omitempty"`
 	ScanLimited   bool   `json:"scanLimited,omitempty"`
 	ScannedBackTo int64  `json:"scannedBackTo,omitempty"`
@@ -145,25 +147,26 @@ func msgBrokerErrorsJSON(fs []lookup.BrokerFailure) []BrokerErrorJSON {
 	return out
 }
 
-func messagesJSON(r *lookup.Result, rangeQuery bool) MessagesJSON {
-	j := MessagesJSON{Messages: make([]MessageJSON, 0, len(r.Messages)), MessagesSummaryJSON: messagesSummaryJSON(r, rangeQuery)}
+// messagesJSON is the API's answer r to a key query (rq nil) or to the range query rq.
+func messagesJSON(r *lookup.Result, rq *lookup.RangeQuery) MessagesJSON {
+	j := MessagesJSON{Messages: make([]MessageJSON, 0, len(r.Messages)), MessagesSummaryJSON: messagesSummaryJSON(r, rq)}
 	for _, m := range r.Messages {
 		j.Messages = append(j.Messages, messageJSON(m))
 	}
 	return j
 }
 
-func messagesSummaryJSON(r *lookup.Result, rangeQuery bool) MessagesSummaryJSON {
+func messagesSummaryJSON(r *lookup.Result, rq *lookup.RangeQuery) MessagesSummaryJSON {
 	j := MessagesSummaryJSON{
 		Limit: r.Limit, Truncated: r.Truncated, Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound,
 		CappedBrokers: r.CappedBrokers, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves,
 	}
-	if rangeQuery {
+	if rq != nil {
 		n := r.InRange
 		j.InRange = &n
-		if end, ok := r.Older(); ok {
-			ms := end.UnixMilli()
-			j.OlderEnd = &ms
+		if c, ok := r.Older(*rq); ok {
+			ms := c.End.UnixMilli()
+			j.OlderEnd, j.OlderSkip = &ms, &c.Skip
 		}
 		j.Scanned, j.ScanLimited = r.Scanned, r.ScanLimited
 		if r.ScanLimited {

@@ -122,6 +122,7 @@ func (h *Messages) Search(c *gin.Context) {
 			case bad != nil:
 				status = http.StatusUnprocessableEntity
 				vm.FieldErrors = bad.fields
+				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID)
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
 				status, _ = errorStatus(err)
@@ -142,8 +143,9 @@ func (h *Messages) Search(c *gin.Context) {
 				vm.Result = msgResultVM(l, out)
 				vm.Result.Took = out.took.Round(time.Millisecond).String()
 				if out.rangeRes != nil {
-					if end, ok := out.rangeRes.Older(); ok {
-						vm.Result.OlderURL = msgSearchURL("/messages", f, url.Values{"end": {strconv.FormatInt(end.UnixMilli(), 10)}})
+					if c, ok := out.rangeRes.Older(out.rangeQ); ok {
+						vm.Result.OlderURL = msgSearchURL("/messages", f, url.Values{"end": {strconv.FormatInt(c.End.UnixMilli(), 10)},
+							"skip": {strconv.Itoa(c.Skip)}})
 					}
 				}
 				if out.rangeRes != nil {
@@ -223,9 +225,9 @@ func (h *Messages) API(c *gin.Context) {
 	case out.idRes != nil:
 		c.JSON(http.StatusOK, msgByIDJSON(out.idRes, nil))
 	case out.keyRes != nil:
-		c.JSON(http.StatusOK, messagesJSON(out.keyRes, false))
+		c.JSON(http.StatusOK, messagesJSON(out.keyRes, nil))
 	default:
-		c.JSON(http.StatusOK, messagesJSON(out.rangeRes, true))
+		c.JSON(http.StatusOK, messagesJSON(out.rangeRes, &out.rangeQ))
 	}
 }
 

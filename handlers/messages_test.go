@@ -426,7 +426,8 @@ func TestIDSearchWithOneHitAndAFailedBrokerStays(t *testing.T) {
 }
 
 // A truncated range search links to the messages older than the oldest shown, keeping the
-// query, and the API answers the same cursor; following it reaches the older messages.
+// query, and the API answers the same cursor; following it reaches the older messages
+// without the oldest shown again (its millisecond is the new end, and is skipped).
 func TestRangeSearchGoesOlderThanTheOldestShown(t *testing.T) {
 	r := msgRouter(lookup.New(msgFake(20), lookup.Options{}))
 	api := msgGet(t, r, rangeURL("/api/v1/messages", "limit", "5"))
@@ -436,25 +437,31 @@ func TestRangeSearchGoesOlderThanTheOldestShown(t *testing.T) {
 		} `json:"messages"`
 		Truncated bool   `json:"truncated"`
 		OlderEnd  *int64 `json:"olderEnd"`
+		OlderSkip *int   `json:"olderSkip"`
 	}
 	if err := json.Unmarshal(api.Body.Bytes(), &page); err != nil || !page.Truncated || page.OlderEnd == nil {
 		t.Fatalf("truncated API answer has no olderEnd (%v): %s", err, api.Body.String())
 	}
 	oldest := page.Messages[len(page.Messages)-1].StoreTimestamp
-	if *page.OlderEnd != oldest {
-		t.Errorf("olderEnd %d, want the oldest shown %d", *page.OlderEnd, oldest)
+	if *page.OlderEnd != oldest || page.OlderSkip == nil || *page.OlderSkip != 1 {
+		t.Fatalf("olderEnd %d, olderSkip %v; want the oldest shown %d and its one row", *page.OlderEnd, page.OlderSkip, oldest)
 	}
-	next := msgGet(t, r, rangeURL("/api/v1/messages", "limit", "5", "end", strconv.FormatInt(*page.OlderEnd, 10)))
-	if err := json.Unmarshal(next.Body.Bytes(), &page); err != nil || len(page.Messages) == 0 || page.Messages[0].StoreTimestamp > oldest {
-		t.Errorf("following olderEnd: %v %s", err, next.Body.String())
+	skip := strconv.Itoa(*page.OlderSkip)
+	next := msgGet(t, r, rangeURL("/api/v1/messages", "limit", "5", "end", strconv.FormatInt(*page.OlderEnd, 10), "skip", skip))
+	if err := json.Unmarshal(next.Body.Bytes(), &page); err != nil || len(page.Messages) != 5 || page.Messages[0].StoreTimestamp >= oldest {
+		t.Errorf("following olderEnd and olderSkip: %v %s", err, next.Body.String())
 	}
 
 	doc := msgDoc(t, msgGet(t, r, rangeURL("/messages")+"&limit=5"))
-	if href, ok := doc.Find(`[data-testid="older"]`).Attr("href"); ok {
-		u, _ := url.Parse(href)
-		if u.Query().Get("topic") != "T" || u.Query().Get("begin") != "2026-11-29 10:00:00" || u.Query().Get("end") == "" {
-			t.Errorf("older link %q does not keep the query", href)
-		}
+	href, ok := doc.Find(`[data-testid="older"]`).Attr("href")
+	u, _ := url.Parse(href)
+	if !ok || u.Query().Get("topic") != "T" || u.Query().Get("begin") != "2026-11-29 10:00:00" || u.Query().Get("end") != strconv.FormatInt(oldest, 10) ||
+		u.Query().Get("skip") != "1" {
+		t.Errorf("older link %q does not keep the query, or does not skip the oldest shown", href)
+	}
+	older := msgDoc(t, msgGet(t, r, href))
+	if c := older.Find(`[data-testid="continued"]`).Text(); !strings.Contains(c, "after the 1 row of that time it showed") {
+		t.Errorf("the older page says %q, want that it leaves out the row shown before", c)
 	}
 }
 

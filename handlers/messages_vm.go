@@ -73,12 +73,17 @@ func msgPage(l *i18n.Localizer, f msgSearchForm, q lookup.RangeQuery, r *lookup.
 	return rows, more
 }
 
-// msgContinued says where a page that continues a long result starts; "" on the first.
+// msgContinued says where a page that continues a long result starts, or that a page
+// of older messages leaves out the rows of its end's millisecond shown before; "" on a
+// first page.
 func msgContinued(l *i18n.Localizer, f msgSearchForm, q lookup.RangeQuery) string {
-	if f.fromRow() == 1 {
-		return ""
+	switch {
+	case f.fromRow() > 1:
+		return l.N("messages.continued", q.Skip, "From", l.Int(int64(f.fromRow())), "End", views.TimeUTC(q.End))
+	case q.Skip > 0:
+		return l.N("messages.older.continued", q.Skip, "End", views.TimeUTC(q.End))
 	}
-	return l.N("messages.continued", q.Skip, "From", l.Int(int64(f.fromRow())), "End", views.TimeUTC(q.End))
+	return ""
 }
 
 // msgUniqKeyURL links a message by its unique key, looked up in its topic's index, as a

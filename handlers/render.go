@@ -21,6 +21,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -266,6 +267,8 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
+	case errors.Is(err, freetext.ErrInvalid):
+		return http.StatusBadRequest, "invalid_text"
 	case errors.Is(err, groups.ErrGroupNotFound):
 		return http.StatusNotFound, "group_not_found"
 	case errors.Is(err, brokers.ErrBrokerNotFound):
@@ -292,6 +295,10 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "conflict"
 	case errors.Is(err, resets.ErrAuditUnavailable):
 		return http.StatusServiceUnavailable, "audit_unavailable"
+	case errors.As(err, new(*store.UnrecordedError)):
+		return http.StatusServiceUnavailable, "audit_unrecorded"
+	case errors.Is(err, store.ErrUnavailable):
+		return http.StatusServiceUnavailable, StoreUnavailableCode
 	case errors.Is(err, resets.ErrNoCluster):
 		return http.StatusServiceUnavailable, "no_cluster"
 	case errors.As(err, new(*deadletters.InputError)):
@@ -364,6 +371,8 @@ func errorMessage(c *gin.Context, err error, code string) string {
 		return l.T("error.timeout", "Error", sayErr(l, err))
 	case "cancelled":
 		return l.T("error.cancelled")
+	case StoreUnavailableCode:
+		return sayStoreUnavailable(c, err)
 	case "internal":
 		return l.T("error.internal", "Op", operation(c), "Error", err.Error())
 	}

@@ -18,7 +18,7 @@ import (
 // what actually happened, linked to its audit entry. A missing confirmation shows the
 // preview again (422); a stale preview shows a fresh one (409); neither changes anything.
 func (h *Resets) Apply(c *gin.Context) {
-	group, in, req, ok := h.readForm(c)
+	group, in, req, ok := h.readForm(c, true)
 	if !ok {
 		return
 	}
@@ -77,7 +77,7 @@ func resetActionText(l *i18n.Localizer, e *store.AuditEntry) string {
 // "confirm": true. It answers the audit entry; a stale or expired preview answers 409
 // with a fresh preview to check and apply.
 func (h *Resets) ApplyAPI(c *gin.Context) {
-	in, req, ok := h.readAPI(c)
+	in, req, ok := h.readAPI(c, true)
 	if !ok {
 		return
 	}

@@ -24,6 +24,7 @@ type ResetService interface {
 	Preview(id string) (*resets.Plan, bool)
 	ExpiresAt(p *resets.Plan) time.Time
 	Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error)
+	RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs resets.InputErrors) *store.AuditEntry
 }
 
 // Resets serves the reset form of a group, its preview and apply, and their API.

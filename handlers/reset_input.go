@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
@@ -186,6 +187,16 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, reset
 		}
 	}
 	return r, errs
+}
+
+// shown is the input with what the free-text rule refuses escaped (freetext.Shown), for
+// showing a refused form again.
+func (in resetInput) shown() resetInput {
+	for _, f := range []*string{&in.Topic, &in.Mode, &in.Timestamp, &in.TimeZone, &in.BrokerName, &in.QueueID,
+		&in.Offset, &in.Shift, &in.Reason, &in.PlanID} {
+		*f = freetext.Shown(*f)
+	}
+	return in
 }
 
 // form is the input as the page shows it again.

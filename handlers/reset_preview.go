@@ -15,7 +15,7 @@ import (
 // Preview is POST /groups/{group}/reset/preview: the plan under the form, with the
 // button that applies it. Bad input re-renders the form (422); it is not an audit event.
 func (h *Resets) Preview(c *gin.Context) {
-	group, in, req, ok := h.readForm(c)
+	group, in, req, ok := h.readForm(c, false)
 	if !ok {
 		return
 	}
@@ -40,7 +40,7 @@ func (h *Resets) Preview(c *gin.Context) {
 
 // readForm parses and validates the reset form of the request. Without a cluster, or on
 // bad input, it answers the request itself and ok is false.
-func (h *Resets) readForm(c *gin.Context) (group string, in resetInput, req resets.Request, ok bool) {
+func (h *Resets) readForm(c *gin.Context, applying bool) (group string, in resetInput, req resets.Request, ok bool) {
 	group = c.Param("group")
 	in = resetFormInput(c)
 	if h.Service == nil {
@@ -49,10 +49,19 @@ func (h *Resets) readForm(c *gin.Context) (group string, in resetInput, req rese
 	}
 	req, errs := in.request(group, h.now())
 	if len(errs) > 0 {
-		h.formWithErrors(c, group, in, errs)
+		h.refuseApply(c, applying, group, in, errs)
+		h.formWithErrors(c, group, in.shown(), errs)
 		return group, in, req, false
 	}
 	return group, in, req, true
+}
+
+// refuseApply has an apply refused for its input recorded, when the service records
+// such a refusal (text the free-text rule refuses: see resets.Service.RefuseInput).
+func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in resetInput, errs resets.InputErrors) {
+	if applying {
+		h.Service.RefuseInput(c.Request.Context(), who(c), group, in.asked(), errs)
+	}
 }
 
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
@@ -77,7 +86,7 @@ func (h *Resets) noCluster(c *gin.Context) {
 
 // readAPI is readForm for an API body: without a cluster, or on bad input, it answers
 // the request itself and ok is false.
-func (h *Resets) readAPI(c *gin.Context) (in resetInput, req resets.Request, ok bool) {
+func (h *Resets) readAPI(c *gin.Context, applying bool) (in resetInput, req resets.Request, ok bool) {
 	if h.Service == nil {
 		h.noCluster(c)
 		return in, req, false
@@ -93,6 +102,7 @@ func (h *Resets) readAPI(c *gin.Context) (in resetInput, req resets.Request, ok 
 		req, errs = in.request(group, h.now())
 	}
 	if len(errs) > 0 {
+		h.refuseApply(c, applying, group, in, errs)
 		badResetRequest(c, errs)
 		return in, req, false
 	}
@@ -101,7 +111,7 @@ func (h *Resets) readAPI(c *gin.Context) (in resetInput, req resets.Request, ok 
 
 // PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
 func (h *Resets) PreviewAPI(c *gin.Context) {
-	_, req, ok := h.readAPI(c)
+	_, req, ok := h.readAPI(c, false)
 	if !ok {
 		return
 	}

@@ -17,6 +17,11 @@ func ResetAsked(c *gin.Context) resets.Asked {
 	} else {
 		in = resetFormInput(c)
 	}
+	return in.asked()
+}
+
+// asked is the input as the audit entry of a refused apply records it.
+func (in resetInput) asked() resets.Asked {
 	return resets.Asked{Topic: in.Topic, Mode: in.Mode, Reason: in.Reason, Params: map[string]string{
 		"timestamp": in.Timestamp, "timeZone": in.TimeZone, "brokerName": in.BrokerName, "queueId": in.QueueID,
 		"offset": in.Offset, "shift": in.Shift, "planId": in.PlanID,

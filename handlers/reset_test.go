@@ -31,6 +31,8 @@ var rsNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 type rsFake struct {
 	plan  func(resets.Request) (*resets.Plan, error)
 	apply func(resets.Confirmation) (*store.AuditEntry, error)
+	// refused are the applies whose input was refused and handed over for the record.
+	refused []resets.Asked
 }
 
 func (f *rsFake) Snapshot(ctx context.Context, group, topic string) (*resets.Snapshot, error) {
@@ -43,6 +45,10 @@ func (f *rsFake) Preview(id string) (*resets.Plan, bool) { return nil, false }
 func (f *rsFake) ExpiresAt(p *resets.Plan) time.Time     { return p.At.Add(15 * time.Minute) }
 func (f *rsFake) Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error) {
 	return f.apply(c)
+}
+func (f *rsFake) RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs resets.InputErrors) *store.AuditEntry {
+	f.refused = append(f.refused, asked)
+	return nil
 }
 
 func rsPlan(req resets.Request) *resets.Plan {

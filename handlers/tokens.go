@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/i18n"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -83,6 +84,10 @@ func (h *Tokens) owner(ctx context.Context, name string) (*auth.User, error) {
 // tokenUserError is a failure of a call about user's tokens: a 404 saying how to add the
 // user when there is no such user, a database failure otherwise.
 func tokenUserError(user string, err error) error {
+	var inv *auth.InvalidError
+	if errors.As(err, &inv) {
+		return &UserError{Status: http.StatusBadRequest, Code: "bad_user", Message: inv.Reason, Say: inv.Say}
+	}
 	if errors.Is(err, auth.ErrUserNotFound) {
 		return userError(http.StatusNotFound, "user_not_found", i18n.M("tokens.no_user", "User", user))
 	}
@@ -127,10 +132,10 @@ func (h *Tokens) tokensVM(c *gin.Context, user string) (*views.TokensVM, error) 
 }
 
 // tokenStoreError turns a failure of the console's own database into a sentence; it is
-// not a broker failure.
+// not a broker failure. An unavailable database is said as for every request (503).
 func tokenStoreError(err error) error {
 	var ue *UserError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || errors.Is(err, store.ErrUnavailable) {
 		return err
 	}
 	return userError(http.StatusInternalServerError, "internal", i18n.M("error.database", "Error", err.Error()))

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/freetext"
 	"rmqconsole/views"
 )
 
@@ -32,7 +33,7 @@ func (h *Tokens) Create(c *gin.Context) {
 			h.Fail(c, verr)
 			return
 		}
-		vm.Name, vm.Error = name, sayInvalid(tr(c), inv)
+		vm.Name, vm.Error = freetext.Shown(name), sayInvalid(tr(c), inv)
 		if isHTMX(c) {
 			// htmx swaps only 2xx answers: the refusal comes as the section with the
 			// sentence next to the field, so the user sees it.

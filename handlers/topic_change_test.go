@@ -55,6 +55,7 @@ func changeRouter(f *fakeChanges) *gin.Engine {
 	r.POST("/topics/:topic", h.SaveForm)
 	r.POST("/topics/:topic/delete", h.DeleteForm)
 	r.POST("/api/v1/topics", h.SaveAPI)
+	r.PUT("/api/v1/topics/:topic", h.UpdateAPI)
 	return r
 }
 
@@ -128,5 +129,76 @@ func TestTopicChangeRefusalsAnswered(t *testing.T) {
 	}
 	if got := f.saves[0]; got.ReadQueueNums == nil || *got.ReadQueueNums != 0 {
 		t.Fatalf("API asked %+v", got)
+	}
+}
+
+func sendJSON(r http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	return w
+}
+
+// The create form and POST /api/v1/topics only create: a topic that exists is a 409
+// saying so next to the name, with a link to the topic's page, whose form updates it.
+// Only the topic page's form and PUT /api/v1/topics/{topic} ask for an update.
+func TestTopicCreateOfAnExistingTopicIsAConflictWithTheWayToChangeIt(t *testing.T) {
+	f := &fakeChanges{err: &topics.ExistsError{Topic: "orders"}}
+	r := changeRouter(f)
+	v := url.Values{"topic": {"orders"}, "readQueueNums": {"8"}, "writeQueueNums": {"4"}, "perm": {"6"},
+		"orig_perm": {"6"}, "orig_writeQueueNums": {"8"}} // a create form sent what an update form sends
+	for _, htmx := range []bool{false, true} {
+		rec := postForm(r, "/topics", v, htmx)
+		doc, _ := goquery.NewDocumentFromReader(rec.Body)
+		want := http.StatusConflict
+		if htmx {
+			want = http.StatusOK // htmx swaps 2xx only
+		}
+		if rec.Code != want || !strings.Contains(doc.Find(`[data-testid="err-topic"]`).Text(), "exists already") {
+			t.Fatalf("htmx %v: %d, topic error %q", htmx, rec.Code, doc.Find(`[data-testid="err-topic"]`).Text())
+		}
+		if href, _ := doc.Find(`[data-testid="topic-exists-link"]`).Attr("href"); href != "/topics/orders" {
+			t.Errorf("htmx %v: link to the topic %q", htmx, href)
+		}
+		if val, _ := doc.Find(`[data-testid="f-writeQueueNums"]`).Attr("value"); val != "4" {
+			t.Errorf("htmx %v: the form lost what was typed: %q", htmx, val)
+		}
+	}
+	if got := f.saves[0]; got.Update || got.WriteQueueNums == nil || *got.WriteQueueNums != 4 || got.ReadQueueNums == nil {
+		t.Fatalf("the create form asked %+v, want a create with every field", got)
+	}
+
+	w := sendJSON(r, http.MethodPost, "/api/v1/topics", `{"topic":"orders","writeQueueNums":4}`)
+	var e struct {
+		Error, Code, Topic, Edit, Update string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != http.StatusConflict || e.Code != "topic_exists" || e.Topic != "orders" ||
+		e.Edit != "/topics/orders" || e.Update != "/api/v1/topics/orders" || !strings.Contains(e.Error, "PUT /api/v1/topics/orders") {
+		t.Fatalf("API create of an existing topic: %d %s", w.Code, w.Body)
+	}
+	if f.saves[len(f.saves)-1].Update {
+		t.Fatal("POST /api/v1/topics asked for an update")
+	}
+
+	f.err = nil
+	postForm(r, "/topics/orders", url.Values{"writeQueueNums": {"4"}, "orig_writeQueueNums": {"8"}, "orig_perm": {"6"}}, true)
+	if got := f.saves[len(f.saves)-1]; !got.Update || got.Topic != "orders" {
+		t.Fatalf("the topic page's form asked %+v, want an update of orders", got)
+	}
+	if w := sendJSON(r, http.MethodPut, "/api/v1/topics/orders", `{"writeQueueNums":4}`); w.Code != http.StatusOK {
+		t.Fatalf("PUT: %d %s", w.Code, w.Body)
+	}
+	if got := f.saves[len(f.saves)-1]; !got.Update || got.Topic != "orders" || *got.WriteQueueNums != 4 {
+		t.Fatalf("PUT asked %+v, want an update of orders", got)
+	}
+	n := len(f.saves)
+	w = sendJSON(r, http.MethodPut, "/api/v1/topics/orders", `{"topic":"billing","writeQueueNums":4}`)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"bad_topic"`) || len(f.saves) != n {
+		t.Fatalf("PUT naming another topic in its body: %d %s, %d saves", w.Code, w.Body, len(f.saves)-n)
+	}
+	f.err = &topics.NotFoundError{Topic: "orders"}
+	if w := sendJSON(r, http.MethodPut, "/api/v1/topics/orders", `{"writeQueueNums":4}`); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `"topic_not_found"`) {
+		t.Fatalf("PUT of a topic that does not exist: %d %s", w.Code, w.Body)
 	}
 }

@@ -37,6 +37,7 @@ func (h *Topics) DeleteForm(c *gin.Context) {
 		} else {
 			vm.Error = ue.Message
 		}
+		shownAll(&vm.Topic, &vm.Confirm)
 		if isHTMX(c) {
 			h.renderFragment(c, http.StatusOK, views.TopicDeleteSection(vm))
 			return

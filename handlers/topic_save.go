@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,16 +32,21 @@ func (h *Topics) canChangeTopics(c *gin.Context) bool {
 	return h.Changes != nil && CallerRole(c).Allows(auth.Operator)
 }
 
-// topicFormRequest reads the create or update form into a request. In the update form,
-// a field left as it was shown is not sent, so the topic keeps it on every broker.
+// topicFormRequest reads the create form (POST /topics) or a topic page's update form
+// (POST /topics/{topic}) into a request. In the update form, a field left as it was shown
+// is not sent, so the topic keeps it on every broker.
 func topicFormRequest(c *gin.Context) (topics.SaveRequest, views.TopicFormVM, error) {
 	vm := views.TopicFormVM{Topic: strings.TrimSpace(c.PostForm("topic")), ReadQueueNums: strings.TrimSpace(c.PostForm("readQueueNums")),
 		WriteQueueNums: strings.TrimSpace(c.PostForm("writeQueueNums")), Perm: c.PostForm("perm"), MessageType: c.PostForm("messageType"),
 		Order: c.PostForm("order") == "true"}
-	_, vm.Update = c.GetPostForm("orig_perm")
+	// The route, not the form's fields, says whether it is an update: the create form
+	// never changes a topic, whatever it is sent.
+	if t := c.Param("topic"); t != "" {
+		vm.Topic, vm.Update = t, true
+	}
 	vm.Orig = views.TopicFormOrig{ReadQueueNums: c.PostForm("orig_readQueueNums"), WriteQueueNums: c.PostForm("orig_writeQueueNums"),
 		Perm: c.PostForm("orig_perm"), MessageType: c.PostForm("orig_messageType"), Order: c.PostForm("orig_order")}
-	r := topics.SaveRequest{Topic: vm.Topic, BrokerNames: c.PostFormArray("brokerNames")}
+	r := topics.SaveRequest{Update: vm.Update, Topic: vm.Topic, BrokerNames: c.PostFormArray("brokerNames")}
 	l := i18n.From(c.Request.Context())
 	changed := func(v, orig string) bool { return v != "" && (!vm.Update || v != orig) }
 	for _, f := range []struct {
@@ -117,7 +123,13 @@ func topicChangeError(l *i18n.Localizer, err error) (*UserError, bool) {
 	var ie *topics.InputError
 	var rf *topics.ChangeRefusedError
 	var busy *store.AuditBusyError
+	var ex *topics.ExistsError
+	var nf *topics.NotFoundError
 	switch {
+	case errors.As(err, &ex):
+		return &UserError{Status: http.StatusConflict, Code: "topic_exists", Message: l.Say(ex.Text())}, true
+	case errors.As(err, &nf):
+		return &UserError{Status: http.StatusNotFound, Code: "topic_not_found", Message: l.Say(nf.Text())}, true
 	case errors.As(err, &ie):
 		return &UserError{Status: http.StatusBadRequest, Code: "bad_" + ie.Field, Message: topicInputSay(l, ie)}, true
 	case errors.As(err, &rf):
@@ -143,9 +155,6 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		return
 	}
 	r, vm, err := topicFormRequest(c)
-	if t := c.Param("topic"); t != "" {
-		r.Topic, vm.Topic, vm.Update = t, t, true
-	}
 	vm.Action = "/topics"
 	if vm.Update {
 		vm.Action = views.TopicURL(vm.Topic)
@@ -165,12 +174,21 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		// The update form has no topic field: what is wrong with the topic (a system
 		// topic) is said above the form.
 		var ie *topics.InputError
-		if errors.As(err, &ie) && (ie.Field != "topic" || !vm.Update) {
+		status := http.StatusUnprocessableEntity
+		switch {
+		case errors.As(err, &ie) && (ie.Field != "topic" || !vm.Update):
 			vm.FieldErrors = map[string]string{ie.Field: topicInputSay(i18n.From(ctx), ie)}
-		} else {
+		case errors.As(err, new(*topics.ExistsError)):
+			// The name is taken: say so next to it, with the way to the topic's own form.
+			status, vm.ExistingURL = ue.Status, views.TopicURL(r.Topic)
+			vm.FieldErrors = map[string]string{"topic": ue.Message}
+		case ue.Status == http.StatusNotFound:
+			status, vm.Error = ue.Status, ue.Message
+		default:
 			vm.Error = ue.Message
 		}
-		h.renderSaveSection(c, http.StatusUnprocessableEntity, vm)
+		shownAll(&vm.Topic, &vm.ReadQueueNums, &vm.WriteQueueNums, &vm.Perm, &vm.MessageType)
+		h.renderSaveSection(c, status, vm)
 		return
 	}
 	vm.Result = topicChangeResultVM(saved.Entry, views.TopicURL(r.Topic))
@@ -240,20 +258,67 @@ func (h *Topics) answerChange(c *gin.Context, topic string, saved *topics.Saved)
 	c.JSON(status, out)
 }
 
-// SaveAPI answers POST /api/v1/topics: create, or update keeping what the body leaves out.
+// topicExistsJSON answers a create of a topic that exists: 409 with where to change it.
+type topicExistsJSON struct {
+	APIError
+	Topic string `json:"topic"`
+	// Edit is the topic's page, with its update form; Update the URL to PUT a change to.
+	Edit   string `json:"edit"`
+	Update string `json:"update"`
+}
+
+// SaveAPI answers POST /api/v1/topics: create. A topic that exists is refused (409), so
+// a create never changes one; PUT /api/v1/topics/{topic} does (UpdateAPI).
 func (h *Topics) SaveAPI(c *gin.Context) {
+	var r topics.SaveRequest
+	if !h.decodeSave(c, &r) {
+		return
+	}
+	h.save(c, r)
+}
+
+// UpdateAPI answers PUT /api/v1/topics/{topic}: change a topic that exists, keeping what
+// the body leaves out; one that does not exist is 404.
+func (h *Topics) UpdateAPI(c *gin.Context) {
+	var r topics.SaveRequest
+	if !h.decodeSave(c, &r) {
+		return
+	}
+	topic := c.Param("topic")
+	if r.Topic != "" && r.Topic != topic {
+		h.Fail(c, userError(http.StatusBadRequest, "bad_topic", i18n.M("topic.api.mismatch", "Body", r.Topic, "Topic", topic)))
+		return
+	}
+	r.Topic, r.Update = topic, true
+	h.save(c, r)
+}
+
+// decodeSave reads a create or update body; false when it answered the request.
+func (h *Topics) decodeSave(c *gin.Context, r *topics.SaveRequest) bool {
 	if h.Changes == nil {
 		h.Fail(c, errTopicsNoCluster(c))
-		return
+		return false
 	}
-	var r topics.SaveRequest
-	if err := decodeAPIBody(c, &r); err != nil {
+	if err := decodeAPIBody(c, r); err != nil {
 		h.Fail(c, bodyError(err, "bad_json", "topic.api.badjson"))
+		return false
+	}
+	return true
+}
+
+// save asks the service for r and answers its outcome.
+func (h *Topics) save(c *gin.Context, r topics.SaveRequest) {
+	l := i18n.From(c.Request.Context())
+	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
+	if ex := (*topics.ExistsError)(nil); errors.As(err, &ex) {
+		update := h.Base.URL("/api/v1/topics/" + url.PathEscape(ex.Topic))
+		c.JSON(http.StatusConflict, topicExistsJSON{APIError: APIError{Code: "topic_exists",
+			Error: l.T("topic.api.exists", "Topic", ex.Topic, "Update", update)},
+			Topic: ex.Topic, Edit: h.Base.URL(views.TopicURL(ex.Topic)), Update: update})
 		return
 	}
-	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
 	if err != nil {
-		if ue, ok := topicChangeError(i18n.From(c.Request.Context()), err); ok {
+		if ue, ok := topicChangeError(l, err); ok {
 			err = ue
 		}
 		h.Fail(c, err)

@@ -71,8 +71,8 @@ func topicListQuery(c *gin.Context) (topics.ListQuery, *UserError) {
 		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_type",
 			Message: l.T("topics.bad.type", "Type", views.Cut(bad))}
 	}
-	if len(q.Filter) > 255 {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_filter", Message: l.T("topics.bad.filter")}
+	if err := filterRefused(l, &q.Filter); err != nil {
+		return q, err
 	}
 	return q, nil
 }

@@ -84,6 +84,10 @@ type Options struct {
 	// Buffer is how many frames a viewer may fall behind before it is dropped
 	// (default 16).
 	Buffer int
+	// MaxKeys bounds how many keys are polled at once (0: no bound): each poller costs
+	// its source a read per tick, whatever its viewers. A viewer of a key not polled
+	// yet is refused with ErrTooManyKeys while MaxKeys are; one of a polled key is not.
+	MaxKeys int
 	// Log records dropped viewers; nil logs nothing.
 	Log *slog.Logger
 }
@@ -104,6 +108,10 @@ type Hub struct {
 
 // ErrClosed is returned by Watch after Close.
 var ErrClosed = errors.New("live view is shutting down")
+
+// ErrTooManyKeys is returned by Watch for a key not polled yet while Options.MaxKeys
+// keys are.
+var ErrTooManyKeys = errors.New("too many keys watched live at once")
 
 // New returns a Hub whose every tick is a full frame made by poll; a viewer joining a
 // running poller gets its latest frame at once.
@@ -205,6 +213,9 @@ func (h *Hub) WatchIn(key, lang string) (*Viewer, error) {
 		return nil, ErrClosed
 	}
 	w := h.watches[key]
+	if w == nil && h.opts.MaxKeys > 0 && len(h.watches) >= h.opts.MaxKeys {
+		return nil, ErrTooManyKeys
+	}
 	if w == nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		w = &watch{h: h, key: key, src: h.start(key), ctx: ctx, cancel: cancel,
@@ -237,6 +248,13 @@ func (h *Hub) Source(key string) (Source, bool) {
 		return w.src, true
 	}
 	return nil, false
+}
+
+// Watching reports whether key is being polled (a viewer of it starts nothing).
+func (h *Hub) Watching(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.watches[key] != nil
 }
 
 // Watchers counts the keys being polled.

@@ -216,3 +216,62 @@ func TestOneRenderPerLanguagePerTick(t *testing.T) {
 		}
 	}
 }
+
+// With MaxKeys keys polled, a viewer of another key is refused and starts nothing; a
+// viewer of a polled key is not, and a key no longer polled makes room.
+func TestHubRefusesKeysBeyondMaxKeys(t *testing.T) {
+	h := New(func(context.Context, string) Frame { return Frame{[]byte("x")} },
+		Options{Interval: 10 * time.Millisecond, Linger: 10 * time.Millisecond, MaxKeys: 1})
+	defer h.Close()
+	a, err := h.Watch("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Watch("b"); err != ErrTooManyKeys || h.Watchers() != 1 {
+		t.Fatalf("a second key beyond MaxKeys 1: %v, %d watchers", err, h.Watchers())
+	}
+	again, err := h.Watch("a")
+	if err != nil {
+		t.Fatalf("another viewer of the polled key: %v", err)
+	}
+	again.Close()
+	a.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.Watching("a") {
+		if time.Now().After(deadline) {
+			t.Fatal("a is still polled after its viewers left")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b, err := h.Watch("b")
+	if err != nil {
+		t.Fatalf("b once a stopped: %v", err)
+	}
+	b.Close()
+}
+
+// A quota counts each owner's views apart: an owner at its bound is refused, another is
+// not, and a view released (once, however often release is called) makes room.
+func TestQuotaBoundsEachOwner(t *testing.T) {
+	q := NewQuota(2)
+	r1, ok1 := q.Take("user vera")
+	_, ok2 := q.Take("user vera")
+	if _, ok := q.Take("user vera"); !ok1 || !ok2 || ok {
+		t.Fatalf("vera's views: %v %v, third %v", ok1, ok2, ok)
+	}
+	if _, ok := q.Take("user otto"); !ok {
+		t.Fatal("otto was refused for vera's views")
+	}
+	r1()
+	r1()
+	if _, ok := q.Take("user vera"); !ok {
+		t.Fatal("a released view made no room")
+	}
+	if _, ok := q.Take("user vera"); ok {
+		t.Fatal("releasing twice made room twice")
+	}
+	var none *Quota
+	if _, ok := none.Take("anyone"); !ok {
+		t.Fatal("a nil quota refused")
+	}
+}

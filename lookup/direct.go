@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -131,6 +132,9 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	if req.ClientID == "" {
 		return nil, errMissing("clientId", "missing_client", i18n.M("lookup.direct.client.missing", "Group", req.Group))
+	}
+	if err := checkText(freetext.ClientID, req.ClientID); err != nil {
+		return nil, err
 	}
 	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
 		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", fmt.Sprintf("%q", short(req.ClientID))))

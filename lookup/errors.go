@@ -18,7 +18,12 @@ type InputError struct {
 	// Text is Message as a catalogue sentence, for the handler to say in the
 	// request's language; empty when the sentence comes from elsewhere (Message only).
 	Text i18n.Message
+	// Err is the free-text rule's error when the field broke it (freetext.ErrInvalid).
+	Err error
 }
+
+// Unwrap returns the free-text rule's error, if any.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // inputError is an InputError whose sentence is m.
 func inputError(field, code string, m i18n.Message) *InputError {

@@ -157,14 +157,15 @@ type Result struct {
 	FromSlaves []SlaveRead
 }
 
-// Older is where the next page of a truncated range search ends: the store time of the
-// oldest message shown. Ends are inclusive, so messages stored in that same millisecond
-// come again rather than being skipped; ok is false when nothing older matched.
-func (r *Result) Older() (end time.Time, ok bool) {
+// Older is where the next, older page of a truncated range search starts: q, which
+// answered r, ending at the store time of the oldest message shown and skipping the
+// messages of that millisecond shown already (ends are inclusive, and several messages
+// share a millisecond); ok is false when nothing older matched.
+func (r *Result) Older(q RangeQuery) (c Cursor, ok bool) {
 	if !r.Truncated || len(r.Messages) == 0 {
-		return time.Time{}, false
+		return Cursor{}, false
 	}
-	return r.Messages[len(r.Messages)-1].StoreTime(), true
+	return r.After(q, len(r.Messages)), true
 }
 
 // Cursor is where a range search continues after the rows shown: the same query with

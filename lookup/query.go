@@ -1,11 +1,13 @@
 package lookup
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -91,6 +93,9 @@ func checkKey(k string) error {
 	if len(k) > maxTextLen {
 		return inputError("key", "bad_key", i18n.M("lookup.key.long", "Max", maxTextLen, "Len", len(k)))
 	}
+	if err := checkText(freetext.MessageKey, k); err != nil {
+		return err
+	}
 	if strings.ContainsAny(k, " \t\r\n") {
 		return inputError("key", "bad_key", i18n.M("lookup.key.spaces"))
 	}
@@ -99,13 +104,26 @@ func checkKey(k string) error {
 
 // checkTag says what is wrong with a tag, one rule per sentence.
 func checkTag(tag string) error {
-	switch {
-	case len(tag) > maxTextLen:
+	if len(tag) > maxTextLen {
 		return inputError("tag", "bad_tag", i18n.M("lookup.tag.long", "Max", maxTextLen, "Len", len(tag)))
+	}
+	if err := checkText(freetext.MessageTag, tag); err != nil {
+		return err
+	}
+	switch {
 	case strings.ContainsAny(tag, " \t"):
 		return inputError("tag", "bad_tag", i18n.M("lookup.tag.spaces"))
 	case strings.Contains(tag, "|"):
 		return inputError("tag", "bad_tag", i18n.M("lookup.tag.bar"))
+	}
+	return nil
+}
+
+// checkText applies the free-text rule to what a query sends a broker.
+func checkText(f freetext.Field, s string) error {
+	var te *freetext.Error
+	if err := f.Check(s); errors.As(err, &te) {
+		return &InputError{Field: f.Name, Code: "bad_" + f.Name, Message: te.Error(), Text: te.Say(), Err: te}
 	}
 	return nil
 }

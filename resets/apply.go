@@ -68,7 +68,10 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		return nil, ErrNoCluster
 	}
 
-	plan, expired := s.previews.take(c.PlanID, s.now())
+	plan, expired, err := s.previews.take(c.PlanID, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("read preview %s to apply it (nothing was changed): %w", c.PlanID, err)
+	}
 	var say i18n.Message
 	switch {
 	case plan == nil:
@@ -118,6 +121,10 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 			return nil, &ConflictError{Message: msg, Say: say, EntryID: entryID(rec)}
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)
+		if !errors.Is(err, store.ErrUnavailable) {
+			// Not the disk or the server: the console's own failure, said as such.
+			return nil, fmt.Errorf("write the pending audit entry of the reset (nothing was changed): %w", err)
+		}
 		return nil, &AuditUnavailableError{Err: err}
 	}
 	s.log.Info("reset started", "audit_id", entry.ID, "group", req.Group, "actor", who.Actor, "action", plan.Action())

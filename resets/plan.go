@@ -584,12 +584,12 @@ func (c *previewCache) put(p *Plan) {
 }
 
 // take removes and returns a preview; expired reports one older than the TTL.
-func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool) {
+func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.m[id]
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	delete(c.m, id)
 	for i, o := range c.order {
@@ -598,7 +598,7 @@ func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool) {
 			break
 		}
 	}
-	return p, now.Sub(p.At) > c.ttl
+	return p, now.Sub(p.At) > c.ttl, nil
 }
 
 // Preview returns a preview that can still be applied, without using it up.

@@ -15,8 +15,9 @@ import (
 // browser may preview on one console and apply on another.
 type previewKeeper interface {
 	put(p *Plan)
-	// take removes and returns a preview; expired reports one older than the TTL.
-	take(id string, now time.Time) (p *Plan, expired bool)
+	// take removes and returns a preview; expired reports one older than the TTL. An
+	// error means the previews could not be read (store.ErrUnavailable).
+	take(id string, now time.Time) (p *Plan, expired bool, err error)
 	// peek returns a preview that can still be applied, without using it up.
 	peek(id string, now time.Time) (*Plan, bool)
 }
@@ -34,7 +35,9 @@ const previewWait = 5 * time.Second
 
 // sharedPreviews keeps previews in a PreviewStore. A preview that cannot be saved or
 // read is logged and answered as unknown: applying it is refused with a fresh preview,
-// as after a restart.
+// as after a restart; but a database that is unavailable is said as such when a
+// preview is taken to be applied (nothing is changed, and previewing again would not
+// help).
 type sharedPreviews struct {
 	db  PreviewStore
 	ttl time.Duration
@@ -53,36 +56,58 @@ func (c *sharedPreviews) put(p *Plan) {
 	}
 }
 
-func (c *sharedPreviews) take(id string, now time.Time) (*Plan, bool) {
-	p := c.read(c.db.TakePreview, id)
+func (c *sharedPreviews) take(id string, now time.Time) (*Plan, bool, error) {
+	p, err := c.read(c.db.TakePreview, id)
 	if p == nil {
-		return nil, false
+		return nil, false, err
 	}
-	return p, now.Sub(p.At) > c.ttl
+	return p, now.Sub(p.At) > c.ttl, nil
 }
 
 func (c *sharedPreviews) peek(id string, now time.Time) (*Plan, bool) {
-	p := c.read(c.db.PeekPreview, id)
+	p, _ := c.read(c.db.PeekPreview, id)
 	if p == nil || now.Sub(p.At) > c.ttl {
 		return nil, false
 	}
 	return p, true
 }
 
-func (c *sharedPreviews) read(get func(context.Context, string) ([]byte, error), id string) *Plan {
+// read returns the preview id, nil when there is none (or it cannot be decoded), and
+// the store's error when the database is unavailable.
+func (c *sharedPreviews) read(get func(context.Context, string) ([]byte, error), id string) (*Plan, error) {
+	if !isPlanID(id) {
+		return nil, nil // no preview has such an id: not worth a round trip
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), previewWait)
 	defer cancel()
 	b, err := get(ctx, id)
 	if err == nil {
 		var p *Plan
 		if p, err = decodePlan(b); err == nil {
-			return p
+			return p, nil
 		}
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		c.log.Error("read reset preview", "plan", id, "err", err)
+		return nil, err
 	}
 	if !errors.Is(err, store.ErrPreviewNotFound) {
 		c.log.Error("read reset preview", "plan", id, "err", err)
 	}
-	return nil
+	return nil, nil
+}
+
+// isPlanID reports whether id has the shape of the ids previews get (newID).
+func isPlanID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, r := range id {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // planJSON is a Plan as kept in the database. Errors are kept as their messages, which

@@ -45,6 +45,38 @@ func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 	}
 }
 
+// With the shared database stopped, applying a preview kept there changes nothing and
+// says the database is unavailable (503), rather than that the preview is unknown and
+// here is a fresh one that could not be kept either; no broker is asked to reset.
+func TestApplyWithTheSharedPreviewsStoppedChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	pg := dev.OwnPostgres(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, pg.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc := New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+		Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	p, err := svc.Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	before := e.fake.TotalCalls()
+	_, err = svc.Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
+	var conflict *ConflictError
+	if !errors.Is(err, store.ErrUnavailable) || errors.As(err, &conflict) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("apply with the database stopped: %v, want store.ErrUnavailable saying nothing was changed", err)
+	}
+	if n := e.fake.TotalCalls() - before; n != 0 {
+		t.Fatalf("%d broker calls after the preview could not be read, want none", n)
+	}
+}
+
 // A preview kept in the database reads back as it was made, broker failures included.
 func TestPlanSurvivesTheDatabase(t *testing.T) {
 	p := &Plan{ID: "x", Hash: "h", Request: Request{Group: "g", Mode: ModeTimestamp, Timestamp: time.UnixMilli(1_700_000_000_000).UTC(), QueueID: AllQueues},

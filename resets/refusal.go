@@ -3,6 +3,7 @@ package resets
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"rmqconsole/freetext"
 	"rmqconsole/store"
 )
 
@@ -40,6 +42,21 @@ type Asked struct {
 // RefuseRole records an apply refused because the caller's role may not reset offsets.
 // The access check runs before any handler, so only what the request says is known.
 func (s *Service) RefuseRole(ctx context.Context, who Who, group string, asked Asked, why string) *store.AuditEntry {
+	return s.refuseAsked(ctx, who, group, asked, why)
+}
+
+// RefuseInput records an apply refused before any broker was asked because what it sent
+// breaks the free-text rule (errs holds a freetext error): text the console does not
+// take is worth a record of who sent it, kept escaped like everything a refusal stores.
+// Other mistakes in a form are not recorded: nothing was attempted.
+func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs InputErrors) *store.AuditEntry {
+	if !errors.Is(errs, freetext.ErrInvalid) {
+		return nil
+	}
+	return s.refuseAsked(ctx, who, group, asked, errs.Error())
+}
+
+func (s *Service) refuseAsked(ctx context.Context, who Who, group string, asked Asked, why string) *store.AuditEntry {
 	params := make(map[string]any, len(asked.Params)+2)
 	for k, v := range asked.Params {
 		params[k] = v
@@ -78,6 +95,9 @@ func refusalOf(who Who, req Request, topics []string, why string, plan *Plan) re
 // recordRefusal writes a refused entry, bounded (see RefusalTextMax and the others) and
 // rate-limited per actor; nil when it was only counted or could not be written. A failure
 // to write it is logged: the refusal is answered either way, and nothing was changed.
+// Every text it keeps was typed by the refused caller and checked by nothing: what the
+// free-text rule does not allow is kept escaped (freetext.Shown), so any database
+// stores it and the log shows exactly what was sent.
 func (s *Service) recordRefusal(ctx context.Context, r refusal) *store.AuditEntry {
 	if !s.refusals.admit(s, r) {
 		return nil
@@ -86,7 +106,7 @@ func (s *Service) recordRefusal(ctx context.Context, r refusal) *store.AuditEntr
 		StartedAt: s.now(), Actor: cut(r.who.Actor, RefusalTextMax), ActorAddr: cut(r.who.Addr, RefusalTextMax),
 		Cluster: s.cluster, Group: cut(r.group, RefusalTextMax), Mode: cut(r.mode, RefusalTextMax),
 		Reason: cut(r.reason, RefusalTextMax), Status: store.AuditRefused,
-		Error: cut("Refused at apply: "+r.why, RefusalErrorMax), Params: boundedParams(r.params),
+		Error: cut("Refused at apply: "+freetext.Shown(r.why), RefusalErrorMax), Params: boundedParams(r.params),
 	}
 	for _, t := range r.topics[:min(len(r.topics), RefusalParamsMax)] {
 		e.Topics = append(e.Topics, cut(t, RefusalTextMax))
@@ -123,8 +143,10 @@ func boundedParams(params map[string]any) json.RawMessage {
 	return mustJSON(out)
 }
 
-// cut shortens s to at most n characters, marking the cut with "…".
+// cut shortens s, escaped where the free-text rule does not allow it, to at most n
+// characters, marking the cut with "…".
 func cut(s string, n int) string {
+	s = freetext.Shown(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -191,7 +213,7 @@ func (l *refusalLimiter) end(s *Service, actor string, w *refusalWindow) {
 		StartedAt: s.now(), Actor: cut(actor, RefusalTextMax), ActorAddr: cut(w.addr, RefusalTextMax), Cluster: s.cluster,
 		Status: store.AuditRefused, Params: mustJSON(map[string]any{"refusals": n, "groups": groups}),
 		Error: fmt.Sprintf("…and %d more refusals by %s in the last %s, counted here rather than recorded one by one (at most %d per person are).",
-			n, actor, windowText(l.window), RefusalsPerWindow),
+			n, freetext.Shown(actor), windowText(l.window), RefusalsPerWindow),
 	}
 	if len(groups) == 1 {
 		e.Group = groups[0]

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/dev"
 	"rmqconsole/store"
 )
 
@@ -60,4 +61,59 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		t.Fatalf("a refusal in the next window: %d entries, want it recorded", n)
 	}
 	svc.Close()
+}
+
+// A refused apply is recorded whatever it sent: a viewer's reason with NUL, ESC, a line
+// break and a direction override is kept escaped, on both databases (PostgreSQL
+// refused the NUL, and the refusal went unrecorded), and so are the group, the topic
+// and every parameter. An apply refused for such text is recorded too; other mistakes
+// in a form are not (nothing was attempted).
+func TestRefusalsKeepWhatWasSentEscaped(t *testing.T) {
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "console.db") },
+		"postgres": func(t *testing.T) string { return dev.RequirePostgres(t).NewDatabase(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876"})
+			t.Cleanup(svc.Close)
+			vera := Who{Actor: "vera", Addr: "10.0.0.9"}
+			e := svc.RefuseRole(ctx, vera, "g\x00", Asked{Topic: "t\u202e", Mode: "latest", Reason: "a\x00b\u202e\x1b[2J",
+				Params: map[string]string{"offset": "1\r\n2", "planId": "\xff"}}, "Your role may not reset offsets.")
+			if e == nil {
+				t.Fatal("the refused reset was not recorded")
+			}
+			got, err := st.Audit().Get(ctx, e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var params map[string]string
+			_ = json.Unmarshal(got.Params, &params)
+			for what, pair := range map[string][2]string{
+				"reason": {got.Reason, `"a\x00b\u202e\x1b[2J"`},
+				"group":  {got.Group, `"g\x00"`},
+				"topic":  {strings.Join(got.Topics, ","), `"t\u202e"`},
+				"offset": {params["offset"], `"1\r\n2"`},
+				"planId": {params["planId"], `"\xff"`},
+			} {
+				if pair[0] != pair[1] {
+					t.Errorf("%s kept as %q, want it escaped: %s", what, pair[0], pair[1])
+				}
+			}
+
+			bad := Request{Group: "g", Topic: "t", Mode: ModeLatest, QueueID: AllQueues, Reason: "x\x00"}
+			if svc.RefuseInput(ctx, vera, "g", Asked{Mode: "latest", Reason: bad.Reason}, bad.Check(time.Now())) == nil {
+				t.Error("an apply refused for a NUL in its reason was not recorded")
+			}
+			typo := Request{Group: "g", Topic: "t", Mode: "rewind", QueueID: AllQueues}
+			if e := svc.RefuseInput(ctx, vera, "g", Asked{Mode: "rewind"}, typo.Check(time.Now())); e != nil {
+				t.Errorf("an apply refused for an unknown mode was recorded as entry %d", e.ID)
+			}
+		})
+	}
 }

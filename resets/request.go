@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -78,6 +78,8 @@ type InputError struct {
 	Message string `json:"message"`
 	// Say is Message from the catalogues, for a page to say in its reader's language.
 	Say i18n.Message `json:"-"`
+	// Err is the free-text rule's error when the field broke it (freetext.ErrInvalid).
+	Err error `json:"-"`
 }
 
 // inputError is the InputErrors of one field whose sentence is the catalogue's id.
@@ -94,6 +96,18 @@ func (e *InputErrors) say(field, id string, kv ...any) {
 // InputErrors is every problem found in a request. Nothing is asked of a broker to change
 // while a request has any.
 type InputErrors []InputError
+
+// Unwrap returns the free-text rule's errors among e, so errors.Is(e, freetext.ErrInvalid)
+// tells a request that sent text the console does not take.
+func (e InputErrors) Unwrap() []error {
+	var out []error
+	for _, ie := range e {
+		if ie.Err != nil {
+			out = append(out, ie.Err)
+		}
+	}
+	return out
+}
 
 func (e InputErrors) Error() string {
 	msgs := make([]string, len(e))
@@ -116,8 +130,6 @@ func (e InputErrors) For(field string) string {
 func (e *InputErrors) add(field, format string, args ...any) {
 	*e = append(*e, InputError{Field: field, Message: fmt.Sprintf(format, args...)})
 }
-
-const maxReasonLen = 1000
 
 func checkName(errs *InputErrors, field, what, name string) bool {
 	if err := cluster.CheckName(what, name); err != nil {
@@ -182,8 +194,9 @@ func (r Request) Check(now time.Time) InputErrors {
 	} else if r.BrokerName != "" {
 		errs.say("queueId", "resets.input.broker_without_queue", "Broker", cut(r.BrokerName, 80))
 	}
-	if n := utf8.RuneCountInString(r.Reason); n > maxReasonLen {
-		errs.say("reason", "resets.input.reason_long", "Len", n, "Max", maxReasonLen)
+	var te *freetext.Error
+	if err := freetext.ResetReason.Check(r.Reason); errors.As(err, &te) {
+		errs = append(errs, InputError{Field: "reason", Message: te.Error(), Say: te.Say(), Err: te})
 	}
 	return errs
 }

@@ -125,7 +125,12 @@ func TestCheckFindsBadInputBeforeAnyBroker(t *testing.T) {
 		{"negative offset", func(r *Request) { r.Mode, r.QueueID, r.Offset = ModeOffset, 0, -1 }, "offset", "negative"},
 		{"zero shift", func(r *Request) { r.Mode = ModeShift }, "shift", "changes nothing"},
 		{"queue without topic", func(r *Request) { r.Topic, r.QueueID = "", 1 }, "topic", "Choose the topic"},
-		{"long reason", func(r *Request) { r.Reason = strings.Repeat("x", 1001) }, "reason", "keep it under"},
+		{"long reason", func(r *Request) { r.Reason = strings.Repeat("x", 1001) }, "reason", "at most 1000 are accepted"},
+		{"NUL in the reason", func(r *Request) { r.Reason = "a\x00b" }, "reason", `U+0000, a control or line-break character, at character 2 ("a\x00b")`},
+		{"ESC in the reason", func(r *Request) { r.Reason = "\x1b[2Jok" }, "reason", "U+001B"},
+		{"line break in the reason", func(r *Request) { r.Reason = "one\r\ntwo" }, "reason", "U+000D"},
+		{"override in the reason", func(r *Request) { r.Reason = "\u202etxt.exe" }, "reason", "U+202E, which changes the direction"},
+		{"reason not UTF-8", func(r *Request) { r.Reason = "a\xff\xfe" }, "reason", "not UTF-8"},
 	} {
 		r := ok
 		tc.edit(&r)

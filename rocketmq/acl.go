@@ -162,7 +162,9 @@ func (c *Client) accessError(be *BrokerError) *AccessError {
 	switch {
 	case be.Code == CodeSystemError && strings.Contains(be.Remark, "AclException"):
 	case be.Code == CodeNoPermission && (strings.HasPrefix(be.Remark, "User:") || strings.Contains(be.Remark, "signature") ||
-		strings.Contains(be.Remark, "username")):
+		strings.Contains(be.Remark, "username cannot be null")):
+		// Not any remark naming a username: AUTH_CREATE_USER answers NO_PERMISSION "The
+		// username is blank" for a request's own user name, which is no refusal of ours.
 	default:
 		return nil
 	}

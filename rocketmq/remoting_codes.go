@@ -13,6 +13,7 @@ const (
 	CodeQueryConsumerOffset        RequestCode = 14
 	CodeUpdateConsumerOffset       RequestCode = 15
 	CodeGetAllTopicConfig          RequestCode = 21
+	CodeUpdateBrokerConfig         RequestCode = 25
 	CodeGetBrokerConfig            RequestCode = 26
 	CodeGetAllConsumerOffset       RequestCode = 43
 	CodeGetBrokerRuntimeInfo       RequestCode = 28
@@ -26,7 +27,9 @@ const (
 	CodeNotifyConsumerIDsChanged   RequestCode = 40
 	CodeGetRouteInfoByTopic        RequestCode = 105
 	CodeGetBrokerClusterInfo       RequestCode = 106
+	CodeGetBrokerClusterACLConfig  RequestCode = 54
 	CodeUpdateSubscriptionGroup    RequestCode = 200
+	CodeDeleteSubscriptionGroup    RequestCode = 207
 	CodeGetAllSubscriptionGroup    RequestCode = 201
 	CodeGetTopicStatsInfo          RequestCode = 202
 	CodeGetConsumerConnectionList  RequestCode = 203
@@ -47,6 +50,17 @@ const (
 	CodeGetBrokerConsumeStats      RequestCode = 317
 	CodeSendMessageV2              RequestCode = 310
 	CodePollingInfo                RequestCode = 200055
+	// ACL 2.0 users and policies (5.3.0+).
+	CodeAuthCreateUser RequestCode = 3001
+	CodeAuthUpdateUser RequestCode = 3002
+	CodeAuthDeleteUser RequestCode = 3003
+	CodeAuthGetUser    RequestCode = 3004
+	CodeAuthListUser   RequestCode = 3005
+	CodeAuthCreateACL  RequestCode = 3006
+	CodeAuthUpdateACL  RequestCode = 3007
+	CodeAuthDeleteACL  RequestCode = 3008
+	CodeAuthGetACL     RequestCode = 3009
+	CodeAuthListACL    RequestCode = 3010
 )
 
 var requestCodeNames = map[RequestCode]string{
@@ -56,7 +70,20 @@ var requestCodeNames = map[RequestCode]string{
 	CodeQueryConsumerOffset:        "QUERY_CONSUMER_OFFSET",
 	CodeUpdateConsumerOffset:       "UPDATE_CONSUMER_OFFSET",
 	CodeGetAllTopicConfig:          "GET_ALL_TOPIC_CONFIG",
+	CodeUpdateBrokerConfig:         "UPDATE_BROKER_CONFIG",
 	CodeGetBrokerConfig:            "GET_BROKER_CONFIG",
+	CodeGetBrokerClusterACLConfig:  "GET_BROKER_CLUSTER_ACL_CONFIG",
+	CodeDeleteSubscriptionGroup:    "DELETE_SUBSCRIPTIONGROUP",
+	CodeAuthCreateUser:             "AUTH_CREATE_USER",
+	CodeAuthUpdateUser:             "AUTH_UPDATE_USER",
+	CodeAuthDeleteUser:             "AUTH_DELETE_USER",
+	CodeAuthGetUser:                "AUTH_GET_USER",
+	CodeAuthListUser:               "AUTH_LIST_USER",
+	CodeAuthCreateACL:              "AUTH_CREATE_ACL",
+	CodeAuthUpdateACL:              "AUTH_UPDATE_ACL",
+	CodeAuthDeleteACL:              "AUTH_DELETE_ACL",
+	CodeAuthGetACL:                 "AUTH_GET_ACL",
+	CodeAuthListACL:                "AUTH_LIST_ACL",
 	CodeGetAllConsumerOffset:       "GET_ALL_CONSUMER_OFFSET",
 	CodeGetBrokerRuntimeInfo:       "GET_BROKER_RUNTIME_INFO",
 	CodeSearchOffsetByTimestamp:    "SEARCH_OFFSET_BY_TIMESTAMP",

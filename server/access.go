@@ -26,7 +26,7 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 		}
 		// Pages and API answers show what a signed-in user may see: no cache keeps them.
 		c.Header("Cache-Control", "no-store")
-		caller, ended, refused := a.identify(c)
+		caller, ended, refused, unchecked := a.identify(c)
 		if caller != nil {
 			// The cluster may cap the console role (access_rules.go, RoleFor).
 			capped := *caller
@@ -37,6 +37,13 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 		}
 		if rule.open {
 			c.Next()
+			return
+		}
+		if unchecked != nil {
+			// The credentials could not be checked: the console is at fault, not the
+			// caller, who is told so rather than asked to sign in again.
+			env.Fail(c, unchecked)
+			c.Abort()
 			return
 		}
 		// Asked only here: open routes do not need it, and without users it is a
@@ -78,45 +85,46 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 // cookie, in that order; nil when there is none. ended is true when a session cookie
 // was sent but its session is over (the cookie is then cleared). refused, when not
 // empty, says in a sentence why the credentials sent are not valid: they are refused,
-// never ignored.
-func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused i18n.Message) {
+// never ignored. unchecked is set when they could not be checked (the database failed:
+// 503 when it is unavailable).
+func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused i18n.Message, unchecked error) {
 	ctx := c.Request.Context()
 	if pc, ok, perr := a.sec.proxy.Caller(c.Request.RemoteAddr, c.Request.Header); ok {
 		if perr != nil {
 			a.log.Warn("proxy identity refused", "remote", c.Request.RemoteAddr, "err", perr)
-			return nil, false, i18n.M("access.proxy_refused", "Error", perr.Error())
+			return nil, false, i18n.M("access.proxy_refused", "Error", perr.Error()), nil
 		}
-		return pc, false, i18n.Message{}
+		return pc, false, i18n.Message{}, nil
 	}
 	if h := c.GetHeader("Authorization"); h != "" {
 		scheme, secret, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			return nil, false, i18n.M("access.bearer")
+			return nil, false, i18n.M("access.bearer"), nil
 		}
 		tc, terr := a.sec.auth.TokenCaller(ctx, strings.TrimSpace(secret))
 		if errors.Is(terr, auth.ErrTokenInvalid) {
-			return nil, false, i18n.M("access.token_invalid")
+			return nil, false, i18n.M("access.token_invalid"), nil
 		}
 		if terr != nil {
 			a.log.Error("check API token", "err", terr)
-			return nil, false, i18n.M("access.token_unchecked")
+			return nil, false, i18n.Message{}, handlers.StoreFailure(terr, i18n.M("access.token_unchecked"))
 		}
-		return tc, false, i18n.Message{}
+		return tc, false, i18n.Message{}, nil
 	}
 	token, cerr := c.Cookie(handlers.SessionCookie)
 	if cerr != nil || token == "" {
-		return nil, false, i18n.Message{}
+		return nil, false, i18n.Message{}, nil
 	}
 	sc, serr := a.sec.auth.Session(ctx, token)
 	if errors.Is(serr, auth.ErrSessionEnded) {
 		handlers.ClearSessionCookie(c, a.secure(c))
-		return nil, true, i18n.Message{}
+		return nil, true, i18n.Message{}, nil
 	}
 	if serr != nil {
 		a.log.Error("check session", "err", serr)
-		return nil, false, i18n.M("access.session_unchecked")
+		return nil, false, i18n.Message{}, handlers.StoreFailure(serr, i18n.M("access.session_unchecked"))
 	}
-	return sc, false, i18n.Message{}
+	return sc, false, i18n.Message{}, nil
 }
 
 // askToSignIn answers a request without valid credentials: 401 JSON for the API, a
@@ -177,8 +185,11 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
-		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, firstParam(c),
-			handlers.ResetAsked(c), msg)
+		group, asked := firstParam(c), handlers.ResetAsked(c)
+		if rule.mode != "" {
+			group, asked = c.Param("group"), resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
+		}
+		a.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, msg)
 	}
 	env.Fail(c, &handlers.UserError{Status: http.StatusForbidden, Code: "forbidden", Message: msg, Say: say})
 }
@@ -206,6 +217,10 @@ var whatIDs = map[string]string{
 	"read this page":                       "access.what.read",
 	"resend dead letters":                  "access.what.resend",
 	"reset consumer offsets":               "access.what.reset",
+	"change consumer group settings":       "access.what.group_settings",
+	"delete consumer groups":               "access.what.group_delete",
+	"manage ACL users and policies":        "access.what.acl",
+	"change broker configuration":          "access.what.broker_config",
 }
 
 // whatID is the catalogue id of a route's what; the what itself when it has none.

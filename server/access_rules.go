@@ -6,7 +6,13 @@ import (
 	"strings"
 
 	"rmqconsole/auth"
+	"rmqconsole/brokers"
+	"rmqconsole/subgroups"
 )
+
+// modeACLChange is the audit mode of an ACL change refused for the caller's role: the
+// access check runs before the request says which change it is.
+const modeACLChange = "acl-change"
 
 // accessRule says what role a route needs. Rules are tried in order; the first whose
 // methods and path match decides.
@@ -28,6 +34,9 @@ type accessRule struct {
 	// audited: a refused attempt is written to the audit log (through the resets
 	// service, the one place that records refusals).
 	audited bool
+	// mode is the audit mode a refused attempt of a change other than a reset is
+	// recorded with ("" for resets, whose form says its mode).
+	mode string
 	// what the route does, for the refusal message ("reset consumer offsets").
 	what string
 }
@@ -64,6 +73,28 @@ var accessRules = []accessRule{
 	// A message consumed again on one client of a group: an operator's change.
 	{methods: writes, path: "/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
 	{methods: writes, path: "/api/v1/messages/:id/consume-directly", need: auth.Operator, what: "consume a message again on a client"},
+
+	// Consumer groups' subscription settings: creating and changing them is an operator's,
+	// as topics and resets are; deleting a group, which can drop its committed offsets
+	// for good, is an admin's (an operator can stop a group reversibly: consumeEnable).
+	{methods: writes, path: "/groups/:group/delete", need: auth.Admin, audited: true, mode: subgroups.ModeDelete, what: "delete consumer groups"},
+	{methods: writes, path: "/api/v1/groups/:group", need: auth.Admin, audited: true, mode: subgroups.ModeDelete, what: "delete consumer groups"},
+	{methods: writes, path: "/groups/:group/settings/apply", need: auth.Operator, audited: true, mode: subgroups.ModeUpdate, what: "change consumer group settings"},
+	{methods: writes, path: "/api/v1/groups/:group/config", need: auth.Operator, audited: true, mode: subgroups.ModeUpdate, what: "change consumer group settings"},
+
+	// ACL 2.0 users and policies: admins only, reading included (who may do what on the
+	// cluster is itself sensitive).
+	{methods: writes, path: "/acl/apply", need: auth.Admin, audited: true, mode: modeACLChange, what: "manage ACL users and policies"},
+	{methods: writes, path: "/acl/delete", need: auth.Admin, audited: true, mode: modeACLChange, what: "manage ACL users and policies"},
+	{methods: writes, path: "/api/v1/acl/", prefix: true, need: auth.Admin, audited: true, mode: modeACLChange, what: "manage ACL users and policies"},
+	{path: "/acl", prefix: true, need: auth.Admin, what: "manage ACL users and policies"},
+	{path: "/api/v1/acl/", prefix: true, need: auth.Admin, what: "manage ACL users and policies"},
+
+	// Brokers' configuration: admins change it; reading it (drift included) is a viewer's.
+	{methods: writes, path: "/brokers/:name/config/apply", need: auth.Admin, audited: true, mode: brokers.ModeConfigUpdate, what: "change broker configuration"},
+	{methods: writes, path: "/brokers/:name/config/", prefix: true, need: auth.Admin, what: "change broker configuration"},
+	{methods: writes, path: "/api/v1/brokers/:name/config", need: auth.Admin, audited: true, mode: brokers.ModeConfigUpdate, what: "change broker configuration"},
+	{methods: writes, path: "/api/v1/brokers/:name/config-preview", need: auth.Admin, what: "change broker configuration"},
 
 	// API tokens: every signed-in user manages their own; an admin, anyone's.
 	{path: "/tokens", need: auth.Viewer},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -48,6 +49,7 @@ func auditCommand(ctx context.Context, args []string, getenv func(string) string
 		return 2
 	}
 	defer st.Close()
+	st.SetTimeout(time.Hour) // one pass over the whole log, however long; Ctrl-C ends it sooner
 	rep, err := st.Audit().Verify(ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

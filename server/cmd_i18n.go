@@ -65,4 +65,5 @@ var configReasons = map[string]string{
 	"want 0 (keep forever) or a duration of at least 1h, such as 720h": "cli.config.reason.rebalance_retention",
 	"--tls-key is set: give the certificate too":                       "cli.config.reason.tls_cert",
 	"--tls-cert is set: give its private key too":                      "cli.config.reason.tls_key",
+	"want a whole number of at least 1":                                "cli.config.reason.count",
 }

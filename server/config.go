@@ -31,6 +31,7 @@ type Config struct {
 	Listen    string
 	DataDir   string
 	DB        string
+	DBTimeout time.Duration // bounds each call of the console's database
 	Timeout   time.Duration
 	LogLevel  slog.Level
 	LogFormat string
@@ -39,6 +40,10 @@ type Config struct {
 	NoAuth bool
 	// GroupPoll is how often a watched consumer group is polled for the live view.
 	GroupPoll time.Duration
+	// LiveViewsPerUser bounds the live pages (websockets) one user, or one address
+	// without users, has open at once; LiveGroups the groups each cluster's live view
+	// watches at once (config_live.go).
+	LiveViewsPerUser, LiveGroups int
 	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
 	MetricsInterval time.Duration
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
@@ -94,11 +99,14 @@ var settings = []setting{
 	{"listen", "RMQC_LISTEN", "127.0.0.1:8090"},
 	{"data-dir", "RMQC_DATA_DIR", "./data"},
 	{"db", "RMQC_DB", ""},
+	{"db-timeout", "RMQC_DB_TIMEOUT", "5s"},
 	{"timeout", "RMQC_TIMEOUT", "5s"},
 	{"log-level", "RMQC_LOG_LEVEL", "info"},
 	{"log-format", "RMQC_LOG_FORMAT", "text"},
 	{"no-auth", "RMQC_NO_AUTH", "false"},
 	{"group-poll", "RMQC_GROUP_POLL", "1s"},
+	{"live-views-per-user", "RMQC_LIVE_VIEWS_PER_USER", "20"},
+	{"live-groups", "RMQC_LIVE_GROUPS", "100"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
 	{"alert-lang", "RMQC_ALERT_LANG", "en"},
@@ -207,6 +215,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	if c.DB == "" {
 		c.DB = filepath.Join(c.DataDir, "rmqconsole.db")
 	}
+	if c.DBTimeout, err = time.ParseDuration(get("db-timeout")); err != nil || c.DBTimeout < 100*time.Millisecond {
+		return nil, bad("db-timeout", "want a duration of at least 100ms, such as 1s")
+	}
 	if c.Timeout, err = time.ParseDuration(get("timeout")); err != nil || c.Timeout <= 0 {
 		return nil, bad("timeout", "want a positive duration such as 5s or 1500ms")
 	}
@@ -221,6 +232,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	}
 	if c.GroupPoll, err = time.ParseDuration(get("group-poll")); err != nil || c.GroupPoll < 100*time.Millisecond {
 		return nil, bad("group-poll", "want a duration of at least 100ms, such as 1s")
+	}
+	if err := parseLiveLimits(c, get, bad); err != nil {
+		return nil, err
 	}
 	if c.MetricsInterval, err = time.ParseDuration(get("metrics-interval")); err != nil || c.MetricsInterval < 0 ||
 		(c.MetricsInterval > 0 && c.MetricsInterval < time.Second) {

@@ -55,6 +55,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	a.topicRoutes(r, env)
 	a.brokerRoutes(r, env)
 	a.resetRoutes(r, env)
+	a.manageRoutes(r, env)
 	a.authRoutes(r, env)
 
 	r.NoRoute(a.notFound(env))

@@ -13,7 +13,7 @@ import (
 // brokerRoutes registers the pages and API of brokers.
 func (a *clusterApp) brokerRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Brokers{Env: env}
-	ws := &handlers.BrokerLive{Env: env}
+	ws := &handlers.BrokerLive{Env: env, Quota: a.liveViews}
 	if a.rmq != nil {
 		svc := brokers.New(a.rmq, a.cluster)
 		h.Brokers, h.Live = svc, true

@@ -22,7 +22,7 @@ func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handler
 	show.Alerts = al
 	alertsPage := &handlers.Alerts{Env: env, Rules: al}
 	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}
-	live := &handlers.GroupLive{Env: env}
+	live := &handlers.GroupLive{Env: env, Quota: a.liveViews}
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
 	client := &handlers.GroupClient{Env: env}
 	if a.rmq != nil {
@@ -33,6 +33,10 @@ func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handler
 			Renderer: handlers.GroupFrames{Base: a.base},
 			Store:    a.store,
 			Log:      a.log.With("component", "live-groups"),
+			// A name no broker knows starts no watcher, and only so many groups are
+			// watched at once: each polls the brokers every tick.
+			MaxGroups: a.cfg.LiveGroups,
+			Known:     svc.Known,
 		})
 		a.onClose(hub.Close)
 		list.Groups, show.Groups, show.Live, live.Live, home.Groups, client.Clients = svc, svc, hub, hub, svc, svc

@@ -239,3 +239,111 @@ func TestMessageRoutesOnRealBroker(t *testing.T) {
 		t.Errorf("unknown unique key: %d %s", rec.Code, rec.Body.String())
 	}
 }
+
+// 2300 messages in range, sent in batches of 40 (a batch is stored in one millisecond):
+// the newest 2000 are shown, and the page's "older" link and the API's olderEnd and
+// olderSkip lead to exactly the other 300, though the cut falls inside a millisecond
+// whose newer rows were shown already. The pages together hold every message once.
+func TestOlderPageOfARangeShowsOnlyTheRowsNotShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	topic := dev.UniqueName("http-older")
+	if err := cl.CreateTopic(ctx, topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
+	const n, batch = 2300, 40
+	begin := time.Now().Add(-time.Second)
+	for i := 0; i < n; i += batch {
+		var ms []*primitive.Message
+		for j := i; j < min(i+batch, n); j++ {
+			ms = append(ms, primitive.NewMessage(topic, fmt.Appendf(nil, "m-%04d", j)))
+		}
+		if _, err := p.SendSync(ctx, ms...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := time.Now().Add(time.Second)
+	a := newMessagesApp(t, cl.NameServer)
+	q := url.Values{"topic": {topic}, "begin": {fmt.Sprint(begin.UnixMilli())}, "end": {fmt.Sprint(end.UnixMilli())}}
+
+	type page struct {
+		handlers.MessagesJSON
+		OlderSkip *int `json:"olderSkip"`
+	}
+	get := func(q url.Values) page {
+		t.Helper()
+		rec := msgServe(t, a, "/api/v1/messages?"+q.Encode())
+		var pg page
+		if err := json.Unmarshal(rec.Body.Bytes(), &pg); err != nil || rec.Code != http.StatusOK {
+			t.Fatalf("range API %d: %v\n%.500s", rec.Code, err, rec.Body.String())
+		}
+		return pg
+	}
+	rowKey := func(m handlers.MessageJSON) string {
+		return fmt.Sprintf("%s/%d/%d", m.BrokerName, m.QueueID, m.QueueOffset)
+	}
+	newest := get(q)
+	if len(newest.Messages) != 2000 || !newest.Truncated || newest.Total != n || newest.OlderEnd == nil {
+		t.Fatalf("first page: %d messages, truncated %v, total %d, olderEnd %v", len(newest.Messages), newest.Truncated, newest.Total, newest.OlderEnd)
+	}
+	cut := *newest.OlderEnd
+	shownAtCut := 0
+	for _, m := range newest.Messages {
+		if m.StoreTimestamp == cut {
+			shownAtCut++
+		}
+	}
+	if newest.OlderSkip == nil || *newest.OlderSkip != shownAtCut {
+		t.Errorf("olderSkip %v, want the %d rows of the cut millisecond %d already shown", newest.OlderSkip, shownAtCut, cut)
+	}
+
+	// The page links to the same next page.
+	doc, err := goquery.NewDocumentFromReader(msgServe(t, a, "/messages?tab=range&"+q.Encode()).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	href, _ := doc.Find(`[data-testid="older"]`).Attr("href")
+	link, err := url.Parse(href)
+	if err != nil || link.Query().Get("end") != fmt.Sprint(cut) || link.Query().Get("skip") != fmt.Sprint(shownAtCut) {
+		t.Errorf("older link %q, want end=%d and skip=%d", href, cut, shownAtCut)
+	}
+	olderPage := msgServe(t, a, href)
+	if doc, err := goquery.NewDocumentFromReader(olderPage.Body); err != nil || olderPage.Code != http.StatusOK ||
+		!strings.Contains(doc.Find(`[data-testid="result-summary"]`).Text(), "300 messages") {
+		t.Errorf("the older page (%d) says %q, want 300 messages", olderPage.Code, doc.Find(`[data-testid="result-summary"]`).Text())
+	}
+
+	older := get(link.Query())
+	if older.Truncated || older.OlderEnd != nil {
+		t.Errorf("the older page is truncated %v with olderEnd %v: it holds the rest", older.Truncated, older.OlderEnd)
+	}
+	seen := map[string]int{}
+	for _, pg := range []page{newest, older} {
+		for _, m := range pg.Messages {
+			seen[rowKey(m)]++
+		}
+	}
+	atCut := 0
+	for _, m := range older.Messages {
+		if m.StoreTimestamp == cut {
+			atCut++
+		}
+	}
+	if atCut == 0 {
+		t.Fatalf("the cut at %d does not fall inside a millisecond (%d rows of it shown, none after): the test proves nothing", cut, shownAtCut)
+	}
+	for k, c := range seen {
+		if c > 1 {
+			t.Errorf("%s is on both pages", k)
+		}
+	}
+	if len(older.Messages) != n-2000 || len(seen) != n {
+		t.Errorf("the older page has %d rows (%d of them of the cut millisecond), the pages %d distinct messages; want %d rows and all %d",
+			len(older.Messages), atCut, len(seen), n-2000, n)
+	}
+}

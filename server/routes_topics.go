@@ -23,5 +23,6 @@ func (a *clusterApp) topicRoutes(r *gin.Engine, env *handlers.Env) {
 	r.POST("/topics/:topic", h.SaveForm)
 	r.POST("/topics/:topic/delete", h.DeleteForm)
 	r.POST("/api/v1/topics", h.SaveAPI)
+	r.PUT("/api/v1/topics/:topic", h.UpdateAPI)
 	r.DELETE("/api/v1/topics/:topic", h.DeleteAPI)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rmqconsole/i18n"
+	"rmqconsole/live"
 	"rmqconsole/store"
 )
 
@@ -81,17 +82,21 @@ type App struct {
 	// replica is this console among those sharing the database, and whether it leads
 	// the work done once (replica.go).
 	replica *replica
+	// liveViews counts each user's open live pages, on every cluster's group and
+	// broker pages alike.
+	liveViews *live.Quota
 
 	closeOnce sync.Once
 }
 
 // New opens the database, connects the services and builds the routes.
 func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
-	a := &App{cfg: cfg, log: log}
+	a := &App{cfg: cfg, log: log, liveViews: live.NewQuota(cfg.LiveViewsPerUser)}
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, fmt.Errorf("RMQC_DB: %w", err)
 	}
+	st.SetTimeout(cfg.DBTimeout)
 	a.store = st
 	a.replica = a.newReplica()
 	// The listen address is judged after opening the database: whether users exist

@@ -97,15 +97,19 @@ var rmqc = (function () {
     // Say whether a live page is live: the websocket is open, or it dropped and the
     // htmx extension is reconnecting.
     liveIndicator: function (live) {
-      var ind = document.getElementById("live-indicator");
+      // Looked up each time: a refusal frame replaces the indicator with the console's
+      // sentence (data-final), which no later state overwrites.
+      function el() { return document.getElementById("live-indicator"); }
       function state(cls, text) {
-        if (!ind) return;
+        var ind = el();
+        if (!ind || ind.dataset.final) return;
         ind.className = cls;
         ind.textContent = text;
       }
       // The page may give the words in its language: data-connecting, data-live,
       // data-again, data-lost (with %s for the time).
-      var say = (ind && ind.dataset) || {};
+      var first = el();
+      var say = (first && first.dataset) || {};
       state("live-connecting", say.connecting || "connecting…");
       var wasOpen = false;
       live.addEventListener("htmx:wsOpen", function () {

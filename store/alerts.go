@@ -126,6 +126,8 @@ func timeOrZero(ms int64) time.Time {
 // CreateAlertRule stores a rule and its audit entry in one transaction: a rule is never
 // created unaudited. It sets the rule's and the entry's ids.
 func (s *Store) CreateAlertRule(ctx context.Context, r *AlertRule, audit *AuditEntry) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	row := alertRuleRow{Cluster: s.cluster, Name: r.Name, GroupPattern: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
 		ForMs: r.For.Milliseconds(), WebhookURL: r.WebhookURL, Format: r.Format, CreatedBy: r.CreatedBy, CreatedAtMs: r.CreatedAt.UnixMilli()}
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -144,6 +146,8 @@ func (s *Store) CreateAlertRule(ctx context.Context, r *AlertRule, audit *AuditE
 // DeleteAlertRule deletes a rule (its states go with it; its deliveries are kept) and
 // records the audit entry in the same transaction.
 func (s *Store) DeleteAlertRule(ctx context.Context, id int64, audit *AuditEntry) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		r := tx.Where("cluster = ?", s.cluster).Delete(&alertRuleRow{}, id)
 		if r.Error != nil {
@@ -162,6 +166,8 @@ func (s *Store) DeleteAlertRule(ctx context.Context, id int64, audit *AuditEntry
 
 // AlertRule returns one rule, or an error matching ErrAlertRuleNotFound.
 func (s *Store) AlertRule(ctx context.Context, id int64) (*AlertRule, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var row alertRuleRow
 	if err := s.DB.WithContext(ctx).Where("cluster = ?", s.cluster).Take(&row, id).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -175,6 +181,8 @@ func (s *Store) AlertRule(ctx context.Context, id int64) (*AlertRule, error) {
 
 // AlertRules returns every rule, oldest first.
 func (s *Store) AlertRules(ctx context.Context) ([]AlertRule, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []alertRuleRow
 	if err := s.DB.WithContext(ctx).Where("cluster = ?", s.cluster).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read alert rules: %w", err)
@@ -188,6 +196,8 @@ func (s *Store) AlertRules(ctx context.Context) ([]AlertRule, error) {
 
 // AlertStates returns every rule's state per group.
 func (s *Store) AlertStates(ctx context.Context) ([]AlertState, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []alertStateRow
 	err := s.DB.WithContext(ctx).Where("rule_id IN (SELECT id FROM alert_rules WHERE cluster = ?)", s.cluster).Order("rule_id, group_name").Find(&rows).Error
 	if err != nil {
@@ -205,6 +215,8 @@ func (s *Store) AlertStates(ctx context.Context) ([]AlertState, error) {
 // transaction, so a firing state is never stored without its notification. It sets the
 // deliveries' ids.
 func (s *Store) SaveAlertStates(ctx context.Context, states []AlertState, deliveries []AlertDelivery) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if len(states) == 0 && len(deliveries) == 0 {
 		return nil
 	}
@@ -236,6 +248,8 @@ func (s *Store) SaveAlertStates(ctx context.Context, states []AlertState, delive
 // DueDeliveries returns pending deliveries whose next attempt is due at now, oldest
 // first, at most limit.
 func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]AlertDelivery, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []alertDeliveryRow
 	err := s.DB.WithContext(ctx).Where("status = 'pending' AND next_at_ms <= ?", now.UnixMilli()).Order("id").Limit(limit).Find(&rows).Error
 	if err != nil {
@@ -247,6 +261,8 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]
 // UpdateDelivery records an attempt: its status, attempts, next attempt, response code
 // and error.
 func (s *Store) UpdateDelivery(ctx context.Context, d AlertDelivery) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	err := s.DB.WithContext(ctx).Model(&alertDeliveryRow{}).Where("id = ?", d.ID).Updates(map[string]any{
 		"status": d.Status, "attempts": d.Attempts, "next_at_ms": msOrZero(d.NextAt), "response_code": d.ResponseCode, "error": d.Error,
 	}).Error
@@ -258,6 +274,8 @@ func (s *Store) UpdateDelivery(ctx context.Context, d AlertDelivery) error {
 
 // AlertDeliveries returns the newest deliveries, of one rule when ruleID > 0.
 func (s *Store) AlertDeliveries(ctx context.Context, ruleID int64, limit int) ([]AlertDelivery, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	q := s.DB.WithContext(ctx)
 	if ruleID > 0 {
 		q = q.Where("rule_id = ?", ruleID)

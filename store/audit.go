@@ -14,6 +14,8 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"rmqconsole/i18n"
 )
 
 // AuditStatus is where an audit entry stands. Only pending changes, once, to one of the
@@ -181,11 +183,19 @@ type AuditLog struct {
 	// cluster is written on the entries this log begins and records (Store.ForCluster);
 	// defaultCluster owns the entries without one.
 	cluster, defaultCluster string
+	// timeout bounds each call, as the store's (Store.SetTimeout).
+	timeout time.Duration
 }
 
 // Audit returns the store's audit log.
 func (s *Store) Audit() *AuditLog {
-	return &AuditLog{db: s.DB, dialect: s.dialect, replica: s.replica, cluster: s.cluster, defaultCluster: s.defaultCluster}
+	return &AuditLog{db: s.DB, dialect: s.dialect, replica: s.replica, cluster: s.cluster, defaultCluster: s.defaultCluster,
+		timeout: s.timeout}
+}
+
+// deadline bounds one call of the log, as Store.deadline does.
+func (l *AuditLog) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, orDefault(l.timeout))
 }
 
 // ofCluster narrows q to the entries of cluster name: an entry without a cluster name
@@ -410,6 +420,8 @@ func seal(tx *gorm.DB, d Dialect, r *auditRow) error {
 // when the group already has a pending entry: at most one reset of a group is in flight
 // (and, for an entry without a group, one change of its topics).
 func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	if e.Status == "" {
 		e.Status = AuditPending
 	}
@@ -457,6 +469,8 @@ func isUniqueViolation(err error) bool {
 // Finish records the outcome of a pending entry (status, result, error, finish time) and
 // seals it into the hash chain. The entry's other fields are those written by Begin.
 func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	if e.Status == AuditPending || !e.Status.Valid() {
 		return fmt.Errorf("finish audit entry %d: status %q is not an outcome", e.ID, e.Status)
 	}
@@ -509,9 +523,10 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // happens without its entry, and is then finished with apply's outcome. apply returns
 // one row per thing it changed (a broker, a message), each with its Error ("" when done),
 // and an error when it could not go on. The status follows: applied when every row is
-// done, partial when some are, failed otherwise. Change returns an error only when the
+// done, partial when some are, failed otherwise; refused when the error wraps
+// ErrChangeRefused. Change returns an error only when the
 // entry could not be written: *AuditBusyError or the database's error before apply ran
-// (nothing was changed), or the database's error when finishing.
+// (nothing was changed), or an *UnrecordedError when finishing.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
 	if err := l.Begin(ctx, e); err != nil {
@@ -524,10 +539,42 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 	}
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
-	return l.Finish(context.WithoutCancel(ctx), e)
+	if err := l.Finish(context.WithoutCancel(ctx), e); err != nil {
+		return &UnrecordedError{Entry: e, Err: err}
+	}
+	return nil
 }
 
+// UnrecordedError is a change that was made but whose outcome could not be written to
+// the audit log: its entry stays pending, and is marked interrupted, with what is then
+// found, at the console's next start (on a shared database, by another console once
+// this one stops). Unlike a failure before the change, something was changed.
+type UnrecordedError struct {
+	Entry *AuditEntry
+	Err   error
+}
+
+func (e *UnrecordedError) Error() string {
+	return fmt.Sprintf("the change was made, but its outcome could not be written to audit entry %d: %v", e.Entry.ID, e.Err)
+}
+
+// Unwrap returns the database's error.
+func (e *UnrecordedError) Unwrap() error { return e.Err }
+
+// Say is the sentence for the person who asked for the change.
+func (e *UnrecordedError) Say() i18n.Message {
+	return i18n.M("audit.unrecorded", "ID", e.Entry.ID, "Error", e.Err.Error())
+}
+
+// ErrChangeRefused, wrapped in the error a Change's apply returns, records the change as
+// refused: once its entry was pending, apply found it must not go on (what it previewed
+// no longer holds) and changed nothing.
+var ErrChangeRefused = errors.New("refused at apply")
+
 func changeStatus(rows []AuditQueue, err error) AuditStatus {
+	if errors.Is(err, ErrChangeRefused) {
+		return AuditRefused
+	}
 	done := 0
 	for _, r := range rows {
 		if r.Error == "" {
@@ -547,6 +594,8 @@ func changeStatus(rows []AuditQueue, err error) AuditStatus {
 // Record appends an entry that is finished from the start (a refused attempt), sealed
 // into the chain. It sets e's ID, Seq and hashes.
 func (l *AuditLog) Record(ctx context.Context, e *AuditEntry) error {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return l.recordTx(tx, e) })
 }
 
@@ -588,6 +637,8 @@ func (l *AuditLog) recordTx(tx *gorm.DB, e *AuditEntry) error {
 
 // Get returns one entry, or an error matching ErrAuditNotFound.
 func (l *AuditLog) Get(ctx context.Context, id int64) (*AuditEntry, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	var r auditRow
 	if err := l.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -601,6 +652,8 @@ func (l *AuditLog) Get(ctx context.Context, id int64) (*AuditEntry, error) {
 
 // Pending returns every pending entry of the log's cluster, oldest first.
 func (l *AuditLog) Pending(ctx context.Context) ([]AuditEntry, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	var rows []auditRow
 	if err := l.ofCluster(l.db.WithContext(ctx), l.cluster).Where("status = ?", AuditPending).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read pending audit entries: %w", err)
@@ -636,6 +689,8 @@ const AuditDefaultLimit = 100
 // List returns the entries that match f, newest first, and whether more matched than
 // the limit.
 func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	limit := f.Limit
 	if limit <= 0 {
 		limit = AuditDefaultLimit
@@ -706,6 +761,8 @@ type ChainReport struct {
 // Verify recomputes every sealed entry's hash and checks each links to the one before,
 // that their positions have no gap, and that no finished entry is outside the chain.
 func (l *AuditLog) Verify(ctx context.Context) (*ChainReport, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	rep := &ChainReport{Head: genesisHash}
 	add := func(r *auditRow, format string, args ...any) {
 		p := ChainProblem{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
@@ -741,7 +798,7 @@ func (l *AuditLog) Verify(ctx context.Context) (*ChainReport, error) {
 		prev, want = r.Hash, *r.Seq+1
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("verify audit chain: %w", err)
+		return nil, fmt.Errorf("verify audit chain: %w", failed(err))
 	}
 	rep.Head = prev
 	var loose []auditRow
@@ -774,15 +831,18 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		return openPostgres(ctx, path, true)
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?vfs=unix-excl&mode=ro&_busy_timeout=5000"
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
+	db, err := gorm.Open(sqliteDialect{&sqlite.Dialector{DSN: dsn}}, &gorm.Config{Logger: logger.Discard, TranslateError: true})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s read-only: %w", path, inUse(err))
 	}
 	sqlDB, err := db.DB()
+	if err == nil {
+		err = reportFailures(db)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database %s read-only: %w", path, err)
 	}
-	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID()}
+	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID(), timeout: DefaultTimeout}
 	if err := s.Ping(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open database %s read-only: %w", path, inUse(err))

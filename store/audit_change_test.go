@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,8 @@ func TestAuditChangeIsPendingWhileItRunsThenSealed(t *testing.T) {
 			{[]AuditQueue{{BrokerName: "broker-a"}}, errors.New("NameServer refused"), AuditPartial},
 			{[]AuditQueue{{BrokerName: "broker-a", Error: "refused"}}, nil, AuditFailed},
 			{nil, errors.New("no broker answered"), AuditFailed},
+			// A change that found, once pending, that its preview no longer holds.
+			{[]AuditQueue{{BrokerName: "broker-a", Error: "not changed"}}, fmt.Errorf("%w: retryMaxTimes moved", ErrChangeRefused), AuditRefused},
 		}
 		for i, c := range cases {
 			e := topicChange("orders")

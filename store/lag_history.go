@@ -50,6 +50,8 @@ const MaxLagSamples = 20000
 // AddLagSamples stores one collection's samples in one transaction. A sample of the same
 // group at the same millisecond replaces the earlier one.
 func (s *Store) AddLagSamples(ctx context.Context, samples []LagSample) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if len(samples) == 0 {
 		return nil
 	}
@@ -68,6 +70,8 @@ func (s *Store) AddLagSamples(ctx context.Context, samples []LagSample) error {
 // LagSamples returns a group's samples with since <= at < until, oldest first, folded
 // buckets and raw samples together, at most MaxLagSamples (the newest).
 func (s *Store) LagSamples(ctx context.Context, group string, since, until time.Time) ([]LagSample, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []lagRow
 	err := s.DB.WithContext(ctx).Where("cluster = ? AND group_name = ? AND at_ms >= ? AND at_ms < ?", s.cluster, group, since.UnixMilli(), until.UnixMilli()).
 		Order("at_ms DESC").Limit(MaxLagSamples).Find(&rows).Error
@@ -84,6 +88,8 @@ func (s *Store) LagSamples(ctx context.Context, group string, since, until time.
 // RecentLag returns the named groups' samples since a time, oldest first, by group: the
 // group list's sparklines, in one read.
 func (s *Store) RecentLag(ctx context.Context, groups []string, since time.Time) (map[string][]LagSample, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	out := make(map[string][]LagSample, len(groups))
 	if len(groups) == 0 {
 		return out, nil
@@ -115,6 +121,8 @@ type LagCompaction struct {
 // is written once, from every sample it covers. Only this store's cluster's history:
 // each cluster's recorder compacts its own, under its cluster's lease.
 func (s *Store) CompactLagHistory(ctx context.Context, now time.Time, rawFor, bucket, retention time.Duration) (LagCompaction, error) {
+	ctx, cancel := s.batchDeadline(ctx)
+	defer cancel()
 	var c LagCompaction
 	b := bucket.Milliseconds()
 	if b <= 0 {

@@ -30,12 +30,15 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*Store, error
 		q.Set("default_transaction_read_only", "on")
 		u.RawQuery = q.Encode()
 	}
-	db, err := gorm.Open(postgres.Open(u.String()), &gorm.Config{
+	db, err := gorm.Open(postgresDialect{&postgres.Dialector{Config: &postgres.Config{DSN: u.String()}}}, &gorm.Config{
 		Logger: logger.Discard, TranslateError: true, DisableAutomaticPing: true})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %s", name, oneLine(err))
 	}
 	sqlDB, err := db.DB()
+	if err == nil {
+		err = reportFailures(db)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %s", name, oneLine(err))
 	}
@@ -44,7 +47,7 @@ func openPostgres(ctx context.Context, dsn string, readOnly bool) (*Store, error
 	sqlDB.SetMaxOpenConns(10)
 	sqlDB.SetMaxIdleConns(4)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{DB: db, sql: sqlDB, dialect: Postgres, replica: newReplicaID()}
+	s := &Store{DB: db, sql: sqlDB, dialect: Postgres, replica: newReplicaID(), timeout: DefaultTimeout}
 	pctx, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
 	if err := s.Ping(pctx); err != nil {
@@ -72,14 +75,14 @@ func oneLine(err error) string {
 func (s *Store) writablePostgres(ctx context.Context) error {
 	tx, err := s.sql.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `UPDATE console_meta SET value = value WHERE key = 'created_at'`); err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ var ErrPreviewNotFound = errors.New("reset preview not found")
 // SavePreview keeps a reset preview (its plan as JSON) made at at, and drops those made
 // before expired.
 func (s *Store) SavePreview(ctx context.Context, id string, plan []byte, at, expired time.Time) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(`DELETE FROM reset_previews WHERE created_at_ms < ?`, expired.UnixMilli()).Error; err != nil {
 			return err
@@ -32,11 +34,15 @@ func (s *Store) SavePreview(ctx context.Context, id string, plan []byte, at, exp
 // consoles taking the same preview at once, one gets it and the other
 // ErrPreviewNotFound.
 func (s *Store) TakePreview(ctx context.Context, id string) ([]byte, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	return s.readPreview(ctx, `DELETE FROM reset_previews WHERE id = ? RETURNING plan`, id)
 }
 
 // PeekPreview returns a preview's plan and leaves it in place.
 func (s *Store) PeekPreview(ctx context.Context, id string) ([]byte, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	return s.readPreview(ctx, `SELECT plan FROM reset_previews WHERE id = ?`, id)
 }
 

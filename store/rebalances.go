@@ -53,6 +53,8 @@ const MaxRebalanceEvents = 1000
 
 // AddRebalanceEvents stores events in one transaction, in order.
 func (s *Store) AddRebalanceEvents(ctx context.Context, events []RebalanceEvent) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if len(events) == 0 {
 		return nil
 	}
@@ -105,6 +107,8 @@ func rebalanceLease(cluster, group string) string { return "rebalances:" + clust
 // RebalanceEvents returns the group's newest events first, at most limit (capped at
 // MaxRebalanceEvents), optionally only those before a time (for paging back).
 func (s *Store) RebalanceEvents(ctx context.Context, group string, limit int, before time.Time) ([]RebalanceEvent, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if limit <= 0 || limit > MaxRebalanceEvents {
 		limit = MaxRebalanceEvents
 	}
@@ -138,6 +142,8 @@ type RebalanceDay struct {
 // RebalanceDays sums the group's moves per UTC day, newest day first, from since on
 // (zero: all kept history).
 func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time) ([]RebalanceDay, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []struct {
 		Day              string
 		Moves            int64
@@ -167,6 +173,8 @@ func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time
 // many went. Rebalance history is kept for a retention period, unlike the audit log,
 // which is never deleted.
 func (s *Store) PruneRebalanceEvents(ctx context.Context, before time.Time) (int64, error) {
+	ctx, cancel := s.batchDeadline(ctx)
+	defer cancel()
 	r := s.DB.WithContext(ctx).Where("at_ms < ?", before.UnixMilli()).Delete(&rebalanceRow{})
 	if r.Error != nil {
 		return 0, fmt.Errorf("prune rebalance events before %s: %w", before.UTC().Format(time.RFC3339), r.Error)

@@ -36,6 +36,8 @@ func dbNow(ctx context.Context, db *gorm.DB, d Dialect) (int64, error) {
 
 // Heartbeat records that this replica is alive now.
 func (s *Store) Heartbeat(ctx context.Context) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	now, err := dbNow(ctx, s.DB, s.dialect)
 	if err != nil {
 		return fmt.Errorf("heartbeat of replica %s: %w", s.replica, err)
@@ -53,6 +55,8 @@ func (s *Store) Heartbeat(ctx context.Context) error {
 // replica's already, or when its holder let it expire. The database decides, so two
 // replicas asking at once never both get it.
 func (s *Store) TakeLease(ctx context.Context, name string) (bool, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	now, err := dbNow(ctx, s.DB, s.dialect)
 	if err != nil {
 		return false, fmt.Errorf("take lease %q: %w", name, err)
@@ -69,6 +73,8 @@ func (s *Store) TakeLease(ctx context.Context, name string) (bool, error) {
 
 // LeaseHolder names the replica holding the named lease, "" when none holds it now.
 func (s *Store) LeaseHolder(ctx context.Context, name string) (string, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	now, err := dbNow(ctx, s.DB, s.dialect)
 	if err != nil {
 		return "", fmt.Errorf("read lease %q: %w", name, err)
@@ -84,6 +90,8 @@ func (s *Store) LeaseHolder(ctx context.Context, name string) (string, error) {
 // Leave ends this replica's heartbeat and gives up its leases, at a clean stop: another
 // replica takes the work over at once instead of after ReplicaLease.
 func (s *Store) Leave(ctx context.Context) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(`DELETE FROM leases WHERE replica = ?`, s.replica).Error; err != nil {
 			return err
@@ -101,6 +109,8 @@ func (s *Store) Leave(ctx context.Context) error {
 // never beat: a SQLite file's previous run). This replica's own entries are never
 // orphaned while it runs. Only the log's cluster's entries: another cluster's brokers are not asked.
 func (l *AuditLog) Orphaned(ctx context.Context) ([]AuditEntry, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
 	now, err := dbNow(ctx, l.db, l.dialect)
 	if err != nil {
 		return nil, fmt.Errorf("read orphaned audit entries: %w", err)

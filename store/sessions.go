@@ -32,6 +32,8 @@ var ErrSessionNotFound = errors.New("session not found")
 
 // CreateSession stores s and sets its ID.
 func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if err := s.DB.WithContext(ctx).Create(sess).Error; err != nil {
 		return fmt.Errorf("create session for user %d: %w", sess.UserID, err)
 	}
@@ -41,6 +43,8 @@ func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
 // SessionByTokenHash returns the session with that token hash and its user, or
 // ErrSessionNotFound. It does not judge expiry: the caller does, with its own clock.
 func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*SessionUser, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var su SessionUser
 	err := s.DB.WithContext(ctx).Raw(`
 		SELECT s.id AS s_id, s.token_hash AS s_token_hash, s.user_id AS s_user_id,
@@ -61,6 +65,8 @@ func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*SessionUs
 
 // TouchSession records activity on a session.
 func (s *Store) TouchSession(ctx context.Context, id, now int64) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if err := s.DB.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Update("last_seen_at", now).Error; err != nil {
 		return fmt.Errorf("touch session %d: %w", id, err)
 	}
@@ -70,6 +76,8 @@ func (s *Store) TouchSession(ctx context.Context, id, now int64) error {
 // DeleteSession ends the session with that token hash, if there is one (logout, or
 // found expired).
 func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if err := s.DB.WithContext(ctx).Where("token_hash = ?", tokenHash).Delete(&Session{}).Error; err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
@@ -79,6 +87,8 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 // DeleteExpiredSessions removes sessions past their absolute end or idle since before
 // idleBefore, and returns how many.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, now, idleBefore int64) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	res := s.DB.WithContext(ctx).Where("expires_at <= ? OR last_seen_at < ?", now, idleBefore).Delete(&Session{})
 	if res.Error != nil {
 		return 0, fmt.Errorf("delete expired sessions: %w", res.Error)
@@ -89,6 +99,8 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, now, idleBefore int64
 // CountSessions returns how many sessions the user has (expired ones included until
 // they are swept).
 func (s *Store) CountSessions(ctx context.Context, userID int64) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var n int64
 	if err := s.DB.WithContext(ctx).Model(&Session{}).Where("user_id = ?", userID).Count(&n).Error; err != nil {
 		return 0, fmt.Errorf("count sessions of user %d: %w", userID, err)
@@ -126,6 +138,8 @@ var ErrTokenNotFound = errors.New("API token not found")
 
 // CreateAPIToken stores t and sets its ID.
 func (s *Store) CreateAPIToken(ctx context.Context, t *APIToken) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if err := s.DB.WithContext(ctx).Create(t).Error; err != nil {
 		return fmt.Errorf("create API token %q for user %d: %w", t.Name, t.UserID, err)
 	}
@@ -138,6 +152,8 @@ const tokenUserSelect = `SELECT t.*, u.name AS user_name, u.role AS user_role
 // APITokenByHash returns the token with that secret hash (revoked or not), or
 // ErrTokenNotFound.
 func (s *Store) APITokenByHash(ctx context.Context, hash string) (*APITokenUser, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var rows []APITokenUser
 	if err := s.DB.WithContext(ctx).Raw(tokenUserSelect+` WHERE t.token_hash = ?`, hash).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read API token: %w", err)
@@ -151,6 +167,8 @@ func (s *Store) APITokenByHash(ctx context.Context, hash string) (*APITokenUser,
 // APITokens lists tokens, newest first: those of the named user, or everyone's when
 // userName is "".
 func (s *Store) APITokens(ctx context.Context, userName string) ([]APITokenUser, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	q := tokenUserSelect
 	var args []any
 	if userName != "" {
@@ -167,6 +185,8 @@ func (s *Store) APITokens(ctx context.Context, userName string) ([]APITokenUser,
 // RevokeAPIToken marks a token revoked. With userName set, only a token of that user
 // matches (so a URL naming one user cannot reach another's token).
 func (s *Store) RevokeAPIToken(ctx context.Context, id int64, userName string, now int64) (*APITokenUser, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var out *APITokenUser
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		q := tokenUserSelect + ` WHERE t.id = ?`
@@ -197,6 +217,8 @@ func (s *Store) RevokeAPIToken(ctx context.Context, id int64, userName string, n
 
 // TouchAPIToken records a use of the token.
 func (s *Store) TouchAPIToken(ctx context.Context, id, now int64) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if err := s.DB.WithContext(ctx).Model(&APIToken{}).Where("id = ?", id).Update("last_used_at", now).Error; err != nil {
 		return fmt.Errorf("touch API token %d: %w", id, err)
 	}

@@ -58,6 +58,8 @@ type Store struct {
 	cluster string
 	// defaultCluster owns the audit entries written before clusters had names ('').
 	defaultCluster string
+	// timeout bounds each call (SetTimeout).
+	timeout time.Duration
 }
 
 // ForCluster is the store seen from one configured cluster: the audit entries, rebalance
@@ -81,6 +83,8 @@ func (s *Store) SetDefaultCluster(name string) { s.defaultCluster = name }
 // clusters had names to the default cluster. Audit entries are not changed (they never
 // are): an entry without a cluster name reads as the default cluster's.
 func (s *Store) ClaimUnnamedRows(ctx context.Context) error {
+	ctx, cancel := s.batchDeadline(ctx)
+	defer cancel()
 	if s.defaultCluster == "" {
 		return nil
 	}
@@ -167,15 +171,18 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{Logger: logger.Discard, TranslateError: true})
+	db, err := gorm.Open(sqliteDialect{&sqlite.Dialector{DSN: dsn}}, &gorm.Config{Logger: logger.Discard, TranslateError: true})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, inUse(err))
 	}
 	sqlDB, err := db.DB()
+	if err == nil {
+		err = reportFailures(db)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID()}
+	s := &Store{DB: db, sql: sqlDB, dialect: SQLite, replica: newReplicaID(), timeout: DefaultTimeout}
 	if err := s.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("database %s: %w", path, inUse(err))
@@ -230,8 +237,10 @@ func latestVersion(p *goose.Provider) int64 {
 
 // Ping checks that the database answers a query.
 func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var one int
-	return s.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	return failed(s.sql.QueryRowContext(ctx, "SELECT 1").Scan(&one))
 }
 
 // Writable checks that the database takes a write: it commits a transaction that
@@ -240,23 +249,29 @@ func (s *Store) Ping(ctx context.Context) error {
 // full for the write-ahead log to grow, fails here as it would fail the next audit
 // entry; reading alone would still answer.
 func (s *Store) Writable(ctx context.Context) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	if s.dialect == Postgres {
 		return s.writablePostgres(ctx)
 	}
+	return s.writableSQLite(ctx)
+}
+
+func (s *Store) writableSQLite(ctx context.Context) error {
 	tx, err := s.sql.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	defer tx.Rollback()
 	var v int64
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("database cannot be read: %w", err)
+		return fmt.Errorf("database cannot be read: %w", failed(err))
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database cannot be written: %w", err)
+		return fmt.Errorf("database cannot be written: %w", failed(err))
 	}
 	return nil
 }

@@ -27,6 +27,8 @@ var ErrUserExists = errors.New("user already exists")
 
 // CreateUser adds u and sets its ID.
 func (s *Store) CreateUser(ctx context.Context, u *User) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	err := s.DB.WithContext(ctx).Create(u).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return fmt.Errorf("create user %q: %w", u.Name, ErrUserExists)
@@ -39,6 +41,8 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 
 // UserByName returns the user called name, or ErrUserNotFound.
 func (s *Store) UserByName(ctx context.Context, name string) (*User, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var u User
 	err := s.DB.WithContext(ctx).Where("name = ?", name).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -52,6 +56,8 @@ func (s *Store) UserByName(ctx context.Context, name string) (*User, error) {
 
 // Users returns every user, by name.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var us []User
 	if err := s.DB.WithContext(ctx).Order("name").Find(&us).Error; err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
@@ -61,6 +67,8 @@ func (s *Store) Users(ctx context.Context) ([]User, error) {
 
 // CountUsers returns how many users exist.
 func (s *Store) CountUsers(ctx context.Context) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var n int64
 	if err := s.DB.WithContext(ctx).Model(&User{}).Count(&n).Error; err != nil {
 		return 0, fmt.Errorf("count users: %w", err)
@@ -72,6 +80,8 @@ func (s *Store) CountUsers(ctx context.Context) (int64, error) {
 // same transaction, so an old session can never outlive the password it was opened with.
 // It returns how many sessions were ended.
 func (s *Store) SetPassword(ctx context.Context, name, hash string, now int64) (int64, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	var ended int64
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var u User
@@ -96,6 +106,8 @@ func (s *Store) SetPassword(ctx context.Context, name, hash string, now int64) (
 
 // DeleteUser removes the user; the schema removes their sessions and API tokens with it.
 func (s *Store) DeleteUser(ctx context.Context, name string) error {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
 	res := s.DB.WithContext(ctx).Where("name = ?", name).Delete(&User{})
 	if res.Error != nil {
 		return fmt.Errorf("remove user %q: %w", name, res.Error)

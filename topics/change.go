@@ -62,10 +62,15 @@ var MessageTypes = []string{TypeNormal, TypeFIFO, TypeDelay, TypeTransaction}
 // Who is who asks for a change, for the audit log.
 type Who struct{ Actor, Addr string }
 
-// SaveRequest creates a topic, or updates it when it exists. A nil field keeps what
-// the topic has (or, for a new topic, takes the default: 8 queues, read and write, not
-// ordered, normal messages).
+// SaveRequest creates a topic, or, with Update, changes one that exists. A nil field
+// keeps what the topic has (or, for a new topic, takes the default: 8 queues, read and
+// write, not ordered, normal messages).
 type SaveRequest struct {
+	// Update says the caller means to change an existing topic (a topic page's form,
+	// PUT /api/v1/topics/{topic}). Without it the request creates the topic, and one
+	// that exists is refused (*ExistsError): a create never changes a topic. With it, a
+	// topic that does not exist is refused (*NotFoundError) rather than created.
+	Update         bool   `json:"-"`
 	Topic          string `json:"topic"`
 	ReadQueueNums  *int   `json:"readQueueNums,omitempty"`
 	WriteQueueNums *int   `json:"writeQueueNums,omitempty"`
@@ -246,6 +251,9 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 		case err == nil:
 			out = route.Brokers
 		case errors.Is(err, rocketmq.ErrTopicNotFound):
+			if r.Update {
+				return nil, &NotFoundError{Topic: r.Topic}
+			}
 			if len(ci.Clusters) > 1 {
 				return nil, inputErr("clusterName", "topics.input.cluster.which", "N", len(ci.Clusters),
 					"Clusters", strings.Join(slices.Sorted(maps.Keys(ci.Clusters)), ", "), "Topic", r.Topic)
@@ -289,6 +297,16 @@ func (s *Service) readTargets(ctx context.Context, topic string, brokers []clust
 	return out, nil
 }
 
+// ExistsError refuses to create a topic that exists already: the create would change
+// it. Nothing was changed.
+type ExistsError struct{ Topic string }
+
+func (e *ExistsError) Error() string { return e.Text().String() }
+
+// Text is the error as a catalogue sentence, for the handler to say in the request's
+// language.
+func (e *ExistsError) Text() i18n.Message { return i18n.M("topics.exists", "Topic", e.Topic) }
+
 // ChangeRefusedError is a change not made because a broker it concerns could not be
 // read first; nothing was changed.
 type ChangeRefusedError struct {
@@ -324,10 +342,13 @@ type Saved struct {
 	Created bool
 }
 
-// Save creates the topic on its brokers, or updates it where it exists, keeping what
-// was not asked to change. Bad input is an *InputError, a system topic too, and nothing
-// reaches a broker; otherwise the change is written to the audit log first (with every
-// broker's configuration before and after) and each broker is one row of its outcome.
+// Save creates the topic on its brokers, or, asked to update it (r.Update), changes it
+// where it is and adds it where it is not yet, keeping what was not asked to change. A
+// create of a topic that exists, or an update of one that does not, is refused before
+// anything is changed (*ExistsError, *NotFoundError). Bad input is an *InputError, a
+// system topic too, and nothing reaches a broker; otherwise the change is written to the
+// audit log first (with every broker's configuration before and after) and each broker
+// is one row of its outcome.
 func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, error) {
 	if err := checkSave(r); err != nil {
 		return nil, err
@@ -362,8 +383,17 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 			break
 		}
 	}
+	routed := model != nil
 	if model == nil {
-		model = s.configElsewhere(ctx, r.Topic, ts)
+		if model, routed, err = s.configElsewhere(ctx, r.Topic, ts); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case routed && !r.Update:
+		return nil, &ExistsError{Topic: r.Topic}
+	case !routed && r.Update:
+		return nil, &NotFoundError{Topic: r.Topic}
 	}
 	var old []string
 	for _, t := range ts {
@@ -375,7 +405,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 		return nil, inputErr("messageType", "topics.input.type.4x", "Brokers", strings.Join(old, ", "))
 	}
 	mode := ModeCreate
-	if model != nil {
+	if r.Update {
 		mode = ModeUpdate
 	}
 	before, after := map[string]*Config{}, map[string]Config{}
@@ -609,12 +639,16 @@ func (s *Service) Placement(ctx context.Context) ([]BrokerPlace, error) {
 }
 
 // configElsewhere is the topic's configuration on a broker of its route that the save
-// does not go to (the topic exists, and the save adds brokers to it), nil when it has no
-// route or that broker cannot be read: then the save creates the topic where it goes.
-func (s *Service) configElsewhere(ctx context.Context, topic string, ts []target) *rocketmq.TopicConfig {
+// does not go to (the topic exists, and the save adds brokers to it), nil when that
+// broker cannot be read; routed says whether the NameServers have a route for the topic
+// at all, that is whether it exists.
+func (s *Service) configElsewhere(ctx context.Context, topic string, ts []target) (tc *rocketmq.TopicConfig, routed bool, err error) {
 	route, err := s.cluster.Route(ctx, topic)
+	if errors.Is(err, rocketmq.ErrTopicNotFound) {
+		return nil, false, nil
+	}
 	if err != nil {
-		return nil
+		return nil, false, err
 	}
 	for _, b := range route.Brokers {
 		if b.Master == "" || slices.ContainsFunc(ts, func(t target) bool { return t.broker.Name == b.Name }) {
@@ -625,8 +659,8 @@ func (s *Service) configElsewhere(ctx context.Context, topic string, ts []target
 			continue
 		}
 		if tc, ok := t.Topics[topic]; ok {
-			return &tc
+			return &tc, true, nil
 		}
 	}
-	return nil
+	return nil, true, nil
 }

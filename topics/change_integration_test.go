@@ -107,7 +107,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 		all = append(all, b.Name)
 		want[b.Name] = dev.RouteQueues{Read: 3, Write: 5, Perm: 4}
 	}
-	saved, err = e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, Perm: ints(4), WriteQueueNums: ints(5), BrokerNames: all})
+	saved, err = e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: topic, Perm: ints(4), WriteQueueNums: ints(5), BrokerNames: all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestIntegrationTopicMessageType(t *testing.T) {
 	if got := typeOn(); got != "FIFO" {
 		t.Fatalf("message type %q, want FIFO", got)
 	}
-	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, Perm: ints(6), ReadQueueNums: ints(4), WriteQueueNums: ints(4)}); err != nil {
+	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: topic, Perm: ints(6), ReadQueueNums: ints(4), WriteQueueNums: ints(4)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := typeOn(); got != "FIFO" {
@@ -337,7 +337,7 @@ func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
 	}
 	// Only the broker it lacks is named: the topic exists, so it is an update, and the
 	// broker gets the topic's shape.
-	added, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: topic, BrokerNames: []string{last.Name}})
+	added, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: topic, BrokerNames: []string{last.Name}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,4 +355,60 @@ func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
 	if _, err := e.c.TopicRoute(ctx, topic); err != nil {
 		t.Fatalf("the route went although %s still has the topic: %v", last.Name, err)
 	}
+}
+
+// A create names a topic that exists with other queue counts: it is refused, and the
+// topic keeps its 8 write queues (the create used to change it to 4). Only an update
+// changes it; an update of a topic that does not exist is refused and creates nothing.
+// Neither refusal reaches the audit log, since nothing was attempted.
+func TestIntegrationTopicCreateNeverChangesAnExistingTopic(t *testing.T) {
+	e := newChangeEnv(t)
+	ctx := t.Context()
+	existing := dev.UniqueName("it-exists")
+	if err := e.cl.CreateTopic(ctx, existing, 8); err != nil {
+		t.Fatal(err)
+	}
+	eight := map[string]dev.RouteQueues{}
+	for _, b := range e.cl.Brokers {
+		eight[b.Name] = dev.RouteQueues{Read: 8, Write: 8, Perm: 6}
+	}
+	e.routeIs(t, existing, eight)
+
+	_, err := e.svc.Save(ctx, e.who, SaveRequest{Topic: existing, WriteQueueNums: ints(4)})
+	var ex *ExistsError
+	if !errors.As(err, &ex) || ex.Topic != existing || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("create of the existing %s: %v, want it refused as existing", existing, err)
+	}
+	fresh := dev.UniqueName("it-absent")
+	if _, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: fresh, WriteQueueNums: ints(4)}); !errors.Is(err, ErrTopicNotFound) {
+		t.Errorf("update of the absent %s: %v, want it refused as not found", fresh, err)
+	}
+	if _, err := e.c.TopicRoute(ctx, fresh); !errors.Is(err, rocketmq.ErrTopicNotFound) {
+		t.Errorf("the refused update created %s: %v", fresh, err)
+	}
+	for _, b := range e.cl.Brokers {
+		tt, err := e.c.TopicConfigs(ctx, b.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc := tt.Topics[existing]; tc.WriteQueueNums != 8 || tc.ReadQueueNums != 8 {
+			t.Errorf("after the refused create %s has %d read / %d write queues on %s, want 8 / 8", existing, tc.ReadQueueNums, tc.WriteQueueNums, b.Name)
+		}
+	}
+	if rep, err := e.audit.Verify(ctx); err != nil || rep.Sealed != 0 || rep.Pending != 0 {
+		t.Errorf("audit after the refusals: %+v %v, want no entry", rep, err)
+	}
+
+	saved, err := e.svc.Save(ctx, e.who, SaveRequest{Update: true, Topic: existing, WriteQueueNums: ints(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Created || saved.Entry.Mode != ModeUpdate || saved.Entry.Status != store.AuditApplied {
+		t.Fatalf("update: created %v, %s %s", saved.Created, saved.Entry.Mode, saved.Entry.Status)
+	}
+	four := map[string]dev.RouteQueues{}
+	for _, b := range e.cl.Brokers {
+		four[b.Name] = dev.RouteQueues{Read: 8, Write: 4, Perm: 6}
+	}
+	e.routeIs(t, existing, four)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 )
 
@@ -67,8 +68,13 @@ func Rate(r float64) string {
 // while a pasted page of text does not fill the screen.
 const maxEcho = 80
 
-// Cut shortens what a user typed for repeating it back in a heading or a sentence.
+// Cut shortens what a user typed for repeating it back in a heading or a sentence;
+// what the free-text rule refuses (control characters, direction overrides, bytes that
+// are not UTF-8) is repeated escaped, never as it came.
 func Cut(s string) string {
+	if !freetext.Allowed(s) {
+		return freetext.Quote(s)
+	}
 	if len(s) <= maxEcho {
 		return s
 	}

@@ -18,6 +18,9 @@ type TopicFormVM struct {
 	// Any5 is set when some broker runs 5.x (message types); Any4 when some runs 4.x.
 	Any5, Any4  bool
 	FieldErrors map[string]string
+	// ExistingURL is the page of the topic the create form named, which exists already:
+	// its update form is where the topic is changed.
+	ExistingURL string
 	// Error is a sentence for the whole form (a broker that could not be read first).
 	Error  string
 	Result *TopicChangeResultVM

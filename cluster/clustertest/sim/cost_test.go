@@ -94,6 +94,12 @@ func TestSimulatedClusterCostsOfEachPage(t *testing.T) {
 	expect := func(page string, got cost, want cost) {
 		t.Helper()
 		for code, n := range want {
+			if code == rocketmq.CodeGetBrokerClusterInfo && n == 1 && got[code] >= 1 {
+				// The cluster info is read once and reused for cluster.DefaultInfoTTL of wall
+				// time: a page that takes longer than that on a loaded machine reads it
+				// again. The brokers' requests below are what the page's size decides.
+				continue
+			}
 			if got[code] != n {
 				t.Errorf("%s: %d %s, want %d (all: %s)", page, got[code], code, n, got)
 			}

@@ -218,7 +218,9 @@ func startConsole(bin, nameServers string, timeout time.Duration) (*console, err
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "RMQC_NAMESRV="+nameServers, "RMQC_TIMEOUT="+timeout.String(),
-		"RMQC_LISTEN="+addr, "RMQC_DATA_DIR="+dir, "RMQC_LOG_LEVEL=warn", "RMQC_METRICS_INTERVAL=0")
+		"RMQC_LISTEN="+addr, "RMQC_DATA_DIR="+dir, "RMQC_LOG_LEVEL=warn", "RMQC_METRICS_INTERVAL=0",
+		// Every viewer comes from this one address: let it have them all.
+		fmt.Sprintf("RMQC_LIVE_VIEWS_PER_USER=%d", maxViewers))
 	log, err := os.Create(filepath.Join(dir, "console.log"))
 	if err != nil {
 		return nil, err
