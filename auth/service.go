@@ -29,6 +29,7 @@ type Store interface {
 	CountUsers(ctx context.Context) (int64, error)
 	SetPassword(ctx context.Context, name, hash string, now int64) (int64, error)
 	DeleteUser(ctx context.Context, name string) error
+	SignInExternalUser(ctx context.Context, name, role, provider string, now int64) (*store.User, error)
 
 	CreateSession(ctx context.Context, s *store.Session) error
 	SessionByTokenHash(ctx context.Context, hash string) (*store.SessionUser, error)
@@ -56,6 +57,12 @@ type Config struct {
 	Throttle ThrottleConfig
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
+	// Directory, when set, checks the passwords of users who are not local (LDAP).
+	Directory Directory
+	// Audit, when set, records every sign-in, successful or not; OnRecordError hears
+	// of a record that could not be written (sign-in goes on either way).
+	Audit         AuditLog
+	OnRecordError func(error)
 }
 
 // Defaults for Config.
@@ -81,6 +88,10 @@ type Service struct {
 	cfg       Config
 	throttle  *throttle
 	dummyHash func() []byte
+	// failures bounds the failed sign-ins recorded one by one (signins.go).
+	failures *failureLimiter
+	// proxySeen is when each proxy-named user was last seen (signins.go).
+	proxySeen *proxySeen
 }
 
 // New returns a service over st.
@@ -100,7 +111,8 @@ func New(st Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Service{st: st, cfg: cfg, throttle: newThrottle(cfg.Throttle)}
+	s := &Service{st: st, cfg: cfg, throttle: newThrottle(cfg.Throttle), failures: newFailureLimiter(FailureWindow),
+		proxySeen: &proxySeen{users: map[string]time.Time{}}}
 	// Unknown user names are checked against this hash, so a wrong name takes as long
 	// as a wrong password and sign-in does not reveal which names exist. Made on first
 	// use: it costs as much as a sign-in.
@@ -113,8 +125,10 @@ func New(st Store, cfg Config) *Service {
 
 // User is a console user as the service shows it (never with its hash).
 type User struct {
-	Name      string
-	Role      Role
+	Name string
+	Role Role
+	// Provider is how the user signs in: ProviderLocal, ProviderLDAP or ProviderOIDC.
+	Provider  string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -187,6 +201,9 @@ func (s *Service) SetPassword(ctx context.Context, name string, password []byte)
 	if err := CheckPassword(password); err != nil {
 		return 0, err
 	}
+	if u, err := s.st.UserByName(ctx, name); err == nil && !isLocal(u) {
+		return 0, invalid("name", i18n.M("auth.user.external_password", "Name", name, "Provider", providerLabel(u.Provider)))
+	}
 	hash, err := bcrypt.GenerateFromPassword(password, s.cfg.BcryptCost)
 	if err != nil {
 		return 0, fmt.Errorf("hash password of %q: %w", name, err)
@@ -237,36 +254,77 @@ type NewSession struct {
 	Token     string
 	ExpiresAt time.Time
 	Caller    Caller
+	// Provider is how the user signed in (ProviderLocal, ProviderLDAP, ProviderOIDC).
+	Provider string
 }
 
-// Login checks a user name and password and starts a session. After repeated failures
-// for the user name or the address it refuses with a *ThrottledError before checking
-// anything. A wrong name and a wrong password both answer ErrBadCredentials.
+// isLocal reports whether u signs in with a password the console keeps.
+func isLocal(u *store.User) bool { return u.Provider == "" || u.Provider == ProviderLocal }
+
+// Login checks a user name and password and starts a session, and records the attempt
+// in the audit log. A local user's password is checked here; any other name, with a
+// Directory configured, against the directory. After repeated failures for the user
+// name or the address it refuses with a *ThrottledError before checking anything. A
+// wrong name and a wrong password both answer ErrBadCredentials, whichever checked it.
 func (s *Service) Login(ctx context.Context, name string, password []byte, addr, userAgent string) (*NewSession, error) {
 	// A name the free-text rule refuses is no user's: said as such, without counting
 	// as a failed sign-in or reaching the store.
 	if err := textInvalid(freetext.UserName, name); err != nil {
 		return nil, err
 	}
-	if wait := s.throttle.begin(s.now(), name, addr); wait > 0 {
-		return nil, &ThrottledError{Wait: wait}
+	ns, provider, err := s.login(ctx, name, password, addr, userAgent)
+	rec := SignIn{Provider: provider, Name: name, Addr: addr, Err: err}
+	if ns != nil {
+		rec.Name, rec.Role = ns.Caller.Name, ns.Caller.Role
 	}
-	if len(password) > MaxPasswordLen {
-		return nil, ErrBadCredentials // bcrypt would refuse it; no stored password is this long
+	s.RecordSignIn(ctx, rec)
+	return ns, err
+}
+
+// login is Login without the record; it also says which provider checked the password.
+func (s *Service) login(ctx context.Context, name string, password []byte, addr, userAgent string) (*NewSession, string, error) {
+	provider := ProviderLocal
+	if wait := s.throttle.begin(s.now(), name, addr); wait > 0 {
+		if u, err := s.st.UserByName(ctx, name); s.cfg.Directory != nil && (err != nil || !isLocal(u)) {
+			provider = ProviderLDAP
+		}
+		return nil, provider, &ThrottledError{Wait: wait}
 	}
 	u, err := s.st.UserByName(ctx, name)
-	if errors.Is(err, store.ErrUserNotFound) {
+	switch {
+	case err == nil && isLocal(u):
+		if len(password) > MaxPasswordLen {
+			return nil, provider, ErrBadCredentials // bcrypt would refuse it; no stored password is this long
+		}
+		if err := bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), password); err != nil {
+			return nil, provider, ErrBadCredentials
+		}
+		s.throttle.succeed(name, addr)
+		ns, err := s.startSession(ctx, u, addr, userAgent)
+		if ns != nil {
+			ns.Provider = ProviderLocal
+		}
+		return ns, provider, err
+	case err != nil && !errors.Is(err, store.ErrUserNotFound):
+		return nil, provider, fmt.Errorf("sign in %q: %w", name, err)
+	case s.cfg.Directory != nil:
+		// Not a local user: a user of the directory, or nobody.
+		id, err := s.cfg.Directory.Authenticate(ctx, name, password)
+		if errors.Is(err, ErrBadCredentials) {
+			return nil, ProviderLDAP, ErrBadCredentials
+		}
+		if err != nil {
+			// The directory did not answer: that was no guess at a password.
+			s.throttle.undo(name, addr)
+			return nil, ProviderLDAP, err
+		}
+		s.throttle.succeed(name, addr)
+		ns, err := s.signInExternal(ctx, *id, addr, userAgent)
+		return ns, ProviderLDAP, err
+	default:
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), password)
-		return nil, ErrBadCredentials
+		return nil, provider, ErrBadCredentials
 	}
-	if err != nil {
-		return nil, fmt.Errorf("sign in %q: %w", name, err)
-	}
-	if err := bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), password); err != nil {
-		return nil, ErrBadCredentials
-	}
-	s.throttle.succeed(name, addr)
-	return s.startSession(ctx, u, addr, userAgent)
 }
 
 // StartSession starts a session for a user without a password check (for tools and
@@ -365,7 +423,11 @@ func (s *Service) SessionCount(ctx context.Context, name string) (int64, error) 
 
 func toUser(u *store.User) *User {
 	role, _ := ParseRole(u.Role)
-	return &User{Name: u.Name, Role: role, CreatedAt: time.UnixMilli(u.CreatedAt).UTC(), UpdatedAt: time.UnixMilli(u.UpdatedAt).UTC()}
+	provider := u.Provider
+	if provider == "" {
+		provider = ProviderLocal
+	}
+	return &User{Name: u.Name, Role: role, Provider: provider, CreatedAt: time.UnixMilli(u.CreatedAt).UTC(), UpdatedAt: time.UnixMilli(u.UpdatedAt).UTC()}
 }
 
 // newSecret returns a random 256-bit secret (with prefix) and its hash for storage.

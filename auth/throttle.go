@@ -127,3 +127,17 @@ func (t *throttle) sweep(now time.Time) {
 		delete(t.keys, k)
 	}
 }
+
+// undo takes back the attempt begin counted: the password was never checked (the
+// directory or the database did not answer), so it was no guess.
+func (t *throttle) undo(user, addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, key := range []string{userKey(user, addr), "a:" + addr} {
+		if a := t.keys[key]; a != nil {
+			if a.failures--; a.failures <= 0 {
+				delete(t.keys, key)
+			}
+		}
+	}
+}

@@ -496,6 +496,11 @@ func TestChartIngressTLSAndServiceMonitor(t *testing.T) {
 		env["RMQC_PROXY_ROLE_HEADER"].Value != "X-Auth-Request-Groups" {
 		t.Errorf("proxy sign-in settings: %+v %+v %+v", env["RMQC_TRUSTED_PROXIES"], env["RMQC_PROXY_USER_HEADER"], env["RMQC_PROXY_ROLE_HEADER"])
 	}
+	// The ingress's name is one the console answers (it refuses unknown Host names when
+	// it has no users), with the extra name the values add.
+	if got := env["RMQC_ALLOWED_HOSTS"].Value; got != "rmq.example.com,rmq.internal.example.com" {
+		t.Errorf("RMQC_ALLOWED_HOSTS %q, want the ingress's host and the extra name", got)
+	}
 	if len(pod.InitContainers) != 0 {
 		t.Errorf("init containers %v without an admin", pod.InitContainers)
 	}

@@ -61,6 +61,7 @@ func RunTests(m *testing.M) int {
 		os.RemoveAll(demo.dir)
 	}
 	StopPostgres()
+	StopLDAP()
 	return code
 }
 

@@ -55,6 +55,7 @@ var changeModes = map[string]string{
 	acl.ModePolicyDelete:       "audit.what.acl_policy_deleted",
 	brokers.ModeConfigUpdate:   "audit.what.broker_config_updated",
 	"acl-change":               "audit.what.acl_change", // an ACL change refused for the caller's role
+	store.SignInMode:           "audit.what.signed_in",
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	q, l := auditQuery{errs: map[string]string{}}, tr(c)
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
-		Since: get("since"), Until: get("until")}
+		Since: get("since"), Until: get("until"), Kind: get("kind")}
 	q.cluster = get("cluster")
 	// These filters reach the database as typed: the free-text rule first, so text no
 	// database takes (NUL, bytes that are not UTF-8) is a sentence, not a failure.
@@ -66,7 +67,11 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 			*f.value = freetext.Shown(*f.value) // shown again in the form and its links, escaped
 		}
 	}
-	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status)}
+	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status),
+		Kind: q.form.Kind}
+	if !slices.Contains(store.AuditKinds, q.form.Kind) {
+		q.errs["kind"] = l.T("audit.filter.bad_kind", "Kind", strconv.Quote(q.form.Kind))
+	}
 	switch q.cluster {
 	case "":
 		q.filter.Cluster = h.Cluster
@@ -131,7 +136,7 @@ func statusList() string {
 func (q auditQuery) values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"group": q.form.Group, "topic": q.form.Topic, "actor": q.form.Actor,
-		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until} {
+		"status": q.form.Status, "since": q.form.Since, "until": q.form.Until, "kind": q.form.Kind} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -147,7 +152,7 @@ func (q auditQuery) values() url.Values {
 
 func (q auditQuery) errorText() string {
 	var parts []string
-	for _, k := range []string{"group", "topic", "actor", "cluster", "status", "hideRefused", "since", "until", "before", "limit", "format"} {
+	for _, k := range []string{"kind", "group", "topic", "actor", "cluster", "status", "hideRefused", "since", "until", "before", "limit", "format"} {
 		if m := q.errs[k]; m != "" {
 			parts = append(parts, m)
 		}
@@ -241,6 +246,9 @@ func withFormat(v url.Values, format string) string {
 }
 
 func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
+	if e.Mode == store.SignInMode {
+		return signInRowVM(l, e)
+	}
 	changed := countOf(l, len(e.Queues()), "queue")
 	if !isResetEntry(e) {
 		changed = countOf(l, len(e.Result), changeUnit(e.Mode))

@@ -102,6 +102,12 @@ func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 	if !isResetEntry(e) {
 		vm.Change = auditChangeVMIn(l, e)
 		vm.StatusText = sayChangeStatus(l, e)
+		if e.Mode == store.SignInMode {
+			vm.StatusText = signInEntryText(l, e)
+			if e.Status == store.AuditApplied {
+				vm.Status = "signed-in"
+			}
+		}
 		vm.Params = auditParams(e.Params, "before", "after")
 		return vm
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/views"
@@ -50,6 +51,10 @@ type Login struct {
 	SignInRequired func(*gin.Context) bool
 	// Secure reports whether the request came over HTTPS, so the cookie gets Secure.
 	Secure func(*gin.Context) bool
+	// OIDCLabel names the OpenID provider of the "Sign in with" button ("" for none);
+	// LDAP says the form also takes directory accounts.
+	OIDCLabel string
+	LDAP      bool
 }
 
 // Form shows the sign-in form, or sends a signed-in caller on to where they were going.
@@ -60,6 +65,7 @@ func (h *Login) Form(c *gin.Context) {
 		return
 	}
 	vm := views.LoginVM{Next: next, NotNeeded: !h.SignInRequired(c)}
+	h.providers(&vm)
 	switch c.Query("reason") {
 	case "signed-out":
 		vm.Notice = tr(c).T("login.signed_out")
@@ -74,6 +80,7 @@ func (h *Login) Submit(c *gin.Context) {
 	name := strings.TrimSpace(c.PostForm("name"))
 	password := c.PostForm("password")
 	vm := views.LoginVM{Name: name, Next: SafeNext(c.PostForm("next"))}
+	h.providers(&vm)
 	if !h.SignInRequired(c) {
 		vm.NotNeeded = true
 		h.render(c, http.StatusOK, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
@@ -98,6 +105,17 @@ func (h *Login) Submit(c *gin.Context) {
 		vm.Error = tr(c).T("login.wrong")
 		h.render(c, http.StatusUnauthorized, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
 		return
+	case fault.Is(err, fault.Unavailable):
+		// The LDAP directory did not answer: nothing was checked, nothing is open.
+		h.Log.Warn("sign-in not possible", "user", name, "remote", c.ClientIP(), "err", err)
+		vm.Error = errorMessage(c, err, "")
+		h.render(c, http.StatusServiceUnavailable, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		return
+	case fault.Is(err, fault.Refused):
+		h.Log.Info("sign-in refused", "user", name, "remote", c.ClientIP(), "err", err)
+		vm.Error = errorMessage(c, err, "")
+		h.render(c, http.StatusForbidden, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+		return
 	case errors.As(err, &throttled):
 		h.Log.Warn("sign-in throttled", "user", name, "remote", c.ClientIP(), "wait", throttled.Wait)
 		secs := int(throttled.Wait.Round(time.Second) / time.Second)
@@ -113,7 +131,16 @@ func (h *Login) Submit(c *gin.Context) {
 	}
 	h.Log.Info("signed in", "user", ns.Caller.Name, "role", ns.Caller.Role.String(), "remote", c.ClientIP())
 	SetSessionCookie(c, ns.Token, ns.ExpiresAt, h.Secure(c))
+	clearCookie(c, oidcHintCookie, "/logout", h.Secure(c)) // not an OpenID session: nothing to end there
 	c.Redirect(http.StatusSeeOther, vm.Next)
+}
+
+// providers shows the sign-in choices besides the local password form.
+func (h *Login) providers(vm *views.LoginVM) {
+	vm.LDAP = h.LDAP
+	if h.OIDCLabel != "" {
+		vm.OIDCURL, vm.OIDCLabel = oidcStartPath+"?"+url.Values{"next": {vm.Next}}.Encode(), h.OIDCLabel
+	}
 }
 
 // SetSessionCookie gives the browser its session token: HttpOnly (no script reads it),

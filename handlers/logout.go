@@ -15,6 +15,9 @@ type Logout struct {
 	Auth Sessions
 	// Secure reports whether the request came over HTTPS.
 	Secure func(*gin.Context) bool
+	// EndSession, when set, is the OpenID provider's URL that ends the browser's
+	// session there too, given the ID token of the sign-in ("" when it has none).
+	EndSession func(idTokenHint string) string
 }
 
 // Submit ends the session and goes to the sign-in page.
@@ -29,5 +32,23 @@ func (h *Logout) Submit(c *gin.Context) {
 		h.Log.Info("signed out", "user", user)
 	}
 	ClearSessionCookie(c, h.Secure(c))
+	if to := h.endSession(c); to != "" {
+		c.Redirect(http.StatusSeeOther, to)
+		return
+	}
 	c.Redirect(http.StatusSeeOther, "/login?reason=signed-out")
+}
+
+// endSession is where to send a browser signed in through the OpenID provider, to sign
+// out there too (RP-initiated logout); "" for any other session.
+func (h *Logout) endSession(c *gin.Context) string {
+	hint, err := c.Cookie(oidcHintCookie)
+	if err != nil || h.EndSession == nil {
+		return ""
+	}
+	clearCookie(c, oidcHintCookie, "/logout", h.Secure(c))
+	if hint == "-" { // the ID token was too big to keep
+		hint = ""
+	}
+	return h.EndSession(hint)
 }

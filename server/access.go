@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -92,8 +93,11 @@ func (a *App) identify(c *gin.Context) (caller *auth.Caller, ended bool, refused
 	if pc, ok, perr := a.sec.proxy.Caller(c.Request.RemoteAddr, c.Request.Header); ok {
 		if perr != nil {
 			a.log.Warn("proxy identity refused", "remote", c.Request.RemoteAddr, "err", perr)
+			a.sec.auth.RecordSignIn(ctx, auth.SignIn{Provider: auth.ProviderProxy, Name: c.GetHeader(a.sec.proxy.UserHeader),
+				Addr: c.ClientIP(), Err: fault.Wrap(perr, fault.Refused, "access.proxy_refused", "Error", perr.Error())})
 			return nil, false, i18n.M("access.proxy_refused", "Error", perr.Error()), nil
 		}
+		a.sec.auth.ProxySignIn(ctx, pc, c.ClientIP())
 		return pc, false, i18n.Message{}, nil
 	}
 	if h := c.GetHeader("Authorization"); h != "" {

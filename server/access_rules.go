@@ -50,6 +50,8 @@ var (
 var accessRules = []accessRule{
 	// Reachable without signing in: signing in and out, probes, assets.
 	{path: "/login", open: true},
+	{path: "/login/oidc", open: true},
+	{path: "/login/oidc/callback", open: true},
 	{path: "/logout", open: true},
 	{path: "/language", open: true}, // the sign-in page has the language switch too
 	{path: "/healthz", open: true, anonymous: true},

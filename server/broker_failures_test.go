@@ -285,19 +285,19 @@ func TestKilledBrokerIsNamedByEveryList(t *testing.T) {
 		}
 	}
 
-	body := grpServe(t, a, "/metrics").Body.String()
+	// The metrics come from the lag collector's own refresh (every second here), which may
+	// have begun before the kill: wait for one that began after it.
 	b := `broker="` + killed.Name + `"`
-	for _, err := range []error{
-		wantMetric(body, "rmqconsole_broker_registered", 0, false, b),
-		wantMetric(body, "rmqconsole_broker_up", 0, false, b),
-		wantMetric(body, "rmqconsole_broker_registered", 1, false, `broker="`+cl.Brokers[0].Name+`"`),
-		wantMetric(body, "rmqconsole_consumer_group_unknown_lag_queues", 2, false, `group="`+onlyGroup+`"`),
-		wantMetric(body, "rmqconsole_consumer_group_lag", 0, true, `group="`+onlyGroup+`"`),
-	} {
-		if err != nil {
-			t.Errorf("/metrics with %s killed: %v", killed.Name, err)
-		}
-	}
+	dev.Eventually(t, time.Minute, "/metrics with "+killed.Name+" killed", func() error {
+		body := grpServe(t, a, "/metrics").Body.String()
+		return errors.Join(
+			wantMetric(body, "rmqconsole_broker_registered", 0, false, b),
+			wantMetric(body, "rmqconsole_broker_up", 0, false, b),
+			wantMetric(body, "rmqconsole_broker_registered", 1, false, `broker="`+cl.Brokers[0].Name+`"`),
+			wantMetric(body, "rmqconsole_consumer_group_unknown_lag_queues", 2, false, `group="`+onlyGroup+`"`),
+			wantMetric(body, "rmqconsole_consumer_group_lag", 0, true, `group="`+onlyGroup+`"`),
+		)
+	})
 
 	// Restarted on its store: back on every list, nothing named, without a restart of the
 	// console.

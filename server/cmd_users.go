@@ -87,7 +87,7 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 			if err != nil {
 				return cmd.fail(err, "")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", u.Name, u.Role, n,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", u.Name, u.Role, u.Provider, n,
 				u.CreatedAt.Format("2006-01-02 15:04:05"), u.UpdatedAt.Format("2006-01-02 15:04:05"))
 		}
 		tw.Flush()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"rmqconsole/auth"
+	"rmqconsole/auth/ldap"
+	"rmqconsole/auth/oidc"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -67,6 +69,10 @@ type Config struct {
 	AllowedHosts                     []string
 	ProxyUserHeader, ProxyRoleHeader string
 	TLSCert, TLSKey                  string
+	// OIDC and LDAP, when set, let people sign in through an OpenID provider or an LDAP
+	// directory (parsed by parseSSOSettings in config_sso.go).
+	OIDC *oidc.Config
+	LDAP *ldap.Config
 	// Credentials sign every request to the cluster (parsed by parseCredentials in
 	// credentials.go); the zero value sends unsigned requests.
 	Credentials rocketmq.Credentials
@@ -89,7 +95,7 @@ type setting struct {
 // secret reports whether a setting's value v is never shown: not as the --help default
 // (which is the variable's value), not in errors. A PostgreSQL URL may hold a password.
 func (s setting) secret(v string) bool {
-	return s.flag == "secret-key" || s.flag == "db" && store.IsPostgresURL(v)
+	return s.flag == "secret-key" || ssoSecrets[s.flag] || s.flag == "db" && store.IsPostgresURL(v)
 }
 
 var settings = []setting{
@@ -263,6 +269,9 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 		return nil, bad("rebalance-retention", "want 0 (keep forever) or a duration of at least 1h, such as 720h")
 	}
 	if err := parseAuthSettings(c, get, bad); err != nil {
+		return nil, err
+	}
+	if err := parseSSOSettings(c, get, bad); err != nil {
 		return nil, err
 	}
 	if c.Credentials, err = parseCredentials(get, bad); err != nil {

@@ -77,12 +77,22 @@ const statusClientClosed = 499
 // securityHeaders sets the headers every answer carries. No inline script anywhere: all
 // JavaScript comes from /static. Over HTTPS (directly, or at a trusted proxy) browsers
 // are also told to use nothing else for a year (HSTS).
-func securityHeaders(secure func(*gin.Context) bool) gin.HandlerFunc {
+//
+// formTargets, when set, names origins besides the console's own that a form may lead
+// to (browsers apply form-action to the redirects after a submission too): the OpenID
+// provider, where signing out goes on.
+func securityHeaders(secure func(*gin.Context) bool, formTargets func() string) gin.HandlerFunc {
 	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-		"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+		"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'%s; frame-ancestors 'none'"
 	return func(c *gin.Context) {
 		h := c.Writer.Header()
-		h.Set("Content-Security-Policy", csp)
+		more := ""
+		if formTargets != nil {
+			if o := formTargets(); o != "" {
+				more = " " + o
+			}
+		}
+		h.Set("Content-Security-Policy", fmt.Sprintf(csp, more))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")

@@ -108,6 +108,8 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		st.Close()
 		return nil, err
 	}
+	a.onClose(a.sec.auth.Close) // writes the failed sign-ins it only counted
+	a.sec.discoverOIDC(ctx)
 	// Rows written before clusters had names are the default cluster's: the one the
 	// console then talked to.
 	st.SetDefaultCluster(cfg.DefaultCluster().Name)

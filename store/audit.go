@@ -665,9 +665,30 @@ func (l *AuditLog) Pending(ctx context.Context) ([]AuditEntry, error) {
 	return out, nil
 }
 
+// SignInMode is the mode of the entries that record sign-ins (package auth writes
+// them): they belong to the console, not to a cluster.
+const SignInMode = "sign-in"
+
+// What an audit list shows (AuditFilter.Kind).
+const (
+	// AuditKindChanges: what was attempted against the clusters (resets, topic and
+	// message changes, their refusals): the list as it always was.
+	AuditKindChanges = ""
+	// AuditKindSignIns: sign-ins, successful or not, whatever the cluster.
+	AuditKindSignIns = "sign-in"
+	// AuditKindAll: both.
+	AuditKindAll = "all"
+)
+
+// AuditKinds lists every kind, for filters.
+var AuditKinds = []string{AuditKindChanges, AuditKindSignIns, AuditKindAll}
+
 // AuditFilter selects entries. Empty fields match everything.
 type AuditFilter struct {
-	// Cluster is a configured cluster's name ("": every cluster).
+	// Kind chooses changes (the default), sign-ins or both (AuditKind*).
+	Kind string
+	// Cluster is a configured cluster's name ("": every cluster). Sign-ins belong to
+	// no cluster and are listed whatever it is.
 	Cluster string
 	Group   string
 	Topic   string
@@ -697,8 +718,17 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	}
 	limit = min(limit, 1000)
 	q := l.db.WithContext(ctx).Model(&auditRow{})
+	clusters := l.db.Where("1 = 1")
 	if f.Cluster != "" {
-		q = l.ofCluster(q, f.Cluster)
+		clusters = l.ofCluster(l.db, f.Cluster)
+	}
+	switch f.Kind {
+	case AuditKindSignIns:
+		q = q.Where("mode = ?", SignInMode)
+	case AuditKindAll:
+		q = q.Where(clusters.Or("mode = ?", SignInMode))
+	default:
+		q = q.Where("mode <> ?", SignInMode).Where(clusters)
 	}
 	if f.Group != "" {
 		q = q.Where("group_name = ?", f.Group)

@@ -50,7 +50,7 @@ func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*SessionUs
 		SELECT s.id AS s_id, s.token_hash AS s_token_hash, s.user_id AS s_user_id,
 		       s.created_at AS s_created_at, s.last_seen_at AS s_last_seen_at,
 		       s.expires_at AS s_expires_at, s.remote_addr AS s_remote_addr, s.user_agent AS s_user_agent,
-		       u.id AS u_id, u.name AS u_name, u.role AS u_role, u.password_hash AS u_password_hash,
+		       u.id AS u_id, u.name AS u_name, u.role AS u_role, u.password_hash AS u_password_hash, u.provider AS u_provider,
 		       u.created_at AS u_created_at, u.updated_at AS u_updated_at
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = ?`, hash).Scan(&su).Error

@@ -9,21 +9,31 @@ import (
 )
 
 // User is one console user. Role is "viewer", "operator" or "admin" (the schema checks it);
-// PasswordHash is a bcrypt hash. Times are Unix milliseconds.
+// PasswordHash is a bcrypt hash, empty for a user of an identity provider. Provider says
+// how the user signs in: "local" (a password kept here), "ldap" or "oidc". Times are
+// Unix milliseconds.
 type User struct {
 	ID           int64
 	Name         string
 	Role         string
 	PasswordHash string
-	CreatedAt    int64 `gorm:"autoCreateTime:false"`
-	UpdatedAt    int64 `gorm:"autoUpdateTime:false"`
+	Provider     string `gorm:"default:local"`
+	CreatedAt    int64  `gorm:"autoCreateTime:false"`
+	UpdatedAt    int64  `gorm:"autoUpdateTime:false"`
 }
+
+// ProviderLocal is the provider of users with a password kept by the console.
+const ProviderLocal = "local"
 
 // ErrUserNotFound means no user has that name or id.
 var ErrUserNotFound = errors.New("user not found")
 
 // ErrUserExists means a user of that name already exists.
 var ErrUserExists = errors.New("user already exists")
+
+// ErrLocalUser means an identity provider named a user that exists with a local
+// password: a provider never takes over a local account.
+var ErrLocalUser = errors.New("a local user has that name")
 
 // CreateUser adds u and sets its ID.
 func (s *Store) CreateUser(ctx context.Context, u *User) error {
@@ -116,4 +126,37 @@ func (s *Store) DeleteUser(ctx context.Context, name string) error {
 		return fmt.Errorf("remove user %q: %w", name, ErrUserNotFound)
 	}
 	return nil
+}
+
+// SignInExternalUser records a user an identity provider vouched for: it creates the
+// user at the first sign-in and sets their role and provider at every later one. A
+// local user of that name is left alone (ErrLocalUser).
+func (s *Store) SignInExternalUser(ctx context.Context, name, role, provider string, now int64) (*User, error) {
+	var u User
+	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Where("name = ?", name).Take(&u).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			u = User{Name: name, Role: role, Provider: provider, CreatedAt: now, UpdatedAt: now}
+			return tx.Create(&u).Error
+		}
+		if err != nil {
+			return err
+		}
+		if u.Provider == ProviderLocal || u.Provider == "" {
+			return ErrLocalUser
+		}
+		if u.Role == role && u.Provider == provider {
+			return nil
+		}
+		u.Role, u.Provider, u.UpdatedAt = role, provider, now
+		return tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"role": role, "provider": provider, "updated_at": now}).Error
+	})
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		// Another console created the user at the same moment: the next sign-in updates it.
+		return s.UserByName(ctx, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign in %s user %q: %w", provider, name, err)
+	}
+	return &u, nil
 }

@@ -151,6 +151,14 @@ so a mistake shows at install rather than as a pod that crashes.
 - name: RMQC_NO_AUTH
   value: "true"
 {{- end }}
+{{- $hosts := list }}
+{{- if .Values.ingress.enabled }}
+{{- range .Values.ingress.hosts }}{{ $hosts = append $hosts .host }}{{ end }}
+{{- end }}
+{{- with (concat $hosts .Values.auth.allowedHosts | uniq) }}
+- name: RMQC_ALLOWED_HOSTS
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- with .Values.auth.trustedProxies }}
 - name: RMQC_TRUSTED_PROXIES
   value: {{ join "," . | quote }}
