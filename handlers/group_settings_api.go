@@ -70,8 +70,13 @@ type groupConfigPreviewBody struct {
 	subgroups.Settings
 }
 
-// badJSON is a body the API cannot read, said as a sentence.
+// badJSON is a body the API cannot read, said as a sentence; a body that is not JSON
+// at all stays a 415, as on every other call.
 func badJSON(err error) error {
+	var be *BodyError
+	if errors.As(err, &be) && be.Status == http.StatusUnsupportedMediaType {
+		return userError(be.Status, "unsupported_media_type", be.Say)
+	}
 	return fault.Wrap(err, fault.Invalid, "api.bad_json", "Error", err.Error()).Because("bad_json")
 }
 
