@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -108,7 +109,7 @@ func (s *Service) RecordSignIn(ctx context.Context, r SignIn) *store.AuditEntry 
 		status = store.AuditRefused
 	}
 	return s.writeSignIn(ctx, &store.AuditEntry{Actor: cut(r.Name, SignInTextMax), ActorAddr: cut(r.Addr, SignInTextMax),
-		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: cut(why, 1024)})
+		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: i18n.PlainText(cut(why, 1024))})
 }
 
 func (s *Service) writeSignIn(ctx context.Context, e *store.AuditEntry) *store.AuditEntry {
@@ -225,8 +226,8 @@ func (l *failureLimiter) end(s *Service, addr string, w *failureWindow) {
 		Status: store.AuditRefused,
 		Params: mustJSON(map[string]any{"provider": provider, "outcome": OutcomeCounted, "failures": n,
 			"names": slices.Sorted(maps.Keys(w.names))}),
-		Error: fmt.Sprintf("…and %d more failed sign-ins from %s in the last %s, counted here rather than recorded one by one (at most %d per address are).",
-			n, addr, l.window, FailuresPerWindow)})
+		Error: i18n.PlainText(fmt.Sprintf("…and %d more failed sign-ins from %s in the last %s, counted here rather than recorded one by one (at most %d per address are).",
+			n, addr, l.window, FailuresPerWindow))})
 }
 
 // flush ends every window now, so the counts are written before the console stops.

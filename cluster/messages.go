@@ -2,10 +2,10 @@ package cluster
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -67,7 +67,7 @@ func (e *NameError) Say() i18n.Message {
 	if e.TooLong {
 		return i18n.M("cluster.name.too_long", "Kind", kind, "Len", len(e.Name), "Max", rocketmq.MaxNameLen)
 	}
-	return i18n.M("cluster.name.bad_chars", "Kind", kind, "Name", strconv.Quote(short(e.Name)))
+	return i18n.M("cluster.name.bad_chars", "Kind", kind, "Name", freetext.Quote(e.Name))
 }
 
 // opIDs name in the catalogues what the console asks a broker (BrokerFailure.Op).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
 
@@ -21,7 +22,7 @@ func (e *NameError) Error() string {
 	if e.TooLong {
 		return fmt.Sprintf("The %s name is %d characters long; RocketMQ allows at most %d. Check what was pasted.", e.Kind, len(e.Name), rocketmq.MaxNameLen)
 	}
-	return fmt.Sprintf("%q is not a valid %s name: use only letters, digits, '-', '_', '%%' and '|'.", short(e.Name), e.Kind)
+	return fmt.Sprintf("%s is not a valid %s name: use only letters, digits, '-', '_', '%%' and '|'.", freetext.Quote(e.Name), e.Kind)
 }
 
 // CheckName checks a non-empty topic, group or broker name against RocketMQ's rules, so a
@@ -39,11 +40,3 @@ func CheckName(kind, name string) error {
 
 // ValidName reports whether a non-empty name passes CheckName.
 func ValidName(name string) bool { return name != "" && CheckName("", name) == nil }
-
-// short cuts a user's input for quoting it back in a message.
-func short(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}

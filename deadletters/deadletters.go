@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
@@ -81,26 +82,30 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg}
 }
 
-// InputError is a request refused before anything was sent: a sentence saying why.
-type InputError struct {
-	Code    string
-	Message string
-	// Text is Message as catalogue sentences, for the handler to say in the request's
-	// language: Text, then Then when it has an id (empty: Message only).
-	Text, Then i18n.Message
-	// Err is the free-text rule's error when a field broke it (freetext.ErrInvalid).
-	Err error
+// refused is a request refused before anything was sent: an Invalid fault whose API
+// code is reason, said by the catalogue's id (a sentence that says nothing was sent).
+func refused(reason, id string, kv ...any) *fault.Error {
+	return fault.New(fault.Invalid, id, kv...).Because(reason)
 }
 
-func (e *InputError) Error() string { return e.Message }
+// unsent is err, which refused a request before anything was sent, said as why and
+// "Nothing was sent."
+func unsent(reason string, why i18n.Message, err error) *fault.Error {
+	return &fault.Error{Code: fault.Invalid, Reason: reason, Msg: i18n.M("deadletters.input.unsent", "Why", why), Err: err}
+}
 
-// Unwrap returns the free-text rule's error, if any.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// inputErr is an InputError whose sentence is the catalogue's id with the values kv.
-func inputErr(code, id string, kv ...any) *InputError {
-	m := i18n.M(id, kv...)
-	return &InputError{Code: code, Message: m.String(), Text: m}
+// checkGroup refuses a group name RocketMQ would refuse, before any broker is asked.
+func checkGroup(group string) error {
+	err := cluster.CheckName("group", group)
+	if err == nil {
+		return nil
+	}
+	why := i18n.Plain(err.Error())
+	var ne *cluster.NameError
+	if errors.As(err, &ne) {
+		why = ne.Say()
+	}
+	return &fault.Error{Code: fault.Invalid, Reason: "bad_group", Field: "group", Msg: why, Err: err}
 }
 
 // TopicCount is one of a group's retry and dead-letter topics and how many messages it
@@ -131,8 +136,8 @@ type GroupTopics struct {
 // messages each stores: one route lookup and one GET_TOPIC_STATS_INFO per broker of
 // each.
 func (s *Service) Topics(ctx context.Context, group string) (*GroupTopics, error) {
-	if err := cluster.CheckName("group", group); err != nil {
-		return nil, &InputError{Code: "bad_group", Message: err.Error()}
+	if err := checkGroup(group); err != nil {
+		return nil, err
 	}
 	var out GroupTopics
 	var errs [2]error
@@ -154,8 +159,8 @@ func (s *Service) Topics(ctx context.Context, group string) (*GroupTopics, error
 // invisible time (%RETRY%<group>_<topic>, or %RETRY%<group>+<topic> on brokers with
 // enableRetryTopicV2). The V1 name is always returned; a V2 topic only where it exists.
 func (s *Service) PopRetryTopics(ctx context.Context, group string, topics []string) ([]TopicCount, error) {
-	if err := cluster.CheckName("group", group); err != nil {
-		return nil, &InputError{Code: "bad_group", Message: err.Error()}
+	if err := checkGroup(group); err != nil {
+		return nil, err
 	}
 	out := make([][2]TopicCount, len(topics))
 	errs := make([]error, 2*len(topics))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -67,7 +68,7 @@ type fakeFinder map[string]*rocketmq.Message
 func (f fakeFinder) ByID(_ context.Context, q lookup.IDQuery) (*lookup.IDResult, error) {
 	m, ok := f[q.ID]
 	if !ok {
-		return nil, &lookup.NotFoundError{Message: "no such message"}
+		return nil, fault.New(fault.NotFound, "lookup.notfound.uniq", "Topic", q.Topic, "ID", q.ID)
 	}
 	return &lookup.IDResult{Message: lookup.Message{BrokerName: "broker-a", Message: m}}, nil
 }
@@ -111,8 +112,8 @@ func TestResendRefusesBeforeSending(t *testing.T) {
 		{ResendRequest{IDs: []string{dlq1}, Reason: "a\xff\xfe"}, "bad_reason"},
 	} {
 		_, err := s.Resend(t.Context(), c.req)
-		var ie *InputError
-		if !errors.As(err, &ie) || ie.Code != c.code || !strings.Contains(ie.Message, "Nothing was sent") {
+		ie := fault.As(err)
+		if ie == nil || ie.Code != fault.Invalid || ie.Reason != c.code || !strings.Contains(ie.Error(), "Nothing was sent") {
 			t.Errorf("resend %d ids: %v, want %s saying nothing was sent", len(c.req.IDs), err, c.code)
 		}
 	}

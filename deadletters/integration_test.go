@@ -2,7 +2,6 @@ package deadletters
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/fault"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
@@ -186,8 +186,7 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 		{IDs: []string{e.sentID[e.keys[0]]}, Topic: e.topic},
 	} {
 		_, err := e.svc.Resend(e.ctx(t, 30*time.Second), req)
-		var ie *InputError
-		if !errors.As(err, &ie) || !strings.Contains(ie.Message, "Nothing was sent") {
+		if ie := fault.As(err); ie == nil || ie.Code != fault.Invalid || !strings.Contains(ie.Error(), "Nothing was sent") {
 			t.Fatalf("resend %v: %v, want a refusal saying nothing was sent", req.IDs[:min(2, len(req.IDs))], err)
 		}
 	}
@@ -207,7 +206,7 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	}
 	newIDs := map[string]bool{}
 	for _, r := range res.Messages {
-		if r.Error != "" || r.Topic != e.topic || r.MsgID == "" || r.OffsetMsgID == "" || r.BrokerName == "" {
+		if r.Failed() || r.Topic != e.topic || r.MsgID == "" || r.OffsetMsgID == "" || r.BrokerName == "" {
 			t.Fatalf("resent %+v", r)
 		}
 		newIDs[r.MsgID] = true

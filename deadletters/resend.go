@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -46,16 +47,15 @@ type Resent struct {
 	QueueOffset int64
 	MsgID       string
 	OffsetMsgID string
-	// Error says why it was not resent ("" when it was), naming the broker; ErrorText
-	// says it as a catalogue sentence, for a page in its reader's language.
-	Error     string
-	ErrorText i18n.Message `json:"-"`
+	// Error says why it was not resent, naming the broker; its ID is "" when it was.
+	Error i18n.Message
 }
 
+// Failed reports whether the message was not resent.
+func (r *Resent) Failed() bool { return r.Error.ID != "" }
+
 // fail records why r was not resent.
-func (r *Resent) fail(m i18n.Message) {
-	r.Error, r.ErrorText = m.String(), m
-}
+func (r *Resent) fail(m i18n.Message) { r.Error = m }
 
 // ResendResult is the outcome of a resend.
 type ResendResult struct {
@@ -81,6 +81,9 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult,
 	msgs := make([]lookup.Message, 0, len(ids))
 	for _, id := range ids {
 		r, err := s.cfg.Finder.ByID(ctx, lookup.IDQuery{ID: id, Topic: req.Topic})
+		if fe := fault.As(err); fe != nil && fe.Code == fault.Invalid {
+			return nil, unsent(fe.Reason, fe.Msg, err).On(fe.Field)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("find message %s (nothing was resent): %w", id, err)
 		}
@@ -123,8 +126,7 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (*ResendResult,
 func checkIDs(req ResendRequest) ([]string, error) {
 	var te *freetext.Error
 	if err := freetext.ResendReason.Check(req.Reason); errors.As(err, &te) {
-		return nil, &InputError{Code: "bad_reason", Message: te.Error() + " Nothing was sent.", Text: te.Say(),
-			Then: i18n.M("deadletters.input.nothing"), Err: te}
+		return nil, unsent("bad_reason", te.Say(), te).On("reason")
 	}
 	var ids []string
 	for _, id := range req.IDs {
@@ -134,21 +136,16 @@ func checkIDs(req ResendRequest) ([]string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return nil, inputErr("no_messages", "deadletters.input.none")
+		return nil, refused("no_messages", "deadletters.input.none")
 	case len(ids) > MaxResend:
-		return nil, inputErr("too_many", "deadletters.input.toomany", "Max", MaxResend, "N", len(ids))
+		return nil, refused("too_many", "deadletters.input.toomany", "Max", MaxResend, "N", len(ids))
 	}
 	if req.Topic != "" && !rocketmq.IsDLQTopic(req.Topic) {
 		return nil, notDeadLetter("all", "", req.Topic)
 	}
 	for _, id := range ids {
 		if _, err := (&lookup.IDQuery{ID: id, Topic: req.Topic}).Validate(); err != nil {
-			ie := &InputError{Code: "bad_id", Message: err.Error() + " Nothing was sent.", Then: i18n.M("deadletters.input.nothing")}
-			var li *lookup.InputError
-			if errors.As(err, &li) {
-				ie.Text = li.Text
-			}
-			return nil, ie
+			return nil, unsent("bad_id", fault.As(err).Msg, err)
 		}
 	}
 	return ids, nil
@@ -156,7 +153,7 @@ func checkIDs(req ResendRequest) ([]string, error) {
 
 // what is "all" (the messages) or "one" (the message id).
 func notDeadLetter(what, id, topic string) error {
-	return inputErr("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", freetext.Shown(topic), "ID", id)
+	return refused("not_dead_letter", "deadletters.input.notdlq."+what, "Topic", freetext.Shown(topic), "ID", id)
 }
 
 // oneGroup is the group whose dead-letter topic holds every message.
@@ -168,7 +165,7 @@ func oneGroup(msgs []lookup.Message) (string, error) {
 			return "", notDeadLetter("one", m.MsgID(), m.Topic)
 		}
 		if group != "" && o.Group != group {
-			return "", inputErr("several_groups", "deadletters.input.groups", "Group", group, "Other", o.Group)
+			return "", refused("several_groups", "deadletters.input.groups", "Group", group, "Other", o.Group)
 		}
 		group = o.Group
 	}
@@ -254,10 +251,14 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 // auditRow is one resent message as the audit log keeps it: where it went, and both
 // messages' ids in Note.
 func auditRow(r Resent) store.AuditQueue {
-	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset, Error: r.Error}
-	row.Note = "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
-	if r.OffsetMsgID != "" {
-		row.Note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset}
+	if r.Failed() {
+		row.Error = i18n.TextOf(r.Error)
 	}
+	note := "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
+	if r.OffsetMsgID != "" {
+		note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+	}
+	row.Note = i18n.PlainText(note)
 	return row
 }

@@ -160,18 +160,25 @@ func Shown(s string) string {
 	return strconv.QuoteToGraphic(s)
 }
 
-// Quote is a value quoted for a sentence: at most shownMax characters of it, as a Go
-// string literal whose refused characters are escaped.
+// Quote is a value quoted for a sentence: at most shownMax characters of it (then an
+// ellipsis), as a Go string literal whose refused characters are escaped.
 func Quote(s string) string {
-	cut := s
-	if n := 0; len(s) > shownMax {
-		for i := range s {
-			if n == shownMax {
-				cut = s[:i] + "…"
-				break
-			}
-			n++
-		}
+	return strconv.QuoteToGraphic(Cut(s, shownMax+1))
+}
+
+// Cut is s in at most n characters: when it is longer, its first n-1 and an ellipsis.
+// It cuts between characters, never inside one (a byte cut can split a Chinese
+// character); the console's every shortened echo goes through it.
+func Cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return strconv.QuoteToGraphic(cut)
+	kept := 0
+	for i := range s {
+		if kept == n-1 {
+			return s[:i] + "…"
+		}
+		kept++
+	}
+	return s
 }

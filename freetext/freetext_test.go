@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"rmqconsole/i18n"
 )
@@ -99,6 +100,27 @@ func TestShownEscapesOnlyWhatMustBe(t *testing.T) {
 		}
 		if !Allowed(Shown(in)) {
 			t.Errorf("Shown(%q) = %q still holds what the rule refuses", in, Shown(in))
+		}
+	}
+}
+
+// Cut shortens by characters: a long Chinese value is cut between two characters, with
+// an ellipsis, and what fits is kept whole.
+func TestCutNeverSplitsACharacter(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"orders", 6, "orders"},
+		{"orders-eu", 6, "order…"},
+		{"订单主题", 4, "订单主题"},
+		{"订单主题名称", 4, "订单主…"},
+		{strings.Repeat("消", 81), 80, strings.Repeat("消", 79) + "…"},
+	} {
+		got := Cut(tc.in, tc.n)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }

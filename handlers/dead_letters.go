@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -92,13 +91,13 @@ func (h *DeadLetters) readBody(c *gin.Context, b *resendBody) bool {
 
 func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 	if h.Service == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, msgNoCluster())
 		return
 	}
 	req.Actor, req.ActorAddr = Actor(c), c.ClientIP()
 	res, err := h.Service.Resend(c.Request.Context(), req)
 	if err != nil {
-		h.Fail(c, resendError(c, err))
+		h.failInput(c, err)
 		return
 	}
 	if isAPI(c) {
@@ -112,32 +111,6 @@ func (h *DeadLetters) resend(c *gin.Context, req deadletters.ResendRequest) {
 	l := i18n.From(c.Request.Context())
 	title := l.T("deadletters.result.page", "Group", views.Cut(res.Group))
 	h.render(c, http.StatusOK, h.page(c, title, "messages"), views.ResendResultPage(resendResultVM(l, res, time.Now())))
-}
-
-// resendError turns the service's refusal into a 400 (API) or 422 (page) with its
-// sentence; other errors keep their status.
-func resendError(c *gin.Context, err error) error {
-	l := i18n.From(c.Request.Context())
-	var ie *deadletters.InputError
-	if errors.As(err, &ie) {
-		msg := ie.Message
-		if ie.Text.ID != "" {
-			msg = l.Say(ie.Text)
-			if ie.Then.ID != "" {
-				msg += " " + l.Say(ie.Then)
-			}
-		}
-		return &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: msg}
-	}
-	var li *lookup.InputError
-	if errors.As(err, &li) {
-		return &UserError{Status: msgInputStatus(c), Code: li.Code, Message: lookupSay(l, li) + " " + l.T("deadletters.input.nothing")}
-	}
-	if errors.Is(err, lookup.ErrNotFound) {
-		status, code := errorStatus(err)
-		return &UserError{Status: status, Code: code, Message: lookupErrorText(l, err)}
-	}
-	return err
 }
 
 // ResentJSON is one dead letter of a resend, in the API.
@@ -167,7 +140,10 @@ func resendJSON(r *deadletters.ResendResult) ResendJSON {
 	j := ResendJSON{AuditID: r.AuditID, Status: string(r.Status), Group: r.Group, DLQTopic: r.DLQTopic, Limit: deadletters.MaxResend, Messages: []ResentJSON{}}
 	for _, m := range r.Messages {
 		j.Messages = append(j.Messages, ResentJSON{DLQMsgID: m.DLQMsgID, DLQOffsetMsgID: m.DLQOffsetMsgID, Topic: m.Topic,
-			BrokerName: m.BrokerName, QueueID: m.QueueID, QueueOffset: m.QueueOffset, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error})
+			BrokerName: m.BrokerName, QueueID: m.QueueID, QueueOffset: m.QueueOffset, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID})
+		if m.Failed() {
+			j.Messages[len(j.Messages)-1].Error = m.Error.String()
+		}
 	}
 	return j
 }
@@ -177,15 +153,15 @@ func resendResultVM(l *i18n.Localizer, r *deadletters.ResendResult, now time.Tim
 		AuditURL: "/audit/" + strconv.FormatInt(r.AuditID, 10), BackURL: views.RetainedMessagesURL(r.DLQTopic, now)}
 	for _, m := range r.Messages {
 		row := views.ResendRow{DLQID: m.DLQMsgID, DLQURL: views.MessageURL(m.DLQOffsetMsgID, ""), Topic: m.Topic,
-			Broker: m.BrokerName, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID, Error: m.Error}
-		if m.ErrorText.ID != "" {
-			row.Error = l.Say(m.ErrorText)
+			Broker: m.BrokerName, MsgID: m.MsgID, OffsetMsgID: m.OffsetMsgID}
+		if m.Failed() {
+			row.Error = l.Say(m.Error)
 		}
 		if m.OffsetMsgID != "" {
 			row.QueueID, row.QueueOffset = strconv.Itoa(m.QueueID), l.Int(m.QueueOffset)
 			row.ResentURL = views.MessageURL(m.OffsetMsgID, "")
 		}
-		if m.Error == "" {
+		if !m.Failed() {
 			vm.Sent++
 		} else {
 			vm.Failed++
@@ -256,7 +232,7 @@ func popRetryOrigin(name string, t *deadletters.GroupTopics) string {
 // broker down), so a missing topic cannot be explained by what the group did.
 func groupDeadLettersIn(l *i18n.Localizer, t *deadletters.GroupTopics, err error, now time.Time, unanswered bool) views.GroupDeadLettersVM {
 	if err != nil {
-		msg := err.Error()
+		msg := sayErr(l, err)
 		if s, ok := sayRefusal(l, "", err); ok {
 			msg = strings.TrimSuffix(s, "。") // the sentence around it ends it
 		}

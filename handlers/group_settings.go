@@ -526,7 +526,7 @@ func changeResultVM(l *i18n.Localizer, e *store.AuditEntry) *views.ChangeResultV
 		text = text[i+2:]
 	}
 	return &views.ChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: text,
-		EntryURL: auditURL(e.ID), Error: e.Error, Rows: auditChangeVMIn(l, e).Rows}
+		EntryURL: auditURL(e.ID), Error: l.SayText(e.Error), Rows: auditChangeVMIn(l, e).Rows}
 }
 
 func (h *GroupSettings) deleteVM(c *gin.Context, group string) views.GroupDeleteVM {

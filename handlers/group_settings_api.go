@@ -70,12 +70,11 @@ type groupConfigPreviewBody struct {
 	subgroups.Settings
 }
 
-// badJSON is a body the API cannot read, said as a sentence; a body that is not JSON
-// at all stays a 415, as on every other call.
+// badJSON is a body the API cannot read, said as a sentence.
 func badJSON(err error) error {
-	var be *BodyError
-	if errors.As(err, &be) && be.Status == http.StatusUnsupportedMediaType {
-		return userError(be.Status, "unsupported_media_type", be.Say)
+	// A body not declared JSON is said as every API write says it (415).
+	if be := (*BodyError)(nil); errors.As(err, &be) && be.Status == http.StatusUnsupportedMediaType {
+		return bodyError(err, "", "")
 	}
 	return fault.Wrap(err, fault.Invalid, "api.bad_json", "Error", err.Error()).Because("bad_json")
 }
@@ -126,8 +125,8 @@ func (h *Env) answerChangeEntry(c *gin.Context, e *store.AuditEntry, created boo
 		status, out.Code = http.StatusBadGateway, "broker_error"
 		out.Error = sayChangeStatus(tr(c), e)
 		for _, q := range e.Result {
-			if q.Error != "" {
-				out.Error += " " + q.BrokerName + ": " + q.Error + "."
+			if len(q.Error) > 0 {
+				out.Error += " " + q.BrokerName + ": " + q.Error.String() + "."
 			}
 		}
 	case created:

@@ -1,14 +1,12 @@
 package handlers
 
 import (
-	"net/http"
 	"strconv"
 	"sync/atomic"
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/i18n"
-	"rmqconsole/views"
+	"rmqconsole/fault"
 )
 
 // HeavyGate caps how many heavy queries run at once. A time-range search holds up to
@@ -50,15 +48,15 @@ func (g *HeavyGate) enter() (leave func(), ok bool) {
 }
 
 // enterHeavy takes a slot for a time-range search (key and id searches are capped at 64
-// messages and pass freely). When every slot is taken it sets Retry-After and returns
-// the error to answer.
-func (h *Messages) enterHeavy(c *gin.Context, f *msgSearchForm) (leave func(), err error) {
-	if h.Heavy == nil || f.tab == views.TabKey || f.tab == views.TabID {
+// messages and do not ask for one). When every slot is taken it sets Retry-After and
+// returns the Busy fault to answer.
+func (h *Messages) enterHeavy(c *gin.Context) (leave func(), err error) {
+	if h.Heavy == nil {
 		return func() {}, nil
 	}
 	if leave, ok := h.Heavy.enter(); ok {
 		return leave, nil
 	}
 	c.Header("Retry-After", strconv.Itoa(heavyRetryAfter))
-	return nil, userError(http.StatusServiceUnavailable, "busy", i18n.M("error.busy_searches", "Count", cap(h.Heavy.slots)))
+	return nil, fault.New(fault.Busy, "error.busy_searches", "Count", cap(h.Heavy.slots)).Because("busy")
 }

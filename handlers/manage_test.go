@@ -45,7 +45,7 @@ func (f *fakeSettings) Apply(_ context.Context, c subgroups.Confirmation) (*subg
 		return nil, f.err
 	}
 	return &subgroups.Applied{Plan: &subgroups.Plan{Group: c.Group}, Entry: &store.AuditEntry{ID: 3, Status: store.AuditApplied, Mode: subgroups.ModeUpdate,
-		Group: c.Group, Result: []store.AuditQueue{{BrokerName: "broker-a", Note: "updated: retryMaxTimes 16 → 5; read back"}}}}, nil
+		Group: c.Group, Result: []store.AuditQueue{{BrokerName: "broker-a", Note: i18n.PlainText("updated: retryMaxTimes 16 → 5; read back")}}}}, nil
 }
 func (f *fakeSettings) Impact(_ context.Context, g string) (*subgroups.Impact, error) {
 	return &subgroups.Impact{Group: g, Brokers: []string{"broker-a"}}, nil

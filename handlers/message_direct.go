@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -20,28 +20,20 @@ import (
 // same page, and nothing is sent.
 func (h *Messages) ConsumeDirectly(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, msgNoCluster())
 		return
 	}
 	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), req)
-	var ie *lookup.InputError
-	var re *lookup.RefusedError
 	switch {
-	case errors.Is(err, lookup.ErrNotFound):
-		status, code := errorStatus(err)
-		h.Fail(c, &UserError{Status: status, Code: code, Message: lookupErrorText(i18n.From(c.Request.Context()), err)})
-		return
-	case errors.As(err, &ie), errors.As(err, &re):
+	case fault.Is(err, fault.Invalid), fault.Is(err, fault.Conflict):
+		// Refused before anything was sent: the message's page says why, by the form.
 		status, _ := errorStatus(err)
-		if ie != nil {
+		if status == http.StatusBadRequest {
 			status = http.StatusUnprocessableEntity
 		}
 		l := i18n.From(c.Request.Context())
-		why := lookupErrorText(l, err)
-		if re != nil && re.Text.ID != "" {
-			why = l.Say(re.Text)
-		}
+		why, _ := sayFaults(l, err)
 		h.showMessage(c, status, req.Topic, func(vm *views.ConsumeAgainVM) { vm.Refused = l.T("message.again.refused", "Why", why) })
 		return
 	case err != nil && a == nil:
@@ -59,7 +51,7 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 // broker that did not answer is a 502/504 with the same body.
 func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, msgNoCluster())
 		return
 	}
 	var in struct {
@@ -75,10 +67,6 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 		in.Topic = c.Query("topic")
 	}
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), h.directRequest(c, in.Topic, in.Group, in.ClientID))
-	var ie *lookup.InputError
-	if errors.As(err, &ie) {
-		err = &UserError{Status: http.StatusBadRequest, Code: ie.Code, Message: ie.Message}
-	}
 	if err != nil && a == nil {
 		h.Fail(c, err)
 		return

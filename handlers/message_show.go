@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
@@ -35,7 +35,7 @@ const (
 func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	if h.Lookup == nil {
 		if isAPI(c) {
-			h.Fail(c, msgNoCluster(c))
+			h.Fail(c, msgNoCluster())
 		} else {
 			h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("message.page"), "messages"), views.MessageDetailPage(views.MessageDetailVM{AskedID: c.Param("id"), BackURL: "/messages"}))
 		}
@@ -43,23 +43,14 @@ func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	}
 	q := lookup.IDQuery{ID: c.Param("id"), Topic: topic}
 	r, err := h.Lookup.ByID(c.Request.Context(), q)
-	var ie *lookup.InputError
-	switch {
-	case errors.As(err, &ie) && ie.Field == "topic" && q.Topic == "" && !isAPI(c):
+	switch fe := fault.As(err); {
+	case fe != nil && fe.Code == fault.Invalid && fe.Field == "topic" && q.Topic == "" && !isAPI(c):
 		// A unique key is found only through its topic's index: the id search asks for
 		// the topic beside the id, with suggestions, instead of an error page.
 		c.Redirect(http.StatusSeeOther, "/messages?"+url.Values{"tab": {views.TabID}, "id": {q.ID}}.Encode())
 		return nil, false
-	case errors.As(err, &ie):
-		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: ie.Code, Message: lookupSay(i18n.From(c.Request.Context()), ie)})
-		return nil, false
 	case err != nil: // a message not found is a 404, a broker failure a 502/504 (errorStatus)
-		var nf *lookup.NotFoundError
-		if errors.As(err, &nf) {
-			status, code := errorStatus(err)
-			err = &UserError{Status: status, Code: code, Message: lookupErrorText(i18n.From(c.Request.Context()), err)}
-		}
-		h.Fail(c, err)
+		h.failInput(c, err)
 		return nil, false
 	}
 	return r, true
@@ -90,7 +81,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
-	vm.Trace = traceVM(c, r.Message, trace, traceErr)
+	vm.Trace = traceVM(i18n.From(c.Request.Context()), traceAskedOf(c), r.Message, trace, traceErr)
 	if vm.Trace.Error != "" && status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
 	}
@@ -98,7 +89,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}
-	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("message.page.id", "ID", msgShort(r.Message.MsgID())), "messages"), views.MessageDetailPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("message.page.id", "ID", views.Cut(r.Message.MsgID())), "messages"), views.MessageDetailPage(vm))
 }
 
 // ShowAPI is GET /api/v1/messages/{id}.
@@ -323,7 +314,7 @@ func msgCutText(s []byte, n int) (string, bool) {
 
 func msgGroupRow(l *i18n.Localizer, g lookup.GroupState) views.GroupConsumeRow {
 	row := views.GroupConsumeRow{Group: g.Group, URL: views.GroupURL(g.Group), Online: g.Online,
-		Subscription: g.Subscription, Reason: groupReason(l, g), Offset: l.T("message.group.offset.none")}
+		Subscription: g.Subscription, Reason: l.SayText(g.Reason), Offset: l.T("message.group.offset.none")}
 	if g.ConsumerOffset >= 0 {
 		row.Offset = l.Int(g.ConsumerOffset)
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -26,12 +26,7 @@ func (h *Messages) TraceAPI(c *gin.Context) {
 		return
 	}
 	t, err := h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
-	var ie *lookup.InputError
-	switch {
-	case errors.As(err, &ie):
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: ie.Code, Message: lookupSay(i18n.From(c.Request.Context()), ie)})
-		return
-	case err != nil:
+	if err != nil { // a trace topic RocketMQ would refuse is a 400
 		h.Fail(c, err)
 		return
 	}
@@ -63,8 +58,10 @@ type MessageTraceJSON struct {
 	Truncated        bool                   `json:"truncated"`
 	Undecodable      int                    `json:"undecodable,omitempty"`
 	DecodeError      string                 `json:"decodeError,omitempty"`
-	Errors           []BrokerErrorJSON      `json:"errors,omitempty"`
-	FromSlaves       []lookup.SlaveRead     `json:"fromSlaves,omitempty"`
+	Failures         []lookup.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}; deprecated: use failures.
+	Errors     []BrokerErrorJSON  `json:"errors,omitempty"`
+	FromSlaves []lookup.SlaveRead `json:"fromSlaves,omitempty"`
 }
 
 // TracePublishJSON is one send of the message and where it was stored.
@@ -122,7 +119,7 @@ func traceJSON(t *lookup.MessageTrace) MessageTraceJSON {
 	j := MessageTraceJSON{TraceTopic: t.Topic, TraceTopicFrom: t.TopicFrom, TopicMissing: t.TopicMissing,
 		TraceTopicEnable: t.TraceTopicEnable, Produced: []TracePublishJSON{}, Consumed: []TraceGroupJSON{},
 		TraceMessages: t.TraceMessages, Truncated: t.Truncated, Undecodable: t.Undecodable, DecodeError: t.DecodeError,
-		Errors: msgBrokerErrorsJSON(t.Failures), FromSlaves: t.FromSlaves}
+		Failures: t.Failures, Errors: msgBrokerErrorsJSON(t.Failures), FromSlaves: t.FromSlaves}
 	for _, p := range t.Published {
 		j.Produced = append(j.Produced, TracePublishJSON{ProducerGroup: p.Group, ClientHost: p.ClientHost, SentFrom: p.SentFrom, Time: p.Time.UnixMilli(),
 			CostMs: p.CostMs, Status: successWord(p.Success), Topic: p.Topic, Tags: p.Tags, Keys: p.Keys, BodySize: p.BodyLength,
@@ -192,23 +189,24 @@ func traceOffNote(l *i18n.Localizer, t *lookup.MessageTrace) string {
 	return ""
 }
 
-// traceVM builds the page's trace section; err is the trace's error (the field's or
-// the cluster's).
-func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error) *views.TraceVM {
-	vm := &views.TraceVM{AskedTopic: c.Query("traceTopic"), Topic: lookup.DefaultTraceTopic}
-	l := i18n.From(c.Request.Context())
-	if tp := c.Query("topic"); tp != "" {
-		vm.Hidden = append(vm.Hidden, views.HiddenField{Name: "topic", Value: tp})
-	}
-	api := url.Values{"topic": {m.Topic}}
-	if vm.AskedTopic != "" {
-		api.Set("traceTopic", vm.AskedTopic)
-	}
-	vm.APIURL = "/api/v1/messages/" + url.PathEscape(c.Param("id")) + "/trace?" + api.Encode()
-	var ie *lookup.InputError
+// traceAsked is what the message page's trace section was asked with: the trace topic
+// typed (?traceTopic=), the topic the page was opened with (?topic=), and the id in its
+// path.
+type traceAsked struct {
+	TraceTopic, Topic, ID string
+}
+
+func traceAskedOf(c *gin.Context) traceAsked {
+	return traceAsked{TraceTopic: c.Query("traceTopic"), Topic: c.Query("topic"), ID: c.Param("id")}
+}
+
+// traceVM builds the page's trace section of m from its trace t, or from err, why the
+// trace could not be read (the trace topic typed, or the cluster's failure).
+func traceVM(l *i18n.Localizer, asked traceAsked, m lookup.Message, t *lookup.MessageTrace, err error) *views.TraceVM {
+	vm := traceFormVM(asked, m)
 	switch {
-	case errors.As(err, &ie):
-		vm.Error = lookupSay(l, ie)
+	case fault.Is(err, fault.Invalid):
+		vm.Error, _ = sayFaults(l, err)
 		vm.TopicNote = l.T("trace.topic.note.bad")
 		return vm
 	case err != nil:
@@ -216,21 +214,9 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.TopicNote = l.T("trace.topic.note.unread")
 		return vm
 	}
-	vm.Topic = t.Topic
-	switch t.TopicFrom {
-	case lookup.TraceTopicAsked:
-		vm.TopicNote = l.T("trace.topic.note.asked")
-	case lookup.TraceTopicBroker:
-		vm.TopicNote = l.T("trace.topic.note.broker", "Broker", t.ConfigBroker)
-	case lookup.TraceTopicDefault:
-		vm.TopicNote = l.T("trace.topic.note.default")
-		if t.ConfigBroker != "" {
-			vm.TopicNote = l.T("trace.topic.note.default.broker", "Broker", t.ConfigBroker)
-		}
-	}
+	vm.Topic, vm.TopicNote = t.Topic, traceTopicNote(l, t)
 	vm.Off = traceOffNote(l, t)
-	vm.Failures = msgFailures(l, t.Failures)
-	vm.Failures = append(vm.Failures, sayFromSlaves(l, t.FromSlaves, "cluster.slave.what.trace")...)
+	vm.Failures = append(msgFailures(l, t.Failures), sayFromSlaves(l, t.FromSlaves, "cluster.slave.what.trace")...)
 	if t.Truncated {
 		vm.Notes = append(vm.Notes, l.T("trace.note.truncated", "Limit", lookup.KeyLimit))
 	}
@@ -238,60 +224,110 @@ func traceVM(c *gin.Context, m lookup.Message, t *lookup.MessageTrace, err error
 		vm.Notes = append(vm.Notes, l.N("trace.note.undecodable", t.Undecodable, "Error", t.DecodeError))
 	}
 	for _, p := range t.Published {
-		row := views.TracePubRow{Group: p.Group, ClientHost: traceHost(l, p.ClientHost, p.SentFrom), Time: views.TimeUTC(p.Time), Cost: l.T("trace.ms", "Ms", p.CostMs),
-			Keys: p.Keys, Tags: p.Tags, MsgType: p.MsgType, BodySize: l.N("message.bytes", p.BodyLength),
-			StoreHost: p.StoreHost, StoreBroker: p.StoreBroker, OffsetMsgID: p.OffsetMsgID}
-		row.Status, row.StatusClass = l.T("trace.sent"), "status-ok"
-		if !p.Success {
-			row.Status, row.StatusClass = l.T("trace.sendfailed"), "status-bad"
-		}
-		if p.StoreBroker != "" {
-			row.StoreBrokerURL = views.BrokerURL(p.StoreBroker)
-		}
-		if p.OffsetMsgID != "" && !strings.EqualFold(p.OffsetMsgID, m.OffsetMsgID()) {
-			row.OffsetMsgIDURL = "/messages/" + url.PathEscape(p.OffsetMsgID) + "?" + url.Values{"topic": {m.Topic}}.Encode()
-		}
-		vm.Published = append(vm.Published, row)
+		vm.Published = append(vm.Published, tracePubRow(l, m, p))
 	}
 	for _, x := range t.Transactions {
 		vm.Transactions = append(vm.Transactions, views.TraceTxRow{Group: x.Group, ClientHost: traceHost(l, x.ClientHost, x.SentFrom), Time: views.TimeUTC(x.Time),
 			State: x.State, TransactionID: x.TransactionID, FromCheck: x.FromCheck})
 	}
 	for _, g := range t.Groups {
-		row := views.TraceGroupRow{Group: g.Group}
-		if g.Group != "" {
-			row.URL = views.GroupURL(g.Group)
-		} else {
-			row.Group = l.T("trace.group.unrecorded")
-		}
-		ok := 0
-		for i, a := range g.Attempts {
-			ar := views.TraceAttemptRow{N: i + 1, ClientHost: traceHost(l, a.ClientHost, a.SentFrom), Time: views.TimeUTC(a.Time),
-				Retry: fmt.Sprint(a.RetryTimes), Returned: a.Returned}
-			switch {
-			case !a.Finished:
-				ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.unfinished"), "status-warn", "–"
-			case a.Success:
-				ar.Status, ar.StatusClass, ar.Cost = l.T("message.group.consumed"), "status-ok", l.T("trace.ms", "Ms", a.CostMs)
-				ok = i + 1
-			default:
-				ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.failed"), "status-bad", l.T("trace.ms", "Ms", a.CostMs)
-			}
-			if a.Returned == "success" || a.Returned == "failed" {
-				ar.Returned = "" // said by the status
-			}
-			row.Attempts = append(row.Attempts, ar)
-		}
-		n := len(g.Attempts)
-		switch {
-		case ok > 0:
-			row.Summary, row.SummaryClass = l.T("trace.summary.consumed", "Attempt", ok, "Attempts", n), "status-ok"
-		case !g.Attempts[n-1].Finished:
-			row.Summary, row.SummaryClass = l.N("trace.summary.consuming", n), "status-warn"
-		default:
-			row.Summary, row.SummaryClass = l.N("trace.summary.failed", n), "status-bad"
-		}
-		vm.Groups = append(vm.Groups, row)
+		vm.Groups = append(vm.Groups, traceGroupRow(l, g))
 	}
 	return vm
+}
+
+// traceFormVM is the trace section's form (the trace topic to read, the page's own
+// fields kept) and the link to the same trace in the API.
+func traceFormVM(asked traceAsked, m lookup.Message) *views.TraceVM {
+	vm := &views.TraceVM{AskedTopic: asked.TraceTopic, Topic: lookup.DefaultTraceTopic}
+	if asked.Topic != "" {
+		vm.Hidden = append(vm.Hidden, views.HiddenField{Name: "topic", Value: asked.Topic})
+	}
+	api := url.Values{"topic": {m.Topic}}
+	if vm.AskedTopic != "" {
+		api.Set("traceTopic", vm.AskedTopic)
+	}
+	vm.APIURL = "/api/v1/messages/" + url.PathEscape(asked.ID) + "/trace?" + api.Encode()
+	return vm
+}
+
+// traceTopicNote says where the name of the trace topic read came from.
+func traceTopicNote(l *i18n.Localizer, t *lookup.MessageTrace) string {
+	switch t.TopicFrom {
+	case lookup.TraceTopicAsked:
+		return l.T("trace.topic.note.asked")
+	case lookup.TraceTopicBroker:
+		return l.T("trace.topic.note.broker", "Broker", t.ConfigBroker)
+	case lookup.TraceTopicDefault:
+		if t.ConfigBroker != "" {
+			return l.T("trace.topic.note.default.broker", "Broker", t.ConfigBroker)
+		}
+		return l.T("trace.topic.note.default")
+	}
+	return ""
+}
+
+// tracePubRow is one send of m, with links to the broker that stored it and to the
+// stored message when it is another than m.
+func tracePubRow(l *i18n.Localizer, m lookup.Message, p lookup.TracePublish) views.TracePubRow {
+	row := views.TracePubRow{Group: p.Group, ClientHost: traceHost(l, p.ClientHost, p.SentFrom), Time: views.TimeUTC(p.Time), Cost: l.T("trace.ms", "Ms", p.CostMs),
+		Keys: p.Keys, Tags: p.Tags, MsgType: p.MsgType, BodySize: l.N("message.bytes", p.BodyLength),
+		StoreHost: p.StoreHost, StoreBroker: p.StoreBroker, OffsetMsgID: p.OffsetMsgID}
+	row.Status, row.StatusClass = l.T("trace.sent"), "status-ok"
+	if !p.Success {
+		row.Status, row.StatusClass = l.T("trace.sendfailed"), "status-bad"
+	}
+	if p.StoreBroker != "" {
+		row.StoreBrokerURL = views.BrokerURL(p.StoreBroker)
+	}
+	if p.OffsetMsgID != "" && !strings.EqualFold(p.OffsetMsgID, m.OffsetMsgID()) {
+		row.OffsetMsgIDURL = "/messages/" + url.PathEscape(p.OffsetMsgID) + "?" + url.Values{"topic": {m.Topic}}.Encode()
+	}
+	return row
+}
+
+// traceGroupRow is one group's attempts, and a summary: consumed at which attempt,
+// still consuming, or failed every time.
+func traceGroupRow(l *i18n.Localizer, g lookup.TraceGroup) views.TraceGroupRow {
+	row := views.TraceGroupRow{Group: g.Group}
+	if g.Group != "" {
+		row.URL = views.GroupURL(g.Group)
+	} else {
+		row.Group = l.T("trace.group.unrecorded")
+	}
+	ok := 0
+	for i, a := range g.Attempts {
+		row.Attempts = append(row.Attempts, traceAttemptRow(l, i+1, a))
+		if a.Finished && a.Success {
+			ok = i + 1
+		}
+	}
+	n := len(g.Attempts)
+	switch {
+	case ok > 0:
+		row.Summary, row.SummaryClass = l.T("trace.summary.consumed", "Attempt", ok, "Attempts", n), "status-ok"
+	case !g.Attempts[n-1].Finished:
+		row.Summary, row.SummaryClass = l.N("trace.summary.consuming", n), "status-warn"
+	default:
+		row.Summary, row.SummaryClass = l.N("trace.summary.failed", n), "status-bad"
+	}
+	return row
+}
+
+// traceAttemptRow is the n-th delivery of the message to a client of a group.
+func traceAttemptRow(l *i18n.Localizer, n int, a lookup.TraceAttempt) views.TraceAttemptRow {
+	ar := views.TraceAttemptRow{N: n, ClientHost: traceHost(l, a.ClientHost, a.SentFrom), Time: views.TimeUTC(a.Time),
+		Retry: fmt.Sprint(a.RetryTimes), Returned: a.Returned}
+	switch {
+	case !a.Finished:
+		ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.unfinished"), "status-warn", "–"
+	case a.Success:
+		ar.Status, ar.StatusClass, ar.Cost = l.T("message.group.consumed"), "status-ok", l.T("trace.ms", "Ms", a.CostMs)
+	default:
+		ar.Status, ar.StatusClass, ar.Cost = l.T("trace.attempt.failed"), "status-bad", l.T("trace.ms", "Ms", a.CostMs)
+	}
+	if a.Returned == "success" || a.Returned == "failed" {
+		ar.Returned = "" // said by the status
+	}
+	return ar
 }

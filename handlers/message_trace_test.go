@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster/clustertest"
 	"rmqconsole/lookup"
@@ -124,5 +127,14 @@ func TestTraceAPI(t *testing.T) {
 	}
 	if v, _ := doc.Find(`#traceTopic`).Attr("value"); v != "bad topic!" {
 		t.Errorf("the form lost what was typed: %q", v)
+	}
+	// In Chinese the whole refusal is Chinese, the name rule included.
+	zh := gin.New()
+	zh.Use(Localize)
+	zh.GET("/messages/:id", (&Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: lookup.New(f, lookup.Options{})}).Show)
+	rec = msgGet(t, zh, "/messages/"+m.OffsetMsgID()+"?traceTopic=bad%20topic!", "Accept-Language", "zh-CN")
+	s := msgDoc(t, rec).Find(`[data-testid="trace-topic-error"]`).Text()
+	if !strings.Contains(s, "不是合法的") || strings.Contains(s, "is not a valid") {
+		t.Errorf("Chinese page with a bad trace topic says %q", s)
 	}
 }

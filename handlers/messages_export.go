@@ -12,7 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
 )
@@ -21,7 +21,7 @@ import (
 // file. Missing times get the page's defaults.
 func (h *Messages) Export(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, msgNoCluster())
 		return
 	}
 	h.export(c, parseMsgSearchForm(c), c.DefaultQuery("format", "csv"))
@@ -29,32 +29,21 @@ func (h *Messages) Export(c *gin.Context) {
 
 func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	if format != "csv" && format != "json" {
-		h.Fail(c, &UserError{Status: msgInputStatus(c), Code: "bad_format", Message: i18n.From(c.Request.Context()).T("messages.export.format")})
+		h.failInput(c, fault.InvalidField("format", "messages.export.format").Because("bad_format"))
 		return
 	}
-	leave, err := h.enterHeavy(c, &f)
+	out, err := h.runSearch(c, &f, !isAPI(c))
 	if err != nil {
-		h.Fail(c, err)
+		h.failInput(c, msgFirstProblem(err))
 		return
 	}
-	defer leave()
-	out, bad, err := h.runSearch(c.Request.Context(), &f, !isAPI(c))
-	switch {
-	case bad != nil:
-		e := bad.apiError()
-		e.Status = msgInputStatus(c)
-		h.Fail(c, e)
-		return
-	case err != nil:
-		h.Fail(c, err)
-		return
-	}
+	defer out.leave()
 	var msgs []lookup.Message
 	var head MessagesSummaryJSON
 	switch {
 	case out.idRes != nil:
 		msgs = append([]lookup.Message{out.idRes.Message}, out.idRes.Copies...)
-		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
+		head = MessagesSummaryJSON{Limit: 1, Total: int64(len(msgs)), Failures: out.idRes.Failures, Errors: msgBrokerErrorsJSON(out.idRes.Failures), FromSlaves: out.idRes.FromSlaves}
 	case out.keyRes != nil:
 		msgs, head = out.keyRes.Messages, messagesSummaryJSON(out.keyRes, nil)
 	default:

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"errors"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -31,9 +30,6 @@ type msgSearchForm struct {
 	skip, from string
 	rowsOnly   bool
 }
-
-// msgFieldErrors maps a form field to the sentence that says what is wrong with it.
-type msgFieldErrors map[string]string
 
 func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 	q := c.Request.URL.Query()
@@ -77,10 +73,11 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 
 // rangeQuery turns the form into a range query. On the page, a missing begin or end is
 // filled in (the last hour, or an hour around the one given) and written back into the
-// form, so the page shows what was searched.
-func (f *msgSearchForm) rangeQuery(l *i18n.Localizer, now time.Time, fillDefaults bool) (lookup.RangeQuery, msgFieldErrors) {
-	errs := msgFieldErrors{}
-	b, e := parseMsgTimeField(l, f.form.Begin, "begin", errs), parseMsgTimeField(l, f.form.End, "end", errs)
+// form, so the page shows what was searched. Bad input is a fault.List, one Invalid
+// error per field in the form's order.
+func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.RangeQuery, error) {
+	var errs fault.List
+	b, e := msgTimeField(f.form.Begin, "begin", &errs), msgTimeField(f.form.End, "end", &errs)
 	if fillDefaults && len(errs) == 0 {
 		switch {
 		case b.IsZero() && e.IsZero():
@@ -97,24 +94,25 @@ func (f *msgSearchForm) rangeQuery(l *i18n.Localizer, now time.Time, fillDefault
 	if f.limit != "" {
 		n, err := strconv.Atoi(f.limit)
 		if err != nil || n <= 0 {
-			errs["limit"] = l.T("messages.form.limit", "Max", lookup.RangeLimit)
+			errs.Add(fault.InvalidField("limit", "messages.form.limit", "Max", lookup.RangeLimit).Because("bad_limit"))
 		}
 		q.Limit = n
 	}
 	if f.skip != "" {
 		n, err := strconv.Atoi(f.skip)
 		if err != nil || n < 0 {
-			errs["skip"] = l.T("lookup.skip", "Max", lookup.RangeLimit)
+			errs.Add(fault.InvalidField("skip", "lookup.skip", "Max", lookup.RangeLimit).Because("bad_skip"))
 		}
 		q.Skip = n
 	}
-	return q, errs
+	return q, msgAlsoTopic(errs, f.form.Topic)
 }
 
-func (f *msgSearchForm) keyQuery(l *i18n.Localizer) (lookup.KeyQuery, msgFieldErrors) {
-	errs := msgFieldErrors{}
-	b, e := parseMsgTimeField(l, f.form.Begin, "begin", errs), parseMsgTimeField(l, f.form.End, "end", errs)
-	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e}, errs
+// keyQuery turns the form into a key query; bad input as rangeQuery.
+func (f *msgSearchForm) keyQuery() (lookup.KeyQuery, error) {
+	var errs fault.List
+	b, e := msgTimeField(f.form.Begin, "begin", &errs), msgTimeField(f.form.End, "end", &errs)
+	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e}, msgAlsoTopic(errs, f.form.Topic)
 }
 
 func (f *msgSearchForm) idQuery() lookup.IDQuery {
@@ -141,47 +139,27 @@ func (f *msgSearchForm) cursor() url.Values {
 	return v
 }
 
-// msgTimeLayouts are the zone-less forms accepted in a time field; they mean UTC, as the
-// form's labels say.
-var msgTimeLayouts = []string{
-	"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02",
-}
-
-// parseMsgTime reads a time as RFC 3339 (any zone), epoch milliseconds, or a zone-less
-// "2006-01-02 15:04:05[.000]" taken as UTC. An empty string is the zero time.
-func parseMsgTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 100_000_000_000 { // before 1973 in ms: someone gave seconds
-			return time.Time{}, i18n.M("messages.time.seconds", "Value", strconv.Quote(s), "Millis", strconv.FormatInt(n*1000, 10))
-		}
-		return time.UnixMilli(n).UTC(), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	for _, l := range msgTimeLayouts {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, i18n.M("messages.time.bad", "Value", strconv.Quote(msgShort(s)))
-}
-
-func parseMsgTimeField(l *i18n.Localizer, s, field string, errs msgFieldErrors) time.Time {
-	t, err := parseMsgTime(s)
-	if err != nil {
-		why := err.Error()
-		if m, ok := err.(i18n.Message); ok {
-			why = l.Say(m)
-		}
-		errs[field] = l.T("messages.form.time."+field, "Why", why)
+// msgTimeField reads the form's time field (UTC, as the form's labels say); what it
+// cannot read is added to errs on the field.
+func msgTimeField(s, field string, errs *fault.List) time.Time {
+	t, err := parseTimeInput(s, time.UTC)
+	if fe := fault.As(err); fe != nil {
+		errs.Add(fault.InvalidField(field, "messages.form.time."+field, "Why", fe.Msg).Because("bad_time"))
 	}
 	return t
+}
+
+// msgAlsoTopic is the errors found while reading the form, with the topic's problem
+// first, so the user sees every wrong field at once; nil when the form had none (the
+// lookup checks the topic then).
+func msgAlsoTopic(errs fault.List, topic string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	if fe := fault.As(lookup.CheckTopic(topic)); fe != nil {
+		errs = append(fault.List{fe}, errs...)
+	}
+	return errs
 }
 
 // msgFormTime writes a time back into a form field: UTC, milliseconds only when there
@@ -197,54 +175,23 @@ func msgFormTime(t time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-func msgShort(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
-
-// msgBadForm is input that cannot be searched: a sentence per form field, and the
-// lookup's own error when it found the problem (its code names it for the API).
-type msgBadForm struct {
-	fields msgFieldErrors
-	input  *lookup.InputError
-	// l says the input error in the request's language.
-	l *i18n.Localizer
-}
-
-// msgInputError recognises a lookup input error. ok is false when err is something else.
-func msgInputError(l *i18n.Localizer, err error) (*msgBadForm, bool) {
-	var ie *lookup.InputError
-	if !errors.As(err, &ie) {
-		return nil, false
-	}
-	return &msgBadForm{fields: msgFieldErrors{ie.Field: lookupSay(l, ie)}, input: ie, l: l}, true
-}
-
-// apiError is the API's answer to bad input: 400 with the first problem in the form's
-// order.
-func (b *msgBadForm) apiError() *UserError {
-	if b.input != nil {
-		return &UserError{Status: http.StatusBadRequest, Code: b.input.Code, Message: lookupSay(b.l, b.input)}
-	}
-	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit", "skip"} {
-		if m := b.fields[f]; m != "" {
-			code := "bad_" + f
-			if f == "begin" || f == "end" {
-				code = "bad_time"
-			}
-			return &UserError{Status: http.StatusBadRequest, Code: code, Message: m}
+// msgFieldErrors are the sentences of a search's bad input, by form field, in l's
+// language.
+func msgFieldErrors(l *i18n.Localizer, err error) map[string]string {
+	out := map[string]string{}
+	for _, fe := range fault.All(err) {
+		if _, ok := out[fe.Field]; !ok {
+			out[fe.Field] = fe.Say(l)
 		}
 	}
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_input", Message: b.l.T("messages.form.invalid")}
+	return out
 }
 
-// msgInputStatus is the status of input that cannot be searched: 400 for the API, 422
-// for pages (which show the form again).
-func msgInputStatus(c *gin.Context) int {
-	if isAPI(c) {
-		return http.StatusBadRequest
+// msgFirstProblem is the first of a search's bad input, in the form's order, for an
+// answer that says one; any other error as it is.
+func msgFirstProblem(err error) error {
+	if fault.Is(err, fault.Invalid) {
+		return fault.As(err)
 	}
-	return http.StatusUnprocessableEntity
+	return err
 }

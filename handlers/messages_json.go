@@ -70,7 +70,9 @@ type MessagesSummaryJSON struct {
 	ScannedBackTo int64  `json:"scannedBackTo,omitempty"`
 	// CappedBrokers answered the key query with their maximum of 64 (key queries).
 	CappedBrokers []string `json:"cappedBrokers,omitempty"`
-	// Errors name the brokers that failed; the messages are what the others returned.
+	// Failures name the brokers that failed; the messages are what the others returned.
+	Failures []lookup.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}; deprecated: use failures.
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 	// FromSlaves name the brokers whose messages came from a slave, because the master
 	// did not answer: {"broker","master","slave","reason"}.
@@ -92,7 +94,10 @@ type MessageByIDJSON struct {
 	Copies []MessageJSON `json:"copies,omitempty"`
 	// Groups say, for each group consuming the topic, whether it consumed the message.
 	Groups []GroupConsumeJSON `json:"groups"`
-	Errors []BrokerErrorJSON  `json:"errors,omitempty"`
+	// Failures name the brokers that failed (see MessagesSummaryJSON).
+	Failures []lookup.BrokerFailure `json:"failures,omitempty"`
+	// Errors are Failures as {"broker","error"}; deprecated: use failures.
+	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 	// FromSlaves name the brokers read from a slave (see MessagesSummaryJSON).
 	FromSlaves []lookup.SlaveRead `json:"fromSlaves,omitempty"`
 }
@@ -159,7 +164,7 @@ func messagesJSON(r *lookup.Result, rq *lookup.RangeQuery) MessagesJSON {
 func messagesSummaryJSON(r *lookup.Result, rq *lookup.RangeQuery) MessagesSummaryJSON {
 	j := MessagesSummaryJSON{
 		Limit: r.Limit, Truncated: r.Truncated, Total: r.Total, TotalIsLowerBound: r.TotalIsLowerBound,
-		CappedBrokers: r.CappedBrokers, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves,
+		CappedBrokers: r.CappedBrokers, Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves,
 	}
 	if rq != nil {
 		n := r.InRange
@@ -180,7 +185,7 @@ func msgGroupsJSON(gs []lookup.GroupState) []GroupConsumeJSON {
 	out := make([]GroupConsumeJSON, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, GroupConsumeJSON{Group: g.Group, State: string(g.State), ConsumerOffset: g.ConsumerOffset,
-			Online: g.Online, Subscription: g.Subscription, Reason: g.Reason})
+			Online: g.Online, Subscription: g.Subscription, Reason: g.Reason.String()})
 	}
 	return out
 }

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -36,7 +35,8 @@ func (h *Messages) now() time.Time {
 	return time.Now()
 }
 
-// msgOutcome is a search that ran: exactly one of the results is set.
+// msgOutcome is a search that ran: exactly one of the results is set. leave gives back
+// the heavy gate's slot a range search holds until its result is written.
 type msgOutcome struct {
 	rangeQ   lookup.RangeQuery
 	keyQ     lookup.KeyQuery
@@ -44,52 +44,42 @@ type msgOutcome struct {
 	keyRes   *lookup.Result
 	idRes    *lookup.IDResult
 	took     time.Duration
+	leave    func()
 }
 
-// runSearch validates the form and runs the search its tab asks for. Bad input comes
-// back as field errors, before any broker is asked; an error is a search that could not
-// run (no broker answered, or the id names no message).
-func (h *Messages) runSearch(ctx context.Context, f *msgSearchForm, page bool) (*msgOutcome, *msgBadForm, error) {
-	out := &msgOutcome{}
-	l := i18n.From(ctx)
+// runSearch validates the form and runs the search its tab asks for. Bad input is
+// Invalid faults on their fields (fault.All), found before any broker is asked; another
+// error is a search that could not run (too many at once, no broker answered, the id
+// names no message). The caller calls out.leave once the result is written.
+func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgOutcome, error) {
+	ctx := c.Request.Context()
+	out := &msgOutcome{leave: func() {}}
 	start := time.Now()
 	var err error
 	switch f.tab {
 	case views.TabKey:
-		q, errs := f.keyQuery(l)
-		if len(errs) > 0 {
-			return nil, msgAlsoTopic(l, errs, f.form.Topic), nil
+		if out.keyQ, err = f.keyQuery(); err != nil {
+			return nil, err
 		}
-		out.keyQ = q
-		out.keyRes, err = h.Lookup.ByKey(ctx, q)
+		out.keyRes, err = h.Lookup.ByKey(ctx, out.keyQ)
 	case views.TabID:
 		out.idRes, err = h.Lookup.ByID(ctx, f.idQuery())
 	default:
-		q, errs := f.rangeQuery(l, h.now(), page)
-		if len(errs) > 0 {
-			return nil, msgAlsoTopic(l, errs, f.form.Topic), nil
+		if out.rangeQ, err = f.rangeQuery(h.now(), page); err != nil {
+			return nil, err
 		}
-		out.rangeQ = q
-		out.rangeRes, err = h.Lookup.ByRange(ctx, q)
+		if out.leave, err = h.enterHeavy(c); err != nil {
+			return nil, err
+		}
+		if out.rangeRes, err = h.Lookup.ByRange(ctx, out.rangeQ); err != nil {
+			out.leave()
+		}
 	}
 	out.took = time.Since(start)
-	if bad, ok := msgInputError(l, err); ok {
-		return nil, bad, nil
-	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out, nil, nil
-}
-
-// msgAlsoTopic adds the topic's problem to errors found while reading the form, so the
-// user sees every wrong field at once.
-func msgAlsoTopic(l *i18n.Localizer, errs msgFieldErrors, topic string) *msgBadForm {
-	bad := &msgBadForm{fields: errs, l: l}
-	if err := lookup.CheckTopic(topic); errors.As(err, &bad.input) {
-		errs["topic"] = lookupSay(l, bad.input)
-	}
-	return bad
+	return out, nil
 }
 
 // Search is GET /messages: the search form, and the result when the form was sent.
@@ -111,17 +101,14 @@ func (h *Messages) Search(c *gin.Context) {
 		}
 		vm.Topics = topics
 		if f.submitted {
-			leave, err := h.enterHeavy(c, &f)
-			var out *msgOutcome
-			var bad *msgBadForm
-			if err == nil {
-				defer leave() // the result is held until the page is written
-				out, bad, err = h.runSearch(ctx, &f, true)
+			out, err := h.runSearch(c, &f, true)
+			if out != nil {
+				defer out.leave() // the result is held until the page is written
 			}
 			switch {
-			case bad != nil:
+			case fault.Is(err, fault.Invalid):
 				status = http.StatusUnprocessableEntity
-				vm.FieldErrors = bad.fields
+				vm.FieldErrors = msgFieldErrors(l, err)
 				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID)
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
@@ -185,11 +172,11 @@ func msgResultVM(l *i18n.Localizer, out *msgOutcome) *views.MessagesResult {
 	}
 }
 
-// msgSearchError is the sentence shown when a search could not run.
+// msgSearchError is the sentence shown when a search could not run: its own (the
+// message was not found, too many searches at once), a refusal, or a failure.
 func msgSearchError(l *i18n.Localizer, err error) string {
-	var ue *UserError // a sentence of its own, such as "too many searches at once"
-	if errors.Is(err, lookup.ErrNotFound) || errors.As(err, &ue) {
-		return lookupErrorText(l, err)
+	if s, ok := sayFaults(l, err); ok {
+		return s
 	}
 	if s, ok := sayRefusal(l, "", err); ok {
 		return l.T("messages.error.refused", "Refusal", s)
@@ -202,7 +189,7 @@ func msgSearchError(l *i18n.Localizer, err error) string {
 // format=json the answer is the same export the page offers.
 func (h *Messages) API(c *gin.Context) {
 	if h.Lookup == nil {
-		h.Fail(c, msgNoCluster(c))
+		h.Fail(c, msgNoCluster())
 		return
 	}
 	f := parseMsgSearchForm(c)
@@ -210,18 +197,13 @@ func (h *Messages) API(c *gin.Context) {
 		h.export(c, f, format)
 		return
 	}
-	leave, err := h.enterHeavy(c, &f)
-	if err != nil {
-		h.Fail(c, err)
-		return
+	out, err := h.runSearch(c, &f, false)
+	if out != nil {
+		defer out.leave()
 	}
-	defer leave()
-	out, bad, err := h.runSearch(c.Request.Context(), &f, false)
 	switch {
-	case bad != nil:
-		h.Fail(c, bad.apiError())
 	case err != nil:
-		h.Fail(c, err)
+		h.Fail(c, msgFirstProblem(err))
 	case out.idRes != nil:
 		c.JSON(http.StatusOK, msgByIDJSON(out.idRes, nil))
 	case out.keyRes != nil:
@@ -243,16 +225,16 @@ func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
 }
 
 // msgNoCluster answers API calls on a console without a NameServer.
-func msgNoCluster(c *gin.Context) *UserError {
-	return &UserError{Status: http.StatusServiceUnavailable, Code: "no_cluster",
-		Message: i18n.From(c.Request.Context()).T("messages.api.nocluster")}
+func msgNoCluster() error {
+	return fault.New(fault.Unavailable, "messages.api.nocluster").Because("no_cluster")
 }
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
 	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),
-		Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
+		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
 	if groups != nil {
 		j.Groups = msgGroupsJSON(groups.States)
+		j.Failures = append(slices.Clone(j.Failures), groups.Failures...)
 		j.Errors = append(j.Errors, msgBrokerErrorsJSON(groups.Failures)...)
 		j.FromSlaves = mergeSlaveReads(j.FromSlaves, groups.FromSlaves)
 	}

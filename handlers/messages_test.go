@@ -124,6 +124,14 @@ func TestMessagesPartialResultNamesFailingBroker(t *testing.T) {
 	if len(j.Messages) != 50 || len(j.Errors) != 1 || j.Errors[0].Broker != "broker-b" || !strings.Contains(j.Errors[0].Error, "no answer") {
 		t.Errorf("API: %d messages, errors %+v", len(j.Messages), j.Errors)
 	}
+	// The failure in the API's one shape for a broker that failed.
+	var fj struct {
+		Failures []struct{ Broker, Addr, Error string } `json:"failures"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &fj); err != nil || len(fj.Failures) != 1 || fj.Failures[0].Broker != "broker-b" ||
+		fj.Failures[0].Addr != "10.0.0.2:10911" || !strings.Contains(fj.Failures[0].Error, "no answer") {
+		t.Errorf("API failures: %+v", fj.Failures)
+	}
 }
 
 // Bad input: 422 with the form kept and the sentence next to the field on the page, 400

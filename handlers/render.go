@@ -19,13 +19,10 @@ import (
 	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
-	"rmqconsole/deadletters"
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
-	"rmqconsole/lookup"
-	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/topics"
@@ -104,10 +101,25 @@ type APIError struct {
 // itself (the database, a bug) is logged with the operation that failed.
 func (e *Env) Fail(c *gin.Context, err error) {
 	status, code := errorStatus(err)
+	e.failWith(c, status, code, err)
+}
+
+// failInput is Fail for input a page refuses: 422 on the page, which says what to
+// change, and 400 in the API (a form's field errors re-render the form instead).
+func (e *Env) failInput(c *gin.Context, err error) {
+	status, code := errorStatus(err)
+	if status == http.StatusBadRequest && !isAPI(c) {
+		status = http.StatusUnprocessableEntity
+	}
+	e.failWith(c, status, code, err)
+}
+
+// failWith answers err with status and the API code.
+func (e *Env) failWith(c *gin.Context, status int, code string, err error) {
 	switch {
 	case status == statusClientClosed:
 		// Nobody is left to read the answer: not the console's failure.
-		e.Log.Info("request cancelled by the client", "op", operation(c), "err", err)
+		e.Log.Debug("request cancelled by the client", "op", operation(c), "err", err)
 	case status >= 500:
 		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
@@ -207,12 +219,29 @@ func sayFailure(l *i18n.Localizer, prefixID string, f cluster.BrokerFailure) str
 	return l.T(prefixID, "Failure", l.Say(f.Message()))
 }
 
-// sayErr is err's words for a page in l's language: a refused access, a broker's
-// failure, a connection that failed or an answer that did not come in the catalogues'
-// words; any other error as it says itself.
+// sayFaults is every fault err carries, in l's language, one sentence after the other;
+// ok is false when it carries none.
+func sayFaults(l *i18n.Localizer, err error) (string, bool) {
+	fes := fault.All(err)
+	if len(fes) == 0 {
+		return "", false
+	}
+	parts := make([]string, len(fes))
+	for i, fe := range fes {
+		parts[i] = fe.Say(l)
+	}
+	return strings.Join(parts, " "), true
+}
+
+// sayErr is err's words for a page in l's language: its faults, a refused access, a
+// broker's failure, a connection that failed or an answer that did not come in the
+// catalogues' words; any other error as it says itself.
 func sayErr(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
+	}
+	if s, ok := sayFaults(l, err); ok {
+		return s
 	}
 	if s, ok := sayRefusal(l, "", err); ok {
 		return s
@@ -263,7 +292,6 @@ func errorStatus(err error) (int, string) {
 	}
 	var ue *UserError
 	var bf cluster.BrokerFailure
-	var re *lookup.RefusedError
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
@@ -277,36 +305,12 @@ func errorStatus(err error) (int, string) {
 		return http.StatusNotFound, "topic_not_found"
 	case errors.Is(err, groups.ErrClientNotFound):
 		return http.StatusNotFound, "client_not_found"
-	case errors.Is(err, lookup.ErrNotFound):
-		return http.StatusNotFound, "message_not_found"
-	case errors.As(err, new(*lookup.InputError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.As(err, &re):
-		return http.StatusConflict, re.Code
-	case errors.Is(err, lookup.ErrDirectUnavailable):
-		return http.StatusServiceUnavailable, "unavailable"
-	case errors.Is(err, store.ErrAuditBusy):
-		return http.StatusConflict, "conflict"
 	case errors.Is(err, groups.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
-	case errors.As(err, new(resets.InputErrors)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, resets.ErrConflict):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, resets.ErrAuditUnavailable):
-		return http.StatusServiceUnavailable, "audit_unavailable"
 	case errors.As(err, new(*store.UnrecordedError)):
 		return http.StatusServiceUnavailable, "audit_unrecorded"
 	case errors.Is(err, store.ErrUnavailable):
 		return http.StatusServiceUnavailable, StoreUnavailableCode
-	case errors.Is(err, resets.ErrNoCluster):
-		return http.StatusServiceUnavailable, "no_cluster"
-	case errors.As(err, new(*deadletters.InputError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.As(err, new(*store.AuditBusyError)):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, store.ErrAuditNotFound):
-		return http.StatusNotFound, "not_found"
 	case errors.As(err, new(*alerts.FieldError)):
 		return http.StatusBadRequest, "bad_request"
 	case errors.Is(err, alerts.ErrNotFound):
@@ -341,12 +345,8 @@ var faultStatus = map[fault.Code]int{
 // are; the others get a sentence saying who failed (a RocketMQ server, or the console).
 func errorMessage(c *gin.Context, err error, code string) string {
 	l := tr(c)
-	if fes := fault.All(err); len(fes) > 0 {
-		parts := make([]string, len(fes))
-		for i, fe := range fes {
-			parts[i] = fe.Say(l)
-		}
-		return strings.Join(parts, " ")
+	if s, ok := sayFaults(l, err); ok {
+		return s
 	}
 	var ue *UserError
 	if errors.As(err, &ue) {

@@ -55,11 +55,11 @@ type GroupState struct {
 	Clients []rocketmq.Connection
 	// MessageModel is CLUSTERING or BROADCASTING, when the clients were listed.
 	MessageModel string
-	// Reason explains Popped, Offline, Filtered and Unknown as a sentence.
-	Reason string
-	// ReasonText is Reason as a catalogue sentence, and ReasonNote the note that may
-	// follow it, for a page to say in its reader's language.
-	ReasonText, ReasonNote i18n.Message `json:"-"`
+	// Reason explains Popped, Offline, Filtered and Unknown (and a state read without
+	// listing the group's clients), for a page to say in its reader's language.
+	Reason i18n.Text
+	// note follows the reason: set before it (see because).
+	note i18n.Message
 }
 
 // GroupStates is the answer of Groups.
@@ -213,7 +213,7 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 	st := GroupState{Group: group, ConsumerOffset: -1}
 	if cl.err != nil {
 		st.State = Unknown
-		st.because(i18n.M("lookup.group.conns", "Error", cl.err.Error()))
+		st.because(i18n.M("lookup.group.conns", "Error", cluster.ErrorMessage(cl.err)))
 		return st
 	}
 	tagFilter := false
@@ -233,7 +233,7 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 	}
 	if offsetsErr != nil {
 		st.State = Unknown
-		st.because(i18n.M("lookup.group.offset", "Error", offsetsErr.Error()))
+		st.because(i18n.M("lookup.group.offset", "Error", cluster.ErrorMessage(offsetsErr)))
 		return st
 	}
 	off, ok := offsets[group][mq.Topic][mq.QueueID]
@@ -243,7 +243,7 @@ func groupState(group string, cl seenClients, offsets map[string]map[string]map[
 	st.ConsumerOffset = off
 	past := off > m.QueueOffset
 	if cl.seen == nil {
-		st.ReasonNote = i18n.M("lookup.group.unchecked", "Groups", groups, "Lookups", lookups)
+		st.note = i18n.M("lookup.group.unchecked", "Groups", groups, "Lookups", lookups)
 		switch {
 		case past:
 			st.State = Consumed
@@ -295,9 +295,8 @@ func excludedBy(sub, tag string) bool {
 
 // because sets the state's reason, followed by its note when one was set first.
 func (st *GroupState) because(m i18n.Message) {
-	st.ReasonText = m
-	st.Reason = m.String()
-	if st.ReasonNote.ID != "" {
-		st.Reason += " " + st.ReasonNote.String()
+	st.Reason = i18n.TextOf(m)
+	if st.note.ID != "" {
+		st.Reason = st.Reason.And(st.note)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -81,31 +82,18 @@ type DirectAnswer struct {
 // Consumed reports whether the client says it consumed the message.
 func (a *DirectAnswer) Consumed() bool { return a.Err == nil }
 
-// RefusedError is a DirectRequest that was not sent to any client, because it could
-// not work as asked: the client is offline or not in the group, or the group does not
-// subscribe to the message's topic. Message is a sentence for the user.
-type RefusedError struct {
-	Code    string // "client_offline", "client_not_in_group", "group_not_subscribed", "group_offline", "no_master"
-	Message string
-	// Text is Message as a catalogue sentence, for the handler to say in the
-	// request's language.
-	Text i18n.Message
+// refusal is a DirectRequest that was not sent to any client, because it could not
+// work as the cluster stands: the client is not in the group, the group is offline or
+// does not subscribe to the message's topic, the broker has no master. A Conflict
+// fault whose API code is reason ("client_not_in_group", "group_not_subscribed",
+// "group_offline", "no_master").
+func refusal(reason, id string, kv ...any) *fault.Error {
+	return fault.New(fault.Conflict, id, kv...).Because(reason)
 }
-
-// refusal is a RefusedError whose sentence is m.
-func refusal(code string, m i18n.Message) *RefusedError {
-	return &RefusedError{Code: code, Message: m.String(), Text: m}
-}
-
-func (e *RefusedError) Error() string { return e.Message }
 
 // maxClientIDLen bounds a client id: ip@instance, where RocketMQ's own instance names are
 // short.
 const maxClientIDLen = 255
-
-// ErrDirectUnavailable: the service was built without a client or an audit log to
-// consume messages directly with.
-var ErrDirectUnavailable = errors.New("consuming a message directly is not available: the console has no cluster or no audit log")
 
 // ConsumeDirectly has one online client of a group consume the message again: the
 // broker that stores it reads it at its commit-log offset (the request carries the
@@ -114,30 +102,31 @@ var ErrDirectUnavailable = errors.New("consuming a message directly is not avail
 //
 // Before anything is sent, the message is looked up, and the group's connections on
 // that broker must show the client online and the group subscribed to the message's
-// topic; otherwise the answer is a *RefusedError (or *InputError, or a NotFoundError
-// for an unknown message) and nothing reaches a client. The attempt is audited (mode
+// topic; otherwise the answer is a fault (Conflict: see refusal; Invalid for bad input;
+// NotFound for an unknown message) and nothing reaches a client. A service built
+// without a client or an audit log answers Unavailable. The attempt is audited (mode
 // ModeConsumeDirectly, one row: the client and its answer); an answer other than
 // consumed is the row's Error. The returned error is only for a request that was not
 // sent; a client that answered badly or not at all is the answer's Err.
 func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*DirectAnswer, error) {
 	if s.direct == nil || s.audit == nil {
-		return nil, ErrDirectUnavailable
+		return nil, fault.New(fault.Unavailable, "lookup.direct.unavailable")
 	}
 	req.Group, req.ClientID = strings.TrimSpace(req.Group), strings.TrimSpace(req.ClientID)
 	if req.Group == "" {
-		return nil, errMissing("group", "missing_group", i18n.M("lookup.direct.group.missing"))
+		return nil, invalid("group", "missing_group", "lookup.direct.group.missing")
 	}
-	if err := cluster.CheckName("consumer group", req.Group); err != nil {
-		return nil, &InputError{Field: "group", Code: "bad_group", Message: err.Error()}
+	if err := checkName("group", "consumer group", req.Group); err != nil {
+		return nil, err
 	}
 	if req.ClientID == "" {
-		return nil, errMissing("clientId", "missing_client", i18n.M("lookup.direct.client.missing", "Group", req.Group))
+		return nil, invalid("clientId", "missing_client", "lookup.direct.client.missing", "Group", req.Group)
 	}
 	if err := checkText(freetext.ClientID, req.ClientID); err != nil {
 		return nil, err
 	}
 	if len(req.ClientID) > maxClientIDLen || strings.ContainsFunc(req.ClientID, unicode.IsSpace) {
-		return nil, inputError("clientId", "bad_client", i18n.M("lookup.direct.client.bad", "Client", fmt.Sprintf("%q", short(req.ClientID))))
+		return nil, invalid("clientId", "bad_client", "lookup.direct.client.bad", "Client", freetext.Quote(req.ClientID))
 	}
 	found, err := s.ByID(ctx, IDQuery{ID: req.ID, Topic: req.Topic})
 	if err != nil {
@@ -151,20 +140,20 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	b, ok := route.Broker(m.BrokerName)
 	if !ok || b.Master == "" {
-		return nil, refusal("no_master", i18n.M("lookup.direct.nomaster", "Broker", m.BrokerName, "Topic", m.Topic))
+		return nil, refusal("no_master", "lookup.direct.nomaster", "Broker", m.BrokerName, "Topic", m.Topic)
 	}
 	a.BrokerAddr = b.Master
 	conn, err := s.admin.ConsumerConnections(ctx, b.Master, req.Group)
 	switch {
 	case errors.Is(err, rocketmq.ErrConsumerNotOnline):
-		return nil, refusal("group_offline", i18n.M("lookup.direct.offline", "Group", req.Group, "Broker", m.BrokerName))
+		return nil, refusal("group_offline", "lookup.direct.offline", "Group", req.Group, "Broker", m.BrokerName)
 	case err != nil:
 		return nil, cluster.BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume directly", Err: err}
 	}
 	a.MessageModel = conn.MessageModel
 	if _, ok := conn.Subscriptions[m.Topic]; !ok {
-		return nil, refusal("group_not_subscribed", i18n.M("lookup.direct.notsubscribed", "Group", req.Group, "Topic", m.Topic,
-			"Topics", strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", ")))
+		return nil, refusal("group_not_subscribed", "lookup.direct.notsubscribed", "Group", req.Group, "Topic", m.Topic,
+			"Topics", strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", "))
 	}
 	i := slices.IndexFunc(conn.Connections, func(c rocketmq.Connection) bool { return c.ClientID == req.ClientID })
 	if i < 0 {
@@ -172,8 +161,8 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 		for j, c := range conn.Connections {
 			ids[j] = c.ClientID
 		}
-		return nil, refusal("client_not_in_group", i18n.M("lookup.direct.notingroup", "Client", req.ClientID, "Group", req.Group,
-			"Broker", m.BrokerName, "Clients", strings.Join(ids, ", ")))
+		return nil, refusal("client_not_in_group", "lookup.direct.notingroup", "Client", req.ClientID, "Group", req.Group,
+			"Broker", m.BrokerName, "Clients", strings.Join(ids, ", "))
 	}
 	a.Client = conn.Connections[i]
 
@@ -231,16 +220,18 @@ func directRow(a *DirectAnswer) store.AuditQueue {
 	m := a.Message
 	row := store.AuditQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
 		Before: m.QueueOffset, Target: m.QueueOffset, Method: "CONSUME_MESSAGE_DIRECTLY"}
+	var note string
 	if r := a.Result; r != nil {
-		row.Note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
+		note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
 		if r.Remark != "" {
-			row.Note += ", remark: " + r.Remark
+			note += ", remark: " + r.Remark
 		}
 	} else {
-		row.Note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
+		note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
 	}
+	row.Note = i18n.PlainText(note)
 	if a.Err != nil {
-		row.Error = a.Err.Error()
+		row.Error = i18n.PlainText(a.Err.Error())
 	}
 	return row
 }

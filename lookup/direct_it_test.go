@@ -17,6 +17,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -109,10 +110,10 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Mode != ModeConsumeDirectly || got.Group != a.Group || got.Status != status || got.Actor != "ops" ||
-			len(got.Result) != 1 || !strings.Contains(got.Result[0].Note, a.Client.ClientID) {
+			len(got.Result) != 1 || !strings.Contains(got.Result[0].Note.String(), a.Client.ClientID) {
 			t.Errorf("audit entry %+v, want %s, group %s, one row naming client %s", got, status, a.Group, a.Client.ClientID)
 		}
-		if (status == store.AuditApplied) != (got.Result[0].Error == "") {
+		if (status == store.AuditApplied) != (len(got.Result[0].Error) == 0) {
 			t.Errorf("audit row error %q with status %s", got.Result[0].Error, status)
 		}
 	}
@@ -201,7 +202,7 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 			{"unknown client", ok, "", group, "10.9.9.9@nobody", refused("client_not_in_group")},
 			{"group not subscribed to the topic", otherMsg, "", group, client.ClientID, refused("group_not_subscribed")},
 			{"unknown group", ok, "", dev.UniqueName("nobody"), client.ClientID, refused("group_offline")},
-			{"unknown message", ok, id.String(), group, client.ClientID, func(err error) bool { return errors.Is(err, ErrNotFound) }},
+			{"unknown message", ok, id.String(), group, client.ClientID, func(err error) bool { return fault.Is(err, fault.NotFound) }},
 		} {
 			req := DirectRequest{ID: c.s.offsetID, Group: c.group, ClientID: c.cl}
 			if c.id != "" {
@@ -237,15 +238,15 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 
 func inputField(field string) func(error) bool {
 	return func(err error) bool {
-		var ie *InputError
-		return errors.As(err, &ie) && ie.Field == field
+		fe := fault.As(err)
+		return fe != nil && fe.Code == fault.Invalid && fe.Field == field
 	}
 }
 
 func refused(code string) func(error) bool {
 	return func(err error) bool {
-		var re *RefusedError
-		return errors.As(err, &re) && re.Code == code && strings.Contains(re.Message, "Nothing was sent")
+		fe := fault.As(err)
+		return fe != nil && fe.Code == fault.Conflict && fe.Reason == code && strings.Contains(fe.Error(), "Nothing was sent")
 	}
 }
 

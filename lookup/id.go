@@ -10,9 +10,62 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
+
+// IDQuery asks for one message by id: an offsetMsgId, or a unique key in Topic.
+type IDQuery struct {
+	ID    string
+	Topic string // needed for a unique key; optional for an offsetMsgId
+}
+
+// Validate checks the query without asking any broker, and says which kind of id it
+// holds. The error is nil, or an Invalid fault on the field at fault.
+func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
+	q.ID = strings.TrimSpace(q.ID)
+	q.Topic = strings.TrimSpace(q.Topic)
+	if q.ID == "" {
+		return rocketmq.IDInvalid, invalid("id", "missing_id", "lookup.id.missing")
+	}
+	kind := rocketmq.ClassifyID(q.ID)
+	if kind == rocketmq.IDUniqueKey && !plausibleUniqueKey(q.ID) {
+		kind = rocketmq.IDInvalid
+	}
+	if kind == rocketmq.IDInvalid {
+		return kind, invalid("id", "bad_id", "lookup.id.bad", "ID", freetext.Quote(q.ID))
+	}
+	if q.Topic != "" {
+		if err := checkTopic(q.Topic); err != nil {
+			return kind, err
+		}
+	}
+	if kind == rocketmq.IDUniqueKey && q.Topic == "" {
+		return kind, invalid("topic", "missing_topic", "lookup.id.needtopic", "ID", freetext.Quote(q.ID))
+	}
+	return kind, nil
+}
+
+// plausibleUniqueKey accepts what producers write as UNIQ_KEY: hex from every client, and
+// the letters, digits and separators of ids a producer sets itself. Anything else (markup,
+// quotes, a pasted sentence) is a mistake worth pointing out before asking the index.
+func plausibleUniqueKey(s string) bool {
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || r == ':' || r == '@' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// notFound is a NotFound fault for a message no broker holds, said by the catalogue's
+// id; its API code is message_not_found.
+func notFound(id string, kv ...any) *fault.Error {
+	return fault.New(fault.NotFound, id, kv...).Because("message_not_found")
+}
 
 // IDResult is the one message an id names.
 type IDResult struct {
@@ -43,7 +96,7 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 	}
 	if kind == rocketmq.IDOffsetMsgID {
 		res, err := s.byOffsetMsgID(ctx, q)
-		if err == nil || q.Topic == "" || !errors.Is(err, ErrNotFound) {
+		if err == nil || q.Topic == "" || !fault.Is(err, fault.NotFound) {
 			return res, err
 		}
 		// A unique key can look like an offsetMsgId; the topic's index decides.
@@ -51,14 +104,8 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 		if err2 == nil {
 			return res, nil
 		}
-		if errors.Is(err2, ErrNotFound) {
-			also := i18n.M("lookup.notfound.either", "Topic", quote(q.Topic))
-			nf := &NotFoundError{Message: err.Error() + " " + also.String(), Also: also}
-			var first *NotFoundError
-			if errors.As(err, &first) {
-				nf.Text = first.Text
-			}
-			return nil, nf
+		if fault.Is(err2, fault.NotFound) {
+			return nil, notFound("lookup.notfound.either", "NotFound", fault.As(err).Msg, "Topic", quote(q.Topic))
 		}
 		return nil, err2
 	}
@@ -68,7 +115,7 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, error) {
 	id, err := rocketmq.ParseOffsetMsgID(q.ID)
 	if err != nil { // Validate classified it, so this does not happen
-		return nil, &InputError{Field: "id", Code: "bad_id", Message: err.Error()}
+		return nil, fault.Wrap(err, fault.Invalid, "lookup.id.bad", "ID", freetext.Quote(q.ID)).On("id").Because("bad_id")
 	}
 	host := id.StoreHost.String()
 	b, ok, err := s.cluster.BrokerAt(ctx, host)
@@ -79,7 +126,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 		// Never connect to an address taken from user input unless it is one of the
 		// cluster's own brokers.
 		all, _ := s.cluster.Brokers(ctx)
-		return nil, notFound(i18n.M("lookup.notfound.host", "ID", q.ID, "Host", host, "Brokers", strings.Join(brokerAddrs(all), ", ")))
+		return nil, notFound("lookup.notfound.host", "ID", q.ID, "Host", host, "Brokers", strings.Join(brokerAddrs(all), ", "))
 	}
 	broker := b.Name
 	// The store host is the master's address; a slave holds the same commit log at the
@@ -97,7 +144,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 	fo.Wait()
 	err = readErr
 	if errors.Is(err, rocketmq.ErrMessageNotFound) {
-		return nil, notFound(i18n.M("lookup.notfound.offset", "Broker", broker, "Host", host, "Offset", id.CommitLogOffset))
+		return nil, notFound("lookup.notfound.offset", "Broker", broker, "Host", host, "Offset", id.CommitLogOffset)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read offsetMsgId %s from broker %s: %w", q.ID, broker, err)
@@ -136,7 +183,7 @@ func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error)
 			return nil, fmt.Errorf("look up unique key %s in topic %s: no broker that answered holds it, and %d failed: %w",
 				q.ID, q.Topic, len(failed), errors.Join(errs...))
 		}
-		return nil, notFound(i18n.M("lookup.notfound.uniq", "Topic", q.Topic, "ID", q.ID))
+		return nil, notFound("lookup.notfound.uniq", "Topic", q.Topic, "ID", q.ID)
 	}
 	slices.SortFunc(found, func(a, b Message) int {
 		if c := cmp.Compare(a.StoreTimestamp, b.StoreTimestamp); c != 0 {

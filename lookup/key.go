@@ -3,11 +3,57 @@ package lookup
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
+
+// KeyQuery asks the brokers' key index for a topic's messages with a key, optionally
+// stored within [Begin, End] (zero times are unbounded).
+type KeyQuery struct {
+	Topic string
+	Key   string
+	Begin time.Time
+	End   time.Time
+}
+
+// Validate checks the query without asking any broker: nil, or an Invalid fault on the
+// field at fault.
+func (q *KeyQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Key = strings.TrimSpace(q.Key)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Key == "" {
+		return invalid("key", "missing_key", "lookup.key.missing")
+	}
+	if err := checkKey(q.Key); err != nil {
+		return err
+	}
+	if !q.Begin.IsZero() && !q.End.IsZero() && q.Begin.After(q.End) {
+		return invalid("begin", "bad_range", "lookup.range.reversed.key",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC"))
+	}
+	return nil
+}
+
+// checkKey says what is wrong with a key, one rule per sentence.
+func checkKey(k string) error {
+	if len(k) > maxTextLen {
+		return invalid("key", "bad_key", "lookup.key.long", "Max", maxTextLen, "Len", len(k))
+	}
+	if err := checkText(freetext.MessageKey, k); err != nil {
+		return err
+	}
+	if strings.ContainsAny(k, " \t\r\n") {
+		return invalid("key", "bad_key", "lookup.key.spaces")
+	}
+	return nil
+}
 
 // ByKey asks every broker of the topic for the messages indexed under q.Key
 // (QUERY_MESSAGE), merges their answers, drops duplicates and returns the newest

@@ -12,9 +12,13 @@ package lookup
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
+	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -189,14 +193,14 @@ func (r *Result) After(q RangeQuery, n int) Cursor {
 	return Cursor{End: time.UnixMilli(last).UTC(), Skip: skip}
 }
 
-// route returns the topic's route. A topic the NameServer does not know is an
-// *InputError on the topic field; a broker that served the topic a moment ago and is
-// missing from the route now is recorded in fo as failing op, since its messages are
-// missing from the answer.
+// route returns the topic's route. A topic the NameServer does not know is an Invalid
+// fault on the topic field (reason unknownTopic); a broker that served the topic a
+// moment ago and is missing from the route now is recorded in fo as failing op, since
+// its messages are missing from the answer.
 func (s *Service) route(ctx context.Context, topic, op string, fo *cluster.Fanout) (*cluster.Route, error) {
 	r, err := s.cluster.Route(ctx, topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
-		return nil, errUnknownTopic(topic)
+		return nil, invalid("topic", unknownTopic, "lookup.topic.unknown", "Topic", quote(topic))
 	}
 	if err != nil {
 		return nil, err
@@ -205,4 +209,55 @@ func (s *Service) route(ctx context.Context, topic, op string, fo *cluster.Fanou
 		fo.Fail(g.Failure(topic, op))
 	}
 	return r, nil
+}
+
+// unknownTopic is the API code of a topic the NameServer does not know.
+const unknownTopic = "unknown_topic"
+
+// maxTextLen bounds what a user may type into a topic, key or tag field; RocketMQ's own
+// limits are lower (topic 127, key index entries much less).
+const maxTextLen = 255
+
+// invalid is input that cannot be queried as asked: an Invalid fault on field, whose
+// API code is reason ("missing_topic", "bad_range", ...). Nothing was sent to a broker.
+func invalid(field, reason, id string, kv ...any) *fault.Error {
+	return fault.InvalidField(field, id, kv...).Because(reason)
+}
+
+// CheckTopic checks a topic name as the queries do, without asking anyone, so a form
+// can report every wrong field at once.
+func CheckTopic(t string) error { return checkTopic(strings.TrimSpace(t)) }
+
+func checkTopic(t string) error {
+	if t == "" {
+		return invalid("topic", "missing_topic", "lookup.topic.missing")
+	}
+	return checkName("topic", "topic", t)
+}
+
+// checkName refuses, on field, a name RocketMQ would refuse (cluster.CheckName; kind
+// names it in the sentence).
+func checkName(field, kind, name string) error {
+	if err := cluster.CheckName(kind, name); err != nil {
+		return &fault.Error{Code: fault.Invalid, Reason: "bad_" + field, Field: field, Msg: nameRefusal(err), Err: err}
+	}
+	return nil
+}
+
+// nameRefusal is the cluster layer's sentence for a name it refused.
+func nameRefusal(err error) i18n.Message {
+	var ne *cluster.NameError
+	if errors.As(err, &ne) {
+		return ne.Say()
+	}
+	return i18n.Plain(err.Error())
+}
+
+// checkText applies the free-text rule to what a query sends a broker.
+func checkText(f freetext.Field, s string) error {
+	var te *freetext.Error
+	if err := f.Check(s); errors.As(err, &te) {
+		return &fault.Error{Code: fault.Invalid, Reason: "bad_" + f.Name, Field: f.Name, Msg: te.Say(), Err: te}
+	}
+	return nil
 }

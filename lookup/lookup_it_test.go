@@ -2,7 +2,6 @@ package lookup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 
@@ -137,8 +137,7 @@ func TestIntegrationRangeExactSet(t *testing.T) {
 
 	// An unknown topic is bad input, answered from the NameServer alone.
 	_, err = e.svc.ByRange(ctx, RangeQuery{Topic: dev.UniqueName("nosuch"), Begin: beginB, End: endB})
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.Code != "unknown_topic" {
+	if fe := fault.As(err); fe == nil || fe.Code != fault.Invalid || fe.Reason != "unknown_topic" {
 		t.Errorf("unknown topic: %v, want an unknown_topic input error", err)
 	}
 }
@@ -342,18 +341,18 @@ func TestIntegrationID(t *testing.T) {
 	// host that is not a broker: not found, and the second never connects anywhere.
 	id, _ := rocketmq.ParseOffsetMsgID(one.offsetID)
 	id.CommitLogOffset += 3
-	if _, err := e.svc.ByID(ctx, IDQuery{ID: id.String()}); !errors.Is(err, ErrNotFound) {
+	if _, err := e.svc.ByID(ctx, IDQuery{ID: id.String()}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("offsetMsgId at a bad commit-log offset: %v, want not found", err)
 	}
 	elsewhere := rocketmq.OffsetMsgID{StoreHost: netipPort("10.255.255.1:10911"), CommitLogOffset: 0}.String()
 	before := e.c.CallCount(rocketmq.CodeViewMessageByID)
-	if _, err := e.svc.ByID(ctx, IDQuery{ID: elsewhere}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "not a broker of this cluster") {
+	if _, err := e.svc.ByID(ctx, IDQuery{ID: elsewhere}); !fault.Is(err, fault.NotFound) || !strings.Contains(err.Error(), "not a broker of this cluster") {
 		t.Errorf("offsetMsgId of a foreign host: %v", err)
 	}
 	if e.c.CallCount(rocketmq.CodeViewMessageByID) != before {
 		t.Errorf("an offsetMsgId naming a foreign host was sent a VIEW_MESSAGE_BY_ID")
 	}
-	if _, err := e.svc.ByID(ctx, IDQuery{ID: "0A0B0C0D0E0F101112131415161718191A1B", Topic: topic}); !errors.Is(err, ErrNotFound) {
+	if _, err := e.svc.ByID(ctx, IDQuery{ID: "0A0B0C0D0E0F101112131415161718191A1B", Topic: topic}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("unknown unique key: %v, want not found", err)
 	}
 }
@@ -439,7 +438,7 @@ func TestIntegrationGroups(t *testing.T) {
 		}
 		states := gs.States
 		d := stateOf(states, done)
-		if d.State != Offline || d.Online || !strings.Contains(d.Reason, "has not reached") {
+		if d.State != Offline || d.Online || !strings.Contains(d.Reason.String(), "has not reached") {
 			return fmt.Errorf("%s: %s online %v (%s)", done, d.State, d.Online, d.Reason)
 		}
 		return nil

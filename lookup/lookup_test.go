@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 )
 
@@ -326,18 +327,18 @@ func TestIDBothKinds(t *testing.T) {
 	}
 	// Not found anywhere, but a broker failed: not "not found", an error naming it.
 	_, err = svc.ByID(ctx, IDQuery{ID: "NOPE", Topic: "T"})
-	if err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "broker-a") {
+	if err == nil || fault.Is(err, fault.NotFound) || !strings.Contains(err.Error(), "broker-a") {
 		t.Errorf("missing id with a failing broker: %v; want an error naming broker-a", err)
 	}
 	f.Fail = nil
 	_, err = svc.ByID(ctx, IDQuery{ID: "NOPE", Topic: "T"})
-	if !errors.Is(err, ErrNotFound) {
+	if !fault.Is(err, fault.NotFound) {
 		t.Errorf("missing id: %v, want not found", err)
 	}
 	// An id shaped like an offsetMsgId of a host outside the cluster never connects.
 	before := f.Calls()["ViewMessageAt"]
 	foreign := rocketmq.OffsetMsgID{StoreHost: netipPort("192.168.1.1:10911"), CommitLogOffset: 5}.String()
-	if _, err := svc.ByID(ctx, IDQuery{ID: foreign}); !errors.Is(err, ErrNotFound) {
+	if _, err := svc.ByID(ctx, IDQuery{ID: foreign}); !fault.Is(err, fault.NotFound) {
 		t.Errorf("foreign offsetMsgId: %v", err)
 	}
 	if f.Calls()["ViewMessageAt"] != before {
@@ -381,7 +382,7 @@ func TestGroupStates(t *testing.T) {
 		if s.State != want[s.Group] {
 			t.Errorf("%s: %s (%s), want %s", s.Group, s.State, s.Reason, want[s.Group])
 		}
-		if s.State != Consumed && s.State != NotConsumed && s.Reason == "" {
+		if s.State != Consumed && s.State != NotConsumed && len(s.Reason) == 0 {
 			t.Errorf("%s: %s without a reason", s.Group, s.State)
 		}
 	}
@@ -423,7 +424,7 @@ func TestGroupStatesCostOneOffsetRequestAndBoundedClientLists(t *testing.T) {
 			}
 			if s.Online {
 				checked++
-			} else if !strings.Contains(s.Reason, "not checked") {
+			} else if !strings.Contains(s.Reason.String(), "not checked") {
 				t.Errorf("page %d: %s neither online nor saying its clients were not checked: %q", page, s.Group, s.Reason)
 			}
 		}
@@ -435,7 +436,7 @@ func TestGroupStatesCostOneOffsetRequestAndBoundedClientLists(t *testing.T) {
 	f.FailOn("ConsumerOffsets", "10.0.0.1:10911", errors.New("broker busy"))
 	gs, _ := svc.Groups(context.Background(), Message{BrokerName: "broker-a", Message: m})
 	for _, s := range gs.States {
-		if s.State != Unknown || !strings.Contains(s.Reason, "broker busy") {
+		if s.State != Unknown || !strings.Contains(s.Reason.String(), "broker busy") {
 			t.Errorf("%s: %s (%s), want unknown naming the error", s.Group, s.State, s.Reason)
 		}
 	}
@@ -472,11 +473,11 @@ func TestBadInputAsksNoBroker(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := f.BrokerCalls()
 			err := tc.run()
-			var ie *InputError
-			if !errors.As(err, &ie) || ie.Code != tc.code {
+			ie := fault.As(err)
+			if ie == nil || ie.Code != fault.Invalid || ie.Reason != tc.code {
 				t.Fatalf("error %v, want input error %s", err, tc.code)
 			}
-			if ie.Field == "" || !strings.HasSuffix(ie.Message, ".") {
+			if ie.Field == "" || !strings.HasSuffix(ie.Error(), ".") {
 				t.Errorf("input error %+v lacks a field or a full sentence", ie)
 			}
 			if n := f.BrokerCalls() - before; n != 0 {

@@ -35,7 +35,7 @@ func TestGroupStateOfAPOPGroupSaysPopped(t *testing.T) {
 		if st.State != c.want {
 			t.Errorf("%s: state %q (%s), want %q", c.name, st.State, st.Reason, c.want)
 		}
-		if st.State == Popped && !strings.Contains(st.Reason, "not when it is acknowledged") {
+		if st.State == Popped && !strings.Contains(st.Reason.String(), "not when it is acknowledged") {
 			t.Errorf("%s: reason %q does not say an offset only means popped", c.name, st.Reason)
 		}
 	}

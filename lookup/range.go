@@ -6,12 +6,75 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
+
+// RangeQuery asks for the newest messages of a topic stored within [Begin, End].
+type RangeQuery struct {
+	Topic string
+	Begin time.Time
+	End   time.Time
+	// Tag keeps only messages with this tag (property TAGS); "" keeps all.
+	Tag string
+	// Limit caps the answer; 0 means RangeLimit, and more than RangeLimit is refused.
+	Limit int
+	// Skip leaves out the Skip newest messages stored in End's millisecond: a search
+	// continued from a row stored then has shown them already (see Result.After).
+	Skip int
+}
+
+// Validate checks the query without asking any broker: nil, or an Invalid fault on the
+// field at fault.
+func (q *RangeQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Tag = strings.TrimSpace(q.Tag)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Begin.IsZero() || q.End.IsZero() {
+		return invalid("begin", "missing_range", "lookup.range.missing")
+	}
+	if q.Begin.After(q.End) {
+		return invalid("begin", "bad_range", "lookup.range.reversed",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC"))
+	}
+	if err := checkTag(q.Tag); err != nil {
+		return err
+	}
+	if q.Limit == 0 {
+		q.Limit = RangeLimit
+	}
+	if q.Limit < 0 || q.Limit > RangeLimit {
+		return invalid("limit", "bad_limit", "lookup.limit", "Max", RangeLimit)
+	}
+	if q.Skip < 0 || q.Skip > RangeLimit {
+		return invalid("skip", "bad_skip", "lookup.skip", "Max", RangeLimit)
+	}
+	return nil
+}
+
+// checkTag says what is wrong with a tag, one rule per sentence.
+func checkTag(tag string) error {
+	if len(tag) > maxTextLen {
+		return invalid("tag", "bad_tag", "lookup.tag.long", "Max", maxTextLen, "Len", len(tag))
+	}
+	if err := checkText(freetext.MessageTag, tag); err != nil {
+		return err
+	}
+	switch {
+	case strings.ContainsAny(tag, " \t"):
+		return invalid("tag", "bad_tag", "lookup.tag.spaces")
+	case strings.Contains(tag, "|"):
+		return invalid("tag", "bad_tag", "lookup.tag.bar")
+	}
+	return nil
+}
 
 // pullBatch is the most messages one PULL_MESSAGE returns (the broker's cap for
 // messages in memory).
@@ -80,115 +143,143 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	return res, nil
 }
 
-// byRange is ByRange for a valid query.
+// byRange is ByRange for a valid query: the queues' windows of the range, their newest
+// messages by share, then slices back in time until enough matched.
 func (s *Service) byRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	fails := s.cluster.Fanout(ctx)
 	route, err := s.route(ctx, q.Topic, opRange, fails)
 	if err != nil {
 		return nil, err
 	}
-	windows := s.windows(ctx, route, q.Begin, q.End, fails)
-
-	res := &Result{Limit: q.Limit}
-	for _, w := range windows {
-		res.InRange += w.hi - w.lo
-	}
-	need := int64(q.Limit)
+	r := &rangeScan{q: q, ws: s.windows(ctx, route, q.Begin, q.End, fails), fails: fails,
+		begin: q.Begin.UnixMilli(), end: q.End.UnixMilli(), need: int64(q.Limit)}
 	if q.Tag != "" {
-		need++ // one more than the limit proves the result is truncated
+		r.need++ // one more than the limit proves the result is truncated
 	}
-	begin, end := q.Begin.UnixMilli(), q.End.UnixMilli()
-	filter := func(m *rocketmq.Message) bool {
-		return m.StoreTimestamp >= begin && m.StoreTimestamp <= end && (q.Tag == "" || m.Tags() == q.Tag)
+	if r.inRange() > r.need {
+		r.found, r.scanned = s.newestByShare(ctx, r.ws, r.need, r.keep, fails)
 	}
+	s.readSlices(ctx, r)
+	return r.result(), nil
+}
 
-	var found []Message
-	var scanned int64
-	if res.InRange > need {
-		found, scanned = s.newestByShare(ctx, windows, need, filter, fails)
+// rangeScan is a range query under way: its queues' windows, the messages kept of
+// those read, and the brokers that failed.
+type rangeScan struct {
+	q     RangeQuery
+	ws    []window
+	fails *cluster.Fanout
+	// begin and end are q's bounds in epoch milliseconds.
+	begin, end int64
+	// need is how many matches end the search.
+	need        int64
+	found       []Message
+	scanned     int64
+	scanLimited bool
+}
+
+// keep reports whether a message read matches the query.
+func (r *rangeScan) keep(m *rocketmq.Message) bool {
+	return m.StoreTimestamp >= r.begin && m.StoreTimestamp <= r.end && (r.q.Tag == "" || m.Tags() == r.q.Tag)
+}
+
+// inRange is how many messages the windows hold, before any tag filter.
+func (r *rangeScan) inRange() int64 {
+	var n int64
+	for _, w := range r.ws {
+		n += w.hi - w.lo
 	}
+	return n
+}
+
+// unread is how many messages of the answering brokers' windows are not read yet, and
+// the newest store time one of them may have (math.MinInt64 when none is left).
+func (r *rangeScan) unread() (n, newest int64) {
+	newest = math.MinInt64
+	for _, w := range r.ws {
+		if r.fails.Failed(w.broker.Name) || w.top <= w.lo {
+			continue
+		}
+		n += w.top - w.lo
+		newest = max(newest, min(w.oldest, r.end))
+	}
+	return n, newest
+}
+
+// readSlices reads the windows back in time, one slice per round cut at a store time,
+// until enough matched, the range is exhausted or a tag filter used up the scan budget.
+func (s *Service) readSlices(ctx context.Context, r *rangeScan) {
 	for {
-		remaining := int64(0)
-		topTime := int64(math.MinInt64) // every unread message is stored at or before it
-		for _, w := range windows {
-			if fails.Failed(w.broker.Name) || w.top <= w.lo {
-				continue
-			}
-			remaining += w.top - w.lo
-			topTime = max(topTime, min(w.oldest, end))
+		remaining, topTime := r.unread() // every unread message is stored at or before topTime
+		if remaining <= 0 || int64(len(r.found)) >= r.need || ctx.Err() != nil {
+			return
 		}
-		if remaining <= 0 || int64(len(found)) >= need || ctx.Err() != nil {
-			break
+		if r.q.Tag != "" && r.scanned >= s.maxScan {
+			r.scanLimited = true
+			return
 		}
-		if q.Tag != "" && scanned >= s.maxScan {
-			res.ScanLimited = true
-			break
-		}
-		want := need - int64(len(found))
-		if q.Tag != "" && scanned > 0 {
-			// Scale by the share of messages that matched so far; with no match yet,
-			// read eight times more than before. Never past the scan budget.
-			if len(found) == 0 {
-				want = scanned * 8
-			} else {
-				want = want * scanned / int64(len(found))
-			}
-			want = max(min(want, s.maxScan-scanned), 1)
-		}
-		cuts := make([]int64, len(windows))
+		want := r.want(s.maxScan)
+		cuts := make([]int64, len(r.ws))
 		if remaining <= want+slack(want) {
-			for i, w := range windows {
+			for i, w := range r.ws {
 				cuts[i] = w.lo
 			}
 		} else {
-			cuts = s.cut(ctx, windows, begin, topTime+1, remaining, want, fails)
+			cuts = s.cut(ctx, r.ws, r.begin, topTime+1, remaining, want, r.fails)
 		}
-		msgs, n := s.pullWindows(ctx, windows, cuts, filter, fails)
-		found = append(found, msgs...)
-		scanned += n
+		msgs, n := s.pullWindows(ctx, r.ws, cuts, r.keep, r.fails)
+		r.found = append(r.found, msgs...)
+		r.scanned += n
 	}
+}
 
+// want is how many messages the next slice should read: what is still needed, or with
+// a tag filter that scaled by the share of messages that matched so far (eight times
+// more than read before while none matched), never past the scan budget maxScan.
+func (r *rangeScan) want(maxScan int64) int64 {
+	want := r.need - int64(len(r.found))
+	if r.q.Tag == "" || r.scanned == 0 {
+		return want
+	}
+	if len(r.found) == 0 {
+		want = r.scanned * 8
+	} else {
+		want = want * r.scanned / int64(len(r.found))
+	}
+	return max(min(want, maxScan-r.scanned), 1)
+}
+
+// result is the answer: the newest q.Limit matches, and how many matched in all.
+func (r *rangeScan) result() *Result {
+	found := r.found
 	slices.SortFunc(found, newestFirst)
-	res.Failures = fails.Failures()
-	res.FromSlaves = fails.FromSlaves()
-	res.Scanned = scanned
-	if res.ScanLimited {
+	res := &Result{Limit: r.q.Limit, InRange: r.inRange(), Failures: r.fails.Failures(), FromSlaves: r.fails.FromSlaves(),
+		Scanned: r.scanned, ScanLimited: r.scanLimited}
+	// Unread messages remain only when the search stopped early on a full result.
+	unread, newestUnread := r.unread()
+	if r.scanLimited {
 		// Every queue was read down to the last cut: the newest of the oldest reads of
 		// the queues that still have unread messages.
-		back := begin
-		for _, w := range windows {
-			if !fails.Failed(w.broker.Name) && w.top > w.lo {
-				back = max(back, min(w.oldest, end))
-			}
-		}
-		res.ScannedBackTo = time.UnixMilli(back)
-	}
-	// Unread messages remain only when the search stopped early on a full result.
-	unread := false
-	for _, w := range windows {
-		if !fails.Failed(w.broker.Name) && w.top > w.lo {
-			unread = true
-			break
-		}
+		res.ScannedBackTo = time.UnixMilli(max(r.begin, newestUnread))
 	}
 	switch {
-	case !unread:
+	case unread <= 0:
 		// Everything in the windows was read and filtered by store time: count what
 		// matched. (A 4.x broker's offset search answers the closest message rather than
 		// the first at or after a time, so its windows can hold a neighbour or two.)
 		res.Total = int64(len(found))
-	case q.Tag == "":
+	case r.q.Tag == "":
 		res.Total = res.InRange
 	default:
 		res.Total = int64(len(found))
 		res.TotalIsLowerBound = true
 	}
-	res.Truncated = res.Total > int64(q.Limit)
-	if len(found) > q.Limit {
-		found = found[:q.Limit]
+	res.Truncated = res.Total > int64(r.q.Limit)
+	if len(found) > r.q.Limit {
+		found = found[:r.q.Limit]
 	}
 	res.Messages = found
-	return res, nil
+	return res
 }
 
 // newestByShare reads from every queue its newest messages in proportion to its share of

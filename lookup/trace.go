@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
-	"rmqconsole/i18n"
+	"rmqconsole/fault"
 )
 
 // DefaultTraceTopic is where clients send message traces unless configured otherwise
@@ -136,7 +136,7 @@ func (s *Service) Trace(ctx context.Context, m Message, q TraceQuery, failed ...
 	topic := strings.TrimSpace(q.Topic)
 	if topic != "" {
 		if err := cluster.CheckName("topic", topic); err != nil {
-			return nil, &InputError{Field: "traceTopic", Code: "bad_trace_topic", Message: "The trace topic: " + err.Error(), Text: i18n.M("lookup.trace.topic", "Error", err.Error())}
+			return nil, fault.Wrap(err, fault.Invalid, "lookup.trace.topic", "Error", nameRefusal(err)).On("traceTopic").Because("bad_trace_topic")
 		}
 	}
 	id := m.UniqueKey()
@@ -152,9 +152,8 @@ func (s *Service) Trace(ctx context.Context, m Message, q TraceQuery, failed ...
 		return t, nil
 	}
 	res, err := s.ByKey(ctx, KeyQuery{Topic: t.Topic, Key: id})
-	var ie *InputError
 	switch {
-	case errors.As(err, &ie) && ie.Code == "unknown_topic":
+	case fault.Is(err, fault.Invalid) && fault.As(err).Reason == unknownTopic:
 		t.TopicMissing = true
 	case err != nil:
 		return nil, fmt.Errorf("read trace topic %s: %w", t.Topic, err)

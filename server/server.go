@@ -59,6 +59,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "rmqconsole: %v\n", err)
 		return 1
 	}
+	// Said once everything is closed, so a stop by Ctrl-C or SIGTERM ends on a plain
+	// last line rather than on "shutting down".
+	app.Close()
+	log.Info("stopped")
 	return 0
 }
 

@@ -461,7 +461,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 		f := s.cluster.Fanout(ctx)
 		for i, t := range ts {
 			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
-				Note: describeChange(before[t.broker.Name], after[t.broker.Name])}
+				Note: i18n.PlainText(describeChange(before[t.broker.Name], after[t.broker.Name]))}
 			f.GoTopic(t.broker, r.Topic, "create or update topic", func(ctx context.Context, addr string) error {
 				return s.changer.CreateTopic(ctx, addr, send[i])
 			})
@@ -480,8 +480,8 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 func markFailures(rows []store.AuditQueue, fails []BrokerFailure) {
 	for _, fl := range fails {
 		for i := range rows {
-			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-				rows[i].Error = fl.Reason()
+			if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+				rows[i].Error = i18n.PlainText(fl.Reason())
 			}
 		}
 	}
@@ -571,7 +571,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 		rows := make([]store.AuditQueue, len(ts))
 		f := s.cluster.Fanout(ctx)
 		for i, t := range ts {
-			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: "deleted"}
+			rows[i] = store.AuditQueue{Topic: r.Topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: i18n.PlainText("deleted")}
 			f.GoTopic(t.broker, r.Topic, "delete topic", func(ctx context.Context, addr string) error {
 				return s.changer.DeleteTopicInBroker(ctx, addr, r.Topic)
 			})
@@ -585,7 +585,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 			return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
 		}
 		for i := range rows {
-			rows[i].Note = "deleted; the route is gone from every NameServer"
+			rows[i].Note = i18n.PlainText("deleted; the route is gone from every NameServer")
 		}
 		return rows, nil
 	})

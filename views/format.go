@@ -75,14 +75,7 @@ func Cut(s string) string {
 	if !freetext.Allowed(s) {
 		return freetext.Quote(s)
 	}
-	if len(s) <= maxEcho {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= maxEcho {
-		return s
-	}
-	return string(r[:maxEcho-1]) + "…"
+	return freetext.Cut(s, maxEcho)
 }
 
 // Bytes formats a byte count in binary units: "0 B", "512 B", "1.5 KiB", "3.2 MiB".
