@@ -31,7 +31,7 @@ func TestAlertRulesAPIHidesTheWebhookSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: svc}
 	r.GET("/api/v1/alert-rules", h.List)
 	r.POST("/api/v1/alert-rules", h.CreateAPI)

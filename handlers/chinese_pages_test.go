@@ -91,7 +91,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		WebhookURL: "https://hooks.slack.com/services/T000/B000/X", Format: alerts.FormatSlack}); err != nil {
 		t.Fatal(err)
 	}
-	alertsPage := gin.New()
+	alertsPage := newEngine()
 	alertsPage.GET("/alerts", (&Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: rules}).Show)
 	cf := clustertest.New()
 	cf.SetNameServers("ns1:9876", "ns2:9876")
@@ -105,7 +105,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 	cf.Down("10.0.0.2:10911")
 	homeEnv := &Env{Log: slog.New(slog.DiscardHandler), Cluster: &views.ClusterChrome{Name: "east", Label: "East",
 		All: []views.ClusterLink{{Name: "east", Label: "East", URL: "/c/east/", Current: true}, {Name: "west", Label: "West", URL: "/c/west/"}}}}
-	home := gin.New()
+	home := newEngine()
 	home.GET("/", (&Home{Env: homeEnv,
 		Overview: func(ctx context.Context) (*cluster.Overview, error) {
 			return cluster.New(cf, cluster.Options{}).Overview(ctx, cf)

@@ -48,7 +48,7 @@ func (f *fakeClients) Client(_ context.Context, group, id string, jstack bool) (
 
 func clientRouter(f *fakeClients) *gin.Engine {
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	h := &GroupClient{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Clients: f}
 	r.GET("/groups/:group/clients/:clientId", h.Show)
 	r.GET("/api/v1/groups/:group/clients/:clientId", h.API)

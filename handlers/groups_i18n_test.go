@@ -85,7 +85,7 @@ func TestGroupWebsocketSpeaksEachViewersLanguage(t *testing.T) {
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{}})
 	t.Cleanup(lv.Close)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize)
 	r.GET("/ws/groups/:group", (&GroupLive{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Live: lv}).Serve)
 	srv := httptest.NewServer(r)

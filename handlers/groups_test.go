@@ -143,7 +143,7 @@ type groupRouter struct {
 func newGroupRouter(t *testing.T, configured bool) *groupRouter {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	env := &Env{Log: slog.New(slog.DiscardHandler)}
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	hist := &fakeHistory{events: []store.RebalanceEvent{{Group: "orders", At: time.Unix(1_700_000_000, 0), Kind: "joined", ClientID: "10.0.0.5@c1"}}}
@@ -336,7 +336,7 @@ func TestGroupPageSaysWhichBrokersOffsetsCameFromASlave(t *testing.T) {
 func TestGroupPageSaysClientsUnknownWhenNoBrokerListedThem(t *testing.T) {
 	r := newGroupRouter(t, true)
 	d := sampleDetail()
-	d.Online, d.Clients, d.ClientsUnknown = false, nil, true
+	d.Online, d.Clients, d.ClientsUnknown = false, []groups.Client{}, true // as the service says it: a list, empty
 	r.fg.mu.Lock()
 	r.fg.detail["orders"] = d
 	r.fg.mu.Unlock()

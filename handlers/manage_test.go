@@ -60,7 +60,7 @@ func (f *fakeSettings) Delete(_ context.Context, _ subgroups.Who, r subgroups.De
 
 func settingsRouter(f *fakeSettings, role auth.Role) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize, func(c *gin.Context) { c.Set(RoleKey, role) })
 	h := &GroupSettings{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Settings: f}
 	r.GET("/groups/:group/settings", h.Show)
@@ -255,7 +255,7 @@ func (f *fakeACL) DeletePolicy(context.Context, acl.Who, string, string, string,
 func TestACLAPIPreviewsThenAppliesWithThePasswordAgain(t *testing.T) {
 	f := &fakeACL{}
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize)
 	h := &ACL{Env: &Env{Log: slog.New(slog.DiscardHandler)}, ACL: f}
 	r.GET("/api/v1/acl/users", h.UsersAPI)

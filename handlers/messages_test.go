@@ -45,7 +45,7 @@ func msgFake(n int) *clustertest.Fake {
 // msgRouter serves the message routes over svc, as server/routes_messages.go does.
 func msgRouter(svc *lookup.Service) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Now: func() time.Time { return msgT0.Add(time.Hour) }}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)
@@ -495,7 +495,7 @@ func TestMessageByUniqueKeyWithoutTopicAsksForIt(t *testing.T) {
 func TestHeavyQueriesPastTheCapAreRefusedAtOnce(t *testing.T) {
 	svc := lookup.New(msgFake(4), lookup.Options{})
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Heavy: NewHeavyGate(1),
 		Now: func() time.Time { return msgT0.Add(time.Hour) }}
 	r.GET("/messages", h.Search)

@@ -142,9 +142,14 @@ func operation(c *gin.Context) string {
 	return c.Request.Method + " " + c.Request.URL.Path
 }
 
-// NotFound answers routes that do not exist.
+// NotFound answers routes that do not exist: a page saying so, or for the API a JSON
+// error pointing at the API's document.
 func (e *Env) NotFound(c *gin.Context) {
-	e.Fail(c, userError(http.StatusNotFound, "not_found", i18n.M("error.no_page", "Path", c.Request.URL.Path)))
+	m := i18n.M("error.no_page", "Path", c.Request.URL.Path)
+	if isAPI(c) {
+		m = i18n.M("api.no_route", "Path", c.Request.URL.Path)
+	}
+	e.Fail(c, userError(http.StatusNotFound, "not_found", m))
 }
 
 // UserError is an error meant to be shown as it is: a sentence with the next step.

@@ -62,7 +62,7 @@ func rsPlan(req resets.Request) *resets.Plan {
 
 func rsRouter(f ResetService, audit AuditReader) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	env := &Env{Log: slog.New(slog.DiscardHandler)}
 	h := &Resets{Env: env, Service: f, Now: func() time.Time { return rsNow }}
 	r.GET("/groups/:group/reset", h.Form)

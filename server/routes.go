@@ -45,6 +45,9 @@ func (a *clusterApp) routes() *gin.Engine {
 	r.GET("/", home.Show)
 	r.GET("/api/v1/cluster", home.API)
 	r.GET("/api/v1/clusters", home.ClustersAPI)
+	docs := &handlers.APIDocs{Env: env}
+	r.GET("/api", docs.Show)
+	r.GET("/api/v1/openapi.json", docs.Document)
 
 	// Each area registers its pages and API in its own file (routes_<area>.go).
 	a.messageRoutes(r, env)
