@@ -104,8 +104,7 @@ func run(args []string) (int, error) {
 	env := append(os.Environ(), clusterEnv(c.State())...)
 	stopAlso := func() {}
 	if *also != "" {
-		var alsoCmd *exec.Cmd
-		alsoCmd = exec.Command("sh", "-c", *also)
+		alsoCmd := exec.Command("sh", "-c", *also)
 		alsoCmd.Env, alsoCmd.Stdout, alsoCmd.Stderr = env, os.Stdout, os.Stderr
 		alsoCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 		if err := alsoCmd.Start(); err != nil {
