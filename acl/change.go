@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -602,7 +603,7 @@ func (s *Service) DeletePolicy(ctx context.Context, who Who, subject, confirm, p
 	if policyType != "" {
 		t, ok := canonical(policyType, PolicyTypes)
 		if !ok {
-			return nil, fault.InvalidField("policyType", "acl.input.policytype", "Type", fmt.Sprintf("%q", cut(policyType)))
+			return nil, fault.InvalidField("policyType", "acl.input.policytype", "Type", freetext.Quote(policyType))
 		}
 		policyType = t
 	}

@@ -190,14 +190,7 @@ func boundedParams(params map[string]any) json.RawMessage {
 
 // cut shortens s, escaped where the free-text rule does not allow it, to at most n
 // characters, marking the cut with "…".
-func cut(s string, n int) string {
-	s = freetext.Shown(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func cut(s string, n int) string { return freetext.Cut(freetext.Shown(s), n) }
 
 // refusalLimiter lets each actor have RefusalsPerWindow refusals recorded per window and
 // counts the rest, written as one entry when the window ends (or the service closes).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"rmqconsole/i18n"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -119,7 +119,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 		if r.Confirm == "" {
 			return nil, fault.InvalidField("confirm", "subgroups.input.confirm.missing", "Group", r.Group)
 		}
-		return nil, fault.InvalidField("confirm", "subgroups.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Group", r.Group)
+		return nil, fault.InvalidField("confirm", "subgroups.input.confirm.wrong", "Typed", freetext.Quote(r.Confirm), "Group", r.Group)
 	}
 	if s.audit == nil {
 		return nil, fault.New(fault.Unavailable, "subgroups.noaudit")

@@ -21,6 +21,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -332,11 +333,11 @@ func checkRequest(r Request) error {
 	}
 	for _, b := range r.BrokerNames {
 		if !cluster.ValidName(b) {
-			errs.Invalid("brokerNames", "subgroups.input.broker.bad", "Broker", fmt.Sprintf("%q", cut(b)))
+			errs.Invalid("brokerNames", "subgroups.input.broker.bad", "Broker", freetext.Quote(b))
 		}
 	}
 	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
-		errs.Invalid("clusterName", "subgroups.input.cluster.bad", "Cluster", fmt.Sprintf("%q", cut(r.ClusterName)))
+		errs.Invalid("clusterName", "subgroups.input.cluster.bad", "Cluster", freetext.Quote(r.ClusterName))
 	}
 	return errs.Err()
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"rmqconsole/cluster"
+	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -189,27 +190,20 @@ func checkSave(r SaveRequest) error {
 		return inputErr("perm", "topics.input.perm", "Perm", *r.Perm)
 	}
 	if r.MessageType != "" && !slices.Contains(MessageTypes, r.MessageType) {
-		return inputErr("messageType", "topics.input.type", "Type", fmt.Sprintf("%q", cut(r.MessageType)))
+		return inputErr("messageType", "topics.input.type", "Type", freetext.Quote(r.MessageType))
 	}
 	if len(r.BrokerNames) > 0 && r.ClusterName != "" {
 		return inputErr("brokerNames", "topics.input.both")
 	}
 	for _, b := range r.BrokerNames {
 		if !cluster.ValidName(b) {
-			return inputErr("brokerNames", "topics.input.broker.bad", "Broker", fmt.Sprintf("%q", cut(b)))
+			return inputErr("brokerNames", "topics.input.broker.bad", "Broker", freetext.Quote(b))
 		}
 	}
 	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
-		return inputErr("clusterName", "topics.input.cluster.bad", "Cluster", fmt.Sprintf("%q", cut(r.ClusterName)))
+		return inputErr("clusterName", "topics.input.cluster.bad", "Cluster", freetext.Quote(r.ClusterName))
 	}
 	return nil
-}
-
-func cut(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }
 
 // targets resolves where a save goes: the named brokers, the named cluster's, the brokers
@@ -534,7 +528,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 		if r.Confirm == "" {
 			return nil, inputErr("confirm", "topics.input.confirm.missing", "Topic", r.Topic)
 		}
-		return nil, inputErr("confirm", "topics.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Topic", r.Topic)
+		return nil, inputErr("confirm", "topics.input.confirm.wrong", "Typed", freetext.Quote(r.Confirm), "Topic", r.Topic)
 	}
 	if s.opts.Audit == nil || s.changer == nil {
 		return nil, ErrNoAudit
