@@ -181,6 +181,16 @@ func (e *AuditBusyError) busy() *fault.Error {
 	return fault.Wrap(e, fault.Conflict, id, kv...)
 }
 
+// ChangeAuditor is what a service that changes a cluster needs of the audit log: the
+// entry around each change (pending before it, sealed with its outcome) and the record
+// of a change refused. *AuditLog implements it; tests give a service one that fails.
+type ChangeAuditor interface {
+	Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error
+	Record(ctx context.Context, e *AuditEntry) error
+}
+
+var _ ChangeAuditor = (*AuditLog)(nil)
+
 // AuditLog reads and appends audit entries. It never deletes an entry and changes an entry
 // only once: pending to its outcome.
 type AuditLog struct {

@@ -39,14 +39,6 @@ type Admin interface {
 
 var _ Admin = (*rocketmq.Client)(nil)
 
-// Auditor writes the audit entries of changes and refusals; *store.AuditLog implements it.
-type Auditor interface {
-	Change(ctx context.Context, e *store.AuditEntry, apply func(ctx context.Context) ([]store.AuditQueue, error)) error
-	Record(ctx context.Context, e *store.AuditEntry) error
-}
-
-var _ Auditor = (*store.AuditLog)(nil)
-
 // The audit modes of subscription group changes.
 const (
 	ModeCreate = "group-config-create"
@@ -62,7 +54,7 @@ type Options struct {
 	// Cluster is the console's view of the cluster; nil builds one over the Admin.
 	Cluster *cluster.Cluster
 	// Audit records every change before it is made; without it nothing is changed.
-	Audit Auditor
+	Audit store.ChangeAuditor
 	// Previews keeps previews until applied; nil keeps them in this process.
 	Previews *previews.Keeper
 	// NameServers is the NameServer list the audit entries name as their cluster.
@@ -75,7 +67,7 @@ type Options struct {
 type Service struct {
 	admin    Admin
 	cluster  *cluster.Cluster
-	audit    Auditor
+	audit    store.ChangeAuditor
 	previews *previews.Keeper
 	ns       string
 	now      func() time.Time
