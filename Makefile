@@ -13,15 +13,19 @@ build:
 	$(GO) build -o bin/rmqconsole .
 
 # Without RMQC_NAMESRV, start a local RocketMQ (and demo traffic) and the console against it;
-# with it, just the console. Ctrl-C stops everything that was started here. Everything is
-# built first, so no compiler output lands after the console's "ready" line.
+# with it, just the console. Ctrl-C stops everything that was started here within seconds.
+# Everything is built first, so no compiler output lands after the console's "ready" line,
+# and nothing else does either: the demo is quiet and the console logs only failures and
+# slow requests. V=1 brings the chatter back: the demo says what it does
+# (RMQC_DEMO_VERBOSE=1) and the console logs every request (RMQC_LOG_LEVEL=debug).
+RUN_VERBOSE = $(if $(filter-out 0,$(V)),RMQC_DEMO_VERBOSE=1 RMQC_LOG_LEVEL=$${RMQC_LOG_LEVEL:-debug})
 run: build
 ifeq ($(strip $(RMQC_NAMESRV)),)
 	$(GO) build -o bin/rmqdev ./dev/cmd/rmqdev
 	$(if $(wildcard dev/demo/go.mod),$(GO) build -C dev/demo -o $(CURDIR)/bin/rmqdemo .)
-	./bin/rmqdev run $(if $(wildcard dev/demo/go.mod),--also ./bin/rmqdemo) -- ./bin/rmqconsole
+	$(RUN_VERBOSE) ./bin/rmqdev run $(if $(wildcard dev/demo/go.mod),--also ./bin/rmqdemo) -- ./bin/rmqconsole
 else
-	./bin/rmqconsole
+	$(RUN_VERBOSE) ./bin/rmqconsole
 endif
 
 generate:
@@ -61,6 +65,7 @@ CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 # on the loopback ports N..N+18 instead (see rmqdev's --port-base).
 test: lint check-generated
 	@set -o pipefail; \
+	unset RMQC_TEST_POSTGRES; \
 	started=0; \
 	if [ -z "$$RMQC_TEST_NAMESRV" ]; then \
 	  if env=$$($(RMQDEV) status 2>/dev/null) && grep "^RocketMQ $(RMQ_VERSION): running" <<<"$$env" >/dev/null; then \
@@ -81,10 +86,22 @@ test: lint check-generated
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
 
-# Unit tests only: no JDK, no Chromium, no RocketMQ, no fixed port; under a minute.
+# Unit tests only: no JDK, no Chromium, no RocketMQ, no PostgreSQL, no fixed port; well
+# under a minute. The database suites run on SQLite alone here (RMQC_TEST_POSTGRES=off):
+# their PostgreSQL cases took most of this target's time, and `make test` runs every one
+# of them on both databases. Most of what is left is linking some thirty test binaries
+# and the tests that wait rather than compute (several consoles sharing one database,
+# password hashing, in store and server): go test links and runs packages in the order
+# given, so those two go first and wait while the others are linked; the deploy module's
+# chart test runs beside them. e2e is left out: every test there drives the real binary
+# or Chromium and skips under -short.
+UNIT_FIRST := ./store/ ./server/
 test-unit:
-	$(GO) test -count=1 -short ./...
-	cd deploy && $(GO) test -count=1 -short ./...
+	@set -o pipefail; export RMQC_TEST_POSTGRES=off; \
+	(cd deploy && $(GO) test -count=1 -short ./...) & deploy=$$!; \
+	$(GO) test -count=1 -short $(UNIT_FIRST) $$($(GO) list ./... | grep -v '/e2e$$'); rc=$$?; \
+	wait $$deploy || rc=1; \
+	exit $$rc
 
 # The plain Kubernetes manifests in deploy/manifests/, rendered from the Helm chart (a test
 # fails while the committed ones differ from a fresh render).

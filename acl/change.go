@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"rmqconsole/i18n"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -382,9 +384,9 @@ func rowsOf(p *Plan, method string) []store.AuditQueue {
 		for _, ch := range pp.Changes {
 			notes = append(notes, fmt.Sprintf("%s %s → %s", ch.Field, orNone(ch.Current), orNone(ch.New)))
 		}
-		rows[i] = store.AuditQueue{BrokerName: pp.Process, BrokerAddr: pp.Addr, Method: method, Note: strings.Join(notes, ", ")}
+		rows[i] = store.AuditQueue{BrokerName: pp.Process, BrokerAddr: pp.Addr, Method: method, Note: i18n.PlainText(strings.Join(notes, ", "))}
 		if len(pp.Changes) == 0 {
-			rows[i].Note = "unchanged: it already has what was asked"
+			rows[i].Note = i18n.PlainText("unchanged: it already has what was asked")
 		}
 	}
 	return rows
@@ -407,7 +409,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	o, err := s.targets(ctx, p.Policy != nil)
 	if err != nil {
 		for i := range rows {
-			rows[i].Error = "not changed: the processes could not be read again"
+			rows[i].Error = i18n.PlainText("not changed: the processes could not be read again")
 		}
 		return rows, []string{err.Error()}, fmt.Errorf("%w, nothing was changed: %w", store.ErrChangeRefused, err)
 	}
@@ -444,7 +446,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	}
 	if len(stale) > 0 {
 		for i := range rows {
-			rows[i].Error = "not changed: the preview no longer holds"
+			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
 		}
 		return rows, stale, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(stale, "; "))
 	}
@@ -463,8 +465,8 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	}
 	for _, fl := range f.Wait() {
 		for i := range rows {
-			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-				rows[i].Error = fl.Reason()
+			if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+				rows[i].Error = i18n.PlainText(fl.Reason())
 			}
 		}
 	}
@@ -473,19 +475,19 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		return rows, nil, fmt.Errorf("changed, but could not be read back: %w", err)
 	}
 	for i, pp := range p.Processes {
-		if rows[i].Error != "" || len(pp.Changes) == 0 {
+		if len(rows[i].Error) > 0 || len(pp.Changes) == 0 {
 			continue
 		}
 		j := slices.IndexFunc(back.Processes, func(b Process) bool { return b.Key() == pp.Process })
 		if j < 0 {
-			rows[i].Error = "changed, but could not be read back"
+			rows[i].Error = i18n.PlainText("changed, but could not be read back")
 			continue
 		}
 		if miss := readBack(back.Processes[j], p); miss != "" {
-			rows[i].Error = "read back: " + miss
+			rows[i].Error = i18n.PlainText("read back: " + miss)
 			continue
 		}
-		rows[i].Note += "; read back"
+		rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
 	}
 	return rows, nil, nil
 }
@@ -601,7 +603,7 @@ func (s *Service) DeletePolicy(ctx context.Context, who Who, subject, confirm, p
 	if policyType != "" {
 		t, ok := canonical(policyType, PolicyTypes)
 		if !ok {
-			return nil, fault.InvalidField("policyType", "acl.input.policytype", "Type", fmt.Sprintf("%q", cut(policyType)))
+			return nil, fault.InvalidField("policyType", "acl.input.policytype", "Type", freetext.Quote(policyType))
 		}
 		policyType = t
 	}
@@ -673,13 +675,13 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 		rows := make([]store.AuditQueue, len(have))
 		f := s.cluster.Fanout(ctx)
 		for i, pr := range have {
-			rows[i] = store.AuditQueue{BrokerName: pr.Key(), BrokerAddr: pr.Addr, Method: code.String(), Note: "deleted"}
+			rows[i] = store.AuditQueue{BrokerName: pr.Key(), BrokerAddr: pr.Addr, Method: code.String(), Note: i18n.PlainText("deleted")}
 			f.At(pr.Key(), pr.Addr, "delete", del)
 		}
 		for _, fl := range f.Wait() {
 			for i := range rows {
-				if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-					rows[i].Error = fl.Reason()
+				if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+					rows[i].Error = i18n.PlainText(fl.Reason())
 				}
 			}
 		}
@@ -688,17 +690,17 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 			return rows, fmt.Errorf("deleted, but could not be read back: %w", err)
 		}
 		for i, pr := range have {
-			if rows[i].Error != "" {
+			if len(rows[i].Error) > 0 {
 				continue
 			}
 			j := slices.IndexFunc(back.Processes, func(b Process) bool { return b.Key() == pr.Key() })
 			switch {
 			case j < 0:
-				rows[i].Error = "deleted, but could not be read back"
+				rows[i].Error = i18n.PlainText("deleted, but could not be read back")
 			case !gone(back.Processes[j]):
-				rows[i].Error = "read back: still there"
+				rows[i].Error = i18n.PlainText("read back: still there")
 			default:
-				rows[i].Note += "; read back: gone"
+				rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back: gone")
 			}
 		}
 		return rows, nil
@@ -717,7 +719,7 @@ func (s *Service) refuse(ctx context.Context, who Who, mode, subject string, why
 	}
 	params, _ := json.Marshal(map[string]string{"subject": cutRunes(subject, 256)})
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: cutRunes(who.Actor, 256), ActorAddr: cutRunes(who.Addr, 256), Cluster: s.ns,
-		Mode: mode, Params: params, Status: store.AuditRefused, Error: cutRunes("Refused: "+why.Error(), 1024)}
+		Mode: mode, Params: params, Status: store.AuditRefused, Error: i18n.PlainText(cutRunes("Refused: "+why.Error(), 1024))}
 	e.FinishedAt = e.StartedAt
 	_ = s.audit.Record(ctx, e)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
 
@@ -56,7 +57,7 @@ func CheckUsername(name string) *fault.Error {
 	case len(name) > MaxNameLen:
 		return fault.InvalidField("username", "acl.input.username.long", "Len", len(name), "Max", MaxNameLen)
 	case !userName.MatchString(name):
-		return fault.InvalidField("username", "acl.input.username.bad", "Name", fmt.Sprintf("%q", cut(name)))
+		return fault.InvalidField("username", "acl.input.username.bad", "Name", freetext.Quote(name))
 	}
 	return nil
 }
@@ -112,9 +113,9 @@ func checkResource(r string) (string, *fault.Error) {
 	case strings.TrimSpace(r) == "":
 		return r, fault.InvalidField("entries", "acl.input.resource.blank")
 	case !ok || !known:
-		return r, fault.InvalidField("entries", "acl.input.resource.type", "Resource", fmt.Sprintf("%q", cut(r)), "Types", strings.Join(ResourceTypes, ", "))
+		return r, fault.InvalidField("entries", "acl.input.resource.type", "Resource", freetext.Quote(r), "Types", strings.Join(ResourceTypes, ", "))
 	case !resourceName.MatchString(name):
-		return r, fault.InvalidField("entries", "acl.input.resource.name", "Resource", fmt.Sprintf("%q", cut(r)))
+		return r, fault.InvalidField("entries", "acl.input.resource.name", "Resource", freetext.Quote(r))
 	}
 	return t + ":" + name, nil
 }
@@ -141,7 +142,7 @@ func (r *PolicyRequest) check() error {
 	if t, ok := canonical(r.PolicyType, PolicyTypes); ok {
 		r.PolicyType = t
 	} else {
-		errs.Invalid("policyType", "acl.input.policytype", "Type", fmt.Sprintf("%q", cut(r.PolicyType)))
+		errs.Invalid("policyType", "acl.input.policytype", "Type", freetext.Quote(r.PolicyType))
 	}
 	switch {
 	case len(r.Entries) == 0:
@@ -169,13 +170,13 @@ func (r *PolicyRequest) check() error {
 			if c, ok := canonical(strings.TrimSpace(a), Actions); ok {
 				e.Actions[j] = c
 			} else {
-				errs.Invalid("entries", "acl.input.actions.bad", "Action", fmt.Sprintf("%q", cut(a)), "Resource", res, "Actions", strings.Join(Actions, ", "))
+				errs.Invalid("entries", "acl.input.actions.bad", "Action", freetext.Quote(a), "Resource", res, "Actions", strings.Join(Actions, ", "))
 			}
 		}
 		if d, ok := canonical(strings.TrimSpace(e.Decision), Decisions); ok {
 			e.Decision = d
 		} else {
-			errs.Invalid("entries", "acl.input.decision", "Decision", fmt.Sprintf("%q", cut(e.Decision)), "Resource", res)
+			errs.Invalid("entries", "acl.input.decision", "Decision", freetext.Quote(e.Decision), "Resource", res)
 		}
 		if len(e.SourceIPs) > MaxSourceIPs {
 			errs.Invalid("entries", "acl.input.ips.many", "Resource", res, "Max", MaxSourceIPs)
@@ -185,7 +186,7 @@ func (r *PolicyRequest) check() error {
 			e.SourceIPs[j] = ip
 			if net.ParseIP(ip) == nil {
 				if _, _, err := net.ParseCIDR(ip); err != nil {
-					errs.Invalid("entries", "acl.input.ips.bad", "IP", fmt.Sprintf("%q", cut(ip)), "Resource", res)
+					errs.Invalid("entries", "acl.input.ips.bad", "IP", freetext.Quote(ip), "Resource", res)
 				}
 			}
 		}
@@ -212,27 +213,20 @@ func (r *UserRequest) check(create bool) error {
 		if t, ok := canonical(r.UserType, []string{TypeSuper, TypeNormal}); ok {
 			r.UserType = t
 		} else {
-			errs.Invalid("userType", "acl.input.usertype", "Type", fmt.Sprintf("%q", cut(r.UserType)))
+			errs.Invalid("userType", "acl.input.usertype", "Type", freetext.Quote(r.UserType))
 		}
 	}
 	if r.UserStatus != "" {
 		if s, ok := canonical(r.UserStatus, []string{StatusEnable, StatusDisable}); ok {
 			r.UserStatus = s
 		} else {
-			errs.Invalid("userStatus", "acl.input.userstatus", "Status", fmt.Sprintf("%q", cut(r.UserStatus)))
+			errs.Invalid("userStatus", "acl.input.userstatus", "Status", freetext.Quote(r.UserStatus))
 		}
 	}
 	if !create && r.Password == "" && r.UserType == "" && r.UserStatus == "" && len(errs) == 0 {
 		errs.Invalid("", "acl.input.user.nothing")
 	}
 	return errs.Err()
-}
-
-func cut(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }
 
 // entryText is a policy entry in words as pages and the audit log show it:

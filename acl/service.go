@@ -46,14 +46,6 @@ type Admin interface {
 
 var _ Admin = (*rocketmq.Client)(nil)
 
-// Auditor writes the audit entries of changes and refusals; *store.AuditLog implements it.
-type Auditor interface {
-	Change(ctx context.Context, e *store.AuditEntry, apply func(ctx context.Context) ([]store.AuditQueue, error)) error
-	Record(ctx context.Context, e *store.AuditEntry) error
-}
-
-var _ Auditor = (*store.AuditLog)(nil)
-
 // The audit modes of ACL changes.
 const (
 	ModeUserCreate   = "acl-user-create"
@@ -69,7 +61,7 @@ const previewKind = "acl"
 // Options configure a Service.
 type Options struct {
 	Cluster  *cluster.Cluster
-	Audit    Auditor
+	Audit    store.ChangeAuditor
 	Previews *previews.Keeper
 	// NameServers is the NameServer list the audit entries name as their cluster.
 	NameServers string
@@ -82,7 +74,7 @@ type Options struct {
 type Service struct {
 	admin    Admin
 	cluster  *cluster.Cluster
-	audit    Auditor
+	audit    store.ChangeAuditor
 	previews *previews.Keeper
 	ns, self string
 	now      func() time.Time

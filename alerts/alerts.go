@@ -7,6 +7,7 @@ package alerts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/url"
 	"path"
@@ -59,29 +60,17 @@ type RuleInput struct {
 	Format     string `json:"format"`
 }
 
-// FieldError is bad input, naming the field, in a sentence for the user: Message in
-// English, Msg for saying it in the request's language (In). Err is the rule's own
-// error when the field broke the free-text rule (freetext.ErrInvalid).
-type FieldError struct {
-	Field, Message string
-	Msg            i18n.Message
-	Err            error
+// badRule is bad input on field of a rule: fault.Invalid naming the field, with the API
+// code the rules have always answered (bad_request).
+func badRule(field, id string, kv ...any) error {
+	return fault.InvalidField(field, id, kv...).Because("bad_request")
 }
-
-func fieldError(field string, m i18n.Message) *FieldError {
-	return &FieldError{Field: field, Message: m.String(), Msg: m}
-}
-
-func (e *FieldError) Error() string { return e.Message }
-
-// Unwrap returns the free-text rule's error, if any.
-func (e *FieldError) Unwrap() error { return e.Err }
 
 // checkText applies the free-text rule to the fields people type, each as stored.
 func checkText(fields ...textField) error {
 	for _, f := range fields {
 		if te := fault.As(f.rule.Check(f.value)); te != nil {
-			return &FieldError{Field: te.Field, Message: te.Error(), Msg: te.Msg, Err: te}
+			return &fault.Error{Code: fault.Invalid, Reason: "bad_request", Field: te.Field, Msg: te.Msg, Err: te}
 		}
 	}
 	return nil
@@ -91,17 +80,6 @@ type textField struct {
 	rule  freetext.Field
 	value string
 }
-
-// In is the sentence in l's language.
-func (e *FieldError) In(l *i18n.Localizer) string {
-	if e.Msg.ID == "" {
-		return e.Message
-	}
-	return l.Say(e.Msg)
-}
-
-// ErrNotFound means the rule asked for does not exist.
-var ErrNotFound = store.ErrAlertRuleNotFound
 
 // Validate checks a rule before anything is stored, and returns it in stored form.
 func (in RuleInput) Validate() (store.AlertRule, error) {
@@ -118,10 +96,10 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 		return r, err
 	}
 	if r.GroupPattern == "" {
-		return r, fieldError("group", i18n.M("alerts.error.group.empty"))
+		return r, badRule("group", "alerts.error.group.empty")
 	}
 	if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
-		return r, fieldError("group", i18n.M("alerts.error.group.bad", "Group", r.GroupPattern))
+		return r, badRule("group", "alerts.error.group.bad", "Group", r.GroupPattern)
 	}
 	if r.Name == "" {
 		r.Name = defaultName(r.Metric, r.GroupPattern)
@@ -129,26 +107,26 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	switch r.Metric {
 	case MetricLag, MetricLagTime:
 	default:
-		return r, fieldError("metric", i18n.M("alerts.error.metric"))
+		return r, badRule("metric", "alerts.error.metric")
 	}
 	if r.Threshold < 0 {
-		return r, fieldError("threshold", i18n.M("alerts.error.negative", "Threshold", r.Threshold))
+		return r, badRule("threshold", "alerts.error.negative", "Threshold", r.Threshold)
 	}
 	if s := strings.TrimSpace(in.For); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return r, fieldError("for", i18n.M("alerts.error.for", "For", freetext.Shown(s)))
+			return r, badRule("for", "alerts.error.for", "For", freetext.Shown(s))
 		}
 		r.For = d
 	}
 	u, err := url.Parse(r.WebhookURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return r, fieldError("webhookUrl", i18n.M("alerts.error.url"))
+		return r, badRule("webhookUrl", "alerts.error.url")
 	}
 	switch r.Format {
 	case FormatJSON, FormatSlack, FormatDingTalk:
 	default:
-		return r, fieldError("format", i18n.M("alerts.error.format"))
+		return r, badRule("format", "alerts.error.format")
 	}
 	return r, nil
 }
@@ -169,8 +147,9 @@ type Options struct {
 	MaxAttempts int
 	// Timeout bounds one webhook request.
 	Timeout time.Duration
-	// Cluster names the cluster in notifications.
-	Cluster string
+	// NameServers names the cluster in notifications and in the audit entries of rule
+	// changes: its NameServer list.
+	NameServers string
 	// ClusterName is the configured cluster's name when the console manages several:
 	// notifications then say it (the same group name may exist on each).
 	ClusterName string
@@ -228,19 +207,23 @@ func (s *Service) Create(ctx context.Context, who Who, in RuleInput) (*store.Ale
 	return &r, nil
 }
 
-// Delete removes a rule, audited.
+// Delete removes a rule, audited. A rule that does not exist (any more) is
+// fault.NotFound.
 func (s *Service) Delete(ctx context.Context, who Who, id int64) error {
 	r, err := s.st.AlertRule(ctx, id)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.st.DeleteAlertRule(ctx, id, s.auditEntry(who, "alert-rule-delete", *r))
 	}
-	return s.st.DeleteAlertRule(ctx, id, s.auditEntry(who, "alert-rule-delete", *r))
+	if errors.Is(err, store.ErrAlertRuleNotFound) {
+		return fault.Wrap(err, fault.NotFound, "alerts.error.notFound", "ID", id).Because("alert_rule_not_found")
+	}
+	return err
 }
 
 func (s *Service) auditEntry(who Who, mode string, r store.AlertRule) *store.AuditEntry {
 	params, _ := json.Marshal(map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
 		"threshold": r.Threshold, "for": r.For.String(), "webhookUrl": RedactWebhook(r.WebhookURL), "format": r.Format})
-	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.Cluster, Group: r.GroupPattern,
+	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.NameServers, Group: r.GroupPattern,
 		Mode: mode, Params: params, Status: store.AuditApplied, StartedAt: s.opts.Now()}
 }
 

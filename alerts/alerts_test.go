@@ -3,7 +3,6 @@ package alerts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
@@ -76,8 +76,8 @@ func TestRuleValidation(t *testing.T) {
 		{RuleInput{Group: "G", Format: "teams", WebhookURL: "http://x"}, "format"},
 	} {
 		_, err := svc.Create(t.Context(), Who{Actor: "op"}, c.in)
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field || !strings.HasSuffix(fe.Message, ".") {
+		fe := fault.As(err)
+		if fe == nil || fe.Code != fault.Invalid || fe.Field != c.field || !strings.HasSuffix(fe.Msg.String(), ".") {
 			t.Errorf("%+v: %v, want a sentence about %s", c.in, err, c.field)
 		}
 	}
@@ -165,7 +165,7 @@ func TestRuleFiresForDurationAndResolves(t *testing.T) {
 	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); !errors.Is(err, ErrNotFound) {
+	if err := svc.Delete(t.Context(), Who{Actor: "olga"}, r.ID); !fault.Is(err, fault.NotFound) {
 		t.Errorf("deleting again: %v, want not found", err)
 	}
 	if kept, _ := svc.Deliveries(t.Context(), 10); len(kept) != 2 {

@@ -119,19 +119,20 @@ func (s *Service) matchedCount(rule int64) int {
 // delivery builds the notification of a state change in the rule's format.
 func (s *Service) delivery(r store.AlertRule, st store.AlertState, event string, at time.Time) store.AlertDelivery {
 	return store.AlertDelivery{RuleID: r.ID, RuleName: r.Name, Group: st.Group, Event: event, CreatedAt: at,
-		URL: r.WebhookURL, Format: r.Format, Body: string(BodyIn(i18n.Match(s.opts.Lang), r, st, event, at, s.opts.Cluster, s.opts.ClusterName))}
+		URL: r.WebhookURL, Format: r.Format, Body: string(BodyIn(i18n.Match(s.opts.Lang), r, st, event, at, s.opts.NameServers, s.opts.ClusterName))}
 }
 
-// Body is the webhook body of a notification in English: a generic JSON document, or
-// the text message of a Slack or DingTalk incoming webhook. With clusterName (a console
-// of several clusters) each says which cluster the group is on.
-func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, cluster, clusterName string) []byte {
-	return BodyIn(i18n.Match("en"), r, st, event, at, cluster, clusterName)
+// Body is the webhook body of a notification in English: a generic JSON document (its
+// "cluster" is the NameServer list), or the text message of a Slack or DingTalk incoming
+// webhook. With clusterName (a console of several clusters) each says which cluster the
+// group is on.
+func Body(r store.AlertRule, st store.AlertState, event string, at time.Time, nameServers, clusterName string) []byte {
+	return BodyIn(i18n.Match("en"), r, st, event, at, nameServers, clusterName)
 }
 
 // BodyIn is Body with its sentence in l's language; the JSON document's fields stay
 // the same in every language.
-func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event string, at time.Time, cluster, clusterName string) []byte {
+func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event string, at time.Time, nameServers, clusterName string) []byte {
 	summary := SummaryIn(l, r, st, event)
 	if clusterName != "" {
 		summary = "[" + clusterName + "] " + summary
@@ -148,7 +149,7 @@ func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event str
 			value = *st.Value
 		}
 		m := map[string]any{
-			"event": event, "group": st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": cluster,
+			"event": event, "group": st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": nameServers,
 			"rule": map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
 				"threshold": r.Threshold, "forSeconds": r.For.Seconds()},
 			"summary": summary,

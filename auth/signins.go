@@ -9,9 +9,10 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -99,7 +100,7 @@ func (s *Service) RecordSignIn(ctx context.Context, r SignIn) *store.AuditEntry 
 	if len(r.Groups) > 0 {
 		groups := make([]string, 0, min(len(r.Groups), SignInGroupsMax))
 		for _, g := range r.Groups[:min(len(r.Groups), SignInGroupsMax)] {
-			groups = append(groups, cut(g, SignInTextMax))
+			groups = append(groups, freetext.Cut(g, SignInTextMax))
 		}
 		params["groups"] = groups
 	}
@@ -107,8 +108,8 @@ func (s *Service) RecordSignIn(ctx context.Context, r SignIn) *store.AuditEntry 
 	if r.Err != nil {
 		status = store.AuditRefused
 	}
-	return s.writeSignIn(ctx, &store.AuditEntry{Actor: cut(r.Name, SignInTextMax), ActorAddr: cut(r.Addr, SignInTextMax),
-		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: cut(why, 1024)})
+	return s.writeSignIn(ctx, &store.AuditEntry{Actor: freetext.Cut(r.Name, SignInTextMax), ActorAddr: freetext.Cut(r.Addr, SignInTextMax),
+		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: i18n.PlainText(freetext.Cut(why, 1024))})
 }
 
 func (s *Service) writeSignIn(ctx context.Context, e *store.AuditEntry) *store.AuditEntry {
@@ -199,7 +200,7 @@ func (l *failureLimiter) admit(s *Service, r SignIn) bool {
 	w.counted++
 	w.providers[r.Provider] = true
 	if len(w.names) < SignInGroupsMax && r.Name != "" {
-		w.names[cut(r.Name, SignInTextMax)] = true
+		w.names[freetext.Cut(r.Name, SignInTextMax)] = true
 	}
 	return false
 }
@@ -221,12 +222,12 @@ func (l *failureLimiter) end(s *Service, addr string, w *failureWindow) {
 	if len(providers) == 1 {
 		provider = providers[0]
 	}
-	s.writeSignIn(context.Background(), &store.AuditEntry{ActorAddr: cut(addr, SignInTextMax), Mode: SignInMode,
+	s.writeSignIn(context.Background(), &store.AuditEntry{ActorAddr: freetext.Cut(addr, SignInTextMax), Mode: SignInMode,
 		Status: store.AuditRefused,
 		Params: mustJSON(map[string]any{"provider": provider, "outcome": OutcomeCounted, "failures": n,
 			"names": slices.Sorted(maps.Keys(w.names))}),
-		Error: fmt.Sprintf("…and %d more failed sign-ins from %s in the last %s, counted here rather than recorded one by one (at most %d per address are).",
-			n, addr, l.window, FailuresPerWindow)})
+		Error: i18n.PlainText(fmt.Sprintf("…and %d more failed sign-ins from %s in the last %s, counted here rather than recorded one by one (at most %d per address are).",
+			n, addr, l.window, FailuresPerWindow))})
 }
 
 // flush ends every window now, so the counts are written before the console stops.
@@ -247,13 +248,4 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // maps of strings and numbers
 	}
 	return b
-}
-
-// cut shortens s to at most n characters, marking the cut with "…".
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

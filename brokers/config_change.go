@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"rmqconsole/i18n"
 	"slices"
 	"strconv"
 	"strings"
@@ -503,7 +504,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			notes = append(notes, fmt.Sprintf("%s %s → %s", kc.Key, kc.Current, kc.New))
 		}
 		rows[i] = store.AuditQueue{BrokerName: fmt.Sprintf("%s/%d", pp.Broker, pp.ID), BrokerAddr: pp.Addr,
-			Method: rocketmq.CodeUpdateBrokerConfig.String(), Note: strings.Join(notes, ", ")}
+			Method: rocketmq.CodeUpdateBrokerConfig.String(), Note: i18n.PlainText(strings.Join(notes, ", "))}
 	}
 	cfgs, fails := s.readConfigs(ctx, rs)
 	var reasons []string
@@ -522,7 +523,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 	}
 	if len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = "not changed: the preview no longer holds"
+			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
 		}
 		st := &ConfigStaleError{Reasons: reasons}
 		req := ConfigRequest{Broker: p.Broker, Scope: p.Scope, Config: maps.Clone(values)}
@@ -540,7 +541,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			}
 		}
 		if len(kv) == 0 {
-			rows[i].Note = "unchanged: it already has the values asked"
+			rows[i].Note = i18n.PlainText("unchanged: it already has the values asked")
 			continue
 		}
 		f.At(rows[i].BrokerName, pp.Addr, "update config", func(ctx context.Context, addr string) error {
@@ -549,21 +550,21 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 	}
 	for _, fl := range f.Wait() {
 		for i := range rows {
-			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-				rows[i].Error = fl.Reason()
+			if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+				rows[i].Error = i18n.PlainText(fl.Reason())
 			}
 		}
 	}
 	back, backFails := s.readConfigs(ctx, rs)
 	for i, pp := range p.Processes {
-		if rows[i].Error != "" {
+		if len(rows[i].Error) > 0 {
 			continue
 		}
 		if back[i] == nil {
-			rows[i].Error = "changed, but could not be read back"
+			rows[i].Error = i18n.PlainText("changed, but could not be read back")
 			for _, fl := range backFails {
 				if fl.Addr == pp.Addr {
-					rows[i].Error += ": " + fl.Reason()
+					rows[i].Error = i18n.PlainText(rows[i].Error.String() + ": " + fl.Reason())
 				}
 			}
 			continue
@@ -579,9 +580,9 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			}
 		}
 		if len(bad) > 0 {
-			rows[i].Error = "read back: " + strings.Join(bad, ", ")
-		} else if !strings.HasPrefix(rows[i].Note, "unchanged") {
-			rows[i].Note += "; read back"
+			rows[i].Error = i18n.PlainText("read back: " + strings.Join(bad, ", "))
+		} else if !strings.HasPrefix(rows[i].Note.String(), "unchanged") {
+			rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
 		}
 	}
 	return rows, nil, nil

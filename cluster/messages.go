@@ -59,7 +59,7 @@ var opIDs = map[string]string{
 	"consume stats": "cluster.op.consume_stats", "consumer groups": "cluster.op.consumer_groups",
 	"route": "cluster.op.route", "runtime info": "cluster.op.runtime_info", "topic stats": "cluster.op.topic_stats",
 	"create or update topic": "cluster.op.create_topic", "delete topic": "cluster.op.delete_topic",
-	"group state": "cluster.op.group_state", "pull": "cluster.op.pull", "read back": "cluster.op.read_back",
+	"group state": "cluster.op.group_state", "polling info": "cluster.op.polling_info", "pull": "cluster.op.pull", "read back": "cluster.op.read_back",
 	"reset offset": "cluster.op.reset_offset", "running info": "cluster.op.running_info", "stats": "cluster.op.stats",
 	"target": "cluster.op.target", "time behind": "cluster.op.time_behind", "trace settings": "cluster.op.trace_settings",
 	"version": "cluster.op.version", "update offset": "cluster.op.update_offset",
@@ -92,13 +92,17 @@ func (f BrokerFailure) reasonMessage() any {
 }
 
 // ErrorMessage is err for a page: a connection that failed or an answer that did not
-// come in the catalogues' words (the network's own reason stays as it is), any other
-// error, or one wrapped in more words, as it says itself.
+// come in the catalogues' words (the network's own reason stays as it is), an error that
+// is a catalogue message as itself, any other error, or one wrapped in more words, as it
+// says itself.
 func ErrorMessage(err error) any {
 	var ce *rocketmq.ConnError
 	var te *rocketmq.TimeoutError
 	var ge goneError
+	var m i18n.Message
 	switch {
+	case errors.As(err, &m) && err.Error() == m.Error():
+		return m
 	case errors.As(err, &ge) && err.Error() == ge.Error():
 		return ge.Say()
 	case errors.As(err, &ce) && ce.Err != nil && err.Error() == ce.Error(): // words wrapped around it are kept
@@ -107,10 +111,4 @@ func ErrorMessage(err error) any {
 		return i18n.M("cluster.err.timeout", "Code", te.Code.String(), "Addr", te.Addr, "Elapsed", te.Elapsed.Round(time.Millisecond).String())
 	}
 	return err.Error()
-}
-
-// errorSay is ErrorMessage as a Message, zero when err says itself.
-func errorSay(err error) i18n.Message {
-	m, _ := ErrorMessage(err).(i18n.Message)
-	return m
 }

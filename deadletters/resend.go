@@ -252,11 +252,12 @@ func (s *Service) writeRoute(ctx context.Context, topic string) *writeRoute {
 func auditRow(r Resent) store.AuditQueue {
 	row := store.AuditQueue{Topic: r.Topic, BrokerName: r.BrokerName, BrokerAddr: r.BrokerAddr, QueueID: r.QueueID, Before: -1, Target: r.QueueOffset}
 	if r.Failed() {
-		row.Error = r.Error.String()
+		row.Error = i18n.TextOf(r.Error)
 	}
-	row.Note = "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
+	note := "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
 	if r.OffsetMsgID != "" {
-		row.Note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+		note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
 	}
+	row.Note = i18n.PlainText(note)
 	return row
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,7 +181,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if err != nil {
 		c.keepDir = true // the evidence: the error names files in it
-		c.Stop()
+		if errors.Is(ctx.Err(), context.Canceled) {
+			c.Kill() // the caller gave up (a Ctrl-C during the boot): no waiting for clean shutdowns
+		} else {
+			c.Stop()
+		}
 		return nil, fmt.Errorf("start rocketmq %s (logs kept in %s): %w", version, c.Dir, err)
 	}
 	c.Startup.Total = time.Since(began)
@@ -460,6 +465,58 @@ func (c *Cluster) Stop() error { return c.halt(stopGrace) }
 // (a later start from the same Dir would run RocketMQ's crash recovery).
 func (c *Cluster) Kill() error { return c.halt(0) }
 
+// StopWithin stops every process of the cluster at once, NameServer included:
+// SIGTERM, then SIGKILL to those still running after grace, which is not an
+// error. For a development cluster whose stores hold nothing anyone keeps: a
+// broker's clean shutdown takes 10-30 s, and a broker killed part-way is
+// recovered at its next start as after a crash (its commit log is intact in the
+// page cache; consumer offsets of the last few seconds are read again). It
+// returns the names of the processes that had to be killed.
+func (c *Cluster) StopWithin(grace time.Duration) (killed []string, err error) {
+	c.stopOnce.Do(func() {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		var errs []error
+		for _, p := range c.procs {
+			wg.Go(func() {
+				k, err := p.halt(grace)
+				mu.Lock()
+				defer mu.Unlock()
+				if k {
+					killed = append(killed, p.name)
+				}
+				if err != nil {
+					errs = append(errs, err)
+				}
+			})
+		}
+		wg.Wait()
+		sort.Strings(killed)
+		c.stopErr = errors.Join(append(errs, c.removeTempDir(errs))...)
+	})
+	return killed, c.stopErr
+}
+
+// KillNow sends SIGKILL to every process of the cluster still running, without
+// waiting: for a second Ctrl-C while Stop or StopWithin waits for the JVMs,
+// which then returns as soon as they are gone.
+func (c *Cluster) KillNow() {
+	for _, p := range c.procs {
+		p.kill()
+	}
+}
+
+// removeTempDir removes a Dir that Start made, unless it is kept or stopping
+// failed (errs): its logs are the evidence.
+func (c *Cluster) removeTempDir(errs []error) error {
+	if c.tempDir && !c.keepDir && len(errs) == 0 {
+		if err := os.RemoveAll(c.Dir); err != nil {
+			return fmt.Errorf("remove %s: %w", c.Dir, err)
+		}
+	}
+	return nil
+}
+
 func (c *Cluster) halt(grace time.Duration) error {
 	c.stopOnce.Do(func() {
 		var errs []error
@@ -487,12 +544,7 @@ func (c *Cluster) halt(grace time.Duration) error {
 				}
 			}
 		}
-		if c.tempDir && !c.keepDir && len(errs) == 0 {
-			if err := os.RemoveAll(c.Dir); err != nil {
-				errs = append(errs, fmt.Errorf("remove %s: %w", c.Dir, err))
-			}
-		}
-		c.stopErr = errors.Join(errs...)
+		c.stopErr = errors.Join(append(errs, c.removeTempDir(errs))...)
 	})
 	return c.stopErr
 }

@@ -257,6 +257,22 @@ func TestRequireClusterSkipsUnderShort(t *testing.T) {
 	}
 }
 
+// With RMQC_TEST_POSTGRES=off (make test-unit) the PostgreSQL helpers skip before
+// starting a server, so the database suites run on SQLite alone there.
+func TestRequirePostgresSkipsWhenLeftOut(t *testing.T) {
+	if pg.server != nil {
+		t.Skip("this binary's PostgreSQL already runs")
+	}
+	t.Setenv(PostgresOffEnv, "off")
+	for name, require := range map[string]func(testing.TB) *Postgres{"RequirePostgres": RequirePostgres, "OwnPostgres": OwnPostgres} {
+		var p *Postgres
+		t.Run(name, func(t *testing.T) { p = require(t) })
+		if p != nil || pg.server != nil || pg.err != nil {
+			t.Errorf("%s with %s=off started PostgreSQL instead of skipping", name, PostgresOffEnv)
+		}
+	}
+}
+
 // RMQ_PORT_BASE moves every port of the cluster onto PortsFrom(base); unset, the
 // default ports stay. A base whose set would reach the default ports or the
 // private range is refused, and so is one that is not a number.

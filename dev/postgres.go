@@ -46,12 +46,21 @@ var pg struct {
 	missing string
 }
 
+// PostgresOffEnv set to "off" leaves PostgreSQL out: every test that needs it skips and no
+// server starts. make test-unit sets it, so the database suites run on SQLite alone there
+// (PostgreSQL's cases took most of its time); make test clears it and runs them on both.
+const PostgresOffEnv = "RMQC_TEST_POSTGRES"
+
 // RequirePostgres returns the test binary's PostgreSQL server, starting it on first use;
 // RunTests stops it (a package without that TestMain calls StopPostgres). Without
 // PostgreSQL's server binaries it skips the test saying what to install, or fails it
-// when CI=true. It is not an integration test of RocketMQ: it runs under -short too.
+// when CI=true. It is not an integration test of RocketMQ: it runs under -short too,
+// unless PostgresOffEnv is "off".
 func RequirePostgres(t testing.TB) *Postgres {
 	t.Helper()
+	if os.Getenv(PostgresOffEnv) == "off" {
+		t.Skip("PostgreSQL left out (" + PostgresOffEnv + "=off, as in make test-unit); make test runs this on PostgreSQL")
+	}
 	pg.once.Do(func() {
 		bin, err := postgresBin()
 		if err != nil {

@@ -116,27 +116,43 @@ func (p *proc) isOurs() bool {
 
 // stop sends SIGTERM to the process group (RocketMQ's shutdown hooks flush the
 // store and unregister from the NameServer), then SIGKILL after grace; with
-// grace 0 it sends SIGKILL at once.
+// grace 0 it sends SIGKILL at once. Killed after grace is an error: whoever
+// asked for a clean stop did not get one.
 func (p *proc) stop(grace time.Duration) error {
+	killed, err := p.halt(grace)
+	if err == nil && killed && grace > 0 {
+		return fmt.Errorf("stop %s (pid %d): killed after %s without exiting on SIGTERM", p.name, p.pid, grace)
+	}
+	return err
+}
+
+// halt is stop that reports whether the process had to be killed after grace
+// instead of calling it an error; err says the process survived SIGKILL.
+func (p *proc) halt(grace time.Duration) (killed bool, err error) {
 	if gone, _ := p.exited(); gone || !p.isOurs() {
-		return nil
+		return false, nil
 	}
 	// A frozen (SIGSTOPped) JVM would handle SIGTERM only once resumed.
 	signalGroup(p.pid, syscall.SIGCONT)
 	if grace > 0 {
 		signalGroup(p.pid, syscall.SIGTERM)
 		if p.waitGone(grace) {
-			return nil
+			return false, nil
 		}
 	}
 	signalGroup(p.pid, syscall.SIGKILL)
 	if p.waitGone(10 * time.Second) {
-		if grace == 0 {
-			return nil
-		}
-		return fmt.Errorf("stop %s (pid %d): killed after %s without exiting on SIGTERM", p.name, p.pid, grace)
+		return grace > 0, nil
 	}
-	return fmt.Errorf("stop %s (pid %d): still running after SIGKILL", p.name, p.pid)
+	return true, fmt.Errorf("stop %s (pid %d): still running after SIGKILL", p.name, p.pid)
+}
+
+// kill sends SIGKILL to the process group now, without waiting.
+func (p *proc) kill() {
+	if gone, _ := p.exited(); !gone && p.isOurs() {
+		signalGroup(p.pid, syscall.SIGCONT)
+		signalGroup(p.pid, syscall.SIGKILL)
+	}
 }
 
 func signalGroup(pid int, sig syscall.Signal) {

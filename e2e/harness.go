@@ -31,6 +31,9 @@ type Console struct {
 	mu      sync.Mutex
 	log     strings.Builder
 	stop    func(t testing.TB) // once: SIGINT, wait, report
+	// exited is closed when the process has ended, with exitErr its Wait's error.
+	exited  chan struct{}
+	exitErr error
 }
 
 // Stop stops the console now (SIGINT, as a user's Ctrl-C) and waits for it to exit,
@@ -39,6 +42,18 @@ type Console struct {
 func (c *Console) Stop(t testing.TB) {
 	t.Helper()
 	c.stop(t)
+}
+
+// Interrupt sends SIGINT, as a user's Ctrl-C, and waits up to d for the console to
+// exit: ok is false when it still runs after d (the test's end then kills it).
+func (c *Console) Interrupt(d time.Duration) (exitErr error, ok bool) {
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-c.exited:
+		return c.exitErr, true
+	case <-time.After(d):
+		return nil, false
+	}
 }
 
 // Log returns what the console has written to stderr so far.
@@ -108,7 +123,7 @@ func StartConsole(t testing.TB, env ...string) *Console {
 		t.Fatal(err)
 	}
 	urlc := make(chan string, 1)
-	exited := make(chan error, 1)
+	c.exited = make(chan struct{})
 	go func() {
 		// Wait only after stderr is read to the end: it closes the pipe, and the log
 		// printed for a failed test would lose its last lines.
@@ -126,17 +141,18 @@ func StartConsole(t testing.TB, env ...string) *Console {
 			}
 		}
 		io.Copy(io.Discard, stderr)
-		exited <- c.cmd.Wait()
+		c.exitErr = c.cmd.Wait()
+		close(c.exited)
 	}()
 	var once sync.Once
 	c.stop = func(t testing.TB) {
 		once.Do(func() {
 			_ = c.cmd.Process.Signal(os.Interrupt)
 			select {
-			case <-exited:
+			case <-c.exited:
 			case <-time.After(15 * time.Second):
 				_ = c.cmd.Process.Kill()
-				<-exited
+				<-c.exited
 				t.Errorf("console did not stop within 15 s of SIGINT")
 			}
 		})
@@ -149,8 +165,8 @@ func StartConsole(t testing.TB, env ...string) *Console {
 	})
 	select {
 	case c.URL = <-urlc:
-	case err := <-exited:
-		t.Fatalf("console exited before listening: %v\n%s", err, c.Log())
+	case <-c.exited:
+		t.Fatalf("console exited before listening: %v\n%s", c.exitErr, c.Log())
 	case <-time.After(60 * time.Second):
 		t.Fatalf("console did not start listening within 60 s\n%s", c.Log())
 	}

@@ -123,6 +123,7 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 			headingAt: `[data-testid="broker-config"] h2`, heading: "配置"},
 		{name: "alerts", path: "/alerts", ready: `main h1`, heading: "告警"},
 		{name: "tokens", path: "/tokens", ready: `main h1`, heading: "API 令牌"},
+		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`, headingAt: `[data-testid="apidocs-toc"] h2`, heading: "操作"},
 		{name: "sign-in", path: "/login", ready: `[data-testid="login"]`, heading: "登录"},
 	}
 }

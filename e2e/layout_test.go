@@ -111,6 +111,7 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid="apply-form"]`)),
 			}},
 		{name: "audit", path: "/audit", ready: `main h1`},
+		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`},
 	}
 }
 

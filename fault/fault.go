@@ -110,6 +110,15 @@ func (l List) Error() string {
 	return strings.Join(msgs, " ")
 }
 
+// Say is every sentence of l in loc's language, one after the other.
+func (l List) Say(loc *i18n.Localizer) string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Say(loc)
+	}
+	return strings.Join(msgs, " ")
+}
+
 // Add appends e and returns the list.
 func (l *List) Add(e *Error) { *l = append(*l, e) }
 

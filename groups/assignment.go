@@ -16,9 +16,9 @@ type Assignment struct {
 	// Applicable is false when there is no client-side assignment to check (no client
 	// online, broadcasting, POP consumers, a strategy the console cannot compute); Note
 	// says which.
-	Applicable bool   `json:"applicable"`
-	Note       string `json:"note,omitempty"`
-	Strategy   string `json:"strategy,omitempty"`
+	Applicable bool      `json:"applicable"`
+	Note       i18n.Text `json:"note,omitempty"`
+	Strategy   string    `json:"strategy,omitempty"`
 	// Queues are every queue of every subscribed topic, expected and actual owner.
 	Queues []AssignedQueue `json:"queues"`
 	// IdleClients are online clients that hold no queue of the group's topics (retry
@@ -70,16 +70,16 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 	a := Assignment{Queues: []AssignedQueue{}, IdleClients: []string{}}
 	switch {
 	case !d.Online && d.ClientsUnknown:
-		a.Note = "Whether any client is online is unknown: no broker listed the group's clients (see above why), so the assignment cannot be checked."
+		a.Note = i18n.TextOf(i18n.M("group.assign.note.clientsUnknown"))
 		return a
 	case !d.Online:
-		a.Note = note(i18n.M("group.assign.note.offline"))
+		a.Note = i18n.TextOf(i18n.M("group.assign.note.offline"))
 		return a
 	case d.MessageModel == "BROADCASTING":
-		a.Note = note(i18n.M("group.assign.note.broadcasting"))
+		a.Note = i18n.TextOf(i18n.M("group.assign.note.broadcasting"))
 		return a
 	case consumesByPop(d.ConsumeType):
-		a.Note = note(i18n.M("group.assign.note.pop"))
+		a.Note = i18n.TextOf(i18n.M("group.assign.note.pop"))
 		return a
 	}
 	// A mixed group's gRPC clients (known to a Proxy only) pop from any queue: the
@@ -116,8 +116,8 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 	for _, topic := range slices.Sorted(maps.Keys(byTopic)) {
 		queues := byTopic[topic]
 		expected, err := rocketmq.ExpectedAssignment(strategy, queues, cids)
-		if err != nil {
-			a.Applicable, a.Note = false, err.Error()
+		if err != nil { // groupStrategy picks only strategies the console computes
+			a.Applicable, a.Note = false, i18n.TextOf(i18n.M("group.assign.note.uncomputable", "Strategy", strategy))
 			return a
 		}
 		if !rocketmq.IsRetryTopic(topic) {
@@ -153,14 +153,14 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 	}
 	sort.SliceStable(a.Queues, func(i, j int) bool { return compareQueues(a.Queues[i].Queue(), a.Queues[j].Queue()) < 0 })
 	for _, c := range clients {
-		if !holds[c.ClientID] && c.RunningInfoError == "" {
+		if !holds[c.ClientID] && c.RunningInfoError == nil {
 			a.IdleClients = append(a.IdleClients, c.ClientID)
 		}
 	}
 	a.MoreClientsThanQueues = realQueues > 0 && len(cids) > realQueues
 	a.Matches = a.Unowned == 0 && a.OwnedTwice == 0 && a.Differs == 0 && a.OwnerUnknown == 0
 	if !d.ownersKnown {
-		a.Note = appendNote(a.Note, i18n.M("group.assign.note.unreported"))
+		a.Note = a.Note.And(i18n.M("group.assign.note.unreported"))
 	}
 	return a
 }
@@ -168,11 +168,11 @@ func (d *Detail) assign(subs map[string]bool) Assignment {
 // groupStrategy picks the allocation strategy the group's clients report. Clients of
 // one group should all use the same; when they do not, the most common is used and the
 // note says so. It returns "" when no reported strategy can be computed.
-func groupStrategy(clients []Client) (string, string) {
+func groupStrategy(clients []Client) (string, i18n.Text) {
 	count := map[string]int{}
 	var uncomputable []string
 	for _, c := range clients {
-		if c.RunningInfoError != "" {
+		if c.RunningInfoError != nil {
 			continue
 		}
 		if c.Strategy == "" {
@@ -183,12 +183,12 @@ func groupStrategy(clients []Client) (string, string) {
 	}
 	if len(count) == 0 {
 		if len(uncomputable) > 0 {
-			return "", note(i18n.M("group.assign.note.uncomputable", "Strategy", uncomputable[0]))
+			return "", i18n.TextOf(i18n.M("group.assign.note.uncomputable", "Strategy", uncomputable[0]))
 		}
 		if len(clients) > 0 { // every client failed to report
-			return "", note(i18n.M("group.assign.note.noReports"))
+			return "", i18n.TextOf(i18n.M("group.assign.note.noReports"))
 		}
-		return "", note(i18n.M("group.assign.note.noStrategy"))
+		return "", i18n.TextOf(i18n.M("group.assign.note.noStrategy"))
 	}
 	best := ""
 	for _, st := range slices.Sorted(maps.Keys(count)) {
@@ -197,7 +197,7 @@ func groupStrategy(clients []Client) (string, string) {
 		}
 	}
 	if len(count) > 1 || len(uncomputable) > 0 {
-		return best, note(i18n.M("group.assign.note.mixed", "Strategy", best))
+		return best, i18n.TextOf(i18n.M("group.assign.note.mixed", "Strategy", best))
 	}
-	return best, ""
+	return best, nil
 }

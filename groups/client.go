@@ -3,7 +3,6 @@ package groups
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -52,15 +52,17 @@ type ClientInfo struct {
 	Jstack      string `json:"jstack,omitempty"`
 	// Unavailable says why the client's own report could not be read (a gRPC client
 	// behind a Proxy, a client that left); everything from the report is then empty.
-	Unavailable string    `json:"unavailable,omitempty"`
+	Unavailable i18n.Text `json:"unavailable,omitempty"`
 	CheckedAt   time.Time `json:"checkedAt"`
 }
 
-// ClientSetting is one reported setting.
+// ClientSetting is one reported setting: its name and what it means, and the value the
+// client reported (empty when it reported none), explained where the console knows more
+// than the raw value says.
 type ClientSetting struct {
-	Name    string `json:"name"`
-	Meaning string `json:"meaning"`
-	Value   string `json:"value"`
+	Name    i18n.Text `json:"name"`
+	Meaning i18n.Text `json:"meaning"`
+	Value   i18n.Text `json:"value"`
 	// Property is the property the value came from.
 	Property string `json:"property,omitempty"`
 }
@@ -87,47 +89,67 @@ type TopicConsume struct {
 	rocketmq.ConsumeStatus
 }
 
-// ErrClientNotFound means no broker lists the client in the group. Errors of type
-// *ClientNotFoundError match it.
-var ErrClientNotFound = errors.New("client not online in the group")
-
-// ClientNotFoundError names the client; its text is a sentence for the user.
-type ClientNotFoundError struct{ Group, ClientID string }
-
-func (e *ClientNotFoundError) Error() string {
-	return note(i18n.M("client.error.notFound", "Client", e.ClientID, "Group", e.Group))
+// ClientNotFound is the error of a client no broker or Proxy lists in the group
+// (fault.NotFound, reason client_not_found).
+func ClientNotFound(group, clientID string) error {
+	return fault.New(fault.NotFound, "client.error.notFound", "Client", clientID, "Group", group).Because("client_not_found")
 }
 
-// Is makes errors.Is(err, ErrClientNotFound) hold.
-func (e *ClientNotFoundError) Is(target error) bool { return target == ErrClientNotFound }
-
-// clientSettings are the settings the client page names, with the properties Java
-// clients report them under (every field of DefaultMQPushConsumer) and Go's PROP_ ones.
+// clientSettings are the settings the client page names (client.setting.<id> in the
+// catalogues, with .meaning where one is said), with the properties Java clients report
+// them under (every field of DefaultMQPushConsumer) and Go's PROP_ ones.
 var clientSettings = []struct {
-	name, meaning string
-	props         []string
+	id      string
+	meaning bool
+	props   []string
 }{
-	{"Listener", "MessageListenerOrderly or MessageListenerConcurrently", []string{"messageListener", "PROP_CONSUMEORDERLY"}},
-	{"Consume threads (min)", "threads running the listener", []string{"consumeThreadMin", "PROP_THREADPOOL_CORE_SIZE"}},
-	{"Consume threads (max)", "", []string{"consumeThreadMax"}},
-	{"Pull batch size", "messages asked for per pull", []string{"pullBatchSize"}},
-	{"Consume batch size", "messages given to the listener at once", []string{"consumeMessageBatchMaxSize"}},
-	{"Pull threshold per queue", "cached messages per queue before pulling pauses", []string{"pullThresholdForQueue"}},
-	{"Consume from", "where a queue without a committed offset starts", []string{"consumeFromWhere"}},
-	{"Allocation strategy", "", []string{"allocateMessageQueueStrategy"}},
-	{"Message model", "", []string{"messageModel"}},
-	{"Max reconsume times", "retries before a message goes to the DLQ", []string{"maxReconsumeTimes"}},
-	{"Consume timeout (min)", "", []string{"consumeTimeout"}},
-	{"Consume type", "", []string{"PROP_CONSUME_TYPE"}},
+	{"listener", true, []string{"messageListener", "PROP_CONSUMEORDERLY"}},
+	{"threadsMin", true, []string{"consumeThreadMin", "PROP_THREADPOOL_CORE_SIZE"}},
+	{"threadsMax", false, []string{"consumeThreadMax"}},
+	{"pullBatch", true, []string{"pullBatchSize"}},
+	{"consumeBatch", true, []string{"consumeMessageBatchMaxSize"}},
+	{"pullThreshold", true, []string{"pullThresholdForQueue"}},
+	{"consumeFrom", true, []string{"consumeFromWhere"}},
+	{"strategy", false, []string{"allocateMessageQueueStrategy"}},
+	{"model", false, []string{"messageModel"}},
+	{"maxReconsume", true, []string{"maxReconsumeTimes"}},
+	{"timeout", false, []string{"consumeTimeout"}},
+	{"type", false, []string{"PROP_CONSUME_TYPE"}},
+}
+
+// clientSetting is one setting of clientSettings as the client reported it.
+func clientSetting(id string, meaning bool, props []string, reported map[string]string) ClientSetting {
+	set := ClientSetting{Name: i18n.TextOf(i18n.M("client.setting." + id))}
+	if meaning {
+		set.Meaning = i18n.TextOf(i18n.M("client.setting." + id + ".meaning"))
+	}
+	for _, p := range props {
+		if v, ok := reported[p]; ok && v != "" {
+			set.Value, set.Property = i18n.TextOf(i18n.Plain(v)), p
+			break
+		}
+	}
+	v := reported[set.Property]
+	switch {
+	case set.Property == "PROP_CONSUMEORDERLY" && v == "true":
+		set.Value = i18n.TextOf(i18n.M("client.setting.listener.orderly"))
+	case set.Property == "PROP_CONSUMEORDERLY" && v == "false":
+		set.Value = i18n.TextOf(i18n.M("client.setting.listener.concurrently"))
+	case set.Property == "PROP_CONSUMEORDERLY":
+		set.Value = nil // neither: not a listener the console can name
+	case set.Property == "PROP_THREADPOOL_CORE_SIZE" && v == "-1":
+		set.Value = i18n.TextOf(i18n.M("client.setting.threadsMin.goroutines"))
+	}
+	return set
 }
 
 // Client reads one client's running info, with a thread dump when jstack is set. A
-// client no broker lists is *ClientNotFoundError; a client that is listed but does not
+// client no broker lists is fault.NotFound; a client that is listed but does not
 // answer is a ClientInfo with Unavailable saying why.
 func (s *Service) Client(ctx context.Context, group, clientID string, jstack bool) (*ClientInfo, error) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	ci := &ClientInfo{Group: group, ClientID: clientID, JstackAsked: jstack, CheckedAt: s.opts.Now(),
 		Settings: []ClientSetting{}, Properties: map[string]string{}, Subscriptions: []Subscription{}, Queues: []ProcessQueue{}, Topics: []TopicConsume{}}
@@ -159,9 +181,9 @@ func (s *Service) Client(ctx context.Context, group, clientID string, jstack boo
 	}
 	if via == "" {
 		if len(failures) == len(brokers) && len(failures) > 0 {
-			return nil, fmt.Errorf("no broker listed the clients of group %s: %w", group, failures[0])
+			return nil, failures[0] // no broker listed the clients: as in List
 		}
-		return nil, &ClientNotFoundError{Group: group, ClientID: clientID}
+		return nil, ClientNotFound(group, clientID)
 	}
 	info, err := s.admin.ConsumerRunningInfo(ctx, via, group, clientID, jstack)
 	if err != nil {
@@ -196,11 +218,11 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 				// Proxy's gRPC client (it would answer "not online"), the Proxy's remoting port
 				// does not take the request, and a local-mode Proxy relays only a thread-dump
 				// request, answered with the dump alone.
-				ci.Unavailable = note(i18n.M("client.unavailable.grpc", "KnownTo", ci.KnownTo),
+				ci.Unavailable = i18n.TextOf(i18n.M("client.unavailable.grpc", "KnownTo", ci.KnownTo),
 					i18n.M("group.note.grpcVersion", "Version", cn.VersionName()))
 			} else {
 				ci.Protocol, ci.Version = ProtocolRemoting, cn.VersionName()
-				ci.Unavailable = note(i18n.M("client.unavailable.proxy", "KnownTo", ci.KnownTo))
+				ci.Unavailable = i18n.TextOf(i18n.M("client.unavailable.proxy", "KnownTo", ci.KnownTo))
 			}
 			ci.JstackAsked = false // nothing was asked
 			return true
@@ -211,10 +233,10 @@ func (s *Service) fromProxies(ctx context.Context, ci *ClientInfo) bool {
 
 // unavailableReason says why a listed client's report is missing, in a sentence;
 // release4 is the brokers' version when they all run 4.x (no Proxy can be involved).
-func unavailableReason(ci *ClientInfo, err error, release4 string) string {
+func unavailableReason(ci *ClientInfo, err error, release4 string) i18n.Text {
 	// A POP client's sentence goes on after the error, so its final period goes.
 	pop := release4 == "" && ci.ConsumeType == "pop"
-	var why any = err.Error()
+	var why any = errMessage(err)
 	if pop {
 		why = strings.TrimSuffix(err.Error(), ".")
 	}
@@ -223,11 +245,20 @@ func unavailableReason(ci *ClientInfo, err error, release4 string) string {
 	}
 	switch {
 	case release4 != "":
-		return note(i18n.M("client.unavailable.release4", "Error", why, "Release", release4))
+		return i18n.TextOf(i18n.M("client.unavailable.release4", "Error", why, "Release", release4))
 	case pop:
-		return note(i18n.M("client.unavailable.pop", "Error", why))
+		return i18n.TextOf(i18n.M("client.unavailable.pop", "Error", why))
 	}
-	return note(i18n.M("client.unavailable", "Error", why))
+	return i18n.TextOf(i18n.M("client.unavailable", "Error", why))
+}
+
+// runningInfoText says why a client's running info could not be read: the catalogues'
+// sentence around the broker's or the client's own error, or err as errMessage says it.
+func runningInfoText(err error) i18n.Text {
+	if m, ok := runningInfoFailure(err, false); ok {
+		return i18n.TextOf(m)
+	}
+	return i18n.TextOf(errMessage(err))
 }
 
 // runningInfoFailure is err in the catalogues' words when it is a client's running info
@@ -257,20 +288,7 @@ func (ci *ClientInfo) fill(info *rocketmq.ConsumerRunningInfo) {
 	ci.ConsumeMode = clientConsumeMode(info)
 	ci.StartedAt, _ = strconv.ParseInt(info.Properties["PROP_CONSUMER_START_TIMESTAMP"], 10, 64)
 	for _, st := range clientSettings {
-		set := ClientSetting{Name: st.name, Meaning: st.meaning}
-		for _, p := range st.props {
-			if v, ok := info.Properties[p]; ok && v != "" {
-				set.Value, set.Property = v, p
-				break
-			}
-		}
-		if set.Property == "PROP_CONSUMEORDERLY" {
-			set.Value = map[string]string{"true": "orderly (MessageListenerOrderly)", "false": "concurrently (MessageListenerConcurrently)"}[set.Value]
-		}
-		if set.Property == "PROP_THREADPOOL_CORE_SIZE" && set.Value == "-1" {
-			set.Value = "-1 (no thread pool: one goroutine per message, up to the client's limit)"
-		}
-		ci.Settings = append(ci.Settings, set)
+		ci.Settings = append(ci.Settings, clientSetting(st.id, st.meaning, st.props, info.Properties))
 	}
 	for _, sd := range info.Subscriptions {
 		ci.Subscriptions = append(ci.Subscriptions, Subscription{Topic: sd.Topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})

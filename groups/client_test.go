@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"rmqconsole/fault"
 )
 
 // A client is read via a broker that lists it, whatever another broker answers; a client
@@ -22,14 +24,14 @@ func TestClientIsReadViaABrokerThatListsIt(t *testing.T) {
 	}
 	s := NewService(f, Options{})
 	ci, err := s.Client(t.Context(), "g", "c1", false)
-	if err != nil || ci.ConsumeMode != ModeOrderly || ci.Unavailable != "" {
+	if err != nil || ci.ConsumeMode != ModeOrderly || ci.Unavailable.String() != "" {
 		t.Fatalf("client %+v, %v: want c1's running info (orderly) via broker-a", ci, err)
 	}
-	if _, err := s.Client(t.Context(), "g", "c9", false); !errors.Is(err, ErrClientNotFound) {
-		t.Errorf("unlisted client: %v, want ErrClientNotFound", err)
+	if _, err := s.Client(t.Context(), "g", "c9", false); !fault.Is(err, fault.NotFound) {
+		t.Errorf("unlisted client: %v, want the client not found", err)
 	}
 	down["broker-a"] = true
-	if _, err := s.Client(t.Context(), "g", "c1", false); err == nil || errors.Is(err, ErrClientNotFound) {
+	if _, err := s.Client(t.Context(), "g", "c1", false); err == nil || fault.Is(err, fault.NotFound) {
 		t.Errorf("every broker failing: %v, want the brokers' failure", err)
 	}
 }
@@ -39,10 +41,10 @@ func TestClientIsReadViaABrokerThatListsIt(t *testing.T) {
 func TestUnavailableReasonOn4xLeavesGRPCOut(t *testing.T) {
 	err := errors.New("consumer timeout")
 	ci := &ClientInfo{ConsumeType: "push"}
-	if s := unavailableReason(ci, err, "4.9.7"); strings.Contains(s, "may be shutting down, or be a gRPC client") || !strings.Contains(s, "need RocketMQ 5.x") || !strings.Contains(s, "4.9.7") {
+	if s := unavailableReason(ci, err, "4.9.7").String(); strings.Contains(s, "may be shutting down, or be a gRPC client") || !strings.Contains(s, "need RocketMQ 5.x") || !strings.Contains(s, "4.9.7") {
 		t.Errorf("on 4.9.7: %q", s)
 	}
-	if s := unavailableReason(ci, err, ""); !strings.Contains(s, "gRPC client behind a RocketMQ 5 Proxy") {
+	if s := unavailableReason(ci, err, "").String(); !strings.Contains(s, "gRPC client behind a RocketMQ 5 Proxy") {
 		t.Errorf("on 5.x: %q", s)
 	}
 }

@@ -34,10 +34,10 @@ type Detail struct {
 	Pop *PopProgress `json:"pop,omitempty"`
 	// Needs5x says, on a cluster whose brokers all run 4.x, that gRPC clients, the
 	// Proxy and POP need RocketMQ 5.x; "" on 5.x.
-	Needs5x string `json:"needs5x,omitempty"`
+	Needs5x i18n.Text `json:"needs5x,omitempty"`
 	// MixedNote explains a group whose clients consume in different ways (remoting
 	// clients through the brokers and gRPC clients through a Proxy).
-	MixedNote string `json:"mixedNote,omitempty"`
+	MixedNote i18n.Text `json:"mixedNote,omitempty"`
 	// MessageModel is CLUSTERING or BROADCASTING; "" while no client is online.
 	MessageModel     string `json:"messageModel"`
 	ConsumeFromWhere string `json:"consumeFromWhere,omitempty"`
@@ -49,19 +49,19 @@ type Detail struct {
 	LockExpiryMs int64 `json:"lockExpiryMs,omitempty"`
 	// Blocked holds a sentence for every orderly queue nobody can consume now (its
 	// lock holder is gone, or stopped renewing).
-	Blocked []string       `json:"blocked,omitempty"`
+	Blocked []i18n.Text    `json:"blocked,omitempty"`
 	Clients []Client       `json:"clients"`
 	Queues  []QueueLag     `json:"queues"`
 	Topics  []TopicSummary `json:"topics"`
 	// TotalLag sums the queues whose lag is known; nil when none is.
 	TotalLag *int64 `json:"totalLag"`
 	// TotalLagNote says why TotalLag is unknown, or that it leaves queues out.
-	TotalLagNote string  `json:"totalLagNote,omitempty"`
-	ConsumeTPS   float64 `json:"consumeTps"`
+	TotalLagNote i18n.Text `json:"totalLagNote,omitempty"`
+	ConsumeTPS   float64   `json:"consumeTps"`
 	// MaxLagTimeMs is the largest time behind of its queues; nil when none is known,
 	// with the reason (or what it leaves out) in MaxLagTimeNote.
-	MaxLagTimeMs   *int64 `json:"maxLagTimeMs"`
-	MaxLagTimeNote string `json:"maxLagTimeNote,omitempty"`
+	MaxLagTimeMs   *int64    `json:"maxLagTimeMs"`
+	MaxLagTimeNote i18n.Text `json:"maxLagTimeNote,omitempty"`
 	// SubscriptionsDiffer is set when the group's clients do not all subscribe to the
 	// same topics with the same expressions: queues of a topic are shared out among all
 	// clients, so those given to a client that does not subscribe go unconsumed.
@@ -87,8 +87,8 @@ type Client struct {
 	Language   string `json:"language"`
 	// Version is what the client reports (V5_3_3, v2.1.1), else the protocol ordinal;
 	// "" for a gRPC client, whose version the Proxy does not pass on (VersionNote).
-	Version     string `json:"version"`
-	VersionNote string `json:"versionNote,omitempty"`
+	Version     string    `json:"version"`
+	VersionNote i18n.Text `json:"versionNote,omitempty"`
 	// Protocol is remoting (the classic clients) or gRPC (RocketMQ 5's SDKs, through a Proxy).
 	Protocol string `json:"protocol"`
 	// KnownTo says who listed the client: "broker", or "Proxy <address>" for clients
@@ -109,7 +109,7 @@ type Client struct {
 	ConsumeMode string `json:"consumeMode,omitempty"`
 	// RunningInfoError says why the client's own report could not be read; its queues
 	// and subscriptions are then unknown.
-	RunningInfoError string `json:"runningInfoError,omitempty"`
+	RunningInfoError i18n.Text `json:"runningInfoError,omitempty"`
 
 	via string // the broker address the client was seen on
 }
@@ -132,13 +132,13 @@ type QueueLag struct {
 	ConsumerOffset *int64 `json:"consumerOffset"`
 	// Lag is BrokerOffset - ConsumerOffset; nil when it cannot be known, with the reason
 	// in LagUnknown.
-	Lag        *int64 `json:"lag"`
-	LagUnknown string `json:"lagUnknown,omitempty"`
+	Lag        *int64    `json:"lag"`
+	LagUnknown i18n.Text `json:"lagUnknown,omitempty"`
 	// LagTimeMs is how old the oldest unconsumed message is (now minus the store time of
 	// the message at the committed offset), 0 when caught up; nil when it cannot be read,
 	// with the reason in LagTimeUnknown.
-	LagTimeMs      *int64 `json:"lagTimeMs"`
-	LagTimeUnknown string `json:"lagTimeUnknown,omitempty"`
+	LagTimeMs      *int64    `json:"lagTimeMs"`
+	LagTimeUnknown i18n.Text `json:"lagTimeUnknown,omitempty"`
 	// InFlight is pulled but not yet committed (brokers from 5.1 report it).
 	InFlight *int64 `json:"inFlight,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the last consumed message, 0 if none.
@@ -177,7 +177,7 @@ type TopicSummary struct {
 }
 
 // Lookup reads the group for a page or the API: like Detail, but a group that no broker
-// knows at all (no client, no offsets, no subscription config) is ErrGroupNotFound.
+// knows at all (no client, no offsets, no subscription config) is fault.NotFound.
 func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 	d, err := s.Detail(ctx, group)
 	if err != nil {
@@ -194,37 +194,38 @@ func (s *Service) Lookup(ctx context.Context, group string) (*Detail, error) {
 		return d, nil
 	}
 	if !exists {
-		return nil, &NotFoundError{Group: group}
+		return nil, NotFound(group)
 	}
 	return d, nil
 }
 
 // Known reports whether the cluster knows group, before a live view starts watching it:
-// an error matching ErrGroupNotFound when no broker or Proxy knows it (no client, no
+// fault.NotFound when no broker or Proxy knows it (no client, no
 // offsets, no subscription config), as Lookup decides. A group the list just showed is
 // known without asking; any other error means it could not be told, and is returned as
 // it is (the caller decides whether to watch anyway).
 func (s *Service) Known(ctx context.Context, group string) error {
-	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
-		for _, g := range l.Groups {
-			if g.Group == group {
-				return nil
-			}
-		}
+	if s.listed(group) {
+		return nil
 	}
 	_, err := s.Lookup(ctx, group)
 	return err
 }
 
+// listed reports whether the group list computed within ListTTL shows group.
+func (s *Service) listed(group string) bool {
+	s.list.mu.Lock()
+	l := s.list.list
+	s.list.mu.Unlock()
+	return l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL &&
+		slices.ContainsFunc(l.Groups, func(g Summary) bool { return g.Group == group })
+}
+
 // groupConfigured reports whether some master has a subscription config for group,
 // answering from the list cache when it is fresh.
 func (s *Service) groupConfigured(ctx context.Context, group string) (bool, error) {
-	if l := s.cachedList(); l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
-		for _, g := range l.Groups {
-			if g.Group == group {
-				return true, nil
-			}
-		}
+	if s.listed(group) {
+		return true, nil
 	}
 	// A broker gone from the cluster cannot be asked: what it held when it last
 	// answered the list stands.
@@ -247,13 +248,46 @@ type brokerAnswer struct {
 	statsErr error
 }
 
+// errNotAsked is the answer of a call the fan-out never made (no master registered, the
+// operation's deadline passed first); the fan-out names the broker's failure.
+var errNotAsked = errors.New("not asked")
+
+// askGroup asks one broker for the group's connections and consume stats, both at once,
+// into a. The consume stats (offsets) come from a slave when the master does not answer;
+// the connections only from the master, which the clients keep alive.
+func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
+	a.connErr, a.statsErr = errNotAsked, errNotAsked
+	fo.Go(a.broker, "connections", func(ctx context.Context, addr string) error {
+		a.conns, a.connErr = s.admin.ConsumerConnections(ctx, addr, group)
+		if notThere(a.connErr) {
+			return nil
+		}
+		return a.connErr
+	})
+	fo.Read(a.broker, "consume stats", func(ctx context.Context, addr string) error {
+		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
+		if notThere(a.statsErr) {
+			return nil
+		}
+		return a.statsErr
+	})
+}
+
+// notThere reports whether a broker's error only says it holds nothing for the group.
+func notThere(err error) bool {
+	return errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound)
+}
+
+// failed reports whether a call's error is a failure worth naming (not "nothing here").
+func failed(err error) bool { return err != nil && !notThere(err) }
+
 // Detail reads the group from every master in parallel: its connections and consume
 // stats, then each online client's running info (which queues it holds), also in
 // parallel. A broker or client that fails is named in Failures; the rest is shown.
 func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	d := &Detail{Group: group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: []QueueLag{}, Topics: []TopicSummary{}}
 
@@ -266,7 +300,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	d.Failures = append(fo.Wait(), s.cluster.Missing("")...) // what a gone broker held is unknown
 	d.FromSlaves = fo.FromSlaves()
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
-		d.Needs5x = note(ms...)
+		d.Needs5x = i18n.TextOf(ms...)
 	}
 	// gRPC clients are known to the Proxies only; a mixed group has clients on both.
 	proxied, pf := s.cluster.ProxyConsumers(ctx, s.admin, group)
@@ -287,7 +321,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
 	if consumesByPop(d.ConsumeType) {
-		d.Pop = s.popProgress(ctx, d, subs)
+		d.Pop = s.popProgress(ctx, d, subs, brokers)
 		for i := range d.Queues {
 			d.Queues[i].OwnerUnknown = false // no client owns a queue: nothing is unknown
 		}
@@ -387,8 +421,8 @@ func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[s
 		switch {
 		case d.ConsumeType == "":
 			d.ConsumeType, d.MessageModel, d.ConsumeFromWhere = ct, cc.MessageModel, cc.ConsumeFromWhere
-		case brokerType != "" && ct != brokerType && d.MixedNote == "":
-			d.MixedNote = note(i18n.M("group.note.mixed", "BrokerType", ConsumeTypeLabel(brokerType), "Proxy", pc.Proxy, "ProxyType", ConsumeTypeLabel(ct)))
+		case brokerType != "" && ct != brokerType && d.MixedNote == nil:
+			d.MixedNote = i18n.TextOf(i18n.M("group.note.mixed", "BrokerType", ConsumeTypeLabel(brokerType), "Proxy", pc.Proxy, "ProxyType", ConsumeTypeLabel(ct)))
 		}
 		var groupSubs []Subscription
 		for topic, sd := range cc.Subscriptions {
@@ -405,10 +439,10 @@ func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[s
 				Protocol: ProtocolRemoting, KnownTo: "Proxy " + pc.Proxy, Subscriptions: slices.Clone(groupSubs)}
 			if cluster.IsGRPC(cc, cn) {
 				c.Protocol, c.Version = ProtocolGRPC, ""
-				c.VersionNote = note(i18n.M("group.note.grpcVersion", "Version", cn.VersionName()))
-				c.RunningInfoError = note(i18n.M("group.note.grpcRunningInfo"))
+				c.VersionNote = i18n.TextOf(i18n.M("group.note.grpcVersion", "Version", cn.VersionName()))
+				c.RunningInfoError = i18n.TextOf(i18n.M("group.note.grpcRunningInfo"))
 			} else {
-				c.RunningInfoError = note(i18n.M("group.note.viaProxy", "Proxy", pc.Proxy))
+				c.RunningInfoError = i18n.TextOf(i18n.M("group.note.viaProxy", "Proxy", pc.Proxy))
 			}
 			if c.Subscriptions == nil {
 				c.Subscriptions = []Subscription{}
@@ -420,12 +454,12 @@ func (d *Detail) mergeProxied(proxied []cluster.ProxyConsumers, seen, subs map[s
 
 // mergeStats turns every broker's consume stats into queue rows and returns the
 // brokers whose stats failed (their queues' lag is unknown).
-func (d *Detail) mergeStats(answers []brokerAnswer) map[string]string {
-	statsFailed := map[string]string{}
+func (d *Detail) mergeStats(answers []brokerAnswer) map[string]error {
+	statsFailed := map[string]error{}
 	for _, a := range answers {
 		if a.statsErr != nil {
 			if failed(a.statsErr) {
-				statsFailed[a.broker.Name] = a.statsErr.Error()
+				statsFailed[a.broker.Name] = a.statsErr
 			}
 			continue // nothing stored there for the group, or a failure the fan-out named
 		}
@@ -445,16 +479,16 @@ func queueFromOffsets(mq rocketmq.MessageQueue, o rocketmq.OffsetWrapper, model 
 	q.BrokerOffset = &bo
 	switch {
 	case o.ConsumerOffset < 0:
-		q.LagUnknown = note(i18n.M("group.note.noOffset"))
+		q.LagUnknown = i18n.TextOf(i18n.M("group.note.noOffset"))
 	case model == "BROADCASTING":
 		co := o.ConsumerOffset
 		q.ConsumerOffset = &co
-		q.LagUnknown = note(i18n.M("group.note.broadcastingStale"))
+		q.LagUnknown = i18n.TextOf(i18n.M("group.note.broadcastingStale"))
 	default:
 		co := o.ConsumerOffset
 		q.ConsumerOffset = &co
 		if co > bo {
-			q.LagUnknown = note(i18n.M("group.note.pastMax", "Offset", co, "Max", bo))
+			q.LagUnknown = i18n.TextOf(i18n.M("group.note.pastMax", "Offset", co, "Max", bo))
 			break
 		}
 		lag := bo - co
@@ -478,8 +512,7 @@ func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.Consu
 	// A client's failure is its own (RunningInfoError), not its broker's.
 	fo := s.cluster.Fanout(ctx)
 	for i, c := range d.Clients {
-		if c.via == "" { // known to a Proxy only: no broker can reach it
-			errs[i] = errors.New(c.RunningInfoError)
+		if c.via == "" { // known to a Proxy only: no broker can reach it (RunningInfoError says so)
 			continue
 		}
 		fo.At(c.ClientID, c.via, "running info", func(ctx context.Context, addr string) error {
@@ -490,12 +523,12 @@ func (s *Service) runningInfos(ctx context.Context, d *Detail) []*rocketmq.Consu
 	fo.Wait()
 	d.ownersKnown = true
 	for i, err := range errs {
-		if err != nil {
+		switch {
+		case d.Clients[i].via == "":
 			d.ownersKnown = false
-			d.Clients[i].RunningInfoError = err.Error()
-			if m, ok := runningInfoFailure(err, false); ok {
-				d.Clients[i].RunningInfoError = note(m)
-			}
+		case err != nil:
+			d.ownersKnown = false
+			d.Clients[i].RunningInfoError = runningInfoText(err)
 			infos[i] = nil
 		}
 	}
@@ -535,7 +568,7 @@ func (d *Detail) applyRunningInfos(infos []*rocketmq.ConsumerRunningInfo) {
 // fillRouteQueues adds a row for every readable queue of a subscribed topic that has no
 // stats yet (nothing committed, or its broker did not answer), so no queue is silently
 // missing from the table.
-func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[string]bool, statsFailed map[string]string) {
+func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[string]bool, statsFailed map[string]error) {
 	have := map[rocketmq.MessageQueue]bool{}
 	for _, q := range d.Queues {
 		have[q.Queue()] = true
@@ -552,7 +585,7 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 		if errs[i] != nil {
 			if errors.Is(errs[i], rocketmq.ErrTopicNotFound) {
 				if !rocketmq.IsRetryTopic(t) {
-					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Err: errors.New("the NameServer has no route for it: the group subscribes to a topic that does not exist")})
+					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Err: i18n.M("group.note.noRoute")})
 				}
 				continue
 			}
@@ -568,12 +601,12 @@ func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[strin
 			}
 			q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic)}
 			switch {
-			case statsFailed[mq.BrokerName] != "":
-				q.LagUnknown = note(i18n.M("group.note.brokerFailed", "Broker", mq.BrokerName, "Error", statsFailed[mq.BrokerName]))
+			case statsFailed[mq.BrokerName] != nil:
+				q.LagUnknown = i18n.TextOf(i18n.M("group.note.brokerFailed", "Broker", mq.BrokerName, "Error", errMessage(statsFailed[mq.BrokerName])))
 			case d.MessageModel == "BROADCASTING":
-				q.LagUnknown = note(i18n.M("group.note.broadcasting"))
+				q.LagUnknown = i18n.TextOf(i18n.M("group.note.broadcasting"))
 			default:
-				q.LagUnknown = note(i18n.M("group.note.noOffset"))
+				q.LagUnknown = i18n.TextOf(i18n.M("group.note.noOffset"))
 			}
 			d.Queues = append(d.Queues, q)
 			have[mq] = true
@@ -620,7 +653,7 @@ func (d *Detail) applyOwners(infos []*rocketmq.ConsumerRunningInfo) {
 		}
 		slices.Sort(o)
 		q := QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID, Retry: rocketmq.IsRetryTopic(mq.Topic),
-			Owner: o[0], LagUnknown: note(i18n.M("group.note.unreported"))}
+			Owner: o[0], LagUnknown: i18n.TextOf(i18n.M("group.note.unreported"))}
 		if len(o) > 1 {
 			q.Owners = o
 		}
@@ -640,7 +673,7 @@ func (d *Detail) summarise() {
 	var order []string
 	var total int64
 	known, unknown := 0, 0
-	firstReason := ""
+	var firstReason i18n.Text
 	for _, q := range d.Queues {
 		ts := byTopic[q.Topic]
 		if ts == nil {
@@ -659,7 +692,7 @@ func (d *Detail) summarise() {
 		if q.Lag == nil {
 			ts.Unknown++
 			unknown++
-			if firstReason == "" {
+			if firstReason == nil {
 				firstReason = q.LagUnknown
 			}
 			continue
@@ -675,14 +708,14 @@ func (d *Detail) summarise() {
 	case known > 0:
 		d.TotalLag = &total
 		if unknown > 0 {
-			d.TotalLagNote = note(i18n.M("group.note.leavesOut", "Unknown", unknown, "Total", known+unknown))
+			d.TotalLagNote = i18n.TextOf(i18n.M("group.note.leavesOut", "Unknown", unknown, "Total", known+unknown))
 		}
 	case unknown > 0:
 		d.TotalLagNote = firstReason
 	case len(d.Failures) > 0:
-		d.TotalLagNote = note(i18n.M("group.note.noBroker"))
+		d.TotalLagNote = i18n.TextOf(i18n.M("group.note.noBroker"))
 	default:
-		d.TotalLagNote = note(i18n.M("group.note.nothing"))
+		d.TotalLagNote = i18n.TextOf(i18n.M("group.note.nothing"))
 	}
 }
 
@@ -702,7 +735,7 @@ func (d *Detail) checkSubscriptions() {
 	count := map[string]int{}
 	first := map[string]int{}
 	for i, c := range d.Clients {
-		if c.RunningInfoError != "" {
+		if c.RunningInfoError != nil {
 			continue
 		}
 		k := subscriptionKey(c.Subscriptions)
@@ -723,7 +756,7 @@ func (d *Detail) checkSubscriptions() {
 	}
 	for i := range d.Clients {
 		c := &d.Clients[i]
-		if c.RunningInfoError == "" && subscriptionKey(c.Subscriptions) != best {
+		if c.RunningInfoError == nil && subscriptionKey(c.Subscriptions) != best {
 			c.SubscriptionDiffers = true
 		}
 	}

@@ -188,7 +188,7 @@ func settled(want []string) func([]Event, *Detail) error {
 		a := d.Assignment
 		if !a.Applicable || !a.Matches || len(a.IdleClients) > 0 {
 			return fmt.Errorf("assignment: applicable %v matches %v unowned %d twice %d differs %d idle %v (%s)",
-				a.Applicable, a.Matches, a.Unowned, a.OwnedTwice, a.Differs, a.IdleClients, a.Note)
+				a.Applicable, a.Matches, a.Unowned, a.OwnedTwice, a.Differs, a.IdleClients, a.Note.String())
 		}
 		return nil
 	}
@@ -557,7 +557,7 @@ func TestListAgreesWithTheGroupPageOnARealBroker(t *testing.T) {
 	}
 	for _, g := range []string{behind, caught} {
 		a, b := find(l, g), find(small, g)
-		if b == nil || b.TotalLag == nil || *b.TotalLag != *a.TotalLag || !strings.Contains(b.LagNote, "offset table") {
+		if b == nil || b.TotalLag == nil || *b.TotalLag != *a.TotalLag || !strings.Contains(b.LagNote.String(), "offset table") {
 			t.Errorf("%s from the offset table: %+v, want lag %d", g, b, *a.TotalLag)
 		}
 	}
@@ -615,7 +615,7 @@ func TestTimeBehindGrowsForASlowConsumer(t *testing.T) {
 			return err
 		}
 		if d.TotalLag == nil || *d.TotalLag == 0 || *d.TotalLag >= 40 || d.MaxLagTimeMs == nil {
-			return fmt.Errorf("lag %v, time behind %v (%s)", d.TotalLag, d.MaxLagTimeMs, d.MaxLagTimeNote)
+			return fmt.Errorf("lag %v, time behind %v (%s)", d.TotalLag, d.MaxLagTimeMs, d.MaxLagTimeNote.String())
 		}
 		first = d
 		return nil
@@ -664,7 +664,7 @@ func TestTimeBehindGrowsForASlowConsumer(t *testing.T) {
 		}
 		for _, q := range d.Queues {
 			if q.Topic == topic && (q.LagTimeMs == nil || *q.LagTimeMs != 0) {
-				return fmt.Errorf("queue %d: lag %v time behind %v (%s)", q.QueueID, q.Lag, q.LagTimeMs, q.LagTimeUnknown)
+				return fmt.Errorf("queue %d: lag %v time behind %v (%s)", q.QueueID, q.Lag, q.LagTimeMs, q.LagTimeUnknown.String())
 			}
 		}
 		return nil

@@ -70,12 +70,12 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 	byKey := map[[2]string]*lagTimeRead{}
 	for i := range qs {
 		q := &qs[i]
-		q.LagTimeMs, q.LagTimeUnknown = nil, ""
+		q.LagTimeMs, q.LagTimeUnknown = nil, nil
 		switch {
 		case q.Lag == nil:
 			q.LagTimeUnknown = q.LagUnknown
-			if q.LagTimeUnknown == "" {
-				q.LagTimeUnknown = note(i18n.M("group.note.lagUnknown"))
+			if len(q.LagTimeUnknown) == 0 {
+				q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.lagUnknown"))
 			}
 			continue
 		case *q.Lag == 0:
@@ -89,7 +89,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 		}
 		b, ok := brokers[q.BrokerName]
 		if !ok || b.Master == "" {
-			q.LagTimeUnknown = note(i18n.M("group.note.noMaster", "Broker", q.BrokerName))
+			q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.noMaster", "Broker", q.BrokerName))
 			continue
 		}
 		k := [2]string{q.Topic, q.BrokerName}
@@ -101,7 +101,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 		}
 		r.lag += *q.Lag
 		r.queues = append(r.queues, q)
-		q.LagTimeUnknown = note(i18n.M("group.note.notRead"))
+		q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.notRead"))
 	}
 	return reads
 }
@@ -117,7 +117,7 @@ func byName(brokers []cluster.Broker) map[string]cluster.Broker {
 
 func (q *QueueLag) setLagTime(now time.Time, storedAt int64) {
 	ms := max(now.UnixMilli()-storedAt, 0)
-	q.LagTimeMs, q.LagTimeUnknown = &ms, ""
+	q.LagTimeMs, q.LagTimeUnknown = &ms, nil
 }
 
 // readLagTimes makes the reads (at most limit of them, the most lagging first; limit < 0:
@@ -127,7 +127,7 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 	for i, r := range reads {
 		if limit >= 0 && i >= limit {
 			for _, q := range r.queues {
-				q.LagTimeUnknown = note(i18n.M("group.note.notThisPass", "Limit", limit))
+				q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.notThisPass", "Limit", limit))
 			}
 			continue
 		}
@@ -135,7 +135,7 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 			spans, err := s.admin.ConsumeTimeSpan(ctx, addr, r.topic, r.group)
 			if err != nil {
 				for _, q := range r.queues {
-					q.LagTimeUnknown = note(i18n.M("group.note.noStoreTime", "Broker", r.broker.Name, "Error", err.Error()))
+					q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.noStoreTime", "Broker", r.broker.Name, "Error", errMessage(err)))
 				}
 				return err
 			}
@@ -157,15 +157,15 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 		sp, ok := by[q.Queue()]
 		switch {
 		case !ok:
-			q.LagTimeUnknown = note(i18n.M("group.note.noTimes", "Broker", r.broker.Name))
+			q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.noTimes", "Broker", r.broker.Name))
 		case sp.DelayTime <= 0:
 			// The group caught up between the offsets read and the time span.
 			zero := int64(0)
-			q.LagTimeMs, q.LagTimeUnknown = &zero, ""
+			q.LagTimeMs, q.LagTimeUnknown = &zero, nil
 		default:
 			at := now.UnixMilli() - sp.DelayTime
 			if sp.MinTimeStamp > 0 && at < sp.MinTimeStamp-time.Minute.Milliseconds() {
-				q.LagTimeUnknown = note(i18n.M("group.note.gone", "Offset", *q.ConsumerOffset))
+				q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.gone", "Offset", *q.ConsumerOffset))
 				continue
 			}
 			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at)
@@ -176,13 +176,13 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 
 // maxLagTime is the largest known time behind of qs, nil when none is known, and a note
 // saying why, or what it leaves out.
-func maxLagTime(qs []QueueLag) (*int64, string) {
+func maxLagTime(qs []QueueLag) (*int64, i18n.Text) {
 	var best *int64
-	unknown, first := 0, ""
+	unknown, first := 0, i18n.Text(nil)
 	for _, q := range qs {
 		if q.LagTimeMs == nil {
 			unknown++
-			if first == "" {
+			if first == nil {
 				first = q.LagTimeUnknown
 			}
 			continue
@@ -196,9 +196,9 @@ func maxLagTime(qs []QueueLag) (*int64, string) {
 	case best == nil && unknown > 0:
 		return nil, first
 	case best == nil:
-		return nil, note(i18n.M("group.note.noCommitted"))
+		return nil, i18n.TextOf(i18n.M("group.note.noCommitted"))
 	case unknown > 0:
-		return best, note(i18n.M("group.note.behindLeavesOut", "Count", unknown, "First", noted(first)))
+		return best, i18n.TextOf(i18n.M("group.note.behindLeavesOut", "Count", unknown, "First", first))
 	}
-	return best, ""
+	return best, nil
 }

@@ -44,16 +44,16 @@ func TestDetailSaysHowOldTheOldestUnconsumedMessageIs(t *testing.T) {
 		switch q.QueueID {
 		case 0:
 			if !near(q.LagTimeMs, 40*time.Second) {
-				t.Errorf("queue 0 (2 behind, the oldest 40 s old): time behind %v (%s)", q.LagTimeMs, q.LagTimeUnknown)
+				t.Errorf("queue 0 (2 behind, the oldest 40 s old): time behind %v (%s)", q.LagTimeMs, q.LagTimeUnknown.String())
 			}
 		case 1:
 			if q.LagTimeMs == nil || *q.LagTimeMs != 0 {
-				t.Errorf("queue 1 (caught up): time behind %v (%s), want 0", q.LagTimeMs, q.LagTimeUnknown)
+				t.Errorf("queue 1 (caught up): time behind %v (%s), want 0", q.LagTimeMs, q.LagTimeUnknown.String())
 			}
 		}
 	}
 	if !near(d.MaxLagTimeMs, 40*time.Second) {
-		t.Errorf("group time behind %v (%s), want about 40 s", d.MaxLagTimeMs, d.MaxLagTimeNote)
+		t.Errorf("group time behind %v (%s), want about 40 s", d.MaxLagTimeMs, d.MaxLagTimeNote.String())
 	}
 }
 
@@ -69,11 +69,11 @@ func TestListReadsABoundedNumberOfTimesBehindAndRemembersThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	if g := find(l, "many"); !near(g.MaxLagTimeMs, 30*time.Second) {
-		t.Errorf("many: %v (%s), want about 30 s read first", g.MaxLagTimeMs, g.MaxLagTimeNote)
+		t.Errorf("many: %v (%s), want about 30 s read first", g.MaxLagTimeMs, g.MaxLagTimeNote.String())
 	}
-	if g := find(l, "few"); g.MaxLagTimeMs == nil || *g.MaxLagTimeMs != 0 || !strings.Contains(g.MaxLagTimeNote, "Not read in this pass") {
+	if g := find(l, "few"); g.MaxLagTimeMs == nil || *g.MaxLagTimeMs != 0 || !strings.Contains(g.MaxLagTimeNote.String(), "Not read in this pass") {
 		// its caught-up queue is known (0); the lagging one is left out and says so
-		t.Errorf("few: %v (%q), want 0 leaving out the queue not read", g.MaxLagTimeMs, g.MaxLagTimeNote)
+		t.Errorf("few: %v (%q), want 0 leaving out the queue not read", g.MaxLagTimeMs, g.MaxLagTimeNote.String())
 	}
 	before := f.Calls()["ConsumeTimeSpan"]
 	l, _ = s.List(context.Background(), true)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -41,13 +40,13 @@ type Summary struct {
 	// included); nil when none is, with the reason in LagNote.
 	TotalLag *int64 `json:"totalLag"`
 	// LagNote says why TotalLag is unknown, or which queues it leaves out.
-	LagNote    string  `json:"lagNote,omitempty"`
-	ConsumeTPS float64 `json:"consumeTps"`
+	LagNote    i18n.Text `json:"lagNote,omitempty"`
+	ConsumeTPS float64   `json:"consumeTps"`
 	// MaxLagTimeMs is the group's time behind: the age of its oldest unconsumed message
 	// over its queues (0 when caught up); nil when unknown, with the reason (or what it
 	// leaves out) in MaxLagTimeNote.
-	MaxLagTimeMs   *int64 `json:"maxLagTimeMs"`
-	MaxLagTimeNote string `json:"maxLagTimeNote,omitempty"`
+	MaxLagTimeMs   *int64    `json:"maxLagTimeMs"`
+	MaxLagTimeNote i18n.Text `json:"maxLagTimeNote,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the newest consumed message, 0 if none.
 	LastTimestamp int64           `json:"lastTimestamp"`
 	Failures      []BrokerFailure `json:"failures,omitempty"`
@@ -65,7 +64,7 @@ type List struct {
 	Failures []BrokerFailure `json:"failures,omitempty"`
 	// Needs5x says, on a cluster whose brokers all run 4.x, that gRPC clients, the
 	// Proxy and POP need RocketMQ 5.x; "" on 5.x.
-	Needs5x string `json:"needs5x,omitempty"`
+	Needs5x i18n.Text `json:"needs5x,omitempty"`
 }
 
 // listCache holds the last list and the computation in flight, so concurrent requests
@@ -129,13 +128,6 @@ func (s *Service) computeList(done chan struct{}) {
 	close(done)
 }
 
-// cachedList returns the last computed list, however old; nil if none.
-func (s *Service) cachedList() *List {
-	s.list.mu.Lock()
-	defer s.list.mu.Unlock()
-	return s.list.list
-}
-
 // readList asks every master for its subscription groups and every group's offsets in a
 // few requests (brokerGroups), so the cost in broker calls does not grow with the number
 // of groups. Online clients come from one connection list per group, so they are read
@@ -144,15 +136,15 @@ func (s *Service) cachedList() *List {
 func (s *Service) readList(ctx context.Context) (*List, error) {
 	start := s.opts.Now()
 	if err := s.cluster.Refresh(ctx); err != nil {
-		return nil, fmt.Errorf("list consumer groups: %w", err)
+		return nil, clusterUnavailable(err)
 	}
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, clusterUnavailable(err)
 	}
 	l := &List{CheckedAt: start}
 	if ms := s.cluster.Needs5Messages(s.cluster.Release4(ctx, s.admin)); len(ms) > 0 {
-		l.Needs5x = note(ms...)
+		l.Needs5x = i18n.TextOf(ms...)
 	}
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	reads := cluster.Each(fo, brokers, "subscription groups", s.brokerGroups)
@@ -168,7 +160,9 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		}
 	}
 	if len(on) == 0 && len(l.Failures) >= len(brokers) {
-		return nil, fmt.Errorf("no broker listed its consumer groups: %w", l.Failures[0])
+		// No broker listed its groups: the first failure says which broker did what, in
+		// the cluster layer's words, and is answered as a broker failure.
+		return nil, l.Failures[0]
 	}
 	s.noteHeld(brokers, reads, start)
 	// A broker gone from the cluster is named like one that did not answer; what either
@@ -485,42 +479,9 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 	fo.Wait()
 }
 
-// errNotAsked is the answer of a call the fan-out never made (no master registered, the
-// operation's deadline passed first); the fan-out names the broker's failure.
-var errNotAsked = errors.New("not asked")
-
-// askGroup asks one broker for the group's connections and consume stats, both at once,
-// into a. The consume stats (offsets) come from a slave when the master does not answer;
-// the connections only from the master, which the clients keep alive.
-func (s *Service) askGroup(fo *cluster.Fanout, a *brokerAnswer, group string) {
-	a.connErr, a.statsErr = errNotAsked, errNotAsked
-	fo.Go(a.broker, "connections", func(ctx context.Context, addr string) error {
-		a.conns, a.connErr = s.admin.ConsumerConnections(ctx, addr, group)
-		if notThere(a.connErr) {
-			return nil
-		}
-		return a.connErr
-	})
-	fo.Read(a.broker, "consume stats", func(ctx context.Context, addr string) error {
-		a.stats, a.statsErr = s.admin.ConsumeStats(ctx, addr, group, "")
-		if notThere(a.statsErr) {
-			return nil
-		}
-		return a.statsErr
-	})
-}
-
 // errSilent is the answer of a call left out because its broker did not answer an earlier
 // call of the same pass.
 var errSilent = errors.New("not asked: the broker did not answer an earlier request of this list")
-
-// notThere reports whether a broker's error only says it holds nothing for the group.
-func notThere(err error) bool {
-	return errors.Is(err, rocketmq.ErrConsumerNotOnline) || errors.Is(err, rocketmq.ErrGroupNotFound)
-}
-
-// failed reports whether a call's error is a failure worth naming (not "nothing here").
-func failed(err error) bool { return err != nil && !notThere(err) }
 
 // summarise builds one group's row from every master's consume stats and the clients last
 // seen (nil: never listed, so whether it is online is unknown).
@@ -556,7 +517,7 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 			// Its queues when it last answered: unknown now, not absent.
 			for _, mq := range a.held {
 				sum.Queues = append(sum.Queues, QueueLag{Topic: mq.Topic, BrokerName: mq.BrokerName, QueueID: mq.QueueID,
-					Retry: rocketmq.IsRetryTopic(mq.Topic), LagUnknown: note(i18n.M("group.note.heldQueue", "Broker", a.broker.Name,
+					Retry: rocketmq.IsRetryTopic(mq.Topic), LagUnknown: i18n.TextOf(i18n.M("group.note.heldQueue", "Broker", a.broker.Name,
 						"At", a.heldAt.UTC().Format("2006-01-02 15:04:05 UTC")))})
 				if !rocketmq.IsRetryTopic(mq.Topic) {
 					topics[mq.Topic] = true
@@ -593,17 +554,17 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	case known > 0:
 		sum.TotalLag = &total
 		if unknown > 0 || len(sum.Failures) > 0 {
-			sum.LagNote = note(i18n.M("group.note.listLeavesOut"))
+			sum.LagNote = i18n.TextOf(i18n.M("group.note.listLeavesOut"))
 		}
 	case len(sum.Failures) > 0:
-		sum.LagNote = note(i18n.M("group.note.couldNotRead", "Failure", sum.Failures[0].String()))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.couldNotRead", "Failure", sum.Failures[0].Message()))
 	case sum.MessageModel == "BROADCASTING":
-		sum.LagNote = note(i18n.M("group.note.broadcasting"))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.broadcasting"))
 	default:
-		sum.LagNote = note(i18n.M("group.note.noOffsets"))
+		sum.LagNote = i18n.TextOf(i18n.M("group.note.noOffsets"))
 	}
 	if len(limited) > 0 {
-		sum.LagNote = appendNote(sum.LagNote, i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
+		sum.LagNote = sum.LagNote.And(i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
 	}
 	return sum
 }

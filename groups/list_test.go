@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
 )
 
 // manyGroups makes n offline groups with offsets on broker-a (group i i messages behind),
@@ -104,14 +108,14 @@ func TestListSaysWhyLagIsUnknownAndNamesFailingBrokers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range l.Groups {
-		if g.TotalLag != nil || !strings.Contains(g.LagNote, "No offsets") {
-			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote)
+		if g.TotalLag != nil || !strings.Contains(g.LagNote.String(), "No offsets") {
+			t.Errorf("%s: lag %v note %q, want unknown: no offsets", g.Group, g.TotalLag, g.LagNote.String())
 		}
 	}
 	f.FailOn("BrokerConsumeStats", addr, errors.New("connection refused"))
 	l, _ = s.List(context.Background(), true)
 	g := l.Groups[0]
-	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote, "broker-a") || !strings.Contains(g.LagNote, "connection refused") {
+	if g.TotalLag != nil || len(g.Failures) != 1 || !strings.Contains(g.LagNote.String(), "broker-a") || !strings.Contains(g.LagNote.String(), "connection refused") {
 		t.Errorf("group %+v: want lag unknown naming broker-a and its error", g)
 	}
 }
@@ -270,7 +274,7 @@ func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
 			t.Errorf("%d %s calls, want %d", calls[op], op, want)
 		}
 	}
-	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote, "offset table") {
+	if g := l.Groups[6]; g.Group != "g0005" || g.TotalLag == nil || *g.TotalLag != 5 || !strings.Contains(g.LagNote.String(), "offset table") {
 		t.Errorf("group %+v: want g0005 with lag 5, saying it was read from the offset table", g)
 	}
 }
@@ -377,11 +381,11 @@ func TestListKeepsWhatABrokerHeldWhenItStopsAnsweringOrLeaves(t *testing.T) {
 		g := l.Groups[0]
 		unknown := 0
 		for _, q := range g.Queues {
-			if q.Lag == nil && q.BrokerName == "broker-b" && strings.Contains(q.LagUnknown, "broker-b could not be read") {
+			if q.Lag == nil && q.BrokerName == "broker-b" && strings.Contains(q.LagUnknown.String(), "broker-b could not be read") {
 				unknown++
 			}
 		}
-		if g.TotalLag == nil || *g.TotalLag != 2 || unknown != 2 || !strings.Contains(g.LagNote, "Leaves out") ||
+		if g.TotalLag == nil || *g.TotalLag != 2 || unknown != 2 || !strings.Contains(g.LagNote.String(), "Leaves out") ||
 			!slices.ContainsFunc(g.Failures, func(fl BrokerFailure) bool { return fl.Broker == "broker-b" }) {
 			t.Errorf("%s: group %+v; want lag 2 known, broker-b's 2 queues unknown and named", when, g)
 		}
@@ -390,4 +394,32 @@ func TestListKeepsWhatABrokerHeldWhenItStopsAnsweringOrLeaves(t *testing.T) {
 	check("broker-b frozen", false)
 	f.RemoveBroker("broker-b")
 	check("broker-b gone", true)
+}
+
+// NameServers that do not answer are said one by one in the cluster layer's words and
+// the reader's language, without the words wrapped around them on the way up; the API
+// keeps the code it answered for such a failure.
+func TestUnansweringNameServersAreSaidOneByOne(t *testing.T) {
+	joined := errors.Join(&rocketmq.ConnError{Addr: "10.0.0.1:9876", Err: errors.New("connection refused")},
+		&rocketmq.TimeoutError{Addr: "10.0.0.2:9876", Code: rocketmq.CodeGetBrokerClusterInfo, Elapsed: 3 * time.Second})
+	err := clusterUnavailable(fmt.Errorf("list brokers: %w", fmt.Errorf("no NameServer answered (10.0.0.1:9876;10.0.0.2:9876): %w", joined)))
+	fe := fault.As(err)
+	if fe == nil || fe.Code != fault.Unavailable || fe.APICode() != "broker_timeout" {
+		t.Fatalf("%v (%+v): want an unavailable cluster, code broker_timeout", err, fe)
+	}
+	zh := i18n.Match("zh-CN")
+	if got, want := fe.Say(zh), "没有 NameServer 应答：连接 10.0.0.1:9876 失败：connection refused；向 10.0.0.2:9876 发送 GET_BROKER_CLUSTER_INFO 请求，3s 内未应答"; got != want {
+		t.Errorf("Chinese %q, want %q", got, want)
+	}
+	if got, want := fe.Msg.String(), "no NameServer answered: connection to 10.0.0.1:9876: connection refused and GET_BROKER_CLUSTER_INFO to 10.0.0.2:9876: no answer within 3s"; got != want {
+		t.Errorf("English %q, want %q", got, want)
+	}
+	if !errors.As(err, new(*rocketmq.ConnError)) {
+		t.Error("the NameServers' errors are no longer in the chain, for logs")
+	}
+	for _, kept := range []error{cluster.ErrNoBrokers, context.Canceled} {
+		if got := clusterUnavailable(fmt.Errorf("list brokers: %w", kept)); fault.As(got) != nil {
+			t.Errorf("%v became %v", kept, got)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/live"
 	"rmqconsole/rocketmq"
@@ -99,7 +100,7 @@ type LiveOptions struct {
 	// another group is refused with ErrTooManyGroups while that many are.
 	MaxGroups int
 	// Known, when set, is asked before a group's first viewer starts its watcher: a
-	// group it answers ErrGroupNotFound for is not watched (Service.Known).
+	// group it answers fault.NotFound for is not watched (Service.Known).
 	Known func(ctx context.Context, group string) error
 }
 
@@ -168,21 +169,32 @@ func (l *Live) Watch(group string) (*Viewer, error) { return l.WatchIn(group, ""
 func (l *Live) WatchIn(group, lang string) (*Viewer, error) { return l.hub.WatchIn(group, lang) }
 
 // Open is WatchIn for a viewer who names the group: a group not watched yet is watched
-// only when there is room (ErrTooManyGroups) and the cluster knows it (an error matching
-// ErrGroupNotFound), so a name nobody uses starts no watcher polling the brokers every
-// tick. A group being watched costs nothing to check.
+// only when there is room (fault.Busy wrapping ErrTooManyGroups) and the cluster knows
+// it (fault.NotFound when it does not), so a name nobody uses starts no watcher polling
+// the brokers every tick. A group being watched costs nothing to check. Each refusal's
+// sentence says why this view is not live.
 func (l *Live) Open(ctx context.Context, group, lang string) (*Viewer, error) {
 	if !l.hub.Watching(group) {
 		if l.opts.MaxGroups > 0 && l.hub.Watchers() >= l.opts.MaxGroups {
-			return nil, ErrTooManyGroups // before asking the brokers anything
+			return nil, l.tooMany() // before asking the brokers anything
 		}
 		if l.opts.Known != nil {
-			if err := l.opts.Known(ctx, group); errors.Is(err, ErrGroupNotFound) {
-				return nil, err
+			if err := l.opts.Known(ctx, group); fault.Is(err, fault.NotFound) {
+				return nil, fault.Wrap(err, fault.NotFound, "group.live.notfound", "Group", group).Because("group_not_found")
 			}
 		}
 	}
-	return l.hub.WatchIn(group, lang)
+	v, err := l.hub.WatchIn(group, lang)
+	if errors.Is(err, ErrTooManyGroups) { // another viewer took the last place meanwhile
+		return nil, l.tooMany()
+	}
+	return v, err
+}
+
+// tooMany refuses a group not watched yet while MaxGroups are.
+func (l *Live) tooMany() error {
+	return fault.Wrap(ErrTooManyGroups, fault.Busy, "group.live.toomany", "Count", i18n.Count(l.opts.MaxGroups)).
+		Because("too_many_groups_watched")
 }
 
 // MaxGroups is how many groups are watched at once at most (0: no bound).
@@ -286,7 +298,7 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 	u := &Update{Recent: w.recent}
 	prev := w.latest.Load()
 	if err != nil {
-		if errors.Is(err, ErrGroupNotFound) {
+		if fault.Is(err, fault.NotFound) {
 			// A group no broker knows has no client and no queue yet: the first client
 			// to come joins, and the queues it takes are assignments.
 			w.tracker.started, w.tracker.ownersStarted = true, true

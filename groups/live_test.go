@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -322,7 +323,7 @@ func TestLiveFailedPollSaysSoAndKeepsTheLastState(t *testing.T) {
 func TestLiveFirstClientOfAnUnknownGroupJoins(t *testing.T) {
 	defer noWatchers(t)
 	r := &scriptedReader{}
-	r.fail(&NotFoundError{Group: tG})
+	r.fail(NotFound(tG))
 	rend := &recordingRenderer{}
 	l := NewLive(r, LiveOptions{Interval: 10 * time.Millisecond, Renderer: rend})
 	defer l.Close()
@@ -444,13 +445,14 @@ func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
 		Known: func(_ context.Context, group string) error {
 			asked.Add(1)
 			if strings.HasPrefix(group, "no-such") {
-				return &NotFoundError{Group: group}
+				return NotFound(group)
 			}
 			return errors.New("a broker did not answer") // not known to be absent: watch
 		}})
 	defer l.Close()
 	ctx := t.Context()
-	if _, err := l.Open(ctx, "no-such-group", ""); !errors.Is(err, ErrGroupNotFound) {
+	if _, err := l.Open(ctx, "no-such-group", ""); !fault.Is(err, fault.NotFound) ||
+		!strings.Contains(fault.As(err).Msg.String(), "there is nothing to watch, so this page is not live") {
 		t.Fatalf("a group nobody knows: %v", err)
 	}
 	if st := l.Stats(); st.Watchers != 0 || r.reads.Load() != 0 {
@@ -472,7 +474,8 @@ func TestLiveOpenWatchesOnlyKnownGroupsWithinTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	n = asked.Load()
-	if _, err := l.Open(ctx, "c", ""); !errors.Is(err, ErrTooManyGroups) || asked.Load() != n {
+	if _, err := l.Open(ctx, "c", ""); !errors.Is(err, ErrTooManyGroups) || !fault.Is(err, fault.Busy) || asked.Load() != n ||
+		!strings.Contains(fault.As(err).Msg.String(), "already watches 2 consumer groups live") {
 		t.Fatalf("a third group beyond MaxGroups 2: %v, checked %d times", err, asked.Load()-n)
 	}
 	b.Close()

@@ -81,8 +81,8 @@ type QueueLock struct {
 	// tries to lock it at each rebalance and cannot consume it meanwhile).
 	HeldUnlocked string `json:"heldUnlocked,omitempty"`
 	// Blocked: nobody can consume the queue now; Warning says why, in a sentence.
-	Blocked bool   `json:"blocked"`
-	Warning string `json:"warning,omitempty"`
+	Blocked bool      `json:"blocked"`
+	Warning i18n.Text `json:"warning,omitempty"`
 }
 
 // applyLocks sets each queue's lock from the running infos, for orderly groups.
@@ -136,17 +136,17 @@ func (d *Detail) lockWarnings() {
 		if l == nil {
 			continue
 		}
-		l.Blocked, l.Warning = false, ""
+		l.Blocked, l.Warning = false, nil
 		name := i18n.M("group.lock.queue", "Queue", q.QueueID, "Topic", q.Topic, "Broker", q.BrokerName)
 		lag := int64(0)
 		if q.Lag != nil {
 			lag = *q.Lag
 		}
-		warn := func(m i18n.Message) string {
+		warn := func(m i18n.Message) i18n.Text {
 			if lag > 0 {
-				return note(m, i18n.M("group.lock.backlog", "Count", thousands(lag)))
+				return i18n.TextOf(m, i18n.M("group.lock.backlog", "Count", thousands(lag)))
 			}
-			return note(m)
+			return i18n.TextOf(m)
 		}
 		renewed := now.Sub(time.UnixMilli(l.LastLockTimestamp))
 		switch {
@@ -172,17 +172,25 @@ func (d *Detail) lockWarnings() {
 			l.Blocked = true
 			l.Warning = warn(i18n.M("group.lock.warn.unlocked", "Name", name, "Holder", l.HeldUnlocked))
 		}
-		if l.Warning != "" {
+		if l.Warning != nil {
 			d.Blocked = append(d.Blocked, l.Warning)
 		}
 	}
 }
 
-// agoArg is a duration as a warning's value: ago in English, FormatSpanIn in another
-// language.
+// agoArg is a duration as a warning's value: ago in English, the language's span in
+// another.
 type agoArg time.Duration
 
 func (a agoArg) String() string { return ago(time.Duration(a)) }
+
+// SayIn implements i18n.Sayer.
+func (a agoArg) SayIn(l *i18n.Localizer) string {
+	if l.IsChinese() {
+		return l.Span(time.Duration(a))
+	}
+	return a.String()
+}
 
 // ago says a duration the way the warnings do: whole seconds, minutes past two.
 func ago(d time.Duration) string {

@@ -1,7 +1,6 @@
 package groups
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/store"
 )
 
@@ -110,7 +110,7 @@ func TestOrderlyLockHolderKilledBlocksItsQueuesUntilTheLockMoves(t *testing.T) {
 		locks := locksOf(d, topic)
 		for _, id := range aQueues {
 			l := locks[id]
-			if l == nil || l.Holder != aID || l.HolderOnline || !l.Blocked || !strings.Contains(l.Warning, "locked by a client that left") {
+			if l == nil || l.Holder != aID || l.HolderOnline || !l.Blocked || !strings.Contains(l.Warning.String(), "locked by a client that left") {
 				return fmt.Errorf("queue %d lock %+v", id, l)
 			}
 		}
@@ -294,7 +294,7 @@ func TestClientReportsARealConsumersRunningInfo(t *testing.T) {
 	if ci.ConsumeMode != ModeConcurrent || ci.Language != "GO" || ci.ConsumeType != "push" || ci.StartedAt == 0 {
 		t.Errorf("client %+v: want a concurrent Go push consumer with its start time", ci)
 	}
-	if ci.Settings[0].Value != "concurrently (MessageListenerConcurrently)" {
+	if ci.Settings[0].Value.String() != "concurrently (MessageListenerConcurrently)" {
 		t.Errorf("listener setting %+v", ci.Settings[0])
 	}
 	if q := ci.Queues[0]; q.Topic != topic || q.Locked || q.Dropped || q.LastPullTimestamp == 0 {
@@ -306,8 +306,8 @@ func TestClientReportsARealConsumersRunningInfo(t *testing.T) {
 	if !strings.Contains(ci.Jstack, "goroutine") {
 		t.Errorf("dump %.100q: want the Go client's goroutines", ci.Jstack)
 	}
-	if _, err := it.svc.Client(t.Context(), group, "10.9.9.9@nobody", false); !errors.Is(err, ErrClientNotFound) {
-		t.Errorf("unknown client: %v, want ErrClientNotFound", err)
+	if _, err := it.svc.Client(t.Context(), group, "10.9.9.9@nobody", false); !fault.Is(err, fault.NotFound) {
+		t.Errorf("unknown client: %v, want the client not found", err)
 	}
 }
 
@@ -352,7 +352,7 @@ func TestWatchStartedWhileTheClientCannotReportRecordsNoRebalance(t *testing.T) 
 	log, st := watchIT(t, it, group)
 	waitFor(t, log, 60*time.Second, "the watcher sees a without its report", func(_ []Event, d *Detail) error {
 		for _, c := range d.Clients {
-			if c.ClientID == aID && c.RunningInfoError != "" {
+			if c.ClientID == aID && c.RunningInfoError.String() != "" {
 				return nil
 			}
 		}

@@ -67,8 +67,8 @@ func TestOrderlyQueueBlockedWhileItsGoneHolderLockLastsThenHandedOver(t *testing
 		t.Fatalf("queue 0 lock after a left: %+v: want a's lock remembered, holder offline, blocked", l)
 	}
 	want := "Queue 0 of T on broker-a is blocked: locked by a client that left 0 s ago (a); the lock expires after 60 s, in about 45 s"
-	if !strings.HasPrefix(l.Warning, want) || len(d.Blocked) != 1 {
-		t.Errorf("warning %q (blocked %v), want it to start %q", l.Warning, d.Blocked, want)
+	if !strings.HasPrefix(l.Warning.String(), want) || len(d.Blocked) != 1 {
+		t.Errorf("warning %q (blocked %v), want it to start %q", l.Warning.String(), d.Blocked, want)
 	}
 	if kinds(events)[0] != "left:a" {
 		t.Errorf("events %v", kinds(events))
@@ -98,7 +98,7 @@ func TestOrderlyLockPastTheBrokerExpiryWithLagIsBlocked(t *testing.T) {
 	if !d.Queues[0].Lock.Blocked || d.Queues[1].Lock.Blocked || len(d.Blocked) != 1 {
 		t.Fatalf("locks %+v %+v: want only queue 0 blocked", d.Queues[0].Lock, d.Queues[1].Lock)
 	}
-	if w := d.Queues[0].Lock.Warning; !strings.Contains(w, "a last renewed its lock 75 s ago, longer than the broker's 60 s lock expiry") {
+	if w := d.Queues[0].Lock.Warning.String(); !strings.Contains(w, "a last renewed its lock 75 s ago, longer than the broker's 60 s lock expiry") {
 		t.Errorf("warning %q", w)
 	}
 	// Held but not locked (another's lock not expired yet): blocked too.

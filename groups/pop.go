@@ -60,20 +60,21 @@ type PopProgress struct {
 	Retry int64 `json:"retry"`
 	// InFlight counts messages popped and not yet acknowledged; nil when the broker does
 	// not report them (the default), with InFlightNote saying so.
-	InFlight     *int64 `json:"inFlight"`
-	InFlightNote string `json:"inFlightNote"`
+	InFlight     *int64    `json:"inFlight"`
+	InFlightNote i18n.Text `json:"inFlightNote"`
 	// Polling counts the receive (long-polling POP) requests parked on the brokers now;
 	// nil when no broker said, with the reason in PollingNote.
-	Polling     *int   `json:"polling"`
-	PollingNote string `json:"pollingNote,omitempty"`
-	Note        string `json:"note"`
+	Polling     *int      `json:"polling"`
+	PollingNote i18n.Text `json:"pollingNote,omitempty"`
+	Note        i18n.Text `json:"note"`
 }
 
 // popProgress adds the POP retry topics' queues of every subscribed topic to d.Queues
 // (they hold no committed offset until a consumer pops from them, so the consume stats
-// leave them out) and sums Ready and Retry.
-func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bool) *PopProgress {
-	p := &PopProgress{InFlightNote: note(i18n.M("group.pop.note.inFlight")), Note: note(i18n.M("group.pop.note"))}
+// leave them out) and sums Ready and Retry, and asks brokers' masters how many receive
+// requests are parked.
+func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bool, brokers []cluster.Broker) *PopProgress {
+	p := &PopProgress{InFlightNote: i18n.TextOf(i18n.M("group.pop.note.inFlight")), Note: i18n.TextOf(i18n.M("group.pop.note"))}
 	have := map[rocketmq.MessageQueue]int{}
 	for i, q := range d.Queues {
 		have[q.Queue()] = i
@@ -114,11 +115,15 @@ func (s *Service) popProgress(ctx context.Context, d *Detail, subs map[string]bo
 		}
 	}
 	if reported {
-		p.InFlight, p.InFlightNote = &inFlight, note(i18n.M("group.pop.note.inFlightReported"))
+		p.InFlight, p.InFlightNote = &inFlight, i18n.TextOf(i18n.M("group.pop.note.inFlightReported"))
 	}
-	n, err := s.polling(ctx, d.Group, own)
-	if err != nil {
-		p.PollingNote = note(i18n.M("group.pop.note.polling", "Error", err.Error()))
+	n, failures := s.polling(ctx, d.Group, own, brokers)
+	if len(failures) > 0 {
+		ms := make([]i18n.Message, len(failures))
+		for i, f := range failures {
+			ms[i] = f.Message()
+		}
+		p.PollingNote = i18n.TextOf(i18n.M("group.pop.note.polling", "Error", oneByOne(ms)))
 	} else {
 		p.Polling = &n
 	}
@@ -155,40 +160,34 @@ func (s *Service) retryOffsets(ctx context.Context, d *Detail, topic string) map
 }
 
 // polling sums the group's parked POP requests for topics over every master (POLLING_INFO
-// with queue id -1, where gRPC consumers' non-orderly pops wait).
-func (s *Service) polling(ctx context.Context, group string, topics []string) (int, error) {
-	brokers, err := s.cluster.Brokers(ctx)
-	if err != nil {
-		return 0, err
-	}
+// with queue id -1, where gRPC consumers' non-orderly pops wait), asked through the
+// cluster's fan-out. It returns the failures instead when no master answered.
+func (s *Service) polling(ctx context.Context, group string, topics []string, brokers []cluster.Broker) (int, []BrokerFailure) {
 	var mu sync.Mutex
 	total, answered := 0, 0
-	var errs []error
-	var wg sync.WaitGroup
+	fo := s.cluster.Fanout(ctx)
 	for _, b := range brokers {
 		if b.Master == "" {
-			continue
+			continue // a slave holds no parked request
 		}
 		for _, t := range topics {
-			wg.Go(func() {
-				n, err := s.admin.PollingInfo(ctx, b.Master, group, t, -1)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					total += n
-					answered++
-				case errors.Is(err, rocketmq.ErrTopicNotFound):
-					answered++ // the topic is not on this broker
-				default:
-					errs = append(errs, err)
+			fo.GoTopic(b, t, "polling info", func(ctx context.Context, addr string) error {
+				n, err := s.admin.PollingInfo(ctx, addr, group, t, -1)
+				if errors.Is(err, rocketmq.ErrTopicNotFound) {
+					n, err = 0, nil // the topic is not on this broker
 				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				total, answered = total+n, answered+1
+				mu.Unlock()
+				return nil
 			})
 		}
 	}
-	wg.Wait()
-	if answered == 0 && len(errs) > 0 {
-		return 0, errors.Join(errs...)
+	if failures := fo.Wait(); answered == 0 && len(failures) > 0 {
+		return 0, failures
 	}
 	return total, nil
 }

@@ -1,11 +1,16 @@
 package groups
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/cluster/clustertest"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -38,7 +43,7 @@ func TestMergeProxiedClients(t *testing.T) {
 		}
 		got := d.Clients[0]
 		if got.Protocol != ProtocolGRPC || got.KnownTo != "Proxy 10.0.0.1:8080" || got.Version != "" ||
-			!strings.Contains(got.VersionNote, "its own") || len(got.Subscriptions) != 1 || got.RunningInfoError == "" {
+			!strings.Contains(got.VersionNote.String(), "its own") || len(got.Subscriptions) != 1 || got.RunningInfoError.String() == "" {
 			t.Errorf("%s: client %+v", c.brokerType, got)
 		}
 	}
@@ -63,8 +68,8 @@ func TestMixedGroupIsExplained(t *testing.T) {
 		ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING",
 		Connections: []rocketmq.Connection{{ClientID: "10.0.0.9@remote", Language: "JAVA", Version: 479}}}}
 	d.mergeConnections([]brokerAnswer{broker}, []cluster.ProxyConsumers{{Proxy: "p:8080", Conns: proxyAnswer("CONSUME_ACTIVELY", grpcConn)}})
-	if len(d.Clients) != 2 || d.ConsumeType != "push" || !strings.Contains(d.MixedNote, "two kinds") {
-		t.Errorf("clients %d, consume type %q, mixed note %q", len(d.Clients), d.ConsumeType, d.MixedNote)
+	if len(d.Clients) != 2 || d.ConsumeType != "push" || !strings.Contains(d.MixedNote.String(), "two kinds") {
+		t.Errorf("clients %d, consume type %q, mixed note %q", len(d.Clients), d.ConsumeType, d.MixedNote.String())
 	}
 	for _, c := range d.Clients {
 		if (c.KnownTo == KnownToBroker) != (c.Protocol == ProtocolRemoting) {
@@ -75,5 +80,45 @@ func TestMixedGroupIsExplained(t *testing.T) {
 	// a queue nor idle.
 	if a := d.assign(map[string]bool{}); slices.Contains(a.IdleClients, grpcConn.ClientID) {
 		t.Errorf("the gRPC client is counted in the assignment: %+v", a)
+	}
+}
+
+// The parked receive requests of a POP group are asked through the cluster's bounded
+// fan-out, however many topics the group consumes; a master that answers is enough, and
+// when none does, each is named in the reader's language.
+func TestPollingIsAskedThroughTheBoundedFanout(t *testing.T) {
+	f := clustertest.New()
+	f.AddBroker("broker-a", "10.0.0.1:10911")
+	f.AddBroker("broker-b", "10.0.0.2:10911")
+	f.SlowAll(20 * time.Millisecond)
+	topics := make([]string, 40)
+	for i := range topics {
+		topics[i] = fmt.Sprintf("T%d", i)
+	}
+	s := NewService(f, Options{Cluster: cluster.New(f, cluster.Options{Parallelism: 4})})
+	brokers, err := s.cluster.Brokers(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, failures := s.polling(t.Context(), "g", topics, brokers); n != 0 || failures != nil {
+		t.Errorf("polling: %d, %v", n, failures)
+	}
+	if peak := f.PeakInFlight(); peak > 4 {
+		t.Errorf("%d calls in flight at once, want at most the fan-out's 4", peak)
+	}
+
+	f.FailOn("PollingInfo", "10.0.0.1:10911", errors.New("boom"))
+	if _, failures := s.polling(t.Context(), "g", topics[:1], brokers); failures != nil {
+		t.Errorf("broker-b answered, yet %v", failures)
+	}
+	f.FailOn("PollingInfo", "10.0.0.2:10911", errors.New("boom"))
+	_, failures := s.polling(t.Context(), "g", topics[:1], brokers)
+	ms := make([]i18n.Message, len(failures))
+	for i, fl := range failures {
+		ms[i] = fl.Message()
+	}
+	got := i18n.Match("zh-CN").Say(i18n.M("group.pop.note.polling", "Error", oneByOne(ms)))
+	if want := "无法读取挂起的接收请求：broker-a（10.0.0.1:10911，主题 T0）：挂起的接收请求：boom；broker-b（10.0.0.2:10911，主题 T0）：挂起的接收请求：boom"; got != want {
+		t.Errorf("no master answered:\n got %s\nwant %s", got, want)
 	}
 }

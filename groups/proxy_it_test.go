@@ -2,7 +2,6 @@ package groups
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -81,13 +81,13 @@ func TestIntegrationPOPGroupShowsReadyAndRetry(t *testing.T) {
 	if cl.Protocol != ProtocolGRPC || cl.KnownTo != "Proxy "+it.cl.ProxyRemoting || cl.Language != "GO" {
 		t.Errorf("client protocol %q, known to %q, language %q; want gRPC, Proxy %s, GO", cl.Protocol, cl.KnownTo, cl.Language, it.cl.ProxyRemoting)
 	}
-	if cl.Version != "" || !strings.Contains(cl.VersionNote, "its own") {
-		t.Errorf("client version %q (note %q): the Proxy's own version must not be shown as the client's", cl.Version, cl.VersionNote)
+	if cl.Version != "" || !strings.Contains(cl.VersionNote.String(), "its own") {
+		t.Errorf("client version %q (note %q): the Proxy's own version must not be shown as the client's", cl.Version, cl.VersionNote.String())
 	}
 	if len(cl.Subscriptions) == 0 || cl.Subscriptions[0].Topic != topic {
 		t.Errorf("client subscriptions = %+v, want %s from the Proxy", cl.Subscriptions, topic)
 	}
-	if d.Pop.InFlight != nil || d.Pop.InFlightNote == "" || !strings.Contains(d.Pop.Note, "no client owns a queue") {
+	if d.Pop.InFlight != nil || d.Pop.InFlightNote.String() == "" || !strings.Contains(d.Pop.Note.String(), "no client owns a queue") {
 		t.Errorf("POP progress %+v: in flight must be said unknown and the page must say there are no owners", d.Pop)
 	}
 	if d.Assignment.Applicable {
@@ -185,8 +185,8 @@ func TestIntegrationGRPCClientPageSaysNoRunningInfo(t *testing.T) {
 		if ci.Protocol != ProtocolGRPC || ci.KnownTo != "Proxy "+it.cl.ProxyRemoting || ci.Language != "GO" || ci.ConsumeType != ConsumeTypeGRPCPush {
 			t.Errorf("jstack %v: protocol %q, known to %q, language %q, consume type %q", jstack, ci.Protocol, ci.KnownTo, ci.Language, ci.ConsumeType)
 		}
-		if !strings.Contains(ci.Unavailable, "do not report running info") || !strings.Contains(ci.Unavailable, "thread dump") || ci.JstackAsked || ci.Jstack != "" {
-			t.Errorf("jstack %v: unavailable %q, jstack asked %v", jstack, ci.Unavailable, ci.JstackAsked)
+		if !strings.Contains(ci.Unavailable.String(), "do not report running info") || !strings.Contains(ci.Unavailable.String(), "thread dump") || ci.JstackAsked || ci.Jstack != "" {
+			t.Errorf("jstack %v: unavailable %q, jstack asked %v", jstack, ci.Unavailable.String(), ci.JstackAsked)
 		}
 		if ci.Version != "" {
 			t.Errorf("jstack %v: version %q is the Proxy's, not the client's", jstack, ci.Version)
@@ -195,7 +195,7 @@ func TestIntegrationGRPCClientPageSaysNoRunningInfo(t *testing.T) {
 			t.Errorf("jstack %v: subscriptions %+v, want %s from the Proxy", jstack, ci.Subscriptions, topic)
 		}
 	}
-	if _, err := it.svc.Client(ctx, group, id+"-gone", false); !errors.Is(err, ErrClientNotFound) {
+	if _, err := it.svc.Client(ctx, group, id+"-gone", false); !fault.Is(err, fault.NotFound) {
 		t.Errorf("a client neither the brokers nor the Proxy list: %v, want not found", err)
 	}
 }
@@ -281,7 +281,7 @@ func TestIntegrationPOPGroupLiveJoinsLeavesAndLagHistory(t *testing.T) {
 			t.Errorf("event %+v: a POP group's timeline has joins and leaves only", e)
 		}
 	}
-	if d.Pop == nil || !strings.Contains(d.Pop.Note, "nothing rebalances") || d.ConsumeType != ConsumeTypePop {
+	if d.Pop == nil || !strings.Contains(d.Pop.Note.String(), "nothing rebalances") || d.ConsumeType != ConsumeTypePop {
 		t.Errorf("consume type %q, POP %+v: want POP, saying nothing rebalances", d.ConsumeType, d.Pop)
 	}
 	stored, err := st.RebalanceEvents(ctx, group, 100, time.Time{})

@@ -43,12 +43,12 @@ func TestIntegrationPOPAndGRPCNeed5xOn4x(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !on4 {
-		if d.Needs5x != "" || l.Needs5x != "" {
-			t.Errorf("on %s the pages say %q / %q; 5.x has the Proxy and POP", it.cl.Version, d.Needs5x, l.Needs5x)
+		if d.Needs5x.String() != "" || l.Needs5x.String() != "" {
+			t.Errorf("on %s the pages say %q / %q; 5.x has the Proxy and POP", it.cl.Version, d.Needs5x.String(), l.Needs5x.String())
 		}
 		return
 	}
-	for what, s := range map[string]string{"group": d.Needs5x, "list": l.Needs5x} {
+	for what, s := range map[string]string{"group": d.Needs5x.String(), "list": l.Needs5x.String()} {
 		if !strings.Contains(s, "need RocketMQ 5.x") || !strings.Contains(s, it.cl.Version) || !strings.Contains(s, deadProxy) {
 			t.Errorf("%s on %s says %q; want that it needs 5.x, the brokers' version and the configured Proxy not asked", what, it.cl.Version, s)
 		}

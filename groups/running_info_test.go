@@ -33,10 +33,10 @@ func TestRunningInfoFailureIsSaidInChinese(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := d.Clients[1].RunningInfoError
-		if got != tc.err.Error() {
+		if got.String() != tc.err.Error() {
 			t.Errorf("English (JSON) %q, want the error's own %q", got, tc.err.Error())
 		}
-		if say := SayNote(zh, got); say != tc.zh {
+		if say := zh.SayText(got); say != tc.zh {
 			t.Errorf("group page in Chinese:\n got %q\nwant %q", say, tc.zh)
 		}
 
@@ -44,7 +44,7 @@ func TestRunningInfoFailureIsSaidInChinese(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		say := SayNote(zh, ci.Unavailable)
+		say := zh.SayText(ci.Unavailable)
 		if !strings.Contains(say, tc.zh) || strings.Contains(say, "running info of client") || strings.Contains(say, "sent no running info") {
 			t.Errorf("client page in Chinese: %q, want it to hold %q", say, tc.zh)
 		}

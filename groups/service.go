@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -111,22 +112,68 @@ func NewService(admin Admin, opts Options) *Service {
 	return &Service{admin: admin, cluster: c, opts: opts}
 }
 
-// ErrNoBrokers means the NameServer knows no broker, so there is nothing to ask.
-var ErrNoBrokers = cluster.ErrNoBrokers
-
-// ErrGroupNotFound means no broker knows the group: no subscription config, no client
-// online, no stored offsets. Errors of type *NotFoundError match it.
-var ErrGroupNotFound = errors.New("consumer group not found")
-
-// NotFoundError names the group no broker knows; its text is a sentence for the user.
-type NotFoundError struct{ Group string }
-
-func (e *NotFoundError) Error() string {
-	return note(i18n.M("group.error.notFound", "Group", e.Group))
+// NotFound is the error of a group no broker knows: no subscription config, no client
+// online, no stored offsets (fault.NotFound, reason group_not_found).
+func NotFound(group string) error {
+	return fault.New(fault.NotFound, "group.error.notFound", "Group", group).Because("group_not_found")
 }
 
-// Is makes errors.Is(err, ErrGroupNotFound) hold.
-func (e *NotFoundError) Is(target error) bool { return target == ErrGroupNotFound }
+// clusterUnavailable is err, from reading the NameServers' cluster info, as the fault a
+// page says (Unavailable): the cluster layer's words for what each NameServer did, not
+// the chain of Go errors around them. Its reason is the code the API has always answered
+// for it (broker_timeout, else broker_error). A cluster without brokers, a request given
+// up, or a fault already said are returned as they are.
+func clusterUnavailable(err error) error {
+	if err == nil || fault.As(err) != nil || errors.Is(err, cluster.ErrNoBrokers) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	causes := nameServerCauses(err)
+	ms := make([]i18n.Message, len(causes))
+	for i, c := range causes {
+		ms[i] = errMessage(c)
+	}
+	reason := "broker_error"
+	if errors.As(err, new(*rocketmq.TimeoutError)) {
+		reason = "broker_timeout"
+	}
+	return fault.Wrap(err, fault.Unavailable, "groups.error.nameServers", "Errors", oneByOne(ms)).Because(reason)
+}
+
+// oneByOne says ms as one list: "a and b", "a；b".
+func oneByOne(ms []i18n.Message) i18n.Text {
+	var t i18n.Text
+	for i, m := range ms {
+		if i > 0 {
+			m = i18n.M("group.note.also", "Error", m)
+		}
+		t = t.And(m)
+	}
+	return t
+}
+
+// nameServerCauses are the errors inside err of the NameServers asked: the members of
+// the join the client made of them, or the one error of a server, or err itself.
+func nameServerCauses(err error) []error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			return u.Unwrap()
+		case *rocketmq.ConnError, *rocketmq.TimeoutError, *rocketmq.BrokerError:
+			return []error{u}
+		}
+	}
+	return []error{err}
+}
+
+// errMessage is err as a sentence of a result: the cluster layer's words for a
+// connection that failed or an answer that did not come, any other error as it says
+// itself (a broker's or client's own words).
+func errMessage(err error) i18n.Message {
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
+}
 
 // ConsumeTypeName turns the broker's consume type into the word operators use.
 func ConsumeTypeName(t string) string {

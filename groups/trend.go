@@ -47,21 +47,12 @@ type Trend struct {
 	// DrainMs is the estimated time until caught up (when neither CaughtUp nor Never and
 	// the direction is known).
 	DrainMs *int64 `json:"drainMs"`
-	// How says in a sentence how this was computed (the page shows it on hover), in
-	// English; HowIn says it in another language.
-	How string `json:"how"`
-	// how is How as catalogue messages, said one after the other.
-	how []i18n.Message
+	// How says in a sentence how this was computed (the page shows it on hover).
+	How i18n.Text `json:"how"`
 }
 
 // explain sets How from messages said one after the other.
-func (t *Trend) explain(ms ...i18n.Message) {
-	t.how = ms
-	t.How = t.HowIn(english)
-}
-
-// HowIn is How in l's language.
-func (t Trend) HowIn(l *i18n.Localizer) string { return sayAll(l, t.how) }
+func (t *Trend) explain(ms ...i18n.Message) { t.How = i18n.TextOf(ms...) }
 
 // TrendOf computes the trend at now from a group's samples (oldest first): the mean
 // produce and consume rates of the last TrendReads samples of TrendWindow that have both, and

@@ -59,8 +59,8 @@ func TestTrendFromRates(t *testing.T) {
 				t.Errorf("trend %+v (drain %s): want %s, drain %s, never %v, caught up %v", tr, d, c.direction, c.drain, c.never, c.caughtUp)
 			}
 			for _, h := range c.howHas {
-				if !strings.Contains(tr.How, h) {
-					t.Errorf("how %q does not say %q", tr.How, h)
+				if !strings.Contains(tr.How.String(), h) {
+					t.Errorf("how %q does not say %q", tr.How.String(), h)
 				}
 			}
 		})

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"rmqconsole/alerts"
 	"rmqconsole/auth"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -74,18 +74,17 @@ func (h *Alerts) Create(c *gin.Context) {
 	shownAll(&form.Name, &form.Group, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
 	n, err := strconv.ParseInt(strings.TrimSpace(form.Threshold), 10, 64)
 	if err != nil {
-		form.Field, form.Error = "threshold", i18n.From(c.Request.Context()).T("alerts.error.threshold")
+		err = fault.InvalidField("threshold", "alerts.error.threshold")
+	} else {
+		in.Threshold = n
+		_, err = h.Rules.Create(c.Request.Context(), alertWho(c), in)
+	}
+	if fe := fault.As(err); fe != nil && fe.Code == fault.Invalid {
+		form.Field, form.Error = fe.Field, fe.Say(i18n.From(c.Request.Context()))
 		h.showWith(c, http.StatusUnprocessableEntity, form)
 		return
 	}
-	in.Threshold = n
-	if _, err := h.Rules.Create(c.Request.Context(), alertWho(c), in); err != nil {
-		var fe *alerts.FieldError
-		if errors.As(err, &fe) {
-			form.Field, form.Error = fe.Field, fe.In(i18n.From(c.Request.Context()))
-			h.showWith(c, http.StatusUnprocessableEntity, form)
-			return
-		}
+	if err != nil {
 		h.Fail(c, err)
 		return
 	}
@@ -99,7 +98,7 @@ func (h *Alerts) Delete(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, alertsError(c, err, id))
+		h.Fail(c, err)
 		return
 	}
 	c.Redirect(http.StatusSeeOther, "/alerts")
@@ -108,8 +107,7 @@ func (h *Alerts) Delete(c *gin.Context) {
 func (h *Alerts) ruleID(c *gin.Context) (int64, bool) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_id",
-			Message: i18n.From(c.Request.Context()).T("alerts.error.id", "ID", views.Cut(c.Param("id")))})
+		h.Fail(c, fault.InvalidField("id", "alerts.error.id", "ID", views.Cut(c.Param("id"))).Because("bad_id"))
 		return 0, false
 	}
 	return id, true
@@ -205,10 +203,6 @@ func (h *Alerts) CreateAPI(c *gin.Context) {
 	}
 	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if err != nil {
-		var fe *alerts.FieldError
-		if errors.As(err, &fe) {
-			err = &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: fe.In(i18n.From(c.Request.Context()))}
-		}
 		h.Fail(c, err)
 		return
 	}
@@ -222,20 +216,10 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
-		h.Fail(c, alertsError(c, err, id))
+		h.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"deleted": id})
-}
-
-// alertsError is err in the request's language when it is the alert service's: a rule
-// that does not exist; other errors as they are.
-func alertsError(c *gin.Context, err error, id int64) error {
-	if !errors.Is(err, alerts.ErrNotFound) {
-		return err
-	}
-	status, code := errorStatus(err)
-	return &UserError{Status: status, Code: code, Message: i18n.From(c.Request.Context()).T("alerts.error.notFound", "ID", id)}
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.

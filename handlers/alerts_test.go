@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/alerts"
+	"rmqconsole/auth"
 	"rmqconsole/store"
 )
 
@@ -30,7 +31,7 @@ func TestAlertRulesAPIHidesTheWebhookSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: svc}
 	r.GET("/api/v1/alert-rules", h.List)
 	r.POST("/api/v1/alert-rules", h.CreateAPI)
@@ -46,5 +47,59 @@ func TestAlertRulesAPIHidesTheWebhookSecret(t *testing.T) {
 	r.ServeHTTP(rec, req)
 	if rec.Code != http.StatusCreated || strings.Contains(rec.Body.String(), secret) {
 		t.Errorf("create: %d %s, want 201 without the token", rec.Code, rec.Body)
+	}
+}
+
+// A rule refused for bad input, a rule that does not exist and an id that is none are
+// said in the reader's language: on the form next to the field, in the API with the
+// code it always answered and the field it concerns.
+func TestAlertRuleRefusalsSayWhyAndWhere(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	gin.SetMode(gin.TestMode)
+	r := gin.New()
+	r.Use(Localize, func(c *gin.Context) { c.Set(RoleKey, auth.Operator) })
+	h := &Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: alerts.NewService(st, alerts.Options{})}
+	r.GET("/alerts", h.Show)
+	r.POST("/alerts", h.Create)
+	r.POST("/api/v1/alert-rules", h.CreateAPI)
+	r.DELETE("/api/v1/alert-rules/:id", h.DeleteAPI)
+	call := func(method, target, ctype, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		req.Header.Set("Accept-Language", "zh-CN")
+		r.ServeHTTP(rec, req)
+		return rec
+	}
+
+	rec := call(http.MethodPost, "/api/v1/alert-rules", "application/json", `{"group":"billing","threshold":5,"webhookUrl":"ftp://hooks.example/x"}`)
+	if e := apiError(t, rec); rec.Code != http.StatusBadRequest || e.Code != "bad_request" || e.Kind != "invalid" || e.Field != "webhookUrl" || !strings.Contains(e.Error, "http") {
+		t.Errorf("bad webhook in the API: %d %+v", rec.Code, e)
+	}
+	rec = call(http.MethodDelete, "/api/v1/alert-rules/41", "", "")
+	if e := apiError(t, rec); rec.Code != http.StatusNotFound || e.Code != "alert_rule_not_found" || !strings.Contains(e.Error, "告警规则 41") {
+		t.Errorf("deleting a rule that does not exist: %d %+v", rec.Code, e)
+	}
+	rec = call(http.MethodDelete, "/api/v1/alert-rules/x1", "", "")
+	if e := apiError(t, rec); rec.Code != http.StatusBadRequest || e.Code != "bad_id" || e.Field != "id" {
+		t.Errorf("an id that is none: %d %+v", rec.Code, e)
+	}
+
+	for field, form := range map[string]string{
+		"threshold":  "group=billing&threshold=many&webhookUrl=https://hooks.example/x",
+		"webhookUrl": "group=billing&threshold=5&webhookUrl=ftp://hooks.example/x",
+	} {
+		rec = call(http.MethodPost, "/alerts", "application/x-www-form-urlencoded", form)
+		page := doc(t, rec)
+		said := strings.TrimSpace(page.Find(`[data-testid="rule-error"]`).Text())
+		marked := page.Find(`[data-testid="rule-form"] input[aria-invalid="true"]`)
+		if name, _ := marked.Attr("name"); rec.Code != http.StatusUnprocessableEntity || name != field || marked.Length() != 1 ||
+			said == "" || englishRun.MatchString(rocketMQNames.ReplaceAllString(said, "·")) {
+			t.Errorf("form with a bad %s: %d, %d fields marked (%q), saying %q: want that one marked and a Chinese sentence", field, rec.Code, marked.Length(), name, said)
+		}
 	}
 }

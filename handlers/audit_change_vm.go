@@ -97,7 +97,7 @@ func sayChangeStatus(l *i18n.Localizer, e *store.AuditEntry) string {
 	case store.AuditFailed:
 		return l.T("audit.change.failed", "Unit", name)
 	case store.AuditRefused:
-		if strings.Contains(strings.ToLower(e.Error), "nothing was changed") {
+		if saysNothingChanged(e) {
 			return l.T("audit.text.refused.short")
 		}
 		return l.T("audit.text.refused")
@@ -131,10 +131,11 @@ func auditChangeVMIn(l *i18n.Localizer, e *store.AuditEntry) *views.AuditChangeV
 		if q.QueueID != 0 || q.Target != 0 || q.Before != 0 {
 			vm.ShowQueue = true
 		}
-		r := views.AuditChangeRow{Topic: q.Topic, Broker: q.BrokerName, Addr: q.BrokerAddr, Method: q.Method, Note: q.Note, Error: q.Error,
-			Class: "status-ok", Outcome: l.T("audit.change.done"), QueueID: strconv.Itoa(q.QueueID), Offset: views.Thousands(q.Target)}
-		if q.Error != "" {
-			r.Class, r.Outcome = "status-bad", q.Error
+		r := views.AuditChangeRow{Topic: q.Topic, Broker: q.BrokerName, Addr: q.BrokerAddr, Method: q.Method, Note: l.SayText(q.Note),
+			Error: l.SayText(q.Error), Class: "status-ok", Outcome: l.T("audit.change.done"), QueueID: strconv.Itoa(q.QueueID),
+			Offset: views.Thousands(q.Target)}
+		if len(q.Error) > 0 {
+			r.Class, r.Outcome = "status-bad", r.Error
 		}
 		vm.Rows = append(vm.Rows, r)
 	}

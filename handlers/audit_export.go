@@ -28,10 +28,10 @@ func (h *Audit) Export(c *gin.Context) {
 	q := h.parseAuditQuery(c)
 	format := c.DefaultQuery("format", "csv")
 	if format != "csv" && format != "json" {
-		q.errs["format"] = tr(c).T("audit.export.bad_format")
+		q.bad("format", "audit.export.bad_format")
 	}
 	if len(q.errs) > 0 {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_request", Message: q.errorText()})
+		h.Fail(c, q.errs)
 		return
 	}
 	ctx := c.Request.Context()
@@ -63,7 +63,7 @@ func (h *Audit) Export(c *gin.Context) {
 				base := []string{
 					strconv.FormatInt(e.ID, 10), views.ISO(e.StartedAt), isoOrEmpty(e.FinishedAt), strconv.FormatInt(e.Duration.Milliseconds(), 10),
 					e.Actor, e.ActorAddr, e.Cluster, e.Group, strings.Join(e.Topics, " "), e.Mode, string(e.Params), e.Reason,
-					string(e.Status), e.Error,
+					string(e.Status), e.Error.String(),
 				}
 				tail := []string{strconv.FormatInt(e.Seq, 10), e.Hash, e.PrevHash, e.ClusterName}
 				qs := e.Queues()
@@ -76,7 +76,7 @@ func (h *Audit) Export(c *gin.Context) {
 						after = strconv.FormatInt(*q.After, 10)
 					}
 					row := append(append([]string{}, base...), q.Topic, q.BrokerName, strconv.Itoa(q.QueueID),
-						strconv.FormatInt(q.Before, 10), strconv.FormatInt(q.Target, 10), after, q.Error, q.Note, q.Method)
+						strconv.FormatInt(q.Before, 10), strconv.FormatInt(q.Target, 10), after, q.Error.String(), q.Note.String(), q.Method)
 					cw.Row(append(row, tail...)...)
 				}
 				continue

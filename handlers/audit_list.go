@@ -43,17 +43,35 @@ type auditQuery struct {
 	cluster string
 	form    views.AuditFilterForm
 	filter  store.AuditFilter
-	errs    map[string]string
+	// errs is every filter that cannot be read, in the order of the form.
+	errs fault.List
+}
+
+// bad adds a filter that cannot be read: the API answers it "bad_request", as always.
+func (q *auditQuery) bad(field, id string, kv ...any) {
+	q.errs.Add(fault.InvalidField(field, id, kv...).Because("bad_request"))
+}
+
+// fieldErrors is each filter's sentence in l's language, for the form.
+func (q auditQuery) fieldErrors(l *i18n.Localizer) map[string]string {
+	out := map[string]string{}
+	for _, e := range q.errs {
+		out[e.Field] = e.Say(l)
+	}
+	return out
 }
 
 // parseAuditQuery reads the filters of /audit and /api/v1/audit. Times are UTC unless
 // they say otherwise (RFC 3339), or epoch milliseconds.
 func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
-	q, l := auditQuery{errs: map[string]string{}}, tr(c)
+	var q auditQuery
 	get := func(k string) string { return strings.TrimSpace(c.Query(k)) }
 	q.form = views.AuditFilterForm{Group: get("group"), Topic: get("topic"), Actor: get("actor"), Status: get("status"),
 		Since: get("since"), Until: get("until"), Kind: get("kind")}
 	q.cluster = get("cluster")
+	if !slices.Contains(store.AuditKinds, q.form.Kind) {
+		q.bad("kind", "audit.filter.bad_kind", "Kind", strconv.Quote(q.form.Kind))
+	}
 	// These filters reach the database as typed: the free-text rule first, so text no
 	// database takes (NUL, bytes that are not UTF-8) is a sentence, not a failure.
 	for _, f := range []struct {
@@ -61,16 +79,13 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		value *string
 	}{{freetext.AuditGroup, &q.form.Group}, {freetext.AuditTopic, &q.form.Topic}, {freetext.AuditActor, &q.form.Actor},
 		{freetext.AuditCluster, &q.cluster}} {
-		if te := fault.As(f.rule.Check(*f.value)); te != nil {
-			q.errs[f.rule.Name] = te.Say(l)
+		if err := f.rule.Check(*f.value); err != nil {
+			q.errs.Add(refusedText(f.rule.Name, err))
 			*f.value = freetext.Shown(*f.value) // shown again in the form and its links, escaped
 		}
 	}
 	q.filter = store.AuditFilter{Group: q.form.Group, Topic: q.form.Topic, Actor: q.form.Actor, Status: store.AuditStatus(q.form.Status),
 		Kind: q.form.Kind}
-	if !slices.Contains(store.AuditKinds, q.form.Kind) {
-		q.errs["kind"] = l.T("audit.filter.bad_kind", "Kind", strconv.Quote(q.form.Kind))
-	}
 	switch q.cluster {
 	case "":
 		q.filter.Cluster = h.Cluster
@@ -79,17 +94,17 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		q.filter.Cluster = q.cluster
 	}
 	if q.form.Status != "" && !q.filter.Status.Valid() {
-		q.errs["status"] = l.T("audit.filter.bad_status", "Status", strconv.Quote(q.form.Status), "Statuses", statusList())
+		q.bad("status", "audit.filter.bad_status", "Status", strconv.Quote(q.form.Status), "Statuses", statusList())
 	}
 	switch s := get("hideRefused"); s {
 	case "", "0", "false":
 	case "1", "true", "on":
 		q.form.HideRefused, q.filter.HideRefused = true, true
 		if q.filter.Status == store.AuditRefused {
-			q.errs["status"] = l.T("audit.filter.refused_hidden")
+			q.bad("status", "audit.filter.refused_hidden")
 		}
 	default:
-		q.errs["hideRefused"] = l.T("audit.filter.bad_hide", "Value", strconv.Quote(s))
+		q.bad("hideRefused", "audit.filter.bad_hide", "Value", strconv.Quote(s))
 	}
 	for _, tf := range []struct {
 		name string
@@ -98,29 +113,39 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		s := c.Query(tf.name)
 		t, ok := parseResetTime(s, time.UTC)
 		if !ok {
-			q.errs[tf.name] = l.T("audit.filter.bad_time", "Value", strconv.Quote(s))
+			q.bad(tf.name, "audit.filter.bad_time", "Value", strconv.Quote(s))
 		}
 		*tf.dst = t
 	}
 	if !q.filter.Since.IsZero() && !q.filter.Until.IsZero() && !q.filter.Until.After(q.filter.Since) {
-		q.errs["until"] = l.T("audit.filter.end_before_start")
+		q.bad("until", "audit.filter.end_before_start")
 	}
 	if s := get("before"); s != "" {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
 			q.filter.BeforeID = n
 		} else {
-			q.errs["before"] = l.T("audit.filter.bad_before")
+			q.bad("before", "audit.filter.bad_before")
 		}
 	}
 	if s := get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
-			q.errs["limit"] = l.T("audit.filter.bad_limit")
+			q.bad("limit", "audit.filter.bad_limit")
 		} else {
 			q.filter.Limit = n
 		}
 	}
 	return q
+}
+
+// refusedText is the free-text rule's refusal of a filter, as a filter that cannot be
+// read, in the rule's own sentence.
+func refusedText(field string, err error) *fault.Error {
+	e := &fault.Error{Code: fault.Invalid, Reason: "bad_request", Field: field, Msg: i18n.Plain(err.Error()), Err: err}
+	if fe := fault.As(err); fe != nil {
+		e.Msg = fe.Msg
+	}
+	return e
 }
 
 func statusList() string {
@@ -149,21 +174,12 @@ func (q auditQuery) values() url.Values {
 	return v
 }
 
-func (q auditQuery) errorText() string {
-	var parts []string
-	for _, k := range []string{"kind", "group", "topic", "actor", "cluster", "status", "hideRefused", "since", "until", "before", "limit", "format"} {
-		if m := q.errs[k]; m != "" {
-			parts = append(parts, m)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 // List is GET /audit.
 func (h *Audit) List(c *gin.Context) {
 	q := h.parseAuditQuery(c)
-	ctx, l := c.Request.Context(), tr(c)
-	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.errs}
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
+	vm := views.AuditListVM{Filter: q.form, FieldErrors: q.fieldErrors(l)}
 	for _, s := range store.AuditStatuses {
 		vm.Statuses = append(vm.Statuses, string(s))
 	}
@@ -175,7 +191,7 @@ func (h *Audit) List(c *gin.Context) {
 	status := http.StatusOK
 	if len(q.errs) > 0 {
 		status = http.StatusUnprocessableEntity
-		vm.Error = l.T("audit.filter.invalid", "Errors", q.errorText())
+		vm.Error = l.T("audit.filter.invalid", "Errors", q.errs.Say(l))
 		h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
 		return
 	}
@@ -256,7 +272,7 @@ func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
 		ID: strconv.FormatInt(e.ID, 10), URL: auditURL(e.ID), Started: views.TimeUTC(e.StartedAt), Actor: e.Actor,
 		ActorAddr: e.ActorAddr, Group: e.Group, GroupURL: views.GroupURL(e.Group), Topics: strings.Join(e.Topics, ", "),
 		Mode: e.Mode, Status: string(e.Status), StatusClass: auditStatusClass(e.Status),
-		Changed: changed, Reason: e.Reason, Error: e.Error, Refused: e.Status == store.AuditRefused,
+		Changed: changed, Reason: e.Reason, Error: l.SayText(e.Error), Refused: e.Status == store.AuditRefused,
 	}
 }
 
@@ -286,7 +302,7 @@ type AuditListJSON struct {
 func (h *Audit) ListAPI(c *gin.Context) {
 	q := h.parseAuditQuery(c)
 	if len(q.errs) > 0 {
-		c.JSON(http.StatusBadRequest, APIError{Error: q.errorText(), Code: "bad_request"})
+		h.Fail(c, q.errs)
 		return
 	}
 	ctx := c.Request.Context()

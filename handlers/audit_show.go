@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -16,14 +17,10 @@ import (
 func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		h.Fail(c, userError(http.StatusNotFound, "not_found", badEntryID(c.Param("id"), err)))
+		h.Fail(c, badEntryID(c.Param("id"), err))
 		return nil, false
 	}
 	e, err := h.Entries.Get(c.Request.Context(), id)
-	if errors.Is(err, store.ErrAuditNotFound) {
-		h.Fail(c, userError(http.StatusNotFound, "not_found", i18n.M("audit.no_entry", "ID", c.Param("id"))))
-		return nil, false
-	}
 	if err != nil {
 		h.Fail(c, err)
 		return nil, false
@@ -31,19 +28,19 @@ func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 	return e, true
 }
 
-// badEntryID says what is wrong with an entry id that is not one.
-func badEntryID(s string, err error) i18n.Message {
+// badEntryID says what is wrong with an entry id that is not one: no entry has it.
+func badEntryID(s string, err error) *fault.Error {
 	if r := []rune(s); len(r) > 40 {
 		s = string(r[:39]) + "…"
 	}
 	var ne *strconv.NumError
 	switch {
 	case err == nil: // zero or negative
-		return i18n.M("audit.no_entry.below_one", "ID", s)
+		return fault.New(fault.NotFound, "audit.no_entry.below_one", "ID", s)
 	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange):
-		return i18n.M("audit.no_entry.too_large", "ID", s)
+		return fault.New(fault.NotFound, "audit.no_entry.too_large", "ID", s)
 	}
-	return i18n.M("audit.no_entry.not_number", "ID", strconv.Quote(s))
+	return fault.New(fault.NotFound, "audit.no_entry.not_number", "ID", strconv.Quote(s))
 }
 
 // Show is GET /audit/{id}: one reset with every queue's before, target and after.
@@ -52,7 +49,8 @@ func (h *Audit) Show(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(tr(c), e)))
+	l := i18n.From(c.Request.Context())
+	h.render(c, http.StatusOK, h.page(c, l.T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(l, e)))
 }
 
 // ShowAPI is GET /api/v1/audit/{id}.

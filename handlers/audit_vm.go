@@ -33,7 +33,7 @@ func auditStatusText(l *i18n.Localizer, e *store.AuditEntry) string {
 	qs := e.Queues()
 	reached := 0
 	for _, q := range qs {
-		if q.Error == "" && q.After != nil && *q.After == q.Target {
+		if len(q.Error) == 0 && q.After != nil && *q.After == q.Target {
 			reached++
 		}
 	}
@@ -45,7 +45,7 @@ func auditStatusText(l *i18n.Localizer, e *store.AuditEntry) string {
 	case store.AuditFailed:
 		return l.T("audit.text.failed")
 	case store.AuditRefused:
-		if strings.Contains(strings.ToLower(e.Error), "nothing was changed") {
+		if saysNothingChanged(e) {
 			return l.T("audit.text.refused.short") // the reason below says it; once is enough
 		}
 		return l.T("audit.text.refused")
@@ -57,18 +57,21 @@ func auditStatusText(l *i18n.Localizer, e *store.AuditEntry) string {
 	return string(e.Status)
 }
 
+// saysNothingChanged reports whether a refusal's sentence says already that nothing
+// was changed (in English, the language every entry can be said in).
+func saysNothingChanged(e *store.AuditEntry) bool {
+	return strings.Contains(strings.ToLower(e.Error.String()), "nothing was changed")
+}
+
 func countErrors(qs []store.AuditQueue) int {
 	n := 0
 	for _, q := range qs {
-		if q.Error != "" {
+		if len(q.Error) > 0 {
 			n++
 		}
 	}
 	return n
 }
-
-// methodExplain says how a broker is asked to reset (resets.Method.Explain), in l's language.
-func methodExplain(l *i18n.Localizer, m string) string { return l.Say(resets.Method(m).Message()) }
 
 // auditEntryVM builds the page of one entry.
 func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
@@ -77,9 +80,12 @@ func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 		StatusText: auditStatusText(l, e), Started: views.TimeUTC(e.StartedAt), Finished: views.TimeUTC(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: auditCluster(l, e), Group: e.Group,
 		GroupURL: views.GroupURL(e.Group), ResetURL: resetPath(e.Group), Topics: e.Topics, Mode: e.Mode,
-		Params: auditParams(e.Params), Reason: e.Reason, Error: e.Error, Warnings: e.Plan.Warnings,
+		Params: auditParams(e.Params), Reason: e.Reason, Error: l.SayText(e.Error),
 		Clients: e.Plan.Clients, PlanHash: e.Plan.Hash, PlannedAt: views.TimeUTC(e.Plan.PlannedAt),
 		Hash: e.Hash, PrevHash: e.PrevHash, JSONURL: "/api/v1/audit/" + strconv.FormatInt(e.ID, 10),
+	}
+	for _, w := range e.Plan.Warnings {
+		vm.Warnings = append(vm.Warnings, l.SayText(w))
 	}
 	if !e.FinishedAt.IsZero() {
 		vm.Duration = e.Duration.String()
@@ -97,7 +103,7 @@ func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 		vm.Online, vm.PlannedAt = "—", "—"
 	}
 	for _, b := range e.Plan.Brokers {
-		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: methodExplain(l, b.Method)})
+		vm.Brokers = append(vm.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: b.Version, Method: b.Method, Explain: l.Say(resets.Method(b.Method).Explain())})
 	}
 	if !isResetEntry(e) {
 		vm.Change = auditChangeVMIn(l, e)
@@ -111,7 +117,7 @@ func auditEntryVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditEntryVM {
 		vm.Params = auditParams(e.Params, "before", "after")
 		return vm
 	}
-	vm.Queues = auditQueueRows(e.Queues())
+	vm.Queues = auditQueueRows(l, e.Queues())
 	return vm
 }
 
@@ -144,13 +150,14 @@ func auditParams(raw json.RawMessage, leave ...string) []views.AuditParam {
 	return out
 }
 
-func auditQueueRows(qs []store.AuditQueue) []views.AuditQueueRow {
+func auditQueueRows(l *i18n.Localizer, qs []store.AuditQueue) []views.AuditQueueRow {
 	rows := make([]views.AuditQueueRow, len(qs))
 	for i, q := range qs {
 		r := views.AuditQueueRow{
 			Topic: q.Topic, Broker: q.BrokerName, QueueID: strconv.Itoa(q.QueueID), Addr: q.BrokerAddr,
 			Before: views.Thousands(q.Before), Target: views.Thousands(q.Target), After: "—",
-			Min: views.Thousands(q.MinOffset), Max: views.Thousands(q.MaxOffset), Method: q.Method, Note: q.Note, Error: q.Error,
+			Min: views.Thousands(q.MinOffset), Max: views.Thousands(q.MaxOffset), Method: q.Method,
+			Note: l.SayText(q.Note), Error: l.SayText(q.Error),
 		}
 		if q.After != nil {
 			r.After = views.Thousands(*q.After)
@@ -161,7 +168,7 @@ func auditQueueRows(qs []store.AuditQueue) []views.AuditQueueRow {
 			}
 		}
 		switch {
-		case q.Error != "":
+		case len(q.Error) > 0:
 			r.Class = "status-bad"
 		case q.After != nil && *q.After == q.Target:
 			r.Class = "status-ok"
@@ -180,21 +187,38 @@ type AuditEntryJSON struct {
 	Cluster   string `json:"cluster"`
 	// ClusterName is the configured cluster ("" for entries written before clusters
 	// had names, which are the default cluster's).
-	ClusterName string             `json:"clusterName"`
-	Group       string             `json:"group"`
-	Topics      []string           `json:"topics"`
-	Mode        string             `json:"mode"`
-	Params      json.RawMessage    `json:"params"`
-	Reason      string             `json:"reason"`
-	StartedAt   string             `json:"startedAt"`
-	FinishedAt  *string            `json:"finishedAt"`
-	DurationMs  int64              `json:"durationMs"`
-	Error       string             `json:"error,omitempty"`
-	Plan        AuditPlanJSON      `json:"plan"`
-	Queues      []store.AuditQueue `json:"queues"`
-	Seq         int64              `json:"seq,omitempty"`
-	Hash        string             `json:"hash,omitempty"`
-	PrevHash    string             `json:"prevHash,omitempty"`
+	ClusterName string           `json:"clusterName"`
+	Group       string           `json:"group"`
+	Topics      []string         `json:"topics"`
+	Mode        string           `json:"mode"`
+	Params      json.RawMessage  `json:"params"`
+	Reason      string           `json:"reason"`
+	StartedAt   string           `json:"startedAt"`
+	FinishedAt  *string          `json:"finishedAt"`
+	DurationMs  int64            `json:"durationMs"`
+	Error       string           `json:"error,omitempty"`
+	Plan        AuditPlanJSON    `json:"plan"`
+	Queues      []AuditQueueJSON `json:"queues"`
+	Seq         int64            `json:"seq,omitempty"`
+	Hash        string           `json:"hash,omitempty"`
+	PrevHash    string           `json:"prevHash,omitempty"`
+}
+
+// AuditQueueJSON is one queue of an entry as the API answers it: its note and error in
+// English.
+type AuditQueueJSON struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+	BrokerAddr string `json:"brokerAddr,omitempty"`
+	Before     int64  `json:"before"`
+	Target     int64  `json:"target"`
+	MinOffset  int64  `json:"minOffset"`
+	MaxOffset  int64  `json:"maxOffset"`
+	Method     string `json:"method,omitempty"`
+	After      *int64 `json:"after"`
+	Note       string `json:"note,omitempty"`
+	Error      string `json:"error"`
 }
 
 // AuditPlanJSON is what the entry says about the confirmed preview.
@@ -211,14 +235,19 @@ func auditEntryJSON(e *store.AuditEntry) AuditEntryJSON {
 	out := AuditEntryJSON{
 		ID: e.ID, Status: string(e.Status), Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, ClusterName: e.ClusterName, Group: e.Group,
 		Topics: e.Topics, Mode: e.Mode, Params: e.Params, Reason: e.Reason, StartedAt: views.ISO(e.StartedAt),
-		DurationMs: e.Duration.Milliseconds(), Error: e.Error, Queues: e.Queues(), Seq: e.Seq, Hash: e.Hash, PrevHash: e.PrevHash,
-		Plan: AuditPlanJSON{Hash: e.Plan.Hash, Online: e.Plan.Online, Clients: e.Plan.Clients, Brokers: e.Plan.Brokers, Warnings: e.Plan.Warnings},
+		DurationMs: e.Duration.Milliseconds(), Error: e.Error.String(), Queues: []AuditQueueJSON{}, Seq: e.Seq, Hash: e.Hash, PrevHash: e.PrevHash,
+		Plan: AuditPlanJSON{Hash: e.Plan.Hash, Online: e.Plan.Online, Clients: e.Plan.Clients, Brokers: e.Plan.Brokers},
+	}
+	for _, w := range e.Plan.Warnings {
+		out.Plan.Warnings = append(out.Plan.Warnings, w.String())
+	}
+	for _, q := range e.Queues() {
+		out.Queues = append(out.Queues, AuditQueueJSON{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID, BrokerAddr: q.BrokerAddr,
+			Before: q.Before, Target: q.Target, MinOffset: q.MinOffset, MaxOffset: q.MaxOffset, Method: q.Method, After: q.After,
+			Note: q.Note.String(), Error: q.Error.String()})
 	}
 	if out.Topics == nil {
 		out.Topics = []string{}
-	}
-	if out.Queues == nil {
-		out.Queues = []store.AuditQueue{}
 	}
 	if len(out.Params) == 0 || !json.Valid(out.Params) {
 		out.Params = json.RawMessage("{}")

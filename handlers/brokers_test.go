@@ -39,7 +39,7 @@ func (f *fakeBrokers) Detail(_ context.Context, name string) (*brokers.Detail, e
 
 func brokersRouter(f *fakeBrokers) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Brokers{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Brokers: f}
 	r.GET("/brokers", h.List)
 	r.GET("/brokers/:name", h.Show)

@@ -92,7 +92,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		WebhookURL: "https://hooks.slack.com/services/T000/B000/X", Format: alerts.FormatSlack}); err != nil {
 		t.Fatal(err)
 	}
-	alertsPage := gin.New()
+	alertsPage := newEngine()
 	alertsPage.GET("/alerts", (&Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: rules}).Show)
 	cf := clustertest.New()
 	cf.SetNameServers("ns1:9876", "ns2:9876")
@@ -106,7 +106,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 	cf.Down("10.0.0.2:10911")
 	homeEnv := &Env{Log: slog.New(slog.DiscardHandler), Cluster: &views.ClusterChrome{Name: "east", Label: "East",
 		All: []views.ClusterLink{{Name: "east", Label: "East", URL: "/c/east/", Current: true}, {Name: "west", Label: "West", URL: "/c/west/"}}}}
-	home := gin.New()
+	home := newEngine()
 	home.GET("/", (&Home{Env: homeEnv,
 		Overview: func(ctx context.Context) (*brokers.Overview, error) {
 			return brokers.New(cf, cluster.New(cf, cluster.Options{})).Overview(ctx)
@@ -128,7 +128,7 @@ func TestMainPagesSayNoEnglishInChinese(t *testing.T) {
 		{"overview", home, "/", nil},
 		{"groups", gr, "/groups", []string{"No offsets are stored for this group yet."}},
 		{"group", gr, "/groups/orders", []string{"Leaves out 1 of 2 queues whose lag is unknown.", "Broker broker-b did not answer: connection refused", "connection refused"}},
-		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"Pull batch size", "goroutine 1 [running]:"}},
+		{"client", clientRouter(&fakeClients{}), "/groups/orders/clients/10.0.0.5@go", []string{"goroutine 1 [running]:"}},
 		{"topics", topicsRouter(sampleTopics()), "/topics", []string{"i/o timeout"}},
 		{"topic", topicsRouter(sampleTopics()), "/topics/orders", []string{"i/o timeout"}},
 		{"messages", msgs, "/messages", nil},

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -32,9 +33,8 @@ type GroupClient struct {
 }
 
 // badClientID answers an id no client could have, before any broker is asked.
-func badClientID(l *i18n.Localizer, id string) *UserError {
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_client",
-		Message: l.T("client.error.badID", "Client", views.Cut(id))}
+func badClientID(id string) error {
+	return fault.InvalidField("clientId", "client.error.badID", "Client", views.Cut(id)).Because("bad_client")
 }
 
 func validClientID(id string) bool {
@@ -46,10 +46,10 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 	group, id := c.Param("group"), c.Param("clientId")
 	switch {
 	case !cluster.ValidName(group):
-		h.Fail(c, badGroupName(i18n.From(c.Request.Context()), group))
+		h.Fail(c, badGroupName(group))
 		return nil, false
 	case !validClientID(id):
-		h.Fail(c, badClientID(i18n.From(c.Request.Context()), id))
+		h.Fail(c, badClientID(id))
 		return nil, false
 	case h.Clients == nil:
 		h.Fail(c, errNoCluster())
@@ -57,7 +57,7 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 	}
 	ci, err := h.Clients.Client(c.Request.Context(), group, id, c.Query("jstack") == "1")
 	if err != nil {
-		h.Fail(c, groupsError(c, err))
+		h.Fail(c, err)
 		return nil, false
 	}
 	return ci, true
@@ -81,24 +81,10 @@ func (h *GroupClient) API(c *gin.Context) {
 	}
 }
 
-// clientSettingIDs names the settings of groups.ClientInfo in the catalogues.
-var clientSettingIDs = map[string]string{
-	"Listener": "listener", "Consume threads (min)": "threadsMin", "Consume threads (max)": "threadsMax",
-	"Pull batch size": "pullBatch", "Consume batch size": "consumeBatch", "Pull threshold per queue": "pullThreshold",
-	"Consume from": "consumeFrom", "Allocation strategy": "strategy", "Message model": "model",
-	"Max reconsume times": "maxReconsume", "Consume timeout (min)": "timeout", "Consume type": "type",
-}
-
-// clientSettingRow is a setting with its name and meaning in l's language.
+// clientSettingRow is a setting in l's language, keyed by its English name.
 func clientSettingRow(l *i18n.Localizer, s groups.ClientSetting) views.SettingRow {
-	r := views.SettingRow{Key: s.Name, Name: s.Name, Meaning: s.Meaning, Value: s.Value, Property: s.Property}
-	if id, ok := clientSettingIDs[s.Name]; ok {
-		r.Name = l.T("client.setting." + id)
-		if s.Meaning != "" {
-			r.Meaning = l.T("client.setting." + id + ".meaning")
-		}
-	}
-	return r
+	return views.SettingRow{Key: s.Name.String(), Name: l.SayText(s.Name), Meaning: l.SayText(s.Meaning),
+		Value: l.SayText(s.Value), Property: s.Property}
 }
 
 // clientPageVM shows a client's running info.
@@ -108,7 +94,7 @@ func clientPageVM(l *i18n.Localizer, ci *groups.ClientInfo) views.ClientVM {
 		APIURL: "/api/v1" + self, JstackURL: self + "?jstack=1#thread-dump",
 		Addr: ci.ClientAddr, Language: ci.Language, Version: ci.Version, Protocol: ci.Protocol, KnownTo: ci.KnownTo, ConsumeType: ci.ConsumeType, MessageModel: ci.MessageModel,
 		Mode: ci.ConsumeMode, ConsumeFrom: ci.ConsumeFromWhere, CheckedAt: views.TimeUTC(ci.CheckedAt), CheckedISO: views.ISO(ci.CheckedAt),
-		Unavailable: groups.SayNote(l, ci.Unavailable), JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
+		Unavailable: l.SayText(ci.Unavailable), JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
 	vm.Started, vm.StartedISO = groupEpochMs(ci.StartedAt)
 	for _, s := range ci.Settings {
 		vm.Settings = append(vm.Settings, clientSettingRow(l, s))

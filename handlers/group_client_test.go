@@ -11,9 +11,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
+
+// said is a catalogue message as the groups service puts it in its results.
+func said(id string) i18n.Text { return i18n.TextOf(i18n.M(id)) }
 
 type fakeClients struct{ asked []bool }
 
@@ -23,7 +28,9 @@ func (f *fakeClients) Client(_ context.Context, group, id string, jstack bool) (
 	case "10.0.0.5@go":
 		ci := &groups.ClientInfo{Group: group, ClientID: id, ClientAddr: "10.0.0.5:4000", Language: "GO", Version: "v2.1.1",
 			ConsumeType: "push", MessageModel: "CLUSTERING", ConsumeMode: groups.ModeOrderly, JstackAsked: jstack, CheckedAt: time.Unix(1_700_000_000, 0),
-			Settings:      []groups.ClientSetting{{Name: "Listener", Value: "orderly (MessageListenerOrderly)", Property: "PROP_CONSUMEORDERLY"}, {Name: "Pull batch size"}},
+			Settings: []groups.ClientSetting{
+				{Name: said("client.setting.listener"), Meaning: said("client.setting.listener.meaning"), Value: said("client.setting.listener.orderly"), Property: "PROP_CONSUMEORDERLY"},
+				{Name: said("client.setting.pullBatch"), Meaning: said("client.setting.pullBatch.meaning")}},
 			Properties:    map[string]string{"PROP_CONSUMEORDERLY": "true", "PROP_CLIENT_VERSION": "v2.1.1"},
 			Subscriptions: []groups.Subscription{{Topic: "T", Expression: "*", ExpressionType: "TAG"}},
 			Queues: []groups.ProcessQueue{{Topic: "T", BrokerName: "broker-a", QueueID: 3, ProcessQueueInfo: rocketmq.ProcessQueueInfo{
@@ -34,14 +41,14 @@ func (f *fakeClients) Client(_ context.Context, group, id string, jstack bool) (
 		}
 		return ci, nil
 	case "10.0.0.7@grpc":
-		return &groups.ClientInfo{Group: group, ClientID: id, ConsumeType: "pop", Unavailable: "This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy."}, nil
+		return &groups.ClientInfo{Group: group, ClientID: id, ConsumeType: "pop", Unavailable: plain("This client consumes by POP, as RocketMQ 5 gRPC clients do through the Proxy.")}, nil
 	}
-	return nil, &groups.ClientNotFoundError{Group: group, ClientID: id}
+	return nil, groups.ClientNotFound(group, id)
 }
 
 func clientRouter(f *fakeClients) *gin.Engine {
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	h := &GroupClient{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Clients: f}
 	r.GET("/groups/:group/clients/:clientId", h.Show)
 	r.GET("/api/v1/groups/:group/clients/:clientId", h.API)
@@ -115,5 +122,62 @@ func TestClientPageShowsItsRunningInfoAndAsksForTheDumpOnlyOnRequest(t *testing.
 		if e := apiError(t, rec); want == http.StatusNotFound && (e.Code != "client_not_found" || !strings.Contains(e.Error, "not online")) {
 			t.Errorf("%s: %+v", path, e)
 		}
+	}
+}
+
+// goClient is the fake cluster with its clients reporting what a rocketmq-client-go
+// consumer without a thread pool reports (PROP_THREADPOOL_CORE_SIZE -1).
+type goClient struct{ *clustertest.Fake }
+
+func (g goClient) ConsumerRunningInfo(ctx context.Context, addr, group, clientID string, jstack bool) (*rocketmq.ConsumerRunningInfo, error) {
+	info, err := g.Fake.ConsumerRunningInfo(ctx, addr, group, clientID, jstack)
+	if err == nil {
+		info.Properties["PROP_THREADPOOL_CORE_SIZE"] = "-1"
+	}
+	return info, err
+}
+
+// What the console says of a client's settings beyond their raw value — a Go client's
+// listener, its thread pool of one goroutine per message — reads in the reader's
+// language on the client page; the API answers the English it always has.
+func TestClientSettingsReadInTheReadersLanguage(t *testing.T) {
+	cf := clustertest.New()
+	cf.AddBroker("broker-a", "10.0.0.1:10911")
+	cf.AddTopic("orders", 2)
+	cf.AddGroup(&clustertest.Group{Name: "billing", Topics: []string{"orders"}, Clients: []clustertest.Client{{ID: "10.0.0.5@go"}}})
+	gin.SetMode(gin.TestMode)
+	r := gin.New()
+	h := &GroupClient{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Clients: groups.NewService(goClient{cf}, groups.Options{})}
+	r.GET("/groups/:group/clients/:clientId", h.Show)
+	r.GET("/api/v1/groups/:group/clients/:clientId", h.API)
+
+	page := getChinese(t, r, "/groups/billing/clients/10.0.0.5@go")
+	for key, want := range map[string]string{
+		"Listener":              "并发消费（MessageListenerConcurrently）",
+		"Consume threads (min)": "-1（没有线程池：每条消息一个 goroutine，直到客户端的上限）",
+	} {
+		row := page.Find(`[data-testid="client-settings"] tr[data-setting="` + key + `"]`)
+		if got := strings.TrimSpace(row.Find("td").First().Text()); got != want {
+			t.Errorf("%s on the Chinese page: %q, want %q", key, got, want)
+		}
+	}
+
+	rec := (&groupRouter{Engine: r}).get(t, "/api/v1/groups/billing/clients/10.0.0.5@go")
+	var out struct {
+		Settings []struct{ Name, Value string } `json:"settings"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Listener": "concurrently (MessageListenerConcurrently)",
+		"Consume threads (min)": "-1 (no thread pool: one goroutine per message, up to the client's limit)"}
+	for _, s := range out.Settings {
+		if w, ok := want[s.Name]; ok && s.Value != w {
+			t.Errorf("API %s: %q, want %q", s.Name, s.Value, w)
+		}
+		delete(want, s.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("API settings %+v lack %v", out.Settings, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -75,7 +76,7 @@ func (h *GroupLagHistory) API(c *gin.Context) {
 		return
 	}
 	if !since.Before(until) {
-		h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_range", Message: i18n.From(c.Request.Context()).T("group.error.range")})
+		h.Fail(c, fault.InvalidField("since", "group.error.range").Because("bad_range"))
 		return
 	}
 	samples, err := h.History.LagSamples(c.Request.Context(), group, since, until)
@@ -190,7 +191,7 @@ func (h *GroupTrend) Show(c *gin.Context) {
 // trendVM puts a trend in words; with a group and a running collector, the fragment
 // refreshes itself each collection.
 func trendVM(l *i18n.Localizer, group string, t groups.Trend, sampling LagSampling) views.TrendVM {
-	vm := views.TrendVM{Direction: t.Direction, How: t.HowIn(l), Never: t.Never}
+	vm := views.TrendVM{Direction: t.Direction, How: l.SayText(t.How), Never: t.Never}
 	switch d, ok := t.Drain(); {
 	case t.CaughtUp:
 		vm.Drain = l.T("group.trend.caughtUp")

@@ -29,7 +29,7 @@ func (f *fakeLag) RecentLag(context.Context, []string, time.Time) (map[string][]
 func TestLagHistoryAPIRange(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	f := &fakeLag{}
-	r := &groupRouter{Engine: gin.New()}
+	r := &groupRouter{Engine: newEngine()}
 	r.GET("/api/v1/groups/:group/lag-history", (&GroupLagHistory{Env: &Env{Log: slog.New(slog.DiscardHandler)}, History: f}).API)
 
 	rec := r.get(t, "/api/v1/groups/orders/lag-history?since=1700000000000&until=2023-11-14T23:13:20Z")

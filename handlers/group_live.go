@@ -3,12 +3,14 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"errors"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/live"
@@ -40,6 +42,36 @@ const (
 	wsCloseTooMany  = 4429 // the viewer's, or the console's, bound of live views
 )
 
+// liveCloses is the close code of a live view refused with a fault error, by its code,
+// as errorStatus is an answer's status. Other errors close as the console shutting down.
+var liveCloses = map[fault.Code]int{fault.NotFound: wsCloseNotFound, fault.Busy: wsCloseTooMany}
+
+// LiveGroups is the live view's hub, as the group page and its websocket use it.
+type LiveGroups interface {
+	Latest(group string) (*groups.Snapshot, bool)
+	// Open streams the group's frames in lang, rendered once per language among its
+	// viewers; a group not watched yet must be known to the cluster and fit the bound
+	// of groups watched at once (fault.NotFound, fault.Busy, saying why).
+	Open(ctx context.Context, group, lang string) (*groups.Viewer, error)
+	Interval() time.Duration
+}
+
+// groupParam is the :group of every group route when RocketMQ would accept the name;
+// otherwise it answers badGroupName and returns false, before any broker is asked.
+func (e *Env) groupParam(c *gin.Context) (string, bool) {
+	group := c.Param("group")
+	if !cluster.ValidName(group) {
+		e.Fail(c, badGroupName(group))
+		return "", false
+	}
+	return group, true
+}
+
+// badGroupName is a group name RocketMQ would refuse.
+func badGroupName(name string) error {
+	return fault.InvalidField("group", "group.error.badName", "Group", views.Cut(name)).Because("bad_group")
+}
+
 // GroupLive is /ws/groups/{group}: the live group view's frames, pushed as they come.
 type GroupLive struct {
 	*Env
@@ -63,29 +95,10 @@ func (h *GroupLive) Serve(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	l := i18n.From(ctx)
 	streamLive(c, h.Quota, func(group string) (*live.Viewer, error) {
-		v, err := h.Live.Open(ctx, group, l.Lang())
-		switch {
-		case errors.Is(err, groups.ErrGroupNotFound):
-			return nil, &liveRefusal{code: wsCloseNotFound, reason: "group not found", say: l.T("group.live.notfound", "Group", group)}
-		case errors.Is(err, groups.ErrTooManyGroups):
-			return nil, &liveRefusal{code: wsCloseTooMany, reason: "too many groups watched",
-				say: l.N("group.live.toomany", h.Live.MaxGroups())}
-		}
-		return v, err
+		return h.Live.Open(ctx, group, i18n.From(ctx).Lang())
 	}, group)
 }
-
-// liveRefusal is a live view the console will not stream: the close code and reason the
-// socket closes with, after a frame saying it in the viewer's language.
-type liveRefusal struct {
-	code   int
-	reason string
-	say    string
-}
-
-func (r *liveRefusal) Error() string { return r.reason }
 
 // liveOwner is whose live views a request counts towards: the signed-in user, or, on a
 // console without users, the client's address.
@@ -105,19 +118,17 @@ func streamLive(c *gin.Context, quota *live.Quota, watch func(key string) (*live
 		return // the upgrader has answered (403 for another origin, 400 for a plain GET)
 	}
 	defer conn.Close()
+	l := i18n.From(c.Request.Context())
 	release, ok := quota.Take(liveOwner(c))
 	if !ok {
-		l := i18n.From(c.Request.Context())
-		refuseLive(conn, &liveRefusal{code: wsCloseTooMany, reason: "too many live views",
-			say: l.N("live.refused.views", quota.Max())})
+		refuseLive(conn, l, fault.New(fault.Busy, "live.refused.views", "Count", i18n.Count(quota.Max())).Because("too_many_live_views"))
 		return
 	}
 	defer release()
 	v, err := watch(key)
-	var refused *liveRefusal
-	switch {
-	case errors.As(err, &refused):
-		refuseLive(conn, refused)
+	switch fe := fault.As(err); {
+	case fe != nil && liveCloses[fe.Code] != 0:
+		refuseLive(conn, l, fe)
 		return
 	case err != nil:
 		_ = conn.WriteControl(websocket.CloseMessage,
@@ -130,15 +141,17 @@ func streamLive(c *gin.Context, quota *live.Quota, watch func(key string) (*live
 	wsWritePump(conn, v.C, v.Dropped, readDone)
 }
 
-// refuseLive sends the page the sentence of a refusal, in place of its live indicator,
-// then closes with the refusal's code.
-func refuseLive(conn *websocket.Conn, r *liveRefusal) {
+// refuseLive sends the page the sentence of a refusal in l's language, in place of its
+// live indicator, then closes with the refusal's code (liveCloses) and its reason in
+// words ("group not found").
+func refuseLive(conn *websocket.Conn, l *i18n.Localizer, r *fault.Error) {
 	var buf bytes.Buffer
-	if views.LiveRefused(r.say).Render(context.Background(), &buf) == nil {
+	if views.LiveRefused(r.Say(l)).Render(context.Background(), &buf) == nil {
 		_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
 		_ = conn.WriteMessage(websocket.TextMessage, buf.Bytes())
 	}
-	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(r.code, r.reason), time.Now().Add(wsWriteWait))
+	reason := strings.ReplaceAll(r.Reason, "_", " ")
+	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(liveCloses[r.Code], reason), time.Now().Add(wsWriteWait))
 }
 
 // wsReadPump reads (and discards) what the browser sends, so pongs and the close frame

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -17,10 +18,10 @@ func orderlyDetail() *groups.Detail {
 	d := sampleDetail()
 	d.Group, d.ConsumeMode, d.LockExpiryMs = "ordered", groups.ModeOrderly, 60000
 	d.Clients[0].ConsumeMode = groups.ModeOrderly
-	warning := "Queue 0 of T on broker-b is blocked: locked by a client that left 40 s ago (10.0.0.6@gone); the lock expires after 60 s, in about 20 s."
+	warning := plain("Queue 0 of T on broker-b is blocked: locked by a client that left 40 s ago (10.0.0.6@gone); the lock expires after 60 s, in about 20 s.")
 	d.Queues[0].Lock = &groups.QueueLock{Holder: "10.0.0.5@c1", Locked: true, HolderOnline: true, LastLockTimestamp: 1_700_000_000_000, LockedSince: 1_699_999_990_000}
 	d.Queues[1].Lock = &groups.QueueLock{Holder: "10.0.0.6@gone", LastLockTimestamp: 1_699_999_960_000, Blocked: true, Warning: warning}
-	d.Blocked = []string{warning}
+	d.Blocked = []i18n.Text{warning}
 	return d
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
-	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -54,8 +54,7 @@ func (h *GroupRebalances) API(c *gin.Context) {
 	if s := c.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > store.MaxRebalanceEvents {
-			h.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_limit",
-				Message: i18n.From(c.Request.Context()).T("group.error.limit", "Max", store.MaxRebalanceEvents)})
+			h.Fail(c, fault.InvalidField("limit", "group.error.limit", "Max", store.MaxRebalanceEvents).Because("bad_limit"))
 			return
 		}
 		limit = n
@@ -100,8 +99,7 @@ func (e *Env) queryTime(c *gin.Context, name string, into *time.Time) bool {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		e.Fail(c, &UserError{Status: http.StatusBadRequest, Code: "bad_" + name,
-			Message: i18n.From(c.Request.Context()).T("group.error.time", "Name", name)})
+		e.Fail(c, fault.InvalidField(name, "group.error.time", "Name", name).Because("bad_"+name))
 		return false
 	}
 	*into = t

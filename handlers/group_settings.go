@@ -78,7 +78,7 @@ func (h *GroupSettings) readPage(c *gin.Context, cfg *subgroups.Config) (views.G
 		h.Fail(c, err)
 		return vm, false
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	if rocketmq.IsSystemGroup(group) {
 		vm.CanChange, vm.CanDelete = false, false
 	}
@@ -372,12 +372,12 @@ func (h *GroupSettings) Preview(c *gin.Context) {
 	if err == nil {
 		var p *subgroups.Plan
 		if p, err = h.Settings.Plan(c.Request.Context(), r); err == nil {
-			vm.Preview = settingsPreviewVM(tr(c), group, p)
+			vm.Preview = settingsPreviewVM(i18n.From(c.Request.Context()), group, p)
 		}
 	}
 	keepTyped(&vm.Form, typed, c.PostFormArray("brokerNames"))
 	if err != nil {
-		if !showOnForm(tr(c), &vm.Form.FieldErrors, &vm.Form.Error, err) {
+		if !showOnForm(i18n.From(c.Request.Context()), &vm.Form.FieldErrors, &vm.Form.Error, err) {
 			h.Fail(c, err)
 			return
 		}
@@ -484,7 +484,8 @@ func orDash(s string) string {
 // A preview that went stale shows the fresh preview instead, saying why.
 func (h *GroupSettings) Apply(c *gin.Context) {
 	group := c.Param("group")
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	if h.Settings == nil {
 		h.Fail(c, errNoCluster())
 		return
@@ -524,14 +525,14 @@ func changeResultVM(l *i18n.Localizer, e *store.AuditEntry) *views.ChangeResultV
 		text = text[i+2:]
 	}
 	return &views.ChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: text,
-		EntryURL: auditURL(e.ID), Error: e.Error, Rows: auditChangeVMIn(l, e).Rows}
+		EntryURL: auditURL(e.ID), Error: l.SayText(e.Error), Rows: auditChangeVMIn(l, e).Rows}
 }
 
 func (h *GroupSettings) deleteVM(c *gin.Context, group string) views.GroupDeleteVM {
 	vm := views.GroupDeleteVM{Action: views.GroupURL(group) + "/delete", Group: group}
 	im, err := h.Settings.Impact(c.Request.Context(), group)
 	if err != nil {
-		vm.Error = sayErr(tr(c), err)
+		vm.Error = sayErr(i18n.From(c.Request.Context()), err)
 		return vm
 	}
 	vm.Brokers, vm.Clients = im.Brokers, im.Clients
@@ -564,17 +565,17 @@ func (h *GroupSettings) Delete(c *gin.Context) {
 		return
 	}
 	vm.Delete.Confirm, vm.Delete.RemoveOffsets, vm.Delete.Force = r.Confirm, r.RemoveOffsets, r.Force
-	if !showOnForm(tr(c), &vm.Delete.FieldErrors, &vm.Delete.Error, err) {
+	if !showOnForm(i18n.From(c.Request.Context()), &vm.Delete.FieldErrors, &vm.Delete.Error, err) {
 		h.Fail(c, err)
 		return
 	}
 	if fe := fault.As(err); fe != nil && fe.Reason == "clients_online" {
-		vm.Delete.FieldErrors["force"] = fe.Say(tr(c))
+		vm.Delete.FieldErrors["force"] = fe.Say(i18n.From(c.Request.Context()))
 		vm.Delete.Error = ""
 	}
 	h.renderSettings(c, http.StatusUnprocessableEntity, vm)
 }
 
 func (h *GroupSettings) renderSettings(c *gin.Context, status int, vm views.GroupSettingsVM) {
-	h.render(c, status, h.page(c, tr(c).T("settings.title", "Group", views.Cut(vm.Group)), "groups"), views.GroupSettingsPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("settings.title", "Group", views.Cut(vm.Group)), "groups"), views.GroupSettingsPage(vm))
 }

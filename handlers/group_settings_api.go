@@ -8,6 +8,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/subgroups"
 	"rmqconsole/views"
@@ -118,10 +119,10 @@ func (h *Env) answerChangeEntry(c *gin.Context, e *store.AuditEntry, created boo
 	switch {
 	case e.Status != store.AuditApplied:
 		status, out.Code = http.StatusBadGateway, "broker_error"
-		out.Error = sayChangeStatus(tr(c), e)
+		out.Error = sayChangeStatus(i18n.From(c.Request.Context()), e)
 		for _, q := range e.Result {
-			if q.Error != "" {
-				out.Error += " " + q.BrokerName + ": " + q.Error + "."
+			if len(q.Error) > 0 {
+				out.Error += " " + q.BrokerName + ": " + q.Error.String() + "."
 			}
 		}
 	case created:
@@ -152,7 +153,7 @@ func (h *GroupSettings) ApplyAPI(c *gin.Context) {
 		var stale *subgroups.StaleError
 		if fe := fault.As(err); fe != nil && errors.As(err, &stale) && stale.Fresh != nil {
 			status, code := errorStatus(err)
-			c.JSON(status, staleJSON{APIError: APIError{Error: fe.Say(tr(c)), Code: code}, Fresh: stale.Fresh})
+			c.JSON(status, staleJSON{APIError: APIError{Error: fe.Say(i18n.From(c.Request.Context())), Code: code}, Fresh: stale.Fresh})
 			return
 		}
 		h.Fail(c, err)

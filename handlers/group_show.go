@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -18,18 +17,6 @@ import (
 // GroupReader is what the group page needs from package groups.
 type GroupReader interface {
 	Lookup(ctx context.Context, group string) (*groups.Detail, error)
-}
-
-// LiveGroups is the live view's hub, as the group page and its websocket use it.
-type LiveGroups interface {
-	Latest(group string) (*groups.Snapshot, bool)
-	// Open streams the group's frames in lang, rendered once per language among its
-	// viewers; a group not watched yet must be known to the cluster and fit the bound
-	// of groups watched at once (groups.ErrGroupNotFound, groups.ErrTooManyGroups).
-	Open(ctx context.Context, group, lang string) (*groups.Viewer, error)
-	// MaxGroups is the bound of groups watched at once (0: none).
-	MaxGroups() int
-	Interval() time.Duration
 }
 
 // RebalanceHistory reads stored rebalance events and their daily sums.
@@ -71,23 +58,6 @@ type GroupShow struct {
 	DeadLetters DeadLetterTopics
 }
 
-// badGroupName answers a group name RocketMQ would refuse, before any broker is asked.
-func badGroupName(l *i18n.Localizer, name string) *UserError {
-	return &UserError{Status: http.StatusBadRequest, Code: "bad_group",
-		Message: l.T("group.error.badName", "Group", views.Cut(name))}
-}
-
-// groupParam is the route's :group when RocketMQ would accept the name; otherwise it
-// answers badGroupName and returns false.
-func (e *Env) groupParam(c *gin.Context) (string, bool) {
-	group := c.Param("group")
-	if !cluster.ValidName(group) {
-		e.Fail(c, badGroupName(i18n.From(c.Request.Context()), group))
-		return "", false
-	}
-	return group, true
-}
-
 // read returns the group's state: the live watcher's latest when someone is watching
 // (no broker call), else a fresh read.
 func (h *GroupShow) read(ctx context.Context, group string) (*groups.Detail, *groups.History, []groups.Event, error) {
@@ -125,7 +95,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	d, hist, recent, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, groupsError(c, err))
+		h.Fail(c, err)
 		return
 	}
 	poll := time.Second
@@ -194,7 +164,7 @@ func (h *GroupShow) API(c *gin.Context) {
 	}
 	d, _, _, err := h.read(c.Request.Context(), group)
 	if err != nil {
-		h.Fail(c, groupsError(c, err))
+		h.Fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, d)

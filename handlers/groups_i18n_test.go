@@ -5,15 +5,21 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/gin-gonic/gin"
 	"github.com/gorilla/websocket"
 
+	"rmqconsole/cluster/clustertest"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
+	"rmqconsole/store"
 )
 
 // getIn is get with the request in lang, as the language middleware would set it.
@@ -79,7 +85,7 @@ func TestGroupWebsocketSpeaksEachViewersLanguage(t *testing.T) {
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{}})
 	t.Cleanup(lv.Close)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize)
 	r.GET("/ws/groups/:group", (&GroupLive{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Live: lv}).Serve)
 	srv := httptest.NewServer(r)
@@ -111,7 +117,7 @@ func TestRefusedLiveViewSaysWhyInTheViewersLanguage(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	lv := groups.NewLive(fg, groups.LiveOptions{Interval: 20 * time.Millisecond, Renderer: GroupFrames{},
-		Known: func(_ context.Context, g string) error { return &groups.NotFoundError{Group: g} }})
+		Known: func(_ context.Context, g string) error { return groups.NotFound(g) }})
 	t.Cleanup(lv.Close)
 	r := gin.New()
 	r.Use(Localize)
@@ -131,10 +137,98 @@ func TestRefusedLiveViewSaysWhyInTheViewersLanguage(t *testing.T) {
 		t.Fatalf("refusal frame %v %s", err, msg)
 	}
 	_, _, err = conn.ReadMessage()
-	if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != wsCloseNotFound {
+	if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != wsCloseNotFound || ce.Text != "group not found" {
 		t.Fatalf("after the refusal: %v, want close %d", err, wsCloseNotFound)
 	}
 	if st := lv.Stats(); st.Watchers != 0 {
 		t.Fatalf("the refused group is watched: %+v", st)
+	}
+}
+
+// A rebalance the live view recorded reads in Chinese on a Chinese group page read
+// later from the database, whoever watched it then: what is stored is what happened (a
+// client joined, a queue moved), said from the catalogues when it is read.
+func TestRecordedRebalanceReadsInTheReadersLanguage(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cf := clustertest.New()
+	cf.AddBroker("broker-a", "10.0.0.1:10911")
+	cf.AddTopic("orders", 2)
+	q0 := rocketmq.MessageQueue{Topic: "orders", BrokerName: "broker-a", QueueID: 0}
+	q1 := rocketmq.MessageQueue{Topic: "orders", BrokerName: "broker-a", QueueID: 1}
+	cf.AddGroup(&clustertest.Group{Name: "billing", Topics: []string{"orders"},
+		Clients: []clustertest.Client{{ID: "10.0.0.5@c1", Holds: []rocketmq.MessageQueue{q0, q1}}}})
+	svc := groups.NewService(cf, groups.Options{})
+	lv := groups.NewLive(svc, groups.LiveOptions{Interval: 20 * time.Millisecond, Store: st})
+	v, err := lv.Watch("billing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not happen within 10 s", what)
+			}
+		}
+	}
+	waitFor("the watcher's first read", func() bool { _, ok := lv.Latest("billing"); return ok })
+	cf.SetClients("billing", clustertest.Client{ID: "10.0.0.5@c1", Holds: []rocketmq.MessageQueue{q0}},
+		clustertest.Client{ID: "10.0.0.6@c2", Holds: []rocketmq.MessageQueue{q1}})
+	waitFor("a stored move", func() bool {
+		stored, _ := st.RebalanceEvents(t.Context(), "billing", 10, time.Time{})
+		return slices.ContainsFunc(stored, func(e store.RebalanceEvent) bool { return e.Kind == groups.KindMoved })
+	})
+	v.Close()
+	lv.Close()
+
+	gin.SetMode(gin.TestMode)
+	r := gin.New()
+	r.GET("/groups/:group", (&GroupShow{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Groups: svc, Events: st}).Show)
+	page := getChinese(t, r, "/groups/billing")
+	var said []string
+	page.Find(`[data-testid="timeline-event"] span`).Each(func(_ int, s *goquery.Selection) { said = append(said, s.Text()) })
+	for _, want := range []string{"客户端 10.0.0.6@c2 上线。", "队列 orders broker-a/1 从 10.0.0.5@c1 迁移到 10.0.0.6@c2"} {
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("the Chinese timeline %q does not say %q", said, want)
+		}
+	}
+	for _, s := range said {
+		if run := englishRun.FindString(rocketMQNames.ReplaceAllString(s, "·")); run != "" {
+			t.Errorf("the Chinese timeline says %q in English: %q", run, s)
+		}
+	}
+}
+
+// Brokers that all fail to list their consumer groups, while the NameServer answers,
+// are named on the Chinese group list in the cluster layer's words and in Chinese —
+// not inside an English sentence the service wrapped around the first failure; the
+// API answers them as a broker failure, as before.
+func TestGroupListOfFailingBrokersSaysWhyInTheReadersLanguage(t *testing.T) {
+	cf := clustertest.New()
+	cf.AddBroker("broker-a", "10.0.0.1:10911")
+	cf.AddTopic("orders", 2)
+	cf.Down("10.0.0.1:10911")
+	svc := groups.NewService(cf, groups.Options{})
+	gin.SetMode(gin.TestMode)
+	r := gin.New()
+	list := &GroupsList{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Groups: svc}
+	r.GET("/groups", list.Show)
+	r.GET("/api/v1/groups", list.API)
+	say := strings.TrimSpace(getChinese(t, r, "/groups").Find(`[data-testid="groups-error"]`).Text())
+	t.Logf("the Chinese group list says: %s", say)
+	if !strings.HasPrefix(say, "无法读取消费者组：") || !strings.Contains(say, "broker-a") || !strings.Contains(say, "10.0.0.1:10911") {
+		t.Errorf("%q: want the Chinese sentence naming the broker that failed", say)
+	}
+	if run := englishRun.FindString(rocketMQNames.ReplaceAllString(say, "·")); run != "" {
+		t.Errorf("the Chinese sentence says %q in English: %q", run, say)
+	}
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/groups", nil))
+	if e := apiError(t, rec); rec.Code != http.StatusBadGateway || e.Code != "broker_error" || !strings.Contains(e.Error, "broker-a") {
+		t.Errorf("API: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/store"
@@ -46,25 +47,23 @@ type GroupsJSON struct {
 }
 
 // listQuery reads the filter and order from the query string. A sort key or flag it
-// does not know is a user error: the page says so next to the form.
-func listQuery(c *gin.Context) (groups.ListQuery, *UserError) {
-	l := i18n.From(c.Request.Context())
+// does not know is bad input (fault.Invalid): the page says so next to the form.
+func listQuery(c *gin.Context) (groups.ListQuery, error) {
 	q := groups.ListQuery{Filter: c.Query("q"), Sort: c.Query("sort")}
 	var ok bool
 	if q.System, ok = queryFlag(c.Query("system")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_system", Message: l.T("groups.error.system")}
+		return q, fault.InvalidField("system", "groups.error.system").Because("bad_system")
 	}
 	if q.Desc, ok = queryFlag(c.Query("desc")); !ok {
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_desc", Message: l.T("groups.error.desc")}
+		return q, fault.InvalidField("desc", "groups.error.desc").Because("bad_desc")
 	}
 	if q.Sort != "" && !slices.Contains(groups.SortKeys, q.Sort) {
 		bad := q.Sort
 		q.Sort = ""
-		return q, &UserError{Status: http.StatusBadRequest, Code: "bad_sort",
-			Message: l.T("groups.error.sort", "Sort", views.Cut(bad))}
+		return q, fault.InvalidField("sort", "groups.error.sort", "Sort", views.Cut(bad)).Because("bad_sort")
 	}
 	if fe := filterRefused(&q.Filter); fe != nil {
-		return q, &UserError{Status: http.StatusBadRequest, Code: fe.APICode(), Message: fe.Say(l), Say: fe.Msg}
+		return q, fe
 	}
 	return q, nil
 }
@@ -92,11 +91,11 @@ func (h *GroupsList) Show(c *gin.Context) {
 		h.render(c, http.StatusOK, p, views.GroupsPage(views.GroupsVM{}))
 		return
 	}
-	q, uerr := listQuery(c)
+	q, qerr := listQuery(c)
 	vm := views.GroupsVM{Configured: true, Filter: q.Filter, System: q.System, Sort: q.Sort, Desc: q.Desc,
 		SortLinks: groupSortLinks(q), RefreshURL: groupListURL(q, true)}
-	if uerr != nil {
-		vm.FormError = uerr.Message
+	if qerr != nil {
+		vm.FormError = errorMessage(c, qerr, "")
 		vm.Error = loc.T("groups.error.fixFilter")
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.GroupsPage(vm))
 		return
@@ -129,7 +128,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = msSpan(loc, l.Took.Milliseconds(), time.Millisecond)
 	vm.Failures = sayFailures(loc, l.Failures)
-	vm.Needs5x = groups.SayNote(loc, l.Needs5x)
+	vm.Needs5x = loc.SayText(l.Needs5x)
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 }
 
@@ -139,9 +138,9 @@ func (h *GroupsList) API(c *gin.Context) {
 		h.Fail(c, errNoCluster())
 		return
 	}
-	q, uerr := listQuery(c)
-	if uerr != nil {
-		h.Fail(c, uerr)
+	q, err := listQuery(c)
+	if err != nil {
+		h.Fail(c, err)
 		return
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))

@@ -22,9 +22,13 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/groups"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
+
+// plain is a service's sentence said as it is in every language, for the fakes' results.
+func plain(s string) i18n.Text { return i18n.TextOf(i18n.Plain(s)) }
 
 // Fakes behind the interfaces the group handlers own. What the real cluster answers is
 // tested in package groups and server; here the handlers' own behaviour: statuses,
@@ -55,7 +59,7 @@ func (f *fakeGroups) Lookup(_ context.Context, g string) (*groups.Detail, error)
 	if f.err != nil {
 		return nil, f.err
 	}
-	return nil, &groups.NotFoundError{Group: g}
+	return nil, groups.NotFound(g)
 }
 
 func (f *fakeGroups) Detail(ctx context.Context, g string) (*groups.Detail, error) {
@@ -108,11 +112,11 @@ func sampleDetail() *groups.Detail {
 			Subscriptions: []groups.Subscription{{Topic: "T", Expression: "*"}}, Strategy: "AVG", Queues: 1}},
 		Queues: []groups.QueueLag{
 			{Topic: "T", BrokerName: "broker-a", QueueID: 0, BrokerOffset: i64(1500), ConsumerOffset: i64(500), Lag: i64(1000), Owner: "10.0.0.5@c1", LastTimestamp: 1_700_000_000_000},
-			{Topic: "T", BrokerName: "broker-b", QueueID: 0, LagUnknown: "Broker broker-b did not answer: connection refused"},
+			{Topic: "T", BrokerName: "broker-b", QueueID: 0, LagUnknown: plain("Broker broker-b did not answer: connection refused")},
 		},
 		Topics:       []groups.TopicSummary{{Topic: "T", Queues: 2, Lag: 1000, Unknown: 1, Owned: 1}},
 		TotalLag:     i64(1000),
-		TotalLagNote: "Leaves out 1 of 2 queues whose lag is unknown.",
+		TotalLagNote: plain("Leaves out 1 of 2 queues whose lag is unknown."),
 		Failures:     []groups.BrokerFailure{{Broker: "broker-b", Addr: "10.0.0.2:10911", Op: "consume stats", Err: errors.New("connection refused")}},
 		Assignment: groups.Assignment{Applicable: true, Strategy: "AVG", Unowned: 1, Queues: []groups.AssignedQueue{
 			{Topic: "T", BrokerName: "broker-a", QueueID: 0, Expected: "10.0.0.5@c1", Actual: []string{"10.0.0.5@c1"}},
@@ -125,7 +129,7 @@ func sampleDetail() *groups.Detail {
 func sampleList() *groups.List {
 	return &groups.List{CheckedAt: time.Now().Add(-12 * time.Second), Took: 40 * time.Millisecond, Groups: []groups.Summary{
 		{Group: "orders", Online: true, Clients: 2, ConsumeType: "push", MessageModel: "CLUSTERING", Topics: []string{"T"}, TotalLag: i64(1000), ConsumeTPS: 3.5},
-		{Group: "billing", Topics: []string{}, LagNote: "No offsets are stored for this group yet."},
+		{Group: "billing", Topics: []string{}, LagNote: plain("No offsets are stored for this group yet.")},
 		{Group: "TOOLS_CONSUMER", System: true, Topics: []string{}},
 	}}
 }
@@ -139,7 +143,7 @@ type groupRouter struct {
 func newGroupRouter(t *testing.T, configured bool) *groupRouter {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
-	r := gin.New()
+	r := newEngine()
 	env := &Env{Log: slog.New(slog.DiscardHandler)}
 	fg := &fakeGroups{list: sampleList(), detail: map[string]*groups.Detail{"orders": sampleDetail()}}
 	hist := &fakeHistory{events: []store.RebalanceEvent{{Group: "orders", At: time.Unix(1_700_000_000, 0), Kind: "joined", ClientID: "10.0.0.5@c1"}}}
@@ -332,7 +336,7 @@ func TestGroupPageSaysWhichBrokersOffsetsCameFromASlave(t *testing.T) {
 func TestGroupPageSaysClientsUnknownWhenNoBrokerListedThem(t *testing.T) {
 	r := newGroupRouter(t, true)
 	d := sampleDetail()
-	d.Online, d.Clients, d.ClientsUnknown = false, nil, true
+	d.Online, d.Clients, d.ClientsUnknown = false, []groups.Client{}, true // as the service says it: a list, empty
 	r.fg.mu.Lock()
 	r.fg.detail["orders"] = d
 	r.fg.mu.Unlock()
@@ -642,10 +646,10 @@ func TestGroupPagesSayPOPAndGRPCNeed5xOn4x(t *testing.T) {
 	const needs = "gRPC clients, the RocketMQ Proxy and POP consumption need RocketMQ 5.x; this cluster's brokers run 4.9.7"
 	r := newGroupRouter(t, true)
 	d := sampleDetail()
-	d.Needs5x = needs
+	d.Needs5x = plain(needs)
 	r.fg.mu.Lock()
 	r.fg.detail["orders"] = d
-	r.fg.list.Needs5x = needs
+	r.fg.list.Needs5x = plain(needs)
 	r.fg.mu.Unlock()
 	if got := doc(t, r.get(t, "/groups/orders")).Find(`[data-testid="needs-5x"]`).Text(); !strings.Contains(got, needs) {
 		t.Errorf("group page says %q, want %q", got, needs)

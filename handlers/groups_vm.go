@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -54,7 +55,7 @@ func groupRowVM(l *i18n.Localizer, s groups.Summary) views.GroupRow {
 	r := views.GroupRow{
 		Group: s.Group, URL: views.GroupURL(s.Group), System: s.System, Online: s.Online, Clients: s.Clients,
 		ConsumeType: groups.ConsumeTypeLabel(s.ConsumeType), MessageModel: s.MessageModel, ConsumeMode: s.ConsumeMode, Topics: s.Topics,
-		Lag: groupLagCell(s.TotalLag, groups.SayNote(l, s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, groups.SayNote(l, s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: sayFailures(l, s.Failures),
+		Lag: groupLagCell(s.TotalLag, l.SayText(s.LagNote)), Behind: groupBehindCell(s.MaxLagTimeMs, l.SayText(s.MaxLagTimeNote)), TPS: views.Rate(s.ConsumeTPS), Failures: sayFailures(l, s.Failures),
 	}
 	r.Last, r.LastISO = groupEpochMs(s.LastTimestamp)
 	r.ClientsUnknown = s.ClientsUnknown
@@ -108,7 +109,7 @@ func lockCellVM(loc *i18n.Localizer, group string, l *groups.QueueLock) *views.L
 	if l == nil {
 		return nil
 	}
-	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: groups.SayNote(loc, l.Warning)}
+	c := &views.LockCell{Holder: l.Holder, Locked: l.Locked, HolderOnline: l.HolderOnline, Blocked: l.Blocked, Warning: loc.SayText(l.Warning)}
 	if l.Holder != "" && l.HolderOnline {
 		c.HolderURL = views.ClientURL(group, l.Holder)
 	}
@@ -126,7 +127,7 @@ func queueRowVM(l *i18n.Localizer, d *groups.Detail, q groups.QueueLag, hist *gr
 		DOMID: QueueDOMID(mq), Topic: q.Topic, TopicURL: views.TopicMessagesURL(q.Topic), Retry: q.Retry,
 		Broker: q.BrokerName, QueueID: q.QueueID,
 		BrokerOffset: groupOffsetText(q.BrokerOffset), ConsumerOffset: groupOffsetText(q.ConsumerOffset),
-		Lag: groupLagCell(q.Lag, groups.SayNote(l, q.LagUnknown)), Behind: groupBehindCell(q.LagTimeMs, groups.SayNote(l, q.LagTimeUnknown)), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
+		Lag: groupLagCell(q.Lag, l.SayText(q.LagUnknown)), Behind: groupBehindCell(q.LagTimeMs, l.SayText(q.LagTimeUnknown)), InFlight: "—", Owner: q.Owner, Owners: q.Owners, OwnerUnknown: q.OwnerUnknown, Popped: d.Pop != nil,
 		Spark: views.Sparkline{Empty: true},
 	}
 	if q.InFlight != nil {
@@ -153,10 +154,10 @@ func clientRowsVM(l *i18n.Localizer, d *groups.Detail) []views.ClientRow {
 	out := make([]views.ClientRow, 0, len(d.Clients))
 	for _, c := range d.Clients {
 		r := views.ClientRow{ID: c.ClientID, Addr: c.ClientAddr, Language: c.Language, Version: c.Version,
-			VersionNote: groups.SayNote(l, c.VersionNote), Protocol: c.Protocol, KnownTo: c.KnownTo,
+			VersionNote: l.SayText(c.VersionNote), Protocol: c.Protocol, KnownTo: c.KnownTo,
 			Strategy: c.Strategy, ConsumeMode: c.ConsumeMode, URL: views.ClientURL(d.Group, c.ClientID),
 			Differs: c.SubscriptionDiffers, Queues: c.Queues, Idle: idle[c.ClientID],
-			TPS: views.Rate(c.ConsumeTPS), Error: groups.SayNote(l, c.RunningInfoError)}
+			TPS: views.Rate(c.ConsumeTPS), Error: l.SayText(c.RunningInfoError)}
 		if c.KnownTo != groups.KnownToBroker {
 			// Known to a Proxy only: its subscriptions are the Proxy's, and it has no running info by design.
 			r.Note, r.Error = r.Error, ""
@@ -192,7 +193,7 @@ func topicRowsVM(l *i18n.Localizer, d *groups.Detail) []views.TopicRow {
 }
 
 func assignmentVM(l *i18n.Localizer, a groups.Assignment) views.AssignmentVM {
-	vm := views.AssignmentVM{Applicable: a.Applicable, Note: groups.SayNote(l, a.Note), Strategy: a.Strategy, Matches: a.Matches,
+	vm := views.AssignmentVM{Applicable: a.Applicable, Note: l.SayText(a.Note), Strategy: a.Strategy, Matches: a.Matches,
 		Unowned: a.Unowned, OwnedTwice: a.OwnedTwice, Differs: a.Differs, OwnerUnknown: a.OwnerUnknown, IdleClients: a.IdleClients,
 		MoreClientsThanQueues: a.MoreClientsThanQueues}
 	for _, q := range a.Queues {
@@ -204,7 +205,7 @@ func assignmentVM(l *i18n.Localizer, a groups.Assignment) views.AssignmentVM {
 
 func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.GroupHeader {
 	h := views.GroupHeader{Online: d.Online, ClientsUnknown: d.ClientsUnknown, Clients: len(d.Clients), ConsumeType: groups.ConsumeTypeLabel(d.ConsumeType), MessageModel: d.MessageModel,
-		TotalLag: groupLagCell(d.TotalLag, groups.SayNote(l, d.TotalLagNote)), Behind: groupBehindCell(d.MaxLagTimeMs, groups.SayNote(l, d.MaxLagTimeNote)), TPS: views.Rate(d.ConsumeTPS),
+		TotalLag: groupLagCell(d.TotalLag, l.SayText(d.TotalLagNote)), Behind: groupBehindCell(d.MaxLagTimeMs, l.SayText(d.MaxLagTimeNote)), TPS: views.Rate(d.ConsumeTPS),
 		ConsumeMode: d.ConsumeMode,
 		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: sayFailures(l, d.Failures),
 		FromSlaves: sayFromSlaves(l, d.FromSlaves, "cluster.slave.what.offsets")}
@@ -216,12 +217,12 @@ func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.G
 		h.TotalLag.Growing = lagGrowing(vals)
 	}
 	for _, b := range d.Blocked {
-		h.Blocked = append(h.Blocked, groups.SayNote(l, b))
+		h.Blocked = append(h.Blocked, l.SayText(b))
 	}
-	h.MixedNote, h.Needs5x = groups.SayNote(l, d.MixedNote), groups.SayNote(l, d.Needs5x)
+	h.MixedNote, h.Needs5x = l.SayText(d.MixedNote), l.SayText(d.Needs5x)
 	if p := d.Pop; p != nil {
 		h.Pop = &views.PopVM{Ready: views.Thousands(p.Ready), Retry: views.Thousands(p.Retry),
-			InFlightNote: groups.SayNote(l, p.InFlightNote), PollingNote: groups.SayNote(l, p.PollingNote), Note: groups.SayNote(l, p.Note)}
+			InFlightNote: l.SayText(p.InFlightNote), PollingNote: l.SayText(p.PollingNote), Note: l.SayText(p.Note)}
 		if p.Polling != nil {
 			h.Pop.Polling = strconv.Itoa(*p.Polling)
 		}
@@ -251,7 +252,7 @@ func eventRowVM(l *i18n.Localizer, e groups.Event) views.EventRow {
 			r.Text += l.T("group.event.moved.unowned", "Span", msSpan(l, e.UnownedMs, 100*time.Millisecond))
 		}
 		if e.DuplicatesAtRisk != nil && *e.DuplicatesAtRisk > 0 {
-			r.Text += l.T("group.event.moved.duplicates", "Count", views.Thousands(*e.DuplicatesAtRisk), "From", from)
+			r.Text += l.N("group.event.moved.duplicates", int(*e.DuplicatesAtRisk), "From", from)
 		}
 		r.Text += l.T("group.event.end")
 	case groups.KindLocked:
@@ -440,20 +441,24 @@ func msSpan(l *i18n.Localizer, ms int64, round time.Duration) string {
 func duplicatesText(l *i18n.Localizer, n, unknown int64) string {
 	s := "≤ " + views.Thousands(n)
 	if unknown > 0 {
-		s += l.T("group.cost.unknownMoves", "Count", views.Thousands(unknown))
+		s += l.N("group.cost.unknownMoves", int(unknown))
 	}
 	return s
 }
 
-// groupErrText is err as a clause of a sentence in l's language: a Message the services
-// hand up is said in it, anything else as it reads.
+// groupErrText is err as a clause of a sentence in l's language: a fault or a Message the
+// services hand up is said in it, a broker's failure in the cluster layer's words,
+// anything else as it reads.
 func groupErrText(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
 	}
 	var m i18n.Message
-	if errors.As(err, &m) {
-		return strings.TrimSuffix(strings.TrimSuffix(l.Say(m), "."), "。")
+	s := sayErr(l, err)
+	if fe := fault.As(err); fe != nil {
+		s = fe.Say(l)
+	} else if errors.As(err, &m) {
+		s = l.Say(m)
 	}
-	return strings.TrimSuffix(err.Error(), ".")
+	return strings.TrimSuffix(strings.TrimSuffix(s, "."), "。")
 }

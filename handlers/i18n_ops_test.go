@@ -38,7 +38,7 @@ func TestErrorsAreSaidInTheRequestsLanguage(t *testing.T) {
 			"你的角色（只读）无权重置消费位点：需要“操作员”角色。", "Forbidden"},
 	} {
 		for _, lang := range []string{"en", "zh-CN"} {
-			r := gin.New()
+			r := newEngine()
 			r.Use(Localize)
 			env := &Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 			r.GET("/x", func(c *gin.Context) { env.Fail(c, tc.err) })

@@ -52,7 +52,7 @@ func TestDecodeAPIBodyIsStrict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gin.SetMode(gin.ReleaseMode)
-			r := gin.New()
+			r := newEngine()
 			var got shape
 			var decErr error
 			r.POST("/x", func(c *gin.Context) { decErr = decodeAPIBody(c, &got) })

@@ -45,7 +45,7 @@ func (f *fakeSettings) Apply(_ context.Context, c subgroups.Confirmation) (*subg
 		return nil, f.err
 	}
 	return &subgroups.Applied{Plan: &subgroups.Plan{Group: c.Group}, Entry: &store.AuditEntry{ID: 3, Status: store.AuditApplied, Mode: subgroups.ModeUpdate,
-		Group: c.Group, Result: []store.AuditQueue{{BrokerName: "broker-a", Note: "updated: retryMaxTimes 16 → 5; read back"}}}}, nil
+		Group: c.Group, Result: []store.AuditQueue{{BrokerName: "broker-a", Note: i18n.PlainText("updated: retryMaxTimes 16 → 5; read back")}}}}, nil
 }
 func (f *fakeSettings) Impact(_ context.Context, g string) (*subgroups.Impact, error) {
 	return &subgroups.Impact{Group: g, Brokers: []string{"broker-a"}}, nil
@@ -60,7 +60,7 @@ func (f *fakeSettings) Delete(_ context.Context, _ subgroups.Who, r subgroups.De
 
 func settingsRouter(f *fakeSettings, role auth.Role) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize, func(c *gin.Context) { c.Set(RoleKey, role) })
 	h := &GroupSettings{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Settings: f}
 	r.GET("/groups/:group/settings", h.Show)
@@ -255,7 +255,7 @@ func (f *fakeACL) DeletePolicy(context.Context, acl.Who, string, string, string,
 func TestACLAPIPreviewsThenAppliesWithThePasswordAgain(t *testing.T) {
 	f := &fakeACL{}
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(Localize)
 	h := &ACL{Env: &Env{Log: slog.New(slog.DiscardHandler)}, ACL: f}
 	r.GET("/api/v1/acl/users", h.UsersAPI)

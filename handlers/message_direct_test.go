@@ -48,7 +48,7 @@ func directRouter(t *testing.T, role auth.Role, dc *directClient) (*gin.Engine, 
 		t.Fatal(err)
 	}
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(func(c *gin.Context) { c.Set(RoleKey, role); c.Set(ActorKey, "otto") })
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc}
 	r.GET("/messages/:id", h.Show)

@@ -45,7 +45,7 @@ func msgFake(n int) *clustertest.Fake {
 // msgRouter serves the message routes over svc, as server/routes_messages.go does.
 func msgRouter(svc *lookup.Service) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Now: func() time.Time { return msgT0.Add(time.Hour) }}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)
@@ -495,7 +495,7 @@ func TestMessageByUniqueKeyWithoutTopicAsksForIt(t *testing.T) {
 func TestHeavyQueriesPastTheCapAreRefusedAtOnce(t *testing.T) {
 	svc := lookup.New(msgFake(4), lookup.Options{})
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Heavy: NewHeavyGate(1),
 		Now: func() time.Time { return msgT0.Add(time.Hour) }}
 	r.GET("/messages", h.Search)
@@ -633,4 +633,23 @@ func msgCSV(t *testing.T, rec *httptest.ResponseRecorder) [][]string {
 		t.Fatalf("export: %d %v %.200s", rec.Code, err, rec.Body.String())
 	}
 	return all[1:]
+}
+
+// A unique key searched without its topic is answered once, beside the topic field, in
+// one short sentence; the banner above the result only points at the field.
+func TestUniqueKeyWithoutTopicIsSaidOnceAndShort(t *testing.T) {
+	r := msgRouter(lookup.New(msgFake(2), lookup.Options{}))
+	rec := msgGet(t, r, "/messages?tab=id&id=ABCDEF0123456789")
+	body := rec.Body.String()
+	if n := strings.Count(body, "is not an offsetMsgId"); n != 1 {
+		t.Errorf("the page says why %d times, want once", n)
+	}
+	doc := msgDoc(t, rec)
+	said := strings.TrimSpace(doc.Find(`#err-topic`).Text())
+	if words := len(strings.Fields(said)); words > 25 || strings.Count(said, ". ") > 0 {
+		t.Errorf("%d words, want one short sentence: %q", words, said)
+	}
+	if banner := doc.Find(`[data-testid="form-error"]`).Text(); !strings.Contains(banner, "the marked field says why") {
+		t.Errorf("banner %q, want it to point at the field", banner)
+	}
 }

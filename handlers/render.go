@@ -16,14 +16,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
-	"rmqconsole/alerts"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
-	"rmqconsole/groups"
 	"rmqconsole/i18n"
-	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
-	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -117,7 +113,7 @@ func (e *Env) failWith(c *gin.Context, status int, code string, err error) {
 	switch {
 	case status == statusClientClosed:
 		// Nobody is left to read the answer: not the console's failure.
-		e.Log.Info("request cancelled by the client", "op", operation(c), "err", err)
+		e.Log.Debug("request cancelled by the client", "op", operation(c), "err", err)
 	case status >= 500:
 		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
@@ -142,9 +138,14 @@ func operation(c *gin.Context) string {
 	return c.Request.Method + " " + c.Request.URL.Path
 }
 
-// NotFound answers routes that do not exist.
+// NotFound answers routes that do not exist: a page saying so, or for the API a JSON
+// error pointing at the API's document.
 func (e *Env) NotFound(c *gin.Context) {
-	e.Fail(c, fault.New(fault.NotFound, "error.no_page", "Path", c.Request.URL.Path))
+	m := i18n.M("error.no_page", "Path", c.Request.URL.Path)
+	if isAPI(c) {
+		m = i18n.M("api.no_route", "Path", c.Request.URL.Path)
+	}
+	e.Fail(c, &fault.Error{Code: fault.NotFound, Msg: m})
 }
 
 // errNoCluster answers what needs a cluster on a console started without a NameServer
@@ -290,6 +291,9 @@ func errorStatus(err error) (int, string) {
 		if status, ok := reasonStatus[fe.Reason]; ok {
 			return status, fe.APICode()
 		}
+		if status, ok := brokersRefused(fe); ok {
+			return status, fe.APICode()
+		}
 		return faultStatus[fe.Code], fe.APICode()
 	}
 	var ue *UserError
@@ -297,30 +301,8 @@ func errorStatus(err error) (int, string) {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Status, ue.Code
-	case errors.Is(err, groups.ErrGroupNotFound):
-		return http.StatusNotFound, "group_not_found"
-	case errors.Is(err, groups.ErrClientNotFound):
-		return http.StatusNotFound, "client_not_found"
-	case errors.Is(err, store.ErrAuditBusy):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, groups.ErrNoBrokers):
+	case errors.Is(err, cluster.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
-	case errors.As(err, new(resets.InputErrors)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, resets.ErrConflict):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, resets.ErrAuditUnavailable):
-		return http.StatusServiceUnavailable, "audit_unavailable"
-	case errors.Is(err, resets.ErrNoCluster):
-		return http.StatusServiceUnavailable, "no_cluster"
-	case errors.As(err, new(*store.AuditBusyError)):
-		return http.StatusConflict, "conflict"
-	case errors.Is(err, store.ErrAuditNotFound):
-		return http.StatusNotFound, "not_found"
-	case errors.As(err, new(*alerts.FieldError)):
-		return http.StatusBadRequest, "bad_request"
-	case errors.Is(err, alerts.ErrNotFound):
-		return http.StatusNotFound, "alert_rule_not_found"
 	case errors.As(err, new(*rocketmq.AccessError)):
 		return http.StatusForbidden, "access_denied"
 	case errors.As(err, new(*rocketmq.TimeoutError)), errors.As(err, &bf) && errors.As(bf.Err, new(*rocketmq.TimeoutError)):
@@ -355,17 +337,32 @@ const (
 	ReasonUnknownHost      = "unknown_host"       // Refused: 421
 )
 
-// reasonStatus are the reasons HTTP has a finer status for than their fault code's: a
-// change refused because a broker could not be read first is that broker's failure (a
-// gateway's statuses), and the refusals of the HTTP layer itself.
+// reasonStatus are the reasons of the HTTP layer's own refusals, which HTTP has a finer
+// status for than their fault code's.
 var reasonStatus = map[string]int{
-	cluster.FailureError:   http.StatusBadGateway,     // Unavailable
-	cluster.FailureTimeout: http.StatusGatewayTimeout, // Unavailable
 	ReasonUnauthenticated:  http.StatusUnauthorized,
 	ReasonMethodNotAllowed: http.StatusMethodNotAllowed,
 	ReasonTooLarge:         http.StatusRequestEntityTooLarge,
 	reasonMediaType:        http.StatusUnsupportedMediaType,
 	ReasonUnknownHost:      http.StatusMisdirectedRequest,
+}
+
+// brokersRefused is the status of a change refused because brokers it concerns could not
+// be read first (Unavailable, its reason the first failure's code, its cause the
+// brokers' failures): that broker's failure, a gateway's 502, or 504 when it did not
+// answer in time. A NameServer that did not answer is the cluster's unavailability (503),
+// with the same reasons but no broker's failure behind it.
+func brokersRefused(fe *fault.Error) (int, bool) {
+	if fe.Code != fault.Unavailable || !errors.As(fe.Err, new(cluster.BrokerFailure)) {
+		return 0, false
+	}
+	switch fe.Reason {
+	case cluster.FailureError:
+		return http.StatusBadGateway, true
+	case cluster.FailureTimeout:
+		return http.StatusGatewayTimeout, true
+	}
+	return 0, false
 }
 
 // errorMessage is the sentence shown for err. Errors meant for people are shown as they

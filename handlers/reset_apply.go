@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
@@ -22,41 +23,38 @@ func (h *Resets) Apply(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	entry, err := h.Service.Apply(ctx, resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
-	var ie resets.InputErrors
-	var ce *resets.ConflictError
-	var fe *resets.FinishError
+	var rej *resets.Rejected
 	switch {
-	case errors.As(err, &ie):
+	case entry != nil && err != nil: // applied, but the outcome is not recorded
+		h.render(c, http.StatusServiceUnavailable, h.page(c, l.T("reset.page.result", "Group", group), "groups"),
+			views.ResetResultPage(resetResultVM(l, entry, fault.As(err).Say(l))))
+	case fault.Is(err, fault.Invalid):
+		errs := fault.All(err)
 		vm := h.baseVM(ctx, group, in)
-		vm.FieldErrors = fieldErrors(l, ie)
+		vm.FieldErrors = fieldErrors(l, errs)
 		if p, ok := h.Service.Preview(in.PlanID); ok {
 			vm.Preview = h.previewVM(l, p, in)
 			vm.Preview.ConfirmError = vm.FieldErrors["confirm"]
 		}
-		vm.Error = l.T("reset.nothing_changed", "Errors", sayInputErrors(l, ie))
+		vm.Error = l.T("reset.nothing_changed", "Errors", errs.Say(l))
 		h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
-	case errors.As(err, &ce):
+	case errors.As(err, &rej):
 		vm := h.baseVM(ctx, group, in)
-		vm.Notice = ce.Message
-		if ce.Say.ID != "" {
-			vm.Notice = l.Say(ce.Say)
+		vm.Notice = fault.As(err).Say(l)
+		if rej.EntryID > 0 {
+			vm.Notice += l.T("reset.recorded_as", "ID", rej.EntryID)
 		}
-		if ce.EntryID > 0 {
-			vm.Notice += l.T("reset.recorded_as", "ID", ce.EntryID)
-		}
-		if ce.Fresh != nil {
-			vm.Preview = h.previewVM(l, ce.Fresh, in)
+		if rej.Fresh != nil {
+			vm.Preview = h.previewVM(l, rej.Fresh, in)
 		}
 		h.render(c, http.StatusConflict, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
-	case errors.As(err, &fe):
-		h.render(c, http.StatusServiceUnavailable, h.page(c, l.T("reset.page.result", "Group", group), "groups"),
-			views.ResetResultPage(resetResultVM(l, fe.Entry, fe.Error())))
 	case err != nil:
-		status, _ := errorStatus(err)
+		status, code := errorStatus(err)
 		vm := h.baseVM(ctx, group, in)
-		vm.Error = err.Error()
+		vm.Error = errorMessage(c, err, code)
 		h.render(c, status, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 	default:
 		h.render(c, http.StatusOK, h.page(c, l.T("reset.page.result", "Group", group), "groups"), views.ResetResultPage(resetResultVM(l, entry, "")))
@@ -82,22 +80,22 @@ func (h *Resets) ApplyAPI(c *gin.Context) {
 		return
 	}
 	entry, err := h.Service.Apply(c.Request.Context(), resets.Confirmation{PlanID: in.PlanID, Request: req, Confirmed: in.Confirm, Who: who(c)})
-	var ie resets.InputErrors
-	var ce *resets.ConflictError
-	var fe *resets.FinishError
+	var rej *resets.Rejected
 	switch {
-	case errors.As(err, &ie):
-		badResetRequest(c, ie)
-	case errors.As(err, &ce):
-		body := conflictJSON{Error: ce.Message, Code: "conflict", AuditID: ce.EntryID, Reasons: ce.Reasons}
-		if ce.Fresh != nil {
-			pj := planJSON(ce.Fresh, h.Service.ExpiresAt(ce.Fresh))
+	case entry != nil && err != nil: // applied, but the outcome is not recorded
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": fault.As(err).Msg.String(), "code": "audit_unavailable", "entry": auditEntryJSON(entry)})
+	case fault.Is(err, fault.Invalid):
+		badResetRequest(c, fault.All(err))
+	case errors.As(err, &rej):
+		body := conflictJSON{Error: fault.As(err).Msg.String(), Code: "conflict", AuditID: rej.EntryID}
+		for _, r := range rej.Reasons {
+			body.Reasons = append(body.Reasons, r.String())
+		}
+		if rej.Fresh != nil {
+			pj := planJSON(rej.Fresh, h.Service.ExpiresAt(rej.Fresh))
 			body.Preview = &pj
 		}
 		c.JSON(http.StatusConflict, body)
-	case errors.As(err, &fe):
-		ej := auditEntryJSON(fe.Entry)
-		c.JSON(http.StatusServiceUnavailable, gin.H{"error": fe.Error(), "code": "audit_unavailable", "entry": ej})
 	case err != nil:
 		h.Fail(c, err)
 	default:

@@ -2,15 +2,14 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
@@ -24,7 +23,7 @@ type ResetService interface {
 	Preview(id string) (*resets.Plan, bool)
 	ExpiresAt(p *resets.Plan) time.Time
 	Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error)
-	RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs resets.InputErrors) *store.AuditEntry
+	RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs error) *store.AuditEntry
 }
 
 // Resets serves the reset form of a group, its preview and apply, and their API.
@@ -62,11 +61,10 @@ func (h *Resets) Form(c *gin.Context) {
 	}
 	vm := h.baseVM(c.Request.Context(), group, in)
 	status := http.StatusOK
-	var ie resets.InputErrors
-	if errors.As(vm.err, &ie) && ie.For("group") != "" {
+	if fault.All(vm.err).For("group") != nil {
 		status = http.StatusNotFound
 	}
-	h.render(c, status, h.page(c, tr(c).T("reset.page", "Group", views.Cut(group)), "groups"), views.ResetPage(vm.ResetVM))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("reset.page", "Group", views.Cut(group)), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 type resetPageVM struct {
@@ -86,9 +84,8 @@ func (h *Resets) baseVM(ctx context.Context, group string, in resetInput) resetP
 	snap, err := h.Service.Snapshot(ctx, group, "")
 	if err != nil {
 		vm.err = err
-		var ie resets.InputErrors
-		if errors.As(err, &ie) {
-			vm.Error = sayInputErrors(l, ie)
+		if fault.Is(err, fault.Invalid) {
+			vm.Error = fault.All(err).Say(l)
 		} else if s, ok := sayRefusal(l, "", err); ok {
 			vm.Error = l.T("reset.offsets_unread.refused", "Refusal", s)
 		} else {
@@ -148,27 +145,24 @@ func quickPicks(l *i18n.Localizer, group string, in resetInput, now time.Time) [
 // previewVM shows a plan, with the request in hidden fields for the apply form.
 func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *views.ResetPreview {
 	pv := &views.ResetPreview{
-		PlanID: p.ID, PlanHash: p.Hash, Action: resetAction(l, p), PlannedAt: views.TimeUTC(p.At),
+		PlanID: p.ID, PlanHash: p.Hash, Action: l.Say(p.Action()), PlannedAt: views.TimeUTC(p.At),
 		Queues: len(p.Queues), Changes: p.Changes(), Reconsumed: views.Thousands(p.Reconsumed()), Skipped: views.Thousands(p.Skipped()),
-		Warnings: slices.Clone(p.Warnings), // said in the page's language below; the plan keeps its own
 	}
-	if len(p.Notices) == len(p.Warnings) {
-		for i, m := range p.Notices {
-			pv.Warnings[i] = l.Say(m)
-		}
+	for _, w := range p.Warnings {
+		pv.Warnings = append(pv.Warnings, l.Say(w))
 	}
 	for _, f := range p.Failures {
 		pv.Failures = append(pv.Failures, sayFailure(l, "reset.failure.not_in_preview", f))
 	}
 	for _, b := range p.Brokers {
 		pv.Brokers = append(pv.Brokers, views.ResetBrokerRow{Name: b.Name, Addr: b.Addr, Version: resets.VersionText(b.Version),
-			Method: string(b.Method), Explain: l.Say(b.Method.Message())})
+			Method: string(b.Method), Explain: l.Say(b.Method.Explain())})
 	}
 	for _, q := range p.Queues {
 		row := views.ResetPreviewRow{
 			Topic: q.Queue.Topic, Broker: q.Queue.BrokerName, QueueID: strconv.Itoa(q.Queue.QueueID),
 			Current: views.Thousands(q.Current), Target: views.Thousands(q.Target), Min: views.Thousands(q.Min),
-			Max: views.Thousands(q.Max), LagAfter: views.Thousands(q.LagAfter()), Delta: strconv.FormatInt(q.Delta(), 10), Note: q.Note,
+			Max: views.Thousands(q.Max), LagAfter: views.Thousands(q.LagAfter()), Delta: strconv.FormatInt(q.Delta(), 10), Note: l.SayText(q.Note),
 		}
 		switch d := q.Delta(); {
 		case d < 0:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -63,7 +64,7 @@ type resetJSON struct {
 }
 
 // resetAPIInput reads an API body. A body that is not the documented JSON is an input
-// error like any other (resets.InputErrors); one not declared JSON is a *UserError (415).
+// error like any other (a fault.Invalid on "body"); one not declared JSON is a 415.
 func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
 	if err := decodeAPIBody(c, &j); err != nil {
@@ -71,7 +72,7 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 		if be.Reason == reasonMediaType {
 			return resetInput{}, be
 		}
-		return resetInput{}, resets.InputErrors{{Field: "body", Message: be.Error(), Say: be.Msg}}
+		return resetInput{}, fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
 	}
 	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
@@ -119,12 +120,9 @@ func parseResetTime(s string, loc *time.Location) (time.Time, bool) {
 
 // request reads the input into a reset request. Every problem is reported at once,
 // including those resets.Request.Check finds, each on its field.
-func (in resetInput) request(group string, now time.Time) (resets.Request, resets.InputErrors) {
-	var errs resets.InputErrors
-	add := func(field, id string, kv ...any) {
-		m := i18n.M(id, kv...)
-		errs = append(errs, resets.InputError{Field: field, Message: m.String(), Say: m})
-	}
+func (in resetInput) request(group string, now time.Time) (resets.Request, fault.List) {
+	var errs fault.List
+	add := errs.Invalid
 	r := resets.Request{
 		Group: group, Topic: strings.TrimSpace(in.Topic), Mode: resets.Mode(strings.ToLower(strings.TrimSpace(in.Mode))),
 		TimeZone: strings.TrimSpace(in.TimeZone), BrokerName: strings.TrimSpace(in.BrokerName),
@@ -181,8 +179,8 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, reset
 		}
 	}
 	for _, e := range r.Check(now) {
-		if errs.For(e.Field) == "" {
-			errs = append(errs, e)
+		if errs.For(e.Field) == nil {
+			errs.Add(e)
 		}
 	}
 	return r, errs
@@ -210,7 +208,7 @@ func (in resetInput) form() views.ResetForm {
 
 // fieldErrors maps input errors to the page's fields; errors on fields the page does
 // not have go under "group" (shown above the button).
-func fieldErrors(l *i18n.Localizer, errs resets.InputErrors) map[string]string {
+func fieldErrors(l *i18n.Localizer, errs fault.List) map[string]string {
 	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
 		"queueId": true, "offset": true, "shift": true, "reason": true, "confirm": true, "group": true}
 	out := map[string]string{}
@@ -220,9 +218,9 @@ func fieldErrors(l *i18n.Localizer, errs resets.InputErrors) map[string]string {
 			f = "group"
 		}
 		if out[f] == "" {
-			out[f] = sayInputError(l, e)
+			out[f] = e.Say(l)
 		} else {
-			out[f] += " " + sayInputError(l, e)
+			out[f] += " " + e.Say(l)
 		}
 	}
 	return out

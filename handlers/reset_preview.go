@@ -1,12 +1,13 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/views"
@@ -19,12 +20,12 @@ func (h *Resets) Preview(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, l := c.Request.Context(), tr(c)
+	ctx := c.Request.Context()
+	l := i18n.From(ctx)
 	p, err := h.Service.Plan(ctx, req)
-	var ie resets.InputErrors
 	switch {
-	case errors.As(err, &ie):
-		h.formWithErrors(c, group, in, ie)
+	case fault.Is(err, fault.Invalid):
+		h.formWithErrors(c, group, in, fault.All(err))
 		return
 	case err != nil:
 		status, _ := errorStatus(err)
@@ -58,30 +59,30 @@ func (h *Resets) readForm(c *gin.Context, applying bool) (group string, in reset
 
 // refuseApply has an apply refused for its input recorded, when the service records
 // such a refusal (text the free-text rule refuses: see resets.Service.RefuseInput).
-func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in resetInput, errs resets.InputErrors) {
+func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in resetInput, errs fault.List) {
 	if applying {
 		h.Service.RefuseInput(c.Request.Context(), who(c), group, in.asked(), errs)
 	}
 }
 
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
-func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs resets.InputErrors) {
-	l := tr(c)
+func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs fault.List) {
+	l := i18n.From(c.Request.Context())
 	vm := h.baseVM(c.Request.Context(), group, in)
 	vm.FieldErrors = fieldErrors(l, errs)
 	if vm.Error == "" {
-		vm.Error = l.T("reset.nothing_changed", "Errors", sayInputErrors(l, errs))
+		vm.Error = l.T("reset.nothing_changed", "Errors", errs.Say(l))
 	}
 	h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 }
 
 func (h *Resets) noCluster(c *gin.Context) {
 	if isAPI(c) {
-		h.Fail(c, userError(http.StatusServiceUnavailable, "no_cluster", i18n.M("reset.no_cluster.api")))
+		h.Fail(c, fault.New(fault.Unavailable, "reset.no_cluster.api").Because("no_cluster"))
 		return
 	}
 	vm := views.ResetVM{Group: c.Param("group")}
-	h.render(c, http.StatusServiceUnavailable, h.page(c, tr(c).T("reset.page.bare"), "groups"), views.ResetPage(vm))
+	h.render(c, http.StatusServiceUnavailable, h.page(c, i18n.From(c.Request.Context()).T("reset.page.bare"), "groups"), views.ResetPage(vm))
 }
 
 // readAPI is readForm for an API body: without a cluster, or on bad input, it answers
@@ -93,11 +94,11 @@ func (h *Resets) readAPI(c *gin.Context, applying bool) (in resetInput, req rese
 	}
 	group := c.Param("group")
 	in, err := resetAPIInput(c)
-	var errs resets.InputErrors
-	if err != nil && !errors.As(err, &errs) {
-		h.Fail(c, err)
+	if err != nil && !fault.Is(err, fault.Invalid) {
+		h.Fail(c, err) // not declared JSON
 		return in, req, false
 	}
+	errs := fault.All(err)
 	if len(errs) == 0 {
 		req, errs = in.request(group, h.now())
 	}
@@ -116,10 +117,9 @@ func (h *Resets) PreviewAPI(c *gin.Context) {
 		return
 	}
 	p, err := h.Service.Plan(c.Request.Context(), req)
-	var ie resets.InputErrors
 	switch {
-	case errors.As(err, &ie):
-		badResetRequest(c, ie)
+	case fault.Is(err, fault.Invalid):
+		badResetRequest(c, fault.All(err))
 	case err != nil:
 		h.Fail(c, err)
 	default:
@@ -127,15 +127,29 @@ func (h *Resets) PreviewAPI(c *gin.Context) {
 	}
 }
 
-// badRequestJSON is a 400 answer naming every wrong field.
+// badRequestJSON is a 400 answer naming every wrong field, in English.
 type badRequestJSON struct {
-	Error  string              `json:"error"`
-	Code   string              `json:"code"`
-	Fields []resets.InputError `json:"fields"`
+	Error  string      `json:"error"`
+	Code   string      `json:"code"`
+	Kind   string      `json:"kind"`
+	Fields []fieldJSON `json:"fields"`
 }
 
-func badResetRequest(c *gin.Context, errs resets.InputErrors) {
-	c.JSON(http.StatusBadRequest, badRequestJSON{Error: "Nothing was changed: " + errs.Error(), Code: "bad_request", Fields: errs})
+// fieldJSON is one wrong field of a request and why.
+type fieldJSON struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func badResetRequest(c *gin.Context, errs fault.List) {
+	body := badRequestJSON{Code: "bad_request", Kind: string(fault.Invalid), Fields: make([]fieldJSON, len(errs))}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Msg.String()
+		body.Fields[i] = fieldJSON{Field: e.Field, Message: msgs[i]}
+	}
+	body.Error = "Nothing was changed: " + strings.Join(msgs, " ")
+	c.JSON(http.StatusBadRequest, body)
 }
 
 // PlanJSON is the preview as the API answers it.
@@ -190,13 +204,16 @@ type PlanQueueJSON struct {
 
 func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 	out := PlanJSON{
-		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action(), Group: p.Request.Group, Topics: p.Topics,
+		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action().String(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
-		Warnings: p.Warnings, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
+		Warnings: []string{}, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
 		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{},
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}
+	}
+	for _, w := range p.Warnings {
+		out.Warnings = append(out.Warnings, w.String())
 	}
 	for _, f := range p.Failures {
 		out.Failures = append(out.Failures, PlanFailureJSON{BrokerName: f.Broker, Addr: f.Addr, Topic: f.Topic, Error: f.Reason()})
@@ -208,7 +225,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		out.Queues = append(out.Queues, PlanQueueJSON{
 			Topic: q.Queue.Topic, BrokerName: q.Queue.BrokerName, QueueID: q.Queue.QueueID,
 			CurrentOffset: q.Current, TargetOffset: q.Target, MinOffset: q.Min, MaxOffset: q.Max,
-			Delta: q.Delta(), LagAfter: q.LagAfter(), Note: q.Note,
+			Delta: q.Delta(), LagAfter: q.LagAfter(), Note: q.Note.String(),
 		})
 	}
 	return out

@@ -18,6 +18,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -46,7 +48,7 @@ func (f *rsFake) ExpiresAt(p *resets.Plan) time.Time     { return p.At.Add(15 * 
 func (f *rsFake) Apply(ctx context.Context, c resets.Confirmation) (*store.AuditEntry, error) {
 	return f.apply(c)
 }
-func (f *rsFake) RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs resets.InputErrors) *store.AuditEntry {
+func (f *rsFake) RefuseInput(ctx context.Context, who resets.Who, group string, asked resets.Asked, errs error) *store.AuditEntry {
 	f.refused = append(f.refused, asked)
 	return nil
 }
@@ -55,12 +57,12 @@ func rsPlan(req resets.Request) *resets.Plan {
 	q := resets.QueuePlan{QueueState: resets.QueueState{Queue: rocketmq.MessageQueue{Topic: "orders", BrokerName: "broker-a", QueueID: 0},
 		Addr: "10.0.0.1:10911", Current: 120, Max: 130}, Target: 0}
 	return &resets.Plan{ID: "fresh-plan", Hash: "abc", Request: req, Topics: []string{"orders"}, Queues: []resets.QueuePlan{q}, At: rsNow,
-		Warnings: []string{"No client of group g is online."}}
+		Warnings: []i18n.Message{i18n.Plain("No client of group g is online.")}}
 }
 
-func rsRouter(f *rsFake, audit AuditReader) *gin.Engine {
+func rsRouter(f ResetService, audit AuditReader) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	env := &Env{Log: slog.New(slog.DiscardHandler)}
 	h := &Resets{Env: env, Service: f, Now: func() time.Time { return rsNow }}
 	r.GET("/groups/:group/reset", h.Form)
@@ -102,8 +104,9 @@ func rsDoc(t *testing.T, w *httptest.ResponseRecorder) *goquery.Document {
 // A stale preview answers 409 with a fresh preview to check, on the page and in the API.
 func TestResetApplyConflictShowsFreshPreview(t *testing.T) {
 	f := &rsFake{apply: func(c resets.Confirmation) (*store.AuditEntry, error) {
-		return nil, &resets.ConflictError{Message: "Offsets moved since the preview, so nothing was changed.", Fresh: rsPlan(c.Request), EntryID: 7,
-			Reasons: []string{"queue broker-a/0 of orders moved back from 120 to 100"}}
+		return nil, &fault.Error{Code: fault.Conflict, Msg: i18n.M("resets.conflict.moved", "Reasons", "queue broker-a/0 of orders moved back from 120 to 100"),
+			Err: &resets.Rejected{Fresh: rsPlan(c.Request), EntryID: 7,
+				Reasons: []i18n.Message{i18n.M("resets.stale.back", "Broker", "broker-a", "Queue", 0, "Topic", "orders", "From", 120, "To", 100)}}}
 	}}
 	r := rsRouter(f, nil)
 	w := rsDo(t, r, "POST", "/api/v1/groups/g/resets", "application/json", `{"topic":"orders","mode":"earliest","planId":"old","confirm":true}`)
@@ -146,7 +149,8 @@ func TestResetApplyConflictShowsFreshPreview(t *testing.T) {
 // When the audit log cannot be written the answer says nothing changed (503).
 func TestResetApplyWithAuditDownSaysNothingChanged(t *testing.T) {
 	f := &rsFake{apply: func(resets.Confirmation) (*store.AuditEntry, error) {
-		return nil, &resets.AuditUnavailableError{Err: errors.New("attempt to write a readonly database")}
+		err := errors.New("attempt to write a readonly database")
+		return nil, fault.Wrap(err, fault.Unavailable, "resets.audit_unavailable", "Error", err.Error()).Because("audit_unavailable")
 	}}
 	r := rsRouter(f, nil)
 	w := rsDo(t, r, "POST", "/api/v1/groups/g/resets", "application/json", `{"topic":"orders","mode":"latest","planId":"p","confirm":true}`)

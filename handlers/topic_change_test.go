@@ -49,7 +49,7 @@ func (f *fakeChanges) Placement(context.Context) ([]topics.BrokerPlace, error) {
 
 func changeRouter(f *fakeChanges) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	r.Use(func(c *gin.Context) { c.Set(RoleKey, auth.Operator) })
 	h := &Topics{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Changes: f}
 	r.POST("/topics", h.SaveForm)

@@ -114,7 +114,7 @@ func topicChangeResultVM(e *store.AuditEntry, topicURL string) *views.TopicChang
 		text = text[i+2:]
 	}
 	return &views.TopicChangeResultVM{Status: string(e.Status), StatusClass: auditStatusClass(e.Status), Text: text,
-		EntryURL: auditURL(e.ID), TopicURL: topicURL, Error: e.Error, Rows: auditChangeVM(e).Rows}
+		EntryURL: auditURL(e.ID), TopicURL: topicURL, Error: e.Error.String(), Rows: auditChangeVM(e).Rows}
 }
 
 // changeRefusal is what the service refused a change for, said with the form: bad
@@ -230,15 +230,15 @@ func (h *Topics) answerChange(c *gin.Context, topic string, saved *topics.Saved)
 		out.Error = changeStatusText(e)
 		var failed []string
 		for _, q := range e.Result {
-			if q.Error != "" {
-				failed = append(failed, q.BrokerName+": "+q.Error)
+			if len(q.Error) > 0 {
+				failed = append(failed, q.BrokerName+": "+q.Error.String())
 			}
 		}
 		if len(failed) > 0 {
 			out.Error += " " + strings.Join(failed, "; ") + "."
 		}
-		if e.Error != "" {
-			out.Error += " " + e.Error + "."
+		if len(e.Error) > 0 {
+			out.Error += " " + e.Error.String() + "."
 		}
 	case saved.Created:
 		status = http.StatusCreated

@@ -47,7 +47,7 @@ func f64(v float64) *float64 { return &v }
 
 func topicsRouter(f *fakeTopics) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
+	r := newEngine()
 	h := &Topics{Env: &Env{Log: slog.New(slog.DiscardHandler)}}
 	if f != nil {
 		h.Topics = f

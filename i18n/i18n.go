@@ -150,8 +150,8 @@ func (l *Localizer) data(kv []any) map[string]any {
 	return d
 }
 
-// value is v as a template's value in l's language: a Message, a Text or a Span is
-// said in it; anything else is left to the template.
+// value is v as a template's value in l's language: a Message, a Text, a Span or a
+// Sayer is said in it; anything else is left to the template.
 func (l *Localizer) value(v any) any {
 	switch v := v.(type) {
 	case Message:
@@ -160,8 +160,18 @@ func (l *Localizer) value(v any) any {
 		return l.SayText(v)
 	case Span:
 		return l.Span(time.Duration(v))
+	case Sayer:
+		return v.SayIn(l)
 	}
 	return v
+}
+
+// Sayer is a Message's value that says itself in each language in a way no catalogue
+// entry can (a duration that one family of sentences rounds its own way in English).
+// Encode stores it as its String, in English.
+type Sayer interface {
+	SayIn(l *Localizer) string
+	String() string
 }
 
 type ctxKey struct{}
@@ -196,10 +206,19 @@ func M(id string, kv ...any) Message { return Message{ID: id, Args: kv} }
 func (m Message) String() string { return english.Say(m) }
 func (m Message) Error() string  { return m.String() }
 
+// Count is a Message's value "Count" that also picks the sentence's plural form, as N's
+// count does: i18n.M("live.refused.views", "Count", i18n.Count(3)).
+type Count int
+
 // Say is m in l's language.
 func (l *Localizer) Say(m Message) string {
 	if m.ID == plainID && len(m.Args) == 2 {
 		return fmt.Sprint(m.Args[1])
+	}
+	for i := 0; i+1 < len(m.Args); i += 2 {
+		if n, ok := m.Args[i+1].(Count); ok && m.Args[i] == "Count" {
+			return l.N(m.ID, int(n), m.Args...)
+		}
 	}
 	return l.T(m.ID, m.Args...)
 }

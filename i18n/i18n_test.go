@@ -190,6 +190,17 @@ func TestMessageValuesAreSaidInTheSameLanguage(t *testing.T) {
 	}
 }
 
+// A message whose Count is an i18n.Count is said in the plural form for it, as N says
+// it: a refusal built by a service reads "1 live page", not "1 live pages".
+func TestMessageCountPicksThePluralForm(t *testing.T) {
+	if one := M("live.refused.views", "Count", Count(1)).String(); !strings.HasPrefix(one, "You have 1 live page open,") {
+		t.Errorf("one: %s", one)
+	}
+	if many := M("live.refused.views", "Count", Count(1200)).String(); !strings.HasPrefix(many, "You have 1,200 live pages open,") {
+		t.Errorf("many: %s", many)
+	}
+}
+
 // A code the catalogues name is said in the language; one they do not is shown as it is.
 func TestTOrFallsBackToTheCode(t *testing.T) {
 	zh := Match("zh-CN")

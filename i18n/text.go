@@ -75,6 +75,23 @@ func Plain(s string) Message { return Message{ID: plainID, Args: []any{"Text", s
 // plainID marks a Plain message; no catalogue has it.
 const plainID = "\x00plain"
 
+// PlainText is s as a Text said as it is; empty when s is.
+func PlainText(s string) Text {
+	if s == "" {
+		return nil
+	}
+	return Text{Plain(s)}
+}
+
+// PlainOf is the text of a Plain message; ok is false for a catalogue's message.
+func PlainOf(m Message) (s string, ok bool) {
+	if m.ID != plainID || len(m.Args) != 2 {
+		return "", false
+	}
+	s, ok = m.Args[1].(string)
+	return s, ok
+}
+
 // Text is sentences said one after the other as one: a note built up as a result
 // travels ("lag unknown: …", then "… and one more reason"). In English the sentences
 // are joined by a space, in Chinese without one.

@@ -216,13 +216,13 @@ func (h *Hub) WatchIn(key, lang string) (*Viewer, error) {
 	if w == nil && h.opts.MaxKeys > 0 && len(h.watches) >= h.opts.MaxKeys {
 		return nil, ErrTooManyKeys
 	}
-	if w == nil {
+	first := w == nil
+	if first {
 		ctx, cancel := context.WithCancel(context.Background())
 		w = &watch{h: h, key: key, src: h.start(key), ctx: ctx, cancel: cancel,
 			wake: make(chan struct{}, 1), viewers: map[*Viewer]bool{}}
 		h.watches[key] = w
 		h.wg.Add(1)
-		go w.run()
 	}
 	ch := make(chan Frame, h.opts.Buffer)
 	v := &Viewer{C: ch, ch: ch, w: w, lang: lang}
@@ -233,6 +233,11 @@ func (h *Hub) WatchIn(key, lang string) (*Viewer, error) {
 		w.linger = nil
 	}
 	w.mu.Unlock()
+	if first {
+		// Started once its first viewer is in: the first poll's full frame reaches it,
+		// rather than a catch-up rendered again after a poll that had nobody to send to.
+		go w.run()
+	}
 	select {
 	case w.wake <- struct{}{}:
 	default:

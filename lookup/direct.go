@@ -220,16 +220,18 @@ func directRow(a *DirectAnswer) store.AuditQueue {
 	m := a.Message
 	row := store.AuditQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
 		Before: m.QueueOffset, Target: m.QueueOffset, Method: "CONSUME_MESSAGE_DIRECTLY"}
+	var note string
 	if r := a.Result; r != nil {
-		row.Note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
+		note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
 		if r.Remark != "" {
-			row.Note += ", remark: " + r.Remark
+			note += ", remark: " + r.Remark
 		}
 	} else {
-		row.Note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
+		note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
 	}
+	row.Note = i18n.PlainText(note)
 	if a.Err != nil {
-		row.Error = a.Err.Error()
+		row.Error = i18n.PlainText(a.Err.Error())
 	}
 	return row
 }

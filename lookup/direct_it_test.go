@@ -110,10 +110,10 @@ func TestIntegrationConsumeDirectly(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Mode != ModeConsumeDirectly || got.Group != a.Group || got.Status != status || got.Actor != "ops" ||
-			len(got.Result) != 1 || !strings.Contains(got.Result[0].Note, a.Client.ClientID) {
+			len(got.Result) != 1 || !strings.Contains(got.Result[0].Note.String(), a.Client.ClientID) {
 			t.Errorf("audit entry %+v, want %s, group %s, one row naming client %s", got, status, a.Group, a.Client.ClientID)
 		}
-		if (status == store.AuditApplied) != (got.Result[0].Error == "") {
+		if (status == store.AuditApplied) != (len(got.Result[0].Error) == 0) {
 			t.Errorf("audit row error %q with status %s", got.Result[0].Error, status)
 		}
 	}

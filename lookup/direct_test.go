@@ -30,8 +30,8 @@ func TestDirectAnswerErrorSaysWhatTheListenerDid(t *testing.T) {
 		a := &DirectAnswer{Message: Message{BrokerName: "broker-a", Message: &rocketmq.Message{Topic: "T", QueueID: 1, QueueOffset: 7}},
 			Group: "g", Client: rocketmq.Connection{ClientID: "10.0.0.1@1", Language: "JAVA"}, Result: r, Err: err}
 		row := directRow(a)
-		if row.Topic != "T" || row.QueueID != 1 || row.Before != 7 || !strings.Contains(row.Note, "10.0.0.1@1") ||
-			!strings.Contains(row.Note, c.result) || (row.Error == "") != (c.want == "") {
+		if row.Topic != "T" || row.QueueID != 1 || row.Before != 7 || !strings.Contains(row.Note.String(), "10.0.0.1@1") ||
+			!strings.Contains(row.Note.String(), c.result) || (len(row.Error) == 0) != (c.want == "") {
 			t.Errorf("%s: audit row %+v", c.result, row)
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -25,47 +26,34 @@ type Confirmation struct {
 	Who       Who
 }
 
-// FinishError is a reset that was applied but whose outcome could not be written to
-// the audit log: the entry stays pending and is marked interrupted at the next start.
-type FinishError struct {
-	Entry *store.AuditEntry
-	Err   error
-}
-
-func (e *FinishError) Error() string {
-	return fmt.Sprintf("The reset was applied, but its outcome could not be written to the audit log (%v). Audit entry %d stays pending and is marked interrupted, with the offsets found, at the next start (or, on a shared database, by another console once this one stops).", e.Err, e.Entry.ID)
-}
-
-// Is makes errors.Is(err, ErrAuditUnavailable) hold.
-func (e *FinishError) Is(target error) bool { return target == ErrAuditUnavailable }
-
-// Unwrap returns the store's error.
-func (e *FinishError) Unwrap() error { return e.Err }
-
 // Apply applies a previewed plan: it writes the audit entry as pending (and changes
 // nothing when that fails), checks the preview still holds (see the package
 // documentation), asks each broker, reads every queue's offset back and finishes the
-// entry as applied, partial or failed. A refusal (no confirmation, an expired or stale
-// preview, another reset of the group in flight) is recorded and answered as
-// InputErrors or a *ConflictError.
+// entry as applied, partial or failed.
+//
+// A mistake in the confirmation is a fault.Invalid; a refusal for the group's state (an
+// expired or stale preview, another reset of the group in flight) is recorded and
+// answered as a fault.Conflict whose cause is a *Rejected; an audit log that cannot be
+// written is a fault.Unavailable. When the reset ran but its outcome could not be
+// recorded, Apply returns the entry as it stands with that fault.Unavailable.
 //
 // Once the pending entry is written the reset runs to its end even if ctx is cancelled
 // (the person who asked left): a half-applied reset must still be verified and recorded.
 func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry, error) {
 	ctx = context.WithoutCancel(ctx)
 	req := c.Request
-	var errs InputErrors
+	var errs fault.List
 	if c.PlanID == "" {
-		errs.say("planId", "resets.input.no_plan")
+		errs.Invalid("planId", "resets.input.no_plan")
 	}
 	if !c.Confirmed {
-		errs.say("confirm", "resets.input.confirm")
+		errs.Invalid("confirm", "resets.input.confirm")
 	}
 	if len(errs) > 0 {
 		return nil, errs // a form mistake: nothing was attempted, so nothing is audited
 	}
 	if s.admin == nil {
-		return nil, ErrNoCluster
+		return nil, errNoCluster()
 	}
 
 	plan, expired, err := s.previews.take(c.PlanID, s.now())
@@ -81,14 +69,14 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	case !plan.Request.sameAs(req):
 		say = i18n.M("resets.conflict.differs")
 	}
-	if reason := say.String(); say.ID != "" {
+	if say.ID != "" {
 		fresh, err := s.plan(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		s.previews.put(fresh)
-		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, reason, nil))
-		return nil, &ConflictError{Message: reason, Say: say, Fresh: fresh, EntryID: entryID(rec)}
+		rec := s.recordRefusal(ctx, refusalOf(c.Who, req, fresh.Topics, say, nil))
+		return nil, reject(say, &Rejected{Fresh: fresh, EntryID: entryID(rec)})
 	}
 	if req.Reason != "" {
 		plan.Request.Reason = req.Reason
@@ -106,7 +94,7 @@ func entryID(e *store.AuditEntry) int64 {
 func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditEntry, error) {
 	req := plan.Request
 	entry := &store.AuditEntry{
-		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.cluster, Group: req.Group,
+		StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.nameServers, Group: req.Group,
 		Topics: plan.Topics, Mode: string(req.Mode), Params: mustJSON(req.Params()), Reason: req.Reason,
 		Plan: plan.auditPlan(), Status: store.AuditPending,
 	}
@@ -116,25 +104,24 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		if errors.As(err, &busy) {
 			say := i18n.M("resets.conflict.busy", "Group", req.Group, "ID", busy.Holder.ID, "Actor", busy.Holder.Actor,
 				"At", busy.Holder.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-			msg := say.String()
-			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, msg, plan))
-			return nil, &ConflictError{Message: msg, Say: say, EntryID: entryID(rec)}
+			rec := s.recordRefusal(ctx, refusalOf(who, req, plan.Topics, say, plan))
+			return nil, reject(say, &Rejected{EntryID: entryID(rec)})
 		}
 		s.log.Error("reset not applied: audit log not writable", "group", req.Group, "actor", who.Actor, "err", err)
 		if !errors.Is(err, store.ErrUnavailable) {
 			// Not the disk or the server: the console's own failure, said as such.
 			return nil, fmt.Errorf("write the pending audit entry of the reset (nothing was changed): %w", err)
 		}
-		return nil, &AuditUnavailableError{Err: err}
+		return nil, fault.Wrap(err, fault.Unavailable, "resets.audit_unavailable", "Error", errorMessage(err)).Because("audit_unavailable")
 	}
-	s.log.Info("reset started", "audit_id", entry.ID, "group", req.Group, "actor", who.Actor, "action", plan.Action())
+	s.log.Info("reset started", "audit_id", entry.ID, "group", req.Group, "actor", who.Actor, "action", plan.Action().String())
 	if s.afterPending != nil {
 		s.afterPending(ctx, entry)
 	}
 	finish := func() (*store.AuditEntry, error) {
 		if err := s.audit.Finish(ctx, entry); err != nil {
 			s.log.Error("reset outcome not recorded", "audit_id", entry.ID, "group", req.Group, "status", entry.Status, "err", err)
-			return entry, &FinishError{Entry: entry, Err: err}
+			return entry, fault.Wrap(err, fault.Unavailable, "resets.unrecorded", "ID", entry.ID, "Error", errorMessage(err)).Because("audit_unavailable")
 		}
 		s.log.Info("reset finished", "audit_id", entry.ID, "group", req.Group, "status", entry.Status)
 		return entry, nil
@@ -144,22 +131,22 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 	snap, err := s.Snapshot(ctx, req.Group, req.Topic)
 	if err != nil {
 		entry.Status = store.AuditFailed
-		entry.Error = "Could not read the offsets again before applying, so nothing was changed: " + err.Error()
+		entry.Error = i18n.TextOf(i18n.M("resets.unread_at_apply", "Error", errorMessage(err)))
 		return finish()
 	}
 	if reasons := staleReasons(plan, snap, s.now(), s.previewTTL); len(reasons) > 0 {
-		msg := "Offsets moved since the preview, so nothing was changed: " + strings.Join(reasons, "; ") + ". Check the fresh preview, then apply it."
+		say := i18n.M("resets.conflict.moved", "Reasons", sentences(reasons))
 		entry.Status = store.AuditRefused
-		entry.Error = "Refused at apply: " + msg
+		entry.Error = i18n.TextOf(i18n.M("resets.refused_at_apply", "Why", say))
 		entry.Result = observed(plan, snap)
 		fresh, ferr := s.planFrom(ctx, req, snap)
 		if ferr == nil {
 			s.previews.put(fresh)
 		}
 		if _, err := finish(); err != nil {
-			return nil, err
+			return entry, err
 		}
-		return nil, &ConflictError{Message: msg, Reasons: reasons, Fresh: fresh, EntryID: entry.ID}
+		return nil, reject(say, &Rejected{Reasons: reasons, Fresh: fresh, EntryID: entry.ID})
 	}
 
 	// 3. Ask the brokers, then 4. read every offset back.
@@ -171,39 +158,64 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 }
 
 // staleReasons applies the re-preview rule of the package documentation.
-func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) []string {
-	var r []string
+func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) []i18n.Message {
+	var r []i18n.Message
+	add := func(id string, kv ...any) { r = append(r, i18n.M(id, kv...)) }
 	if age := now.Sub(plan.At); age > ttl {
-		r = append(r, fmt.Sprintf("the preview is %s old", age.Round(time.Second)))
+		add("resets.stale.old", "Age", age.Round(time.Second).String())
 	}
 	for _, b := range plan.Brokers {
 		fb, ok := snap.Broker(b.Name)
 		switch {
 		case !ok:
-			r = append(r, fmt.Sprintf("broker %s no longer answers or serves the group's topics", b.Name))
+			add("resets.stale.broker_gone", "Broker", b.Name)
 		case fb.Addr != b.Addr:
-			r = append(r, fmt.Sprintf("broker %s moved from %s to %s", b.Name, b.Addr, fb.Addr))
+			add("resets.stale.broker_moved", "Broker", b.Name, "From", b.Addr, "To", fb.Addr)
 		case methodFor(fb, snap, plan.Request) != b.Method:
-			r = append(r, fmt.Sprintf("broker %s would now be asked differently (the group came online or went offline, or the broker changed)", b.Name))
+			add("resets.stale.broker_method", "Broker", b.Name)
 		}
 	}
 	for _, q := range plan.Queues {
 		f, ok := snap.Queue(q.Queue)
-		name := fmt.Sprintf("queue %s/%d of %s", q.Queue.BrokerName, q.Queue.QueueID, q.Queue.Topic)
+		kv := []any{"Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID, "Topic", q.Queue.Topic}
 		switch {
 		case !ok:
-			r = append(r, name+" could not be read")
+			add("resets.stale.unread", kv...)
 		case f.Current < q.Current:
-			r = append(r, fmt.Sprintf("%s moved back from %d to %d (another reset?)", name, q.Current, f.Current))
+			add("resets.stale.back", append(kv, "From", q.Current, "To", f.Current)...)
 		case f.Current != q.Current && plan.OnlineKnown && !plan.Online && !snap.Online:
-			r = append(r, fmt.Sprintf("%s moved from %d to %d while no client was online", name, q.Current, f.Current))
+			add("resets.stale.offline", append(kv, "From", q.Current, "To", f.Current)...)
 		case f.Current > f.Max:
-			r = append(r, fmt.Sprintf("%s is at %d, past the queue's end %d", name, f.Current, f.Max))
+			add("resets.stale.past_end", append(kv, "At", f.Current, "End", f.Max)...)
 		case q.Target < f.Min || q.Target > f.Max:
-			r = append(r, fmt.Sprintf("%s's target %d is no longer within its offsets %d to %d", name, q.Target, f.Min, f.Max))
+			add("resets.stale.target", append(kv, "Target", q.Target, "Min", f.Min, "Max", f.Max)...)
 		}
 	}
 	return r
+}
+
+// sentences is ms said one after the other, separated as a list is ("a; b; c").
+func sentences(ms []i18n.Message) i18n.Text {
+	t := make(i18n.Text, len(ms))
+	for i, m := range ms {
+		if i < len(ms)-1 {
+			m = i18n.M("resets.then", "Text", m)
+		}
+		t[i] = m
+	}
+	return t
+}
+
+// errorMessage is err said for the person who asked: a fault's own sentence, a broker's
+// failure in the cluster layer's words, any other error as it says itself.
+func errorMessage(err error) i18n.Message {
+	if fe := fault.As(err); fe != nil {
+		return fe.Msg
+	}
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
 }
 
 // methodFor is how a broker is asked given the group's state, "" when it cannot reset
@@ -229,126 +241,154 @@ func observed(plan *Plan, snap *Snapshot) []store.AuditQueue {
 			cur := f.Current
 			rows[i].Before, rows[i].MinOffset, rows[i].MaxOffset = cur, f.Min, f.Max
 			rows[i].After = &cur
-			rows[i].Note = "not applied; offset read at apply time"
+			rows[i].Note = i18n.TextOf(i18n.M("resets.note.not_applied"))
 		}
 	}
 	return rows
 }
 
 // execute asks each broker to move the plan's queues and returns one row per queue with
-// the error, if any. Brokers are asked in parallel.
+// the error, if any. Every queue (every topic, for a reset by timestamp) is asked at
+// once; a row records its own outcome, so the fan-out's failures are not used.
 func (s *Service) execute(ctx context.Context, plan *Plan, snap *Snapshot) []store.AuditQueue {
-	rows := plan.auditPlan().Queues
+	x := &execution{s: s, plan: plan, group: plan.Request.Group, rows: plan.auditPlan().Queues, fo: s.cluster.Fanout(ctx)}
 	byBroker := map[string][]int{}
 	for i, q := range plan.Queues {
 		if f, ok := snap.Queue(q.Queue); ok {
-			rows[i].Before, rows[i].MinOffset, rows[i].MaxOffset = f.Current, f.Min, f.Max
+			x.rows[i].Before, x.rows[i].MinOffset, x.rows[i].MaxOffset = f.Current, f.Min, f.Max
 		}
 		byBroker[q.Queue.BrokerName] = append(byBroker[q.Queue.BrokerName], i)
-	}
-	group := plan.Request.Group
-	var mu sync.Mutex
-	set := func(i int, note string, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if note != "" {
-			rows[i].Note = joinNote(rows[i].Note, note)
-		}
-		if err != nil {
-			rows[i].Error = err.Error()
-		}
-	}
-	// A queue already at its target is left alone: resetting it would only make its
-	// client drop what it has in flight.
-	unchanged := func(i int) bool {
-		if rows[i].Before != plan.Queues[i].Target {
-			return false
-		}
-		set(i, "already at its target; nothing was sent", nil)
-		return true
-	}
-	update := func(ctx context.Context, i int, why string) {
-		q := plan.Queues[i]
-		err := s.admin.UpdateConsumerOffset(ctx, q.Addr, group, q.Queue, q.Target)
-		mu.Lock()
-		rows[i].Method = string(MethodUpdateOffset)
-		mu.Unlock()
-		set(i, why, err)
-	}
-	// Every queue (every topic, for a reset by timestamp) at once; a row records its own
-	// outcome, so the fan-out's failures are not used.
-	fo := s.brokers.Fanout(ctx)
-	each := func(i int, op string, fn func(ctx context.Context)) {
-		q := plan.Queues[i]
-		fo.At(q.Queue.BrokerName, q.Addr, op, func(ctx context.Context, _ string) error {
-			fn(ctx)
-			return nil
-		})
 	}
 	for _, broker := range sortedKeys(byBroker) {
 		idx := byBroker[broker]
 		switch plan.method(broker) {
 		case MethodResetQueue:
-			for _, i := range idx {
-				each(i, "reset offset", func(ctx context.Context) {
-					if unchanged(i) {
-						return
-					}
-					q := plan.Queues[i]
-					tbl, err := s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, group, q.Queue.QueueID, q.Target))
-					note := ""
-					if v, ok := tbl[q.Queue]; ok && v != q.Target {
-						note = fmt.Sprintf("the broker set offset %d", v)
-					}
-					set(i, note, err)
-				})
-			}
+			x.resetQueues(idx)
 		case MethodUpdateOffset:
-			for _, i := range idx {
-				each(i, "update offset", func(ctx context.Context) {
-					if !unchanged(i) {
-						update(ctx, i, "")
-					}
-				})
-			}
+			x.updateOffsets(idx)
 		case MethodResetTimestamp:
-			byTopic := map[string][]int{}
-			for _, i := range idx {
-				byTopic[plan.Queues[i].Queue.Topic] = append(byTopic[plan.Queues[i].Queue.Topic], i)
-			}
-			for _, topic := range sortedKeys(byTopic) {
-				ti := byTopic[topic]
-				each(ti[0], "reset by timestamp", func(ctx context.Context) {
-					addr := plan.Queues[ti[0]].Addr
-					tbl, err := s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, group, resetTimestamp(plan.Request), true))
-					if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
-						// The clients left between the preview and now: write the offsets, as
-						// mqadmin does.
-						for _, i := range ti {
-							each(i, "update offset", func(ctx context.Context) {
-								update(ctx, i, "no client was online at the broker (CONSUMER_NOT_ONLINE), so the offset was written directly")
-							})
-						}
-						return
-					}
-					for _, i := range ti {
-						q := plan.Queues[i]
-						note := ""
-						if v, ok := tbl[q.Queue]; ok && v != q.Target {
-							note = fmt.Sprintf("the broker chose offset %d for the timestamp", v)
-						}
-						set(i, note, err)
-					}
-				})
-			}
+			x.resetByTimestamp(idx)
 		default:
 			for _, i := range idx {
-				set(i, "", fmt.Errorf("no way to reset broker %s was planned", broker))
+				x.set(i, i18n.Message{}, fault.New(fault.Internal, "resets.error.no_method", "Broker", broker))
 			}
 		}
 	}
-	fo.Wait()
-	return rows
+	x.fo.Wait()
+	return x.rows
+}
+
+// execution is one plan being applied: the rows its queues' outcomes are written to.
+type execution struct {
+	s     *Service
+	plan  *Plan
+	group string
+	fo    *cluster.Fanout
+
+	mu   sync.Mutex
+	rows []store.AuditQueue
+}
+
+// set adds a note and the error, if any, to queue i's row.
+func (x *execution) set(i int, note i18n.Message, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.rows[i].Note = joinNote(x.rows[i].Note, note)
+	if err != nil {
+		x.rows[i].Error = i18n.TextOf(errorMessage(err))
+	}
+}
+
+// unchanged leaves a queue already at its target alone: resetting it would only make
+// its client drop what it has in flight.
+func (x *execution) unchanged(i int) bool {
+	if x.rows[i].Before != x.plan.Queues[i].Target {
+		return false
+	}
+	x.set(i, i18n.M("resets.note.at_target"), nil)
+	return true
+}
+
+// each asks queue i's broker, with the others at once.
+func (x *execution) each(i int, op string, fn func(ctx context.Context)) {
+	q := x.plan.Queues[i]
+	x.fo.At(q.Queue.BrokerName, q.Addr, op, func(ctx context.Context, _ string) error {
+		fn(ctx)
+		return nil
+	})
+}
+
+// update writes queue i's offset, the way a client commits it.
+func (x *execution) update(ctx context.Context, i int, why i18n.Message) {
+	q := x.plan.Queues[i]
+	err := x.s.admin.UpdateConsumerOffset(ctx, q.Addr, x.group, q.Queue, q.Target)
+	x.mu.Lock()
+	x.rows[i].Method = string(MethodUpdateOffset)
+	x.mu.Unlock()
+	x.set(i, why, err)
+}
+
+// resetQueues asks the broker to reset each queue itself (MethodResetQueue).
+func (x *execution) resetQueues(idx []int) {
+	for _, i := range idx {
+		x.each(i, "reset offset", func(ctx context.Context) {
+			if x.unchanged(i) {
+				return
+			}
+			q := x.plan.Queues[i]
+			tbl, err := x.s.admin.ResetOffset(ctx, q.Addr, rocketmq.ResetQueueToOffset(q.Queue.Topic, x.group, q.Queue.QueueID, q.Target))
+			var note i18n.Message
+			if v, ok := tbl[q.Queue]; ok && v != q.Target {
+				note = i18n.M("resets.note.broker_set", "Offset", v)
+			}
+			x.set(i, note, err)
+		})
+	}
+}
+
+// updateOffsets writes each queue's offset (MethodUpdateOffset).
+func (x *execution) updateOffsets(idx []int) {
+	for _, i := range idx {
+		x.each(i, "update offset", func(ctx context.Context) {
+			if !x.unchanged(i) {
+				x.update(ctx, i, i18n.Message{})
+			}
+		})
+	}
+}
+
+// resetByTimestamp asks the broker to reset each topic's queues to the plan's time, one
+// request a topic (MethodResetTimestamp).
+func (x *execution) resetByTimestamp(idx []int) {
+	byTopic := map[string][]int{}
+	for _, i := range idx {
+		byTopic[x.plan.Queues[i].Queue.Topic] = append(byTopic[x.plan.Queues[i].Queue.Topic], i)
+	}
+	for _, topic := range sortedKeys(byTopic) {
+		ti := byTopic[topic]
+		x.each(ti[0], "reset by timestamp", func(ctx context.Context) {
+			addr := x.plan.Queues[ti[0]].Addr
+			tbl, err := x.s.admin.ResetOffset(ctx, addr, rocketmq.ResetByTimestamp(topic, x.group, resetTimestamp(x.plan.Request), true))
+			if errors.Is(err, rocketmq.ErrConsumerNotOnline) {
+				// The clients left between the preview and now: write the offsets, as
+				// mqadmin does.
+				for _, i := range ti {
+					x.each(i, "update offset", func(ctx context.Context) {
+						x.update(ctx, i, i18n.M("resets.note.written_directly"))
+					})
+				}
+				return
+			}
+			for _, i := range ti {
+				q := x.plan.Queues[i]
+				var note i18n.Message
+				if v, ok := tbl[q.Queue]; ok && v != q.Target {
+					note = i18n.M("resets.note.broker_chose", "Offset", v)
+				}
+				x.set(i, note, err)
+			}
+		})
+	}
 }
 
 // resetTimestamp is the timestamp a by-timestamp reset sends for the plan's mode: -1
@@ -363,11 +403,16 @@ func resetTimestamp(r Request) int64 {
 	return r.Timestamp.UnixMilli()
 }
 
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
+// joinNote is note a followed by b, separated as a list is ("a; b"); a when b is zero.
+func joinNote(a i18n.Text, b i18n.Message) i18n.Text {
+	switch {
+	case b.ID == "":
+		return a
+	case len(a) == 0:
+		return i18n.TextOf(b)
 	}
-	return a + "; " + b
+	out := append(a[:len(a)-1:len(a)-1], i18n.M("resets.then", "Text", a[len(a)-1]))
+	return append(out, b)
 }
 
 // verify waits for the offsets to settle, then reads every queue's committed offset back
@@ -381,7 +426,7 @@ func (s *Service) verify(ctx context.Context, group string, online bool, rows []
 		found = s.readBack(ctx, group, rows)
 		settled := true
 		for i, r := range rows {
-			if r.Error != "" {
+			if len(r.Error) > 0 {
 				continue // the broker refused: nothing to wait for
 			}
 			f := found[i]
@@ -406,13 +451,13 @@ func (s *Service) verify(ctx context.Context, group string, online bool, rows []
 			rows[i].After = &after
 		}
 		switch {
-		case rows[i].Error != "":
+		case len(rows[i].Error) > 0:
 		case !f.read:
-			rows[i].Error = "the offset could not be read back: " + f.err
+			rows[i].Error = i18n.TextOf(i18n.M("resets.error.not_read_because", "Error", f.err))
 		default:
 			if ok, note, problem := judge(rows[i], online, f.max); !ok {
-				rows[i].Error = problem
-			} else if note != "" {
+				rows[i].Error = i18n.TextOf(problem)
+			} else {
 				rows[i].Note = joinNote(rows[i].Note, note)
 			}
 		}
@@ -423,7 +468,7 @@ type readOffset struct {
 	read   bool
 	offset int64
 	max    int64
-	err    string
+	err    i18n.Message
 }
 
 // readBack reads the committed offset of each row's queue: one GET_CONSUME_STATS per
@@ -442,7 +487,7 @@ func (s *Service) readBack(ctx context.Context, group string, rows []store.Audit
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].addr+keys[i].topic < keys[j].addr+keys[j].topic })
 	var mu sync.Mutex
-	fo := s.brokers.Fanout(ctx)
+	fo := s.cluster.Fanout(ctx)
 	for _, k := range keys {
 		fo.At(rows[parts[k][0]].BrokerName, k.addr, "read back", func(ctx context.Context, _ string) error {
 			s.readBackPart(ctx, group, k.addr, k.topic, rows, parts[k], out, &mu)
@@ -470,9 +515,9 @@ func (s *Service) readBackPart(ctx context.Context, group, addr, topic string, r
 			case err == nil:
 				r.read, r.offset = true, off
 			case serr != nil:
-				r.err = serr.Error()
+				r.err = errorMessage(serr)
 			default:
-				r.err = err.Error()
+				r.err = errorMessage(err)
 			}
 		}
 		mu.Lock()
@@ -485,45 +530,48 @@ func (s *Service) readBackPart(ctx context.Context, group, addr, topic string, r
 // worked. ok: it is at the target, or (group online) past it by what the group consumed
 // since, up to the queue's end. A queue back at its old offset had an old offset written
 // back by a client that commits asynchronously.
-func judge(r store.AuditQueue, online bool, maxNow int64) (ok bool, note, problem string) {
+func judge(r store.AuditQueue, online bool, maxNow int64) (ok bool, note, problem i18n.Message) {
 	if r.After == nil {
-		return false, "", "the offset could not be read back"
+		return false, note, i18n.M("resets.error.not_read")
 	}
 	a := *r.After
 	switch {
 	case a == r.Target:
-		return true, "", ""
+		return true, note, problem
 	case a == r.Before:
-		return false, "", fmt.Sprintf("the committed offset is back at %d, where it was before the reset, not the target %d: a client wrote its old offset back (it commits asynchronously). Stop the group's clients and reset again", a, r.Target)
+		return false, note, i18n.M("resets.error.written_back", "At", a, "Target", r.Target)
 	case online && a > r.Target && a <= maxNow:
-		return true, fmt.Sprintf("the group consumed %d message(s) since the reset", a-r.Target), ""
+		return true, i18n.M("resets.note.consumed", "N", a-r.Target), problem
 	}
-	return false, "", fmt.Sprintf("the committed offset is %d, not the target %d", a, r.Target)
+	return false, note, i18n.M("resets.error.off_target", "At", a, "Target", r.Target)
 }
 
 // outcome is the entry's status from its queues, and a summary of what went wrong.
-func outcome(rows []store.AuditQueue) (store.AuditStatus, string) {
-	var bad []string
+func outcome(rows []store.AuditQueue) (store.AuditStatus, i18n.Text) {
+	var bad []i18n.Message
 	for _, r := range rows {
-		if r.Error != "" {
-			bad = append(bad, fmt.Sprintf("%s/%d of %s: %s", r.BrokerName, r.QueueID, r.Topic, r.Error))
+		if len(r.Error) > 0 {
+			bad = append(bad, i18n.M("resets.outcome.queue", "Broker", r.BrokerName, "Queue", r.QueueID, "Topic", r.Topic, "Error", r.Error))
 		}
 	}
 	switch {
 	case len(bad) == 0:
-		return store.AuditApplied, ""
+		return store.AuditApplied, nil
 	case len(bad) == len(rows):
-		return store.AuditFailed, fmt.Sprintf("No queue reached its target. %s", summarize(bad))
+		return store.AuditFailed, i18n.TextOf(i18n.M("resets.outcome.failed", "Queues", summarize(bad)))
 	}
-	return store.AuditPartial, fmt.Sprintf("%d of %d queues did not reach their target. %s", len(bad), len(rows), summarize(bad))
+	return store.AuditPartial, i18n.TextOf(i18n.M("resets.outcome.partial", "Bad", len(bad), "Of", len(rows), "Queues", summarize(bad)))
 }
 
-func summarize(bad []string) string {
+// summarize names the first queues that went wrong, and counts the others.
+func summarize(bad []i18n.Message) i18n.Text {
 	const show = 5
 	if len(bad) <= show {
-		return strings.Join(bad, "; ") + "."
+		t := sentences(bad)
+		t[len(t)-1] = i18n.M("resets.end", "Text", t[len(t)-1])
+		return t
 	}
-	return strings.Join(bad[:show], "; ") + fmt.Sprintf("; and %d more (see the queues).", len(bad)-show)
+	return append(sentences(bad[:show+1])[:show], i18n.M("resets.outcome.more", "N", len(bad)-show))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

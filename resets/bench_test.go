@@ -25,7 +25,7 @@ func BenchmarkResetRealBroker(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	svc := New(Config{Admin: c, Audit: e.st.Audit(), Cluster: e.cl.NameServer})
+	svc := New(Config{Admin: c, Audit: e.st.Audit(), NameServers: e.cl.NameServer})
 	addr := e.cl.Brokers[0].Addr
 	ctx := context.Background()
 	req := Request{Group: e.group, Topic: e.topic, Mode: ModeTimestamp, Timestamp: e.between, QueueID: AllQueues}
@@ -61,7 +61,7 @@ func BenchmarkResetRealBroker(b *testing.B) {
 		name string
 		st   *store.Store
 	}{{"apply/sqlite", e.st}, {"apply/postgres", pg}} {
-		svc := New(Config{Admin: c, Audit: db.st.Audit(), Cluster: e.cl.NameServer})
+		svc := New(Config{Admin: c, Audit: db.st.Audit(), NameServers: e.cl.NameServer})
 		b.Run(db.name, func(b *testing.B) { benchApply(b, c, svc, req) })
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/fault"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -69,7 +70,7 @@ func newITQueues(t testing.TB, online bool, queues int) *it {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.st.Close() })
-	e.svc = New(Config{Admin: c, Audit: e.st.Audit(), Cluster: cl.NameServer})
+	e.svc = New(Config{Admin: c, Audit: e.st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
@@ -186,7 +187,7 @@ func (e *it) checkEntry(t *testing.T, entry *store.AuditEntry, want map[int]int6
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditApplied || got.Error != "" {
+	if got.Status != store.AuditApplied || len(got.Error) > 0 {
 		t.Fatalf("entry %d: %s %q", got.ID, got.Status, got.Error)
 	}
 	if got.Actor != "alice" || got.ActorAddr != "10.0.0.7" || got.Cluster != e.cl.NameServer || got.Group != e.group ||
@@ -198,7 +199,7 @@ func (e *it) checkEntry(t *testing.T, entry *store.AuditEntry, want map[int]int6
 		t.Fatalf("entry has %d queues, want %d: %+v", len(got.Result), len(want), got.Result)
 	}
 	for _, q := range got.Result {
-		if q.After == nil || *q.After != want[q.QueueID] || q.Target != want[q.QueueID] || q.Error != "" {
+		if q.After == nil || *q.After != want[q.QueueID] || q.Target != want[q.QueueID] || len(q.Error) > 0 {
 			t.Errorf("queue %d: before %d target %d after %v error %q; want target and after %d", q.QueueID, q.Before, q.Target, q.After, q.Error, want[q.QueueID])
 		}
 	}
@@ -325,20 +326,20 @@ func (e *it) checkWriteBackReported(t *testing.T, entry *store.AuditEntry) {
 	}
 	reverted := 0
 	for _, q := range got.Result {
-		if q.Error == "" {
+		if len(q.Error) == 0 {
 			continue
 		}
-		if !strings.Contains(q.Error, "wrote its old offset back") || q.After == nil || *q.After != q.Before {
+		if !strings.Contains(q.Error.String(), "wrote its old offset back") || q.After == nil || *q.After != q.Before {
 			t.Errorf("queue %d: error %q, before %d after %v", q.QueueID, q.Error, q.Before, q.After)
 		}
 		reverted++
 	}
-	if reverted == 0 || got.Error == "" {
+	if reverted == 0 || len(got.Error) == 0 {
 		t.Errorf("entry %s with no queue naming the write-back: %+v", got.Status, got)
 	}
 	theirs := e.mqadminOffsets(t)
 	for _, q := range got.Result {
-		if q.Error != "" && theirs[q.QueueID] != *q.After {
+		if len(q.Error) > 0 && theirs[q.QueueID] != *q.After {
 			t.Errorf("queue %d: entry says %d after the reset, mqadmin %d", q.QueueID, *q.After, theirs[q.QueueID])
 		}
 	}
@@ -409,8 +410,7 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 		{"shift overflow", Request{Group: e.group, Topic: e.topic, Mode: ModeShift, Shift: 1<<63 - 1, QueueID: AllQueues}, "shift"},
 	} {
 		_, err := e.svc.Plan(ctxT(t), tc.req)
-		var ie InputErrors
-		if !errors.As(err, &ie) || ie.For(tc.field) == "" {
+		if inputOn(err, tc.field) == "" {
 			t.Errorf("%s: %v, want an input error on %s", tc.name, err, tc.field)
 		}
 	}
@@ -455,8 +455,8 @@ func TestIntegrationAuditWriteFailureNoBrokerCall(t *testing.T) {
 	e.svc.audit = ro.Audit()
 	calls := e.c.TotalCalls()
 	_, err = e.svc.Apply(ctxT(t), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.Is(err, ErrAuditUnavailable) {
-		t.Fatalf("apply: %v, want ErrAuditUnavailable", err)
+	if fe := fault.As(err); fe == nil || fe.Code != fault.Unavailable || fe.APICode() != "audit_unavailable" {
+		t.Fatalf("apply: %v, want the audit log unavailable", err)
 	}
 	if n := e.c.TotalCalls() - calls; n != 0 {
 		t.Fatalf("%d requests reached RocketMQ after the audit write failed: %v", n, e.c.Calls())
@@ -497,7 +497,7 @@ func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
 	_, err = e.svc.Apply(ctxT(t), Confirmation{PlanID: p2.ID, Request: p2.Request, Confirmed: true, Who: Who{Actor: "bob"}})
 	close(hold)
 	wg.Wait()
-	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "in progress") {
+	if !fault.Is(err, fault.Conflict) || !strings.Contains(err.Error(), "in progress") {
 		t.Fatalf("second reset: %v", err)
 	}
 	if firstErr != nil || first.Status != store.AuditApplied {

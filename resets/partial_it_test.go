@@ -13,6 +13,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -35,7 +36,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -106,7 +107,7 @@ func TestPreviewWithAFrozenThenKilledBrokerOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("Broker broker-b has no master registered with the NameServer. Offsets are reset only on a master, never on its slave %s, so its 2 queues of topic %s (0, 1) are refused", cl.Slaves[1].Addr, topic)
-	if len(p.Queues) != 2 || len(p.Refused) != 1 || !strings.Contains(strings.Join(p.Warnings, " "), want) {
+	if len(p.Queues) != 2 || len(p.Refused) != 1 || !strings.Contains(i18n.TextOf(p.Warnings...).String(), want) {
 		t.Errorf("killed broker-b's master: %d queues, refused %+v, warnings %q", len(p.Queues), p.Refused, p.Warnings)
 	}
 }
@@ -131,7 +132,7 @@ func TestResetsGoOnlyToMastersOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -182,7 +183,7 @@ func TestResetsGoOnlyToMastersOnARealCluster(t *testing.T) {
 	}
 	refusal := fmt.Sprintf("Broker broker-b's master %s did not answer", masterB)
 	refused := fmt.Sprintf("Offsets are reset only on a master, never on its slave %s, so its 2 queues of topic %s (0, 1) are refused", slaveB, topic)
-	warns := strings.Join(plan.Warnings, " ")
+	warns := i18n.TextOf(plan.Warnings...).String()
 	if len(plan.Queues) != 2 || len(plan.Refused) != 1 || plan.Refused[0].Broker != "broker-b" ||
 		!strings.Contains(warns, refusal) || !strings.Contains(warns, refused) {
 		t.Fatalf("preview with broker-b's master frozen: %d queues, refused %+v, warnings %q", len(plan.Queues), plan.Refused, plan.Warnings)
@@ -201,7 +202,7 @@ func TestResetsGoOnlyToMastersOnARealCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditApplied || len(got.Result) != 2 || !strings.Contains(strings.Join(got.Plan.Warnings, " "), refused) {
+	if got.Status != store.AuditApplied || len(got.Result) != 2 || !strings.Contains(said(got.Plan.Warnings), refused) {
 		t.Errorf("audit entry: %s, %d queues, warnings %q", got.Status, len(got.Result), got.Plan.Warnings)
 	}
 	for _, r := range got.Result {

@@ -2,10 +2,11 @@ package resets
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/i18n"
 )
 
 // RocketMQ's own groups and the brokers' own topics are refused with a sentence, before
@@ -14,7 +15,7 @@ import (
 func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, _ = e.svc.brokers.Info(ctx)
+	_, _ = e.svc.cluster.Info(ctx)
 	for _, tc := range []struct {
 		group, topic, field, says string
 	}{
@@ -29,8 +30,7 @@ func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 	} {
 		before := e.fake.TotalCalls()
 		_, err := e.svc.Plan(ctx, Request{Group: tc.group, Topic: tc.topic, Mode: ModeLatest, QueueID: AllQueues})
-		var ie InputErrors
-		if !errors.As(err, &ie) || !strings.Contains(ie.For(tc.field), tc.says) {
+		if !strings.Contains(inputOn(err, tc.field), tc.says) {
 			t.Errorf("%s on %s: %v, want %q on %s", tc.group, tc.topic, err, tc.says, tc.field)
 		}
 		// Only the cluster info (to tell a broker's name) may be read.
@@ -45,7 +45,7 @@ func TestResetRefusesSystemGroupsAndInternalTopics(t *testing.T) {
 	// The group's own retry topic: allowed, and the preview says what it holds.
 	e.addTopic("%RETRY%g", "broker-a", 1, 5, 2)
 	p := e.plan(t, Request{Group: "g", Topic: "%RETRY%g", Mode: ModeLatest, QueueID: AllQueues})
-	if len(p.Queues) != 1 || p.Queues[0].Target != 5 || !strings.Contains(strings.Join(p.Warnings, " "), "is group g's own retry topic") {
+	if len(p.Queues) != 1 || p.Queues[0].Target != 5 || !strings.Contains(i18n.TextOf(p.Warnings...).String(), "is group g's own retry topic") {
 		t.Errorf("own retry topic: queues %+v warnings %q", p.Queues, p.Warnings)
 	}
 }
@@ -71,7 +71,7 @@ func TestPreviewNamesABrokerGoneFromTheRoute(t *testing.T) {
 		if len(p.Failures) != 1 || p.Failures[0].Broker != "broker-b" || !p.Failures[0].Gone() {
 			t.Errorf("topic %q: failures %v, want broker-b gone from the route", topic, p.Failures)
 		}
-		if w := strings.Join(p.Warnings, " "); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served topic t at") || !strings.Contains(w, "not in this preview") {
+		if w := i18n.TextOf(p.Warnings...).String(); !strings.Contains(w, "Broker broker-b (127.0.0.1:2) served topic t at") || !strings.Contains(w, "not in this preview") {
 			t.Errorf("topic %q: warnings %q", topic, w)
 		}
 	}

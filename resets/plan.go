@@ -6,10 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"rmqconsole/i18n"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -33,15 +33,12 @@ const (
 )
 
 // Explain says in a sentence what the method does to the group.
-func (m Method) Explain() string { return m.Message().String() }
-
-// Message is Explain as a Message, for a page to say in its reader's language.
-func (m Method) Message() i18n.Message {
+func (m Method) Explain() i18n.Message {
 	switch m {
 	case MethodResetQueue, MethodResetTimestamp, MethodUpdateOffset:
 		return i18n.M("audit.method." + string(m))
 	}
-	return i18n.M("resets.text", "Text", string(m))
+	return i18n.Plain(string(m))
 }
 
 // QueuePlan is one queue of a plan: where the group is and where the reset moves it.
@@ -49,7 +46,7 @@ type QueuePlan struct {
 	QueueState
 	Target int64
 	// Note explains a clamped target.
-	Note string
+	Note i18n.Text `json:"-"`
 }
 
 // Delta is Target - Current: negative means that many messages are consumed again,
@@ -80,10 +77,8 @@ type Plan struct {
 	Pop     bool
 	Brokers []BrokerPlan
 	Queues  []QueuePlan
-	// Warnings say what will happen and what to watch, as sentences; Notices are the
-	// same as Messages, for a page to say in its reader's language.
-	Warnings []string
-	Notices  []i18n.Message `json:"-"`
+	// Warnings say what will happen and what to watch, one sentence each.
+	Warnings []i18n.Message `json:"-"`
 	Failures []BrokerFailure
 	// Refused are brokers whose queues are left out because their master did not
 	// answer or none is registered (see RefusedBroker); Warnings say so too.
@@ -122,15 +117,16 @@ func (p *Plan) Skipped() int64 {
 
 // Action names what applying the plan does, for the button that applies it:
 // "Reset 8 queues of group G to 2026-11-29 10:00:00 UTC".
-func (p *Plan) Action() string {
-	what := fmt.Sprintf("%d queues", len(p.Queues))
-	if len(p.Queues) == 1 {
+func (p *Plan) Action() i18n.Message {
+	r := p.Request
+	switch {
+	case len(p.Queues) == 1:
 		q := p.Queues[0].Queue
-		what = fmt.Sprintf("queue %s/%d of topic %s", q.BrokerName, q.QueueID, q.Topic)
-	} else if len(p.Topics) == 1 {
-		what += " of topic " + p.Topics[0]
+		return i18n.M("reset.action.queue", "Broker", q.BrokerName, "Queue", q.QueueID, "Topic", q.Topic, "Group", r.Group, "To", r.Describe())
+	case len(p.Topics) == 1:
+		return i18n.M("reset.action.topic", "Queues", len(p.Queues), "Topic", p.Topics[0], "Group", r.Group, "To", r.Describe())
 	}
-	return fmt.Sprintf("Reset %s of group %s %s", what, p.Request.Group, p.Request.Describe())
+	return i18n.M("reset.action", "Queues", len(p.Queues), "Group", r.Group, "To", r.Describe())
 }
 
 func (p *Plan) method(broker string) Method {
@@ -144,12 +140,15 @@ func (p *Plan) method(broker string) Method {
 
 // auditPlan is the plan as the pending audit entry stores it.
 func (p *Plan) auditPlan() store.AuditPlan {
-	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients, Warnings: p.Warnings}
+	ap := store.AuditPlan{Hash: p.Hash, PlannedAt: p.At, Online: p.Online, Clients: p.Clients}
+	for _, w := range p.Warnings {
+		ap.Warnings = append(ap.Warnings, i18n.TextOf(w))
+	}
 	for _, b := range p.Brokers {
 		ap.Brokers = append(ap.Brokers, store.AuditBroker{Name: b.Name, Addr: b.Addr, Version: VersionText(b.Version), Method: string(b.Method)})
 	}
 	for _, f := range p.Failures {
-		ap.Warnings = append(ap.Warnings, "Not in the plan: "+f.String())
+		ap.Warnings = append(ap.Warnings, i18n.TextOf(i18n.M("resets.warn.not_in_plan", "Failure", f.Message())))
 	}
 	for _, q := range p.Queues {
 		ap.Queues = append(ap.Queues, store.AuditQueue{
@@ -173,7 +172,8 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // Plan previews a reset: it reads every queue's offsets, computes the targets and says
 // what will happen. It changes nothing. Bad input (including what only the cluster can
 // tell: an unknown group, topic or queue, an offset past the end) is answered as
-// InputErrors; it is not an audit event, since nothing was attempted against the cluster.
+// fault.Invalid errors on their fields; it is not an audit event, since nothing was
+// attempted against the cluster.
 func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p, err := s.plan(ctx, req)
 	if err != nil {
@@ -214,9 +214,9 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		case len(snap.Failures) > 0:
 			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
-			return nil, inputError("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
+			return nil, fault.InvalidField("topic", "resets.input.no_topics", "Group", strconv.Quote(req.Group))
 		default:
-			return nil, inputError("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
+			return nil, fault.InvalidField("topic", "resets.input.no_queue", "Topic", strings.Join(snap.Topics, ", "))
 		}
 	}
 
@@ -225,14 +225,14 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	for _, q := range queues {
 		used[q.Queue.BrokerName] = true
 	}
-	var errs InputErrors
+	var errs fault.List
 	for _, b := range snap.Brokers {
 		if !used[b.Name] {
 			continue
 		}
 		bp := BrokerPlan{BrokerState: b, Method: methodFor(b, snap, req)}
 		if bp.Method == "" {
-			errs.say("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
+			errs.Invalid("mode", "resets.input.old_broker", "Broker", b.Name, "Version", VersionText(b.Version))
 		}
 		p.Brokers = append(p.Brokers, bp)
 	}
@@ -248,16 +248,15 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
 	failed := map[int]bool{}
-	fo := s.brokers.Fanout(ctx)
+	fo := s.cluster.Fanout(ctx)
 	for i, q := range queues {
 		fo.At(q.Queue.BrokerName, q.Addr, "target", func(ctx context.Context, _ string) error {
 			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName])
 			mu.Lock()
 			defer mu.Unlock()
-			var ie InputErrors
 			switch {
-			case errors.As(err, &ie):
-				errs = append(errs, ie...)
+			case fault.Is(err, fault.Invalid):
+				errs = append(errs, fault.All(err)...)
 			case err != nil:
 				failed[i] = true
 				p.Failures = append(p.Failures, BrokerFailure{Broker: q.Queue.BrokerName, Addr: q.Addr, Topic: q.Queue.Topic,
@@ -285,21 +284,22 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 	}
 	cluster.SortFailures(p.Failures)
-	p.Notices = notices(p)
 	p.Warnings = warnings(p)
 	p.Hash = planHash(p)
 	p.ID = newID()
 	return p, nil
 }
 
-// planQueue computes one queue's target: an InputErrors when the request cannot apply
+// planQueue computes one queue's target: a fault.Invalid when the request cannot apply
 // to the queue, another error when its broker did not answer.
 func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan) (QueuePlan, error) {
 	qp := QueuePlan{QueueState: q}
 	var err error
 	switch req.Mode {
 	case ModeTimestamp:
-		qp.Target, qp.Note, err = s.timestampTarget(ctx, q, req.Timestamp, b)
+		var note i18n.Message
+		qp.Target, note, err = s.timestampTarget(ctx, q, req.Timestamp, b)
+		qp.Note = joinNote(nil, note)
 	case ModeEarliest:
 		qp.Target = q.Min
 	case ModeLatest:
@@ -308,7 +308,7 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		qp.Target = req.Offset
 	case ModeShift:
 		if req.Shift > 0 && q.Current > math.MaxInt64-req.Shift {
-			err = inputError("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
+			err = fault.InvalidField("shift", "resets.input.shift_overflow", "Broker", q.Queue.BrokerName, "Queue", q.Queue.QueueID,
 				"Topic", q.Queue.Topic, "Offset", q.Current, "Shift", req.Shift)
 		} else {
 			qp.Target = q.Current + req.Shift
@@ -318,10 +318,10 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		return qp, err
 	}
 	if req.Mode == ModeOffset && qp.Target > q.Max {
-		return qp, inputError("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
+		return qp, fault.InvalidField("offset", "resets.input.offset_past_end", "Offset", qp.Target, "Broker", q.Queue.BrokerName,
 			"Queue", q.Queue.QueueID, "Topic", q.Queue.Topic, "Min", q.Min, "Max", q.Max)
 	}
-	var clampNote string
+	var clampNote i18n.Message
 	qp.Target, clampNote = clamp(qp.Target, q.Min, q.Max)
 	qp.Note = joinNote(qp.Note, clampNote)
 	return qp, nil
@@ -332,25 +332,25 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 // t, and the last one when all are older: when the broker itself applies the timestamp
 // (reset-timestamp) that is what the group gets, so the plan says so; otherwise the
 // answer is corrected by reading that message's store time.
-func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time, b BrokerPlan) (int64, string, error) {
-	off, err := s.admin.SearchOffset(ctx, q.Addr, q.Queue, t, rocketmq.BoundaryLower)
+func (s *Service) timestampTarget(ctx context.Context, q QueueState, t time.Time, b BrokerPlan) (off int64, note i18n.Message, err error) {
+	off, err = s.admin.SearchOffset(ctx, q.Addr, q.Queue, t, rocketmq.BoundaryLower)
 	if err != nil || b.Version.Is5() || b.Version.Ordinal == 0 {
-		return off, "", err
+		return off, note, err
 	}
 	if b.Method == MethodResetTimestamp {
-		return off, fmt.Sprintf("RocketMQ %s resets to the message stored closest to the time", VersionText(b.Version)), nil
+		return off, i18n.M("resets.note.closest", "Version", VersionText(b.Version)), nil
 	}
 	if off < q.Min || off >= q.Max {
-		return off, "", nil
+		return off, note, nil
 	}
 	res, err := s.admin.Pull(ctx, q.Addr, q.Queue, off, 1)
 	if err != nil {
-		return 0, "", err
+		return 0, note, err
 	}
 	if len(res.Messages) > 0 && res.Messages[0].StoreTimestamp < t.UnixMilli() {
 		off = res.Messages[0].QueueOffset + 1
 	}
-	return off, "", nil
+	return off, note, nil
 }
 
 // pickQueue finds the one queue a request names.
@@ -373,47 +373,44 @@ func pickQueue(req Request, snap *Snapshot) (QueueState, error) {
 		q, _ := snap.Queue(rocketmq.MessageQueue{Topic: req.Topic, BrokerName: hosts[0], QueueID: req.QueueID})
 		return q, nil
 	case len(hosts) > 1:
-		return QueueState{}, inputError("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
+		return QueueState{}, fault.InvalidField("brokerName", "resets.input.choose_broker", "Topic", req.Topic, "Queue", req.QueueID, "Brokers", strings.Join(hosts, " and "))
 	}
 	for _, f := range snap.Failures {
 		if req.BrokerName == "" || f.Broker == req.BrokerName {
 			return QueueState{}, fmt.Errorf("preview reset of queue %d of topic %q: %w", req.QueueID, req.Topic, f)
 		}
 	}
-	where := "the topic"
+	where, name := i18n.M("resets.where.topic"), fmt.Sprint(req.QueueID)
 	if req.BrokerName != "" {
-		where = "broker " + req.BrokerName
+		where, name = i18n.M("resets.where.broker", "Broker", req.BrokerName), req.BrokerName+"/"+name
 	}
-	have := "no queue there"
+	have := i18n.M("resets.have.none")
 	if len(ids) > 0 {
 		sort.Ints(ids)
-		have = fmt.Sprintf("queues %d to %d", ids[0], ids[len(ids)-1])
+		have = i18n.M("resets.have.range", "First", ids[0], "Last", ids[len(ids)-1])
 	}
-	name := fmt.Sprint(req.QueueID)
-	if req.BrokerName != "" {
-		name = req.BrokerName + "/" + name
-	}
-	return QueueState{}, InputErrors{{Field: "queueId", Message: fmt.Sprintf(
-		"Queue %s of topic %s does not exist: %s has %s. Choose one of those.", name, req.Topic, where, have)}}
+	return QueueState{}, fault.InvalidField("queueId", "resets.input.no_such_queue", "Queue", name, "Topic", req.Topic, "Where", where, "Have", have)
 }
 
 // clamp keeps a target within the queue's offsets and says so when it had to.
-func clamp(target, lo, hi int64) (int64, string) {
+func clamp(target, lo, hi int64) (int64, i18n.Message) {
 	switch {
 	case target < lo:
-		return lo, fmt.Sprintf("target %d is before the oldest message kept (min offset %d); clamped to %d", target, lo, lo)
+		return lo, i18n.M("resets.note.clamped_min", "Target", target, "Min", lo)
 	case target > hi:
-		return hi, fmt.Sprintf("target %d is past the end of the queue (max offset %d); clamped to %d", target, hi, hi)
+		return hi, i18n.M("resets.note.clamped_max", "Target", target, "Max", hi)
 	}
-	return target, ""
+	return target, i18n.Message{}
 }
 
-func dedupe(errs InputErrors) InputErrors {
+// dedupe drops the errors said already on the same field (several queues may break the
+// same rule).
+func dedupe(errs fault.List) fault.List {
 	type key struct{ field, message string }
 	seen := map[key]bool{}
 	out := errs[:0]
 	for _, e := range errs {
-		if k := (key{e.Field, e.Message}); !seen[k] {
+		if k := (key{e.Field, e.Msg.String()}); !seen[k] {
 			seen[k] = true
 			out = append(out, e)
 		}
@@ -462,17 +459,7 @@ func refusedIn(req Request, rs []RefusedBroker) []RefusedBroker {
 }
 
 // warnings say what applying the plan will do, given the group's state and the brokers.
-func warnings(p *Plan) []string {
-	ms := notices(p)
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.String()
-	}
-	return out
-}
-
-// notices are the warnings as Messages, for a page to say in its reader's language.
-func notices(p *Plan) []i18n.Message {
+func warnings(p *Plan) []i18n.Message {
 	var w []i18n.Message
 	add := func(id string, kv ...any) { w = append(w, i18n.M(id, kv...)) }
 	g := p.Request.Group
@@ -487,7 +474,7 @@ func notices(p *Plan) []i18n.Message {
 		add("resets.warn.online_unknown", "Group", g)
 	}
 	for _, b := range p.Brokers {
-		add("resets.warn.broker", "Broker", b.Name, "Version", VersionText(b.Version), "How", b.Method.Message())
+		add("resets.warn.broker", "Broker", b.Name, "Version", VersionText(b.Version), "How", b.Method.Explain())
 	}
 	if p.Pop {
 		add("resets.warn.pop")
@@ -496,7 +483,7 @@ func notices(p *Plan) []i18n.Message {
 	}
 	clamped, unchanged := 0, 0
 	for _, q := range p.Queues {
-		if q.Note != "" {
+		if len(q.Note) > 0 {
 			clamped++
 		}
 		if q.Target == q.Current {
@@ -513,17 +500,17 @@ func notices(p *Plan) []i18n.Message {
 		add("resets.warn.some_at_target", "N", unchanged)
 	}
 	for _, r := range p.Refused {
-		add("resets.text", "Text", r.Sentence())
+		w = append(w, r.Sentence())
 	}
 	for _, f := range p.Failures {
 		if slices.ContainsFunc(p.Refused, func(r RefusedBroker) bool { return r.Broker == f.Broker }) {
 			continue // said above, with its queues
 		}
 		if f.Gone() {
-			add("resets.warn.gone", "Broker", f.Broker, "Addr", f.Addr, "Error", fmt.Sprint(f.Err))
+			add("resets.warn.gone", "Broker", f.Broker, "Addr", f.Addr, "Error", errorMessage(f.Err))
 			continue
 		}
-		add("resets.warn.no_answer", "Failure", f.String())
+		add("resets.warn.no_answer", "Failure", f.Message())
 	}
 	if t := p.Request.Topic; rocketmq.IsRetryTopic(t) {
 		add("resets.warn.retry_topic", "Topic", t, "Group", g)

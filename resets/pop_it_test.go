@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/dev"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -30,8 +31,8 @@ func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: c, Audit: st.Audit(), Cluster: cl.NameServer,
-		Brokers: cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})})
+	svc := New(Config{Admin: c, Audit: st.Audit(), NameServers: cl.NameServer,
+		Cluster: cluster.New(c, cluster.Options{Proxies: []string{cl.ProxyRemoting}})})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
@@ -56,7 +57,7 @@ func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
 	if !p.Online || !p.Pop || p.Reconsumed() != n {
 		t.Errorf("plan: online %v, pop %v, %d consumed again; want online through the Proxy, POP, %d", p.Online, p.Pop, p.Reconsumed(), n)
 	}
-	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "in flight") }) {
+	if !slices.ContainsFunc(p.Warnings, func(w i18n.Message) bool { return strings.Contains(w.String(), "in flight") }) {
 		t.Errorf("the preview does not say what happens to messages in flight: %q", p.Warnings)
 	}
 	entry, err := svc.Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -112,11 +114,14 @@ func isPlanID(id string) bool {
 
 // planJSON is a Plan as kept in the database. Errors are kept as their messages, which
 // is all a preview shows of them; broker failures are kept whole here, since their own
-// JSON is the API's shorter form.
+// JSON is the API's shorter form. The warnings and the queues' notes are kept as
+// i18n.Encode writes them, to be said in the language of whoever reads them.
 type planJSON struct {
 	Plan
 	BrokerFailures []failureJSON
 	RefusedErrors  []string
+	Warnings       string
+	QueueNotes     []string
 }
 
 type failureJSON struct {
@@ -135,6 +140,17 @@ func encodePlan(p *Plan) ([]byte, error) {
 		w.RefusedErrors = append(w.RefusedErrors, errText(w.Refused[i].Err))
 		w.Refused[i].Err = nil
 	}
+	var err error
+	if w.Warnings, err = i18n.Encode(i18n.TextOf(p.Warnings...)); err != nil {
+		return nil, fmt.Errorf("keep the warnings: %w", err)
+	}
+	for _, q := range p.Queues {
+		note, err := i18n.Encode(q.Note)
+		if err != nil {
+			return nil, fmt.Errorf("keep the note of queue %s/%d: %w", q.Queue.BrokerName, q.Queue.QueueID, err)
+		}
+		w.QueueNotes = append(w.QueueNotes, note)
+	}
 	return json.Marshal(w)
 }
 
@@ -151,6 +167,14 @@ func decodePlan(b []byte) (*Plan, error) {
 		if i < len(p.Refused) {
 			p.Refused[i].Err = errOf(msg)
 		}
+	}
+	for i, note := range w.QueueNotes {
+		if i < len(p.Queues) && note != "[]" {
+			p.Queues[i].Note = i18n.Decode(note)
+		}
+	}
+	if w.Warnings != "[]" {
+		p.Warnings = i18n.Decode(w.Warnings) // one message a warning
 	}
 	return &p, nil
 }

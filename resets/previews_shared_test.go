@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/fault"
 	"rmqconsole/store"
 )
 
@@ -24,7 +25,7 @@ func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, NameServers: "ns:9876",
 			Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	}
 	p, err := consoles[0].Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
@@ -39,8 +40,8 @@ func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 		t.Fatalf("apply on the other console: %+v, %v", entry, err)
 	}
 	_, err = consoles[0].Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	var conflict *ConflictError
-	if !errors.As(err, &conflict) || !strings.Contains(conflict.Message, "no longer known") {
+	var conflict *Rejected
+	if !errors.As(err, &conflict) || !fault.Is(err, fault.Conflict) || !strings.Contains(fault.As(err).Msg.String(), "no longer known") {
 		t.Fatalf("the same preview applied again: %v, want a conflict", err)
 	}
 }
@@ -57,7 +58,7 @@ func TestApplyWithTheSharedPreviewsStoppedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, Cluster: "ns:9876",
+	svc := New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, NameServers: "ns:9876",
 		Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 	p, err := svc.Plan(ctx, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if err != nil {
@@ -68,7 +69,7 @@ func TestApplyWithTheSharedPreviewsStoppedChangesNothing(t *testing.T) {
 	}
 	before := e.fake.TotalCalls()
 	_, err = svc.Apply(ctx, Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	var conflict *ConflictError
+	var conflict *Rejected
 	if !errors.Is(err, store.ErrUnavailable) || errors.As(err, &conflict) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("apply with the database stopped: %v, want store.ErrUnavailable saying nothing was changed", err)
 	}

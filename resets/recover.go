@@ -3,8 +3,8 @@ package resets
 import (
 	"context"
 	"errors"
-	"fmt"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -24,18 +24,18 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 		e := &pending[i]
 		rows := append([]store.AuditQueue(nil), e.Plan.Queues...)
 		now := s.now()
-		var why string
-		what := "reset"
+		what := i18n.M("resets.interrupted.reset")
+		var why i18n.Message
 		switch {
 		case len(rows) == 0:
 			// A change audited through store.AuditLog.Change (a topic, a resend): there
 			// are no offsets to read back.
-			what = "change (" + e.Mode + ")"
-			why = "look at the cluster to see whether it took place"
+			what = i18n.M("resets.interrupted.change", "Mode", e.Mode)
+			why = i18n.M("resets.interrupted.look")
 		case s.admin == nil:
-			why = "no cluster is configured now, so the offsets could not be read"
-		case e.Cluster != s.cluster:
-			why = fmt.Sprintf("the console now talks to %s, not %s, so the offsets were not read", s.cluster, e.Cluster)
+			why = i18n.M("resets.interrupted.no_cluster")
+		case e.Cluster != s.nameServers:
+			why = i18n.M("resets.interrupted.other_cluster", "Now", s.nameServers, "Then", e.Cluster)
 		default:
 			rctx, cancel := context.WithTimeout(ctx, s.recoverWait)
 			found := s.readBack(rctx, e.Group, rows)
@@ -44,25 +44,24 @@ func (s *Service) RecoverInterrupted(ctx context.Context) (int, error) {
 				if found[j].read {
 					after := found[j].offset
 					rows[j].After = &after
-					rows[j].Note = joinNote(rows[j].Note, "offset found when the console started again")
+					rows[j].Note = joinNote(rows[j].Note, i18n.M("resets.note.found_at_restart"))
 				} else {
-					rows[j].Note = joinNote(rows[j].Note, "offset could not be read at restart: "+found[j].err)
+					rows[j].Note = joinNote(rows[j].Note, i18n.M("resets.note.unread_at_restart", "Error", found[j].err))
 				}
 			}
-			why = "the offsets shown as after were found then: compare them with the targets to see which queues were reset"
+			why = i18n.M("resets.interrupted.compare")
 		}
 		e.Result = rows
 		e.Status = store.AuditInterrupted
 		e.FinishedAt = now
-		e.Error = fmt.Sprintf("The console stopped before this %s finished (it was killed or crashed). Marked %s, once no running console was applying it; %s.",
-			what, now.UTC().Format("2006-01-02 15:04:05 UTC"), why)
+		e.Error = i18n.TextOf(i18n.M("resets.interrupted", "What", what, "At", now.UTC().Format("2006-01-02 15:04:05 UTC"), "Why", why))
 		if err := s.audit.Finish(ctx, e); err != nil {
 			if errors.Is(err, store.ErrAuditNotPending) {
 				continue // another console sharing the database marked it first
 			}
 			return marked, err
 		}
-		s.log.Warn(what+" interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "topics", e.Topics, "actor", e.Actor)
+		s.log.Warn(what.String()+" interrupted by a stop of the console", "audit_id", e.ID, "group", e.Group, "topics", e.Topics, "actor", e.Actor)
 		marked++
 	}
 	return marked, nil

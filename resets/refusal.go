@@ -3,14 +3,15 @@ package resets
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"rmqconsole/fault"
 	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -38,24 +39,29 @@ type Asked struct {
 	Params map[string]string
 }
 
-// RefuseRole records an apply refused because the caller's role may not reset offsets.
-// The access check runs before any handler, so only what the request says is known.
-func (s *Service) RefuseRole(ctx context.Context, who Who, group string, asked Asked, why string) *store.AuditEntry {
-	return s.refuseAsked(ctx, who, group, asked, why)
+// RefuseRole records an apply refused because the caller's role may not reset offsets,
+// why saying so. The access check runs before any handler, so only what the request
+// says is known.
+func (s *Service) RefuseRole(ctx context.Context, who Who, group string, asked Asked, why i18n.Message) *store.AuditEntry {
+	return s.refuseAsked(ctx, who, group, asked, i18n.TextOf(why))
 }
 
 // RefuseInput records an apply refused before any broker was asked because what it sent
 // breaks the free-text rule (errs holds a freetext error): text the console does not
 // take is worth a record of who sent it, kept escaped like everything a refusal stores.
 // Other mistakes in a form are not recorded: nothing was attempted.
-func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs InputErrors) *store.AuditEntry {
+func (s *Service) RefuseInput(ctx context.Context, who Who, group string, asked Asked, errs error) *store.AuditEntry {
 	if !freetext.Refused(errs) {
 		return nil
 	}
-	return s.refuseAsked(ctx, who, group, asked, errs.Error())
+	var why i18n.Text
+	for _, e := range fault.All(errs) {
+		why = append(why, e.Msg)
+	}
+	return s.refuseAsked(ctx, who, group, asked, why)
 }
 
-func (s *Service) refuseAsked(ctx context.Context, who Who, group string, asked Asked, why string) *store.AuditEntry {
+func (s *Service) refuseAsked(ctx context.Context, who Who, group string, asked Asked, why i18n.Text) *store.AuditEntry {
 	params := make(map[string]any, len(asked.Params)+2)
 	for k, v := range asked.Params {
 		params[k] = v
@@ -77,18 +83,18 @@ type refusal struct {
 	mode   string
 	reason string
 	params map[string]any
-	// why says why it was refused, in a sentence.
-	why  string
+	// why says why it was refused.
+	why  i18n.Text
 	plan *Plan
 }
 
 // refusalOf is the refusal of req at apply.
-func refusalOf(who Who, req Request, topics []string, why string, plan *Plan) refusal {
+func refusalOf(who Who, req Request, topics []string, why i18n.Message, plan *Plan) refusal {
 	if topics == nil && req.Topic != "" {
 		topics = []string{req.Topic}
 	}
 	return refusal{who: who, group: req.Group, topics: topics, mode: string(req.Mode), reason: req.Reason,
-		params: req.Params(), why: why, plan: plan}
+		params: req.Params(), why: i18n.TextOf(why), plan: plan}
 }
 
 // recordRefusal writes a refused entry, bounded (see RefusalTextMax and the others) and
@@ -103,9 +109,9 @@ func (s *Service) recordRefusal(ctx context.Context, r refusal) *store.AuditEntr
 	}
 	e := &store.AuditEntry{
 		StartedAt: s.now(), Actor: cut(r.who.Actor, RefusalTextMax), ActorAddr: cut(r.who.Addr, RefusalTextMax),
-		Cluster: s.cluster, Group: cut(r.group, RefusalTextMax), Mode: cut(r.mode, RefusalTextMax),
+		Cluster: s.nameServers, Group: cut(r.group, RefusalTextMax), Mode: cut(r.mode, RefusalTextMax),
 		Reason: cut(r.reason, RefusalTextMax), Status: store.AuditRefused,
-		Error: cut("Refused at apply: "+freetext.Shown(r.why), RefusalErrorMax), Params: boundedParams(r.params),
+		Error: boundedWhy(r.why), Params: boundedParams(r.params),
 	}
 	for _, t := range r.topics[:min(len(r.topics), RefusalParamsMax)] {
 		e.Topics = append(e.Topics, cut(t, RefusalTextMax))
@@ -119,10 +125,50 @@ func (s *Service) recordRefusal(ctx context.Context, r refusal) *store.AuditEntr
 func (s *Service) writeRefusal(ctx context.Context, e *store.AuditEntry) *store.AuditEntry {
 	e.FinishedAt = e.StartedAt
 	if err := s.audit.Record(context.WithoutCancel(ctx), e); err != nil {
-		s.log.Error("record refused reset", "group", e.Group, "actor", e.Actor, "refusal", e.Error, "err", err)
+		s.log.Error("record refused reset", "group", e.Group, "actor", e.Actor, "refusal", e.Error.String(), "err", err)
 		return nil
 	}
 	return e
+}
+
+// boundedWhy is the sentence saying why an attempt was refused, as its entry keeps it:
+// every text in it cut to RefusalTextMax and escaped (see cut), and the whole, said in
+// English, at most RefusalErrorMax characters (else kept as that English, cut).
+func boundedWhy(why i18n.Text) i18n.Text {
+	t := i18n.TextOf(i18n.M("resets.refused_at_apply", "Why", boundedText(why)))
+	if s := t.String(); utf8.RuneCountInString(s) > RefusalErrorMax {
+		return i18n.PlainText(cut(s, RefusalErrorMax))
+	}
+	return t
+}
+
+func boundedText(t i18n.Text) i18n.Text {
+	out := make(i18n.Text, len(t))
+	for i, m := range t {
+		out[i] = boundedMessage(m)
+	}
+	return out
+}
+
+// boundedMessage is m with each text value cut (see cut), as deep as it goes.
+func boundedMessage(m i18n.Message) i18n.Message {
+	args := make([]any, len(m.Args))
+	for i, a := range m.Args {
+		switch v := a.(type) {
+		case string:
+			if i%2 == 1 { // a value, not a name
+				v = cut(v, RefusalTextMax)
+			}
+			args[i] = v
+		case i18n.Message:
+			args[i] = boundedMessage(v)
+		case i18n.Text:
+			args[i] = boundedText(v)
+		default:
+			args[i] = a
+		}
+	}
+	return i18n.Message{ID: m.ID, Args: args}
 }
 
 // boundedParams is params as JSON with at most RefusalParamsMax entries (in name order),
@@ -144,14 +190,7 @@ func boundedParams(params map[string]any) json.RawMessage {
 
 // cut shortens s, escaped where the free-text rule does not allow it, to at most n
 // characters, marking the cut with "…".
-func cut(s string, n int) string {
-	s = freetext.Shown(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func cut(s string, n int) string { return freetext.Cut(freetext.Shown(s), n) }
 
 // refusalLimiter lets each actor have RefusalsPerWindow refusals recorded per window and
 // counts the rest, written as one entry when the window ends (or the service closes).
@@ -209,10 +248,10 @@ func (l *refusalLimiter) end(s *Service, actor string, w *refusalWindow) {
 	}
 	groups := slices.Sorted(maps.Keys(w.groups))
 	e := &store.AuditEntry{
-		StartedAt: s.now(), Actor: cut(actor, RefusalTextMax), ActorAddr: cut(w.addr, RefusalTextMax), Cluster: s.cluster,
+		StartedAt: s.now(), Actor: cut(actor, RefusalTextMax), ActorAddr: cut(w.addr, RefusalTextMax), Cluster: s.nameServers,
 		Status: store.AuditRefused, Params: mustJSON(map[string]any{"refusals": n, "groups": groups}),
-		Error: fmt.Sprintf("…and %d more refusals by %s in the last %s, counted here rather than recorded one by one (at most %d per person are).",
-			n, freetext.Shown(actor), windowText(l.window), RefusalsPerWindow),
+		Error: i18n.TextOf(i18n.M("resets.refusals_counted", "N", n, "Actor", cut(actor, RefusalTextMax), "Window", windowText(l.window),
+			"Max", RefusalsPerWindow)),
 	}
 	if len(groups) == 1 {
 		e.Group = groups[0]
@@ -232,9 +271,9 @@ func (l *refusalLimiter) flush(s *Service) {
 	}
 }
 
-func windowText(d time.Duration) string {
+func windowText(d time.Duration) i18n.Message {
 	if d == time.Minute {
-		return "minute"
+		return i18n.M("resets.window.minute")
 	}
-	return d.String()
+	return i18n.Plain(d.String())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rmqconsole/dev"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -20,7 +21,7 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876", RefusalWindow: time.Second})
+	svc := New(Config{Audit: st.Audit(), NameServers: "ns:9876", RefusalWindow: time.Second})
 	vic := Who{Actor: "vic", Addr: "10.0.0.9"}
 	ctx := context.Background()
 	list := func() []store.AuditEntry {
@@ -35,7 +36,7 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		if i%2 == 1 {
 			group = "g2"
 		}
-		svc.RefuseRole(ctx, vic, group, Asked{Mode: "latest", Reason: strings.Repeat("é", 1000)}, "Your role may not.")
+		svc.RefuseRole(ctx, vic, group, Asked{Mode: "latest", Reason: strings.Repeat("é", 1000)}, i18n.Plain("Your role may not."))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(list()) < RefusalsPerWindow+1 && time.Now().Before(deadline) {
@@ -50,13 +51,13 @@ func TestRefusalWindowEndsWithOneCount(t *testing.T) {
 		Groups   []string `json:"groups"`
 	}
 	if err := json.Unmarshal(es[0].Params, &p); err != nil || p.Refusals != 5 || strings.Join(p.Groups, ",") != "g1,g2" ||
-		es[0].Group != "" || !strings.Contains(es[0].Error, "and 5 more refusals by vic") || es[0].ActorAddr != "10.0.0.9" {
+		es[0].Group != "" || !strings.Contains(es[0].Error.String(), "and 5 more refusals by vic") || es[0].ActorAddr != "10.0.0.9" {
 		t.Fatalf("count entry %+v (params %s, %v)", es[0], es[0].Params, err)
 	}
 	if r := []rune(es[1].Reason); len(r) != RefusalTextMax || r[len(r)-1] != '…' {
 		t.Fatalf("reason kept %d characters, want %d ending in …", len(r), RefusalTextMax)
 	}
-	svc.RefuseRole(ctx, vic, "g1", Asked{}, "Your role may not.")
+	svc.RefuseRole(ctx, vic, "g1", Asked{}, i18n.Plain("Your role may not."))
 	if n := len(list()); n != RefusalsPerWindow+2 {
 		t.Fatalf("a refusal in the next window: %d entries, want it recorded", n)
 	}
@@ -80,11 +81,11 @@ func TestRefusalsKeepWhatWasSentEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			svc := New(Config{Audit: st.Audit(), Cluster: "ns:9876"})
+			svc := New(Config{Audit: st.Audit(), NameServers: "ns:9876"})
 			t.Cleanup(svc.Close)
 			vera := Who{Actor: "vera", Addr: "10.0.0.9"}
 			e := svc.RefuseRole(ctx, vera, "g\x00", Asked{Topic: "t\u202e", Mode: "latest", Reason: "a\x00b\u202e\x1b[2J",
-				Params: map[string]string{"offset": "1\r\n2", "planId": "\xff"}}, "Your role may not reset offsets.")
+				Params: map[string]string{"offset": "1\r\n2", "planId": "\xff"}}, i18n.Plain("Your role may not reset offsets."))
 			if e == nil {
 				t.Fatal("the refused reset was not recorded")
 			}

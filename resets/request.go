@@ -71,130 +71,77 @@ type Request struct {
 // OneQueue reports whether the request is limited to one queue.
 func (r Request) OneQueue() bool { return r.QueueID >= 0 }
 
-// InputError is one thing wrong with a request, for the field it concerns: a sentence
-// with the next step.
-type InputError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-	// Say is Message from the catalogues, for a page to say in its reader's language.
-	Say i18n.Message `json:"-"`
-	// Err is the free-text rule's error when the field broke it (freetext.ErrInvalid).
-	Err error `json:"-"`
-}
-
-// inputError is the InputErrors of one field whose sentence is the catalogue's id.
-func inputError(field, id string, kv ...any) InputErrors {
-	m := i18n.M(id, kv...)
-	return InputErrors{{Field: field, Message: m.String(), Say: m}}
-}
-
-// say adds the catalogue's sentence id on field.
-func (e *InputErrors) say(field, id string, kv ...any) {
-	*e = append(*e, inputError(field, id, kv...)...)
-}
-
-// InputErrors is every problem found in a request. Nothing is asked of a broker to change
-// while a request has any.
-type InputErrors []InputError
-
-// Unwrap returns the free-text rule's errors among e, so errors.Is(e, freetext.ErrInvalid)
-// tells a request that sent text the console does not take.
-func (e InputErrors) Unwrap() []error {
-	var out []error
-	for _, ie := range e {
-		if ie.Err != nil {
-			out = append(out, ie.Err)
-		}
-	}
-	return out
-}
-
-func (e InputErrors) Error() string {
-	msgs := make([]string, len(e))
-	for i, ie := range e {
-		msgs[i] = ie.Message
-	}
-	return strings.Join(msgs, " ")
-}
-
-// For returns the message for a field, "" when it has none.
-func (e InputErrors) For(field string) string {
-	for _, ie := range e {
-		if ie.Field == field {
-			return ie.Message
-		}
-	}
-	return ""
-}
-
-func (e *InputErrors) add(field, format string, args ...any) {
-	*e = append(*e, InputError{Field: field, Message: fmt.Sprintf(format, args...)})
-}
-
-func checkName(errs *InputErrors, field, what, name string) bool {
+// checkName adds the name rule's refusal of name on field; ok is false when it refused.
+func checkName(errs *fault.List, field, what, name string) bool {
 	if err := cluster.CheckName(what, name); err != nil {
-		if ne := fault.As(err); ne != nil {
-			*errs = append(*errs, InputError{Field: field, Message: err.Error(), Say: ne.Msg})
-		} else {
-			errs.add(field, "%s", err.Error())
-		}
+		errs.Add(invalidOn(field, err))
 		return false
 	}
 	return true
 }
 
+// invalidOn is a rule's refusal (the name rule, the free-text rule) as an Invalid error
+// on field, in the rule's own sentence; the rule's error stays its cause.
+func invalidOn(field string, err error) *fault.Error {
+	e := &fault.Error{Code: fault.Invalid, Field: field, Msg: i18n.Plain(err.Error()), Err: err}
+	if fe := fault.As(err); fe != nil {
+		e.Reason, e.Msg = fe.Reason, fe.Msg
+	}
+	return e
+}
+
 // Check finds what is wrong with the request by itself, before any broker is asked:
 // names, the mode and its parameter, a timestamp in the future. What depends on the
 // cluster (the group and topic exist, the queue exists, the offset is within the queue)
-// is checked by Plan.
-func (r Request) Check(now time.Time) InputErrors {
-	var errs InputErrors
+// is checked by Plan. Each problem is a fault.Invalid on its field.
+func (r Request) Check(now time.Time) fault.List {
+	var errs fault.List
 	if r.Group == "" {
-		errs.say("group", "resets.input.no_group")
+		errs.Invalid("group", "resets.input.no_group")
 	} else if checkName(&errs, "group", "consumer group", r.Group) && rocketmq.IsSystemGroup(r.Group) {
-		errs.say("group", "resets.input.system_group", "Group", r.Group)
+		errs.Invalid("group", "resets.input.system_group", "Group", r.Group)
 	}
 	if r.Topic != "" && checkName(&errs, "topic", "topic", r.Topic) {
 		checkTopicOfGroup(&errs, r.Group, r.Topic)
 	}
 	if !r.Mode.Valid() {
-		errs.say("mode", "resets.input.mode", "Mode", strconv.Quote(string(r.Mode)))
+		errs.Invalid("mode", "resets.input.mode", "Mode", strconv.Quote(string(r.Mode)))
 	}
 	switch r.Mode {
 	case ModeTimestamp:
 		switch {
 		case r.Timestamp.IsZero():
-			errs.say("timestamp", "resets.input.no_time")
+			errs.Invalid("timestamp", "resets.input.no_time")
 		case r.Timestamp.After(now):
-			errs.say("timestamp", "resets.input.future",
+			errs.Invalid("timestamp", "resets.input.future",
 				"Time", r.Timestamp.UTC().Format("2006-01-02 15:04:05 UTC"), "Now", now.UTC().Format("2006-01-02 15:04:05 UTC"))
 		}
 	case ModeOffset:
 		if !r.OneQueue() {
-			errs.say("queueId", "resets.input.offset_one_queue")
+			errs.Invalid("queueId", "resets.input.offset_one_queue")
 		}
 		if r.Offset < 0 {
-			errs.say("offset", "resets.input.offset_negative", "Offset", r.Offset)
+			errs.Invalid("offset", "resets.input.offset_negative", "Offset", r.Offset)
 		}
 	case ModeShift:
 		if r.Shift == 0 {
-			errs.say("shift", "resets.input.shift_zero")
+			errs.Invalid("shift", "resets.input.shift_zero")
 		}
 	}
 	if r.OneQueue() {
 		if r.Topic == "" {
-			errs.say("topic", "resets.input.queue_topic")
+			errs.Invalid("topic", "resets.input.queue_topic")
 		}
 		if r.BrokerName != "" {
 			checkName(&errs, "brokerName", "broker", r.BrokerName)
 		}
 	} else if r.QueueID != AllQueues {
-		errs.say("queueId", "resets.input.queue_negative", "Queue", r.QueueID)
+		errs.Invalid("queueId", "resets.input.queue_negative", "Queue", r.QueueID)
 	} else if r.BrokerName != "" {
-		errs.say("queueId", "resets.input.broker_without_queue", "Broker", cut(r.BrokerName, 80))
+		errs.Invalid("queueId", "resets.input.broker_without_queue", "Broker", cut(r.BrokerName, 80))
 	}
-	if te := fault.As(freetext.ResetReason.Check(r.Reason)); te != nil {
-		errs = append(errs, InputError{Field: "reason", Message: te.Error(), Say: te.Msg, Err: te})
+	if err := freetext.ResetReason.Check(r.Reason); err != nil {
+		errs.Add(invalidOn("reason", err))
 	}
 	return errs
 }
@@ -202,19 +149,19 @@ func (r Request) Check(now time.Time) InputErrors {
 // checkTopicOfGroup refuses topics a group's offsets must not be moved on: the brokers'
 // own topics (scheduled messages, transactions, timers, the default topic...), and
 // another group's retry topic. A group's own retry topic may be reset with the group.
-func checkTopicOfGroup(errs *InputErrors, group, topic string) {
+func checkTopicOfGroup(errs *fault.List, group, topic string) {
 	switch {
 	case rocketmq.IsBrokerInternalTopic(topic):
-		errs.say("topic", "resets.input.internal_topic", "Topic", topic)
+		errs.Invalid("topic", "resets.input.internal_topic", "Topic", topic)
 	case rocketmq.IsRetryTopic(topic) && topic != rocketmq.RetryTopic(group):
-		errs.say("topic", "resets.input.other_retry", "Topic", topic, "Owner", strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), "Group", group)
+		errs.Invalid("topic", "resets.input.other_retry", "Topic", topic, "Owner", strings.TrimPrefix(topic, rocketmq.RetryTopicPrefix), "Group", group)
 	}
 }
 
 // internalTopicError refuses a topic the cluster names after itself or one of its brokers
 // (the brokers create them); only cluster info tells those apart from an application's.
-func internalTopicError(topic string) InputErrors {
-	return inputError("topic", "resets.input.cluster_topic", "Topic", topic)
+func internalTopicError(topic string) error {
+	return fault.InvalidField("topic", "resets.input.cluster_topic", "Topic", topic)
 }
 
 // Params is the request as the audit log records it.
@@ -247,24 +194,24 @@ func (r Request) sameAs(o Request) bool {
 }
 
 // Describe says where the reset goes, as the apply button and the audit log show it:
-// "to 2026-11-29 10:00:00 UTC", "to the earliest offset", "back by 100".
-func (r Request) Describe() string {
+// "to 2026-11-29 10:00:00 UTC", "to the earliest offset", "back by 100 messages".
+func (r Request) Describe() i18n.Message {
 	switch r.Mode {
 	case ModeTimestamp:
-		return "to " + FormatTime(r.Timestamp, r.TimeZone)
+		return i18n.M("reset.to.time", "Time", FormatTime(r.Timestamp, r.TimeZone))
 	case ModeEarliest:
-		return "to the earliest offset"
+		return i18n.M("reset.to.earliest")
 	case ModeLatest:
-		return "to the latest offset (skipping the backlog)"
+		return i18n.M("reset.to.latest")
 	case ModeOffset:
-		return fmt.Sprintf("to offset %d", r.Offset)
+		return i18n.M("reset.to.offset", "Offset", r.Offset)
 	case ModeShift:
 		if r.Shift < 0 {
-			return fmt.Sprintf("back by %d messages", -r.Shift)
+			return i18n.M("reset.to.back", "N", -r.Shift)
 		}
-		return fmt.Sprintf("forward by %d messages", r.Shift)
+		return i18n.M("reset.to.forward", "N", r.Shift)
 	}
-	return string(r.Mode)
+	return i18n.Plain(string(r.Mode))
 }
 
 // FormatTime shows t to the second in the named zone, always with the zone, and the UTC

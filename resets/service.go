@@ -30,13 +30,13 @@ package resets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 	_ "time/tzdata" // time zones typed in forms resolve even where the OS has no zoneinfo
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -67,48 +67,32 @@ type AuditLog interface {
 	Orphaned(ctx context.Context) ([]store.AuditEntry, error)
 }
 
-// Errors Apply answers with; the console maps them to HTTP statuses.
-var (
-	// ErrAuditUnavailable: the pending audit entry could not be written, so nothing was
-	// changed.
-	ErrAuditUnavailable = errors.New("the audit log cannot be written")
-	// ErrConflict: the reset was not applied because of another reset or because
-	// offsets moved since the preview; preview again.
-	ErrConflict = errors.New("reset conflicts with the group's current state")
-	// ErrNoCluster: the console has no NameServer configured.
-	ErrNoCluster = errors.New("no cluster configured")
-)
-
-// AuditUnavailableError says why the audit entry could not be written.
-type AuditUnavailableError struct{ Err error }
-
-func (e *AuditUnavailableError) Error() string {
-	return "The audit log could not be written (" + e.Err.Error() + "), so nothing was changed. " +
-		"Check the disk and the database file (RMQC_DB), then preview again."
-}
-
-// Is makes errors.Is(err, ErrAuditUnavailable) hold.
-func (e *AuditUnavailableError) Is(target error) bool { return target == ErrAuditUnavailable }
-
-// Unwrap returns the store's error.
-func (e *AuditUnavailableError) Unwrap() error { return e.Err }
-
-// ConflictError is a reset that was not applied: another reset of the group is in
-// flight, the preview expired, or offsets moved since the preview. Fresh is a new
-// preview when one could be made; EntryID is the audit entry that records the refusal.
-type ConflictError struct {
-	Message string
-	// Say is Message from the catalogues, when it has no reasons of the cluster's in it.
-	Say     i18n.Message
-	Reasons []string
+// Rejected is what an apply that was refused for the group's state leaves the one who
+// confirmed it: a fresh preview to check (nil when none could be made), the audit entry
+// recording the refusal (0 when it was only counted) and, for offsets that moved since
+// the preview, how they moved. It is the cause of Apply's fault.Conflict.
+type Rejected struct {
 	Fresh   *Plan
 	EntryID int64
+	Reasons []i18n.Message
 }
 
-func (e *ConflictError) Error() string { return e.Message }
+func (r *Rejected) Error() string {
+	if r.EntryID == 0 {
+		return "apply refused"
+	}
+	return fmt.Sprintf("apply refused, recorded as audit entry %d", r.EntryID)
+}
 
-// Is makes errors.Is(err, ErrConflict) hold.
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+// reject is a refused apply: a conflict said by say, with what the caller needs to go on.
+func reject(say i18n.Message, r *Rejected) error {
+	return &fault.Error{Code: fault.Conflict, Msg: say, Err: r}
+}
+
+// errNoCluster is the answer of a service the console made without a NameServer.
+func errNoCluster() error {
+	return fault.New(fault.Unavailable, "reset.no_cluster.api").Because("no_cluster")
+}
 
 // Who is the person making a request, for the audit log.
 type Who struct {
@@ -120,11 +104,11 @@ type Who struct {
 type Config struct {
 	Admin Admin
 	Audit AuditLog
-	// Cluster names the cluster in audit entries: the NameServer list.
-	Cluster string
-	// Brokers is the console's view of the cluster, shared with the other services; nil
+	// NameServers names the cluster in audit entries: the NameServer list.
+	NameServers string
+	// Cluster is the console's view of the cluster, shared with the other services; nil
 	// builds one over the Admin.
-	Brokers *cluster.Cluster
+	Cluster *cluster.Cluster
 	Log     *slog.Logger
 	// Now is the clock (tests set it).
 	Now func() time.Time
@@ -155,9 +139,9 @@ type Config struct {
 // Service plans, applies and verifies offset resets.
 type Service struct {
 	admin        Admin
-	brokers      *cluster.Cluster
+	cluster      *cluster.Cluster
 	audit        AuditLog
-	cluster      string
+	nameServers  string // the NameServer list, as audit entries name the cluster
 	log          *slog.Logger
 	now          func() time.Time
 	settle       time.Duration
@@ -172,16 +156,16 @@ type Service struct {
 // New returns a Service.
 func New(cfg Config) *Service {
 	s := &Service{
-		admin: cfg.Admin, audit: cfg.Audit, cluster: cfg.Cluster, log: cfg.Log, now: cfg.Now,
+		admin: cfg.Admin, audit: cfg.Audit, nameServers: cfg.NameServers, log: cfg.Log, now: cfg.Now,
 		settle: cfg.Settle, verifyWait: cfg.VerifyWait, previewTTL: cfg.PreviewTTL, afterPending: cfg.AfterPending,
 		recoverWait: cfg.RecoverWait,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.brokers = cfg.Brokers
-	if s.brokers == nil && cfg.Admin != nil {
-		s.brokers = cluster.New(cfg.Admin, cluster.Options{})
+	s.cluster = cfg.Cluster
+	if s.cluster == nil && cfg.Admin != nil {
+		s.cluster = cluster.New(cfg.Admin, cluster.Options{})
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -10,11 +10,33 @@ import (
 	"time"
 
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
 var alice = Who{Actor: "alice", Addr: "10.0.0.7"}
+
+// said is sentences in English, one after the other.
+func said(ts []i18n.Text) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.String())
+	}
+	return strings.Join(out, " ")
+}
+
+// inputOn is the English sentence err gives as bad input on field, "" when it gives none.
+func inputOn(err error, field string) string {
+	if !fault.Is(err, fault.Invalid) {
+		return ""
+	}
+	if e := fault.All(err).For(field); e != nil {
+		return e.Msg.String()
+	}
+	return ""
+}
 
 type env struct {
 	fake *clustertest.Fake
@@ -48,7 +70,7 @@ func (e *env) open(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	e.st = st
-	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), Cluster: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	e.svc = New(Config{Admin: e.fake, Audit: st.Audit(), NameServers: "ns:9876", Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
 }
 
 // restart is the console stopping (killed: nothing finished) and starting again on the
@@ -135,7 +157,7 @@ func TestCheckFindsBadInputBeforeAnyBroker(t *testing.T) {
 		r := ok
 		tc.edit(&r)
 		errs := r.Check(now)
-		if !strings.Contains(errs.For(tc.field), tc.says) {
+		if !strings.Contains(inputOn(errs.Err(), tc.field), tc.says) {
 			t.Errorf("%s: errors %v, want %q on %s", tc.name, errs, tc.says, tc.field)
 		}
 	}
@@ -183,7 +205,7 @@ func TestPlanTargetsPerMode(t *testing.T) {
 			if got.Current != 6 || got.Target != tc.target || got.Delta() != tc.target-6 || got.LagAfter() != 10-tc.target {
 				t.Errorf("queue 0: current %d target %d delta %d lag after %d; want target %d", got.Current, got.Target, got.Delta(), got.LagAfter(), tc.target)
 			}
-			if !strings.Contains(got.Note, tc.note) || (tc.note == "" && got.Note != "") {
+			if !strings.Contains(got.Note.String(), tc.note) || (tc.note == "" && len(got.Note) > 0) {
 				t.Errorf("note %q, want %q", got.Note, tc.note)
 			}
 			if req.Mode == ModeOffset && len(p.Queues) != 1 {
@@ -226,8 +248,7 @@ func TestPlanRefusesBadInputWithoutAuditing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.entries(t))
 			_, err := e.svc.Plan(context.Background(), tc.req)
-			var ie InputErrors
-			if !errors.As(err, &ie) || !strings.Contains(ie.For(tc.field), tc.says) {
+			if !strings.Contains(inputOn(err, tc.field), tc.says) {
 				t.Fatalf("err %v, want %q on %s", err, tc.says, tc.field)
 			}
 			if es := e.entries(t); len(es) != before {
@@ -254,11 +275,11 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 		}
 	}
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues, Reason: "replay"})
-	if !strings.Contains(p.Action(), "Reset 4 queues of topic t of group g to the earliest offset") {
+	if !strings.Contains(p.Action().String(), "Reset 4 queues of topic t of group g to the earliest offset") {
 		t.Errorf("action %q", p.Action())
 	}
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditApplied || entry.Error != "" || entry.Reason != "replay" || entry.Actor != "alice" {
+	if entry.Status != store.AuditApplied || len(entry.Error) > 0 || entry.Reason != "replay" || entry.Actor != "alice" {
 		t.Fatalf("entry %+v", entry)
 	}
 	if len(entry.Result) != 4 {
@@ -277,12 +298,12 @@ func TestApplyServerSideResetIsAuditedFirstAndVerified(t *testing.T) {
 	}
 	// Applying a plan whose queues are already at their targets sends nothing.
 	again := e.apply(t, e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues}))
-	if again.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note, "nothing was sent") {
+	if again.Status != store.AuditApplied || e.fake.Calls()["ResetOffset"] != 4 || !strings.Contains(again.Result[0].Note.String(), "nothing was sent") {
 		t.Errorf("a no-op reset: %s, calls %v, note %q", again.Status, e.fake.Calls(), again.Result[0].Note)
 	}
 	// The preview cannot be applied twice.
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	var ce *ConflictError
+	var ce *Rejected
 	if !errors.As(err, &ce) || ce.Fresh == nil {
 		t.Fatalf("second apply of one preview: %v, want a conflict with a fresh preview", err)
 	}
@@ -301,7 +322,7 @@ func TestApplyWithUnwritableAuditMakesNoBrokerCall(t *testing.T) {
 	svc.audit = ro.Audit()
 	before := e.fake.TotalCalls()
 	_, err = svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.Is(err, ErrAuditUnavailable) || !strings.Contains(err.Error(), "nothing was changed") {
+	if fe := fault.As(err); fe == nil || fe.APICode() != "audit_unavailable" || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("apply with a read-only audit log: %v", err)
 	}
 	if n := e.fake.TotalCalls() - before; n != 0 {
@@ -354,12 +375,12 @@ func TestOldBrokerPaths(t *testing.T) {
 		at := func(e *env) time.Time { return e.base.Add(2400 * time.Millisecond) }
 		e := newEnv(t, old)
 		p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
-		if p.Queues[0].Target != 3 || p.Queues[0].Note != "" {
+		if p.Queues[0].Target != 3 || len(p.Queues[0].Note) > 0 {
 			t.Errorf("offline: target %d note %q, want 3", p.Queues[0].Target, p.Queues[0].Note)
 		}
 		e = newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		p = e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeTimestamp, Timestamp: at(e), QueueID: AllQueues})
-		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note, "closest") {
+		if p.Queues[0].Target != 2 || !strings.Contains(p.Queues[0].Note.String(), "closest") {
 			t.Errorf("online: target %d note %q, want 2 with a note", p.Queues[0].Target, p.Queues[0].Note)
 		}
 		if entry := e.apply(t, p); entry.Status != store.AuditApplied {
@@ -374,15 +395,14 @@ func TestOldBrokerPaths(t *testing.T) {
 		if entry.Status != store.AuditApplied || e.fake.Calls()["UpdateConsumerOffset"] != 4 {
 			t.Fatalf("status %s (%s) calls %v", entry.Status, entry.Error, e.fake.Calls())
 		}
-		if !strings.Contains(entry.Result[0].Note, "CONSUMER_NOT_ONLINE") || entry.Result[0].Method != string(MethodUpdateOffset) {
+		if !strings.Contains(entry.Result[0].Note.String(), "CONSUMER_NOT_ONLINE") || entry.Result[0].Method != string(MethodUpdateOffset) {
 			t.Errorf("queue %+v does not say it fell back", entry.Result[0])
 		}
 	})
 	t.Run("online per queue refused", func(t *testing.T) {
 		e := newEnv(t, old, func(e *env) { e.fake.SetClients("g", clustertest.Client{ID: "10.0.0.5@1"}) })
 		_, err := e.svc.Plan(context.Background(), Request{Group: "g", Topic: "t", Mode: ModeOffset, BrokerName: "broker-a", QueueID: 1, Offset: 3})
-		var ie InputErrors
-		if !errors.As(err, &ie) || !strings.Contains(ie.For("mode"), "Stop the group's clients") {
+		if !strings.Contains(inputOn(err, "mode"), "Stop the group's clients") {
 			t.Fatalf("err %v", err)
 		}
 	})
@@ -409,20 +429,20 @@ func TestVerifyCatchesAnOldOffsetWrittenBack(t *testing.T) {
 	for _, q := range entry.Result {
 		switch q.QueueID {
 		case 1:
-			if !strings.Contains(q.Error, "back at 6") || *q.After != 6 {
+			if !strings.Contains(q.Error.String(), "back at 6") || *q.After != 6 {
 				t.Errorf("reverted queue %+v", q)
 			}
 		case 2:
-			if q.Error != "" || !strings.Contains(q.Note, "consumed 3") {
+			if len(q.Error) > 0 || !strings.Contains(q.Note.String(), "consumed 3") {
 				t.Errorf("consuming queue %+v", q)
 			}
 		default:
-			if q.Error != "" || *q.After != 2 {
+			if len(q.Error) > 0 || *q.After != 2 {
 				t.Errorf("queue %+v", q)
 			}
 		}
 	}
-	if !strings.Contains(entry.Error, "1 of 4 queues did not reach their target") {
+	if !strings.Contains(entry.Error.String(), "1 of 4 queues did not reach their target") {
 		t.Errorf("entry error %q", entry.Error)
 	}
 }
@@ -456,8 +476,8 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 				}
 				return
 			}
-			var ce *ConflictError
-			if !errors.As(err, &ce) || ce.Fresh == nil || !errors.Is(err, ErrConflict) {
+			var ce *Rejected
+			if !errors.As(err, &ce) || ce.Fresh == nil || !fault.Is(err, fault.Conflict) {
 				t.Fatalf("apply: %v, want a conflict with a fresh preview", err)
 			}
 			if ce.Fresh.Queues[0].Current != tc.move {
@@ -467,7 +487,7 @@ func TestApplyRefusesStalePreview(t *testing.T) {
 				t.Fatalf("a stale preview changed offsets")
 			}
 			got, err := e.st.Audit().Get(context.Background(), ce.EntryID)
-			if err != nil || got.Status != store.AuditRefused || !strings.Contains(got.Error, "moved") {
+			if err != nil || got.Status != store.AuditRefused || !strings.Contains(got.Error.String(), "moved") {
 				t.Fatalf("entry %+v, %v", got, err)
 			}
 			// The fresh preview applies.
@@ -500,8 +520,8 @@ func TestConcurrentResetsOfOneGroupOneRefused(t *testing.T) {
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: second.ID, Request: second.Request, Confirmed: true, Who: bob})
 	close(e.fake.Block)
 	wg.Wait()
-	var ce *ConflictError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "Another reset of group g is in progress") || !strings.Contains(ce.Message, "alice") {
+	var ce *Rejected
+	if !errors.As(err, &ce) || !strings.Contains(fault.As(err).Msg.String(), "Another reset of group g is in progress") || !strings.Contains(err.Error(), "alice") {
 		t.Fatalf("second reset: %v", err)
 	}
 	if firstErr != nil || firstEntry.Status != store.AuditApplied {
@@ -522,12 +542,11 @@ func TestApplyNeedsConfirmation(t *testing.T) {
 	e := newEnv(t)
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	_, err := e.svc.Apply(context.Background(), Confirmation{PlanID: p.ID, Request: p.Request, Who: alice})
-	var ie InputErrors
-	if !errors.As(err, &ie) || ie.For("confirm") == "" {
+	if inputOn(err, "confirm") == "" {
 		t.Fatalf("unconfirmed: %v", err)
 	}
 	_, err = e.svc.Apply(context.Background(), Confirmation{Request: p.Request, Confirmed: true, Who: alice})
-	if !errors.As(err, &ie) || ie.For("planId") == "" {
+	if inputOn(err, "planId") == "" {
 		t.Fatalf("no preview: %v", err)
 	}
 	if e.fake.Writes() != 0 {
@@ -551,7 +570,7 @@ func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", errors.New("connection refused"))
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	if len(p.Queues) != 4 || len(p.Failures) != 1 || len(p.Refused) != 1 ||
-		!strings.Contains(strings.Join(p.Warnings, " "), "Broker broker-b's master 127.0.0.1:2 could not be read (connection refused). Offsets are reset only on a master, so its 2 queues of topic t (0, 1) are refused") {
+		!strings.Contains(i18n.TextOf(p.Warnings...).String(), "Broker broker-b's master 127.0.0.1:2 could not be read (connection refused). Offsets are reset only on a master, so its 2 queues of topic t (0, 1) are refused") {
 		t.Fatalf("queues %d failures %v warnings %q", len(p.Queues), p.Failures, p.Warnings)
 	}
 	e.fake.FailOn("TopicStats", "127.0.0.1:2", nil)
@@ -562,7 +581,7 @@ func TestFailingBrokerGivesPartialResults(t *testing.T) {
 	}
 	e.fake.FailOn("ResetOffset", "127.0.0.1:2", errors.New("127.0.0.1:2 answered SYSTEM_ERROR (1): disk full"))
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditPartial || !strings.Contains(entry.Error, "2 of 6 queues") || !strings.Contains(entry.Error, "disk full") {
+	if entry.Status != store.AuditPartial || !strings.Contains(entry.Error.String(), "2 of 6 queues") || !strings.Contains(entry.Error.String(), "disk full") {
 		t.Fatalf("entry %s: %s", entry.Status, entry.Error)
 	}
 }
@@ -587,7 +606,7 @@ func TestRecoverMarksPendingAsInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error, "stopped before this reset finished") || len(got.Result) != 4 {
+	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error.String(), "stopped before this reset finished") || len(got.Result) != 4 {
 		t.Fatalf("entry %+v", got)
 	}
 	for _, q := range got.Result {
@@ -621,7 +640,7 @@ func TestRecoverMarksAnInterruptedChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error, "before this change (topic-delete) finished") || len(got.Result) != 0 {
+	if got.Status != store.AuditInterrupted || !strings.Contains(got.Error.String(), "before this change (topic-delete) finished") || len(got.Result) != 0 {
 		t.Fatalf("entry %s: %q, %d rows", got.Status, got.Error, len(got.Result))
 	}
 }
@@ -645,7 +664,7 @@ func TestJudge(t *testing.T) {
 		{"unread", store.AuditQueue{Before: 1, Target: 8}, true, 10, false, "could not be read"},
 	} {
 		ok, note, problem := judge(tc.q, tc.online, tc.max)
-		if ok != tc.ok || !strings.Contains(note+problem, tc.message) {
+		if ok != tc.ok || !strings.Contains(note.String()+problem.String(), tc.message) {
 			t.Errorf("%s: ok %v note %q problem %q", tc.name, ok, note, problem)
 		}
 	}
@@ -668,15 +687,15 @@ func TestAFrozenMastersQueuesAreRefusedNotSentToItsSlave(t *testing.T) {
 	p := e.plan(t, Request{Group: "g", Topic: "t", Mode: ModeEarliest, QueueID: AllQueues})
 	want := "Broker broker-b's master 127.0.0.1:2 did not answer"
 	refused := "Offsets are reset only on a master, never on its slave 127.0.0.1:12, so its 2 queues of topic t (0, 1) are refused"
-	if w := strings.Join(p.Warnings, " "); len(p.Queues) != 4 || len(p.Refused) != 1 || !strings.Contains(w, want) || !strings.Contains(w, refused) {
+	if w := i18n.TextOf(p.Warnings...).String(); len(p.Queues) != 4 || len(p.Refused) != 1 || !strings.Contains(w, want) || !strings.Contains(w, refused) {
 		t.Fatalf("queues %d refused %+v warnings %q", len(p.Queues), p.Refused, p.Warnings)
 	}
 	entry := e.apply(t, p)
-	if entry.Status != store.AuditApplied || len(entry.Result) != 4 || !strings.Contains(strings.Join(entry.Plan.Warnings, " "), refused) {
+	if entry.Status != store.AuditApplied || len(entry.Result) != 4 || !strings.Contains(said(entry.Plan.Warnings), refused) {
 		t.Errorf("entry %s, %d queues, warnings %q", entry.Status, len(entry.Result), entry.Plan.Warnings)
 	}
 	for _, r := range entry.Result {
-		if r.BrokerName != "broker-a" || r.Error != "" {
+		if r.BrokerName != "broker-a" || len(r.Error) > 0 {
 			t.Errorf("row %+v", r)
 		}
 	}

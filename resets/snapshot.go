@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -84,42 +86,45 @@ type RefusedBroker struct {
 }
 
 // Sentence says which queues are refused and why, for the preview and the audit entry.
-func (r RefusedBroker) Sentence() string {
-	var why string
-	if r.Master == "" {
-		why = fmt.Sprintf("Broker %s has no master registered with the NameServer", r.Broker)
-	} else {
-		why = fmt.Sprintf("Broker %s's master %s did not answer", r.Broker, r.Master)
-		if r.Err != nil && !cluster.Unanswered(r.Err) {
-			why = fmt.Sprintf("Broker %s's master %s could not be read", r.Broker, r.Master)
-		}
-		if r.Err != nil {
-			why += " (" + r.Err.Error() + ")"
-		}
+func (r RefusedBroker) Sentence() i18n.Message {
+	why := i18n.M("resets.refused.no_master", "Broker", r.Broker)
+	switch {
+	case r.Master == "":
+	case r.Err == nil:
+		why = i18n.M("resets.refused.no_answer", "Broker", r.Broker, "Master", r.Master)
+	case cluster.Unanswered(r.Err):
+		why = i18n.M("resets.refused.no_answer.because", "Broker", r.Broker, "Master", r.Master, "Error", errorMessage(r.Err))
+	default:
+		why = i18n.M("resets.refused.unreadable", "Broker", r.Broker, "Master", r.Master, "Error", errorMessage(r.Err))
 	}
-	slave := ""
+	var slave any = ""
 	if len(r.Slaves) > 0 {
-		slave = fmt.Sprintf(", never on its slave %s", strings.Join(r.Slaves, ", "))
+		slave = i18n.M("resets.refused.slave", "Slaves", strings.Join(r.Slaves, ", "))
 	}
-	return fmt.Sprintf("%s. Offsets are reset only on a master%s, so its %s refused: they are not in this preview and are not reset. Preview again when the master answers.",
-		why, slave, queueList(r.Queues))
+	return i18n.M("resets.refused", "Why", why, "Slave", slave, "Queues", queueList(r.Queues))
 }
 
 // queueList names queues by topic: "2 queues of topic T (0, 1) are", "1 queue of topic T (3) is".
-func queueList(qs []rocketmq.MessageQueue) string {
+func queueList(qs []rocketmq.MessageQueue) i18n.Message {
 	byTopic := map[string][]string{}
 	for _, q := range qs {
 		byTopic[q.Topic] = append(byTopic[q.Topic], fmt.Sprint(q.QueueID))
 	}
-	var parts []string
+	var parts []i18n.Message
 	for _, t := range sortedKeys(byTopic) {
-		parts = append(parts, fmt.Sprintf("topic %s (%s)", t, strings.Join(byTopic[t], ", ")))
+		parts = append(parts, i18n.M("resets.queues.topic", "Topic", t, "IDs", strings.Join(byTopic[t], ", ")))
 	}
-	verb := "queues of " + strings.Join(parts, " and ") + " are"
+	topics := make(i18n.Text, len(parts))
+	for i, p := range parts {
+		if i < len(parts)-1 {
+			p = i18n.M("resets.queues.and", "Text", p)
+		}
+		topics[i] = p
+	}
 	if len(qs) == 1 {
-		verb = "queue of " + parts[0] + " is"
+		return i18n.M("resets.queues.one", "Topics", topics)
 	}
-	return fmt.Sprintf("%d %s", len(qs), verb)
+	return i18n.M("resets.queues.many", "N", len(qs), "Topics", topics)
 }
 
 // Broker returns the state of the named broker.
@@ -157,47 +162,81 @@ const (
 
 // Snapshot reads a group's offsets on every queue of topic ("" for every topic the group
 // has offsets on or subscribes to). A broker that fails is named in Failures and its
-// queues are left out; an unknown group or topic is an InputErrors.
+// queues are left out; an unknown group or topic is a fault.Invalid on its field.
+//
+// Every broker is asked everything at once; a broker that does not answer is not asked
+// again, so a frozen broker costs the preview one timeout.
 func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot, error) {
 	if s.admin == nil {
-		return nil, ErrNoCluster
+		return nil, errNoCluster()
 	}
-	brokers, err := s.brokers.Brokers(ctx)
+	brokers, err := s.cluster.Brokers(ctx)
 	if errors.Is(err, cluster.ErrNoBrokers) {
 		return nil, fmt.Errorf("read consumer group %q: %w", group, err)
 	}
 	if err != nil {
 		return nil, wrapf(err, "read consumer group %q", group)
 	}
-	if ci, err := s.brokers.Info(ctx); err == nil && topic != "" && namedAfterCluster(ci, topic) {
+	if ci, err := s.cluster.Info(ctx); err == nil && topic != "" && namedAfterCluster(ci, topic) {
 		return nil, internalTopicError(topic)
 	}
+	r := &snapshotRead{s: s, fo: s.cluster.Fanout(ctx), snap: &Snapshot{Group: group}, group: group,
+		groupTopics: map[string]bool{}, clients: map[string]bool{}, used: map[string]cluster.Broker{}, refused: map[string]*RefusedBroker{}}
+	r.askGroup(brokers)
+	if !r.snap.Online {
+		r.askProxies(ctx)
+	}
+	for c := range r.clients {
+		r.snap.Clients = append(r.snap.Clients, c)
+	}
+	sort.Strings(r.snap.Clients)
+	if err := r.groupExists(); err != nil {
+		return nil, err
+	}
+	if err := r.route(ctx, topic); err != nil {
+		return nil, err
+	}
+	r.readQueues()
+	r.snap.Failures = preferGone(r.fo.Wait())
+	r.sayRefused()
+	return r.snap, nil
+}
 
-	// Every broker is asked everything at once; a broker that does not answer is not
-	// asked again, so a frozen broker costs the preview one timeout.
-	fo := s.brokers.Fanout(ctx)
-	snap := &Snapshot{Group: group}
-	var mu sync.Mutex
-	groupTopics := map[string]bool{}
-	clients := map[string]bool{}
+// snapshotRead is one Snapshot under way: what the brokers have answered so far.
+type snapshotRead struct {
+	s     *Service
+	fo    *cluster.Fanout
+	snap  *Snapshot
+	group string
+
+	mu          sync.Mutex
+	groupTopics map[string]bool // the topics the group has offsets on or subscribes to
+	clients     map[string]bool
+	parts       []snapshotPart            // the queues to read, by topic and broker
+	used        map[string]cluster.Broker // the brokers whose queues are read
+	refused     map[string]*RefusedBroker
+}
+
+// snapshotPart is a topic's queues on one broker.
+type snapshotPart struct {
+	topic  string
+	broker cluster.Broker
+	queues []rocketmq.MessageQueue
+}
+
+// askGroup asks every broker for the group's clients and the topics it has offsets on.
+func (r *snapshotRead) askGroup(brokers []cluster.Broker) {
 	var onlineAnswers int
 	for _, b := range brokers {
-		fo.Go(b, opConnections, func(ctx context.Context, addr string) error {
-			cc, err := s.admin.ConsumerConnections(ctx, addr, group)
-			mu.Lock()
-			defer mu.Unlock()
+		r.fo.Go(b, opConnections, func(ctx context.Context, addr string) error {
+			cc, err := r.s.admin.ConsumerConnections(ctx, addr, r.group)
+			r.mu.Lock()
+			defer r.mu.Unlock()
 			switch {
 			case err == nil:
 				onlineAnswers++
-				snap.Online = true
-				for _, c := range cc.Connections {
-					clients[c.ClientID] = true
-				}
-				for t := range cc.Subscriptions {
-					if isGroupTopic(t) {
-						groupTopics[t] = true
-					}
-				}
+				r.snap.Online = true
+				r.addClients(cc)
 			case errors.Is(err, rocketmq.ErrConsumerNotOnline):
 				onlineAnswers++
 			case cluster.Unanswered(err):
@@ -206,166 +245,184 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			return nil
 		})
 		// Asked with a topic too: a topic the group does not consume is refused.
-		fo.Go(b, opOffsets, func(ctx context.Context, addr string) error {
-			stats, err := s.admin.ConsumeStats(ctx, addr, group, "")
+		r.fo.Go(b, opOffsets, func(ctx context.Context, addr string) error {
+			stats, err := r.s.admin.ConsumeStats(ctx, addr, r.group, "")
 			if errors.Is(err, rocketmq.ErrGroupNotFound) {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			mu.Lock()
-			defer mu.Unlock()
+			r.mu.Lock()
+			defer r.mu.Unlock()
 			for mq := range stats.Offsets {
 				if isGroupTopic(mq.Topic) {
-					groupTopics[mq.Topic] = true
+					r.groupTopics[mq.Topic] = true
 				}
 			}
 			return nil
 		})
 	}
-	fo.Wait()
-	snap.OnlineKnown = onlineAnswers > 0
-	if !snap.Online {
-		// A cluster-mode Proxy keeps its gRPC clients from the brokers.
-		proxied, failures := s.brokers.ProxyConsumers(ctx, s.admin, group)
-		snap.Failures = append(snap.Failures, failures...)
-		for _, pc := range proxied {
-			snap.Online, snap.OnlineKnown = true, true
-			snap.Pop = snap.Pop || cluster.SeenConsumers{Conns: pc.Conns, Proxy: pc.Proxy}.ConsumesByPop()
-			for _, c := range pc.Conns.Connections {
-				clients[c.ClientID] = true
-			}
-			for t := range pc.Conns.Subscriptions {
-				if isGroupTopic(t) {
-					groupTopics[t] = true
-				}
-			}
-		}
-	}
-	for c := range clients {
-		snap.Clients = append(snap.Clients, c)
-	}
-	sort.Strings(snap.Clients)
+	r.fo.Wait()
+	r.snap.OnlineKnown = onlineAnswers > 0
+}
 
-	if !snap.Online && len(groupTopics) == 0 {
-		known, err := fo.GroupConfigured(group)
-		if err != nil {
-			return nil, err
-		}
-		if !known {
-			return nil, inputError("group", "resets.input.no_such_group", "Group", strconv.Quote(group))
+// addClients notes a group's connections and the topics they subscribe to.
+func (r *snapshotRead) addClients(cc *rocketmq.ConsumerConnection) {
+	for _, c := range cc.Connections {
+		r.clients[c.ClientID] = true
+	}
+	for t := range cc.Subscriptions {
+		if isGroupTopic(t) {
+			r.groupTopics[t] = true
 		}
 	}
+}
 
+// askProxies looks for the group's clients on the Proxies: a cluster-mode Proxy keeps
+// its gRPC clients from the brokers.
+func (r *snapshotRead) askProxies(ctx context.Context) {
+	proxied, failures := r.s.cluster.ProxyConsumers(ctx, r.s.admin, r.group)
+	r.snap.Failures = append(r.snap.Failures, failures...)
+	for _, pc := range proxied {
+		r.snap.Online, r.snap.OnlineKnown = true, true
+		r.snap.Pop = r.snap.Pop || cluster.SeenConsumers{Conns: pc.Conns, Proxy: pc.Proxy}.ConsumesByPop()
+		r.addClients(pc.Conns)
+	}
+}
+
+// groupExists refuses a group that no broker knows: nothing online, no offsets, no
+// subscription group configured.
+func (r *snapshotRead) groupExists() error {
+	if r.snap.Online || len(r.groupTopics) > 0 {
+		return nil
+	}
+	known, err := r.fo.GroupConfigured(r.group)
+	if err != nil {
+		return err
+	}
+	if !known {
+		return fault.InvalidField("group", "resets.input.no_such_group", "Group", strconv.Quote(r.group))
+	}
+	return nil
+}
+
+// route finds each topic's queues on each of its brokers: the topic asked for, or every
+// topic the group consumes.
+func (r *snapshotRead) route(ctx context.Context, topic string) error {
+	r.snap.Topics = sortedKeys(r.groupTopics)
 	if topic != "" {
-		snap.Topics = []string{topic}
-	} else {
-		snap.Topics = sortedKeys(groupTopics)
+		r.snap.Topics = []string{topic}
 	}
-
-	// Each topic's queues on each of its brokers.
-	type part struct {
-		topic  string
-		broker cluster.Broker
-		queues []rocketmq.MessageQueue
-	}
-	var parts []part
-	used := map[string]cluster.Broker{}
-	refused := map[string]*RefusedBroker{}
-	refuse := func(b cluster.Broker, qs []rocketmq.MessageQueue) {
-		r := refused[b.Name]
-		if r == nil {
-			r = &RefusedBroker{Broker: b.Name, Master: b.Master, Slaves: b.Slaves}
-			refused[b.Name] = r
-		}
-		r.Queues = append(r.Queues, qs...)
-	}
-	for _, t := range snap.Topics {
-		route, err := s.brokers.Route(ctx, t)
+	for _, t := range r.snap.Topics {
+		route, err := r.s.cluster.Route(ctx, t)
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
-					return nil, inputError("topic", "resets.input.no_such_topic", "Topic", strconv.Quote(t))
+					return fault.InvalidField("topic", "resets.input.no_such_topic", "Topic", strconv.Quote(t))
 				}
 				// A topic deleted since the group consumed it: nothing to reset there.
 				continue
 			}
-			fo.Fail(BrokerFailure{Broker: "NameServer", Topic: t, Op: opRoute, Err: err})
+			r.fo.Fail(BrokerFailure{Broker: "NameServer", Topic: t, Op: opRoute, Err: err})
 			continue
 		}
-		// A broker that served the topic a moment ago and is gone now (killed): its
-		// queues cannot be reset, and the preview must say so rather than look complete.
-		for _, g := range route.Gone {
-			fo.Fail(g.Failure(t, opRoute))
-		}
-		byBroker := map[string][]rocketmq.MessageQueue{}
-		for _, mq := range route.ReadQueues() {
-			byBroker[mq.BrokerName] = append(byBroker[mq.BrokerName], mq)
-		}
-		for _, name := range sortedKeys(byBroker) {
-			b, _ := route.Broker(name)
-			if b.Master == "" {
-				fo.Fail(BrokerFailure{Broker: name, Topic: t, Op: opQueues, Err: errors.New("no master is registered for this broker")})
-				refuse(b, byBroker[name])
-				continue
-			}
-			used[name] = b
-			parts = append(parts, part{topic: t, broker: b, queues: byBroker[name]})
-		}
+		r.addRoute(t, route)
 	}
 	// The topic exists; a group that consumes nothing yet may be reset on it, before its
 	// consumers start, but otherwise only what the group consumes (or its retry topic).
-	if topic != "" && len(groupTopics) > 0 && !groupTopics[topic] && topic != rocketmq.RetryTopic(group) {
-		return nil, inputError("topic", "resets.input.not_consumed", "Group", strconv.Quote(group), "Topic", strconv.Quote(topic),
-			"Topics", strings.Join(sortedKeys(groupTopics), ", "))
+	if topic != "" && len(r.groupTopics) > 0 && !r.groupTopics[topic] && topic != rocketmq.RetryTopic(r.group) {
+		return fault.InvalidField("topic", "resets.input.not_consumed", "Group", strconv.Quote(r.group), "Topic", strconv.Quote(topic),
+			"Topics", strings.Join(sortedKeys(r.groupTopics), ", "))
 	}
+	return nil
+}
 
-	// The queues' offsets and each broker's version and reset support, all at once.
-	for _, p := range parts {
-		fo.GoTopic(p.broker, p.topic, opQueues, func(ctx context.Context, addr string) error {
-			if fo.NotAnswering(p.broker.Name) {
+// addRoute plans the reading of topic t's queues on each of its brokers with a master.
+func (r *snapshotRead) addRoute(t string, route *cluster.Route) {
+	// A broker that served the topic a moment ago and is gone now (killed): its
+	// queues cannot be reset, and the preview must say so rather than look complete.
+	for _, g := range route.Gone {
+		r.fo.Fail(g.Failure(t, opRoute))
+	}
+	byBroker := map[string][]rocketmq.MessageQueue{}
+	for _, mq := range route.ReadQueues() {
+		byBroker[mq.BrokerName] = append(byBroker[mq.BrokerName], mq)
+	}
+	for _, name := range sortedKeys(byBroker) {
+		b, _ := route.Broker(name)
+		if b.Master == "" {
+			r.fo.Fail(BrokerFailure{Broker: name, Topic: t, Op: opQueues, Err: errors.New("no master is registered for this broker")})
+			r.refuse(b, byBroker[name])
+			continue
+		}
+		r.used[name] = b
+		r.parts = append(r.parts, snapshotPart{topic: t, broker: b, queues: byBroker[name]})
+	}
+}
+
+// refuse leaves a broker's queues out of the snapshot, to be named in Refused.
+func (r *snapshotRead) refuse(b cluster.Broker, qs []rocketmq.MessageQueue) {
+	rb := r.refused[b.Name]
+	if rb == nil {
+		rb = &RefusedBroker{Broker: b.Name, Master: b.Master, Slaves: b.Slaves}
+		r.refused[b.Name] = rb
+	}
+	rb.Queues = append(rb.Queues, qs...)
+}
+
+// readQueues asks for the queues' offsets and each broker's version and reset support,
+// all at once; the caller waits for the answers.
+func (r *snapshotRead) readQueues() {
+	for _, p := range r.parts {
+		r.fo.GoTopic(p.broker, p.topic, opQueues, func(ctx context.Context, addr string) error {
+			if r.fo.NotAnswering(p.broker.Name) {
 				return errNotAnswering
 			}
-			queues, err := s.readQueues(ctx, group, p.topic, addr, p.queues)
+			queues, err := r.s.readQueues(ctx, r.group, p.topic, addr, p.queues)
 			if err != nil {
 				return err
 			}
-			mu.Lock()
-			snap.Queues = append(snap.Queues, queues...)
-			mu.Unlock()
+			r.mu.Lock()
+			r.snap.Queues = append(r.snap.Queues, queues...)
+			r.mu.Unlock()
 			return nil
 		})
 	}
-	names := sortedKeys(used)
-	states := make([]BrokerState, len(names))
+	names := sortedKeys(r.used)
+	r.snap.Brokers = make([]BrokerState, len(names))
 	for i, name := range names {
-		b := used[name]
-		states[i] = BrokerState{Name: name, Addr: b.Master}
-		fo.Go(b, "version", func(ctx context.Context, addr string) error {
-			if fo.NotAnswering(name) {
+		b := r.used[name]
+		r.snap.Brokers[i] = BrokerState{Name: name, Addr: b.Master}
+		r.fo.Go(b, "version", func(ctx context.Context, addr string) error {
+			if r.fo.NotAnswering(name) {
 				return nil // its queues are left out; the version does not matter
 			}
-			states[i].Version, _ = s.admin.BrokerVersion(ctx, addr)
-			states[i].ServerSideReset = s.serverSideReset(ctx, addr, states[i].Version)
+			st := &r.snap.Brokers[i]
+			st.Version, _ = r.s.admin.BrokerVersion(ctx, addr)
+			st.ServerSideReset = r.s.serverSideReset(ctx, addr, st.Version)
 			return nil
 		})
 	}
-	snap.Failures = preferGone(fo.Wait())
-	for _, p := range parts {
-		if fo.Failed(p.broker.Name) {
-			refuse(p.broker, p.queues)
+}
+
+// sayRefused names, once the answers are in, the queues of every broker that failed,
+// each with why, and puts the queues read in order.
+func (r *snapshotRead) sayRefused() {
+	for _, p := range r.parts {
+		if r.fo.Failed(p.broker.Name) {
+			r.refuse(p.broker, p.queues)
 		}
 	}
-	for _, name := range sortedKeys(refused) {
-		r := refused[name]
-		for _, f := range snap.Failures {
-			if f.Broker == name && r.Master != "" && !errors.Is(f.Err, errNotAnswering) {
-				r.Err = f.Err
+	for _, name := range sortedKeys(r.refused) {
+		rb := r.refused[name]
+		for _, f := range r.snap.Failures {
+			if f.Broker == name && rb.Master != "" && !errors.Is(f.Err, errNotAnswering) {
+				rb.Err = f.Err
 				break
 			}
 		}
-		slices.SortFunc(r.Queues, func(a, b rocketmq.MessageQueue) int {
+		slices.SortFunc(rb.Queues, func(a, b rocketmq.MessageQueue) int {
 			if a.Less(b) {
 				return -1
 			}
@@ -374,11 +431,9 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 			}
 			return 0
 		})
-		snap.Refused = append(snap.Refused, *r)
+		r.snap.Refused = append(r.snap.Refused, *rb)
 	}
-	sort.Slice(snap.Queues, func(i, j int) bool { return snap.Queues[i].Queue.Less(snap.Queues[j].Queue) })
-	snap.Brokers = states
-	return snap, nil
+	sort.Slice(r.snap.Queues, func(i, j int) bool { return r.snap.Queues[i].Queue.Less(r.snap.Queues[j].Queue) })
 }
 
 // preferGone drops the other failures of a broker that is gone from a route: they are

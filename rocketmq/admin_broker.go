@@ -186,6 +186,10 @@ func (c *Client) ProducerInfos(ctx context.Context, addr string) (map[string][]P
 		return nil, fmt.Errorf("producers on %s: %w", addr, err)
 	}
 	for _, ps := range t.Data {
+		for i := range ps {
+			// The broker writes the channel's address as Netty prints it, "/ip:port".
+			ps[i].RemoteIP = strings.TrimPrefix(ps[i].RemoteIP, "/")
+		}
 		sort.Slice(ps, func(i, j int) bool { return ps[i].ClientID < ps[j].ClientID })
 	}
 	return t.Data, nil

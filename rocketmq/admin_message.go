@@ -317,8 +317,8 @@ func (c *Client) ViewMessage(ctx context.Context, offsetMsgID, topic string) (*M
 }
 
 // ViewMessageAt reads the message at a commit-log offset of the broker at
-// addr (VIEW_MESSAGE_BY_ID). An offset where no message starts gives an error
-// matching ErrMessageNotFound.
+// addr (VIEW_MESSAGE_BY_ID). An offset where no message starts (past the log, or
+// inside a message) gives an error matching ErrMessageNotFound.
 func (c *Client) ViewMessageAt(ctx context.Context, addr string, commitLogOffset int64, topic string) (*Message, error) {
 	ext := map[string]string{"offset": i64toa(commitLogOffset)}
 	if topic != "" {
@@ -334,7 +334,9 @@ func (c *Client) ViewMessageAt(ctx context.Context, addr string, commitLogOffset
 	}
 	msgs, err := DecodeMessages(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("message at commit-log offset %d on %s: %w", commitLogOffset, addr, err)
+		// The broker answers whatever bytes lie at the offset: inside a message (a made-up
+		// or mistyped offsetMsgId) they are no message, which is not found, not a failure.
+		return nil, fmt.Errorf("message at commit-log offset %d on %s: %w (%v)", commitLogOffset, addr, ErrMessageNotFound, err)
 	}
 	if len(msgs) == 0 {
 		return nil, fmt.Errorf("message at commit-log offset %d on %s: %w", commitLogOffset, addr, ErrMessageNotFound)

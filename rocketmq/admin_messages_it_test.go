@@ -290,6 +290,17 @@ func TestIntegrationMessages(t *testing.T) {
 	if !errors.Is(err, ErrMessageNotFound) {
 		t.Errorf("view at a commit-log offset beyond the log: %v, want ErrMessageNotFound", err)
 	}
+	// An offset inside a stored message (a made-up or mistyped offsetMsgId naming a real
+	// broker): the broker answers the bytes found there, which are no message.
+	firstID, err := ParseOffsetMsgID(goSent[0].offsetMsgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for inside := int64(1); inside <= 64; inside++ {
+		if _, err := e.c.ViewMessageAt(ctx, e.addr, firstID.CommitLogOffset+inside, topic); !errors.Is(err, ErrMessageNotFound) {
+			t.Errorf("view %d bytes inside a stored message: %v, want ErrMessageNotFound", inside, err)
+		}
+	}
 
 	// Errors for a topic nobody created.
 	if _, err := e.c.TopicRoute(ctx, dev.UniqueName("missing")); !errors.Is(err, ErrTopicNotFound) {

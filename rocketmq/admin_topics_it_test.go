@@ -25,7 +25,7 @@ func TestIntegrationProducerInfos(t *testing.T) {
 			return err
 		}
 		ps := all[pgroup]
-		if len(ps) != 1 || ps[0].ClientID == "" || ps[0].Language != "GO" || !strings.Contains(ps[0].RemoteIP, ":") || ps[0].LastUpdateTimestamp == 0 {
+		if len(ps) != 1 || ps[0].ClientID == "" || ps[0].Language != "GO" || !strings.Contains(ps[0].RemoteIP, ":") || strings.HasPrefix(ps[0].RemoteIP, "/") || ps[0].LastUpdateTimestamp == 0 {
 			return fmt.Errorf("group %s: %+v", pgroup, ps)
 		}
 		return nil

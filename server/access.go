@@ -191,7 +191,6 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 	if rule.others != auth.NoRole && need == rule.others {
 		say = i18n.M("access.admin_only", "What", i18n.M(rule.what), "User", caller.Name)
 	}
-	msg := say.String()
 	a.log.Warn("refused", "user", caller.Name, "role", caller.Role.String(), "method", c.Request.Method,
 		"path", c.Request.URL.Path, "needs", need.String())
 	if rule.audited {
@@ -199,7 +198,7 @@ func (a *clusterApp) refuse(c *gin.Context, env *handlers.Env, caller *auth.Call
 		if rule.mode != "" {
 			group, asked = c.Param("group"), resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
 		}
-		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, msg)
+		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, say)
 	}
 	env.Fail(c, &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: say})
 }

@@ -16,7 +16,7 @@ import (
 // alertService starts the alert sender (which also sends what a previous run left
 // pending) and returns the service; rules are evaluated at each read of the collector.
 func (a *clusterApp) alertService() *alerts.Service {
-	opts := alerts.Options{Log: a.log.With("component", "alerts"), Cluster: a.nameServers(), Retry: a.cfg.AlertRetry,
+	opts := alerts.Options{Log: a.log.With("component", "alerts"), NameServers: a.nameServers(), Retry: a.cfg.AlertRetry,
 		Lang: a.cfg.AlertLang}
 	if a.several() {
 		opts.ClusterName = a.cc.Name

@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"rmqconsole/auth"
+	"rmqconsole/i18n"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 )
@@ -35,7 +36,7 @@ func recordEntry(t *testing.T, a *App, e *store.AuditEntry) *store.AuditEntry {
 func TestAuditCSVExportDefusesFormulas(t *testing.T) {
 	a := newAuthApp(t)
 	recordEntry(t, a, &store.AuditEntry{Actor: "@vic", Group: "billing", Mode: "latest",
-		Reason: `=HYPERLINK("http://x","y")`, Error: "+1 refused", Topics: []string{"orders"}})
+		Reason: `=HYPERLINK("http://x","y")`, Error: i18n.PlainText("+1 refused"), Topics: []string{"orders"}})
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/audit/export?format=csv", nil))
 	rows, err := csv.NewReader(bytes.NewReader(rec.Body.Bytes())).ReadAll()
@@ -109,7 +110,7 @@ func TestFormMistakesAreNotAuditEvents(t *testing.T) {
 	}
 	es := auditEntries(t, a, store.AuditFilter{})
 	if len(es) != 1 || es[0].Status != store.AuditRefused || es[0].Actor != "vera" || es[0].Mode != "latest" ||
-		es[0].Reason != "skip backlog" || !strings.Contains(es[0].Error, "may not reset consumer offsets") {
+		es[0].Reason != "skip backlog" || !strings.Contains(es[0].Error.String(), "may not reset consumer offsets") {
 		t.Fatalf("want one refused apply by vera, got %+v", es)
 	}
 }
@@ -136,7 +137,7 @@ func TestRefusalsAreBoundedAndCountedPerActor(t *testing.T) {
 		t.Fatalf("%d of vic's %d refusals recorded one by one, want %d", len(es), n, resets.RefusalsPerWindow)
 	}
 	for _, e := range es {
-		if size := len(e.Reason) + len(e.Params) + len(e.Error) + len(e.Group); size > 2<<10 ||
+		if size := len(e.Reason) + len(e.Params) + len(e.Error.String()) + len(e.Group); size > 2<<10 ||
 			len([]rune(e.Reason)) > resets.RefusalTextMax || strings.Contains(string(e.Params), huge[:1000]) {
 			t.Fatalf("a refusal stores %d bytes (reason %d characters, params %s)", size, len([]rune(e.Reason)), e.Params[:min(len(e.Params), 200)])
 		}
@@ -148,7 +149,7 @@ func TestRefusalsAreBoundedAndCountedPerActor(t *testing.T) {
 	a.def.svc.resets.Close() // ends the window now instead of in a minute
 	es = auditEntries(t, a, store.AuditFilter{Actor: "vic"})
 	want := fmt.Sprintf("and %d more refusals by vic in the last minute", n-resets.RefusalsPerWindow)
-	if len(es) != resets.RefusalsPerWindow+1 || !strings.Contains(es[0].Error, want) || es[0].Group != "billing" {
+	if len(es) != resets.RefusalsPerWindow+1 || !strings.Contains(es[0].Error.String(), want) || es[0].Group != "billing" {
 		t.Fatalf("after the window: %d entries, newest %+v; want one more saying %q", len(es), es[0], want)
 	}
 	if rep, err := a.store.Audit().Verify(context.Background()); err != nil || !rep.Intact {
@@ -173,7 +174,7 @@ func TestAuditListShowsRefusalsApartAndCanHideThem(t *testing.T) {
 	a := newAuthApp(t)
 	applied := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "latest", Status: store.AuditApplied})
 	refused := recordEntry(t, a, &store.AuditEntry{Actor: "vera", Group: "billing", Mode: "latest",
-		Error: "Refused at apply: Your role, viewer, may not reset consumer offsets."})
+		Error: i18n.PlainText("Refused at apply: Your role, viewer, may not reset consumer offsets.")})
 	_, doc := getPage(t, a, "/audit")
 	row := doc.Find(fmt.Sprintf(`tr[data-entry="%d"]`, refused.ID))
 	if !row.HasClass("refused") || !strings.Contains(row.Find(`[data-testid="entry-refusal"]`).Text(), "may not reset") ||
@@ -210,7 +211,7 @@ func TestAuditEntryPageReadsAsFields(t *testing.T) {
 	a := newAuthApp(t)
 	e := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "timestamp", Topics: []string{"orders"},
 		Params: json.RawMessage(`{"topic":"orders","mode":"timestamp","timestampMs":1795946400000,"timeZone":"Europe/Paris"}`),
-		Error:  "Refused at apply: Offsets moved since the preview, so nothing was changed: queue broker-a/0 of orders moved back from 5 to 2. Check the fresh preview, then apply it."})
+		Error:  i18n.PlainText("Refused at apply: Offsets moved since the preview, so nothing was changed: queue broker-a/0 of orders moved back from 5 to 2. Check the fresh preview, then apply it.")})
 	rec, doc := getPage(t, a, fmt.Sprintf("/audit/%d", e.ID))
 	params := doc.Find(`[data-testid="entry-params"]`)
 	if rec.Code != http.StatusOK || params.Find(`dd[data-param="topic"]`).Text() != "orders" ||
@@ -258,10 +259,10 @@ func TestAuditShowsChangesOtherThanResets(t *testing.T) {
 			`"before":{"broker-a":{"perm":6,"readQueueNums":8},"broker-b":{"perm":6,"readQueueNums":8}},` +
 			`"after":{"broker-a":{"perm":4,"readQueueNums":8},"broker-b":{"perm":4,"readQueueNums":8}}}`),
 		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", BrokerAddr: "10.0.0.1:10911"},
-			{Topic: "orders", BrokerName: "broker-b", BrokerAddr: "10.0.0.2:10911", Error: "broker-b: i/o timeout"}}})
+			{Topic: "orders", BrokerName: "broker-b", BrokerAddr: "10.0.0.2:10911", Error: i18n.PlainText("broker-b: i/o timeout")}}})
 	resend := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Topics: []string{"%DLQ%billing"}, Mode: "message-resend",
 		Status: store.AuditApplied, Params: json.RawMessage(`{"msgId":"7F000001"}`),
-		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", QueueID: 3, Before: -1, Target: 1200, Note: "msgId 7F000001"}}})
+		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a", QueueID: 3, Before: -1, Target: 1200, Note: i18n.PlainText("msgId 7F000001")}}})
 	reset := recordEntry(t, a, &store.AuditEntry{Actor: "otto", Group: "billing", Mode: "latest", Status: store.AuditApplied, Topics: []string{"orders"},
 		Result: []store.AuditQueue{{Topic: "orders", BrokerName: "broker-a"}, {Topic: "orders", BrokerName: "broker-a", QueueID: 1}}})
 

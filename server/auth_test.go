@@ -282,7 +282,7 @@ func TestViewerResetIsRefusedAndAudited(t *testing.T) {
 	}
 	e := entries[0]
 	if e.Status != store.AuditRefused || e.Actor != "vera" || e.Mode != "latest" || e.Reason != "skip backlog" ||
-		len(e.Topics) != 1 || e.Topics[0] != "orders" || e.Cluster != "127.0.0.1:1" || !strings.Contains(e.Error, "operator") {
+		len(e.Topics) != 1 || e.Topics[0] != "orders" || e.Cluster != "127.0.0.1:1" || !strings.Contains(e.Error.String(), "operator") {
 		t.Fatalf("audit entry %+v", e)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -22,7 +23,7 @@ func TestAuditVerifyCommandFindsATamperedEntry(t *testing.T) {
 	}
 	defer st.Close()
 	for _, actor := range []string{"alice", "bob", "carol"} {
-		e := &store.AuditEntry{StartedAt: time.Now(), Actor: actor, Group: "orders", Mode: "latest", Status: store.AuditRefused, Error: "test"}
+		e := &store.AuditEntry{StartedAt: time.Now(), Actor: actor, Group: "orders", Mode: "latest", Status: store.AuditRefused, Error: i18n.PlainText("test")}
 		if err := st.Audit().Record(ctx, e); err != nil {
 			t.Fatal(err)
 		}

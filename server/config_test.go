@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/dev"
 	"rmqconsole/i18n"
 )
 
@@ -93,6 +95,35 @@ func TestRunExitCodesAndOneLineErrors(t *testing.T) {
 	code := run(context.Background(), []string{"--listen", "0.0.0.0:0", "--data-dir", dir}, env(nil), &out, &errb)
 	if code == 0 || !strings.Contains(errb.String(), "refusing to listen on 0.0.0.0:0") {
 		t.Fatalf("public address without users: exit %d, %q", code, errb.String())
+	}
+}
+
+// Stopped by Ctrl-C or SIGTERM (its context cancelled), the console exits 0 and its
+// last log line says it stopped, once its database and connections are closed.
+func TestInterruptedConsoleSaysStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", deadAddr(t)}, env(nil), &logs, &logs)
+	}()
+	dev.Eventually(t, 30*time.Second, "the console listening", func() error {
+		if !strings.Contains(logs.String(), "rmqconsole listening") {
+			return fmt.Errorf("log so far: %q", logs.String())
+		}
+		return nil
+	})
+	cancel()
+	var got int
+	select {
+	case got = <-code:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("still running 30s after its context was cancelled:\n%s", logs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if last := lines[len(lines)-1]; got != 0 || !strings.Contains(last, "msg=stopped") {
+		t.Errorf("exit %d, last line %q: want 0 and a line saying stopped\n%s", got, last, logs.String())
 	}
 }
 

@@ -18,36 +18,51 @@ import (
 	"rmqconsole/static"
 )
 
-// requestLog logs one line per request after it is answered. A request the client
-// abandoned is logged as 499 at info: nobody read the answer, and the console did not
-// fail.
-func requestLog(log *slog.Logger) gin.HandlerFunc {
+// requestLog logs one line per request after it is answered, at a level that keeps an
+// info log to what needs a look: a failure of the console (5xx) at error, a request
+// slower than slow (slowRequest) at info, and every other request at debug. A 4xx is the
+// caller's mistake and its answer says so; a request the client abandoned is logged as
+// 499, nobody read the answer. A websocket is left out of "slow": its duration is how
+// long the page stayed open.
+func requestLog(log *slog.Logger, slow time.Duration) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		took := time.Since(start)
 		status := c.Writer.Status()
 		if errors.Is(c.Request.Context().Err(), context.Canceled) {
 			status = statusClientClosed
 		}
-		level := slog.LevelInfo
+		level := slog.LevelDebug
 		switch {
 		case c.Request.URL.Path == "/healthz" || c.Request.URL.Path == "/readyz":
-			level = slog.LevelDebug // probes poll often; their failures show in the probe
+			// probes poll often; their failures show in the probe
 		case status >= 500:
 			level = slog.LevelError
-		case static.Quiet(c.Request.URL.Path):
-			level = slog.LevelDebug // every page asks for several; a 404 of one shows in the page
+		case took > slow && !c.IsWebsocket() && !static.Quiet(c.Request.URL.Path):
+			// an asset's time is the network's: the page that asked for it shows
+			level = slog.LevelInfo
+		}
+		if !log.Enabled(c.Request.Context(), level) {
+			return
 		}
 		log.Log(c.Request.Context(), level, "request",
 			"method", c.Request.Method,
 			"path", c.Request.URL.Path,
 			"status", status,
-			"duration", time.Since(start).Round(time.Microsecond),
+			"duration", took.Round(time.Microsecond),
 			"remote", c.ClientIP(),
 			"bytes", c.Writer.Size(),
 		)
 	}
 }
+
+// slowRequest is how long an answer may take before its request is logged at info: a
+// second is what a person notices waiting for a page, and the requests that take longer
+// are the ones an operator looks for (a broker that does not answer within its share of
+// the deadline, a time-range search over many messages, a long export). It is fixed: a
+// longer one hides exactly those, and with RMQC_LOG_LEVEL=debug every request is logged.
+const slowRequest = time.Second
 
 // recovery turns a panic into a logged stack trace and a plain 500 page: the browser
 // never sees the trace.

@@ -1,13 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
 	"rmqconsole/handlers"
@@ -15,7 +20,7 @@ import (
 )
 
 // A request the client abandoned is not the console's failure: it is logged as 499 at
-// info, with no ERROR line.
+// debug, with no ERROR line.
 func TestAbandonedRequestIsLoggedAs499(t *testing.T) {
 	a, logBuf := newLoggedApp(t, "--no-auth=true")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -23,7 +28,7 @@ func TestAbandonedRequestIsLoggedAs499(t *testing.T) {
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, newRequest(http.MethodGet, "/api/v1/audit", nil).WithContext(ctx))
 	log := logBuf.String()
-	if !strings.Contains(log, "level=INFO msg=request method=GET path=/api/v1/audit status=499") || strings.Contains(log, "level=ERROR") {
+	if !strings.Contains(log, "level=DEBUG msg=request method=GET path=/api/v1/audit status=499") || strings.Contains(log, "level=ERROR") {
 		t.Fatalf("abandoned request logged as:\n%s", log)
 	}
 }
@@ -165,7 +170,7 @@ func TestSignInThrottledPerUserAndAddress(t *testing.T) {
 }
 
 // Every page asks for its assets and the favicon: those requests are logged at debug,
-// so the info log shows what users did; the favicon is served, not a 404.
+// as the page requests are; the favicon is served, not a 404.
 func TestAssetRequestsAreLoggedAtDebug(t *testing.T) {
 	a, logBuf := newLoggedApp(t, "--no-auth=true")
 	for _, path := range []string{static.URL("app.css"), "/favicon.ico", "/api/v1/audit"} {
@@ -181,7 +186,53 @@ func TestAssetRequestsAreLoggedAtDebug(t *testing.T) {
 			t.Errorf("%s is not logged at debug:\n%s", path, log)
 		}
 	}
-	if !strings.Contains(log, "level=INFO msg=request method=GET path=/api/v1/audit ") {
-		t.Errorf("a page request is not logged at info:\n%s", log)
+	if !strings.Contains(log, "level=DEBUG msg=request method=GET path=/api/v1/audit ") {
+		t.Errorf("a page request answered in time is not logged at debug:\n%s", log)
+	}
+}
+
+// At the default level (info) the request log shows only what needs a look: a request
+// the console failed (5xx) and a slow one. A page answered in time, a 4xx (the caller's
+// mistake, which the answer explains), a probe and a websocket held open for minutes
+// are logged at debug, so `make run` keeps its ready line on screen.
+func TestRequestLogShowsFailuresAndSlowRequestsOnly(t *testing.T) {
+	serve := func(slow time.Duration, req *http.Request) string {
+		t.Helper()
+		logBuf := &syncWriter{w: &bytes.Buffer{}}
+		r := gin.New()
+		r.Use(requestLog(slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelInfo})), slow))
+		r.GET("/groups", func(c *gin.Context) { c.String(http.StatusOK, "page") })
+		r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+		r.GET("/ws/groups/g", func(c *gin.Context) { c.String(http.StatusOK, "") })
+		r.POST("/resets", func(c *gin.Context) { c.String(http.StatusUnprocessableEntity, "form mistake") })
+		r.GET("/boom", func(c *gin.Context) { c.String(http.StatusInternalServerError, "failed") })
+		r.ServeHTTP(httptest.NewRecorder(), req)
+		return logBuf.String()
+	}
+	get := func(path string) *http.Request { return httptest.NewRequest(http.MethodGet, path, nil) }
+	websocket := get("/ws/groups/g")
+	websocket.Header.Set("Connection", "Upgrade")
+	websocket.Header.Set("Upgrade", "websocket")
+
+	for name, req := range map[string]*http.Request{
+		"a page answered in time": get("/groups"),
+		"a form mistake (422)":    httptest.NewRequest(http.MethodPost, "/resets", nil),
+		"a missing page (404)":    get("/nope"),
+	} {
+		if log := serve(time.Hour, req); log != "" {
+			t.Errorf("%s is logged at info:\n%s", name, log)
+		}
+	}
+	if log := serve(time.Hour, get("/boom")); !strings.Contains(log, "level=ERROR msg=request method=GET path=/boom status=500 ") {
+		t.Errorf("a 500 is not logged at error:\n%s", log)
+	}
+	// Every request takes longer than a nanosecond: each is slow here.
+	if log := serve(time.Nanosecond, get("/groups")); !strings.Contains(log, "level=INFO msg=request method=GET path=/groups status=200 ") {
+		t.Errorf("a slow request is not logged at info:\n%s", log)
+	}
+	for name, req := range map[string]*http.Request{"a probe": get("/healthz"), "a websocket": websocket} {
+		if log := serve(time.Nanosecond, req); log != "" {
+			t.Errorf("%s is logged at info for its duration:\n%s", name, log)
+		}
 	}
 }

@@ -237,7 +237,7 @@ func TestFrozenBrokerStartupReconciler(t *testing.T) {
 		switch {
 		case q.BrokerName == healthy.Name && q.After == nil:
 			t.Errorf("queue %s/%d on the healthy broker not read back: %s", q.BrokerName, q.QueueID, q.Note)
-		case q.BrokerName == frozen.Name && (q.After != nil || !strings.Contains(q.Note, "could not be read")):
+		case q.BrokerName == frozen.Name && (q.After != nil || !strings.Contains(q.Note.String(), "could not be read")):
 			t.Errorf("queue %s/%d on the frozen broker: after %v, note %q", q.BrokerName, q.QueueID, q.After, q.Note)
 		}
 	}

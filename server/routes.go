@@ -26,7 +26,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	r.HandleMethodNotAllowed = true
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
 	env := &handlers.Env{Log: a.log, Warning: a.warning, Base: a.base, Cluster: a.chrome()}
-	r.Use(recovery(a.log), requestLog(a.log), securityHeaders(a.secure, a.sec.formTargets), a.rebaseRedirects())
+	r.Use(recovery(a.log), requestLog(a.log, slowRequest), securityHeaders(a.secure, a.sec.formTargets), a.rebaseRedirects())
 	r.Use(handlers.Localize) // the language of every answer, refusals included
 	r.Use(a.httpMetrics())   // request counts and times for /metrics (metrics.go)
 	// Deadlines on request bodies and on every write of an answer (limits.go).
@@ -54,7 +54,7 @@ func (a *clusterApp) routes() *gin.Engine {
 }
 
 // consoleRoutes are the console's own: probes, assets, the language switch, the
-// overview and /metrics.
+// overview, the API's document and /metrics.
 func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 	health := &handlers.Health{DB: a.store, Replica: a.replica}
 	if a.rmq != nil {
@@ -64,6 +64,7 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 	if s := a.svc; s.brokers != nil {
 		home.Overview, home.Groups = s.brokers.Overview, s.groups
 	}
+	docs := &handlers.APIDocs{Env: env}
 	return []route{
 		{http.MethodGet, "/healthz", health.Live, probe},
 		{http.MethodGet, "/readyz", health.Ready, probe},
@@ -74,6 +75,8 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/", home.Show, read},
 		{http.MethodGet, "/api/v1/cluster", home.API, read},
 		{http.MethodGet, "/api/v1/clusters", home.ClustersAPI, read},
+		{http.MethodGet, "/api", docs.Show, read},
+		{http.MethodGet, "/api/v1/openapi.json", docs.Document, read},
 		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), read},
 	}
 }

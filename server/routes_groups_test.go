@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -303,5 +304,56 @@ func TestGroupSettings(t *testing.T) {
 		if err != nil || cfg.GroupPoll != c.poll || cfg.MetricsInterval != c.lag || cfg.LagRetention != 7*24*time.Hour {
 			t.Errorf("%v %v: %v poll %s metrics %s", c.args, c.env, err, cfg.GroupPoll, cfg.MetricsInterval)
 		}
+	}
+}
+
+// A cluster whose NameServer does not answer (nothing listens on its address) is named on
+// the Chinese group list in Chinese, around the cluster layer's words for what failed —
+// not inside the chain of Go errors the failure travelled through; the API answers it as
+// an unavailable cluster, in English, with the code it has always answered.
+func TestDownClusterGroupListSaysWhyInTheReadersLanguage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := ln.Addr().String()
+	ln.Close() // a NameServer that stopped: its port refuses connections
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", stopped,
+		"--metrics-interval", "0"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+
+	req := newRequest(http.MethodGet, "/groups", nil)
+	req.Header.Set("Accept-Language", "zh-CN")
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, req)
+	d, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	say := strings.TrimSpace(d.Find(`[data-testid="groups-error"]`).Text())
+	t.Logf("the Chinese group list says: %s", say)
+	if rec.Code != http.StatusOK || !strings.HasPrefix(say, "无法读取消费者组：没有 NameServer 应答：连接 "+stopped+" 失败：") {
+		t.Errorf("%d %q: want the Chinese sentence naming the NameServer that did not answer", rec.Code, say)
+	}
+	for _, chain := range []string{"list consumer groups", "list brokers", "cluster info", "no NameServer answered", "connection to"} {
+		if strings.Contains(say, chain) {
+			t.Errorf("the Chinese sentence holds the error chain's %q: %q", chain, say)
+		}
+	}
+
+	rec = grpServe(t, a, "/api/v1/groups")
+	var e struct{ Error, Code, Kind string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusServiceUnavailable || e.Kind != "unavailable" || e.Code != "broker_error" || !strings.HasPrefix(e.Error, "no NameServer answered: connection to "+stopped+": ") {
+		t.Errorf("API: %d %s", rec.Code, rec.Body)
 	}
 }

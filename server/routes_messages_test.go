@@ -27,10 +27,10 @@ import (
 )
 
 // TestMain lets this package's tests use the local RocketMQ (dev.RequireCluster); tests
-// that do not ask for it cost nothing.
+// that do not ask for it cost nothing. Every API answer is checked against the document.
 func TestMain(m *testing.M) {
 	rlog.SetLogLevel("error")
-	os.Exit(dev.RunTests(m))
+	os.Exit(withAPIContract(func() int { return dev.RunTests(m) }))
 }
 
 // newMessagesApp builds the real console on the local RocketMQ.

@@ -117,12 +117,12 @@ func (a *clusterApp) collectLag(s *services) {
 // newResetService builds the reset service over the console's cluster and audit log.
 func (a *clusterApp) newResetService() *resets.Service {
 	log := a.log.With("component", "resets")
-	cfg := resets.Config{Audit: a.store.Audit(), Cluster: a.nameServers(), Log: log,
+	cfg := resets.Config{Audit: a.store.Audit(), NameServers: a.nameServers(), Log: log,
 		// Reading an interrupted entry's offsets back at start-up: one round of
 		// calls and a retry, however many brokers are frozen.
 		RecoverWait: 2 * a.cfg.Timeout}
 	if a.rmq != nil {
-		cfg.Admin, cfg.Brokers = a.rmq, a.cluster
+		cfg.Admin, cfg.Cluster = a.rmq, a.cluster
 	}
 	if a.replica.shared {
 		// A browser may preview on one console and apply on another.

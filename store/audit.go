@@ -17,6 +17,7 @@ import (
 
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 )
 
 // AuditStatus is where an audit entry stands. Only pending changes, once, to one of the
@@ -75,9 +76,9 @@ type AuditQueue struct {
 	// read (or in a plan).
 	After *int64 `json:"after"`
 	// Note explains a clamped target or how After came about.
-	Note string `json:"note,omitempty"`
-	// Error says why this queue did not reach its target ("" when it did).
-	Error string `json:"error"`
+	Note i18n.Text `json:"note,omitempty"`
+	// Error says why this queue did not reach its target (empty when it did).
+	Error i18n.Text `json:"error"`
 }
 
 // AuditBroker is one broker a reset goes through and how.
@@ -96,7 +97,8 @@ type AuditPlan struct {
 	Clients   []string      `json:"clients,omitempty"`
 	Brokers   []AuditBroker `json:"brokers,omitempty"`
 	Queues    []AuditQueue  `json:"queues,omitempty"`
-	Warnings  []string      `json:"warnings,omitempty"`
+	// Warnings are what the preview said would happen, one sentence each.
+	Warnings []i18n.Text `json:"warnings,omitempty"`
 }
 
 // AuditEntry is one reset attempt.
@@ -123,9 +125,10 @@ type AuditEntry struct {
 	Plan   AuditPlan
 	// Result is every queue's before, target and after; empty while pending and for
 	// refusals that never got to a plan.
-	Result   []AuditQueue
-	Status   AuditStatus
-	Error    string
+	Result []AuditQueue
+	Status AuditStatus
+	// Error says what went wrong or why the attempt was refused (empty when nothing did).
+	Error    i18n.Text
 	PrevHash string
 	Hash     string
 }
@@ -138,18 +141,13 @@ func (e *AuditEntry) Queues() []AuditQueue {
 	return e.Plan.Queues
 }
 
-// Errors of the audit log.
-var (
-	// ErrAuditNotFound: no entry has that id.
-	ErrAuditNotFound = errors.New("audit entry not found")
-	// ErrAuditBusy: the group already has a pending entry (a reset in flight).
-	ErrAuditBusy = errors.New("a reset of this group is already in progress")
-	// ErrAuditNotPending: only a pending entry can be finished.
-	ErrAuditNotPending = errors.New("audit entry is not pending")
-)
+// ErrAuditNotPending is Finish's answer for an entry that is not pending (any more):
+// another console sharing the database finished it first.
+var ErrAuditNotPending = errors.New("audit entry is not pending")
 
-// AuditBusyError is ErrAuditBusy with the entry that holds the group (or, for a change
-// that is not about a group, the topic).
+// AuditBusyError is why Begin refused an entry: its group (or, for a change that is not
+// about a group, its topics) already has a pending entry, the change in flight. Begin
+// answers it as the cause of a fault.Conflict.
 type AuditBusyError struct {
 	Group string
 	// Topics are the busy entry's topics when Group is "".
@@ -159,7 +157,7 @@ type AuditBusyError struct {
 }
 
 func (e *AuditBusyError) Error() string {
-	what := fmt.Sprintf("group %q: %v", e.Group, ErrAuditBusy)
+	what := fmt.Sprintf("group %q: a reset of this group is already in progress", e.Group)
 	if e.Group == "" {
 		what = fmt.Sprintf("topic %q: a change of this topic is already in progress", strings.Join(e.Topics, ", "))
 	}
@@ -170,8 +168,28 @@ func (e *AuditBusyError) Error() string {
 		e.Holder.ID, e.Holder.Actor, e.Holder.StartedAt.UTC().Format(time.RFC3339))
 }
 
-// Is makes errors.Is(err, ErrAuditBusy) hold.
-func (e *AuditBusyError) Is(target error) bool { return target == ErrAuditBusy }
+// busy is e as the conflict Begin answers, in a sentence naming what holds the group or
+// topic.
+func (e *AuditBusyError) busy() *fault.Error {
+	id, kv := "audit.busy.group", []any{"Group", e.Group}
+	if e.Group == "" {
+		id, kv = "audit.busy.topic", []any{"Topic", strings.Join(e.Topics, ", ")}
+	}
+	if h := e.Holder; h.ID != 0 {
+		id, kv = id+".held", append(kv, "ID", h.ID, "Actor", h.Actor, "At", h.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	return fault.Wrap(e, fault.Conflict, id, kv...)
+}
+
+// ChangeAuditor is what a service that changes a cluster needs of the audit log: the
+// entry around each change (pending before it, sealed with its outcome) and the record
+// of a change refused. *AuditLog implements it; tests give a service one that fails.
+type ChangeAuditor interface {
+	Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error
+	Record(ctx context.Context, e *AuditEntry) error
+}
+
+var _ ChangeAuditor = (*AuditLog)(nil)
 
 // AuditLog reads and appends audit entries. It never deletes an entry and changes an entry
 // only once: pending to its outcome.
@@ -301,7 +319,7 @@ func toRow(e *AuditEntry) (*auditRow, error) {
 	r := &auditRow{
 		ID: e.ID, StartedAt: fmtAuditTime(e.StartedAt), FinishedAt: fmtAuditTime(e.FinishedAt),
 		Actor: e.Actor, ActorAddr: e.ActorAddr, Cluster: e.Cluster, ClusterName: e.ClusterName, GroupName: e.Group, Mode: e.Mode,
-		Reason: e.Reason, Status: string(e.Status), Error: e.Error, DurationMs: e.Duration.Milliseconds(),
+		Reason: e.Reason, Status: string(e.Status), Error: storedText(e.Error), DurationMs: e.Duration.Milliseconds(),
 		PrevHash: e.PrevHash, Hash: e.Hash, Params: "{}",
 	}
 	if e.Seq > 0 {
@@ -322,14 +340,10 @@ func toRow(e *AuditEntry) (*auditRow, error) {
 		}
 		r.Params = string(e.Params)
 	}
-	if r.Plan, err = jsonText(e.Plan, "{}"); err != nil {
+	if r.Plan, err = jsonText(storePlan(e.Plan), "{}"); err != nil {
 		return nil, err
 	}
-	result := e.Result
-	if result == nil {
-		result = []AuditQueue{}
-	}
-	if r.Result, err = jsonText(result, "[]"); err != nil {
+	if r.Result, err = jsonText(storeQueues(e.Result), "[]"); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -340,7 +354,7 @@ func (r *auditRow) entry() AuditEntry {
 		ID: r.ID, StartedAt: parseAuditTime(r.StartedAt), FinishedAt: parseAuditTime(r.FinishedAt),
 		Duration: time.Duration(r.DurationMs) * time.Millisecond, Actor: r.Actor, ActorAddr: r.ActorAddr,
 		Cluster: r.Cluster, ClusterName: r.ClusterName, Group: r.GroupName, Mode: r.Mode, Params: json.RawMessage(r.Params),
-		Reason: r.Reason, Status: AuditStatus(r.Status), Error: r.Error, PrevHash: r.PrevHash, Hash: r.Hash,
+		Reason: r.Reason, Status: AuditStatus(r.Status), Error: i18n.Decode(r.Error), PrevHash: r.PrevHash, Hash: r.Hash,
 	}
 	if r.Seq != nil {
 		e.Seq = *r.Seq
@@ -348,9 +362,90 @@ func (r *auditRow) entry() AuditEntry {
 	// The columns were written by this package from these types; a row edited by hand
 	// that no longer decodes still shows its other fields (and fails verification).
 	_ = json.Unmarshal([]byte(r.Topics), &e.Topics)
-	_ = json.Unmarshal([]byte(r.Plan), &e.Plan)
-	_ = json.Unmarshal([]byte(r.Result), &e.Result)
+	var plan storedPlan
+	_ = json.Unmarshal([]byte(r.Plan), &plan)
+	e.Plan = plan.read()
+	var result []storedQueue
+	_ = json.Unmarshal([]byte(r.Result), &result)
+	e.Result = readQueues(result)
 	return e
+}
+
+// storedText is t as an entry keeps it: i18n.Encode's form, so that it is read later in
+// its reader's language; plain text (old entries, a broker's words) as it is, so that
+// entries written before sentences were kept as messages read the same. A sentence
+// that cannot be encoded (a value no catalogue could say later) is kept as its English:
+// the entry is written either way.
+func storedText(t i18n.Text) string {
+	if len(t) == 0 {
+		return ""
+	}
+	if len(t) == 1 {
+		if s, ok := i18n.PlainOf(t[0]); ok && !strings.HasPrefix(s, "[{") {
+			return s
+		}
+	}
+	s, err := i18n.Encode(t)
+	if err != nil {
+		return t.String()
+	}
+	return s
+}
+
+// storedQueue and storedPlan are an AuditQueue and an AuditPlan as a row's JSON holds
+// them: their sentences as storedText writes them, under the fields' own names, so a
+// row keeps the shape entries have always had.
+type storedQueue struct {
+	AuditQueue
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error"`
+}
+
+type storedPlan struct {
+	AuditPlan
+	Queues   []storedQueue `json:"queues,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+func storeQueues(qs []AuditQueue) []storedQueue {
+	out := make([]storedQueue, len(qs))
+	for i, q := range qs {
+		out[i] = storedQueue{AuditQueue: q, Note: storedText(q.Note), Error: storedText(q.Error)}
+	}
+	return out
+}
+
+func readQueues(sqs []storedQueue) []AuditQueue {
+	if sqs == nil {
+		return nil
+	}
+	out := make([]AuditQueue, len(sqs))
+	for i, sq := range sqs {
+		out[i] = sq.AuditQueue
+		out[i].Note, out[i].Error = i18n.Decode(sq.Note), i18n.Decode(sq.Error)
+	}
+	return out
+}
+
+func storePlan(p AuditPlan) storedPlan {
+	sp := storedPlan{AuditPlan: p}
+	if p.Queues != nil {
+		sp.Queues = storeQueues(p.Queues)
+	}
+	for _, w := range p.Warnings {
+		sp.Warnings = append(sp.Warnings, storedText(w))
+	}
+	return sp
+}
+
+func (sp storedPlan) read() AuditPlan {
+	p := sp.AuditPlan
+	p.Queues = readQueues(sp.Queues)
+	p.Warnings = nil
+	for _, w := range sp.Warnings {
+		p.Warnings = append(p.Warnings, i18n.Decode(w))
+	}
+	return p
 }
 
 // nextID returns the id the next row gets; the id is known before the row is written
@@ -417,8 +512,8 @@ func seal(tx *gorm.DB, d Dialect, r *auditRow) error {
 	return nil
 }
 
-// Begin writes e as a pending entry and sets its ID. It fails with an *AuditBusyError
-// when the group already has a pending entry: at most one reset of a group is in flight
+// Begin writes e as a pending entry and sets its ID. It fails with a fault.Conflict (its
+// cause an *AuditBusyError) when the group already has a pending entry: at most one reset of a group is in flight
 // (and, for an entry without a group, one change of its topics).
 func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 	ctx, cancel := l.deadline(ctx)
@@ -455,7 +550,7 @@ func (l *AuditLog) Begin(ctx context.Context, e *AuditEntry) error {
 			if q.Take(&holder).Error == nil {
 				busy.Holder = holder.entry()
 			}
-			return busy
+			return busy.busy()
 		}
 		return fmt.Errorf("write pending audit entry for group %q: %w", e.Group, err)
 	}
@@ -483,7 +578,7 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 		var stored auditRow
 		if err := tx.Where("id = ?", e.ID).Take(&stored).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return ErrAuditNotFound
+				return fault.New(fault.NotFound, "audit.no_entry", "ID", e.ID)
 			}
 			return err
 		}
@@ -525,19 +620,19 @@ func (l *AuditLog) Finish(ctx context.Context, e *AuditEntry) error {
 // one row per thing it changed (a broker, a message), each with its Error ("" when done),
 // and an error when it could not go on. The status follows: applied when every row is
 // done, partial when some are, failed otherwise; refused when the error wraps
-// ErrChangeRefused. Change returns an error only when the
-// entry could not be written: *AuditBusyError or the database's error before apply ran
-// (nothing was changed), or, when finishing, an Unavailable *fault.Error (ReasonUnrecorded)
-// saying that the change was made and its outcome not recorded.
+// ErrChangeRefused. Change returns an error only when the entry could not be written:
+// Begin's conflict or the database's error before apply ran (nothing was changed), or,
+// when finishing, an Unavailable *fault.Error (ReasonUnrecorded) saying that the change
+// was made and its outcome not recorded.
 func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx context.Context) ([]AuditQueue, error)) error {
 	e.Status = AuditPending
 	if err := l.Begin(ctx, e); err != nil {
 		return err
 	}
 	rows, err := apply(ctx)
-	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), ""
+	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), nil
 	if err != nil {
-		e.Error = err.Error()
+		e.Error = i18n.PlainText(err.Error())
 	}
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
@@ -569,7 +664,7 @@ func changeStatus(rows []AuditQueue, err error) AuditStatus {
 	}
 	done := 0
 	for _, r := range rows {
-		if r.Error == "" {
+		if len(r.Error) == 0 {
 			done++
 		}
 	}
@@ -627,14 +722,14 @@ func (l *AuditLog) recordTx(tx *gorm.DB, e *AuditEntry) error {
 	return nil
 }
 
-// Get returns one entry, or an error matching ErrAuditNotFound.
+// Get returns one entry, or a fault.NotFound when no entry has that id.
 func (l *AuditLog) Get(ctx context.Context, id int64) (*AuditEntry, error) {
 	ctx, cancel := l.deadline(ctx)
 	defer cancel()
 	var r auditRow
 	if err := l.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil, fmt.Errorf("audit entry %d: %w", id, ErrAuditNotFound)
+			return nil, fault.New(fault.NotFound, "audit.no_entry", "ID", id)
 		}
 		return nil, fmt.Errorf("read audit entry %d: %w", id, err)
 	}

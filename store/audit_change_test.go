@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/i18n"
 )
 
 func topicChange(topic string) *AuditEntry {
@@ -27,12 +29,12 @@ func TestAuditChangeIsPendingWhileItRunsThenSealed(t *testing.T) {
 			want AuditStatus
 		}{
 			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b"}}, nil, AuditApplied},
-			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b", Error: "timed out"}}, nil, AuditPartial},
+			{[]AuditQueue{{BrokerName: "broker-a"}, {BrokerName: "broker-b", Error: i18n.PlainText("timed out")}}, nil, AuditPartial},
 			{[]AuditQueue{{BrokerName: "broker-a"}}, errors.New("NameServer refused"), AuditPartial},
-			{[]AuditQueue{{BrokerName: "broker-a", Error: "refused"}}, nil, AuditFailed},
+			{[]AuditQueue{{BrokerName: "broker-a", Error: i18n.PlainText("refused")}}, nil, AuditFailed},
 			{nil, errors.New("no broker answered"), AuditFailed},
 			// A change that found, once pending, that its preview no longer holds.
-			{[]AuditQueue{{BrokerName: "broker-a", Error: "not changed"}}, fmt.Errorf("%w: retryMaxTimes moved", ErrChangeRefused), AuditRefused},
+			{[]AuditQueue{{BrokerName: "broker-a", Error: i18n.PlainText("not changed")}}, fmt.Errorf("%w: retryMaxTimes moved", ErrChangeRefused), AuditRefused},
 		}
 		for i, c := range cases {
 			e := topicChange("orders")
@@ -58,7 +60,7 @@ func TestAuditChangeIsPendingWhileItRunsThenSealed(t *testing.T) {
 			if got.Status != c.want || got.Seq == 0 || len(got.Result) != len(c.rows) {
 				t.Fatalf("case %d: status %s seq %d rows %d, want %s sealed with %d rows", i, got.Status, got.Seq, len(got.Result), c.want, len(c.rows))
 			}
-			if c.err != nil && got.Error != c.err.Error() {
+			if c.err != nil && got.Error.String() != c.err.Error() {
 				t.Fatalf("case %d: error %q, want %q", i, got.Error, c.err)
 			}
 		}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"rmqconsole/fault"
+	"rmqconsole/i18n"
 )
 
 func openAuditStore(t *testing.T, db testDB) (*Store, string) {
@@ -104,7 +107,7 @@ func TestAuditOnePendingPerGroup(t *testing.T) {
 		second.Actor = "bob"
 		err := l.Begin(ctx, second)
 		var busy *AuditBusyError
-		if !errors.Is(err, ErrAuditBusy) || !errors.As(err, &busy) || busy.Holder.ID != first.ID || busy.Holder.Actor != "alice" {
+		if !fault.Is(err, fault.Conflict) || !errors.As(err, &busy) || busy.Holder.ID != first.ID || busy.Holder.Actor != "alice" {
 			t.Fatalf("second Begin: %v, want busy held by entry %d of alice", err, first.ID)
 		}
 		if err := l.Begin(ctx, pendingEntry("g2")); err != nil {
@@ -170,7 +173,7 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 				for i := 0; i < 2; i++ {
 					finishApplied(t, l, beginPending(t, l, "g1"))
 				}
-				if err := l.Record(ctx, &AuditEntry{Actor: "bob", Group: "g1", Mode: "offset", Status: AuditRefused, Error: "offset beyond max"}); err != nil {
+				if err := l.Record(ctx, &AuditEntry{Actor: "bob", Group: "g1", Mode: "offset", Status: AuditRefused, Error: i18n.PlainText("offset beyond max")}); err != nil {
 					t.Fatal(err)
 				}
 				rep, err := l.Verify(ctx)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"rmqconsole/fault"
 )
 
 // Two clusters in one database: the same group name is two groups — each may have its
@@ -29,7 +31,7 @@ func TestClustersShareTheDatabaseApart(t *testing.T) {
 
 		p := beginPending(t, prod.Audit(), "orders-cg")
 		tp := beginPending(t, test.Audit(), "orders-cg") // another cluster's group of that name
-		if err := prod.Audit().Begin(ctx, pendingEntry("orders-cg")); !errors.Is(err, ErrAuditBusy) {
+		if err := prod.Audit().Begin(ctx, pendingEntry("orders-cg")); !fault.Is(err, fault.Conflict) {
 			t.Fatalf("second pending reset of prod's orders-cg: %v, want busy", err)
 		}
 		if pend, err := test.Audit().Pending(ctx); err != nil || len(pend) != 1 || pend[0].ID != tp.ID || pend[0].ClusterName != "test" {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rmqconsole/fault"
 )
 
 // Consoles sharing a database each open their own handle: two handles on one PostgreSQL
@@ -93,7 +95,7 @@ func TestAuditOnePendingPerGroupAcrossReplicas(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case errors.As(err, &be) && errors.Is(err, ErrAuditBusy):
+			case errors.As(err, &be) && fault.Is(err, fault.Conflict):
 				busy++
 			default:
 				t.Fatalf("round %d: %v", round, err)

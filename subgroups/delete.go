@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"rmqconsole/i18n"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -118,7 +119,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 		if r.Confirm == "" {
 			return nil, fault.InvalidField("confirm", "subgroups.input.confirm.missing", "Group", r.Group)
 		}
-		return nil, fault.InvalidField("confirm", "subgroups.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Group", r.Group)
+		return nil, fault.InvalidField("confirm", "subgroups.input.confirm.wrong", "Typed", freetext.Quote(r.Confirm), "Group", r.Group)
 	}
 	if s.audit == nil {
 		return nil, fault.New(fault.Unavailable, "subgroups.noaudit")
@@ -164,7 +165,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 		}
 		f := s.cluster.Fanout(ctx)
 		for i, b := range present {
-			rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeDeleteSubscriptionGroup.String(), Note: note}
+			rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeDeleteSubscriptionGroup.String(), Note: i18n.PlainText(note)}
 			f.Go(byName[b.Name], opDelete, func(ctx context.Context, addr string) error {
 				return s.admin.DeleteSubscriptionGroup(ctx, addr, r.Group, r.RemoveOffsets)
 			})
@@ -172,19 +173,19 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 		markFailures(rows, f.Wait())
 		back, backFails := s.read(ctx, r.Group, brokers)
 		for i := range rows {
-			if rows[i].Error != "" {
+			if len(rows[i].Error) > 0 {
 				continue
 			}
 			bc, ok := back.Broker(rows[i].BrokerName)
 			switch {
 			case !ok:
-				rows[i].Error = "deleted, but could not be read back: " + reasonOf(backFails, rows[i].BrokerName)
+				rows[i].Error = i18n.PlainText("deleted, but could not be read back: " + reasonOf(backFails, rows[i].BrokerName))
 			case bc.Exists():
 				// A client that reconnected at once makes a broker with
 				// autoCreateSubscriptionGroup on create the group again.
-				rows[i].Error = "read back: the broker has the group again"
+				rows[i].Error = i18n.PlainText("read back: the broker has the group again")
 			default:
-				rows[i].Note += "; read back: gone"
+				rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back: gone")
 			}
 		}
 		return rows, nil
@@ -216,7 +217,7 @@ func (s *Service) refuse(ctx context.Context, who Who, mode, group string, param
 	}
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: cutRunes(who.Actor, refusalTextMax), ActorAddr: cutRunes(who.Addr, refusalTextMax),
 		Cluster: s.ns, Group: cutRunes(group, refusalTextMax), Mode: mode, Params: b, Status: store.AuditRefused,
-		Error: cutRunes("Refused: "+why.Error(), refusalMax)}
+		Error: i18n.PlainText(cutRunes("Refused: "+why.Error(), refusalMax))}
 	e.FinishedAt = e.StartedAt
 	_ = s.audit.Record(ctx, e)
 }

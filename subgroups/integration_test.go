@@ -164,7 +164,7 @@ func TestIntegrationSettingsCreateUpdateDelete(t *testing.T) {
 			t.Errorf("audit before/after of %s: %s → %s", b.Name, params.Before[b.Name], params.After[b.Name])
 		}
 	}
-	if entry.Mode != ModeUpdate || entry.Seq == 0 || entry.Hash == "" || !strings.Contains(entry.Result[0].Note, "read back") {
+	if entry.Mode != ModeUpdate || entry.Seq == 0 || entry.Hash == "" || !strings.Contains(entry.Result[0].Note.String(), "read back") {
 		t.Errorf("update entry: %+v", entry)
 	}
 
@@ -223,7 +223,7 @@ func TestIntegrationStalePreviewIsRefusedWithAFreshOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) == 0 || entries[0].Status != store.AuditRefused || !strings.Contains(entries[0].Error, "retryMaxTimes") {
+	if len(entries) == 0 || entries[0].Status != store.AuditRefused || !strings.Contains(entries[0].Error.String(), "retryMaxTimes") {
 		t.Fatalf("newest entry of %s: %+v", group, entries)
 	}
 	// The preview is used up: applying it again is refused as unknown.

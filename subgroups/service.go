@@ -14,12 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"rmqconsole/i18n"
 	"slices"
 	"strings"
 	"time"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -37,14 +39,6 @@ type Admin interface {
 
 var _ Admin = (*rocketmq.Client)(nil)
 
-// Auditor writes the audit entries of changes and refusals; *store.AuditLog implements it.
-type Auditor interface {
-	Change(ctx context.Context, e *store.AuditEntry, apply func(ctx context.Context) ([]store.AuditQueue, error)) error
-	Record(ctx context.Context, e *store.AuditEntry) error
-}
-
-var _ Auditor = (*store.AuditLog)(nil)
-
 // The audit modes of subscription group changes.
 const (
 	ModeCreate = "group-config-create"
@@ -60,7 +54,7 @@ type Options struct {
 	// Cluster is the console's view of the cluster; nil builds one over the Admin.
 	Cluster *cluster.Cluster
 	// Audit records every change before it is made; without it nothing is changed.
-	Audit Auditor
+	Audit store.ChangeAuditor
 	// Previews keeps previews until applied; nil keeps them in this process.
 	Previews *previews.Keeper
 	// NameServers is the NameServer list the audit entries name as their cluster.
@@ -73,7 +67,7 @@ type Options struct {
 type Service struct {
 	admin    Admin
 	cluster  *cluster.Cluster
-	audit    Auditor
+	audit    store.ChangeAuditor
 	previews *previews.Keeper
 	ns       string
 	now      func() time.Time
@@ -331,11 +325,11 @@ func checkRequest(r Request) error {
 	}
 	for _, b := range r.BrokerNames {
 		if !cluster.ValidName(b) {
-			errs.Invalid("brokerNames", "subgroups.input.broker.bad", "Broker", fmt.Sprintf("%q", cut(b)))
+			errs.Invalid("brokerNames", "subgroups.input.broker.bad", "Broker", freetext.Quote(b))
 		}
 	}
 	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
-		errs.Invalid("clusterName", "subgroups.input.cluster.bad", "Cluster", fmt.Sprintf("%q", cut(r.ClusterName)))
+		errs.Invalid("clusterName", "subgroups.input.cluster.bad", "Cluster", freetext.Quote(r.ClusterName))
 	}
 	return errs.Err()
 }
@@ -654,11 +648,11 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	c, fails := s.read(ctx, p.Group, all)
 	rows := make([]store.AuditQueue, len(p.Brokers))
 	for i, b := range p.Brokers {
-		rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeUpdateSubscriptionGroup.String(), Note: describe(b)}
+		rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeUpdateSubscriptionGroup.String(), Note: i18n.PlainText(describe(b))}
 	}
 	if reasons := staleReasons(p, c, fails); len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = "not changed: the preview no longer holds"
+			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
 		}
 		st := &StaleError{Reasons: reasons}
 		if fresh, err := s.plan(ctx, p.Request); err == nil {
@@ -674,7 +668,7 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	f := s.cluster.Fanout(ctx)
 	for i, bp := range p.Brokers {
 		if len(bp.Changes) == 0 {
-			rows[i].Note = "unchanged: it already has the settings asked"
+			rows[i].Note = i18n.PlainText("unchanged: it already has the settings asked")
 			continue
 		}
 		bc, _ := c.Broker(bp.Name)
@@ -687,20 +681,20 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	// Read back what every broker holds now.
 	back, backFails := s.read(ctx, p.Group, all)
 	for i, bp := range p.Brokers {
-		if rows[i].Error != "" {
+		if len(rows[i].Error) > 0 {
 			continue
 		}
 		bc, ok := back.Broker(bp.Name)
 		if !ok {
-			rows[i].Error = "changed, but could not be read back: " + reasonOf(backFails, bp.Name)
+			rows[i].Error = i18n.PlainText("changed, but could not be read back: " + reasonOf(backFails, bp.Name))
 			continue
 		}
 		if miss := readBackMismatch(bc, bp.Changes); miss != "" {
-			rows[i].Error = miss
+			rows[i].Error = i18n.PlainText(miss)
 			continue
 		}
 		if len(bp.Changes) > 0 {
-			rows[i].Note += "; read back"
+			rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
 		}
 	}
 	return rows, nil, nil
@@ -836,8 +830,8 @@ func reasonOf(fails []cluster.BrokerFailure, broker string) string {
 func markFailures(rows []store.AuditQueue, fails []cluster.BrokerFailure) {
 	for _, fl := range fails {
 		for i := range rows {
-			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-				rows[i].Error = fl.Reason()
+			if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+				rows[i].Error = i18n.PlainText(fl.Reason())
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package subgroups
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
 
@@ -147,7 +147,7 @@ func (s Settings) check(errs *fault.List) {
 	}
 	for k, v := range s.Attributes {
 		if !attributeKey.MatchString(k) {
-			errs.Invalid("attributes", "subgroups.input.attributes.key", "Key", fmt.Sprintf("%q", cut(k)))
+			errs.Invalid("attributes", "subgroups.input.attributes.key", "Key", freetext.Quote(k))
 		}
 		if len(v) > 256 || strings.ContainsAny(v, "\n\r") {
 			errs.Invalid("attributes", "subgroups.input.attributes.value", "Key", k)
@@ -185,7 +185,7 @@ func (p RetryPolicy) check(errs *fault.List) {
 			errs.Invalid("groupRetryPolicy", "subgroups.input.policy.both")
 		}
 	default:
-		errs.Invalid("groupRetryPolicy", "subgroups.input.policy.type", "Type", fmt.Sprintf("%q", cut(p.Type)))
+		errs.Invalid("groupRetryPolicy", "subgroups.input.policy.type", "Type", freetext.Quote(p.Type))
 	}
 }
 
@@ -290,16 +290,9 @@ func CheckGroup(group string) error {
 	case group == "":
 		return fault.InvalidField("group", "subgroups.input.group.missing")
 	case !cluster.ValidName(group):
-		return fault.InvalidField("group", "subgroups.input.group.bad", "Group", fmt.Sprintf("%q", cut(group)), "Max", rocketmq.MaxNameLen)
+		return fault.InvalidField("group", "subgroups.input.group.bad", "Group", freetext.Quote(group), "Max", rocketmq.MaxNameLen)
 	case rocketmq.IsSystemGroup(group):
 		return fault.New(fault.Refused, "subgroups.refused.system", "Group", group).On("group").Because("system_group")
 	}
 	return nil
-}
-
-func cut(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }

@@ -11,6 +11,8 @@ import (
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -177,27 +179,20 @@ func checkSave(r SaveRequest) error {
 		return inputErr("perm", "topics.input.perm", "Perm", *r.Perm)
 	}
 	if r.MessageType != "" && !slices.Contains(MessageTypes, r.MessageType) {
-		return inputErr("messageType", "topics.input.type", "Type", fmt.Sprintf("%q", cut(r.MessageType)))
+		return inputErr("messageType", "topics.input.type", "Type", freetext.Quote(r.MessageType))
 	}
 	if len(r.BrokerNames) > 0 && r.ClusterName != "" {
 		return inputErr("brokerNames", "topics.input.both")
 	}
 	for _, b := range r.BrokerNames {
 		if !cluster.ValidName(b) {
-			return inputErr("brokerNames", "topics.input.broker.bad", "Broker", fmt.Sprintf("%q", cut(b)))
+			return inputErr("brokerNames", "topics.input.broker.bad", "Broker", freetext.Quote(b))
 		}
 	}
 	if r.ClusterName != "" && !cluster.ValidName(r.ClusterName) {
-		return inputErr("clusterName", "topics.input.cluster.bad", "Cluster", fmt.Sprintf("%q", cut(r.ClusterName)))
+		return inputErr("clusterName", "topics.input.cluster.bad", "Cluster", freetext.Quote(r.ClusterName))
 	}
 	return nil
-}
-
-func cut(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
 }
 
 // targets resolves where a save goes: the named brokers, the named cluster's, the brokers
@@ -302,14 +297,6 @@ func changeRefused(topic string, fails []BrokerFailure) error {
 		"Failures", strings.Join(parts, "; ")).Because(reason)
 }
 
-// auditBusy refuses a change while another change of the topic is being recorded.
-func auditBusy(err error) error {
-	if errors.Is(err, store.ErrAuditBusy) {
-		return fault.Wrap(err, fault.Conflict, "topic.change.busy", "Busy", err.Error())
-	}
-	return err
-}
-
 // Saved is the outcome of a save or delete: the audit entry, sealed.
 type Saved struct {
 	Entry *store.AuditEntry
@@ -340,7 +327,7 @@ func (s *Service) Save(ctx context.Context, who Who, r SaveRequest) (*Saved, err
 	})
 	s.forgetList()
 	if err != nil {
-		return nil, auditBusy(err)
+		return nil, err
 	}
 	return &Saved{Entry: e, Created: p.mode == ModeCreate}, nil
 }
@@ -497,7 +484,7 @@ func (s *Service) sendSave(ctx context.Context, topic string, ts []target, p sav
 	f := s.cluster.Fanout(ctx)
 	for i, t := range ts {
 		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
-			Note: describeChange(p.before[t.broker.Name], p.after[t.broker.Name])}
+			Note: i18n.PlainText(describeChange(p.before[t.broker.Name], p.after[t.broker.Name]))}
 		f.GoTopic(t.broker, topic, "create or update topic", func(ctx context.Context, addr string) error {
 			return s.changer.CreateTopic(ctx, addr, p.send[i])
 		})
@@ -510,8 +497,8 @@ func (s *Service) sendSave(ctx context.Context, topic string, ts []target, p sav
 func markFailures(rows []store.AuditQueue, fails []BrokerFailure) {
 	for _, fl := range fails {
 		for i := range rows {
-			if rows[i].BrokerName == fl.Broker && rows[i].Error == "" {
-				rows[i].Error = fl.Reason()
+			if rows[i].BrokerName == fl.Broker && len(rows[i].Error) == 0 {
+				rows[i].Error = i18n.PlainText(fl.Reason())
 			}
 		}
 	}
@@ -586,7 +573,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 	})
 	s.forgetList()
 	if err != nil {
-		return nil, auditBusy(err)
+		return nil, err
 	}
 	return &Saved{Entry: e}, nil
 }
@@ -600,7 +587,7 @@ func checkDelete(r DeleteRequest) error {
 		if r.Confirm == "" {
 			return inputErr("confirm", "topics.input.confirm.missing", "Topic", r.Topic)
 		}
-		return inputErr("confirm", "topics.input.confirm.wrong", "Typed", fmt.Sprintf("%q", cut(r.Confirm)), "Topic", r.Topic)
+		return inputErr("confirm", "topics.input.confirm.wrong", "Typed", freetext.Quote(r.Confirm), "Topic", r.Topic)
 	}
 	return nil
 }
@@ -611,7 +598,7 @@ func (s *Service) sendDelete(ctx context.Context, topic string, ts []target) ([]
 	rows := make([]store.AuditQueue, len(ts))
 	f := s.cluster.Fanout(ctx)
 	for i, t := range ts {
-		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: "deleted"}
+		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: i18n.PlainText("deleted")}
 		f.GoTopic(t.broker, topic, "delete topic", func(ctx context.Context, addr string) error {
 			return s.changer.DeleteTopicInBroker(ctx, addr, topic)
 		})
@@ -625,7 +612,7 @@ func (s *Service) sendDelete(ctx context.Context, topic string, ts []target) ([]
 		return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
 	}
 	for i := range rows {
-		rows[i].Note = "deleted; the route is gone from every NameServer"
+		rows[i].Note = i18n.PlainText("deleted; the route is gone from every NameServer")
 	}
 	return rows, nil
 }

@@ -121,7 +121,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 		p.After[first].ReadQueueNums != 3 || p.After[first].WriteQueueNums != 5 {
 		t.Fatalf("update params %s", ent.Params)
 	}
-	if !strings.Contains(ent.Result[0].Note, "permission RW → R-") {
+	if !strings.Contains(ent.Result[0].Note.String(), "permission RW → R-") {
 		t.Fatalf("update row note %q", ent.Result[0].Note)
 	}
 	e.routeIs(t, topic, want)
@@ -131,7 +131,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ent := saved.Entry; ent.Status != store.AuditApplied || ent.Mode != ModeDelete || len(ent.Result) != len(all) ||
-		!strings.Contains(ent.Result[0].Note, "gone from every NameServer") {
+		!strings.Contains(ent.Result[0].Note.String(), "gone from every NameServer") {
 		t.Fatalf("delete: %+v", ent)
 	}
 	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute finds no route", func() error {
@@ -313,11 +313,11 @@ func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
 	}
 	ent := saved.Entry
 	failed := ent.Result[len(ent.Result)-1]
-	if ent.Status != want || ent.Seq == 0 || failed.BrokerName != last.Name || !strings.Contains(failed.Error, "injected") {
+	if ent.Status != want || ent.Seq == 0 || failed.BrokerName != last.Name || !strings.Contains(failed.Error.String(), "injected") {
 		t.Fatalf("create with %s failing: %s, rows %+v", last.Name, ent.Status, ent.Result)
 	}
 	for _, r := range ent.Result[:len(ent.Result)-1] {
-		if r.Error != "" {
+		if len(r.Error) > 0 {
 			t.Errorf("broker %s failed too: %s", r.BrokerName, r.Error)
 		}
 	}
@@ -347,7 +347,7 @@ func TestIntegrationTopicChangeWithAFailingBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ent := saved.Entry; ent.Status != store.AuditPartial || !strings.Contains(ent.Error, "NameServers keep") {
+	if ent := saved.Entry; ent.Status != store.AuditPartial || !strings.Contains(ent.Error.String(), "NameServers keep") {
 		t.Fatalf("delete with %s failing: %s %q", last.Name, ent.Status, ent.Error)
 	}
 	if _, err := e.c.TopicRoute(ctx, topic); err != nil {

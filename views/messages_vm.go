@@ -124,15 +124,38 @@ func (vm MessagesVM) TabURL(tab string) string {
 // FieldError returns the error sentence of a field, or "".
 func (vm MessagesVM) FieldError(field string) string { return vm.FieldErrors[field] }
 
-// ErrorList returns the field errors in the order of the form.
+// ErrorList returns, in the order of the form, the field errors the form does not show
+// beside a field of the current tab: those it shows are said once, where they are.
 func (vm MessagesVM) ErrorList() []string {
 	var out []string
 	for _, f := range []string{"topic", "id", "key", "begin", "end", "tag", "limit", "skip"} {
-		if e := vm.FieldErrors[f]; e != "" {
+		if e := vm.FieldErrors[f]; e != "" && !vm.showsField(f) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// MarksFields reports whether a field of the current tab's form shows an error.
+func (vm MessagesVM) MarksFields() bool {
+	for f, e := range vm.FieldErrors {
+		if e != "" && vm.showsField(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// showsField reports whether the current tab's form has the field, with its error beside it.
+func (vm MessagesVM) showsField(f string) bool {
+	switch vm.Tab {
+	case TabKey:
+		return f == "topic" || f == "key" || f == "begin" || f == "end"
+	case TabID:
+		return f == "topic" || f == "id"
+	default:
+		return f == "topic" || f == "tag" || f == "begin" || f == "end"
+	}
 }
 
 func tabCurrent(active, tab string) string {

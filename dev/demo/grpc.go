@@ -243,7 +243,7 @@ func receiveLoop(ctx context.Context, c rmqv5.SimpleConsumer, o simpleOptions, e
 		if err != nil {
 			// "no new message" is an error to the SDK: the long poll simply ended.
 			if ctx.Err() == nil && !strings.Contains(err.Error(), "MESSAGE_NOT_FOUND") {
-				log.Printf("receive: %v", err)
+				say("receive: %v", err)
 				sleepCtx(ctx, time.Second)
 			}
 			continue
@@ -253,7 +253,7 @@ func receiveLoop(ctx context.Context, c rmqv5.SimpleConsumer, o simpleOptions, e
 			ack := (o.ack < 0 || n <= o.ack) && (o.leaveEvery == 0 || n%o.leaveEvery != 0)
 			if ack {
 				if err := c.Ack(ctx, m); err != nil {
-					log.Printf("ack %s: %v", m.GetMessageId(), err)
+					say("ack %s: %v", m.GetMessageId(), err)
 					ack = false
 				}
 			}
@@ -272,10 +272,10 @@ func stopGRPC(what string, c interface{ GracefulStop() error }) {
 	select {
 	case err := <-done:
 		if err != nil {
-			log.Printf("stop %s: %v", what, err)
+			say("stop %s: %v", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		log.Printf("stop %s: still stopping after 10 s; leaving it", what)
+		say("stop %s: still stopping after 10 s; leaving it", what)
 	}
 }
 
@@ -289,22 +289,33 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // runGRPC is the demo's gRPC traffic: a producer at grpcRate, a PushConsumer
 // group and a SimpleConsumer group, until ctx ends.
 func runGRPC(ctx context.Context, endpoint string) {
-	p, err := rmqv5.NewProducer(grpcConfig(endpoint, ""), rmqv5.WithTopics(grpcTopic))
-	if err == nil {
-		err = p.Start()
-	}
+	var p rmqv5.Producer
+	err := retryStart(ctx, "gRPC producer", func() (err error) {
+		if p, err = rmqv5.NewProducer(grpcConfig(endpoint, ""), rmqv5.WithTopics(grpcTopic)); err == nil {
+			err = p.Start()
+		}
+		return err
+	})
 	if err != nil {
 		log.Printf("gRPC producer on the Proxy %s: %v (no gRPC traffic)", endpoint, err)
 		return
 	}
 	defer stopGRPC("gRPC producer", p)
-	push, err := startGRPCPush(endpoint, grpcPushGroup, grpcTopic, func(*rmqv5.MessageView) {})
+	var push rmqv5.PushConsumer
+	err = retryStart(ctx, grpcPushGroup, func() (err error) {
+		push, err = startGRPCPush(endpoint, grpcPushGroup, grpcTopic, func(*rmqv5.MessageView) {})
+		return err
+	})
 	if err != nil {
 		log.Printf("%s: %v", grpcPushGroup, err)
 	} else {
 		defer stopGRPC(grpcPushGroup, push)
 	}
-	simple, err := startGRPCSimple(endpoint, grpcSimpleGrp, grpcTopic)
+	var simple rmqv5.SimpleConsumer
+	err = retryStart(ctx, grpcSimpleGrp, func() (err error) {
+		simple, err = startGRPCSimple(endpoint, grpcSimpleGrp, grpcTopic)
+		return err
+	})
 	if err != nil {
 		log.Printf("%s: %v", grpcSimpleGrp, err)
 	} else {
@@ -312,7 +323,7 @@ func runGRPC(ctx context.Context, endpoint string) {
 		go receiveLoop(ctx, simple, simpleOptions{ack: -1, leaveEvery: grpcLeaveEvery, invisible: 15 * time.Second},
 			func(*rmqv5.MessageView, bool) { sleepCtx(ctx, 100*time.Millisecond) })
 	}
-	log.Printf("gRPC through the Proxy %s: sending to %s, groups %s (push) and %s (simple, POP)", endpoint, grpcTopic, grpcPushGroup, grpcSimpleGrp)
+	say("gRPC through the Proxy %s: sending to %s, groups %s (push) and %s (simple, POP)", endpoint, grpcTopic, grpcPushGroup, grpcSimpleGrp)
 	tick := time.NewTicker(time.Second / grpcRate)
 	defer tick.Stop()
 	var lastErr time.Time
@@ -324,8 +335,23 @@ func runGRPC(ctx context.Context, endpoint string) {
 		}
 		_, err := grpcSend(ctx, p, grpcTopic, "grpc", fmt.Sprintf("grpc-%d", n), fmt.Appendf(nil, `{"seq":%d,"via":"grpc"}`, n))
 		if err != nil && ctx.Err() == nil && time.Since(lastErr) > 10*time.Second {
-			log.Print(err)
+			say("%v", err)
 			lastErr = time.Now()
 		}
+	}
+}
+
+// retryStart runs start until it succeeds, for up to a minute: a Proxy that has just
+// started can miss the SDK's start-up deadlines on a busy machine, and the demo should
+// not run without its gRPC traffic for that.
+func retryStart(ctx context.Context, what string, start func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := start()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		say("start %s: %v (trying again)", what, err)
+		sleepCtx(ctx, 2*time.Second)
 	}
 }

@@ -1,7 +1,12 @@
 // Command demo makes a local RocketMQ look like a small production system, so a newcomer
 // running `make run` sees lag and rebalances move in the console: it sends keyed messages
 // to a few topics and runs consumer groups whose members join and leave about every
-// half-minute. It reads RMQC_NAMESRV and stops cleanly on SIGINT or SIGTERM.
+// half-minute. It reads RMQC_NAMESRV and stops on SIGINT or SIGTERM within a few
+// seconds.
+//
+// It says nothing while it runs, so the console's ready line stays on screen: only a
+// failure that stops part of it is printed. `demo -v` (or RMQC_DEMO_VERBOSE=1) also
+// says what it does: members joining and leaving, failed sends, its stop.
 //
 // `demo -trace` has its producer and consumers record message traces.
 //
@@ -22,6 +27,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,6 +91,8 @@ func main() {
 	defer stop()
 	log.SetPrefix("demo: ")
 	log.SetFlags(log.Ltime)
+	// One client for a test: its log is the test's to read.
+	verbose = len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-")
 	if len(os.Args) > 1 && os.Args[1] == "consume" {
 		if err := consume(ctx, strings.Split(ns, ";"), os.Args[2:]); err != nil {
 			log.Fatal(err)
@@ -107,12 +115,37 @@ func main() {
 	}
 	fs := flag.NewFlagSet("demo", flag.ExitOnError)
 	tr := addTraceFlags(fs)
+	fs.BoolVar(&verbose, "v", verboseFromEnv(), "say what the demo does (members joining and leaving, failed sends); RMQC_DEMO_VERBOSE=1 does the same")
 	_ = fs.Parse(os.Args[1:])
 	if err := run(ctx, strings.Split(ns, ";"), tr.config(strings.Split(ns, ";"))); err != nil {
 		log.Fatal(err)
 	}
-	log.Print("stopped")
+	say("stopped")
 }
+
+// verbose has the demo say what it does, not only what failed; the one-client modes
+// always do.
+var verbose bool
+
+func verboseFromEnv() bool {
+	v, _ := strconv.ParseBool(os.Getenv("RMQC_DEMO_VERBOSE"))
+	return v
+}
+
+// say logs progress, which only a verbose demo prints: under `make run` the demo's
+// chatter would push the console's ready line off screen.
+func say(format string, args ...any) {
+	if verbose {
+		log.Printf(format, args...)
+	}
+}
+
+// stopWithin bounds the demo's stop: its clients' graceful shutdown (committing
+// offsets, unregistering, the gRPC SDK's wait for receive calls in flight) can take
+// ten seconds and more, and nothing of the demo needs it. The brokers see the
+// connections close and rebalance the groups; the offsets of the last few seconds are
+// consumed again at the next start.
+const stopWithin = 2 * time.Second
 
 func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
 	names := []string{}
@@ -143,9 +176,8 @@ func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
 	if err := p.Start(); err != nil {
 		return fmt.Errorf("start producer on %v: %w", ns, err)
 	}
-	defer p.Shutdown()
 
-	log.Printf("sending to %d topics, running %d consumer groups (NameServer %s); Ctrl-C stops", len(topics), len(groups), strings.Join(ns, ";"))
+	say("sending to %d topics, running %d consumer groups (NameServer %s); Ctrl-C stops", len(topics), len(groups), strings.Join(ns, ";"))
 
 	var wg sync.WaitGroup
 	for _, t := range topics {
@@ -157,7 +189,18 @@ func run(ctx context.Context, ns []string, trace *primitive.TraceConfig) error {
 	if endpoint != "" {
 		wg.Go(func() { runGRPC(ctx, endpoint) })
 	}
-	wg.Wait()
+	stopped := make(chan struct{})
+	go func() {
+		wg.Wait()
+		_ = p.Shutdown()
+		close(stopped)
+	}()
+	<-ctx.Done()
+	select {
+	case <-stopped:
+	case <-time.After(stopWithin):
+		say("clients still stopping after %s; leaving them", stopWithin)
+	}
 	return nil
 }
 
@@ -180,7 +223,7 @@ func produce(ctx context.Context, p rmq.Producer, topic string, rate float64, ta
 		// While a broker is down every send fails: say so every 10 s, not every send.
 		failed++
 		if time.Since(lastErr) > 10*time.Second {
-			log.Printf("send to %s: %v (%d failed sends)", topic, err, failed)
+			say("send to %s: %v (%d failed sends)", topic, err, failed)
 			lastErr = time.Now()
 		}
 	}
@@ -217,13 +260,13 @@ func runGroup(ctx context.Context, ns []string, g groupSpec, trace *primitive.Tr
 			return
 		}
 		members = append(members, m)
-		log.Printf("%s: member %s joined (%d running)", g.name, m.name, len(members))
+		say("%s: member %s joined (%d running)", g.name, m.name, len(members))
 	}
 	stopOne := func() {
 		m := members[0]
 		members = members[1:]
 		_ = m.c.Shutdown()
-		log.Printf("%s: member %s left (%d running)", g.name, m.name, len(members))
+		say("%s: member %s left (%d running)", g.name, m.name, len(members))
 	}
 	defer func() {
 		for _, m := range members {

@@ -6,7 +6,7 @@
 //	rmqdev down [--kill]                    stop what `up` or `run` started
 //	rmqdev status                           exit 0 if a cluster answers, 1 if not
 //	rmqdev mqadmin ARGS...                  RocketMQ's admin CLI against it
-//	rmqdev run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
+//	rmqdev run [--second-broker] [--proxy=false] [--stop-grace D] [--also "CMD ARGS"] -- CMD ARGS...
 //	rmqdev fetch [VERSION...]               only fill the jar cache
 //
 // RMQ_VERSION picks the version (default 5.3.3), RMQ_CACHE the cache dir,
@@ -21,11 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"rmqconsole/dev"
@@ -40,10 +37,13 @@ const usage = `usage: rmqdev [--port-base N] COMMAND
   down [--kill]                    stop it; --kill: at once (SIGKILL), for throw-away stores
   status                           show it; exit 1 when nothing runs
   mqadmin ARGS...                  run mqadmin against it (-n is added)
-  run [--second-broker] [--proxy=false] [--also "CMD ARGS"] -- CMD ARGS...
+  run [--second-broker] [--proxy=false] [--stop-grace D] [--also "CMD ARGS"] -- CMD ARGS...
                                    start it (or reuse it), with the Proxy on 5.x, run CMD
-                                   with RMQC_NAMESRV (and RMQC_PROXY, RMQDEV_PROXY_GRPC) set,
-                                   stop it afterwards if run started it
+                                   with RMQC_NAMESRV (and RMQC_PROXY, RMQDEV_PROXY_GRPC) set;
+                                   when CMD ends or on Ctrl-C, stop CMD and --also, then the
+                                   cluster if run started it: SIGTERM, SIGKILL after
+                                   --stop-grace (3s; its stores are recovered at the next
+                                   start; 30s lets the brokers shut down cleanly)
   fetch [VERSION...]               download the jars into the cache only
 --port-base N                      the cluster on loopback ports N..N+18 (NameServer on N)
                                    instead of the default ones (NameServer on 19876), as
@@ -445,147 +445,4 @@ func fetch(args []string) error {
 		fmt.Printf("%s %s (%s)\n", v, lib, time.Since(t).Round(100*time.Millisecond))
 	}
 	return nil
-}
-
-// run starts (or reuses) the cluster, runs the command with RMQC_NAMESRV set,
-// forwards SIGINT/SIGTERM to it, and stops what it started when it exits.
-func run(args []string) (int, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	second := fs.Bool("second-broker", false, fmt.Sprintf("also start broker-b on 127.0.0.1:%d", ports().BrokerB))
-	also := fs.String("also", "", "a second command (run by sh -c) to run in the background meanwhile, e.g. demo traffic")
-	proxy := fs.Bool("proxy", true, "when starting RocketMQ 5.x, also start the Proxy, for gRPC clients")
-	if err := fs.Parse(args); err != nil {
-		return 2, err
-	}
-	argv := fs.Args()
-	if len(argv) == 0 {
-		return 2, errors.New("run: no command (rmqdev run [flags] -- CMD ARGS...)")
-	}
-
-	// Said last, after everything run started has stopped.
-	interrupted := false
-	defer func() {
-		if interrupted {
-			fmt.Fprintln(os.Stderr, "rmqdev: stopped")
-		}
-	}()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	startDone := make(chan struct{})
-	go func() { // a signal while RocketMQ boots aborts the boot
-		select {
-		case <-sigs:
-			cancel()
-		case <-startDone:
-		}
-	}()
-
-	version := dev.VersionFromEnv()
-	var c *dev.Cluster
-	var statePath string
-	// A running cluster is reused with or without its Proxy: the demo's gRPC
-	// clients simply stay off without one.
-	k, err := reusable(ctx, version, *second, false, false, false)
-	if err == nil && k != nil {
-		c = k.cluster
-		fmt.Fprintf(os.Stderr, "rmqdev: using the running RocketMQ %s at %s\n", version, c.NameServer)
-	} else if err == nil {
-		dir, derr := runDir(version)
-		if derr != nil {
-			return 1, derr
-		}
-		// Not detached: the JVMs get SIGTERM if rmqdev itself dies.
-		c, err = dev.Start(ctx, dev.Options{Version: version, Dir: dir, Ports: ports(), SecondBroker: *second,
-			Proxy: *proxy && dev.ProxySupported(version), StartupTimeout: startupTimeout, Log: os.Stderr})
-		if err == nil {
-			statePath, err = writeState(c)
-			defer func() {
-				fmt.Fprintln(os.Stderr, "rmqdev: stopping RocketMQ")
-				if serr := c.Stop(); serr != nil {
-					fmt.Fprintln(os.Stderr, "rmqdev:", serr)
-				}
-				os.Remove(statePath)
-			}()
-		}
-	}
-	close(startDone)
-	if err != nil {
-		return 1, err
-	}
-
-	env := append(os.Environ(), clusterEnv(c.State())...)
-	var alsoCmd *exec.Cmd
-	if *also != "" {
-		alsoCmd = exec.Command("sh", "-c", *also)
-		alsoCmd.Env, alsoCmd.Stdout, alsoCmd.Stderr = env, os.Stdout, os.Stderr
-		alsoCmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-		if err := alsoCmd.Start(); err != nil {
-			return 1, fmt.Errorf("run --also %q: %w", *also, err)
-		}
-		go func() {
-			if err := alsoCmd.Wait(); err != nil {
-				fmt.Fprintf(os.Stderr, "rmqdev: --also command ended: %v\n", err)
-			}
-		}()
-		defer stopGroup(alsoCmd.Process.Pid)
-	}
-
-	child := exec.Command(argv[0], argv[1:]...)
-	child.Env, child.Stdin, child.Stdout = env, os.Stdin, os.Stdout
-	logs, err := child.StderrPipe()
-	if err != nil {
-		return 1, fmt.Errorf("run %s: %w", argv[0], err)
-	}
-	logged := make(chan struct{})
-	go func() {
-		defer close(logged)
-		announceReady(logs, os.Stderr, healthy)
-	}()
-	// Own process group: a terminal's Ctrl-C reaches only rmqdev, which
-	// forwards it once, so the child never sees the signal twice.
-	child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := child.Start(); err != nil {
-		return 1, fmt.Errorf("run %s: %w", argv[0], err)
-	}
-	exited := make(chan error, 1)
-	go func() {
-		<-logged // Wait closes the pipe: read it to the end first
-		exited <- child.Wait()
-	}()
-	for {
-		select {
-		case sig := <-sigs:
-			interrupted = true
-			child.Process.Signal(sig)
-		case err := <-exited:
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-				return 0, nil
-			case errors.As(err, &ee):
-				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					return exitCode(128+int(ws.Signal()), true, interrupted), nil
-				}
-				return exitCode(ee.ExitCode(), false, interrupted), nil
-			default:
-				return 1, fmt.Errorf("run %s: %w", argv[0], err)
-			}
-		}
-	}
-}
-
-// stopGroup ends a background child's process group: SIGTERM, then SIGKILL.
-func stopGroup(pid int) {
-	if syscall.Kill(-pid, syscall.SIGTERM) != nil {
-		return
-	}
-	for range 50 {
-		if syscall.Kill(-pid, 0) != nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	syscall.Kill(-pid, syscall.SIGKILL)
 }
