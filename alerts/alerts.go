@@ -277,6 +277,19 @@ func (s *Service) Rules(ctx context.Context, deliveries int) ([]RuleView, error)
 	return out, nil
 }
 
+// Firing counts the rule and group pairs that are firing now: what every page's
+// navigation shows, so an alert is never only on the alerts page.
+func (s *Service) Firing(ctx context.Context) (int, error) {
+	states, err := s.st.AlertStates(ctx)
+	n := 0
+	for _, st := range states {
+		if st.State == StateFiring {
+			n++
+		}
+	}
+	return n, err
+}
+
 // ForGroup returns the rules whose pattern covers group, with the group's state.
 func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error) {
 	all, err := s.Rules(ctx, 0)

@@ -170,6 +170,15 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 	if st := Get(t, ctx, "read the alert state", chromedp.Evaluate[string](`(document.querySelector("[data-testid=group-alert]") || {dataset:{}}).dataset.state || ""`)); st != "firing" {
 		t.Errorf("the group page shows the alert %q, want firing", st)
 	}
+	// Every page's navigation says an alert fires, the overview first among them.
+	firingInNav := func() string {
+		return Get(t, ctx, "read the navigation", chromedp.Evaluate[string](`(document.querySelector("[data-testid=nav-alerts-firing]") || {textContent: ""}).textContent.trim()`))
+	}
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(`[data-testid=nav-alerts]`))
+	if got := firingInNav(); got != "1 firing" {
+		t.Errorf("the overview's navigation says %q beside Alerts, want \"1 firing\"", got)
+	}
+	Screenshot(t, ctx, "alerts-firing-in-nav")
 
 	dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	dev.Eventually(t, 120*time.Second, "the webhook is told the alert resolved", func() error {
@@ -189,4 +198,7 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 		}
 		return nil
 	})
+	if got := firingInNav(); got != "" {
+		t.Errorf("after the alert resolved the navigation still says %q", got)
+	}
 }
