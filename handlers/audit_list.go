@@ -111,8 +111,8 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 		dst  *time.Time
 	}{{"since", &q.filter.Since}, {"until", &q.filter.Until}} {
 		s := c.Query(tf.name)
-		t, ok := parseResetTime(s, time.UTC)
-		if !ok {
+		t, err := parseTimeInput(s, time.UTC)
+		if err != nil {
 			q.bad(tf.name, "audit.filter.bad_time", "Value", strconv.Quote(s))
 		}
 		*tf.dst = t

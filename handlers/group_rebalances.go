@@ -85,23 +85,17 @@ func (h *GroupRebalances) API(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// queryTime reads the API's time parameter name, RFC 3339 or epoch milliseconds, into
-// *into when it is given. It answers 400 naming the parameter and returns false when the
-// value is neither.
+// queryTime reads the API's time parameter name (parseTimeInput's forms, in UTC) into
+// *into when it is given. It answers 400 naming the parameter and returns false when it
+// cannot be read.
 func (e *Env) queryTime(c *gin.Context, name string, into *time.Time) bool {
-	s := c.Query(name)
-	if s == "" {
-		return true
-	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		*into = time.UnixMilli(ms)
-		return true
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := parseTimeInput(c.Query(name), time.UTC)
 	if err != nil {
 		e.Fail(c, fault.InvalidField(name, "group.error.time", "Name", name).Because("bad_"+name))
 		return false
 	}
-	*into = t
+	if !t.IsZero() {
+		*into = t
+	}
 	return true
 }

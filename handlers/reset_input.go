@@ -93,31 +93,6 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 	return in, nil
 }
 
-// timestampLayouts are the console's time format, with and without seconds, and the
-// same with a "T" (links made when the form used datetime-local inputs).
-var timestampLayouts = []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04"}
-
-// parseResetTime reads a time as forms and the API accept it: a local time in the given
-// zone, RFC 3339 (its own zone wins), or epoch milliseconds.
-func parseResetTime(s string, loc *time.Location) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, true
-	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms), true
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	for _, l := range timestampLayouts {
-		if t, err := time.ParseInLocation(l, s, loc); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
 // request reads the input into a reset request. Every problem is reported at once,
 // including those resets.Request.Check finds, each on its field.
 func (in resetInput) request(group string, now time.Time) (resets.Request, fault.List) {
@@ -137,8 +112,8 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 		r.TimeZone = "UTC"
 	}
 	if r.Mode == resets.ModeTimestamp {
-		t, ok := parseResetTime(in.Timestamp, loc)
-		if !ok {
+		t, err := parseTimeInput(in.Timestamp, loc)
+		if err != nil {
 			add("timestamp", "resets.input.bad_time", "Time", strconv.Quote(in.Timestamp))
 		}
 		r.Timestamp = t
