@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -63,22 +62,31 @@ type SignIn struct {
 	Err error
 }
 
-// outcome is the attempt's outcome code and, for a failure, its sentence in English.
-func (r SignIn) outcome() (string, string) {
+// outcome is the attempt's outcome code and, for a failure, its sentence.
+func (r SignIn) outcome() (string, i18n.Text) {
 	var th *ThrottledError
 	switch {
 	case r.Err == nil:
-		return OutcomeSignedIn, ""
+		return OutcomeSignedIn, nil
 	case errors.Is(r.Err, ErrBadCredentials):
-		return OutcomeWrong, "Wrong user name or password."
+		return OutcomeWrong, i18n.TextOf(i18n.M("signin.audit.wrong"))
 	case errors.As(r.Err, &th):
-		return OutcomeThrottled, th.Error()
+		return OutcomeThrottled, i18n.TextOf(i18n.M("signin.audit.throttled", "Wait", th.Wait.Round(time.Second).String()))
 	case fault.Is(r.Err, fault.Unavailable):
-		return OutcomeUnavailable, r.Err.Error()
+		return OutcomeUnavailable, said(r.Err)
 	case fault.Is(r.Err, fault.Refused), fault.Is(r.Err, fault.Invalid):
-		return OutcomeRefused, r.Err.Error()
+		return OutcomeRefused, said(r.Err)
 	}
-	return OutcomeUnavailable, r.Err.Error()
+	return OutcomeUnavailable, said(r.Err)
+}
+
+// said is err as a refused sign-in's entry keeps it: its catalogue sentence when that is
+// all it says, so the entry reads in its reader's language; otherwise its words, cut.
+func said(err error) i18n.Text {
+	if fe := fault.As(err); fe != nil && fe.Error() == fe.Msg.String() {
+		return i18n.TextOf(fe.Msg)
+	}
+	return i18n.PlainText(freetext.Cut(err.Error(), 1024))
 }
 
 // RecordSignIn appends the attempt to the audit log: every success; failures one by one
@@ -109,7 +117,7 @@ func (s *Service) RecordSignIn(ctx context.Context, r SignIn) *store.AuditEntry 
 		status = store.AuditRefused
 	}
 	return s.writeSignIn(ctx, &store.AuditEntry{Actor: freetext.Cut(r.Name, SignInTextMax), ActorAddr: freetext.Cut(r.Addr, SignInTextMax),
-		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: i18n.PlainText(freetext.Cut(why, 1024))})
+		Mode: SignInMode, Params: mustJSON(params), Status: status, Error: why})
 }
 
 func (s *Service) writeSignIn(ctx context.Context, e *store.AuditEntry) *store.AuditEntry {
@@ -226,8 +234,7 @@ func (l *failureLimiter) end(s *Service, addr string, w *failureWindow) {
 		Status: store.AuditRefused,
 		Params: mustJSON(map[string]any{"provider": provider, "outcome": OutcomeCounted, "failures": n,
 			"names": slices.Sorted(maps.Keys(w.names))}),
-		Error: i18n.PlainText(fmt.Sprintf("…and %d more failed sign-ins from %s in the last %s, counted here rather than recorded one by one (at most %d per address are).",
-			n, addr, l.window, FailuresPerWindow))})
+		Error: i18n.TextOf(i18n.M("signin.audit.counted", "N", n, "Addr", addr, "Window", l.window.String(), "Max", FailuresPerWindow))})
 }
 
 // flush ends every window now, so the counts are written before the console stops.
