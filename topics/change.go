@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rmqconsole/cluster"
@@ -484,7 +485,7 @@ func (s *Service) sendSave(ctx context.Context, topic string, ts []target, p sav
 	f := s.cluster.Fanout(ctx)
 	for i, t := range ts {
 		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "UPDATE_AND_CREATE_TOPIC",
-			Note: i18n.PlainText(describeChange(p.before[t.broker.Name], p.after[t.broker.Name]))}
+			Note: describeChange(p.before[t.broker.Name], p.after[t.broker.Name])}
 		f.GoTopic(t.broker, topic, "create or update topic", func(ctx context.Context, addr string) error {
 			return s.changer.CreateTopic(ctx, addr, p.send[i])
 		})
@@ -505,37 +506,41 @@ func markFailures(rows []store.AuditQueue, fails []BrokerFailure) {
 }
 
 // describeChange says in a few words what a save does on one broker.
-func describeChange(before *Config, after Config) string {
+func describeChange(before *Config, after Config) i18n.Text {
 	if before == nil {
-		return fmt.Sprintf("created: %d read / %d write queues, %s", after.ReadQueueNums, after.WriteQueueNums, PermString(after.Perm))
+		return i18n.TextOf(i18n.M("topic.audit.created", "Read", after.ReadQueueNums, "Write", after.WriteQueueNums, "Perm", PermString(after.Perm)))
 	}
-	var ch []string
+	var ch []i18n.Message
 	if before.ReadQueueNums != after.ReadQueueNums {
-		ch = append(ch, fmt.Sprintf("read queues %d → %d", before.ReadQueueNums, after.ReadQueueNums))
+		ch = append(ch, i18n.M("topic.audit.read_queues", "Before", before.ReadQueueNums, "After", after.ReadQueueNums))
 	}
 	if before.WriteQueueNums != after.WriteQueueNums {
-		ch = append(ch, fmt.Sprintf("write queues %d → %d", before.WriteQueueNums, after.WriteQueueNums))
+		ch = append(ch, i18n.M("topic.audit.write_queues", "Before", before.WriteQueueNums, "After", after.WriteQueueNums))
 	}
 	if before.Perm != after.Perm {
-		ch = append(ch, fmt.Sprintf("permission %s → %s", PermString(before.Perm), PermString(after.Perm)))
+		ch = append(ch, i18n.M("topic.audit.perm", "Before", PermString(before.Perm), "After", PermString(after.Perm)))
 	}
 	if before.Order != after.Order {
-		ch = append(ch, fmt.Sprintf("order %t → %t", before.Order, after.Order))
+		ch = append(ch, i18n.M("topic.audit.order", "Before", strconv.FormatBool(before.Order), "After", strconv.FormatBool(after.Order)))
 	}
 	if before.MessageType != after.MessageType && after.MessageType != "" {
-		ch = append(ch, fmt.Sprintf("message type %s → %s", orNone(before.MessageType), after.MessageType))
+		var was any = before.MessageType
+		if before.MessageType == "" {
+			was = i18n.M("topic.audit.no_type")
+		}
+		ch = append(ch, i18n.M("topic.audit.type", "Before", was, "After", after.MessageType))
 	}
 	if len(ch) == 0 {
-		return "updated: nothing differed"
+		return i18n.TextOf(i18n.M("topic.audit.unchanged"))
 	}
-	return "updated: " + strings.Join(ch, ", ")
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
+	t := i18n.TextOf(i18n.M("topic.audit.updated"))
+	for i, m := range ch {
+		if i < len(ch)-1 {
+			m = i18n.M("topic.audit.item", "Change", m) // followed by the next, after a comma
+		}
+		t = t.And(m)
 	}
-	return s
+	return t
 }
 
 // Delete deletes the topic on every broker that has it, then its route on every
@@ -598,7 +603,7 @@ func (s *Service) sendDelete(ctx context.Context, topic string, ts []target) ([]
 	rows := make([]store.AuditQueue, len(ts))
 	f := s.cluster.Fanout(ctx)
 	for i, t := range ts {
-		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: i18n.PlainText("deleted")}
+		rows[i] = store.AuditQueue{Topic: topic, BrokerName: t.broker.Name, BrokerAddr: t.broker.Master, Method: "DELETE_TOPIC_IN_BROKER", Note: i18n.TextOf(i18n.M("topic.audit.deleted"))}
 		f.GoTopic(t.broker, topic, "delete topic", func(ctx context.Context, addr string) error {
 			return s.changer.DeleteTopicInBroker(ctx, addr, topic)
 		})
@@ -612,7 +617,7 @@ func (s *Service) sendDelete(ctx context.Context, topic string, ts []target) ([]
 		return rows, fmt.Errorf("deleted on every broker, but not from every NameServer: %w", err)
 	}
 	for i := range rows {
-		rows[i].Note = i18n.PlainText("deleted; the route is gone from every NameServer")
+		rows[i].Note = i18n.TextOf(i18n.M("topic.audit.route_deleted"))
 	}
 	return rows, nil
 }

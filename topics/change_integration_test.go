@@ -12,6 +12,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/rocketmq/rocketmqtest"
 	"rmqconsole/store"
@@ -124,6 +125,11 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	if !strings.Contains(ent.Result[0].Note.String(), "permission RW → R-") {
 		t.Fatalf("update row note %q", ent.Result[0].Note)
 	}
+	// The notes are stored as catalogue sentences: the entry read back reads in Chinese.
+	zh := i18n.Match("zh-CN")
+	if note := storedNote(t, e, ent.ID); !strings.Contains(zh.SayText(note), "权限 RW → R-") {
+		t.Fatalf("the stored update note reads in Chinese as %q", zh.SayText(note))
+	}
 	e.routeIs(t, topic, want)
 
 	saved, err = e.svc.Delete(ctx, e.who, DeleteRequest{Topic: topic, Confirm: topic})
@@ -133,6 +139,9 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	if ent := saved.Entry; ent.Status != store.AuditApplied || ent.Mode != ModeDelete || len(ent.Result) != len(all) ||
 		!strings.Contains(ent.Result[0].Note.String(), "gone from every NameServer") {
 		t.Fatalf("delete: %+v", ent)
+	}
+	if note := storedNote(t, e, saved.Entry.ID); zh.SayText(note) != "已删除；路由已从所有 NameServer 移除" {
+		t.Fatalf("the stored delete note reads in Chinese as %q", zh.SayText(note))
 	}
 	dev.Eventually(t, 30*time.Second, "mqadmin topicRoute finds no route", func() error {
 		got, err := e.cl.TopicRouteByMQAdmin(ctx, topic)
@@ -408,4 +417,14 @@ func TestIntegrationTopicCreateNeverChangesAnExistingTopic(t *testing.T) {
 		four[b.Name] = dev.RouteQueues{Read: 8, Write: 4, Perm: 6}
 	}
 	e.routeIs(t, existing, four)
+}
+
+// storedNote is the first row's note of entry id as the audit log reads it back.
+func storedNote(t *testing.T, e *changeEnv, id int64) i18n.Text {
+	t.Helper()
+	stored, err := e.audit.Get(context.Background(), id)
+	if err != nil || len(stored.Result) == 0 {
+		t.Fatalf("audit entry %d: %v", id, err)
+	}
+	return stored.Result[0].Note
 }
