@@ -47,7 +47,7 @@ func (h *ACL) Show(c *gin.Context) {
 }
 
 func (h *ACL) renderACL(c *gin.Context, status int, vm views.ACLVM) {
-	h.render(c, status, h.page(c, tr(c).T("acl.title"), "brokers"), views.ACLPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("acl.title"), "brokers"), views.ACLPage(vm))
 }
 
 // readPage reads the cluster's access control into the page.
@@ -57,7 +57,7 @@ func (h *ACL) readPage(c *gin.Context) (views.ACLVM, bool) {
 		h.Fail(c, errNoCluster())
 		return vm, false
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	vm.Self = h.ACL.Self()
 	o, err := h.ACL.Overview(c.Request.Context())
 	if err != nil {
@@ -169,7 +169,7 @@ func (h *ACL) PreviewUser(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	update := c.PostForm("update") == "true"
 	r := acl.UserRequest{Username: strings.TrimSpace(c.PostForm("username")), Password: c.PostForm("password"),
 		UserType: c.PostForm("userType"), UserStatus: c.PostForm("userStatus")}
@@ -193,7 +193,7 @@ func (h *ACL) PreviewPolicy(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	update := c.PostForm("update") == "true"
 	vm.PolicyForm = views.ACLPolicyForm{Update: update, Subject: strings.TrimSpace(c.PostForm("subject")), PolicyType: c.PostForm("policyType"),
 		Entries: c.PostForm("entries")}
@@ -221,7 +221,7 @@ func (h *ACL) Apply(c *gin.Context) {
 		h.Fail(c, errNoCluster())
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	e, _, err := h.ACL.Apply(c.Request.Context(), acl.Confirmation{PlanID: c.PostForm("planId"), Confirmed: c.PostForm("confirm") != "",
 		Password: c.PostForm("password"), Who: aclWho(c)})
 	vm, ok := h.readPage(c)
@@ -250,7 +250,7 @@ func (h *ACL) Delete(c *gin.Context) {
 		h.Fail(c, errNoCluster())
 		return
 	}
-	l := tr(c)
+	l := i18n.From(c.Request.Context())
 	f := views.ACLDeleteForm{Kind: c.PostForm("kind"), Name: strings.TrimSpace(c.PostForm("name")), Confirm: strings.TrimSpace(c.PostForm("confirm"))}
 	var e *store.AuditEntry
 	var err error

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/handlers/openapi"
+	"rmqconsole/i18n"
 	"rmqconsole/views"
 )
 
@@ -38,7 +39,7 @@ func (h *APIDocs) Show(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, h.page(c, tr(c).T("apidocs.title"), "api"), views.APIDocsPage(vm))
+	h.render(c, http.StatusOK, h.page(c, i18n.From(c.Request.Context()).T("apidocs.title"), "api"), views.APIDocsPage(vm))
 }
 
 // apiDocsVM reads the document once: it is embedded, so it never changes while the

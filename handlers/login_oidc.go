@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/auth/oidc"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -110,7 +111,7 @@ func (h *OIDCSignIn) fail(c *gin.Context, next string, err error) {
 	status, code := errorStatus(err)
 	vm := views.LoginVM{Next: next, Error: errorMessage(c, err, code), LDAP: h.LDAP}
 	vm.OIDCURL, vm.OIDCLabel = oidcStartPath+"?"+url.Values{"next": {next}}.Encode(), h.Provider.Label()
-	h.render(c, status, h.page(c, tr(c).T("login.title"), ""), views.LoginPage(vm))
+	h.render(c, status, h.page(c, i18n.From(c.Request.Context()).T("login.title"), ""), views.LoginPage(vm))
 }
 
 // clearCookie tells the browser to forget cookie name of path.
