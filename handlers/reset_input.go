@@ -64,7 +64,8 @@ type resetJSON struct {
 }
 
 // resetAPIInput reads an API body. A body that is not the documented JSON is an input
-// error like any other (a fault.Invalid on "body"); one not declared JSON is a 415.
+// error like any other (a fault.List, its error on "body"); one not declared JSON is
+// the body's own error, a 415.
 func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
 	if err := decodeAPIBody(c, &j); err != nil {

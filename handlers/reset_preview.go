@@ -94,8 +94,8 @@ func (h *Resets) readAPI(c *gin.Context, applying bool) (in resetInput, req rese
 	}
 	group := c.Param("group")
 	in, err := resetAPIInput(c)
-	if err != nil && !fault.Is(err, fault.Invalid) {
-		h.Fail(c, err) // not declared JSON
+	if _, input := err.(fault.List); err != nil && !input {
+		h.Fail(c, err) // not declared JSON (415)
 		return in, req, false
 	}
 	errs := fault.All(err)
