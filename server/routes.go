@@ -60,7 +60,7 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 	if a.rmq != nil {
 		health.NameServer = a.rmq
 	}
-	home := &handlers.Home{Env: env, Clusters: a.clusterHealth}
+	home := &handlers.Home{Env: env, Clusters: a.clusterHealth, Alerts: a.svc.alerts}
 	if s := a.svc; s.brokers != nil {
 		home.Overview, home.Groups = s.brokers.Overview, s.groups
 	}
