@@ -29,10 +29,13 @@ const (
 	ModeOffset Mode = "offset"
 	// ModeShift: the current offset moved by Shift (negative: re-consume, positive: skip).
 	ModeShift Mode = "shift"
+	// ModeUndo: each queue of an applied (or partial) reset back to its "before" offset
+	// as the audit entry AuditID recorded it.
+	ModeUndo Mode = "undo"
 )
 
 // Modes lists every mode, in the order forms show them.
-var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift}
+var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift, ModeUndo}
 
 // Valid reports whether m is a known mode.
 func (m Mode) Valid() bool {
@@ -65,8 +68,10 @@ type Request struct {
 	// Offset is the exact target, for ModeOffset.
 	Offset int64
 	// Shift moves the current offset, for ModeShift.
-	Shift  int64
-	Reason string
+	Shift int64
+	// AuditID is the audit entry whose reset ModeUndo takes back.
+	AuditID int64
+	Reason  string
 }
 
 // OneQueue reports whether the request is limited to one queue.
@@ -141,6 +146,8 @@ func (r Request) Check(now time.Time) fault.List {
 		if r.Shift == 0 {
 			errs.Invalid("shift", "resets.input.shift_zero")
 		}
+	case ModeUndo:
+		checkUndo(&errs, r)
 	}
 	if r.OneQueue() {
 		if r.Topic == "" {
@@ -192,6 +199,8 @@ func (r Request) Params() map[string]any {
 		m["offset"] = r.Offset
 	case ModeShift:
 		m["shift"] = r.Shift
+	case ModeUndo:
+		m["auditId"] = r.AuditID
 	}
 	if r.OneQueue() {
 		m["brokerName"] = r.BrokerName
@@ -204,7 +213,7 @@ func (r Request) Params() map[string]any {
 func (r Request) sameAs(o Request) bool {
 	return r.Group == o.Group && r.Topic == o.Topic && r.Mode == o.Mode &&
 		r.Timestamp.Equal(o.Timestamp) && r.BrokerName == o.BrokerName && r.QueueID == o.QueueID &&
-		r.Offset == o.Offset && r.Shift == o.Shift
+		r.Offset == o.Offset && r.Shift == o.Shift && r.AuditID == o.AuditID
 }
 
 // Describe says where the reset goes, as the apply button and the audit log show it:
@@ -224,6 +233,8 @@ func (r Request) Describe() i18n.Message {
 			return i18n.M("reset.to.back", "N", -r.Shift)
 		}
 		return i18n.M("reset.to.forward", "N", r.Shift)
+	case ModeUndo:
+		return i18n.M("reset.to.undo", "ID", r.AuditID)
 	}
 	return i18n.Plain(string(r.Mode))
 }
