@@ -16,7 +16,7 @@ func (a *clusterApp) resetRoutes(r *gin.Engine, env *handlers.Env) {
 	if a.rmq != nil {
 		h.Service = a.resets
 	}
-	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name}
+	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name, CanReset: a.rmq != nil}
 	for _, cc := range a.cfg.Clusters {
 		if cc.Default {
 			audit.DefaultCluster = cc.Name
