@@ -30,6 +30,7 @@ type resetInput struct {
 	Offset     string `json:"offset,omitempty"`
 	Shift      string `json:"shift,omitempty"`
 	AuditID    string `json:"auditId,omitempty"`
+	FromGroup  string `json:"fromGroup,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	PlanID     string `json:"planId,omitempty"`
 	Confirm    bool   `json:"confirm,omitempty"`
@@ -45,7 +46,7 @@ func resetFormInput(c *gin.Context) resetInput {
 	return resetInput{
 		Topic: get("topic"), Mode: get("mode"), Timestamp: get("timestamp"), TimeZone: get("tz"),
 		BrokerName: get("brokerName"), QueueID: get("queueId"), Offset: get("offset"), Shift: get("shift"),
-		AuditID: get("auditId"), Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
+		AuditID: get("auditId"), FromGroup: get("fromGroup"), Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
 	}
 }
 
@@ -61,6 +62,7 @@ type resetJSON struct {
 	Offset     *json.Number    `json:"offset"`
 	Shift      *json.Number    `json:"shift"`
 	AuditID    *json.Number    `json:"auditId"`
+	FromGroup  string          `json:"fromGroup"`
 	Reason     string          `json:"reason"`
 	PlanID     string          `json:"planId"`
 	Confirm    bool            `json:"confirm"`
@@ -77,7 +79,7 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 		}
 		return resetInput{}, fault.List{{Code: fault.Invalid, Field: "body", Msg: ue.Say}}
 	}
-	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
+	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, FromGroup: j.FromGroup, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
 		if n == nil {
 			return ""
@@ -180,6 +182,8 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 		} else {
 			r.Shift = 1 // already reported; keeps Check from adding "a shift of 0"
 		}
+	case resets.ModeGroup:
+		r.FromGroup = strings.TrimSpace(in.FromGroup)
 	case resets.ModeUndo:
 		if s := strings.TrimSpace(in.AuditID); s != "" {
 			n, err := strconv.ParseInt(s, 10, 64)
@@ -202,7 +206,7 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 // showing a refused form again.
 func (in resetInput) shown() resetInput {
 	for _, f := range []*string{&in.Topic, &in.Mode, &in.Timestamp, &in.TimeZone, &in.BrokerName, &in.QueueID,
-		&in.Offset, &in.Shift, &in.AuditID, &in.Reason, &in.PlanID} {
+		&in.Offset, &in.Shift, &in.AuditID, &in.FromGroup, &in.Reason, &in.PlanID} {
 		*f = freetext.Shown(*f)
 	}
 	return in
@@ -215,14 +219,14 @@ func (in resetInput) form() views.ResetForm {
 		tz = "UTC"
 	}
 	return views.ResetForm{Topic: in.Topic, Mode: in.Mode, Timestamp: in.Timestamp, TimeZone: tz, BrokerName: in.BrokerName,
-		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, AuditID: in.AuditID, Reason: in.Reason}
+		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, AuditID: in.AuditID, FromGroup: in.FromGroup, Reason: in.Reason}
 }
 
 // fieldErrors maps input errors to the page's fields; errors on fields the page does
 // not have go under "group" (shown above the button).
 func fieldErrors(l *i18n.Localizer, errs fault.List) map[string]string {
 	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
-		"queueId": true, "offset": true, "shift": true, "auditId": true, "reason": true, "confirm": true, "group": true}
+		"queueId": true, "offset": true, "shift": true, "auditId": true, "fromGroup": true, "reason": true, "confirm": true, "group": true}
 	out := map[string]string{}
 	for _, e := range errs {
 		f := e.Field

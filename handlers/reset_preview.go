@@ -171,6 +171,33 @@ type PlanJSON struct {
 	ExpiresAt string            `json:"expiresAt"`
 	// Undo is set for mode "undo": the entry undone and how its queues moved since.
 	Undo *PlanUndoJSON `json:"undo,omitempty"`
+	// Copy is set for mode "group": the group copied and the queues it has no offset
+	// on (left alone).
+	Copy *PlanCopyJSON `json:"copy,omitempty"`
+}
+
+// PlanCopyJSON is where a copy takes its offsets from, and the queues left alone.
+type PlanCopyJSON struct {
+	FromGroup string          `json:"fromGroup"`
+	NoOffset  []PlanQueueName `json:"noOffset"`
+}
+
+// PlanQueueName names a queue.
+type PlanQueueName struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+}
+
+func copyJSON(c *resets.Copy) *PlanCopyJSON {
+	if c == nil {
+		return nil
+	}
+	out := &PlanCopyJSON{FromGroup: c.FromGroup, NoOffset: []PlanQueueName{}}
+	for _, q := range c.NoOffset {
+		out.NoOffset = append(out.NoOffset, PlanQueueName{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID})
+	}
+	return out
 }
 
 // PlanUndoJSON is what an undo takes back: the entry undone; the queues whose offset
@@ -246,7 +273,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action().String(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
 		Warnings: []string{}, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
-		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{}, Undo: undoJSON(p.Undo),
+		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{}, Undo: undoJSON(p.Undo), Copy: copyJSON(p.Copy),
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}

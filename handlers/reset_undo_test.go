@@ -14,6 +14,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/resets"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -135,5 +136,44 @@ func TestUndoPreviewAPIReadsAuditID(t *testing.T) {
 	}
 	if len(asked) != 1 {
 		t.Errorf("bad undo requests reached the service: %+v", asked[1:])
+	}
+}
+
+// The page and the API read fromGroup for mode group; without it the request is
+// refused before the service.
+func TestCopyFromGroupIsReadFromTheFormAndTheAPI(t *testing.T) {
+	var asked []resets.Request
+	f := &rsFake{plan: func(req resets.Request) (*resets.Plan, error) {
+		asked = append(asked, req)
+		p := rsPlan(req)
+		p.Copy = &resets.Copy{FromGroup: req.FromGroup, NoOffset: []rocketmq.MessageQueue{p.Queues[0].Queue}}
+		return p, nil
+	}}
+	r := undoRouter(f, nil, auth.Operator)
+	w := rsDo(t, r, "POST", "/api/v1/groups/g/reset-preview", "application/json", `{"topic":"orders","mode":"group","fromGroup":"h"}`)
+	var body PlanJSON
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if len(asked) != 1 || asked[0].FromGroup != "h" || body.Copy == nil || body.Copy.FromGroup != "h" || len(body.Copy.NoOffset) != 1 {
+		t.Fatalf("asked %+v, answered %s", asked, w.Body)
+	}
+	w = rsDo(t, r, "POST", "/groups/g/reset/preview", "application/x-www-form-urlencoded", "topic=orders&mode=group&fromGroup=h")
+	doc := rsDoc(t, w)
+	if v, _ := doc.Find(`[data-testid="apply-form"] input[name="fromGroup"]`).Attr("value"); w.Code != http.StatusOK || v != "h" {
+		t.Errorf("%d: the apply form keeps fromGroup %q", w.Code, v)
+	}
+	for _, bad := range []string{`{"topic":"orders","mode":"group"}`, `{"topic":"orders","mode":"group","fromGroup":"g"}`} {
+		w := rsDo(t, r, "POST", "/api/v1/groups/g/reset-preview", "application/json", bad)
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"field":"fromGroup"`) {
+			t.Errorf("%s: %d %s", bad, w.Code, w.Body)
+		}
+	}
+	w = rsDo(t, r, "POST", "/groups/g/reset/preview", "application/x-www-form-urlencoded", "topic=orders&mode=group&fromGroup=")
+	if doc := rsDoc(t, w); w.Code != http.StatusUnprocessableEntity || !strings.Contains(doc.Find(`[data-testid="err-fromGroup"]`).Text(), "Name the group whose offsets to copy") {
+		t.Errorf("%d: %s", w.Code, doc.Find("main").Text())
+	}
+	if len(asked) != 2 {
+		t.Errorf("bad copy requests reached the service: %+v", asked)
 	}
 }

@@ -85,6 +85,8 @@ type Plan struct {
 	Refused []RefusedBroker
 	// Undo is set for ModeUndo: the entry undone and how its queues moved since.
 	Undo *Undo `json:",omitempty"`
+	// Copy is set for ModeGroup: the group copied and the queues it has no offset on.
+	Copy *Copy `json:",omitempty"`
 	At   time.Time
 }
 
@@ -263,6 +265,14 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, und
 	for _, b := range p.Brokers {
 		byName[b.Name] = b
 	}
+	src := sources{undo: undo}
+	if req.Mode == ModeGroup {
+		from, err := s.readFrom(ctx, req.FromGroup, queues)
+		if err != nil {
+			return nil, err
+		}
+		src.from, p.Copy = from, &Copy{FromGroup: req.FromGroup}
+	}
 	// Targets. Timestamps need one SEARCH_OFFSET_BY_TIMESTAMP per queue.
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
@@ -270,7 +280,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, und
 	fo := s.cluster.Fanout(ctx)
 	for i, q := range queues {
 		fo.At(q.Queue.BrokerName, q.Addr, "target", func(ctx context.Context, _ string) error {
-			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName], undo)
+			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName], src)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -302,6 +312,11 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, und
 			return nil, fmt.Errorf("preview reset of group %q: %w", req.Group, failures(p.Failures))
 		}
 	}
+	if p.Copy != nil {
+		if err := p.Copy.collect(p); err != nil {
+			return nil, err
+		}
+	}
 	if p.Undo != nil {
 		for i := range p.Queues {
 			p.Queues[i].Note = joinNote(p.Queues[i].Note, undoNote(p.Undo, p.Queues[i].Queue))
@@ -316,7 +331,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, und
 
 // planQueue computes one queue's target: a fault.Invalid when the request cannot apply
 // to the queue, another error when its broker did not answer.
-func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan, undo *undoSource) (QueuePlan, error) {
+func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan, src sources) (QueuePlan, error) {
 	qp := QueuePlan{QueueState: q}
 	var err error
 	switch req.Mode {
@@ -338,7 +353,14 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 			qp.Target = q.Current + req.Shift
 		}
 	case ModeUndo:
-		qp.Target = undo.before(q.Queue)
+		qp.Target = src.undo.before(q.Queue)
+	case ModeGroup:
+		if f, ok := src.from[q.Queue]; ok && f.Committed {
+			qp.Target = f.Current
+		} else {
+			qp.Target = q.Current
+			qp.Note = i18n.TextOf(i18n.M("resets.note.copy_none", "Group", req.FromGroup))
+		}
 	}
 	if err != nil {
 		return qp, err
@@ -491,6 +513,9 @@ func warnings(p *Plan) []i18n.Message {
 	g := p.Request.Group
 	if p.Undo != nil {
 		w = append(w, undoWarnings(p.Undo)...)
+	}
+	if p.Copy != nil {
+		w = append(w, p.Copy.warnings()...)
 	}
 	switch {
 	case p.Online && p.Pop:
