@@ -236,7 +236,9 @@ var rmqc = (function () {
       var t = [], val = [], src = [];
       pts.forEach(function (p) {
         var n = t.length;
-        if (n && p.t - t[n - 1] < 1) { // the same moment read twice: the live reading wins
+        // The same moment read by both (the collector and a live poll): the live reading
+        // wins. Readings of one source are never merged, however close.
+        if (n && (p.t === t[n - 1] || (p.s !== src[n - 1] && p.t - t[n - 1] < 0.5))) {
           if (p.s === 1) { val[n - 1] = p.v; src[n - 1] = 1; }
           return;
         }
