@@ -20,7 +20,7 @@ func (a *clusterApp) brokerRoutes(r *gin.Engine, env *handlers.Env) {
 		// One poll per watched broker whatever the number of viewers; ten minutes of
 		// samples at the poll interval.
 		interval := 2 * time.Second
-		ws.Hub = live.New(handlers.BrokerFrames(svc, brokers.NewSeries(300)), live.Options{Interval: interval, Timeout: a.cfg.Timeout})
+		ws.Hub = live.New(handlers.BrokerFrames(svc, brokers.NewSeries(300, interval)), live.Options{Interval: interval, Timeout: a.cfg.Timeout})
 		a.onClose(ws.Hub.Close)
 	}
 	r.GET("/brokers", h.List)

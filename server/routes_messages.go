@@ -13,11 +13,13 @@ func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
+	dlq := &handlers.DeadLetterList{Env: env}
 	if a.rmq != nil {
 		h.Lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster,
 			Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
-		dl.Service = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
+		svc := deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: h.Lookup,
 			Audit: a.store.Audit(), NameServers: a.nameServers()})
+		dl.Service, dlq.Service = svc, svc
 	}
 	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)
@@ -26,6 +28,9 @@ func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
 	r.GET("/api/v1/messages", h.API)
 	r.GET("/api/v1/messages/:id", h.ShowAPI)
 	r.GET("/api/v1/messages/:id/trace", h.TraceAPI)
+
+	// Every group's dead-letter topic, newest arrivals first.
+	r.GET("/dead-letters", dlq.Show)
 
 	// Dead letters back to their original topics: one, or all a search showed.
 	r.POST("/messages/resend", dl.ResendAll)
