@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -59,22 +60,32 @@ type RuleInput struct {
 	For        string `json:"for"` // Go duration, "2m"; "" is 0
 	WebhookURL string `json:"webhookUrl"`
 	Format     string `json:"format"`
+	// threshold is the threshold as a form typed it (FormInput), parsed by Validate in
+	// place of Threshold, so a threshold that is no number is told with the other
+	// mistakes.
+	threshold *string
+}
+
+// FormInput is a rule as the form posts it: every field as typed.
+func FormInput(name, group, metric, threshold, forDur, webhookURL, format string) RuleInput {
+	return RuleInput{Name: name, Group: group, Metric: metric, threshold: &threshold,
+		For: forDur, WebhookURL: webhookURL, Format: format}
 }
 
 // badRule is bad input on field of a rule: fault.Invalid naming the field, with the API
 // code the rules have always answered (bad_request).
-func badRule(field, id string, kv ...any) error {
+func badRule(field, id string, kv ...any) *fault.Error {
 	return fault.InvalidField(field, id, kv...).Because("bad_request")
 }
 
-// checkText applies the free-text rule to the fields people type, each as stored.
-func checkText(fields ...textField) error {
+// checkText applies the free-text rule to the fields people type, each as stored, and
+// adds a refusal for each field it does not take.
+func checkText(errs *fault.List, fields ...textField) {
 	for _, f := range fields {
 		if te := fault.As(f.rule.Check(f.value)); te != nil {
-			return &fault.Error{Code: fault.Invalid, Reason: "bad_request", Field: te.Field, Msg: te.Msg, Err: te}
+			errs.Add(&fault.Error{Code: fault.Invalid, Reason: "bad_request", Field: te.Field, Msg: te.Msg, Err: te})
 		}
 	}
-	return nil
 }
 
 type textField struct {
@@ -82,7 +93,9 @@ type textField struct {
 	value string
 }
 
-// Validate checks a rule before anything is stored, and returns it in stored form.
+// Validate checks a rule before anything is stored, and returns it in stored form. Every
+// mistake is found in one pass (a fault.List, one Invalid per field), so a form tells
+// them all at once.
 func (in RuleInput) Validate() (store.AlertRule, error) {
 	r := store.AlertRule{Name: strings.TrimSpace(in.Name), GroupPattern: strings.TrimSpace(in.Group), Metric: in.Metric,
 		Threshold: in.Threshold, WebhookURL: strings.TrimSpace(in.WebhookURL), Format: in.Format}
@@ -92,15 +105,18 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	if r.Format == "" {
 		r.Format = FormatJSON
 	}
-	if err := checkText(textField{freetext.AlertName, r.Name}, textField{freetext.AlertGroup, r.GroupPattern},
-		textField{freetext.WebhookURL, r.WebhookURL}); err != nil {
-		return r, err
+	var errs fault.List
+	checkText(&errs, textField{freetext.AlertName, r.Name}, textField{freetext.AlertGroup, r.GroupPattern},
+		textField{freetext.WebhookURL, r.WebhookURL})
+	bad := func(field, id string, kv ...any) {
+		if errs.For(field) == nil { // one sentence per field: the free-text rule's comes first
+			errs.Add(badRule(field, id, kv...))
+		}
 	}
 	if r.GroupPattern == "" {
-		return r, badRule("group", "alerts.error.group.empty")
-	}
-	if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
-		return r, badRule("group", "alerts.error.group.bad", "Group", r.GroupPattern)
+		bad("group", "alerts.error.group.empty")
+	} else if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
+		bad("group", "alerts.error.group.bad", "Group", r.GroupPattern)
 	}
 	if r.Name == "" {
 		r.Name = defaultName(r.Metric, r.GroupPattern)
@@ -108,28 +124,37 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	switch r.Metric {
 	case MetricLag, MetricLagTime:
 	default:
-		return r, badRule("metric", "alerts.error.metric")
+		bad("metric", "alerts.error.metric")
+	}
+	if in.threshold != nil {
+		n, err := strconv.ParseInt(strings.TrimSpace(*in.threshold), 10, 64)
+		if err != nil {
+			bad("threshold", "alerts.error.threshold")
+		} else {
+			r.Threshold = n
+		}
 	}
 	if r.Threshold < 0 {
-		return r, badRule("threshold", "alerts.error.negative", "Threshold", r.Threshold)
+		bad("threshold", "alerts.error.negative", "Threshold", r.Threshold)
 	}
 	if s := strings.TrimSpace(in.For); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
-			return r, badRule("for", "alerts.error.for", "For", freetext.Shown(s))
+			bad("for", "alerts.error.for", "For", freetext.Shown(s))
+		} else {
+			r.For = d
 		}
-		r.For = d
 	}
 	u, err := url.Parse(r.WebhookURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return r, badRule("webhookUrl", "alerts.error.url")
+		bad("webhookUrl", "alerts.error.url")
 	}
 	switch r.Format {
 	case FormatJSON, FormatSlack, FormatDingTalk:
 	default:
-		return r, badRule("format", "alerts.error.format")
+		bad("format", "alerts.error.format")
 	}
-	return r, nil
+	return r, errs.Err()
 }
 
 // Matches reports whether a rule's pattern covers group.

@@ -90,6 +90,34 @@ func TestRuleValidation(t *testing.T) {
 	}
 }
 
+// A rule with several mistakes is refused with every one of them at once, one sentence
+// per field, so an operator fixes them in one go; a form's threshold that is no number
+// is among them.
+func TestRuleValidationFindsEveryMistakeAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		in     RuleInput
+		fields []string
+	}{
+		{RuleInput{Group: "bad name!", Threshold: -5, For: "soon", WebhookURL: "ftp://x"}, []string{"group", "threshold", "for", "webhookUrl"}},
+		{FormInput("", "", "tps", "many", "-1m", "http://x", "teams"), []string{"group", "metric", "threshold", "for", "format"}},
+	} {
+		_, err := c.in.Validate()
+		var got []string
+		for _, fe := range fault.All(err) {
+			if fe.Code != fault.Invalid || !strings.HasSuffix(fe.Msg.String(), ".") {
+				t.Errorf("%+v: %v is not a sentence about bad input", c.in, fe)
+			}
+			got = append(got, fe.Field)
+		}
+		if strings.Join(got, ",") != strings.Join(c.fields, ",") {
+			t.Errorf("%+v: refused fields %v, want %v", c.in, got, c.fields)
+		}
+	}
+	if r, err := FormInput("", "G", "", " 7 ", "", "http://x", "").Validate(); err != nil || r.Threshold != 7 {
+		t.Errorf("a form's threshold of 7: %+v %v", r, err)
+	}
+}
+
 // A rule fires once a group has stayed above the threshold for its duration, notifies
 // the webhook (generic JSON here, Slack and DingTalk bodies below), and resolves with a
 // second notification when the lag is back down. Creating and deleting the rule are

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
@@ -43,6 +44,7 @@ const AuditMode = "message-resend"
 type Admin interface {
 	cluster.Client
 	TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error)
+	TopicList(ctx context.Context) ([]string, error)
 	SendMessage(ctx context.Context, addr string, mq rocketmq.MessageQueue, producerGroup string, m rocketmq.OutgoingMessage) (*rocketmq.SendResult, error)
 }
 
@@ -120,6 +122,9 @@ type TopicCount struct {
 	Stored int64
 	// Counted is how many brokers of the topic answered; with none, Stored is unknown.
 	Counted int
+	// Newest is the store time of the newest message still stored, as the brokers that
+	// answered tell it; zero when none is stored or none of them said.
+	Newest time.Time
 	// Failures are brokers that did not say.
 	Failures []cluster.BrokerFailure
 }
@@ -203,6 +208,9 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		tc.Counted++
 		for _, o := range st.Offsets {
 			tc.Stored += o.MaxOffset - o.MinOffset
+			if at := time.UnixMilli(o.LastUpdateTimestamp); o.MaxOffset > o.MinOffset && o.LastUpdateTimestamp > 0 && at.After(tc.Newest) {
+				tc.Newest = at
+			}
 		}
 	}
 	tc.Failures = fo.Wait()

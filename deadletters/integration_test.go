@@ -158,6 +158,28 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	if len(found.Messages) != n {
 		t.Fatalf("a search of %s found %d messages, want %d", dlq, len(found.Messages), n)
 	}
+	// The overview lists the group's dead-letter topic among the cluster's, with its
+	// count and the store time of its newest dead letter (the newest message found).
+	all, err := e.svc.Overview(e.ctx(t, 60*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest time.Time
+	for _, m := range found.Messages {
+		if at := time.UnixMilli(m.StoreTimestamp); at.After(newest) {
+			newest = at
+		}
+	}
+	if i := slices.IndexFunc(all, func(g GroupDLQ) bool { return g.Topic == dlq }); i < 0 {
+		t.Errorf("the overview's %d topics leave out %s", len(all), dlq)
+	} else if g := all[i]; g.Group != e.group || g.Stored != n || !g.Newest.Equal(newest) {
+		t.Errorf("the overview's %s: %+v, want group %s, %d stored, the newest at %s", dlq, g, e.group, n, newest)
+	}
+	for _, g := range all {
+		if !rocketmq.IsDLQTopic(g.Topic) {
+			t.Errorf("the overview lists %s, no dead-letter topic", g.Topic)
+		}
+	}
 	var ids []string
 	for _, m := range found.Messages {
 		o, ok := OriginOf(m.Message)

@@ -129,7 +129,7 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 		})
 	}
 	fill("-5", group)
-	msg := Get(t, ctx, "read the refusal", chromedp.Text(`[data-testid=rule-error]`))
+	msg := Get(t, ctx, "read the refusal", chromedp.Text(`[data-testid=err-threshold]`))
 	kept := Get(t, ctx, "read the group field", chromedp.Value(`[data-testid=rule-form] input[name=group]`))
 	if !strings.Contains(msg, "negative") || kept != group {
 		t.Errorf("a negative threshold: %q, the group field keeps %q; want a sentence and %s kept", msg, kept, group)

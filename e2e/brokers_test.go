@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +38,39 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 	if v := Get(t, ctx, "read the version", chromedp.Text(chromedp.CSS(`tr[data-addr="`+b.Addr+`"] [data-testid="broker-version"]`))); v != cl.Version {
 		t.Errorf("version %q, want %s", v, cl.Version)
 	}
+	// The configuration (some four hundred keys) is closed, by section, until opened: the
+	// page fits a few screens at a laptop's width, and a key is a click or a filter away.
+	Do(t, ctx, "look at the page at 1280 px", chromedp.EmulateViewport(1280, 900))
+	if h := Get(t, ctx, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollHeight`)); h > 3000 {
+		t.Errorf("the broker page is %d px tall at 1280 px, want under 3000 with the configuration closed", h)
+	}
+	Do(t, ctx, "open the configuration's identity section",
+		chromedp.Click(chromedp.CSS(`[data-testid="config-process"] > summary`)),
+		chromedp.Click(chromedp.CSS(`[data-section="identity"] > summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="brokerName"]`)))
 	if v := Get(t, ctx, "read brokerName", chromedp.Text(chromedp.CSS(`tr[data-key="brokerName"] [data-testid="config-value"]`))); strings.TrimSpace(v) != b.Name {
 		t.Errorf("config brokerName %q, want %s", v, b.Name)
 	}
+	Do(t, ctx, "filter the configuration by a key",
+		chromedp.SetValue(chromedp.CSS(`#config-filter`), "flushdisk"),
+		chromedp.Submit(chromedp.CSS(`#config-filter`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-key="flushDiskType"]`)))
+	if n := Get(t, ctx, "count the filtered keys", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="config-process"] tr[data-key]').length`)); n != 1 {
+		t.Errorf("the filter flushdisk shows %d keys, want flushDiskType alone", n)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		Do(t, ctx, "set the browser's language to "+lang, browserLanguage(t, ctx, lang))
+		for _, scheme := range []string{"light", "dark"} {
+			for _, width := range []int64{1280, 800, 390} {
+				Do(t, ctx, fmt.Sprintf("open the broker page at %d px, %s, %s", width, scheme, lang),
+					colorScheme(scheme), chromedp.EmulateViewport(width, 900),
+					chromedp.Navigate(con.URL+"/brokers/"+b.Name), chromedp.WaitVisible(chromedp.CSS(`[data-testid="config-process"]`)))
+				viewShot(t, ctx, fmt.Sprintf("broker-%s-%s-%d", lang, scheme, width))
+			}
+		}
+	}
+	Do(t, ctx, "back to the broker page in English", browserLanguage(t, ctx, "en"), colorScheme("light"), chromedp.EmulateViewport(1400, 1000),
+		chromedp.Navigate(con.URL+"/brokers/"+b.Name), chromedp.WaitVisible(chromedp.CSS(`[data-testid="config-process"]`)))
 	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.HasSuffix(loc, "/brokers/"+b.Name) {
 		t.Errorf("at %s", loc)
 	}
@@ -52,4 +84,15 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__sameDocument === true`)) {
 		t.Error("the page reloaded instead of updating live")
 	}
+	// The chart's times read as every other time of the console: UTC, ISO, on the axis
+	// and in the legend, never the browser's locale ("12/6/26 4:27am").
+	ticks := Get(t, ctx, "read the chart's axis", chromedp.Evaluate[string](`document.getElementById("tps-chart").getAttribute("data-x-ticks") || ""`))
+	if !regexp.MustCompile(`^\d\d:\d\d:\d\d(\|\d\d:\d\d:\d\d)*$`).MatchString(ticks) {
+		t.Errorf("the chart's time axis says %q, want UTC times of day (15:04:05|…)", ticks)
+	}
+	legend := Get(t, ctx, "read the chart's legend", chromedp.Evaluate[string](`(document.querySelector("#tps-chart .u-legend .u-series:first-child .u-value") || {}).textContent || ""`))
+	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$`).MatchString(legend) {
+		t.Errorf("the chart's legend says %q, want 2006-01-02 15:04:05 UTC", legend)
+	}
+	Screenshot(t, ctx, "broker-chart")
 }

@@ -81,7 +81,8 @@ func dlqSetup(t *testing.T, cl *dev.Cluster) *dlqWorld {
 }
 
 // The dead-letter pages in a browser, by role: the group page links to its retry and
-// dead-letter topics with their counts; the DLQ's search and a dead letter's page show
+// dead-letter topics with their counts; the menu's overview lists the DLQ with its
+// count and newest arrival; the DLQ's search and a dead letter's page show
 // where the message came from; a viewer reads them and is refused a resend (nothing
 // sent); an operator resends one from its page and then every one the search shows,
 // each result saying where the new message went, each audited.
@@ -105,7 +106,40 @@ func TestDeadLettersInBrowser(t *testing.T) {
 		}
 	}
 	Screenshot(t, ctx, "dlq-group-links")
-	Do(t, ctx, "follow the DLQ's messages link",
+
+	// The menu's dead-letter overview lists the group's DLQ with its count and newest
+	// arrival (in UTC), linked to the group and to the DLQ's messages.
+	Do(t, ctx, "open the dead letters from the menu", chromedp.Click(chromedp.CSS(`[data-testid="nav-deadletters"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="dlq-row"][data-topic="`+dlq+`"]`)))
+	row := Get(t, ctx, "read the DLQ's row", chromedp.Evaluate[map[string]string](`(r => ({
+  stored: r.querySelector('[data-testid="dlq-stored"]').innerText.trim(),
+  newest: r.querySelector('[data-testid="dlq-newest"] time') ? r.querySelector('[data-testid="dlq-newest"] time').getAttribute('datetime') : '',
+  group: r.querySelector('[data-testid="dlq-group"]').getAttribute('href'),
+  messages: r.querySelector('[data-testid="dlq-messages"]').getAttribute('href'),
+}))(document.querySelector('[data-testid="dlq-row"][data-topic="`+dlq+`"]'))`))
+	newest, err := time.Parse(time.RFC3339Nano, row["newest"])
+	if row["stored"] != "2" || err != nil || time.Since(newest) > 30*time.Minute || time.Until(newest) > time.Minute ||
+		row["group"] != "/groups/"+url.PathEscape(w.group) || !strings.Contains(row["messages"], "topic="+url.QueryEscape(dlq)) {
+		t.Errorf("the overview's row of %s: %v (newest %v), want 2 stored, the newest a moment ago, links to the group and its messages", dlq, row, err)
+	}
+	for _, v := range []struct {
+		lang, scheme string
+		width        int64
+	}{{"en", "light", 1280}, {"en", "dark", 390}, {"zh-CN", "light", 800}, {"zh-CN", "dark", 1280}} {
+		Do(t, ctx, "look at the overview", browserLanguage(t, ctx, v.lang), colorScheme(v.scheme), chromedp.EmulateViewport(v.width, 900),
+			chromedp.Navigate(con.URL+"/dead-letters"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="dlqs-table"]`)))
+		viewShot(t, ctx, fmt.Sprintf("dlqs-%s-%s-%d", v.lang, v.scheme, v.width))
+	}
+	Do(t, ctx, "back to English at full width", browserLanguage(t, ctx, "en"), colorScheme("light"), chromedp.EmulateViewport(1400, 1000),
+		chromedp.Navigate(con.URL+"/dead-letters"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="dlqs-table"]`)))
+	Do(t, ctx, "follow the overview's link to the DLQ's messages",
+		chromedp.Click(chromedp.CSS(`[data-topic="`+dlq+`"] [data-testid="dlq-messages"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
+	if n := Get(t, ctx, "count rows", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="messages-table"] tbody tr').length`)); n != 2 {
+		t.Errorf("the overview's link to %s shows %d messages, want 2", dlq, n)
+	}
+
+	Do(t, ctx, "follow the DLQ's messages link", chromedp.Navigate(con.URL+"/groups/"+url.PathEscape(w.group)),
 		chromedp.Click(chromedp.CSS(`[data-topic="`+dlq+`"] [data-testid="retry-topic-messages"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
 	if n := Get(t, ctx, "count rows", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="messages-table"] tbody tr').length`)); n != 2 {

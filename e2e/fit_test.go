@@ -53,8 +53,11 @@ const fitJS = `((wide) => {
     }
     if (lines.size > 1 && Math.min(...lines.values()) === 1) bad.push('header "' + text(th) + '" breaks into ' + lines.size + ' lines, one of a single character');
   });
-  document.querySelectorAll('main a[href*="/brokers/"]').forEach(a => {
-    if (visible(a) && a.getClientRects().length > 1) bad.push('broker name "' + text(a) + '" is broken over ' + a.getClientRects().length + ' lines');
+  document.querySelectorAll('main a[href*="/brokers/"], main .broker-name, [data-testid="topic-queues"] tbody td:first-child').forEach(a => {
+    if (!visible(a)) return;
+    const r = document.createRange(); r.selectNodeContents(a);
+    const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+    if (tops.size > 1) bad.push('broker name "' + text(a) + '" is broken over ' + tops.size + ' lines');
   });
   return bad.slice(0, 20).join('\n');
 })`

@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -30,7 +32,8 @@ func setField(sel, value string) chromedp.Action[chromedp.Void] {
 
 // After an htmx search swaps the result in, every field of the form shows what a full
 // reload of the same URL shows: an error in red beside a field marked invalid, and no
-// green tick on a field nobody checked.
+// green tick on a field nobody checked. A form posted with several mistakes tells them
+// all at once.
 func TestFormStateAfterSwapMatchesReload(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
@@ -68,4 +71,37 @@ func TestFormStateAfterSwapMatchesReload(t *testing.T) {
 			t.Errorf("%s: no field %q in\n%s", c.name, c.wantInvalid, reloaded)
 		}
 	}
+
+	// The alert rule form, posted whole with three mistakes, tells all three at once,
+	// each beside its field, and keeps what was typed.
+	Do(t, ctx, "add a rule with three mistakes", chromedp.Navigate(con.URL+"/alerts"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="rule-form"]`)),
+		setField(`[data-testid="rule-form"] input[name=group]`, "bad name!"),
+		setField(`[data-testid="rule-form"] input[name=threshold]`, "-5"),
+		setField(`[data-testid="rule-form"] input[name=for]`, "soon"),
+		setField(`[data-testid="rule-form"] input[name=webhookUrl]`, "https://hooks.example/x"),
+		chromedp.Evaluate[chromedp.Void](`window.oldPage = true`),
+		chromedp.Click(chromedp.CSS(`[data-testid="rule-add"]`)),
+	)
+	// The answer is a new page: wait for it, not in one step with the click (the
+	// navigation ends that step's script).
+	dev.Eventually(t, 30*time.Second, "the form's answer loads", func() error {
+		if !Get(t, ctx, "check the page", chromedp.Evaluate[bool](`!window.oldPage && document.readyState === "complete" && !!document.querySelector('[data-testid="rule-form"]')`)) {
+			return fmt.Errorf("still the page before")
+		}
+		return nil
+	})
+	var told []string
+	for _, f := range strings.Split(fieldStates(t, ctx, `[data-testid="rule-form"]`), "\n") {
+		if p := strings.Split(f, "|"); len(p) > 2 && p[1] == "true" && p[2] != "" {
+			told = append(told, p[0])
+		}
+	}
+	if got := strings.Join(told, " "); got != "group threshold for" {
+		t.Errorf("the alert rule form with three mistakes marks %q with a sentence, want group threshold for:\n%s", got, fieldStates(t, ctx, `[data-testid="rule-form"]`))
+	}
+	if v := Get(t, ctx, "read the kept group", chromedp.Value(`[data-testid="rule-form"] input[name=group]`)); v != "bad name!" {
+		t.Errorf("the group field keeps %q, want what was typed", v)
+	}
+	Screenshot(t, ctx, "alerts-three-mistakes")
 }

@@ -280,6 +280,39 @@ func TestResetInBrowserPreviewApplyAuditExport(t *testing.T) {
 		exp.Entries[0].Queues[0].After == nil || *exp.Entries[0].Queues[0].After != 0 || len(exp.Entries[0].Hash) != 64 {
 		t.Errorf("JSON export %s", jsonText)
 	}
+
+	// Undo from the audit entry: every queue goes back to where it was before the reset.
+	entryURL := con.URL + "/audit/" + strconv.FormatInt(exp.Entries[0].ID, 10)
+	Do(t, ctx, "undo the reset from its audit entry",
+		chromedp.Navigate(entryURL),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="undo-button"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="undo-button"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="preview-queues"]`)),
+	)
+	targets := rsTexts(t, ctx, `[data-testid="preview-queues"] [data-testid="target"]`)
+	if len(targets) != 2 || targets[0] != strconv.FormatInt(before[0], 10) || targets[1] != strconv.FormatInt(before[1], 10) {
+		t.Fatalf("undo preview targets %q, want the offsets before the reset %v", targets, before)
+	}
+	if warnings := Get(t, ctx, "read the undo preview", chromedp.Text(chromedp.CSS(`[data-testid="preview-warnings"]`))); !strings.Contains(warnings,
+		"This undoes audit entry #"+strconv.FormatInt(exp.Entries[0].ID, 10)) {
+		t.Errorf("undo preview does not say what it undoes:\n%s", warnings)
+	}
+	Do(t, ctx, "confirm and apply the undo",
+		chromedp.Click(chromedp.CSS(`[data-testid="confirm"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="result-status"]`)),
+	)
+	if s := Get(t, ctx, "read the undo's outcome", chromedp.Text(chromedp.CSS(`[data-testid="result-status"]`))); s != "applied" {
+		t.Fatalf("undo status %q, want applied: %s", s, Get(t, ctx, "result", chromedp.Text(chromedp.CSS("main"))))
+	}
+	if got := w.mqadminOffsets(t); got[0] != before[0] || got[1] != before[1] {
+		t.Errorf("mqadmin consumerProgress after the undo: %v, want %v", got, before)
+	}
+	t.Logf("before the reset %v, after it 0 and 0, after the undo (mqadmin) %v", before, w.mqadminOffsets(t))
+	Do(t, ctx, "the reset's entry links its undo",
+		chromedp.Navigate(entryURL),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="entry-undone-by"]`)),
+	)
 }
 
 func rsPost(t *testing.T, u, contentType, body string) (int, []byte) {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -66,21 +65,24 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 // Create is POST /alerts: the form's rule; on bad input the page again, with the
 // sentence next to the form and what was typed kept.
 func (h *Alerts) Create(c *gin.Context) {
-	in := alerts.RuleInput{Name: c.PostForm("name"), Group: c.PostForm("group"), Metric: c.PostForm("metric"),
-		For: c.PostForm("for"), WebhookURL: c.PostForm("webhookUrl"), Format: c.PostForm("format")}
+	in := alerts.FormInput(c.PostForm("name"), c.PostForm("group"), c.PostForm("metric"), c.PostForm("threshold"),
+		c.PostForm("for"), c.PostForm("webhookUrl"), c.PostForm("format"))
 	form := views.AlertForm{Name: in.Name, Group: in.Group, Metric: in.Metric, Threshold: c.PostForm("threshold"), For: in.For,
 		WebhookURL: in.WebhookURL, Format: in.Format}
 	// Shown again only when refused: escaped, what the free-text rule does not take.
 	shownAll(&form.Name, &form.Group, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
-	n, err := strconv.ParseInt(strings.TrimSpace(form.Threshold), 10, 64)
-	if err != nil {
-		err = fault.InvalidField("threshold", "alerts.error.threshold")
-	} else {
-		in.Threshold = n
-		_, err = h.Rules.Create(c.Request.Context(), alertWho(c), in)
-	}
-	if fe := fault.As(err); fe != nil && fe.Code == fault.Invalid {
-		form.Field, form.Error = fe.Field, fe.Say(i18n.From(c.Request.Context()))
+	_, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
+	if fes := fault.All(err); len(fes) > 0 && fes[0].Code == fault.Invalid {
+		l := i18n.From(c.Request.Context())
+		form.FieldErrors = map[string]string{}
+		var others fault.List // the selects' (only a hand-made post gets them wrong)
+		for _, fe := range fes {
+			form.FieldErrors[fe.Field] = fe.Say(l)
+			if !views.AlertFieldShowsError(fe.Field) {
+				others = append(others, fe)
+			}
+		}
+		form.Error = others.Say(l)
 		h.showWith(c, http.StatusUnprocessableEntity, form)
 		return
 	}

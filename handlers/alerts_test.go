@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"github.com/PuerkitoBio/goquery"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -89,17 +90,33 @@ func TestAlertRuleRefusalsSayWhyAndWhere(t *testing.T) {
 		t.Errorf("an id that is none: %d %+v", rec.Code, e)
 	}
 
-	for field, form := range map[string]string{
-		"threshold":  "group=billing&threshold=many&webhookUrl=https://hooks.example/x",
-		"webhookUrl": "group=billing&threshold=5&webhookUrl=ftp://hooks.example/x",
+	for fields, form := range map[string]string{
+		"threshold":                "group=billing&threshold=many&webhookUrl=https://hooks.example/x",
+		"webhookUrl":               "group=billing&threshold=5&webhookUrl=ftp://hooks.example/x",
+		"group threshold for":      "group=bad+name!&threshold=-5&for=soon&webhookUrl=https://hooks.example/x",
+		"threshold for webhookUrl": "group=billing&threshold=&for=-1m&webhookUrl=not+a+url",
 	} {
 		rec = call(http.MethodPost, "/alerts", "application/x-www-form-urlencoded", form)
 		page := doc(t, rec)
-		said := strings.TrimSpace(page.Find(`[data-testid="rule-error"]`).Text())
-		marked := page.Find(`[data-testid="rule-form"] input[aria-invalid="true"]`)
-		if name, _ := marked.Attr("name"); rec.Code != http.StatusUnprocessableEntity || name != field || marked.Length() != 1 ||
-			said == "" || englishRun.MatchString(rocketMQNames.ReplaceAllString(said, "·")) {
-			t.Errorf("form with a bad %s: %d, %d fields marked (%q), saying %q: want that one marked and a Chinese sentence", field, rec.Code, marked.Length(), name, said)
+		var marked, said []string
+		page.Find(`[data-testid="rule-form"] input[aria-invalid="true"]`).Each(func(_ int, in *goquery.Selection) {
+			name, _ := in.Attr("name")
+			marked = append(marked, name)
+			s := strings.TrimSpace(page.Find(`[data-testid="err-` + name + `"]`).Text())
+			if s == "" || englishRun.MatchString(rocketMQNames.ReplaceAllString(s, "·")) {
+				t.Errorf("form with a bad %s: field %s says %q, want a Chinese sentence beside it", fields, name, s)
+			}
+			said = append(said, s)
+		})
+		if rec.Code != http.StatusUnprocessableEntity || strings.Join(marked, " ") != fields {
+			t.Errorf("form with a bad %s: %d, fields marked %v (%q): want every one marked, each with its sentence", fields, rec.Code, marked, said)
 		}
+	}
+	// The API names every mistake in one answer.
+	rec = call(http.MethodPost, "/api/v1/alert-rules", "application/json", `{"group":"bad name!","threshold":-5,"for":"soon","webhookUrl":"ftp://x"}`)
+	e := apiError(t, rec)
+	if rec.Code != http.StatusBadRequest || e.Kind != "invalid" || e.Field != "group" ||
+		!strings.Contains(e.Error, "bad name!") || !strings.Contains(e.Error, "-5") || !strings.Contains(e.Error, "soon") || !strings.Contains(e.Error, "http") {
+		t.Errorf("a rule with four mistakes in the API: %d %+v, want one 400 naming all four", rec.Code, e)
 	}
 }

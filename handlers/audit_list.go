@@ -35,6 +35,9 @@ type Audit struct {
 	Cluster string
 	// DefaultCluster owns the entries written before clusters had names.
 	DefaultCluster string
+	// CanReset is set when the console can reset offsets (a NameServer is configured):
+	// entries then offer to undo their reset.
+	CanReset bool
 }
 
 // auditQuery is the filters as typed, and as read.

@@ -7,8 +7,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/resets"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -50,7 +52,35 @@ func (h *Audit) Show(c *gin.Context) {
 		return
 	}
 	l := i18n.From(c.Request.Context())
-	h.render(c, http.StatusOK, h.page(c, l.T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(auditEntryVM(l, e)))
+	vm := auditEntryVM(l, e)
+	h.linkUndo(c, e, &vm)
+	h.render(c, http.StatusOK, h.page(c, l.T("audit.entry.page", "ID", c.Param("id")), "audit"), views.AuditEntryPage(vm))
+}
+
+// linkUndo links an undo and the reset it undoes both ways, and offers the Undo button
+// on a reset that can be undone to those who may reset offsets. The undos of an entry
+// are found among its group's later entries; if they cannot be read the page is shown
+// without those links (the log itself says so on the list).
+func (h *Audit) linkUndo(c *gin.Context, e *store.AuditEntry, vm *views.AuditEntryVM) {
+	if of := resets.UndoOf(e); of > 0 {
+		vm.Undoes = &views.AuditLink{Text: strconv.FormatInt(of, 10), URL: auditURL(of)}
+	}
+	if !resets.Undoable(e) {
+		return
+	}
+	ours := e.ClusterName == h.Cluster || (e.ClusterName == "" && h.Cluster == h.DefaultCluster)
+	if h.CanReset && ours && CallerRole(c).Allows(auth.Operator) {
+		vm.UndoURL = resetPath(e.Group) + "/preview"
+	}
+	later, _, err := h.Entries.List(c.Request.Context(), store.AuditFilter{Group: e.Group, Since: e.StartedAt, Limit: 1000})
+	if err != nil {
+		return
+	}
+	for i := len(later) - 1; i >= 0; i-- {
+		if resets.UndoOf(&later[i]) == e.ID {
+			vm.UndoneBy = append(vm.UndoneBy, views.AuditLink{Text: strconv.FormatInt(later[i].ID, 10), URL: auditURL(later[i].ID)})
+		}
+	}
 }
 
 // ShowAPI is GET /api/v1/audit/{id}.

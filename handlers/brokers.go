@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -113,15 +114,20 @@ func (h *Brokers) Show(c *gin.Context) {
 	}
 	l := i18n.From(c.Request.Context())
 	vm := views.BrokerVM{Name: d.Name, Cluster: d.Cluster, Failures: sayFailures(l, d.Failures),
-		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt)}
+		CheckedAt: views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), ConfigFilter: strings.TrimSpace(c.Query("config"))}
 	if h.Live {
 		vm.WSURL = "/ws/brokers/" + d.Name
 	}
 	for _, m := range d.Members {
 		vm.Rows = append(vm.Rows, brokerRows(l, []brokers.Runtime{m.Runtime})...)
-		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil}
-		for _, e := range m.Config {
-			cfg.Entries = append(cfg.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
+		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil, Keys: len(m.Config)}
+		for _, sec := range brokers.Sectioned(m.Config, vm.ConfigFilter) {
+			vs := views.BrokerConfigSection{ID: sec.Section}
+			for _, e := range sec.Entries {
+				vs.Entries = append(vs.Entries, views.BrokerConfigEntry{Key: e.Key, Value: e.Value, Masked: e.Masked})
+			}
+			cfg.Shown += len(vs.Entries)
+			cfg.Sections = append(cfg.Sections, vs)
 		}
 		vm.Configs = append(vm.Configs, cfg)
 	}

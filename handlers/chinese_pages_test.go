@@ -161,8 +161,9 @@ func TestMessagePageSaysNoEnglishInChinese(t *testing.T) {
 	}
 }
 
-// The group page's retries and dead letters say a broker that could not count them,
-// a refusal and a missing topic in Chinese.
+// The group page's retries and dead letters, and the overview of every dead-letter
+// topic, say a broker that could not count them, a refusal and a missing topic in
+// Chinese.
 func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
 	zh := i18n.Match("zh-CN")
 	fail := cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Topic: "%DLQ%billing", Op: "topic stats",
@@ -178,6 +179,16 @@ func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
 	}
 	refused := groupDeadLettersIn(zh, nil, &rocketmq.AccessError{AccessKey: "rmqc", Denial: rocketmq.DenialBadSignature, Addr: "10.0.0.1:10911"}, time.Now(), true)
 	texts = append(texts, refused.Error)
+	// The overview of every dead-letter topic: a count not known, none stored, the broker that failed.
+	all := deadLettersVM(zh, []deadletters.GroupDLQ{
+		{Group: "billing", TopicCount: deadletters.TopicCount{Topic: "%DLQ%billing", Exists: true, Failures: []cluster.BrokerFailure{fail}}},
+		{Group: "drained", TopicCount: deadletters.TopicCount{Topic: "%DLQ%drained", Exists: true, Counted: 1}},
+	}, time.Now())
+	texts = append(texts, all.Count)
+	texts = append(texts, all.Failures...)
+	for _, r := range all.Rows {
+		texts = append(texts, r.Stored, r.Newest)
+	}
 	for _, s := range texts {
 		if run := englishRun.FindString(rocketMQNames.ReplaceAllString(s, "·")); run != "" {
 			t.Errorf("%q says %q in English", s, run)

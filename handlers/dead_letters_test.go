@@ -11,10 +11,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
+	"rmqconsole/views"
 )
 
 func roleContext(role auth.Role) *gin.Context {
@@ -113,5 +115,45 @@ func TestGroupDeadLettersSectionOfAPOPGroup(t *testing.T) {
 	}, nil, time.Now(), false)
 	if len(vm.Rows) != 3 || vm.Rows[1].Topic != "%RETRY%billing" {
 		t.Errorf("rows %+v: want the existing push retry topic kept", vm.Rows)
+	}
+}
+
+// The dead-letter overview says each topic's count and newest arrival, or why either is
+// not known: none stored, no broker answered (unknown, never 0), some broker missing
+// (at least); and it names the brokers that did not answer once.
+func TestDeadLetterOverviewSaysWhatIsNotKnown(t *testing.T) {
+	l := i18n.Match("en")
+	now := time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
+	down := cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Err: fmt.Errorf("i/o timeout")}
+	vm := deadLettersVM(l, []deadletters.GroupDLQ{
+		{Group: "billing", TopicCount: deadletters.TopicCount{Topic: "%DLQ%billing", Exists: true, Stored: 1234, Counted: 1, Newest: now.Add(-time.Minute)}},
+		{Group: "old", TopicCount: deadletters.TopicCount{Topic: "%DLQ%old", Exists: true, Stored: 3, Counted: 1, Newest: now.Add(-30 * 24 * time.Hour)}},
+		{Group: "drained", TopicCount: deadletters.TopicCount{Topic: "%DLQ%drained", Exists: true, Counted: 1}},
+		{Group: "dark", TopicCount: deadletters.TopicCount{Topic: "%DLQ%dark", Exists: true, Failures: []cluster.BrokerFailure{down}}},
+		{Group: "half", TopicCount: deadletters.TopicCount{Topic: "%DLQ%half", Exists: true, Stored: 2, Counted: 1, Newest: now, Failures: []cluster.BrokerFailure{down}}},
+	}, now)
+	var got []string
+	for _, r := range vm.Rows {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%t", r.Group, r.Stored, r.Newest, r.Partial))
+	}
+	want := []string{
+		"billing|1,234|" + views.TimeUTC(now.Add(-time.Minute)) + "|false",
+		"old|3|" + views.TimeUTC(now.Add(-30*24*time.Hour)) + "|false",
+		"drained|0|none stored|false",
+		"dark|unknown|unknown|false",
+		"half|2|" + views.TimeUTC(now) + "|true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if vm.Count != "5 dead-letter topics" || len(vm.Failures) != 1 || !strings.Contains(vm.Failures[0], "broker-b") {
+		t.Errorf("count %q, failures %q: want 5 topics and broker-b named once", vm.Count, vm.Failures)
+	}
+	// A link to the messages covers the newest dead letter, however old.
+	if u := vm.Rows[1].MessagesURL; !strings.Contains(u, "begin=2026-11-05") || !strings.Contains(u, "topic=%25DLQ%25old") {
+		t.Errorf("messages of a month-old DLQ: %s, want the day before its newest", u)
+	}
+	if u := vm.Rows[0].MessagesURL; !strings.Contains(u, "begin=2026-12-03") {
+		t.Errorf("messages of a fresh DLQ: %s, want the last three days", u)
 	}
 }

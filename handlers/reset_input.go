@@ -28,6 +28,8 @@ type resetInput struct {
 	QueueID    string `json:"queueId,omitempty"`
 	Offset     string `json:"offset,omitempty"`
 	Shift      string `json:"shift,omitempty"`
+	AuditID    string `json:"auditId,omitempty"`
+	FromGroup  string `json:"fromGroup,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	PlanID     string `json:"planId,omitempty"`
 	Confirm    bool   `json:"confirm,omitempty"`
@@ -43,7 +45,7 @@ func resetFormInput(c *gin.Context) resetInput {
 	return resetInput{
 		Topic: get("topic"), Mode: get("mode"), Timestamp: get("timestamp"), TimeZone: get("tz"),
 		BrokerName: get("brokerName"), QueueID: get("queueId"), Offset: get("offset"), Shift: get("shift"),
-		Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
+		AuditID: get("auditId"), FromGroup: get("fromGroup"), Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
 	}
 }
 
@@ -58,6 +60,8 @@ type resetJSON struct {
 	QueueID    *json.Number    `json:"queueId"`
 	Offset     *json.Number    `json:"offset"`
 	Shift      *json.Number    `json:"shift"`
+	AuditID    *json.Number    `json:"auditId"`
+	FromGroup  string          `json:"fromGroup"`
 	Reason     string          `json:"reason"`
 	PlanID     string          `json:"planId"`
 	Confirm    bool            `json:"confirm"`
@@ -75,14 +79,14 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 		}
 		return resetInput{}, fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
 	}
-	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
+	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, FromGroup: j.FromGroup, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
 		if n == nil {
 			return ""
 		}
 		return n.String()
 	}
-	in.QueueID, in.Offset, in.Shift = num(j.QueueID), num(j.Offset), num(j.Shift)
+	in.QueueID, in.Offset, in.Shift, in.AuditID = num(j.QueueID), num(j.Offset), num(j.Shift), num(j.AuditID)
 	if ts := bytes.TrimSpace(j.Timestamp); len(ts) > 0 && string(ts) != "null" {
 		var s string
 		if json.Unmarshal(ts, &s) == nil {
@@ -153,6 +157,17 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 		} else {
 			r.Shift = 1 // already reported; keeps Check from adding "a shift of 0"
 		}
+	case resets.ModeGroup:
+		r.FromGroup = strings.TrimSpace(in.FromGroup)
+	case resets.ModeUndo:
+		if s := strings.TrimSpace(in.AuditID); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n <= 0 {
+				add("auditId", "resets.input.undo.bad_id", "ID", strconv.Quote(freetext.Cut(s, 40)))
+			} else {
+				r.AuditID = n
+			}
+		}
 	}
 	for _, e := range r.Check(now) {
 		if errs.For(e.Field) == nil {
@@ -166,7 +181,7 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 // showing a refused form again.
 func (in resetInput) shown() resetInput {
 	for _, f := range []*string{&in.Topic, &in.Mode, &in.Timestamp, &in.TimeZone, &in.BrokerName, &in.QueueID,
-		&in.Offset, &in.Shift, &in.Reason, &in.PlanID} {
+		&in.Offset, &in.Shift, &in.AuditID, &in.FromGroup, &in.Reason, &in.PlanID} {
 		*f = freetext.Shown(*f)
 	}
 	return in
@@ -179,14 +194,14 @@ func (in resetInput) form() views.ResetForm {
 		tz = "UTC"
 	}
 	return views.ResetForm{Topic: in.Topic, Mode: in.Mode, Timestamp: in.Timestamp, TimeZone: tz, BrokerName: in.BrokerName,
-		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, Reason: in.Reason}
+		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, AuditID: in.AuditID, FromGroup: in.FromGroup, Reason: in.Reason}
 }
 
 // fieldErrors maps input errors to the page's fields; errors on fields the page does
 // not have go under "group" (shown above the button).
 func fieldErrors(l *i18n.Localizer, errs fault.List) map[string]string {
 	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
-		"queueId": true, "offset": true, "shift": true, "reason": true, "confirm": true, "group": true}
+		"queueId": true, "offset": true, "shift": true, "auditId": true, "fromGroup": true, "reason": true, "confirm": true, "group": true}
 	out := map[string]string{}
 	for _, e := range errs {
 		f := e.Field

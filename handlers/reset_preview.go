@@ -169,6 +169,72 @@ type PlanJSON struct {
 	Failures  []PlanFailureJSON `json:"failures"`
 	PlannedAt string            `json:"plannedAt"`
 	ExpiresAt string            `json:"expiresAt"`
+	// Undo is set for mode "undo": the entry undone and how its queues moved since.
+	Undo *PlanUndoJSON `json:"undo,omitempty"`
+	// Copy is set for mode "group": the group copied and the queues it has no offset
+	// on (left alone).
+	Copy *PlanCopyJSON `json:"copy,omitempty"`
+}
+
+// PlanCopyJSON is where a copy takes its offsets from, and the queues left alone.
+type PlanCopyJSON struct {
+	FromGroup string          `json:"fromGroup"`
+	NoOffset  []PlanQueueName `json:"noOffset"`
+}
+
+// PlanQueueName names a queue.
+type PlanQueueName struct {
+	Topic      string `json:"topic"`
+	BrokerName string `json:"brokerName"`
+	QueueID    int    `json:"queueId"`
+}
+
+func copyJSON(c *resets.Copy) *PlanCopyJSON {
+	if c == nil {
+		return nil
+	}
+	out := &PlanCopyJSON{FromGroup: c.FromGroup, NoOffset: []PlanQueueName{}}
+	for _, q := range c.NoOffset {
+		out.NoOffset = append(out.NoOffset, PlanQueueName{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID})
+	}
+	return out
+}
+
+// PlanUndoJSON is what an undo takes back: the entry undone; the queues whose offset
+// moved since that reset, those whose "before" offset is no longer stored (they go to
+// the min offset) and those not found now (left alone).
+type PlanUndoJSON struct {
+	AuditID  int64           `json:"auditId"`
+	Moved    []UndoQueueJSON `json:"moved"`
+	Unstored []UndoQueueJSON `json:"unstored"`
+	Missing  []UndoQueueJSON `json:"missing"`
+}
+
+// UndoQueueJSON is a queue of the reset undone: its offsets before and after that
+// reset, and now.
+type UndoQueueJSON struct {
+	Topic         string `json:"topic"`
+	BrokerName    string `json:"brokerName"`
+	QueueID       int    `json:"queueId"`
+	Before        int64  `json:"before"`
+	After         *int64 `json:"after"`
+	CurrentOffset int64  `json:"currentOffset"`
+	MinOffset     int64  `json:"minOffset"`
+}
+
+func undoJSON(u *resets.Undo) *PlanUndoJSON {
+	if u == nil {
+		return nil
+	}
+	list := func(qs []resets.UndoQueue) []UndoQueueJSON {
+		out := make([]UndoQueueJSON, len(qs))
+		for i, q := range qs {
+			out[i] = UndoQueueJSON{Topic: q.Queue.Topic, BrokerName: q.Queue.BrokerName, QueueID: q.Queue.QueueID,
+				Before: q.Before, After: q.After, CurrentOffset: q.Current, MinOffset: q.Min}
+		}
+		return out
+	}
+	return &PlanUndoJSON{AuditID: u.AuditID, Moved: list(u.Moved), Unstored: list(u.Unstored), Missing: list(u.Missing)}
 }
 
 // PlanFailureJSON is a broker whose queues are not in a preview, and why.
@@ -207,7 +273,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action().String(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
 		Warnings: []string{}, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
-		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{},
+		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{}, Undo: undoJSON(p.Undo), Copy: copyJSON(p.Copy),
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}

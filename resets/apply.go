@@ -128,7 +128,7 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 	}
 
 	// 2. The preview must still describe the group.
-	snap, err := s.Snapshot(ctx, req.Group, req.Topic)
+	snap, err := s.Snapshot(ctx, req.Group, plan.topic())
 	if err != nil {
 		entry.Status = store.AuditFailed
 		entry.Error = i18n.TextOf(i18n.M("resets.unread_at_apply", "Error", errorMessage(err)))
@@ -139,7 +139,7 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		entry.Status = store.AuditRefused
 		entry.Error = i18n.TextOf(i18n.M("resets.refused_at_apply", "Why", say))
 		entry.Result = observed(plan, snap)
-		fresh, ferr := s.planFrom(ctx, req, snap)
+		fresh, ferr := s.replan(ctx, req, snap)
 		if ferr == nil {
 			s.previews.put(fresh)
 		}

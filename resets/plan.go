@@ -83,7 +83,11 @@ type Plan struct {
 	// Refused are brokers whose queues are left out because their master did not
 	// answer or none is registered (see RefusedBroker); Warnings say so too.
 	Refused []RefusedBroker
-	At      time.Time
+	// Undo is set for ModeUndo: the entry undone and how its queues moved since.
+	Undo *Undo `json:",omitempty"`
+	// Copy is set for ModeGroup: the group copied and the queues it has no offset on.
+	Copy *Copy `json:",omitempty"`
+	At   time.Time
 }
 
 // Changes counts the queues whose offset the reset moves.
@@ -187,15 +191,26 @@ func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
 	if errs := req.Check(s.now()); len(errs) > 0 {
 		return nil, errs
 	}
-	snap, err := s.Snapshot(ctx, req.Group, req.Topic)
+	topic := req.Topic
+	var undo *undoSource
+	if req.Mode == ModeUndo {
+		// The entry is read and checked before any broker is asked.
+		u, err := s.undoSource(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		undo, topic = u, u.topic()
+	}
+	snap, err := s.Snapshot(ctx, req.Group, topic)
 	if err != nil {
 		return nil, err
 	}
-	return s.planFrom(ctx, req, snap)
+	return s.planFrom(ctx, req, snap, undo)
 }
 
-// planFrom computes the targets of req on a snapshot.
-func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
+// planFrom computes the targets of req on a snapshot; undo is the entry a ModeUndo
+// request restores (nil for the other modes).
+func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, undo *undoSource) (*Plan, error) {
 	p := &Plan{
 		Request: req, Topics: snap.Topics, Online: snap.Online, OnlineKnown: snap.OnlineKnown,
 		Clients: snap.Clients, Pop: snap.Pop, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
@@ -209,8 +224,14 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 		}
 		queues = []QueueState{q}
 	}
+	if undo != nil {
+		queues, p.Undo = undo.queues(snap)
+		p.Topics = undo.entry.Topics
+	}
 	if len(queues) == 0 {
 		switch {
+		case undo != nil && len(snap.Failures) == 0:
+			return nil, fault.InvalidField("auditId", "resets.input.undo.nothing_left", "ID", req.AuditID)
 		case len(snap.Failures) > 0:
 			return nil, fmt.Errorf("preview reset of group %q: no broker answered: %w", req.Group, failures(snap.Failures))
 		case len(snap.Topics) == 0:
@@ -244,6 +265,14 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	for _, b := range p.Brokers {
 		byName[b.Name] = b
 	}
+	src := sources{undo: undo}
+	if req.Mode == ModeGroup {
+		from, err := s.readFrom(ctx, req.FromGroup, queues)
+		if err != nil {
+			return nil, err
+		}
+		src.from, p.Copy = from, &Copy{FromGroup: req.FromGroup}
+	}
 	// Targets. Timestamps need one SEARCH_OFFSET_BY_TIMESTAMP per queue.
 	p.Queues = make([]QueuePlan, len(queues))
 	var mu sync.Mutex
@@ -251,7 +280,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 	fo := s.cluster.Fanout(ctx)
 	for i, q := range queues {
 		fo.At(q.Queue.BrokerName, q.Addr, "target", func(ctx context.Context, _ string) error {
-			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName])
+			qp, err := s.planQueue(ctx, req, q, byName[q.Queue.BrokerName], src)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -283,6 +312,16 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 			return nil, fmt.Errorf("preview reset of group %q: %w", req.Group, failures(p.Failures))
 		}
 	}
+	if p.Copy != nil {
+		if err := p.Copy.collect(p); err != nil {
+			return nil, err
+		}
+	}
+	if p.Undo != nil {
+		for i := range p.Queues {
+			p.Queues[i].Note = joinNote(p.Queues[i].Note, undoNote(p.Undo, p.Queues[i].Queue))
+		}
+	}
 	cluster.SortFailures(p.Failures)
 	p.Warnings = warnings(p)
 	p.Hash = planHash(p)
@@ -292,7 +331,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot) (*P
 
 // planQueue computes one queue's target: a fault.Invalid when the request cannot apply
 // to the queue, another error when its broker did not answer.
-func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan) (QueuePlan, error) {
+func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b BrokerPlan, src sources) (QueuePlan, error) {
 	qp := QueuePlan{QueueState: q}
 	var err error
 	switch req.Mode {
@@ -312,6 +351,15 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 				"Topic", q.Queue.Topic, "Offset", q.Current, "Shift", req.Shift)
 		} else {
 			qp.Target = q.Current + req.Shift
+		}
+	case ModeUndo:
+		qp.Target = src.undo.before(q.Queue)
+	case ModeGroup:
+		if f, ok := src.from[q.Queue]; ok && f.Committed {
+			qp.Target = f.Current
+		} else {
+			qp.Target = q.Current
+			qp.Note = i18n.TextOf(i18n.M("resets.note.copy_none", "Group", req.FromGroup))
 		}
 	}
 	if err != nil {
@@ -463,6 +511,12 @@ func warnings(p *Plan) []i18n.Message {
 	var w []i18n.Message
 	add := func(id string, kv ...any) { w = append(w, i18n.M(id, kv...)) }
 	g := p.Request.Group
+	if p.Undo != nil {
+		w = append(w, undoWarnings(p.Undo)...)
+	}
+	if p.Copy != nil {
+		w = append(w, p.Copy.warnings()...)
+	}
 	switch {
 	case p.Online && p.Pop:
 		add("resets.warn.online_pop", "N", len(p.Clients), "Group", g, "Clients", strings.Join(p.Clients, ", "))

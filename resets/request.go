@@ -28,10 +28,16 @@ const (
 	ModeOffset Mode = "offset"
 	// ModeShift: the current offset moved by Shift (negative: re-consume, positive: skip).
 	ModeShift Mode = "shift"
+	// ModeUndo: each queue of an applied (or partial) reset back to its "before" offset
+	// as the audit entry AuditID recorded it.
+	ModeUndo Mode = "undo"
+	// ModeGroup: each queue to the committed offset of another group, FromGroup;
+	// queues that group has no offset on are left alone.
+	ModeGroup Mode = "group"
 )
 
 // Modes lists every mode, in the order forms show them.
-var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift}
+var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift, ModeUndo, ModeGroup}
 
 // Valid reports whether m is a known mode.
 func (m Mode) Valid() bool {
@@ -64,8 +70,12 @@ type Request struct {
 	// Offset is the exact target, for ModeOffset.
 	Offset int64
 	// Shift moves the current offset, for ModeShift.
-	Shift  int64
-	Reason string
+	Shift int64
+	// AuditID is the audit entry whose reset ModeUndo takes back.
+	AuditID int64
+	// FromGroup is the group whose offsets ModeGroup copies.
+	FromGroup string
+	Reason    string
 }
 
 // OneQueue reports whether the request is limited to one queue.
@@ -127,6 +137,16 @@ func (r Request) Check(now time.Time) fault.List {
 		if r.Shift == 0 {
 			errs.Invalid("shift", "resets.input.shift_zero")
 		}
+	case ModeUndo:
+		checkUndo(&errs, r)
+	case ModeGroup:
+		switch {
+		case r.FromGroup == "":
+			errs.Invalid("fromGroup", "resets.input.from_group.none")
+		case !checkName(&errs, "fromGroup", "consumer group", r.FromGroup):
+		case r.FromGroup == r.Group:
+			errs.Invalid("fromGroup", "resets.input.from_group.same", "Group", r.Group)
+		}
 	}
 	if r.OneQueue() {
 		if r.Topic == "" {
@@ -178,6 +198,10 @@ func (r Request) Params() map[string]any {
 		m["offset"] = r.Offset
 	case ModeShift:
 		m["shift"] = r.Shift
+	case ModeUndo:
+		m["auditId"] = r.AuditID
+	case ModeGroup:
+		m["fromGroup"] = r.FromGroup
 	}
 	if r.OneQueue() {
 		m["brokerName"] = r.BrokerName
@@ -190,7 +214,7 @@ func (r Request) Params() map[string]any {
 func (r Request) sameAs(o Request) bool {
 	return r.Group == o.Group && r.Topic == o.Topic && r.Mode == o.Mode &&
 		r.Timestamp.Equal(o.Timestamp) && r.BrokerName == o.BrokerName && r.QueueID == o.QueueID &&
-		r.Offset == o.Offset && r.Shift == o.Shift
+		r.Offset == o.Offset && r.Shift == o.Shift && r.AuditID == o.AuditID && r.FromGroup == o.FromGroup
 }
 
 // Describe says where the reset goes, as the apply button and the audit log show it:
@@ -210,6 +234,10 @@ func (r Request) Describe() i18n.Message {
 			return i18n.M("reset.to.back", "N", -r.Shift)
 		}
 		return i18n.M("reset.to.forward", "N", r.Shift)
+	case ModeUndo:
+		return i18n.M("reset.to.undo", "ID", r.AuditID)
+	case ModeGroup:
+		return i18n.M("reset.to.group", "From", r.FromGroup)
 	}
 	return i18n.Plain(string(r.Mode))
 }

@@ -63,6 +63,8 @@ type AuditLog interface {
 	Begin(ctx context.Context, e *store.AuditEntry) error
 	Finish(ctx context.Context, e *store.AuditEntry) error
 	Record(ctx context.Context, e *store.AuditEntry) error
+	// Get reads one entry (a fault.NotFound when none has the id), for undo.
+	Get(ctx context.Context, id int64) (*store.AuditEntry, error)
 	// Orphaned returns the pending entries no running console is applying any more.
 	Orphaned(ctx context.Context) ([]store.AuditEntry, error)
 }

@@ -12,8 +12,9 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
+	dlq := &handlers.DeadLetterList{Env: env}
 	if s := a.svc; s.lookup != nil {
-		h.Lookup, dl.Service = s.lookup, s.deadLetters
+		h.Lookup, dl.Service, dlq.Service = s.lookup, s.deadLetters, s.deadLetters
 	}
 	return []route{
 		{http.MethodGet, "/messages", h.Search, read},
@@ -23,6 +24,9 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/messages", h.API, read},
 		{http.MethodGet, "/api/v1/messages/:id", h.ShowAPI, read},
 		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},
+
+		// Every group's dead-letter topic, newest arrivals first.
+		{http.MethodGet, "/dead-letters", dlq.Show, read},
 
 		// Dead letters back to their original topics: one, or all a search showed.
 		{http.MethodPost, "/messages/resend", dl.ResendAll, resend},

@@ -15,7 +15,8 @@ func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 	if a.rmq != nil {
 		h.Service = a.svc.resets
 	}
-	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name, DefaultCluster: a.cfg.DefaultCluster().Name}
+	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name, DefaultCluster: a.cfg.DefaultCluster().Name,
+		CanReset: a.rmq != nil}
 	return []route{
 		{http.MethodGet, "/groups/:group/reset", h.Form, read},
 		{http.MethodPost, "/groups/:group/reset/preview", h.Preview, resetPreview},

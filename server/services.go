@@ -61,8 +61,9 @@ func (a *clusterApp) newServices() *services {
 	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
 	s.brokers = brokers.New(a.rmq, a.cluster)
 	a.manageServices(s)
-	// One poll per watched broker whatever the number of viewers.
-	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
+	// One poll per watched broker whatever the number of viewers; ten minutes of samples
+	// at the poll interval.
+	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300, brokerPoll)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
 	a.onClose(s.brokersLive.Close)
 	s.groups = groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
 	s.groupsLive = groups.NewLive(s.groups, groups.LiveOptions{

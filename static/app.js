@@ -135,6 +135,24 @@ var rmqc = (function () {
       return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "gray";
     },
     chartWidth: function (box) { return Math.max(300, (box.clientWidth || 600) - 10); },
+    // Times as everywhere else in the console: UTC, "2026-12-01 08:58:04 UTC" in the
+    // legend, the time of day on the axis (with the date once the chart spans days),
+    // never the browser's locale ("12/6/26 4:27am").
+    utcTime: function (s) {
+      return s == null ? "—" : new Date(s * 1000).toISOString().substring(0, 19).replace("T", " ") + " UTC";
+    },
+    // An x axis of UTC times; box keeps what the axis says (data-x-ticks), for tests.
+    utcTicks: function (box) {
+      return function (u, splits) {
+        var days = u.scales.x.max - u.scales.x.min > 86400;
+        var out = splits.map(function (s) {
+          var iso = new Date(s * 1000).toISOString();
+          return days ? iso.substring(0, 10) + " " + iso.substring(11, 16) : iso.substring(11, 19);
+        });
+        box.setAttribute("data-x-ticks", out.join("|"));
+        return out;
+      };
+    },
     // Until a minute of samples exists, show the last minute. The range comes from the
     // data itself: for a single point uPlot proposes a span of a thousand days.
     lastMinuteAtLeast: function (u, min, max) {
@@ -236,7 +254,9 @@ var rmqc = (function () {
       var t = [], val = [], src = [];
       pts.forEach(function (p) {
         var n = t.length;
-        if (n && p.t - t[n - 1] < 1) { // the same moment read twice: the live reading wins
+        // The same moment read by both (the collector and a live poll): the live reading
+        // wins. Readings of one source are never merged, however close.
+        if (n && (p.t === t[n - 1] || (p.s !== src[n - 1] && p.t - t[n - 1] < 0.5))) {
           if (p.s === 1) { val[n - 1] = p.v; src[n - 1] = 1; }
           return;
         }
@@ -256,20 +276,7 @@ var rmqc = (function () {
     function axis(a) { return rmqc.axis(box, a); }
     var themeColor = rmqc.themeColor;
     function width() { return rmqc.chartWidth(box); }
-    // Times as everywhere else in the console: UTC, "2026-12-01 08:58:04 UTC" in the
-    // legend, the time of day on the axis (with the date once the chart spans days).
-    function pad(n) { return (n < 10 ? "0" : "") + n; }
-    function utcDate(d) { return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()); }
-    function utcClock(d) { return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds()); }
-    function xTicks(u, splits) {
-      var days = u.scales.x.max - u.scales.x.min > 86400;
-      var out = splits.map(function (s) {
-        var d = new Date(s * 1000);
-        return days ? utcDate(d) + " " + utcClock(d).substring(0, 5) : utcClock(d);
-      });
-      box.setAttribute("data-x-ticks", out.join("|")); // what the axis says, for tests
-      return out;
-    }
+    var xTicks = rmqc.utcTicks(box);
     // The legend shows the newest sample until the pointer picks another one.
     function shown(u, sidx, idx) {
       var xs = u.data[sidx];
@@ -278,7 +285,7 @@ var rmqc = (function () {
     }
     function legendTime(u, v, sidx, idx) {
       var i = shown(u, 0, idx);
-      return i == null ? "—" : utcDate(new Date(u.data[0][i] * 1000)) + " " + utcClock(new Date(u.data[0][i] * 1000)) + " UTC";
+      return rmqc.utcTime(i == null ? null : u.data[0][i]);
     }
     function legendLag(u, v, sidx, idx) {
       var i = shown(u, sidx, idx), x = i == null ? null : u.data[sidx][i];
@@ -364,30 +371,38 @@ var rmqc = (function () {
     var color = rmqc.themeColor;
     function width() { return rmqc.chartWidth(box); }
     function axis(a) { return rmqc.axis(box, a); }
-    function rate(u, v) { return v == null || v < 0 ? "unknown" : v.toFixed(2) + " /s"; }
+    // The legend shows the newest sample until the pointer picks another one.
+    function at(u, sidx, idx) {
+      var xs = u.data[sidx];
+      return idx == null ? (xs && xs.length ? xs[xs.length - 1] : null) : xs[idx];
+    }
+    function rate(u, v, sidx, idx) { v = at(u, sidx, idx); return v == null || v < 0 ? "unknown" : v.toFixed(2) + " /s"; }
+    function time(u, v, sidx, idx) { return rmqc.utcTime(at(u, 0, idx)); }
     function draw() {
       var el = document.getElementById("tps-data");
       if (!el || !window.uPlot) return;
       var s;
       try { s = JSON.parse(el.getAttribute("data-series") || "null"); } catch (e) { return; }
       if (!s || !s.t) return;
-      var clean = function (xs) { return xs.map(function (v) { return v < 0 ? null : v; }); };
+      // null where nothing was measured: the line breaks there.
+      var clean = function (xs) { return xs.map(function (v) { return v == null || v < 0 ? null : v; }); };
       var data = [s.t, clean(s.put), clean(s.get)];
-      box.setAttribute("data-points", String(s.t.length)); // what is drawn, for tests
+      box.setAttribute("data-points", String(s.put.filter(function (v) { return v != null && v >= 0; }).length)); // what is drawn, for tests
+      box.setAttribute("data-gaps", String(s.put.filter(function (v) { return v == null; }).length)); // where the line breaks, for tests
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
           scales: { x: { time: true, range: rmqc.lastMinuteAtLeast }, y: { range: function (u, min, max) { return [0, Math.max(10, Math.ceil((max || 0) * 1.1))]; } } },
-          series: [{ label: "Time (UTC)", value: function (u, v) { return v == null ? "—" : new Date(v * 1000).toISOString().substring(11, 19) + " UTC"; } },
-            { label: "Put TPS", stroke: color("--rmqc-warn"), width: 2, value: rate },
-            { label: "Get TPS", stroke: color("--pico-primary"), width: 2, value: rate }],
-          axes: [axis({}), axis({ size: 60 })],
+          series: [{ label: "Time (UTC)", value: time },
+            { label: "Put TPS", stroke: color("--rmqc-warn"), width: 2, spanGaps: false, value: rate },
+            { label: "Get TPS", stroke: color("--pico-primary"), width: 2, spanGaps: false, value: rate }],
+          axes: [axis({ values: rmqc.utcTicks(box) }), axis({ size: 60 })],
         }, data, box);
         window.addEventListener("resize", function () { plot.setSize({ width: width(), height: 200 }); });
       } else {
         plot.setData(data);
       }
-      if (plot.cursor.idx == null) plot.setLegend({ idx: s.t.length - 1 }); // the newest sample, until the pointer picks one
+      if (plot.cursor.idx == null) plot.setLegend({ idx: null }); // the newest sample, until the pointer picks one
     }
     new MutationObserver(function (records) {
       records.forEach(function (r) {

@@ -36,15 +36,22 @@ type AlertsVM struct {
 // Field.
 type AlertForm struct {
 	Name, Group, Metric, Threshold, For, WebhookURL, Format string
-	Field, Error                                            string
+	// FieldErrors is the sentence for each refused field; Error all of them together.
+	FieldErrors map[string]string
+	Error       string
 }
 
 // FieldError returns the sentence for a field, "" when it is fine.
-func (f AlertForm) FieldError(name string) string {
-	if f.Field == name {
-		return f.Error
+func (f AlertForm) FieldError(name string) string { return f.FieldErrors[name] }
+
+// AlertFieldShowsError reports whether the rule form says a field's sentence beside
+// it; the others' go in the form's banner.
+func AlertFieldShowsError(field string) bool {
+	switch field {
+	case "group", "threshold", "for", "webhookUrl", "name":
+		return true
 	}
-	return ""
+	return false
 }
 
 // AlertRuleRow is one rule in the list.

@@ -98,6 +98,12 @@ type AuditEntryVM struct {
 	Hash     string
 	PrevHash string
 	JSONURL  string
+	// UndoURL is where the Undo button previews putting the reset back ("" when it
+	// cannot be undone or the reader may not reset).
+	UndoURL string
+	// Undoes links the entry this one undoes; UndoneBy the entries that undo this one.
+	Undoes   *AuditLink
+	UndoneBy []AuditLink
 }
 
 // AuditQueueRow is one queue of an entry: before, target, after.

@@ -43,15 +43,30 @@ type BrokerVM struct {
 	CheckedISO string
 	// WSURL is the live TPS chart's websocket; "" without one.
 	WSURL string
+	// ConfigFilter keeps the configuration keys that contain it; "" keeps all (and the
+	// sections stay closed).
+	ConfigFilter string
 }
 
 // BrokerConfigVM is one process's configuration.
 type BrokerConfigVM struct {
 	// Role, Addr and ID name the process: "master 10.0.0.1:10911 (broker id 0)".
 	Role, Addr, ID string
-	Entries        []BrokerConfigEntry
+	// Sections are the entries by what they tune (identity, storage, …), each closed
+	// until opened: some four hundred keys in one table made the page 12 000 px tall.
+	Sections []BrokerConfigSection
+	// Keys is how many keys the process has, Shown how many the filter kept.
+	Keys, Shown int
 	// Missing says why the configuration could not be read.
 	Missing bool
+}
+
+// BrokerConfigSection is one section of a process's configuration.
+type BrokerConfigSection struct {
+	// ID names the section (brokers.Section*), its title is the catalogue's
+	// broker.config.section.<ID>.
+	ID      string
+	Entries []BrokerConfigEntry
 }
 
 // BrokerConfigEntry is one configuration key and value.

@@ -99,3 +99,37 @@ func MessageURL(id, topic string) string {
 	}
 	return u
 }
+
+// DeadLettersVM is /dead-letters: every consumer group's dead-letter topic.
+type DeadLettersVM struct {
+	Configured bool
+	// Error says why the topics could not be listed.
+	Error string
+	// Count says how many dead-letter topics there are.
+	Count string
+	Rows  []DeadLetterRow
+	// Failures are the brokers that did not say, one sentence each.
+	Failures []string
+}
+
+// DeadLetterRow is one group's dead-letter topic.
+type DeadLetterRow struct {
+	Group, GroupURL, Topic string
+	// Stored is how many messages the topic stores; Newest the store time of the
+	// newest (NewestISO "" when it is unknown or none is stored, Newest then saying so).
+	Stored, Newest, NewestISO string
+	// Partial: some broker did not say, so both may be short.
+	Partial     bool
+	MessagesURL string
+}
+
+// DeadLetterMessagesURL searches a dead-letter topic over the last three days, or, when
+// its newest dead letter is older, over the day up to that one.
+func DeadLetterMessagesURL(topic string, newest, now time.Time) string {
+	if newest.IsZero() || newest.After(now.Add(-72*time.Hour)) {
+		return RetainedMessagesURL(topic, now)
+	}
+	return "/messages?" + url.Values{"tab": {"range"}, "topic": {topic},
+		"begin": {newest.UTC().Add(-24 * time.Hour).Format("2006-01-02 15:04")},
+		"end":   {newest.UTC().Add(time.Minute).Format("2006-01-02 15:04")}}.Encode()
+}

@@ -33,7 +33,7 @@ func TestFormsMarkOnlyInvalidFields(t *testing.T) {
 		{"audit empty", AuditListPage(AuditListVM{}), 0},
 		{"audit refused", AuditListPage(AuditListVM{FieldErrors: map[string]string{"since": "Not a time."}}), 1},
 		{"alerts empty", AlertsPage(AlertsVM{CanEdit: true}), 0},
-		{"alerts refused", AlertsPage(AlertsVM{CanEdit: true, Form: AlertForm{Field: "threshold", Error: "The threshold must be a whole number."}}), 1},
+		{"alerts refused", AlertsPage(AlertsVM{CanEdit: true, Form: AlertForm{FieldErrors: map[string]string{"threshold": "The threshold must be a whole number.", "for": "Say how long, such as 2m."}}}), 2},
 	} {
 		var buf bytes.Buffer
 		if err := c.page.Render(context.Background(), &buf); err != nil {

@@ -35,13 +35,17 @@ func (vm ResetVM) FieldError(name string) string { return vm.FieldErrors[name] }
 // ResetForm is what the user typed, as typed.
 type ResetForm struct {
 	Topic, Mode, Timestamp, TimeZone, BrokerName, QueueID, Offset, Shift, Reason string
+	// AuditID is the audit entry an undo takes back.
+	AuditID string
+	// FromGroup is the group whose offsets a copy takes.
+	FromGroup string
 }
 
 // Values returns the form as URL values, for links and hidden fields.
 func (f ResetForm) Values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"topic": f.Topic, "mode": f.Mode, "timestamp": f.Timestamp, "tz": f.TimeZone,
-		"brokerName": f.BrokerName, "queueId": f.QueueID, "offset": f.Offset, "shift": f.Shift, "reason": f.Reason} {
+		"brokerName": f.BrokerName, "queueId": f.QueueID, "offset": f.Offset, "shift": f.Shift, "auditId": f.AuditID, "fromGroup": f.FromGroup, "reason": f.Reason} {
 		if s != "" {
 			v.Set(k, s)
 		}

@@ -1,0 +1,78 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/cluster"
+	"rmqconsole/deadletters"
+	"rmqconsole/i18n"
+	"rmqconsole/views"
+)
+
+// DeadLetterOverview lists the cluster's dead-letter topics; *deadletters.Service
+// implements it.
+type DeadLetterOverview interface {
+	Overview(ctx context.Context) ([]deadletters.GroupDLQ, error)
+}
+
+// DeadLetterList is /dead-letters: every consumer group's dead-letter topic, the newest
+// dead letters first.
+type DeadLetterList struct {
+	*Env
+	// Service is nil when no NameServer is configured.
+	Service DeadLetterOverview
+	Now     func() time.Time
+}
+
+// Show renders /dead-letters.
+func (h *DeadLetterList) Show(c *gin.Context) {
+	l := i18n.From(c.Request.Context())
+	vm := views.DeadLettersVM{Configured: h.Service != nil}
+	if h.Service != nil {
+		list, err := h.Service.Overview(c.Request.Context())
+		if err != nil {
+			vm.Error = l.T("dlqs.error", "Error", sayErr(l, err))
+		} else {
+			vm = deadLettersVM(l, list, h.now())
+		}
+	}
+	h.render(c, http.StatusOK, h.page(c, l.T("dlqs.title"), "deadletters"), views.DeadLettersPage(vm))
+}
+
+func (h *DeadLetterList) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// deadLettersVM is the overview in l's language: each topic's count and newest arrival,
+// or why either is unknown, and every broker that did not say, once.
+func deadLettersVM(l *i18n.Localizer, list []deadletters.GroupDLQ, now time.Time) views.DeadLettersVM {
+	vm := views.DeadLettersVM{Configured: true, Count: l.N("dlqs.count", len(list))}
+	var fails []cluster.BrokerFailure
+	for _, g := range list {
+		row := views.DeadLetterRow{Group: g.Group, GroupURL: views.GroupURL(g.Group), Topic: g.Topic,
+			MessagesURL: views.DeadLetterMessagesURL(g.Topic, g.Newest, now)}
+		unknown := g.Counted == 0 && len(g.Failures) > 0
+		switch {
+		case unknown:
+			row.Stored, row.Newest = l.T("dlqs.unknown"), l.T("dlqs.unknown")
+		case g.Newest.IsZero() && g.Stored == 0:
+			row.Stored, row.Newest = l.Int(0), l.T("dlqs.newest.none")
+		case g.Newest.IsZero():
+			row.Stored, row.Newest = l.Int(g.Stored), l.T("dlqs.unknown")
+		default:
+			row.Stored, row.Newest, row.NewestISO = l.Int(g.Stored), views.TimeUTC(g.Newest), views.ISO(g.Newest)
+		}
+		row.Partial = len(g.Failures) > 0 && !unknown
+		fails = append(fails, g.Failures...)
+		vm.Rows = append(vm.Rows, row)
+	}
+	vm.Failures = sayFailures(l, fails)
+	return vm
+}
