@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,13 +17,18 @@ import (
 )
 
 // msgPreviewRunes is how much of a body the result table shows.
-const msgPreviewRunes = 80
+const msgPreviewRunes = 120
+
+// msgPreviewJSONMax is the largest JSON body compacted for its preview; a longer one is
+// cut as text (compacting it would cost more than a page of rows).
+const msgPreviewJSONMax = 64 << 10
 
 // msgRow is one message as a result table shows it.
 func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 	id := m.OffsetMsgID()
 	return views.MessageRow{
-		StoreTime:   views.TimeUTC(m.StoreTime()),
+		// The column's header says UTC: the cells leave it out, to keep room for the body.
+		StoreTime:   m.StoreTime().UTC().Format("2006-01-02 15:04:05.000"),
 		UniqKey:     m.UniqueKey(),
 		OffsetMsgID: id,
 		Keys:        strings.TrimSpace(m.Properties[rocketmq.PropertyKeys]),
@@ -32,8 +39,18 @@ func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 		Size:        views.Thousands(int64(len(m.Body))),
 		Preview:     msgPreview(l, m.Body),
 		DetailURL:   msgDetailURLFor(id, m),
+		BodyURL:     msgBodyRowURL(id, m),
 		UniqKeyURL:  msgUniqKeyURL(m),
 	}
+}
+
+// msgBodyRowURL is where a row's whole body is read, decoded, to open under the row.
+func msgBodyRowURL(offsetMsgID string, m lookup.Message) string {
+	id := offsetMsgID
+	if id == "" {
+		id = url.PathEscape(m.UniqueKey())
+	}
+	return "/messages/" + id + "/body?" + url.Values{"topic": {m.Topic}, "part": {"row"}}.Encode()
 }
 
 // A range result of up to 2000 rows comes in pieces, so a big result is as quick to read
@@ -124,6 +141,9 @@ func msgPreview(l *i18n.Localizer, body []byte) string {
 	if !utf8.Valid(body) {
 		return l.N("messages.preview.binary", len(body))
 	}
+	if c, ok := compactJSON(body); ok {
+		body, head = c, c[:min(len(c), msgPreviewRunes*4)]
+	}
 	ascii, control := true, false
 	for _, c := range head[:min(len(head), msgPreviewRunes)] {
 		ascii = ascii && c < utf8.RuneSelf
@@ -149,6 +169,20 @@ func msgPreview(l *i18n.Localizer, body []byte) string {
 		n++
 	}
 	return b.String()
+}
+
+// compactJSON is a JSON object or array on one line, so a preview shows its fields
+// rather than its indentation.
+func compactJSON(body []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || len(t) > msgPreviewJSONMax || (t[0] != '{' && t[0] != '[') {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, t) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
 }
 
 // msgFailures says, per failed broker, what happened and what the page shows instead.

@@ -108,6 +108,8 @@ type MessageRow struct {
 	Size        string
 	Preview     string
 	DetailURL   string
+	// BodyURL answers the row under this one that shows the whole body, decoded.
+	BodyURL string
 	// UniqKeyURL opens the message by its unique key; "" when it has none.
 	UniqKeyURL string
 }
@@ -295,4 +297,18 @@ type ConsumeAgainAnswer struct {
 	Error    string
 	EntryURL string
 	EntryID  string
+}
+
+// BodyRowVM is a message's whole body, opened under its row in a result table.
+type BodyRowVM struct {
+	// Text is the body rendered (indented JSON, text, or a hex dump), cut when long.
+	Text string
+	Kind string
+	// How says how the body was read; Problem why its topic's decoder did not apply.
+	How, Problem string
+	Size         string
+	// CutNote says the body was cut for the page; the download has it whole.
+	CutNote   string
+	DetailURL string
+	Download  string
 }
