@@ -114,7 +114,8 @@ func (h *Messages) Search(c *gin.Context) {
 			case fault.Is(err, fault.Invalid):
 				status = http.StatusUnprocessableEntity
 				vm.FieldErrors = msgFieldErrors(l, err)
-				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID)
+				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID,
+					&f.form.Where, &f.form.BodyContains, &f.form.BodyRegex, &f.form.JSON, &f.form.JSONOp, &f.form.JSONValue)
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
 				status, _ = errorStatus(err)

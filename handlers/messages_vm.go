@@ -219,6 +219,11 @@ func msgSearchURL(path string, f msgSearchForm, extra url.Values) string {
 		set("end", f.form.End)
 		set("tag", f.form.Tag)
 	}
+	if f.tab != views.TabID {
+		for k, vs := range f.filter.Values() {
+			v[k] = vs
+		}
+	}
 	for k, vs := range extra {
 		v[k] = vs
 	}
@@ -247,10 +252,14 @@ func msgRangeText(l *i18n.Localizer, b, e time.Time) string {
 
 // msgRangeWhat names the messages a range search asked for: the topic, and the tag.
 func msgRangeWhat(l *i18n.Localizer, q lookup.RangeQuery) string {
+	what := l.T("messages.what.topic", "Topic", q.Topic)
 	if q.Tag != "" {
-		return l.T("messages.what.tag", "Topic", q.Topic, "Tag", q.Tag)
+		what = l.T("messages.what.tag", "Topic", q.Topic, "Tag", q.Tag)
 	}
-	return l.T("messages.what.topic", "Topic", q.Topic)
+	if !q.Filter.IsZero() {
+		what = l.T("messages.what.filtered", "What", what)
+	}
+	return what
 }
 
 // msgRangeResultVM describes a range query's answer in words.
@@ -271,10 +280,18 @@ func msgRangeResultVM(l *i18n.Localizer, q lookup.RangeQuery, r *lookup.Result) 
 	default:
 		vm.Summary = l.N("messages.summary.range", shown, "What", what, "When", when)
 	}
+	if !q.Filter.IsZero() {
+		// How selective the filter was: what it kept of what was read.
+		vm.Summary += " " + l.T("messages.filter.read", "Matched", l.Int(r.Total), "Read", l.Int(r.Scanned))
+	}
 	if r.ScanLimited {
 		vm.Truncated = true
 		vm.TruncatedNote = l.T("messages.truncated.scan", "Scanned", l.Int(r.Scanned), "InRange", l.Int(r.InRange),
 			"BackTo", views.TimeUTC(r.ScannedBackTo), "Tag", q.Tag)
+		if !q.Filter.IsZero() {
+			vm.TruncatedNote = l.T("messages.truncated.scan.filter", "Scanned", l.Int(r.Scanned), "InRange", l.Int(r.InRange),
+				"BackTo", views.TimeUTC(r.ScannedBackTo))
+		}
 	}
 	if shown == 0 {
 		vm.Empty = l.T("messages.empty.range", "What", what, "When", when)
@@ -292,6 +309,9 @@ func msgKeyResultVM(l *i18n.Localizer, q lookup.KeyQuery, r *lookup.Result) *vie
 	what := l.T("messages.what.key", "Key", q.Key, "Topic", q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
 		what = l.T("messages.what.key.range", "Key", q.Key, "Topic", q.Topic, "When", msgRangeText(l, q.Begin, q.End))
+	}
+	if !q.Filter.IsZero() {
+		what = l.T("messages.what.filtered", "What", what)
 	}
 	shown := len(r.Messages)
 	vm.Summary = l.N("messages.summary.key", shown, "What", what)

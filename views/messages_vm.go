@@ -30,7 +30,18 @@ type MessagesVM struct {
 // MessagesForm holds what the user typed, as typed, so a form with an error keeps it.
 type MessagesForm struct {
 	Topic, Begin, End, Tag, Key, ID string
+	// The filter of the range and key tabs, by the API's parameter names.
+	Where, BodyContains, BodyRegex, JSON, JSONOp, JSONValue string
 }
+
+// HasFilter reports whether the form asks for a filter, so the page shows its fields
+// open.
+func (f MessagesForm) HasFilter() bool {
+	return f.Where != "" || f.BodyContains != "" || f.BodyRegex != "" || f.JSON != "" || f.JSONValue != ""
+}
+
+// JSONOps are the comparisons a JSON field filter offers.
+var JSONOps = []string{"=", "!=", "<", "<=", ">", ">=", "contains", "exists"}
 
 // QuickRange is a link that fills the range with the last Minutes minutes.
 type QuickRange struct {
@@ -312,3 +323,16 @@ type BodyRowVM struct {
 	DetailURL string
 	Download  string
 }
+
+// FilterError reports whether a filter field is wrong, so the filter shows open.
+func (vm MessagesVM) FilterError() bool {
+	for _, f := range []string{"where", "bodyContains", "bodyRegex", "json", "jsonOp", "jsonValue"} {
+		if vm.FieldError(f) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldJSONOp names the JSON comparison's field, as the API and filter.FieldJSONOp do.
+const fieldJSONOp = "jsonOp"
