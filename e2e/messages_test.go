@@ -181,6 +181,26 @@ func TestMessagesSearchDetailExportInBrowser(t *testing.T) {
 		t.Errorf("reloading %s shows %d rows", loc, n)
 	}
 
+	// A filter through the form: SQL92 on a property and the tag keeps the three Paid
+	// orders; the URL holds it, and a syntax error is a sentence next to its field.
+	Do(t, ctx, "filter by SQL92",
+		chromedp.Click(chromedp.CSS(`[data-testid="filters"] summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#f-where`)),
+		chromedp.SetValue(chromedp.CSS(`#f-where`), "region = 'eu-west' AND TAGS = 'Paid'"),
+	)
+	searchUntil(t, ctx, 3)
+	if s := TextNow(t, ctx, "filtered summary", `[data-testid="result-summary"]`); !strings.Contains(s, "3 matched of 7 read.") {
+		t.Errorf("filtered summary %q", s)
+	}
+	viewShot(t, ctx, "messages-filter-en-1400")
+	Do(t, ctx, "a filter with a syntax error", chromedp.SetValue(chromedp.CSS(`#f-where`), "region = 'eu-west' AND"),
+		chromedp.Click(chromedp.CSS(`[data-testid="search"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#f-where[aria-invalid="true"]`)))
+	if e := TextNow(t, ctx, "filter error", `[data-testid="err-where"]`); !strings.Contains(e, "column 23") {
+		t.Errorf("the SQL92 error says %q, want its column", e)
+	}
+	Do(t, ctx, "back to the unfiltered search", chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
+
 	// Export both formats from the page, as downloads, and parse them.
 	dir := t.TempDir()
 	for _, format := range []string{"csv", "json"} {
