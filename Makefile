@@ -52,6 +52,12 @@ lint:
 # without -race; their unit tests, and every other package, run with it.
 CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 
+# Packages run first, one at a time: those that start private clusters (dev, e2e, lookup,
+# server, and resets' unit phase) and groups, whose watcher tests need real consumers that
+# get the CPU. Once they are over, `.ci/run` starts its second lane's cluster beside the
+# rest of make test, which starts no cluster of its own.
+EARLY_PKGS := dev|e2e|lookup|server|groups
+
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
 # Test packages run one at a time (-p 1): several start a private cluster of their own
 # and the browser tests run Chromium, and on a 2-core machine running them side by side
@@ -78,9 +84,12 @@ test: lint check-generated
 	  proxy=$$(sed -n 's/^RMQC_PROXY=//p' <<<"$$env"); \
 	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
-	$(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS))$$') \
+	$(GO) test -p 1 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) \
+	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' ./resets/ \
+	  && echo "make test: the tests with private clusters are over; the rest start no cluster" \
+	  && $(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS)|$(EARLY_PKGS))$$') \
 	  && (cd deploy && $(GO) test -count=1 -timeout 5m ./...) \
-	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
+	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst resets|,,$(CLIENT_GO_PKGS)))) \
 	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
 	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -275,6 +276,43 @@ func (s *Service) Rules(ctx context.Context, deliveries int) ([]RuleView, error)
 			}
 		}
 	}
+	return out, nil
+}
+
+// Firing counts the rule and group pairs that are firing now: what every page's
+// navigation shows, so an alert is never only on the alerts page.
+func (s *Service) Firing(ctx context.Context) (int, error) {
+	states, err := s.st.AlertStates(ctx)
+	n := 0
+	for _, st := range states {
+		if st.State == StateFiring {
+			n++
+		}
+	}
+	return n, err
+}
+
+// FiringAlert is one rule firing for one group: what the overview leads with.
+type FiringAlert struct {
+	Rule  store.AlertRule
+	State store.AlertState
+}
+
+// FiringNow lists the rules firing now with their groups, the longest firing first.
+func (s *Service) FiringNow(ctx context.Context) ([]FiringAlert, error) {
+	rules, err := s.Rules(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []FiringAlert
+	for _, r := range rules {
+		for _, st := range r.States {
+			if st.State == StateFiring {
+				out = append(out, FiringAlert{Rule: r.AlertRule, State: st})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b FiringAlert) int { return a.State.FiredAt.Compare(b.State.FiredAt) })
 	return out, nil
 }
 

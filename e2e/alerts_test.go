@@ -170,6 +170,21 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 	if st := Get(t, ctx, "read the alert state", chromedp.Evaluate[string](`(document.querySelector("[data-testid=group-alert]") || {dataset:{}}).dataset.state || ""`)); st != "firing" {
 		t.Errorf("the group page shows the alert %q, want firing", st)
 	}
+	// Every page's navigation says an alert fires, the overview first among them.
+	firingInNav := func() string {
+		return Get(t, ctx, "read the navigation", chromedp.Evaluate[string](`(document.querySelector("[data-testid=nav-alerts-firing]") || {textContent: ""}).textContent.trim()`))
+	}
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(`[data-testid=nav-alerts]`))
+	if got := firingInNav(); got != "1 firing" {
+		t.Errorf("the overview's navigation says %q beside Alerts, want \"1 firing\"", got)
+	}
+	firingOnOverview := func() string {
+		return Get(t, ctx, "read the overview's alerts", chromedp.Evaluate[string](`Array.from(document.querySelectorAll("[data-testid=overview-firing-row]")).map(r => r.dataset.group + ": " + r.textContent.replace(/\s+/g, " ").trim()).join("|")`))
+	}
+	if got := firingOnOverview(); !strings.HasPrefix(got, group+": ") || !strings.Contains(got, "threshold 5") {
+		t.Errorf("the overview leads with %q, want the rule firing for %s with its threshold", got, group)
+	}
+	Screenshot(t, ctx, "alerts-firing-in-nav")
 
 	dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	dev.Eventually(t, 120*time.Second, "the webhook is told the alert resolved", func() error {
@@ -189,4 +204,8 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 		}
 		return nil
 	})
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(`[data-testid=nav-alerts]`))
+	if got := firingInNav() + firingOnOverview(); got != "" {
+		t.Errorf("after the alert resolved the overview still says %q", got)
+	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ var (
 func TestLagChartReadsAtAGlance(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	_, group := offlineGroupWithBacklog(t, cl, 30)
-	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=1s")
 	browser := Browser(t)
 	ctx, closeTab := newTab(t, browser)
 	defer closeTab()
@@ -71,11 +72,42 @@ func TestLagChartReadsAtAGlance(t *testing.T) {
 		}
 		return errString("still watching")
 	})
+	// Nobody watches now: let the collector store a few samples before coming back.
+	unwatchedFrom := time.Now()
+	dev.Eventually(t, 60*time.Second, "the collector stores samples while nobody watches", func() error {
+		n := 0
+		for _, s := range lagHistory(t, con, group, "").Samples {
+			if s.At.After(unwatchedFrom) {
+				n++
+			}
+		}
+		if n < 4 {
+			return fmt.Errorf("%d samples stored since nobody watches", n)
+		}
+		return nil
+	})
+	back := time.Now()
 	ctx, closeTab = newTab(t, browser)
 	defer closeTab()
 	Do(t, ctx, "open the group again", chromedp.Navigate(con.URL+"/groups/"+group), chromedp.WaitVisible(chromedp.CSS(`#lag-chart .u-legend`)))
 	if n := chartPoints(t, ctx); n < seen {
 		t.Errorf("reopened, the chart starts with %d points; it had %d before", n, seen)
+	}
+	// While nobody watched, the collector stored a sample a second: the chart draws
+	// them, one line with the live points either side, not a blank.
+	drawn := Get(t, ctx, "read the series drawn", chromedp.Evaluate[[][]*float64](`document.getElementById('lag-chart').rmqcData`))
+	unwatched, breaks := 0, 0
+	for i, at := range drawn[0] {
+		v := drawn[1][i]
+		if v == nil {
+			breaks++
+		} else if ms := int64(*at * 1000); ms > unwatchedFrom.UnixMilli() && ms < back.UnixMilli() {
+			unwatched++
+		}
+	}
+	if unwatched < 4 || breaks != 0 {
+		t.Errorf("over the %s nobody watched the chart draws %d points (want the 4 or more stored samples) and breaks the line %d times (want 0)",
+			back.Sub(unwatchedFrom).Round(time.Second), unwatched, breaks)
 	}
 }
 

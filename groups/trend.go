@@ -44,6 +44,9 @@ type Trend struct {
 	// Never: a backlog with producers at least as fast as consumers: at this rate it is
 	// never consumed.
 	Never bool `json:"never"`
+	// Holding: a backlog that neither grows nor shrinks while consumers keep pace with
+	// producers (neither CaughtUp nor Never).
+	Holding bool `json:"holding"`
 	// DrainMs is the estimated time until caught up (when neither CaughtUp nor Never and
 	// the direction is known).
 	DrainMs *int64 `json:"drainMs"`
@@ -109,6 +112,11 @@ func TrendOf(samples []store.LagSample, now time.Time) Trend {
 	case *t.Lag == 0 && net <= 0:
 		t.CaughtUp = true
 		t.explain(how, i18n.M("group.trend.how.caughtUp"))
+	case t.Direction == TrendSteady && net >= 0 && t.ConsumeTPS > 0:
+		// Consumers keep pace and the backlog holds: the normal state of a busy group,
+		// nothing to warn about. Only a backlog nobody consumes, or one that grows, never drains.
+		t.Holding = true
+		t.explain(how, i18n.M("group.trend.how.holding"))
 	case net >= 0:
 		t.Never = true
 		t.explain(how, i18n.M("group.trend.how.never", "Net", fmtRate(net)))

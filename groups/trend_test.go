@@ -32,6 +32,7 @@ func TestTrendFromRates(t *testing.T) {
 		direction       string
 		drain           time.Duration // 0: none
 		never, caughtUp bool
+		holding         bool
 		howHas          []string
 	}{
 		{name: "consumer slower than producer", samples: samplesEvery30s(now, []int64{100, 1600, 3100}, 100, 50),
@@ -40,6 +41,8 @@ func TestTrendFromRates(t *testing.T) {
 			direction: TrendShrinking, drain: 30 * time.Second, howHas: []string{"3000 ÷ 100/s ≈ 30s"}},
 		{name: "backlog held, consumers stopped, nobody producing", samples: samplesEvery30s(now, []int64{500, 500, 500}, 0, 0),
 			direction: TrendSteady, never: true, howHas: []string{"never drains"}},
+		{name: "a small backlog held while consumers keep pace is no alarm", samples: samplesEvery30s(now, []int64{8, 8, 8}, 40, 40),
+			direction: TrendSteady, holding: true, howHas: []string{"holds"}},
 		{name: "caught up", samples: samplesEvery30s(now, []int64{0, 0, 0}, 40, 40),
 			direction: TrendSteady, caughtUp: true, howHas: []string{"caught up"}},
 		{name: "slow drain of a big backlog is still steady", samples: samplesEvery30s(now, []int64{1_000_000, 1_000_000}, 100, 100.2),
@@ -54,7 +57,7 @@ func TestTrendFromRates(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr := TrendOf(c.samples, now)
 			d, ok := tr.Drain()
-			if tr.Direction != c.direction || tr.Never != c.never || tr.CaughtUp != c.caughtUp || ok != (c.drain != 0) ||
+			if tr.Direction != c.direction || tr.Never != c.never || tr.CaughtUp != c.caughtUp || tr.Holding != c.holding || ok != (c.drain != 0) ||
 				(ok && (d-c.drain).Abs() > time.Second) {
 				t.Errorf("trend %+v (drain %s): want %s, drain %s, never %v, caught up %v", tr, d, c.direction, c.drain, c.never, c.caughtUp)
 			}

@@ -199,6 +199,8 @@ func trendVM(l *i18n.Localizer, group string, t groups.Trend, sampling LagSampli
 		vm.Drain = l.T("group.trend.never")
 	case ok:
 		vm.Drain = l.T("group.trend.drain", "Span", groups.FormatSpanIn(l, d))
+	case t.Holding:
+		vm.Drain = l.T("group.trend.holding")
 	}
 	if group != "" && sampling.Every > 0 {
 		vm.URL, vm.Every = views.GroupURL(group)+"/trend", views.Duration(sampling.Every)

@@ -3,10 +3,12 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/alerts"
 	"rmqconsole/cluster"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -24,6 +26,10 @@ type Home struct {
 	// Clusters reads every configured cluster's health; the overview lists them when
 	// there are several.
 	Clusters ClusterList
+	// Alerts lists the alerts firing now, which the overview leads with; nil: none.
+	Alerts interface {
+		FiringNow(ctx context.Context) ([]alerts.FiringAlert, error)
+	}
 }
 
 // homeGroupsWait bounds how long the overview waits for the group list, which asks
@@ -46,6 +52,9 @@ func (h *Home) Show(c *gin.Context) {
 	}
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(tr(c), h.Clusters(c.Request.Context()))
+	}
+	if h.Alerts != nil {
+		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), tr(c), h.Alerts.FiringNow)
 	}
 	h.render(c, http.StatusOK, h.page(c, tr(c).T("home.page"), "home"), views.HomePage(vm))
 }
@@ -138,4 +147,27 @@ func homeVM(l *i18n.Localizer, ov *cluster.Overview) views.HomeVM {
 	}
 	vm.PutTPS = views.Rate(put)
 	return vm
+}
+
+// firingRows reads the alerts firing now for the overview; a failed read is said, not
+// taken for calm.
+func firingRows(ctx context.Context, l *i18n.Localizer, read func(context.Context) ([]alerts.FiringAlert, error)) ([]views.FiringRow, string) {
+	ctx, cancel := context.WithTimeout(ctx, firingReadTimeout)
+	defer cancel()
+	firing, err := read(ctx)
+	if err != nil {
+		return nil, l.T("home.firing.readError", "Error", err.Error())
+	}
+	now := time.Now()
+	rows := make([]views.FiringRow, 0, len(firing))
+	for _, f := range firing {
+		value := l.T("home.unknown")
+		if f.State.Value != nil {
+			value = strconv.FormatInt(*f.State.Value, 10)
+		}
+		rows = append(rows, views.FiringRow{Rule: f.Rule.Name, Group: f.State.Group,
+			What:  l.T("home.firing.what", "Metric", l.T("alerts.metric."+f.Rule.Metric), "Value", value, "Threshold", f.Rule.Threshold),
+			Since: views.TimeUTC(f.State.FiredAt), For: views.DurationIn(l, now.Sub(f.State.FiredAt).Round(time.Second))})
+	}
+	return rows, ""
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
@@ -38,11 +39,24 @@ type Env struct {
 	Base ClusterBase
 	// Cluster is the header's cluster tag and switch; nil with one cluster.
 	Cluster *views.ClusterChrome
+	// Firing counts the alerts firing now, for the navigation; nil: no alerts.
+	Firing func(ctx context.Context) (int, error)
 }
+
+// firingReadTimeout bounds the navigation's read of the alert states: a slow database
+// delays no page by more.
+const firingReadTimeout = 500 * time.Millisecond
 
 // page returns the chrome of a page for this request.
 func (e *Env) page(c *gin.Context, title, nav string) views.Page {
-	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
+	p := views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
+	if e.Firing != nil {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), firingReadTimeout)
+		defer cancel()
+		// A failed read shows no count; the alerts page and /metrics name the failure.
+		p.Firing, _ = e.Firing(ctx)
+	}
+	return p
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a

@@ -20,6 +20,7 @@ func (a *clusterApp) groupRoutes(r *gin.Engine, env *handlers.Env, home *handler
 	al := a.alertService()
 	a.registry.MustRegister(&alertMetrics{svc: al, log: a.log.With("component", "alerts")})
 	show.Alerts = al
+	env.Firing, home.Alerts = al.Firing, al
 	alertsPage := &handlers.Alerts{Env: env, Rules: al}
 	trend := &handlers.GroupTrend{Env: env, History: a.store, Sampling: show.Sampling}
 	live := &handlers.GroupLive{Env: env, Quota: a.liveViews}

@@ -214,8 +214,8 @@ var rmqc = (function () {
     rmqc.liveIndicator(live);
 
     // Total lag over time: uPlot, fed with the stored history in #lag-chart-stored,
-    // then the live series in #lag-chart-data and one point per poll in #lag-point.
-    // The stored samples are drawn up to where the live ones begin.
+    // the live series in #lag-chart-data and one point per poll in #lag-point, merged
+    // by time into one series (see combine).
     var box = document.getElementById("lag-chart");
     var plot = null;
     var stored = [[], []], liveData = [[], []], data = [[], []];
@@ -228,10 +228,41 @@ var rmqc = (function () {
         return [s.t || [], s.v || []];
       } catch (e) { return null; }
     }
+    // median spacing of a series' readings, at least min seconds: how often it reads.
+    function step(xs, min) {
+      var d = [];
+      for (var i = 1; i < xs.length; i++) if (xs[i] > xs[i - 1]) d.push(xs[i] - xs[i - 1]);
+      if (!d.length) return min;
+      d.sort(function (a, b) { return a - b; });
+      return Math.max(min, d[Math.floor(d.length / 2)]);
+    }
+    // Stored samples and live points are readings of one figure: drawn as one series
+    // by time, so the minutes nobody watched show the collector's samples, not a blank.
+    // The live series' gaps (NaN where nobody watched) are left out; a line breaks only
+    // where neither source read for three of its steps (the stored series carries its
+    // own breaks, and unknown lag, as null).
     function combine() {
-      var from = liveData[0].length ? liveData[0][0] : Infinity, n = 0;
-      while (n < stored[0].length && stored[0][n] < from) n++;
-      data = [stored[0].slice(0, n).concat(liveData[0]), stored[1].slice(0, n).concat(liveData[1])];
+      var pts = [], i;
+      for (i = 0; i < stored[0].length; i++) pts.push({ t: stored[0][i], v: stored[1][i], s: 0 });
+      for (i = 0; i < liveData[0].length; i++) {
+        var v = liveData[1][i];
+        if (v != null && !isNaN(v)) pts.push({ t: liveData[0][i], v: v, s: 1 });
+      }
+      pts.sort(function (a, b) { return a.t - b.t || a.s - b.s; });
+      var steps = [step(stored[0], 60), step(liveData[0], 1)];
+      var t = [], val = [], src = [];
+      pts.forEach(function (p) {
+        var n = t.length;
+        if (n && p.t - t[n - 1] < 1) { // the same moment read twice: the live reading wins
+          if (p.s === 1) { val[n - 1] = p.v; src[n - 1] = 1; }
+          return;
+        }
+        if (n && val[n - 1] != null && p.v != null && p.t - t[n - 1] > 3 * Math.max(steps[src[n - 1]], steps[p.s])) {
+          t.push(t[n - 1] + 1); val.push(null); src.push(p.s);
+        }
+        t.push(p.t); val.push(p.v); src.push(p.s);
+      });
+      data = [t, val];
     }
     function readSeries() {
       var l = parseSeries("lag-chart-data");
@@ -281,6 +312,7 @@ var rmqc = (function () {
     function draw() {
       if (!box || !window.uPlot) return;
       box.setAttribute("data-points", String(data[0].length)); // what is drawn, for tests
+      box.rmqcData = data; // the series drawn, for tests
       if (!plot) {
         plot = new window.uPlot({
           width: width(), height: 200,
