@@ -10,7 +10,8 @@ import (
 
 // messageRoutes registers the pages and API of messages.
 func (a *clusterApp) messageRoutes(r *gin.Engine, env *handlers.Env) {
-	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
+	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries),
+		Decoders: a.cfg.Decoders, ClusterName: a.cc.Name}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
 	dlq := &handlers.DeadLetterList{Env: env}
