@@ -133,7 +133,7 @@ func TestMessagesSearchDetailExportInBrowser(t *testing.T) {
 	begin := time.Now().Add(-2 * time.Second).UTC()
 	var msgs []*primitive.Message
 	for i := range 6 {
-		m := primitive.NewMessage(topic, []byte(fmt.Sprintf(`{"order":%d,"amount":%d.50}`, i, 10+i)))
+		m := primitive.NewMessage(topic, []byte(fmt.Sprintf("{\n  \"order\": %d,\n  \"amount\": %d.50\n}", i, 10+i)))
 		m.WithTag([]string{"Paid", "Open"}[i%2]).WithKeys([]string{key, fmt.Sprintf("n-%d", i)})
 		m.WithProperty("region", "eu-west")
 		msgs = append(msgs, m)
@@ -173,12 +173,33 @@ func TestMessagesSearchDetailExportInBrowser(t *testing.T) {
 		}
 	}
 	noScriptRan(t, ctx, "range result", `[data-testid="messages-result"]`)
+	bodiesReadable(t, loc)
 
 	// The URL reproduces the search: reload it.
 	Do(t, ctx, "reload the search", chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
 	if n := rowCount(t, ctx); n != 7 {
 		t.Errorf("reloading %s shows %d rows", loc, n)
 	}
+
+	// A filter through the form: SQL92 on a property and the tag keeps the three Paid
+	// orders; the URL holds it, and a syntax error is a sentence next to its field.
+	Do(t, ctx, "filter by SQL92",
+		chromedp.Click(chromedp.CSS(`[data-testid="filters"] summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`#f-where`)),
+		chromedp.SetValue(chromedp.CSS(`#f-where`), "region = 'eu-west' AND TAGS = 'Paid'"),
+	)
+	searchUntil(t, ctx, 3)
+	if s := TextNow(t, ctx, "filtered summary", `[data-testid="result-summary"]`); !strings.Contains(s, "3 matched of 7 read.") {
+		t.Errorf("filtered summary %q", s)
+	}
+	viewShot(t, ctx, "messages-filter-en-1400")
+	Do(t, ctx, "a filter with a syntax error", chromedp.SetValue(chromedp.CSS(`#f-where`), "region = 'eu-west' AND"),
+		chromedp.Click(chromedp.CSS(`[data-testid="search"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#f-where[aria-invalid="true"]`)))
+	if e := TextNow(t, ctx, "filter error", `[data-testid="err-where"]`); !strings.Contains(e, "column 23") {
+		t.Errorf("the SQL92 error says %q, want its column", e)
+	}
+	Do(t, ctx, "back to the unfiltered search", chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
 
 	// Export both formats from the page, as downloads, and parse them.
 	dir := t.TempDir()
@@ -285,8 +306,79 @@ func TestMessagesSearchDetailExportInBrowser(t *testing.T) {
 	}
 	Do(t, ctx, "hex view", chromedp.Click(chromedp.CSS(`[data-testid="body-view-hex"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-view="hex"]`)))
-	if hexed := Get(t, ctx, "hex body", chromedp.Text(chromedp.CSS(`[data-testid="body-content"]`))); !strings.HasPrefix(hexed, "00000000  7b 22 6f 72") {
+	if hexed := Get(t, ctx, "hex body", chromedp.Text(chromedp.CSS(`[data-testid="body-content"]`))); !strings.HasPrefix(hexed, "00000000  7b 0a 20 20 22 6f 72") {
 		t.Errorf("hex view %q", hexed)
+	}
+}
+
+// previewJS lists what keeps a result's bodies from being read: a body column narrower
+// than min px, a preview out of view, JSON bodies not shown on one line, a table wider
+// than its box.
+const previewJS = `((min) => {
+  const bad = [];
+  const rows = [...document.querySelectorAll('[data-testid="messages-table"] [data-testid="message-row"]')];
+  if (rows.length === 0) return 'no rows';
+  rows.forEach((r, i) => {
+    const td = r.querySelector('td.preview'), s = td && td.querySelector('[data-testid="body-preview"]');
+    if (!s) { bad.push('row ' + i + ' has no body preview'); return; }
+    const w = td.getBoundingClientRect().width, sw = s.getBoundingClientRect().width;
+    if (w < min) bad.push('row ' + i + ': the body column is ' + Math.round(w) + ' px wide');
+    if (sw < Math.min(w / 2, 100)) bad.push('row ' + i + ': the preview shows ' + Math.round(sw) + ' px');
+  });
+  const json = rows.map(r => r.querySelector('[data-testid="body-preview"]').textContent).filter(t => t.startsWith('{'));
+  if (json.length !== 6 || !json.every(t => /^\{"order":\d,"amount":\d+\.50\}$/.test(t))) bad.push('JSON previews ' + JSON.stringify(json));
+  const box = document.querySelector('[data-testid="messages-table"]').closest('.table-scroll');
+  if (box.scrollWidth > box.clientWidth + 1) bad.push('the table is ' + box.scrollWidth + ' px wide in a ' + box.clientWidth + ' px box');
+  return bad.join('\n');
+})`
+
+// bodiesReadable opens the range search at loc at 1280, 800 and 390 px, light and dark,
+// in English and Chinese: the body preview has room and shows JSON on one line, no
+// header breaks letter by letter, and a row opens in place to its whole body, pretty
+// JSON said to be JSON, and closes again.
+func bodiesReadable(t *testing.T, loc string) {
+	t.Helper()
+	ctx := Browser(t)
+	for _, lang := range []string{"en", "zh-CN"} {
+		Do(t, ctx, "set the browser's language to "+lang, browserLanguage(t, ctx, lang))
+		for _, scheme := range []string{"light", "dark"} {
+			for _, width := range []int64{1280, 800, 390} {
+				where := fmt.Sprintf("%d px, %s, %s", width, scheme, lang)
+				Do(t, ctx, "open the result at "+where, colorScheme(scheme), chromedp.EmulateViewport(width, 900),
+					chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.CSS(`[data-testid="messages-table"]`)))
+				minWidth := map[int64]int{1280: 400, 800: 280, 390: 150}[width]
+				if bad := Get(t, ctx, "measure the bodies", chromedp.Evaluate[string](fmt.Sprintf("%s(%d)", previewJS, minWidth))); bad != "" {
+					t.Errorf("bodies at %s:\n%s", where, bad)
+				}
+				if bad := Get(t, ctx, "measure the headers", chromedp.Evaluate[string](fitJS+"(false)")); bad != "" {
+					t.Errorf("result table at %s:\n%s", where, bad)
+				}
+				row := `[data-testid="message-row"]:has([title^="{\"order\":2,"])`
+				Do(t, ctx, "open the body of order 2 at "+where,
+					chromedp.Click(chromedp.CSS(row+` [data-testid="body-expand"]`)),
+					chromedp.WaitVisible(chromedp.CSS(row+` + [data-testid="body-full"] [data-testid="body-full-text"]`)))
+				full := Get(t, ctx, "read the whole body", chromedp.Text(chromedp.CSS(`[data-testid="body-full-text"]`)))
+				how := TextNow(t, ctx, "read how it was read", `[data-testid="body-how"]`)
+				if full != "{\n  \"order\": 2,\n  \"amount\": 12.50\n}" || how != "JSON" {
+					t.Errorf("the opened body at %s reads %q, decoded as %q", where, full, how)
+				}
+				if n := rowCount(t, ctx); n != 7 {
+					t.Errorf("opening a body left %d message rows, want 7", n)
+				}
+				if bad := Get(t, ctx, "measure the bodies with one open", chromedp.Evaluate[string](fmt.Sprintf("%s(%d)", previewJS, minWidth))); bad != "" {
+					t.Errorf("bodies at %s with one opened:\n%s", where, bad)
+				}
+				Do(t, ctx, "bring the opened body into view", chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="body-full"]`)))
+				viewShot(t, ctx, fmt.Sprintf("messages-body-%s-%s-%d", lang, scheme, width))
+				Do(t, ctx, "close the body at "+where,
+					chromedp.Click(chromedp.CSS(row+` [data-testid="body-expand"]`)),
+					chromedp.WaitNotVisible(chromedp.CSS(`[data-testid="body-full"]`)))
+				sel, _ := json.Marshal(row + ` [data-testid="body-expand"]`)
+				if e := Get(t, ctx, "read aria-expanded", chromedp.Evaluate[string](`document.querySelector(`+string(sel)+`).getAttribute('aria-expanded')`)); e != "false" {
+					t.Errorf("the closed row says aria-expanded=%q", e)
+				}
+			}
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/fault"
+	"rmqconsole/filter"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -29,6 +30,8 @@ type msgSearchForm struct {
 	// result. rowsOnly asks for the rows alone, for the page to append.
 	skip, from string
 	rowsOnly   bool
+	// filter is the range and key tabs' filter as asked for, compiled by runSearch.
+	filter filter.Query
 }
 
 func parseMsgSearchForm(c *gin.Context) msgSearchForm {
@@ -39,11 +42,15 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 			Topic: strings.TrimSpace(q.Get("topic")), Begin: strings.TrimSpace(q.Get("begin")), End: strings.TrimSpace(q.Get("end")),
 			Tag: strings.TrimSpace(q.Get("tag")), Key: strings.TrimSpace(q.Get("key")), ID: strings.TrimSpace(q.Get("id")),
 		},
-		sys:   q.Get("sys") == "1" || q.Get("sys") == "true",
-		limit: q.Get("limit"),
-		skip:  q.Get("skip"), from: q.Get("from"),
+		filter: filter.QueryFrom(q.Get),
+		sys:    q.Get("sys") == "1" || q.Get("sys") == "true",
+		limit:  q.Get("limit"),
+		skip:   q.Get("skip"), from: q.Get("from"),
 		rowsOnly: q.Get("part") == "rows",
 	}
+	fq := f.filter
+	f.form.Where, f.form.BodyContains, f.form.BodyRegex = fq.Where, fq.BodyContains, fq.BodyRegex
+	f.form.JSON, f.form.JSONOp, f.form.JSONValue = fq.JSON, fq.JSONOp, fq.JSONValue
 	switch f.tab {
 	case views.TabRange, views.TabKey, views.TabID:
 	default:
@@ -90,7 +97,8 @@ func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.Ran
 		}
 		f.form.Begin, f.form.End = msgFormTime(b), msgFormTime(e)
 	}
-	q := lookup.RangeQuery{Topic: f.form.Topic, Begin: b, End: e, Tag: f.form.Tag}
+	flt := f.compileFilter(&errs)
+	q := lookup.RangeQuery{Topic: f.form.Topic, Begin: b, End: e, Tag: f.form.Tag, Filter: flt}
 	if f.limit != "" {
 		n, err := strconv.Atoi(f.limit)
 		if err != nil || n <= 0 {
@@ -112,7 +120,23 @@ func (f *msgSearchForm) rangeQuery(now time.Time, fillDefaults bool) (lookup.Ran
 func (f *msgSearchForm) keyQuery() (lookup.KeyQuery, error) {
 	var errs fault.List
 	b, e := msgTimeField(f.form.Begin, "begin", &errs), msgTimeField(f.form.End, "end", &errs)
-	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e}, msgAlsoTopic(errs, f.form.Topic)
+	flt := f.compileFilter(&errs)
+	return lookup.KeyQuery{Topic: f.form.Topic, Key: f.form.Key, Begin: b, End: e, Filter: flt}, msgAlsoTopic(errs, f.form.Topic)
+}
+
+// compileFilter checks and compiles the filter once, before any broker is asked; its
+// problems (an SQL92 syntax error with its position, a regular expression that does
+// not compile) are added to errs on their fields. nil when the form asks for none.
+func (f *msgSearchForm) compileFilter(errs *fault.List) *filter.Filter {
+	if f.filter.IsZero() {
+		return nil
+	}
+	flt, err := filter.Compile(f.filter)
+	if err != nil {
+		*errs = append(*errs, fault.All(err)...)
+		return nil
+	}
+	return flt
 }
 
 func (f *msgSearchForm) idQuery() lookup.IDQuery {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/decoder"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -26,6 +27,10 @@ type Messages struct {
 	Now func() time.Time
 	// Heavy caps the time-range searches running at once; nil means no cap.
 	Heavy *HeavyGate
+	// Decoders read bodies by their topics' configured types; nil reads every body
+	// as JSON, text or hex. ClusterName is the name its entries may be limited to.
+	Decoders    *decoder.Registry
+	ClusterName string
 }
 
 func (h *Messages) now() time.Time {
@@ -109,7 +114,8 @@ func (h *Messages) Search(c *gin.Context) {
 			case fault.Is(err, fault.Invalid):
 				status = http.StatusUnprocessableEntity
 				vm.FieldErrors = msgFieldErrors(l, err)
-				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID)
+				shownAll(&f.form.Topic, &f.form.Begin, &f.form.End, &f.form.Tag, &f.form.Key, &f.form.ID,
+					&f.form.Where, &f.form.BodyContains, &f.form.BodyRegex, &f.form.JSON, &f.form.JSONOp, &f.form.JSONValue)
 				vm.Result = &views.MessagesResult{}
 			case err != nil:
 				status, _ = errorStatus(err)

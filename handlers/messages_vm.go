@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,13 +17,18 @@ import (
 )
 
 // msgPreviewRunes is how much of a body the result table shows.
-const msgPreviewRunes = 80
+const msgPreviewRunes = 120
+
+// msgPreviewJSONMax is the largest JSON body compacted for its preview; a longer one is
+// cut as text (compacting it would cost more than a page of rows).
+const msgPreviewJSONMax = 64 << 10
 
 // msgRow is one message as a result table shows it.
 func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 	id := m.OffsetMsgID()
 	return views.MessageRow{
-		StoreTime:   views.TimeUTC(m.StoreTime()),
+		// The column's header says UTC: the cells leave it out, to keep room for the body.
+		StoreTime:   m.StoreTime().UTC().Format("2006-01-02 15:04:05.000"),
 		UniqKey:     m.UniqueKey(),
 		OffsetMsgID: id,
 		Keys:        strings.TrimSpace(m.Properties[rocketmq.PropertyKeys]),
@@ -32,8 +39,18 @@ func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 		Size:        views.Thousands(int64(len(m.Body))),
 		Preview:     msgPreview(l, m.Body),
 		DetailURL:   msgDetailURLFor(id, m),
+		BodyURL:     msgBodyRowURL(id, m),
 		UniqKeyURL:  msgUniqKeyURL(m),
 	}
+}
+
+// msgBodyRowURL is where a row's whole body is read, decoded, to open under the row.
+func msgBodyRowURL(offsetMsgID string, m lookup.Message) string {
+	id := offsetMsgID
+	if id == "" {
+		id = url.PathEscape(m.UniqueKey())
+	}
+	return "/messages/" + id + "/body?" + url.Values{"topic": {m.Topic}, "part": {"row"}}.Encode()
 }
 
 // A range result of up to 2000 rows comes in pieces, so a big result is as quick to read
@@ -124,6 +141,9 @@ func msgPreview(l *i18n.Localizer, body []byte) string {
 	if !utf8.Valid(body) {
 		return l.N("messages.preview.binary", len(body))
 	}
+	if c, ok := compactJSON(body); ok {
+		body, head = c, c[:min(len(c), msgPreviewRunes*4)]
+	}
 	ascii, control := true, false
 	for _, c := range head[:min(len(head), msgPreviewRunes)] {
 		ascii = ascii && c < utf8.RuneSelf
@@ -149,6 +169,20 @@ func msgPreview(l *i18n.Localizer, body []byte) string {
 		n++
 	}
 	return b.String()
+}
+
+// compactJSON is a JSON object or array on one line, so a preview shows its fields
+// rather than its indentation.
+func compactJSON(body []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || len(t) > msgPreviewJSONMax || (t[0] != '{' && t[0] != '[') {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, t) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
 }
 
 // msgFailures says, per failed broker, what happened and what the page shows instead.
@@ -185,6 +219,11 @@ func msgSearchURL(path string, f msgSearchForm, extra url.Values) string {
 		set("end", f.form.End)
 		set("tag", f.form.Tag)
 	}
+	if f.tab != views.TabID {
+		for k, vs := range f.filter.Values() {
+			v[k] = vs
+		}
+	}
 	for k, vs := range extra {
 		v[k] = vs
 	}
@@ -213,10 +252,14 @@ func msgRangeText(l *i18n.Localizer, b, e time.Time) string {
 
 // msgRangeWhat names the messages a range search asked for: the topic, and the tag.
 func msgRangeWhat(l *i18n.Localizer, q lookup.RangeQuery) string {
+	what := l.T("messages.what.topic", "Topic", q.Topic)
 	if q.Tag != "" {
-		return l.T("messages.what.tag", "Topic", q.Topic, "Tag", q.Tag)
+		what = l.T("messages.what.tag", "Topic", q.Topic, "Tag", q.Tag)
 	}
-	return l.T("messages.what.topic", "Topic", q.Topic)
+	if !q.Filter.IsZero() {
+		what = l.T("messages.what.filtered", "What", what)
+	}
+	return what
 }
 
 // msgRangeResultVM describes a range query's answer in words.
@@ -237,10 +280,18 @@ func msgRangeResultVM(l *i18n.Localizer, q lookup.RangeQuery, r *lookup.Result) 
 	default:
 		vm.Summary = l.N("messages.summary.range", shown, "What", what, "When", when)
 	}
+	if !q.Filter.IsZero() {
+		// How selective the filter was: what it kept of what was read.
+		vm.Summary += " " + l.T("messages.filter.read", "Matched", l.Int(r.Total), "Read", l.Int(r.Scanned))
+	}
 	if r.ScanLimited {
 		vm.Truncated = true
 		vm.TruncatedNote = l.T("messages.truncated.scan", "Scanned", l.Int(r.Scanned), "InRange", l.Int(r.InRange),
 			"BackTo", views.TimeUTC(r.ScannedBackTo), "Tag", q.Tag)
+		if !q.Filter.IsZero() {
+			vm.TruncatedNote = l.T("messages.truncated.scan.filter", "Scanned", l.Int(r.Scanned), "InRange", l.Int(r.InRange),
+				"BackTo", views.TimeUTC(r.ScannedBackTo))
+		}
 	}
 	if shown == 0 {
 		vm.Empty = l.T("messages.empty.range", "What", what, "When", when)
@@ -258,6 +309,9 @@ func msgKeyResultVM(l *i18n.Localizer, q lookup.KeyQuery, r *lookup.Result) *vie
 	what := l.T("messages.what.key", "Key", q.Key, "Topic", q.Topic)
 	if !q.Begin.IsZero() || !q.End.IsZero() {
 		what = l.T("messages.what.key.range", "Key", q.Key, "Topic", q.Topic, "When", msgRangeText(l, q.Begin, q.End))
+	}
+	if !q.Filter.IsZero() {
+		what = l.T("messages.what.filtered", "What", what)
 	}
 	shown := len(r.Messages)
 	vm.Summary = l.N("messages.summary.key", shown, "What", what)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/filter"
 	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
@@ -18,6 +19,8 @@ type KeyQuery struct {
 	Key   string
 	Begin time.Time
 	End   time.Time
+	// Filter keeps only the messages it matches; nil keeps all.
+	Filter *filter.Filter
 }
 
 // Validate checks the query without asking any broker: nil, or an Invalid fault on the
@@ -92,7 +95,7 @@ func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
 			res.CappedBrokers = append(res.CappedBrokers, brokers[i].Name)
 		}
 		for _, m := range msgs {
-			if inWindow(m, q) {
+			if inWindow(m, q) && q.Filter.Match(m) {
 				found = append(found, Message{BrokerName: brokers[i].Name, Message: m})
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
+	"rmqconsole/filter"
 	"rmqconsole/freetext"
 	"rmqconsole/rocketmq"
 )
@@ -22,6 +23,9 @@ type RangeQuery struct {
 	End   time.Time
 	// Tag keeps only messages with this tag (property TAGS); "" keeps all.
 	Tag string
+	// Filter keeps only the messages it matches (SQL92 on properties, body
+	// conditions); nil keeps all. It was compiled, and so checked, by the caller.
+	Filter *filter.Filter
 	// Limit caps the answer; 0 means RangeLimit, and more than RangeLimit is refused.
 	Limit int
 	// Skip leaves out the Skip newest messages stored in End's millisecond: a search
@@ -153,7 +157,7 @@ func (s *Service) byRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	}
 	r := &rangeScan{q: q, ws: s.windows(ctx, route, q.Begin, q.End, fails), fails: fails,
 		begin: q.Begin.UnixMilli(), end: q.End.UnixMilli(), need: int64(q.Limit)}
-	if q.Tag != "" {
+	if r.filtered() {
 		r.need++ // one more than the limit proves the result is truncated
 	}
 	if r.inRange() > r.need {
@@ -180,8 +184,12 @@ type rangeScan struct {
 
 // keep reports whether a message read matches the query.
 func (r *rangeScan) keep(m *rocketmq.Message) bool {
-	return m.StoreTimestamp >= r.begin && m.StoreTimestamp <= r.end && (r.q.Tag == "" || m.Tags() == r.q.Tag)
+	return m.StoreTimestamp >= r.begin && m.StoreTimestamp <= r.end && (r.q.Tag == "" || m.Tags() == r.q.Tag) && r.q.Filter.Match(m)
 }
+
+// filtered reports whether the query keeps only some messages of the range, so how
+// many match is unknown until they are read.
+func (r *rangeScan) filtered() bool { return r.q.Tag != "" || !r.q.Filter.IsZero() }
 
 // inRange is how many messages the windows hold, before any tag filter.
 func (r *rangeScan) inRange() int64 {
@@ -214,7 +222,7 @@ func (s *Service) readSlices(ctx context.Context, r *rangeScan) {
 		if remaining <= 0 || int64(len(r.found)) >= r.need || ctx.Err() != nil {
 			return
 		}
-		if r.q.Tag != "" && r.scanned >= s.maxScan {
+		if r.filtered() && r.scanned >= s.maxScan {
 			r.scanLimited = true
 			return
 		}
@@ -238,7 +246,7 @@ func (s *Service) readSlices(ctx context.Context, r *rangeScan) {
 // more than read before while none matched), never past the scan budget maxScan.
 func (r *rangeScan) want(maxScan int64) int64 {
 	want := r.need - int64(len(r.found))
-	if r.q.Tag == "" || r.scanned == 0 {
+	if !r.filtered() || r.scanned == 0 {
 		return want
 	}
 	if len(r.found) == 0 {
@@ -268,7 +276,7 @@ func (r *rangeScan) result() *Result {
 		// matched. (A 4.x broker's offset search answers the closest message rather than
 		// the first at or after a time, so its windows can hold a neighbour or two.)
 		res.Total = int64(len(found))
-	case r.q.Tag == "":
+	case !r.filtered():
 		res.Total = res.InRange
 	default:
 		res.Total = int64(len(found))

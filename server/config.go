@@ -18,6 +18,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/auth/ldap"
 	"rmqconsole/auth/oidc"
+	"rmqconsole/decoder"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -83,6 +84,9 @@ type Config struct {
 	// named "default" from --namesrv, --proxy and the credentials. Never empty; the
 	// fields above (NameServers, Proxies, Credentials) are the default cluster's.
 	Clusters []ClusterConfig
+	// Decoders read message bodies by their topics' types (the decoders of --config);
+	// nil reads every body as JSON, text or hex.
+	Decoders *decoder.Registry
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"rmqconsole/auth"
+	"rmqconsole/decoder"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -52,6 +54,8 @@ func (c *ClusterConfig) Title() string {
 // clusterFile is the config file as written (TOML or YAML).
 type clusterFile struct {
 	Clusters []clusterEntry `toml:"clusters" yaml:"clusters"`
+	// Decoders are read and checked by package decoder (loadDecoders).
+	Decoders any `toml:"decoders" yaml:"decoders"`
 }
 
 type clusterEntry struct {
@@ -119,8 +123,11 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 		if err != nil {
 			return nil, fail("", "", err.Error())
 		}
-		if und := md.Undecoded(); len(und) > 0 {
-			return nil, failM("", und[0].String(), i18n.M("cli.clusterfile.unknown_setting"))
+		for _, k := range md.Undecoded() {
+			if len(k) > 0 && k[0] == "decoders" {
+				continue // package decoder reads them, and refuses what it does not know
+			}
+			return nil, failM("", k.String(), i18n.M("cli.clusterfile.unknown_setting"))
 		}
 	case ".yaml", ".yml":
 		if err := yaml.NewDecoder(bytes.NewReader(raw), yaml.DisallowUnknownField()).Decode(&f); err != nil {
@@ -223,6 +230,22 @@ func clustersFromConfig(c *Config, v settingValues) error {
 	}
 	d := c.DefaultCluster()
 	c.NameServers, c.Proxies, c.Credentials = d.NameServers, d.Proxies, d.Credentials
+	return loadDecoders(c, file)
+}
+
+// loadDecoders reads the file's decoders (how bodies of which topics are read), checked
+// whole before the console starts: a descriptor set that does not parse, or a message
+// type it lacks, stops the start with the decoder package's sentence.
+func loadDecoders(c *Config, file string) error {
+	r, err := decoder.Load(context.Background(), file)
+	if err != nil {
+		fe := fault.As(err)
+		if fe == nil {
+			return &ClusterFileError{File: file, Reason: err.Error()}
+		}
+		return &ClusterFileError{File: file, Field: fe.Field, Reason: fe.Msg.String(), Say: fe.Msg}
+	}
+	c.Decoders = r
 	return nil
 }
 

@@ -158,3 +158,50 @@ default = true`, `default: more than one cluster says default = true`},
 		t.Errorf("unknown YAML field: %v", err)
 	}
 }
+
+// A clusters file may say how bodies of which topics are read, beside the clusters; a
+// decoder that cannot be built stops the start with a sentence naming its setting.
+func TestClusterFileDecoders(t *testing.T) {
+	files := map[string]string{
+		"d.toml": `
+[[clusters]]
+name = "production"
+namesrv = ["10.0.0.1:9876"]
+
+[[decoders]]
+topic = "orders-*"
+type = "json"
+`,
+		"d.yaml": `
+clusters:
+  - name: production
+    namesrv: ["10.0.0.1:9876"]
+decoders:
+  - topic: orders-*
+    type: json
+`,
+	}
+	for name, body := range files {
+		cfg, err := ParseConfig([]string{"--config", writeFile(t, name, body)}, env(nil), io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if e, ok := cfg.Decoders.For("production", "orders-eu"); !ok || e.Type != "json" {
+			t.Errorf("%s: the decoder of orders-eu is %+v, %t", name, e, ok)
+		}
+	}
+	_, err := ParseConfig([]string{"--config", writeFile(t, "bad.toml", `
+[[clusters]]
+name = "production"
+namesrv = ["10.0.0.1:9876"]
+
+[[decoders]]
+topic = "orders"
+type = "protobuf"
+message = "orders.v1.Order"
+descriptor_set = "missing.desc"
+`)}, env(nil), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "missing.desc") {
+		t.Errorf("a descriptor set that is missing: %v", err)
+	}
+}

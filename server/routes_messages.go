@@ -9,7 +9,8 @@ import (
 // messageRoutes are the pages and API of messages, dead letters sent back to their
 // topics, and a message consumed again on one client.
 func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
-	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries)}
+	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries),
+		Decoders: a.cfg.Decoders, ClusterName: a.cc.Name}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
 	dlq := &handlers.DeadLetterList{Env: env}

@@ -14,6 +14,23 @@
     });
   });
 
+  // A result row's whole body, opened under the row: <a class="expand" data-body="URL">
+  // fetches the row once, then shows and hides it. Without this file the link opens
+  // the message's page.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest("a.expand[data-body]");
+    if (!a || !window.htmx || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    ev.preventDefault();
+    var row = a.closest("tr"), next = row.nextElementSibling;
+    if (next && next.classList.contains("body-full")) {
+      next.hidden = !next.hidden;
+      a.setAttribute("aria-expanded", String(!next.hidden));
+      return;
+    }
+    a.setAttribute("aria-expanded", "true");
+    htmx.ajax("GET", a.dataset.body, { target: row, swap: "afterend" });
+  });
+
   // Relative ages: <time datetime="ISO" data-age>, in the page's language (its lang).
   var agoUnits = {
     en: [" s ago", " min ago", " h ago", " d ago"],

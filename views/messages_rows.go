@@ -12,8 +12,12 @@ import (
 // than through templ's per-attribute machinery. Every value is still escaped as
 // html.EscapeString does (message keys, tags and bodies are untrusted); a test checks the
 // two agree.
+//
+// The body cell leads with a link that opens the whole body in a row under this one
+// (app.js fetches it from BodyURL); without JavaScript it opens the message's page.
 func messageRows(rows []MessageRow) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		expand := T(ctx, "messages.body.expand")
 		sw, ok := w.(io.StringWriter)
 		if !ok {
 			sw = stringWriter{w}
@@ -65,6 +69,8 @@ func messageRows(rows []MessageRow) templ.Component {
 			}
 			put(`</td><td class="mono id"><a href="`)
 			esc(r.DetailURL)
+			put(`" title="`)
+			esc(r.OffsetMsgID)
 			put(`" data-testid="message-link">`)
 			esc(r.OffsetMsgID)
 			put(`</a></td><td class="mono">`)
@@ -79,11 +85,23 @@ func messageRows(rows []MessageRow) templ.Component {
 			esc(r.QueueOffset)
 			put(`</td><td class="num">`)
 			esc(r.Size)
-			put(`</td><td class="preview" title="`)
+			put(`</td><td class="preview">`)
+			if r.BodyURL != "" {
+				put(`<a class="expand" href="`)
+				esc(r.DetailURL)
+				put(`" data-body="`)
+				esc(r.BodyURL)
+				put(`" aria-expanded="false" title="`)
+				esc(expand)
+				put(`" aria-label="`)
+				esc(expand)
+				put(`" data-testid="body-expand">▸</a>`)
+			}
+			put(`<span data-testid="body-preview" title="`)
 			esc(r.Preview)
 			put(`">`)
 			esc(r.Preview)
-			put("</td></tr>\n")
+			put("</span></td></tr>\n")
 		}
 		return err
 	})

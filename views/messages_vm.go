@@ -30,7 +30,18 @@ type MessagesVM struct {
 // MessagesForm holds what the user typed, as typed, so a form with an error keeps it.
 type MessagesForm struct {
 	Topic, Begin, End, Tag, Key, ID string
+	// The filter of the range and key tabs, by the API's parameter names.
+	Where, BodyContains, BodyRegex, JSON, JSONOp, JSONValue string
 }
+
+// HasFilter reports whether the form asks for a filter, so the page shows its fields
+// open.
+func (f MessagesForm) HasFilter() bool {
+	return f.Where != "" || f.BodyContains != "" || f.BodyRegex != "" || f.JSON != "" || f.JSONValue != ""
+}
+
+// JSONOps are the comparisons a JSON field filter offers.
+var JSONOps = []string{"=", "!=", "<", "<=", ">", ">=", "contains", "exists"}
 
 // QuickRange is a link that fills the range with the last Minutes minutes.
 type QuickRange struct {
@@ -108,6 +119,8 @@ type MessageRow struct {
 	Size        string
 	Preview     string
 	DetailURL   string
+	// BodyURL answers the row under this one that shows the whole body, decoded.
+	BodyURL string
 	// UniqKeyURL opens the message by its unique key; "" when it has none.
 	UniqKeyURL string
 }
@@ -296,3 +309,30 @@ type ConsumeAgainAnswer struct {
 	EntryURL string
 	EntryID  string
 }
+
+// BodyRowVM is a message's whole body, opened under its row in a result table.
+type BodyRowVM struct {
+	// Text is the body rendered (indented JSON, text, or a hex dump), cut when long.
+	Text string
+	Kind string
+	// How says how the body was read; Problem why its topic's decoder did not apply.
+	How, Problem string
+	Size         string
+	// CutNote says the body was cut for the page; the download has it whole.
+	CutNote   string
+	DetailURL string
+	Download  string
+}
+
+// FilterError reports whether a filter field is wrong, so the filter shows open.
+func (vm MessagesVM) FilterError() bool {
+	for _, f := range []string{"where", "bodyContains", "bodyRegex", "json", "jsonOp", "jsonValue"} {
+		if vm.FieldError(f) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldJSONOp names the JSON comparison's field, as the API and filter.FieldJSONOp do.
+const fieldJSONOp = "jsonOp"
