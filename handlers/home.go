@@ -54,10 +54,16 @@ func (h *Home) Show(c *gin.Context) {
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))
 	}
+	var p views.Page
 	if h.Alerts != nil {
+		// The navigation's count is the list the page leads with: one read for both.
 		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), l, h.Alerts.FiringNow)
+		p = h.chrome(c, l.T("home.page"), "home")
+		p.Firing = len(vm.Firing)
+	} else {
+		p = h.page(c, l.T("home.page"), "home")
 	}
-	h.render(c, http.StatusOK, h.page(c, l.T("home.page"), "home"), views.HomePage(vm))
+	h.render(c, http.StatusOK, p, views.HomePage(vm))
 }
 
 // API answers GET /api/v1/cluster.

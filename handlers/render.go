@@ -45,7 +45,7 @@ const firingReadTimeout = 500 * time.Millisecond
 
 // page returns the chrome of a page for this request.
 func (e *Env) page(c *gin.Context, title, nav string) views.Page {
-	p := views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
+	p := e.chrome(c, title, nav)
 	if e.Firing != nil {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), firingReadTimeout)
 		defer cancel()
@@ -53,6 +53,12 @@ func (e *Env) page(c *gin.Context, title, nav string) views.Page {
 		p.Firing, _ = e.Firing(ctx)
 	}
 	return p
+}
+
+// chrome is page without the firing count, for a page that has read the firing alerts
+// itself (the overview) and need not read them twice.
+func (e *Env) chrome(c *gin.Context, title, nav string) views.Page {
+	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a
