@@ -69,9 +69,9 @@ type SendRequest struct {
 	// Topic is where it goes (the path names it; a body field, if given, must agree).
 	Topic string `json:"topic,omitempty"`
 	// Body is the message's body: text, or base64 with BodyEncoding "base64".
-	Body         string `json:"body"`
-	BodyEncoding string `json:"bodyEncoding,omitempty"`
-	Tags         string `json:"tags,omitempty"`
+	Body         string            `json:"body"`
+	BodyEncoding string            `json:"bodyEncoding,omitempty"`
+	Tags         string            `json:"tags,omitempty"`
 	Keys         []string          `json:"keys,omitempty"`
 	Properties   map[string]string `json:"properties,omitempty"`
 	// DeliverAt (epoch ms) makes it a 5.x timer message; DelayLevel (1–18) a delayed
@@ -154,11 +154,13 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 	}{SendRequest: r, BodySize: len(body)})
 	e := s.entry(who, ModeSend, r.Topic, params)
 	e.Reason = r.Reason
+	var sendErr error
 	out := &Sent{MsgID: m.Properties[rocketmq.PropertyUniqueKey], BrokerName: t.name, QueueID: q.QueueID}
 	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
 		row := store.AuditQueue{Topic: r.Topic, BrokerName: t.name, BrokerAddr: t.addr, QueueID: q.QueueID, Before: -1, Target: -1}
 		res, err := sender.SendMessage(context.WithoutCancel(ctx), t.addr, q, SendProducerGroup, m)
 		if err != nil {
+			sendErr = err
 			row.Error = i18n.TextOf(i18n.M("topics.send.failed", "Broker", t.name, "Addr", t.addr, "Error", err.Error()))
 			return []store.AuditQueue{row}, nil
 		}
@@ -174,9 +176,9 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 		return nil, err
 	}
 	out.AuditID = e.ID
-	if out.OffsetMsgID == "" {
-		return nil, fault.New(fault.Unavailable, "topics.send.notstored", "Topic", r.Topic, "Broker", t.name,
-			"Error", e.Error.String(), "ID", e.ID).Because("send_failed")
+	if sendErr != nil {
+		return nil, fault.Wrap(sendErr, fault.Unavailable, "topics.send.notstored", "Topic", r.Topic, "Broker", t.name,
+			"Error", sendErr.Error(), "ID", e.ID).Because("send_failed")
 	}
 	return out, nil
 }
@@ -328,7 +330,7 @@ func pickQueue(r SendRequest, ts []sendTarget, size int) (sendTarget, rocketmq.M
 			return ts[0], q, inputErr("brokerName", "topics.send.input.broker.unknown", "Broker", name, "Brokers", strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 		}
 		if *r.QueueID >= len(t.queues) {
-			return t, q, inputErr("queueId", "topics.send.input.queue.range", "Queue", *r.QueueID, "N", len(t.queues), "Broker", t.name)
+			return t, q, inputErr("queueId", "topics.send.input.queue.range", "Queue", *r.QueueID, "Last", len(t.queues)-1, "Broker", t.name)
 		}
 		return t, t.queues[*r.QueueID], nil
 	case r.MessageGroup != "":
