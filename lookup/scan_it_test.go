@@ -18,7 +18,9 @@ import (
 func sendScanRange(t *testing.T, e *itEnv, topic string, n int, hits map[int]bool) (time.Time, time.Time) {
 	t.Helper()
 	ctx := ctxT(t)
-	var route interface{ WriteQueues() []rocketmq.MessageQueue }
+	var route interface {
+		WriteQueues() []rocketmq.MessageQueue
+	}
 	var addr map[string]string
 	dev.Eventually(t, 30*time.Second, "the topic's route", func() error {
 		r, err := e.svc.cluster.Route(ctx, topic)

@@ -25,3 +25,6 @@ type TopicSentVM struct {
 	QueueOffset                            int64
 	AuditURL, MessageURL                   string
 }
+
+// fieldMsgID is what clients call a message's unique key.
+const fieldMsgID = "msgId"
