@@ -177,9 +177,12 @@ func (h *Messages) ScanWS(c *gin.Context) {
 		Matches: func(ms []lookup.Message, p lookup.ScanProgress) {
 			rows := msgRows(l, ms[:min(len(ms), lookup.ScanKeep-shown)])
 			shown += len(rows)
-			send(views.ScanFrame(progress(p), rows))
+			if len(rows) > 0 {
+				send(views.ScanRows(rows))
+			}
+			send(views.ScanFrame(progress(p)))
 		},
-		Progress: func(p lookup.ScanProgress) { send(views.ScanFrame(progress(p), nil)) },
+		Progress: func(p lookup.ScanProgress) { send(views.ScanFrame(progress(p))) },
 	})
 	if err != nil {
 		send(views.ScanEnd(progress(lookup.ScanProgress{}), msgSearchError(l, err), nil))

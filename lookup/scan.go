@@ -149,12 +149,21 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 				}
 				t := tasks[i]
 				w := &ws[t.w]
+				// The first address straight away: a fan-out call per pull costs a
+				// goroutine and locks the scan does not need. A failing pull is asked
+				// again through the fan-out, which tries the slaves and names the broker.
 				var msgs []*rocketmq.Message
-				cluster.EachRead(fails, []cluster.Broker{w.broker}, opRange, func(ctx context.Context, addr string) (struct{}, error) {
-					var err error
-					msgs, err = s.pullRange(ctx, addr, w.mq, t.from, t.to)
-					return struct{}{}, err
-				})
+				var err error
+				if addrs := s.cluster.ReadOrder(w.broker); len(addrs) > 0 && addrs[0] != "" && !fails.Failed(w.broker.Name) {
+					msgs, err = s.pullRange(ctx, addrs[0], w.mq, t.from, t.to)
+				}
+				if msgs == nil || err != nil {
+					cluster.EachRead(fails, []cluster.Broker{w.broker}, opRange, func(ctx context.Context, addr string) (struct{}, error) {
+						var err error
+						msgs, err = s.pullRange(ctx, addr, w.mq, t.from, t.to)
+						return struct{}{}, err
+					})
+				}
 				var found []Message
 				for _, m := range msgs {
 					if r.keep(m) {
