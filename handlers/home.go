@@ -30,6 +30,8 @@ type Home struct {
 	Alerts interface {
 		FiringNow(ctx context.Context) ([]alerts.FiringAlert, error)
 	}
+	// Diagnosis is what is wrong now, listed under the firing alerts; nil: none.
+	Diagnosis Findings
 }
 
 // homeGroupsWait bounds how long the overview waits for the group list, which asks
@@ -50,6 +52,7 @@ func (h *Home) Show(c *gin.Context) {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
 		h.countGroups(c.Request.Context(), &vm)
+		vm.Diagnosis = diagnosisVM(l, h.Diagnosis, "")
 	}
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))
