@@ -253,8 +253,8 @@ func advanced(from, to point) (produced, consumed int64, common int) {
 // progress finds a group stuck or slow from its reads, newest last.
 //
 // Stuck: clients online at every read of the last StuckAfter, lag grown over that span,
-// and no committed offset moved. Slow: over the last SlowOver the group consumed,
-// yet its lag grew, and it is higher now than at every read in between's start.
+// and no committed offset moved. Slow: over the last SlowOver the group consumed, but
+// fewer messages than arrived, so its lag grew.
 func (e *Engine) progress(g groups.Summary, h []point) (Finding, bool) {
 	now := h[len(h)-1]
 	if !now.online || now.lag <= 0 || len(h) < 2 {
@@ -290,13 +290,18 @@ func (e *Engine) progress(g groups.Summary, h []point) (Finding, bool) {
 	if from < 0 {
 		return Finding{}, false
 	}
-	for i := from; i < len(h)-1; i++ {
-		if h[i].lag >= now.lag || !h[i].online {
-			return Finding{}, false // not growing all along, or clients came and went
+	if now.lag <= h[from].lag {
+		return Finding{}, false
+	}
+	for i := from; i < len(h); i++ {
+		if !h[i].online {
+			return Finding{}, false // clients came and went: a rebalance, not a rate
 		}
 	}
+	// Clients commit every few seconds, so the lag saw-tooths between reads: compare the
+	// rates over the whole span, not read to read.
 	produced, consumed, common := advanced(h[from], now)
-	if common == 0 || consumed == 0 {
+	if common == 0 || consumed == 0 || produced <= consumed {
 		return Finding{}, false
 	}
 	secs := now.at.Sub(h[from].at).Seconds()
