@@ -175,8 +175,12 @@ func firingRows(ctx context.Context, l *i18n.Localizer, read func(context.Contex
 		if f.State.Value != nil {
 			value = strconv.FormatInt(*f.State.Value, 10)
 		}
+		what := l.T("home.firing.what", "Metric", l.T("alerts.metric."+f.Rule.Metric), "Value", value, "Threshold", f.Rule.Threshold)
+		if alerts.IsFinding(f.Rule.Metric) {
+			what = l.T("alerts.metric." + f.Rule.Metric)
+		}
 		rows = append(rows, views.FiringRow{Rule: f.Rule.Name, Group: f.State.Group,
-			What:  l.T("home.firing.what", "Metric", l.T("alerts.metric."+f.Rule.Metric), "Value", value, "Threshold", f.Rule.Threshold),
+			What:  what,
 			Since: views.TimeUTC(f.State.FiredAt), For: views.DurationIn(l, now.Sub(f.State.FiredAt).Round(time.Second))})
 	}
 	return rows, ""

@@ -120,7 +120,7 @@ func (a *clusterApp) collectLag(s *services) {
 		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second)})
 	col.Then(func(_ context.Context, l *groups.List) { s.diagnosis.Observe(l) })
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
-	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l) }))
+	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l, s.diagnosis) }))
 	a.background(col.Run)
 }
 
