@@ -45,4 +45,3 @@ func TestRuleOnAFindingFiresWhileTheGroupHasIt(t *testing.T) {
 		t.Fatalf("notifications %q", got)
 	}
 }
-

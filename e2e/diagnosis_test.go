@@ -48,10 +48,12 @@ func diagnosisKinds(t *testing.T, con *Console, group string) []string {
 // and a link to the group, and the group's page says the same in its Diagnosis section.
 // Thawed, the consumer catches up and the finding goes.
 func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
+	start := time.Now()
 	cl := dev.RequireCluster(t)
 	topic := newTopic(t, cl, "diag-t", 2)
 	group := dev.UniqueName("diag-g")
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=1s")
+	t.Logf("console up after %s", time.Since(start).Round(time.Second))
 	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	send := func(n int) {
 		for i := range n {
@@ -68,6 +70,17 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 		}
 		return nil
 	})
+	// A rule on the finding, beside lag: it fires when the group is found stuck.
+	rule := fmt.Sprintf(`{"group":%q,"metric":"consumerStuck","webhookUrl":"http://127.0.0.1:9/hook"}`, group)
+	res, err := http.Post(con.URL+"/api/v1/alert-rules", "application/json", strings.NewReader(rule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		t.Fatalf("create a rule on consumerStuck: %s", res.Status)
+	}
+	setupDone := time.Now()
 	if err := c.Freeze(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +103,11 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	browser := Browser(t)
 	ctx, closeTab := newTab(t, browser)
 	defer closeTab()
+	// The rule fires at the read that found it (for: 0); the overview leads with it.
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"),
+		chromedp.WaitVisible(fmt.Sprintf(`[data-testid=overview-firing-row][data-group=%q]`, group)))
 	row := fmt.Sprintf(`[data-testid=overview-diagnosis] [data-testid=finding][data-kind=consumerStuck][data-group=%q]`, group)
-	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(row))
+	Do(t, ctx, "see the finding", chromedp.WaitVisible(row))
 	text := TextNow(t, ctx, "read the finding", row)
 	if !strings.Contains(text, "Consumer stuck") || !strings.Contains(text, "no committed offset moved") {
 		t.Errorf("overview finding %q", text)
@@ -120,6 +136,7 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 		return nil
 	})
 	Do(t, ctx, "reload the group", chromedp.Navigate(con.URL+"/groups/"+group), chromedp.WaitVisible(`[data-testid=diagnosis-none]`))
+	t.Logf("setup %s, from the freeze to the end %s", setupDone.Sub(start).Round(time.Second), time.Since(setupDone).Round(time.Second))
 }
 
 func contains(ss []string, s string) bool {
