@@ -44,6 +44,9 @@ func parseAuditStream(c *Config, v settingValues) error {
 	if s.Retry, err = v.duration("audit-stream-retry", 10*time.Millisecond, false, "cli.config.reason.duration"); err != nil {
 		return err
 	}
+	if s.Webhook == "" && v.get("audit-stream-webhook-token-file") != "" {
+		return v.bad("audit-stream-webhook-token-file", "cli.config.reason.audit_stream_no_webhook")
+	}
 	if s.Topic == "" && s.Webhook == "" {
 		if s.Cluster != "" {
 			return v.bad("audit-stream-cluster", "cli.config.reason.audit_stream_no_topic")
@@ -75,8 +78,6 @@ func parseAuditStream(c *Config, v settingValues) error {
 				return v.refuse("audit-stream-webhook-token-file", i18n.Plain("the file is empty"))
 			}
 		}
-	} else if v.get("audit-stream-webhook-token-file") != "" {
-		return v.bad("audit-stream-webhook-token-file", "cli.config.reason.audit_stream_no_webhook")
 	}
 	c.AuditStream = s
 	return nil
