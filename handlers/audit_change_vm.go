@@ -56,6 +56,9 @@ var changeModes = map[string]string{
 	brokers.ModeConfigUpdate:   "audit.what.broker_config_updated",
 	"acl-change":               "audit.what.acl_change", // an ACL change refused for the caller's role
 	store.SignInMode:           "audit.what.signed_in",
+	store.ReadBodyMode:         "audit.what.read_body",
+	store.ReadListMode:         "audit.what.read_list",
+	store.ExportMode:           "audit.what.export",
 }
 
 // changeUnit is what one row of a change is: a broker for topic changes, a message for
@@ -65,7 +68,7 @@ func changeUnit(mode string) string {
 	case strings.HasPrefix(mode, "topic-"), strings.HasPrefix(mode, "group-"), strings.HasPrefix(mode, "broker-"),
 		strings.HasPrefix(mode, "acl-"):
 		return "broker"
-	case strings.HasPrefix(mode, "message-"):
+	case strings.HasPrefix(mode, "message-"), store.IsReadMode(mode):
 		return "message"
 	}
 	return "step"

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -268,7 +269,10 @@ func auditRowVM(l *i18n.Localizer, e *store.AuditEntry) views.AuditRowVM {
 		return signInRowVM(l, e)
 	}
 	changed := countOf(l, len(e.Queues()), "queue")
-	if !isResetEntry(e) {
+	switch {
+	case store.IsReadMode(e.Mode):
+		changed = countOf(l, readRows(e), "message")
+	case !isResetEntry(e):
 		changed = countOf(l, len(e.Result), changeUnit(e.Mode))
 	}
 	return views.AuditRowVM{
@@ -325,4 +329,13 @@ func (h *Audit) ListAPI(c *gin.Context) {
 		out.Chain = rep
 	}
 	c.JSON(http.StatusOK, out)
+}
+
+// readRows is how many messages a read's entry says its answer carried.
+func readRows(e *store.AuditEntry) int {
+	var p struct {
+		Rows int `json:"rows"`
+	}
+	_ = json.Unmarshal(e.Params, &p)
+	return p.Rows
 }

@@ -20,9 +20,11 @@ func (h *Messages) Body(c *gin.Context) {
 	}
 	m := r.Message
 	if c.Query("part") == "row" {
+		h.recordBody(c, m, "row")
 		h.renderFragment(c, http.StatusOK, views.MessageBodyRow(h.bodyRowVM(i18n.From(c.Request.Context()), m)))
 		return
 	}
+	h.recordBody(c, m, "file")
 	name := msgFileUnsafe.ReplaceAllString(m.OffsetMsgID(), "_") + ".body"
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
 	c.Data(http.StatusOK, "application/octet-stream", m.Body)

@@ -70,6 +70,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	if !ok {
 		return
 	}
+	h.recordBody(c, r.Message, "page")
 	// The trace is read while the groups are: a frozen broker costs the page one wait.
 	var trace *lookup.MessageTrace
 	var traceErr error
@@ -98,6 +99,7 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
+	h.recordBody(c, r.Message, "api")
 	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	j := msgByIDJSON(r, groups)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"rmqconsole/fault"
 	"rmqconsole/lookup"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -49,6 +50,7 @@ func (h *Messages) export(c *gin.Context, f msgSearchForm, format string) {
 	default:
 		msgs, head = out.rangeRes.Messages, messagesSummaryJSON(out.rangeRes, &out.rangeQ)
 	}
+	h.recordList(c, store.ExportMode, f.form.Topic, format, len(msgs))
 	name := msgExportName(f, format)
 	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
 	for _, e := range head.Errors {

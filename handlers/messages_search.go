@@ -14,6 +14,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -31,6 +32,8 @@ type Messages struct {
 	// as JSON, text or hex. ClusterName is the name its entries may be limited to.
 	Decoders    *decoder.Registry
 	ClusterName string
+	// Reads records every answer that shows message bodies; nil records nothing.
+	Reads *ReadAudit
 }
 
 func (h *Messages) now() time.Time {
@@ -217,10 +220,13 @@ func (h *Messages) API(c *gin.Context) {
 	case err != nil:
 		h.Fail(c, msgFirstProblem(err))
 	case out.idRes != nil:
+		h.recordBody(c, out.idRes.Message, "api")
 		c.JSON(http.StatusOK, msgByIDJSON(out.idRes, nil))
 	case out.keyRes != nil:
+		h.recordList(c, store.ReadListMode, f.form.Topic, "api", len(out.keyRes.Messages))
 		c.JSON(http.StatusOK, messagesJSON(out.keyRes, nil))
 	default:
+		h.recordList(c, store.ReadListMode, f.form.Topic, "api", len(out.rangeRes.Messages))
 		c.JSON(http.StatusOK, messagesJSON(out.rangeRes, &out.rangeQ))
 	}
 }

@@ -87,6 +87,8 @@ type Config struct {
 	// Decoders read message bodies by their topics' types (the decoders of --config);
 	// nil reads every body as JSON, text or hex.
 	Decoders *decoder.Registry
+	// AuditStream is where the audit log is streamed (config_audit_stream.go); nil: nowhere.
+	AuditStream *AuditStreamConfig
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,
@@ -168,6 +170,7 @@ func ParseConfig(args []string, getenv func(string) string, out io.Writer) (*Con
 	c := &Config{}
 	for _, parse := range []func(*Config, settingValues) error{
 		parseServing, parseIntervals, parseAuthSettings, parseSSO, parseClusterCredentials, parseHTTPLimits, clustersFromConfig,
+		parseAuditStream,
 	} {
 		if err := parse(c, v); err != nil {
 			return nil, err

@@ -140,6 +140,7 @@ func New(ctx context.Context, cfg *Config, log *slog.Logger) (*App, error) {
 		ca.reconcileWhileLeading()
 	}
 	a.pruneRebalanceHistory()
+	a.streamAudit()
 	for _, ca := range a.clusters {
 		ca.engine = ca.routes()
 	}

@@ -790,16 +790,18 @@ const (
 	AuditKindChanges = ""
 	// AuditKindSignIns: sign-ins, successful or not, whatever the cluster.
 	AuditKindSignIns = "sign-in"
-	// AuditKindAll: both.
+	// AuditKindReads: message bodies read and messages exported (ReadModes).
+	AuditKindReads = "read"
+	// AuditKindAll: every kind.
 	AuditKindAll = "all"
 )
 
 // AuditKinds lists every kind, for filters.
-var AuditKinds = []string{AuditKindChanges, AuditKindSignIns, AuditKindAll}
+var AuditKinds = []string{AuditKindChanges, AuditKindSignIns, AuditKindReads, AuditKindAll}
 
 // AuditFilter selects entries. Empty fields match everything.
 type AuditFilter struct {
-	// Kind chooses changes (the default), sign-ins or both (AuditKind*).
+	// Kind chooses changes (the default), sign-ins, reads or all of them (AuditKind*).
 	Kind string
 	// Cluster is a configured cluster's name ("": every cluster). Sign-ins belong to
 	// no cluster and are listed whatever it is.
@@ -839,10 +841,12 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	switch f.Kind {
 	case AuditKindSignIns:
 		q = q.Where("mode = ?", SignInMode)
+	case AuditKindReads:
+		q = q.Where("mode IN ?", ReadModes).Where(clusters)
 	case AuditKindAll:
 		q = q.Where(clusters.Or("mode = ?", SignInMode))
 	default:
-		q = q.Where("mode <> ?", SignInMode).Where(clusters)
+		q = q.Where("mode NOT IN ?", append([]string{SignInMode}, ReadModes...)).Where(clusters)
 	}
 	if f.Group != "" {
 		q = q.Where("group_name = ?", f.Group)

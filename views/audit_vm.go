@@ -33,7 +33,7 @@ func (vm AuditListVM) FieldError(name string) string { return vm.FieldErrors[nam
 // AuditFilterForm is the filters as typed.
 type AuditFilterForm struct {
 	Group, Topic, Actor, Status, Since, Until string
-	// Kind is what is listed: changes (""), sign-ins ("sign-in") or both ("all").
+	// Kind is what is listed: changes (""), sign-ins ("sign-in"), reads ("read") or all ("all").
 	Kind string
 	// HideRefused is the "hide refusals" box.
 	HideRefused bool
