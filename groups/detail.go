@@ -78,6 +78,8 @@ type Detail struct {
 	clientsKnown bool
 	// ownersKnown: every online client reported its queues, so owners are the truth.
 	ownersKnown bool
+	// locksRead: orderly locks were read (Detail reads them, the rebalance sweep does not).
+	locksRead bool
 }
 
 // Client is one online client of the group.
@@ -328,6 +330,7 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	sortQueues(d.Queues)
 	d.applyLocks(infos)
+	d.locksRead = true
 	s.detailLagTimes(ctx, d, brokers)
 	d.summarise()
 	d.checkSubscriptions()
