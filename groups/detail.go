@@ -141,6 +141,9 @@ type QueueLag struct {
 	// with the reason in LagTimeUnknown.
 	LagTimeMs      *int64    `json:"lagTimeMs"`
 	LagTimeUnknown i18n.Text `json:"lagTimeUnknown,omitempty"`
+	// MinOffset is the queue's oldest stored offset, read when an explanation needs it
+	// (the time behind could not be read); nil otherwise.
+	MinOffset *int64 `json:"minOffset,omitempty"`
 	// InFlight is pulled but not yet committed (brokers from 5.1 report it).
 	InFlight *int64 `json:"inFlight,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the last consumed message, 0 if none.
