@@ -208,7 +208,6 @@ func (s *Service) readOwners(ctx context.Context, sum Summary) (*Detail, int) {
 		return nil, calls
 	default:
 		s.cluster.NoteConsumers(sum.Group, conns, s.opts.Now())
-		s.subs.noteConns(sum.Group, conns, s.opts.Now())
 	}
 	d.clientsKnown = true
 	for _, cn := range conns.Connections {
@@ -219,14 +218,5 @@ func (s *Service) readOwners(ctx context.Context, sum Summary) (*Detail, int) {
 	infos := s.runningInfos(ctx, d)
 	calls += len(d.Clients)
 	d.applyOwners(infos)
-	for _, info := range infos {
-		if info != nil {
-			var ts []string
-			for _, sd := range info.Subscriptions {
-				ts = append(ts, sd.Topic)
-			}
-			s.subs.note(sum.Group, ts, d.CheckedAt)
-		}
-	}
 	return d, calls
 }
