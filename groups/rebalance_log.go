@@ -30,7 +30,7 @@ type groupTrack struct {
 	at time.Time
 	// clients counted at that observation, for the sweep's choice and cost.
 	clients int
-	// queues is the number of queues at that observation.
+	// queues is the number of queues the group list showed at the sweep's last read.
 	queues int
 	// stored counts the times events were recorded, so a watcher knows when another
 	// observer recorded some and reloads the timeline.
@@ -113,7 +113,7 @@ func (r *RebalanceLog) observe(ctx context.Context, d *Detail) []Event {
 	}
 	events := g.t.observe(d)
 	if d.clientsKnown {
-		g.at, g.clients, g.queues = d.CheckedAt, len(d.Clients), len(d.Queues)
+		g.at, g.clients = d.CheckedAt, len(d.Clients)
 	}
 	if len(events) == 0 {
 		return nil
@@ -127,6 +127,15 @@ func (r *RebalanceLog) observe(ctx context.Context, d *Detail) []Event {
 		}
 	}
 	return events
+}
+
+// listedQueues notes how many queues the group list showed the group with when the sweep
+// read it, the count the next list is compared with.
+func (r *RebalanceLog) listedQueues(group string, n int) {
+	g := r.track(group)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.queues = n
 }
 
 // storedCount is how many times events of group were recorded.

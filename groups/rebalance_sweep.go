@@ -116,6 +116,7 @@ func (s *RebalanceSweep) Sweep(ctx context.Context, l *List) {
 			calls[k] = n
 			if d != nil {
 				s.log.observe(ctx, d)
+				s.log.listedQueues(d.Group, len(l.Groups[c.i].Queues))
 			}
 		})
 	}
