@@ -78,8 +78,9 @@ type Detail struct {
 	clientsKnown bool
 	// ownersKnown: every online client reported its queues, so owners are the truth.
 	ownersKnown bool
-	// locksRead: orderly locks were read (Detail reads them, the rebalance sweep does not).
-	locksRead bool
+	// locksUnread: orderly locks were not read (the rebalance sweep leaves them out), so
+	// the tracker keeps the locks it last saw.
+	locksUnread bool
 }
 
 // Client is one online client of the group.
@@ -333,7 +334,6 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 	}
 	sortQueues(d.Queues)
 	d.applyLocks(infos)
-	d.locksRead = true
 	s.detailLagTimes(ctx, d, brokers)
 	d.summarise()
 	d.checkSubscriptions()

@@ -191,7 +191,7 @@ func (s *Service) readOwners(ctx context.Context, sum Summary) (*Detail, int) {
 			break
 		}
 	}
-	d := &Detail{Group: sum.Group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: slices.Clone(sum.Queues)}
+	d := &Detail{Group: sum.Group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: slices.Clone(sum.Queues), locksUnread: true}
 	var conns *rocketmq.ConsumerConnection
 	err = errNotAsked
 	fo := s.cluster.Fanout(ctx)
