@@ -78,6 +78,9 @@ type Detail struct {
 	clientsKnown bool
 	// ownersKnown: every online client reported its queues, so owners are the truth.
 	ownersKnown bool
+	// locksUnread: orderly locks were not read (the rebalance sweep leaves them out), so
+	// the tracker keeps the locks it last saw.
+	locksUnread bool
 }
 
 // Client is one online client of the group.
@@ -139,6 +142,9 @@ type QueueLag struct {
 	// with the reason in LagTimeUnknown.
 	LagTimeMs      *int64    `json:"lagTimeMs"`
 	LagTimeUnknown i18n.Text `json:"lagTimeUnknown,omitempty"`
+	// MinOffset is the queue's oldest stored offset, read when an explanation needs it
+	// (the time behind could not be read); nil otherwise.
+	MinOffset *int64 `json:"minOffset,omitempty"`
 	// InFlight is pulled but not yet committed (brokers from 5.1 report it).
 	InFlight *int64 `json:"inFlight,omitempty"`
 	// LastTimestamp is the store time (epoch ms) of the last consumed message, 0 if none.

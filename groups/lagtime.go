@@ -139,7 +139,9 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 				}
 				return err
 			}
-			s.applySpans(r, spans, s.opts.Now())
+			if odd := s.applySpans(r, spans, s.opts.Now()); len(odd) > 0 {
+				s.explainOdd(ctx, addr, r, odd)
+			}
 			return nil
 		})
 	}
@@ -147,8 +149,11 @@ func (s *Service) readLagTimes(fo *cluster.Fanout, reads []*lagTimeRead, limit i
 
 // applySpans turns a broker's delayTime (its now minus the store time at the committed
 // offset) into store times, checked against the queue's oldest stored message: for an
-// offset the broker no longer stores, it answers a store time of -1.
-func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now time.Time) {
+// offset the broker no longer stores, it answers a store time of -1. It returns the
+// queues whose store time came out older than the queue's oldest message: whether the
+// message is gone needs the queue's min offset (explainOdd).
+func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now time.Time) []*QueueLag {
+	var odd []*QueueLag
 	by := map[rocketmq.MessageQueue]rocketmq.QueueTimeSpan{}
 	for _, sp := range spans {
 		by[sp.MessageQueue] = sp
@@ -165,11 +170,39 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 		default:
 			at := now.UnixMilli() - sp.DelayTime
 			if sp.MinTimeStamp > 0 && at < sp.MinTimeStamp-time.Minute.Milliseconds() {
-				q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.gone", "Offset", *q.ConsumerOffset))
+				odd = append(odd, q)
 				continue
 			}
 			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at)
 			q.setLagTime(now, at)
+		}
+	}
+	return odd
+}
+
+// explainOdd says why the time behind of qs is unknown, true for the offsets beside it:
+// the message at the committed offset is gone only when that offset is below the queue's
+// min offset (one GET_TOPIC_STATS_INFO for the topic on the broker, made only here).
+func (s *Service) explainOdd(ctx context.Context, addr string, r *lagTimeRead, qs []*QueueLag) {
+	ts, err := s.admin.TopicStats(ctx, addr, r.topic)
+	for _, q := range qs {
+		co := *q.ConsumerOffset
+		var to rocketmq.TopicOffset
+		ok := err == nil
+		if ok {
+			to, ok = ts.Offsets[q.Queue()]
+		}
+		switch {
+		case !ok:
+			q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.storeTimeUnsure", "Offset", co))
+		case co < to.MinOffset:
+			minOff := to.MinOffset
+			q.MinOffset = &minOff
+			q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.gone", "Offset", co, "Min", minOff))
+		default:
+			minOff := to.MinOffset
+			q.MinOffset = &minOff
+			q.LagTimeUnknown = i18n.TextOf(i18n.M("group.note.storeTimeOdd", "Offset", co, "Min", minOff))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rmqconsole/cluster/clustertest"
+	"rmqconsole/rocketmq"
 )
 
 // behind makes group's offset on queue 0 of its topic T-<group> stop before messages stored ago, ago-1s, …
@@ -82,5 +83,67 @@ func TestListReadsABoundedNumberOfTimesBehindAndRemembersThem(t *testing.T) {
 	}
 	if g := find(l, "few"); !near(g.MaxLagTimeMs, 20*time.Second) || !near(find(l, "many").MaxLagTimeMs, 30*time.Second) {
 		t.Errorf("second pass: few %v, many %v", g.MaxLagTimeMs, find(l, "many").MaxLagTimeMs)
+	}
+}
+
+// oddSpans is a broker whose time span puts the queue's oldest message later than the
+// store time it gives for the message at the committed offset.
+// Its min offsets are min's (0 for the rest), as after the broker deleted old files.
+type oddSpans struct {
+	scenario
+	min map[rocketmq.MessageQueue]int64
+}
+
+func (o oddSpans) TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error) {
+	ts, err := o.Fake.TopicStats(ctx, addr, topic)
+	if err != nil {
+		return nil, err
+	}
+	for mq, to := range ts.Offsets {
+		to.MinOffset = o.min[mq]
+		ts.Offsets[mq] = to
+	}
+	return ts, nil
+}
+
+func (o oddSpans) ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error) {
+	spans, err := o.Fake.ConsumeTimeSpan(ctx, addr, topic, group)
+	for i := range spans {
+		spans[i].MinTimeStamp += (10 * time.Minute).Milliseconds()
+	}
+	return spans, err
+}
+
+// A queue whose committed offset 0 is also its min offset still stores the message there:
+// the page says so with the min offset beside it, never that the message is gone; a queue
+// whose committed offset is below its min offset is the one that says gone.
+func TestOffsetZeroAtMinOffsetZeroIsNotCalledGone(t *testing.T) {
+	f := newScenario()
+	f.setTopic("T", map[string]int{"broker-a": 2})
+	f.group("G")
+	for qid := range 2 {
+		for range 3 {
+			f.Put("T", "broker-a", qid, clustertest.NewMessage("", "", nil, "", time.Now().Add(-time.Hour)))
+		}
+	}
+	f.SetOffset("G", mq("T", "broker-a", 0), 0)
+	f.SetOffset("G", mq("T", "broker-a", 1), 1)
+	odd := oddSpans{f, map[rocketmq.MessageQueue]int64{mq("T", "broker-a", 1): 2}}
+	d, err := NewService(odd, Options{}).Detail(context.Background(), "G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range d.Queues {
+		note := q.LagTimeUnknown.String()
+		switch q.QueueID {
+		case 0:
+			if q.MinOffset == nil || *q.MinOffset != 0 || strings.Contains(note, "no longer stored") || !strings.Contains(note, "still stores") {
+				t.Errorf("committed 0, min offset 0: min offset %v, note %q", q.MinOffset, note)
+			}
+		case 1:
+			if q.MinOffset == nil || *q.MinOffset != 2 || !strings.Contains(note, "offset 1 is no longer stored") {
+				t.Errorf("committed 1, min offset 2: min offset %v, note %q", q.MinOffset, note)
+			}
+		}
 	}
 }

@@ -40,6 +40,12 @@ type Update struct {
 	// first (stored ones included).
 	Events []Event
 	Recent []Event
+	// Reloaded: events were recorded since the last tick (by this watcher or by the
+	// collector's sweep) and Recent and Days were read back from the store: the
+	// timeline, its rebalances and the daily sums are redrawn together.
+	Reloaded bool
+	// Days are the stored daily sums of moves (nil when the store has none to give).
+	Days []store.RebalanceDay
 	// History is the lag seen while watched; Sample this tick's total.
 	History *History
 	Sample  LagSample
@@ -102,6 +108,9 @@ type LiveOptions struct {
 	// Known, when set, is asked before a group's first viewer starts its watcher: a
 	// group it answers fault.NotFound for is not watched (Service.Known).
 	Known func(ctx context.Context, group string) error
+	// Rebalances is the log the watchers feed, shared with the lag collector's
+	// RebalanceSweep so a rebalance both see is recorded once; nil makes one over Store.
+	Rebalances *RebalanceLog
 }
 
 // Live is the live group view: package live's hub runs one watcher per watched group
@@ -147,6 +156,9 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 	if opts.Renderer == nil {
 		opts.Renderer = RenderFunc(func(context.Context, *Update) (Frame, error) { return nil, nil })
 	}
+	if opts.Rebalances == nil {
+		opts.Rebalances = NewRebalanceLog(opts.Store, opts.Log)
+	}
 	l := &Live{reader: reader, opts: opts, kept: map[string]*history{}}
 	l.hub = live.NewSources(l.start, live.Options{Interval: opts.Interval, Timeout: opts.Timeout,
 		Linger: opts.Linger, Buffer: opts.ViewerBuffer, MaxKeys: opts.MaxGroups, Log: opts.Log})
@@ -155,6 +167,12 @@ func NewLive(reader Reader, opts LiveOptions) *Live {
 
 // Interval returns the poll interval.
 func (l *Live) Interval() time.Duration { return l.opts.Interval }
+
+// Rebalances is the log the watchers feed (LiveOptions.Rebalances).
+func (l *Live) Rebalances() *RebalanceLog { return l.opts.Rebalances }
+
+// Watching reports whether someone watches group now: its watcher reads it every poll.
+func (l *Live) Watching(group string) bool { return l.hub.Watching(group) }
 
 // Viewer is one subscriber to a group's frames. Read C until it is closed: it closes
 // when the viewer is dropped for being slow, or when Live shuts down.
@@ -240,9 +258,11 @@ type watch struct {
 	// latest is the last good tick's state, nil before one; only Poll stores it.
 	latest atomic.Pointer[Snapshot]
 
-	tracker *tracker
 	history *history
 	recent  []Event
+	days    []store.RebalanceDay
+	// stored is the log's count of recordings the timeline reflects.
+	stored uint64
 	// fullFrames are the catch-up frames of the latest state, rendered once per language.
 	fullFrames map[string]Frame
 }
@@ -260,7 +280,7 @@ func (l *Live) start(group string) live.Source {
 	}
 	l.keptMu.Unlock()
 	l.opts.Log.Debug("watching group", "group", group)
-	return &watch{l: l, group: group, tracker: newTracker(), history: hist}
+	return &watch{l: l, group: group, history: hist}
 }
 
 // Stopped keeps the history for the group's next viewer.
@@ -282,6 +302,23 @@ func (w *watch) loadRecent(ctx context.Context) {
 		return
 	}
 	w.recent = EventsFromStore(stored)
+	w.days = w.readDays(ctx)
+}
+
+// readDays reads the stored daily sums when the store keeps them; nil otherwise.
+func (w *watch) readDays(ctx context.Context) []store.RebalanceDay {
+	ds, ok := w.l.opts.Store.(RebalanceDaysStore)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	days, err := ds.RebalanceDays(ctx, w.group, CostSince(time.Now()))
+	if err != nil {
+		w.l.opts.Log.Warn("read rebalance days", "group", w.group, "err", err)
+		return nil
+	}
+	return days
 }
 
 // Poll reads the group and renders the tick: a full frame the first time, only what
@@ -289,6 +326,7 @@ func (w *watch) loadRecent(ctx context.Context) {
 func (w *watch) Poll(ctx context.Context) live.Tick {
 	if !w.loaded {
 		w.loaded = true
+		w.stored = w.l.opts.Rebalances.storedCount(w.group)
 		w.loadRecent(ctx)
 	}
 	d, err := w.l.reader.Detail(ctx, w.group)
@@ -301,7 +339,7 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 		if fault.Is(err, fault.NotFound) {
 			// A group no broker knows has no client and no queue yet: the first client
 			// to come joins, and the queues it takes are assignments.
-			w.tracker.started, w.tracker.ownersStarted = true, true
+			w.l.opts.Rebalances.missing(w.group)
 		}
 		u.Err = err
 		if prev != nil {
@@ -310,15 +348,22 @@ func (w *watch) Poll(ctx context.Context) live.Tick {
 		w.l.opts.Log.Debug("watch tick failed", "group", w.group, "err", err)
 		return live.Tick{Render: w.renderer(u), Send: live.SendStatus}
 	}
-	events := w.tracker.observe(d)
-	if len(events) > 0 {
-		w.store(ctx, events)
-		w.recent = append(append([]Event(nil), reversed(events)...), w.recent...)
-		if len(w.recent) > RecentEvents {
-			w.recent = w.recent[:RecentEvents]
+	events := w.l.opts.Rebalances.observe(ctx, d)
+	if n := w.l.opts.Rebalances.storedCount(w.group); n != w.stored {
+		// Events were recorded, here or by the collector's sweep: the timeline, its sums
+		// and the daily sums are read back from the store, so all three say the same.
+		w.stored = n
+		if w.l.opts.Store != nil {
+			w.loadRecent(ctx)
+			u.Reloaded = true
+		} else {
+			w.recent = append(append([]Event(nil), reversed(events)...), w.recent...)
+			if len(w.recent) > RecentEvents {
+				w.recent = w.recent[:RecentEvents]
+			}
 		}
 	}
-	u.Detail, u.Events, u.Recent = d, events, w.recent
+	u.Detail, u.Events, u.Recent, u.Days = d, events, w.recent, w.days
 	u.Sample = w.history.add(d)
 	u.History = w.history.snapshot()
 	send := live.SendDelta
@@ -345,7 +390,7 @@ func (w *watch) CatchUpIn(lang string) Frame {
 	if f, ok := w.fullFrames[lang]; ok {
 		return f
 	}
-	u := &Update{Detail: s.Detail, Recent: s.Recent, History: s.History, Full: true}
+	u := &Update{Detail: s.Detail, Recent: s.Recent, Days: w.days, History: s.History, Full: true}
 	if n := len(u.History.Totals); n > 0 {
 		u.Sample = u.History.Totals[n-1]
 	}
@@ -385,18 +430,6 @@ func (l *Live) keep(group string, h *history) {
 	if len(l.keptOrder) > KeptHistories {
 		delete(l.kept, l.keptOrder[0])
 		l.keptOrder = l.keptOrder[1:]
-	}
-}
-
-// store writes events; a failure is logged, and the live view goes on.
-func (w *watch) store(ctx context.Context, events []Event) {
-	if w.l.opts.Store == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := w.l.opts.Store.AddRebalanceEvents(ctx, EventsToStore(w.group, events)); err != nil {
-		w.l.opts.Log.Error("store rebalance events", "group", w.group, "err", err)
 	}
 }
 

@@ -145,7 +145,9 @@ func (t *tracker) observe(d *Detail) []Event {
 	}
 	if d.clientsKnown && d.ownersKnown {
 		events = append(events, t.observeQueues(d, now)...)
-		events = append(events, t.observeLocks(d, now)...)
+		if !d.locksUnread { // the sweep's reads leave locks out: they stay as last seen
+			events = append(events, t.observeLocks(d, now)...)
+		}
 		t.ownersStarted = true
 	}
 	t.started = t.started || d.clientsKnown

@@ -26,7 +26,7 @@ type RebalanceHistory interface {
 }
 
 // CostDays is how many UTC days of rebalance cost the group page and the history API sum.
-const CostDays = 14
+const CostDays = groups.CostDays
 
 // rebalanceDays reads the daily sums of the last CostDays days.
 func (h *GroupShow) rebalanceDays(ctx context.Context, group string) ([]store.RebalanceDay, error) {
@@ -37,10 +37,7 @@ func (h *GroupShow) rebalanceDays(ctx context.Context, group string) ([]store.Re
 }
 
 // costSince is the start of the first UTC day the cost sums cover.
-func costSince(now time.Time) time.Time {
-	y, m, d := now.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(CostDays - 1))
-}
+func costSince(now time.Time) time.Time { return groups.CostSince(now) }
 
 // GroupShow is /groups/{group} and GET /api/v1/groups/{group}.
 type GroupShow struct {

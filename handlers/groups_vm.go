@@ -387,18 +387,25 @@ func frameVM(l *i18n.Localizer, u *groups.Update) views.GroupFrameVM {
 	if f.AssignmentChanged {
 		f.Assignment = assignmentVM(l, d.Assignment)
 	}
-	if full {
+	if full || u.Reloaded {
 		f.TimelineAll, f.Timeline = true, timelineVM(l, u.Recent)
-		f.ChartAll, f.ChartData = true, groupChartData(u.History)
 	} else {
 		// Events arrive oldest first within a tick; the timeline shows newest first.
 		for i := len(u.Events) - 1; i >= 0; i-- {
 			f.NewEvents = append(f.NewEvents, eventRowVM(l, u.Events[i]))
 		}
+	}
+	if full {
+		f.ChartAll, f.ChartData = true, groupChartData(u.History)
+	} else {
 		f.Point = groupPointJSON(u.Sample)
 	}
-	if full || len(u.Events) > 0 {
+	if full || len(u.Events) > 0 || u.Reloaded {
 		f.RebalancesChanged, f.Rebalances = true, rebalanceRowsVM(l, u.Recent)
+	}
+	// The daily sums are redrawn with the timeline they sum, from the same store.
+	if (full || u.Reloaded) && u.Days != nil {
+		f.DaysChanged, f.Cost = true, costVM(l, nil, u.Days, nil)
 	}
 	return f
 }

@@ -80,6 +80,8 @@ func (a *clusterApp) newServices() *services {
 		// watched at once: each polls the brokers every tick.
 		MaxGroups: a.cfg.LiveGroups,
 		Known:     s.groups.Known,
+		// The collector's sweep feeds the same log: a rebalance is recorded once.
+		Rebalances: groups.NewRebalanceLog(a.store, a.log.With("component", "rebalances")),
 	})
 	a.onClose(s.groupsLive.Close)
 	a.registry.MustRegister(liveMetrics{s.groupsLive})
@@ -121,6 +123,8 @@ func (a *clusterApp) collectLag(s *services) {
 	col.Then(func(_ context.Context, l *groups.List) { s.diagnosis.Observe(l) })
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
 	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l, s.diagnosis) }))
+	// Rebalances of the groups nobody watches, within a call budget per collection.
+	col.Then(a.whenLeading(groups.NewRebalanceSweep(s.groups, s.groupsLive.Rebalances(), 0, s.groupsLive.Watching).Sweep))
 	a.background(col.Run)
 }
 

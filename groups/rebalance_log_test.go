@@ -1,0 +1,57 @@
+package groups
+
+import (
+	"context"
+	"testing"
+)
+
+// A live watcher and the collector's sweep both read a group whose second client
+// joined: the join and the moves are stored once, by whichever read it first.
+func TestRebalanceSeenByWatcherAndSweepIsStoredOnce(t *testing.T) {
+	f := newScenario()
+	f.setTopic("T", map[string]int{"broker-a": 4})
+	f.setOffsets("G", "broker-a", "T", map[int][2]int64{0: {5, 1}, 1: {5, 1}, 2: {5, 1}, 3: {5, 1}})
+	f.setClients("G", map[string]clientSpec{"c1": {topics: []string{"T"}, holds: queues("T", "broker-a", 0, 1, 2, 3)}})
+	svc := NewService(f, Options{})
+	st := &memStore{}
+	rlog := NewRebalanceLog(st, nil)
+	sweep := NewRebalanceSweep(svc, rlog, 0, nil)
+	ctx := context.Background()
+	watcherReads := func() {
+		t.Helper()
+		d, err := svc.Detail(ctx, "G")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rlog.observe(ctx, d)
+	}
+	sweepReads := func() {
+		t.Helper()
+		l, err := svc.List(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweep.Sweep(ctx, l)
+	}
+	watcherReads()
+	sweepReads()
+	f.setClients("G", map[string]clientSpec{
+		"c1": {topics: []string{"T"}, holds: queues("T", "broker-a", 0, 1)},
+		"c2": {topics: []string{"T"}, holds: queues("T", "broker-a", 2, 3)},
+	})
+	watcherReads()
+	sweepReads()
+	watcherReads()
+	kinds := map[string]int{}
+	for _, e := range st.events {
+		kinds[e.Kind]++
+	}
+	if len(st.events) != 3 || kinds[KindJoined] != 1 || kinds[KindMoved] != 2 {
+		t.Fatalf("stored %v, want c2's join and the 2 queues moved to it, once each", kinds)
+	}
+	for _, e := range st.events {
+		if e.Kind == KindMoved && (e.From != "c1" || e.To != "c2" || e.QueueID == nil) {
+			t.Errorf("move %+v, want c1 → c2", e)
+		}
+	}
+}
