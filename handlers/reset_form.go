@@ -179,6 +179,7 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 		{Name: "topic", Value: f.Topic}, {Name: "mode", Value: f.Mode}, {Name: "timestamp", Value: f.Timestamp},
 		{Name: "tz", Value: f.TimeZone}, {Name: "brokerName", Value: f.BrokerName}, {Name: "queueId", Value: f.QueueID},
 		{Name: "offset", Value: f.Offset}, {Name: "shift", Value: f.Shift}, {Name: "auditId", Value: f.AuditID}, {Name: "fromGroup", Value: f.FromGroup},
+		{Name: "msgId", Value: f.MsgID}, {Name: "skip", Value: skipValue(f.Skip)},
 		{Name: "reason", Value: f.Reason},
 		{Name: "planId", Value: p.ID},
 	}
