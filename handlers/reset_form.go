@@ -53,7 +53,14 @@ func resetPath(group string) string { return views.GroupURL(group) + "/reset" }
 
 // Form is GET /groups/{group}/reset: the form, filled from the query (deep links and
 // quick picks), above the group's current offsets.
+//
+// With preview=1 it is the preview of the query's reset (links from a message's page);
+// a preview changes nothing.
 func (h *Resets) Form(c *gin.Context) {
+	if c.Query("preview") == "1" {
+		h.Preview(c)
+		return
+	}
 	group := c.Param("group")
 	in := resetFormInput(c)
 	if in.Mode == "" {

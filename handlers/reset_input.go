@@ -76,13 +76,27 @@ type resetJSON struct {
 // the body's own error, a 415.
 func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
-	if err := decodeAPIBody(c, &j); err != nil {
+	if err := decodeResetBody(c, &j); err != nil {
+		return resetInput{}, err
+	}
+	return j.input(), nil
+}
+
+// decodeResetBody reads a reset API body into v: a body that is not the documented JSON
+// is a fault.List (its error on "body"); one not declared JSON the body's own error.
+func decodeResetBody(c *gin.Context, v any) error {
+	if err := decodeAPIBody(c, v); err != nil {
 		be := bodyError(err, "bad_request", "reset.api.badjson")
 		if be.Reason == reasonMediaType {
-			return resetInput{}, be
+			return be
 		}
-		return resetInput{}, fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
+		return fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
 	}
+	return nil
+}
+
+// input is the body as the form would have typed it.
+func (j resetJSON) input() resetInput {
 	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, FromGroup: j.FromGroup, MsgID: j.MsgID, Skip: j.Skip, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
 		if n == nil {
@@ -99,7 +113,7 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 			in.Timestamp = string(ts)
 		}
 	}
-	return in, nil
+	return in
 }
 
 // request reads the input into a reset request. Every problem is reported at once,

@@ -20,11 +20,11 @@ type Finder interface {
 // message's offset (past it with Skip), the group's other queues of the topic to its
 // store time.
 type Message struct {
-	MsgID      string
-	Queue      rocketmq.MessageQueue
-	Offset     int64
-	StoreTime  time.Time
-	Skip       bool
+	MsgID     string
+	Queue     rocketmq.MessageQueue
+	Offset    int64
+	StoreTime time.Time
+	Skip      bool
 }
 
 // target is where the message's own queue goes.
