@@ -565,7 +565,7 @@ func warnings(p *Plan) []i18n.Message {
 	}
 	clamped, unchanged := 0, 0
 	for _, q := range p.Queues {
-		if len(q.Note) > 0 {
+		if slices.ContainsFunc(q.Note, func(m i18n.Message) bool { return strings.HasPrefix(m.ID, "resets.note.clamped_") }) {
 			clamped++
 		}
 		if q.Target == q.Current {

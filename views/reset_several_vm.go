@@ -3,11 +3,11 @@ package views
 // SeveralResetVM is /topics/{topic}/resets: the reset of several groups of a topic,
 // its previews and one confirmation, then each group's outcome.
 type SeveralResetVM struct {
-	Topic                                               string
+	Topic                                                  string
 	Groups, Pattern, Mode, Timestamp, Shift, MsgID, Reason string
-	Skip                                                bool
-	Error                                               string
-	FieldErrors                                         map[string]string
+	Skip                                                   bool
+	Error                                                  string
+	FieldErrors                                            map[string]string
 	// Preview is set once previewed: each group, and the one confirmation.
 	Preview *SeveralPreviewVM
 	// Result is set once applied.
