@@ -58,6 +58,8 @@ func TestSeveralResetsAPI(t *testing.T) {
 	h := &SeveralResets{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Service: f, Now: func() time.Time { return rsNow }}
 	r.POST("/api/v1/resets/preview", h.PreviewAPI)
 	r.POST("/api/v1/resets", h.ApplyAPI)
+	r.POST("/topics/:topic/resets/preview", h.Preview)
+	r.POST("/topics/:topic/resets/apply", h.Apply)
 
 	w := rsDo(t, r, "POST", "/api/v1/resets/preview", "application/json", `{"topic":"orders","groupPattern":"*","mode":"earliest"}`)
 	if w.Code != http.StatusOK || len(f.asked) != 1 || f.asked[0].GroupPattern != "*" || f.asked[0].Request.Mode != resets.ModeEarliest ||
@@ -75,5 +77,20 @@ func TestSeveralResetsAPI(t *testing.T) {
 	}
 	if w := rsDo(t, r, "POST", "/api/v1/resets", "application/json", `{"planId":"s1"}`); w.Code != http.StatusBadRequest {
 		t.Errorf("apply without confirm: %d %s", w.Code, w.Body.String())
+	}
+
+	// The page: one confirmation naming how many groups and queues move, the refused
+	// group named; then each group's outcome and the summary.
+	w = rsDo(t, r, "POST", "/topics/orders/resets/preview", "application/x-www-form-urlencoded", "groupPattern=*&mode=earliest")
+	doc := rsDoc(t, w)
+	if btn := doc.Find(`[data-testid="several-apply"]`).Text(); w.Code != http.StatusOK || !strings.Contains(btn, "Reset 1 group(s) of topic orders") ||
+		!strings.Contains(btn, "1 queue(s) move") || !strings.Contains(doc.Find(`[data-testid="several-refused"]`).Text(), "CID_RMQ_SYS_x") {
+		t.Errorf("preview page %d: button %q, refused %q", w.Code, btn, doc.Find(`[data-testid="several-refused"]`).Text())
+	}
+	w = rsDo(t, r, "POST", "/topics/orders/resets/apply", "application/x-www-form-urlencoded", "planId=s1&confirm=1")
+	doc = rsDoc(t, w)
+	if w.Code != http.StatusOK || doc.Find(`[data-testid="several-summary"]`).AttrOr("href", "") != "/audit/8" ||
+		doc.Find(`tr[data-group="g"] a`).AttrOr("href", "") != "/audit/7" {
+		t.Errorf("result page %d: %s", w.Code, doc.Find("main").Text())
 	}
 }
