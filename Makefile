@@ -52,16 +52,22 @@ lint:
 # without -race; their unit tests, and every other package, run with it.
 CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 
-# Packages run first, one at a time: those that start private clusters (dev, e2e, lookup,
-# server, and resets' unit phase) and groups, whose watcher tests need real consumers that
-# get the CPU. Once they are over, `.ci/run` starts its second lane's cluster beside the
-# rest of make test, which starts no cluster of its own.
-EARLY_PKGS := dev|e2e|lookup|server|groups
+# The tests that start private clusters of their own (dev.RequirePrivateCluster: frozen,
+# killed and restarted brokers, a second console cluster), with the dev package's own
+# tests and groups, whose watcher tests need real consumers that get the CPU, run first.
+# Once they are over, `.ci/run` starts its second lane's cluster beside the rest of make
+# test, which may start no cluster of its own: there RMQC_TEST_PRIVATE=off makes
+# dev.RequirePrivateCluster fail a test not named here.
+PRIVATE_TESTS := TestTwoClustersAtOnce|TestKilledBrokerIsNamedByEveryList|TestFrozenBrokerOnMetrics|TestFrozenBrokerGroupList|TestFrozenBrokerStartupReconciler|TestHeavyQueriesCapped|TestPreviewWithAFrozenThenKilledBrokerOnARealCluster|TestResetsGoOnlyToMastersOnARealCluster|TestReadsFallBackToTheSlaveOfAFrozenMaster|TestFrozenThenKilledBrokerOnARealCluster|TestClusterSwitch
+PRIVATE_PKGS := e2e|lookup|server|resets
+EARLY_PKGS := dev|groups
 
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.
 # Test packages run one at a time (-p 1): several start a private cluster of their own
 # and the browser tests run Chromium, and on a 2-core machine running them side by side
 # starved the groups watcher's real consumers of CPU without making the run shorter.
+# The client-go integration tests are the exception: they mostly wait on the broker and
+# on consumers, use names of their own, and run two packages at a time, as they do on 4.9.7.
 # One shared cluster serves every test package (RMQC_TEST_NAMESRV), with one RocketMQ Proxy
 # in front of it for the gRPC tests (RMQC_TEST_PROXY, RMQC_TEST_PROXY_GRPC) instead of one
 # per test binary; both are stopped afterwards if this started them. A RocketMQ of this
@@ -85,13 +91,14 @@ test: lint check-generated
 	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
 	$(GO) test -p 1 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) \
-	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' ./resets/ \
+	  && $(GO) test -p 1 -race -count=1 -timeout 25m -run '^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(PRIVATE_PKGS))) \
 	  && echo "make test: the tests with private clusters are over; the rest start no cluster" \
-	  && $(GO) test -p 1 -race -count=1 -timeout 25m $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS)|$(EARLY_PKGS))$$') \
+	  && export RMQC_TEST_PRIVATE=off \
+	  && $(GO) test -p 1 -race -count=1 -timeout 25m -skip '^($(PRIVATE_TESTS))$$' $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS)|$(EARLY_PKGS))$$') \
 	  && (cd deploy && $(GO) test -count=1 -timeout 5m ./...) \
-	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst resets|,,$(CLIENT_GO_PKGS)))) \
+	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration|^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
 	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
-	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
+	  && $(GO) test -p 2 -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))); rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
 
