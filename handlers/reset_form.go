@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -54,10 +55,10 @@ func resetPath(group string) string { return views.GroupURL(group) + "/reset" }
 // Form is GET /groups/{group}/reset: the form, filled from the query (deep links and
 // quick picks), above the group's current offsets.
 //
-// With preview=1 it is the preview of the query's reset (links from a message's page);
-// a preview changes nothing.
+// With preview=1 it is the preview of the query's reset (links from a message's page)
+// for those who may preview resets; the form, filled, for the others.
 func (h *Resets) Form(c *gin.Context) {
-	if c.Query("preview") == "1" {
+	if c.Query("preview") == "1" && CallerRole(c).Allows(auth.Operator) {
 		h.Preview(c)
 		return
 	}

@@ -24,7 +24,7 @@ func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 		{http.MethodPost, "/groups/:group/reset/apply", h.Apply, resetApply},
 		{http.MethodPost, "/api/v1/groups/:group/reset-preview", h.PreviewAPI, resetPreview},
 		{http.MethodPost, "/api/v1/groups/:group/resets", h.ApplyAPI, resetApply},
-		{http.MethodGet, "/messages/:id/reset", h.FromMessage, resetPreview},
+		{http.MethodGet, "/messages/:id/reset", h.FromMessage, read},
 		{http.MethodGet, "/topics/:topic/resets", several.Form, read},
 		{http.MethodPost, "/topics/:topic/resets/preview", several.Preview, resetPreview},
 		{http.MethodPost, "/topics/:topic/resets/apply", several.Apply, resetApply},
