@@ -4,16 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
-	"rmqconsole/i18n"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
+	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
+	"rmqconsole/i18n"
 	"rmqconsole/previews"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -354,7 +354,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 	params, _ := json.Marshal(map[string]any{"subject": p.Subject(), "user": p.User, "passwordChanged": p.PasswordChanged,
 		"policy": p.Policy, "planId": p.ID, "before": before, "after": after})
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: c.Who.Actor, ActorAddr: c.Who.Addr, Cluster: s.ns, Mode: p.Mode, Params: params}
-	var stale []string
+	var stale []i18n.Message
 	err := s.audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
 		rows, st, err := s.execute(ctx, &p, c.Password)
 		stale = st
@@ -364,7 +364,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		return nil, nil, s.auditFailed(err)
 	}
 	if len(stale) > 0 {
-		return nil, nil, fault.New(fault.Conflict, "acl.stale", "Reasons", strings.Join(stale, "; "), "ID", e.ID).Because("preview_stale")
+		return nil, nil, fault.New(fault.Conflict, "acl.stale", "Reasons", i18n.Series(i18n.ListSemicolon, stale...), "ID", e.ID).Because("preview_stale")
 	}
 	return e, &p, nil
 }
@@ -380,27 +380,28 @@ func (s *Service) auditFailed(err error) error {
 func rowsOf(p *Plan, method string) []store.AuditQueue {
 	rows := make([]store.AuditQueue, len(p.Processes))
 	for i, pp := range p.Processes {
-		var notes []string
-		for _, ch := range pp.Changes {
-			notes = append(notes, fmt.Sprintf("%s %s → %s", ch.Field, orNone(ch.Current), orNone(ch.New)))
+		notes := make([]i18n.Message, len(pp.Changes))
+		for j, ch := range pp.Changes {
+			notes[j] = i18n.M("acl.audit.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
 		}
-		rows[i] = store.AuditQueue{BrokerName: pp.Process, BrokerAddr: pp.Addr, Method: method, Note: i18n.PlainText(strings.Join(notes, ", "))}
+		rows[i] = store.AuditQueue{BrokerName: pp.Process, BrokerAddr: pp.Addr, Method: method, Note: i18n.Series(i18n.ListComma, notes...)}
 		if len(pp.Changes) == 0 {
-			rows[i].Note = i18n.PlainText("unchanged: it already has what was asked")
+			rows[i].Note = i18n.TextOf(i18n.M("acl.audit.unchanged"))
 		}
 	}
 	return rows
 }
 
-func orNone(s string) string {
+// orNone is s, or the catalogue's word for no value.
+func orNone(s string) any {
 	if s == "" {
-		return "none"
+		return i18n.M("acl.audit.none")
 	}
 	return s
 }
 
 // execute re-reads, checks, changes and reads back, once the entry is pending.
-func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]store.AuditQueue, []string, error) {
+func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]store.AuditQueue, []i18n.Message, error) {
 	method := rocketmq.CodeAuthUpdateUser.String()
 	if p.Policy != nil {
 		method = rocketmq.CodeAuthUpdateACL.String()
@@ -409,11 +410,12 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	o, err := s.targets(ctx, p.Policy != nil)
 	if err != nil {
 		for i := range rows {
-			rows[i].Error = i18n.PlainText("not changed: the processes could not be read again")
+			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.unread"))
 		}
-		return rows, []string{err.Error()}, fmt.Errorf("%w, nothing was changed: %w", store.ErrChangeRefused, err)
+		why := []i18n.Message{errorMessage(err)}
+		return rows, why, refusedAtApply(err, why)
 	}
-	var stale []string
+	var stale []i18n.Message
 	procs := map[string]Process{}
 	for _, pr := range o.Processes {
 		procs[pr.Key()] = pr
@@ -421,18 +423,19 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	for _, pp := range p.Processes {
 		pr, ok := procs[pp.Process]
 		if !ok || pr.Addr != pp.Addr {
-			stale = append(stale, fmt.Sprintf("%s is no longer at %s", pp.Process, pp.Addr))
+			stale = append(stale, i18n.M("acl.stale.moved", "Process", pp.Process, "Addr", pp.Addr))
 			continue
 		}
 		if p.User != nil {
 			cur, exists := userOf(pr, p.User.Username)
 			if exists != pp.Exists {
-				stale = append(stale, fmt.Sprintf("%s %s the user now", pp.Name, map[bool]string{true: "has", false: "no longer has"}[exists]))
+				stale = append(stale, i18n.M(map[bool]string{true: "acl.stale.has_user", false: "acl.stale.lost_user"}[exists], "Process", pp.Name))
 				continue
 			}
 			for _, ch := range pp.Changes {
 				if exists && (ch.Field == "userType" && cur.UserType != ch.Current || ch.Field == "userStatus" && cur.UserStatus != ch.Current) {
-					stale = append(stale, fmt.Sprintf("%s of %s on %s is %s now, the preview showed %s", ch.Field, p.User.Username, pp.Name, map[string]string{"userType": cur.UserType, "userStatus": cur.UserStatus}[ch.Field], ch.Current))
+					stale = append(stale, i18n.M("acl.stale.user_field", "Field", ch.Field, "User", p.User.Username, "Process", pp.Name,
+						"Now", map[string]string{"userType": cur.UserType, "userStatus": cur.UserStatus}[ch.Field], "Was", ch.Current))
 				}
 			}
 			continue
@@ -440,15 +443,16 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		cur, _ := policyOf(pr, p.Policy.Subject, p.Policy.PolicyType)
 		for _, ch := range pp.Changes {
 			if textOr(cur, ch.Field) != ch.Current {
-				stale = append(stale, fmt.Sprintf("%s of %s on %s is %q now, the preview showed %q", ch.Field, p.Policy.Subject, pp.Name, textOr(cur, ch.Field), ch.Current))
+				stale = append(stale, i18n.M("acl.stale.policy_field", "Field", ch.Field, "Subject", p.Policy.Subject, "Process", pp.Name,
+					"Now", strconv.Quote(textOr(cur, ch.Field)), "Was", strconv.Quote(ch.Current)))
 			}
 		}
 	}
 	if len(stale) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
+			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.stale"))
 		}
-		return rows, stale, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(stale, "; "))
+		return rows, stale, refusedAtApply(nil, stale)
 	}
 	f := s.cluster.Fanout(ctx)
 	for _, pp := range p.Processes {
@@ -472,7 +476,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	}
 	back, err := s.read(ctx, true)
 	if err != nil {
-		return rows, nil, fmt.Errorf("changed, but could not be read back: %w", err)
+		return rows, nil, fault.Wrap(err, fault.Unavailable, "acl.audit.back_failed", "Error", cluster.ErrorMessage(err))
 	}
 	for i, pp := range p.Processes {
 		if len(rows[i].Error) > 0 || len(pp.Changes) == 0 {
@@ -480,16 +484,33 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		}
 		j := slices.IndexFunc(back.Processes, func(b Process) bool { return b.Key() == pp.Process })
 		if j < 0 {
-			rows[i].Error = i18n.PlainText("changed, but could not be read back")
+			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.unread_back"))
 			continue
 		}
-		if miss := readBack(back.Processes[j], p); miss != "" {
-			rows[i].Error = i18n.PlainText("read back: " + miss)
+		if miss := readBack(back.Processes[j], p); miss.ID != "" {
+			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.back_differs", "Miss", miss))
 			continue
 		}
-		rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
+		rows[i].Note = i18n.TextOf(i18n.M("acl.audit.read_back", "Note", rows[i].Note))
 	}
 	return rows, nil, nil
+}
+
+// errorMessage is err in the cluster layer's words where it has them (a connection or a
+// timeout), else as err says itself.
+func errorMessage(err error) i18n.Message {
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
+}
+
+// refusedAtApply is the error that records a change as refused at apply, nothing changed,
+// saying why in the catalogue's words (kept so by the audit entry); cause is what made
+// it stop, nil when only the preview's reasons do.
+func refusedAtApply(cause error, why []i18n.Message) error {
+	return fault.Wrap(errors.Join(store.ErrChangeRefused, cause), fault.Conflict, "acl.audit.refused",
+		"Reasons", i18n.Series(i18n.ListSemicolon, why...))
 }
 
 func (s *Service) applyUser(ctx context.Context, addr string, p *Plan, pp ProcessPlan, password string) error {
@@ -527,19 +548,19 @@ func (s *Service) applyPolicy(ctx context.Context, addr string, p *Plan, pr Proc
 	return nil
 }
 
-// readBack says what a process does not hold as the change set, "" when it does.
-func readBack(pr Process, p *Plan) string {
+// readBack says what a process does not hold as the change set, no message when it does.
+func readBack(pr Process, p *Plan) i18n.Message {
 	if p.User != nil {
 		u, ok := userOf(pr, p.User.Username)
 		switch {
 		case !ok:
-			return "the process has no user " + p.User.Username
+			return i18n.M("acl.back.no_user", "User", p.User.Username)
 		case p.User.UserType != "" && u.UserType != p.User.UserType:
-			return fmt.Sprintf("userType is %s, not %s", u.UserType, p.User.UserType)
+			return i18n.M("acl.back.field", "Field", "userType", "Now", u.UserType, "Want", p.User.UserType)
 		case p.User.UserStatus != "" && u.UserStatus != p.User.UserStatus:
-			return fmt.Sprintf("userStatus is %s, not %s", u.UserStatus, p.User.UserStatus)
+			return i18n.M("acl.back.field", "Field", "userStatus", "Now", u.UserStatus, "Want", p.User.UserStatus)
 		}
-		return ""
+		return i18n.Message{}
 	}
 	want := map[string]rocketmq.PolicyEntry{}
 	for _, e := range p.Policy.Entries {
@@ -547,9 +568,9 @@ func readBack(pr Process, p *Plan) string {
 	}
 	cur, _ := policyOf(pr, p.Policy.Subject, p.Policy.PolicyType)
 	if !sameEntries(cur, want) {
-		return "the policy's entries are not those sent"
+		return i18n.M("acl.back.entries")
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // DeleteUser deletes a user on every process that has it (the brokers delete its
@@ -675,7 +696,7 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 		rows := make([]store.AuditQueue, len(have))
 		f := s.cluster.Fanout(ctx)
 		for i, pr := range have {
-			rows[i] = store.AuditQueue{BrokerName: pr.Key(), BrokerAddr: pr.Addr, Method: code.String(), Note: i18n.PlainText("deleted")}
+			rows[i] = store.AuditQueue{BrokerName: pr.Key(), BrokerAddr: pr.Addr, Method: code.String(), Note: i18n.TextOf(i18n.M("acl.audit.deleted"))}
 			f.At(pr.Key(), pr.Addr, "delete", del)
 		}
 		for _, fl := range f.Wait() {
@@ -687,7 +708,7 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 		}
 		back, err := s.read(ctx, true)
 		if err != nil {
-			return rows, fmt.Errorf("deleted, but could not be read back: %w", err)
+			return rows, fault.Wrap(err, fault.Unavailable, "acl.audit.deleted_back_failed", "Error", cluster.ErrorMessage(err))
 		}
 		for i, pr := range have {
 			if len(rows[i].Error) > 0 {
@@ -696,11 +717,11 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 			j := slices.IndexFunc(back.Processes, func(b Process) bool { return b.Key() == pr.Key() })
 			switch {
 			case j < 0:
-				rows[i].Error = i18n.PlainText("deleted, but could not be read back")
+				rows[i].Error = i18n.TextOf(i18n.M("acl.audit.deleted_unread_back"))
 			case !gone(back.Processes[j]):
-				rows[i].Error = i18n.PlainText("read back: still there")
+				rows[i].Error = i18n.TextOf(i18n.M("acl.audit.still_there"))
 			default:
-				rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back: gone")
+				rows[i].Note = i18n.TextOf(i18n.M("acl.audit.gone", "Note", rows[i].Note))
 			}
 		}
 		return rows, nil
@@ -719,7 +740,7 @@ func (s *Service) refuse(ctx context.Context, who Who, mode, subject string, why
 	}
 	params, _ := json.Marshal(map[string]string{"subject": cutRunes(subject, 256)})
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: cutRunes(who.Actor, 256), ActorAddr: cutRunes(who.Addr, 256), Cluster: s.ns,
-		Mode: mode, Params: params, Status: store.AuditRefused, Error: i18n.PlainText(cutRunes("Refused: "+why.Error(), 1024))}
+		Mode: mode, Params: params, Status: store.AuditRefused, Error: store.RefusalText(why, 1024)}
 	e.FinishedAt = e.StartedAt
 	_ = s.audit.Record(ctx, e)
 }

@@ -415,11 +415,13 @@ type Who struct{ Actor, Addr string }
 // ConfigStaleError is a preview that no longer describes the processes; Fresh is a new
 // preview (nil when none could be made).
 type ConfigStaleError struct {
-	Reasons []string
+	Reasons []i18n.Message
 	Fresh   *ConfigPlan
 }
 
-func (e *ConfigStaleError) Error() string { return strings.Join(e.Reasons, "; ") }
+func (e *ConfigStaleError) Error() string {
+	return i18n.Series(i18n.ListSemicolon, e.Reasons...).String()
+}
 
 // ApplyConfig applies a previewed configuration change: the audit entry first (secrets
 // masked: "changed"), then each process is read again (a key changed since the preview
@@ -489,7 +491,7 @@ func (s *Service) ApplyConfig(ctx context.Context, c ConfigConfirmation) (*store
 		return nil, nil, fault.Wrap(err, fault.Unavailable, "brokerconfig.audit_unwritable", "Error", err.Error()).Because("audit_unavailable")
 	}
 	if stale != nil {
-		return nil, nil, fault.Wrap(stale, fault.Conflict, "brokerconfig.stale", "Reasons", strings.Join(stale.Reasons, "; "), "ID", e.ID).Because("preview_stale")
+		return nil, nil, fault.Wrap(stale, fault.Conflict, "brokerconfig.stale", "Reasons", i18n.Series(i18n.ListSemicolon, stale.Reasons...), "ID", e.ID).Because("preview_stale")
 	}
 	return e, &p, nil
 }
@@ -499,17 +501,17 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 	rows := make([]store.AuditQueue, len(p.Processes))
 	for i, pp := range p.Processes {
 		rs[i] = Runtime{Name: pp.Broker, ID: pp.ID, Role: pp.Role, Addr: pp.Addr}
-		var notes []string
-		for _, kc := range pp.Changes {
-			notes = append(notes, fmt.Sprintf("%s %s → %s", kc.Key, kc.Current, kc.New))
+		notes := make([]i18n.Message, len(pp.Changes))
+		for j, kc := range pp.Changes {
+			notes[j] = i18n.M("brokerconfig.audit.change", "Key", kc.Key, "Before", kc.Current, "After", kc.New)
 		}
 		rows[i] = store.AuditQueue{BrokerName: fmt.Sprintf("%s/%d", pp.Broker, pp.ID), BrokerAddr: pp.Addr,
-			Method: rocketmq.CodeUpdateBrokerConfig.String(), Note: i18n.PlainText(strings.Join(notes, ", "))}
+			Method: rocketmq.CodeUpdateBrokerConfig.String(), Note: i18n.Series(i18n.ListComma, notes...)}
 	}
 	cfgs, fails := s.readConfigs(ctx, rs)
-	var reasons []string
+	var reasons []i18n.Message
 	for _, fl := range fails {
-		reasons = append(reasons, fmt.Sprintf("%s could not be read again (%s)", fl.Addr, fl.Reason()))
+		reasons = append(reasons, i18n.M("brokerconfig.stale.unread", "Addr", fl.Addr, "Reason", fl.Reason()))
 	}
 	for i, pp := range p.Processes {
 		if cfgs[i] == nil {
@@ -517,22 +519,23 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 		}
 		for _, kc := range pp.Changes {
 			if !kc.Secret && cfgs[i][kc.Key] != kc.Was {
-				reasons = append(reasons, fmt.Sprintf("%s on %s is %s now, the preview showed %s", kc.Key, pp.Addr, cfgs[i][kc.Key], kc.Was))
+				reasons = append(reasons, i18n.M("brokerconfig.stale.value", "Key", kc.Key, "Addr", pp.Addr, "Now", cfgs[i][kc.Key], "Was", kc.Was))
 			}
 		}
 	}
 	if len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
+			rows[i].Error = i18n.TextOf(i18n.M("brokerconfig.audit.stale"))
 		}
 		st := &ConfigStaleError{Reasons: reasons}
 		req := ConfigRequest{Broker: p.Broker, Scope: p.Scope, Config: maps.Clone(values)}
 		if fresh, err := s.PlanConfig(ctx, req); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(reasons, "; "))
+		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "brokerconfig.audit.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
 	}
 	f := s.cluster.Fanout(ctx)
+	unchanged := make([]bool, len(p.Processes))
 	for i, pp := range p.Processes {
 		kv := map[string]string{}
 		for _, kc := range pp.Changes {
@@ -541,7 +544,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			}
 		}
 		if len(kv) == 0 {
-			rows[i].Note = i18n.PlainText("unchanged: it already has the values asked")
+			rows[i].Note, unchanged[i] = i18n.TextOf(i18n.M("brokerconfig.audit.unchanged")), true
 			continue
 		}
 		f.At(rows[i].BrokerName, pp.Addr, "update config", func(ctx context.Context, addr string) error {
@@ -561,28 +564,28 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			continue
 		}
 		if back[i] == nil {
-			rows[i].Error = i18n.PlainText("changed, but could not be read back")
+			rows[i].Error = i18n.TextOf(i18n.M("brokerconfig.audit.unread_back"))
 			for _, fl := range backFails {
 				if fl.Addr == pp.Addr {
-					rows[i].Error = i18n.PlainText(rows[i].Error.String() + ": " + fl.Reason())
+					rows[i].Error = i18n.TextOf(i18n.M("brokerconfig.audit.unread_back_why", "Reason", fl.Reason()))
 				}
 			}
 			continue
 		}
-		var bad []string
+		var bad []i18n.Message
 		for _, kc := range pp.Changes {
 			if got := back[i][kc.Key]; !sameValue(got, values[kc.Key]) {
 				if kc.Secret {
-					bad = append(bad, kc.Key+" is not the value sent")
+					bad = append(bad, i18n.M("brokerconfig.audit.back_secret", "Key", kc.Key))
 				} else {
-					bad = append(bad, fmt.Sprintf("%s is %s, not %s (the broker ignored it)", kc.Key, got, values[kc.Key]))
+					bad = append(bad, i18n.M("brokerconfig.audit.back_ignored", "Key", kc.Key, "Now", got, "Want", values[kc.Key]))
 				}
 			}
 		}
 		if len(bad) > 0 {
-			rows[i].Error = i18n.PlainText("read back: " + strings.Join(bad, ", "))
-		} else if !strings.HasPrefix(rows[i].Note.String(), "unchanged") {
-			rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
+			rows[i].Error = append(i18n.TextOf(i18n.M("brokerconfig.audit.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
+		} else if !unchanged[i] {
+			rows[i].Note = i18n.TextOf(i18n.M("brokerconfig.audit.read_back", "Note", rows[i].Note))
 		}
 	}
 	return rows, nil, nil

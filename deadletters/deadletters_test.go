@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -161,5 +162,22 @@ func TestResendOnAnUnavailableAuditLogSendsNothing(t *testing.T) {
 				t.Fatalf("resend with the audit log unavailable: %v, want store.ErrUnavailable saying nothing was sent", err)
 			}
 		})
+	}
+}
+
+// A resent message's audit row names both messages as a catalogue sentence: the entry
+// reads in Chinese too, and in English as it always has.
+func TestResendAuditNoteReadsInTheReadersLanguage(t *testing.T) {
+	row := auditRow(Resent{Topic: "orders", DLQMsgID: "D1", DLQOffsetMsgID: "DO1", MsgID: "M2", OffsetMsgID: "MO2", QueueOffset: 42})
+	stored, err := i18n.Encode(row.Note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := i18n.Decode(stored)
+	if en := "dead letter D1 (offsetMsgId DO1) resent as msgId M2 (offsetMsgId MO2) at queue offset 42"; note.String() != en {
+		t.Errorf("in English: %q, want %q", note, en)
+	}
+	if zh := "死信消息 D1（offsetMsgId DO1）已重新发送为 msgId M2（offsetMsgId MO2），队列位点 42"; i18n.Match("zh-CN").SayText(note) != zh {
+		t.Errorf("in Chinese: %q, want %q", i18n.Match("zh-CN").SayText(note), zh)
 	}
 }

@@ -254,10 +254,10 @@ func auditRow(r Resent) store.AuditQueue {
 	if r.Failed() {
 		row.Error = i18n.TextOf(r.Error)
 	}
-	note := "dead letter " + r.DLQMsgID + " (offsetMsgId " + r.DLQOffsetMsgID + ")"
+	row.Note = i18n.TextOf(i18n.M("deadletters.audit.note", "MsgID", r.DLQMsgID, "OffsetMsgID", r.DLQOffsetMsgID))
 	if r.OffsetMsgID != "" {
-		note += " resent as msgId " + r.MsgID + " (offsetMsgId " + r.OffsetMsgID + ") at queue offset " + strconv.FormatInt(r.QueueOffset, 10)
+		row.Note = row.Note.And(i18n.M("deadletters.audit.resent_as", "MsgID", r.MsgID, "OffsetMsgID", r.OffsetMsgID,
+			"Offset", strconv.FormatInt(r.QueueOffset, 10)))
 	}
-	row.Note = i18n.PlainText(note)
 	return row
 }

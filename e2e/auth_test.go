@@ -41,13 +41,15 @@ func addUser(t *testing.T, dataDir, name, role string) {
 // signIn fills the sign-in form the browser is on.
 func signIn(t *testing.T, ctx context.Context, name, password string) {
 	t.Helper()
-	Do(t, ctx, "sign in as "+name,
+	Do(t, ctx, "fill the sign-in form as "+name,
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
 		chromedp.Clear(chromedp.CSS(`#login-name`)),
 		chromedp.SendKeys(chromedp.CSS(`#login-name`), name),
 		chromedp.SendKeys(chromedp.CSS(`#login-password`), password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
 	)
+	// Waits for the page the sign-in leads to, whole: a node looked up while a long
+	// page (a list of hundreds of groups) is still being read can vanish under a click.
+	submit(t, ctx, "sign in as "+name, `[data-testid="login-submit"]`, "body")
 }
 
 // fetchResult is a same-origin fetch made by the page, with the browser's cookie.

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/cluster"
+	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
@@ -22,15 +23,14 @@ import (
 func TestErrorsAreSaidInTheRequestsLanguage(t *testing.T) {
 	refused := cluster.BrokerFailure{Broker: "broker-a", Err: &rocketmq.AccessError{Addr: "10.0.0.1:10911", AccessKey: "rmqc",
 		Denial: rocketmq.DenialBadSignature, Broker: &rocketmq.BrokerError{Addr: "10.0.0.1:10911", Code: 16, Remark: "check signature failed."}}}
-	role := &UserError{Status: http.StatusForbidden, Code: "forbidden",
-		Say: i18n.M("access.role_refused", "Role", i18n.M("role.viewer"), "What", i18n.M("access.what.reset"), "Need", i18n.M("role.operator"))}
+	role := fault.New(fault.Refused, "access.role_refused", "Role", i18n.M("role.viewer"), "What", i18n.M("access.what.reset"), "Need", i18n.M("role.operator"))
 	for _, tc := range []struct {
 		name     string
 		err      error
 		en, zh   string
 		enStatus string
 	}{
-		{"no page", userError(http.StatusNotFound, "not_found", i18n.M("error.no_page", "Path", "/nope")),
+		{"no page", fault.New(fault.NotFound, "error.no_page", "Path", "/nope"),
 			"There is no page at /nope.", "/nope 没有对应的页面", "Not Found"},
 		{"refusal", fmt.Errorf("read: %w", refused), "Broker broker-a refused access key rmqc: the signature does not match",
 			"Broker broker-a 拒绝了 AccessKey rmqc：签名不匹配", "Forbidden"},

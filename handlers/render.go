@@ -174,31 +174,6 @@ func errNoCluster() error {
 	return fault.New(fault.Unavailable, "error.no_cluster").Because("no_cluster")
 }
 
-// UserError is an error meant to be shown as it is: a sentence with the next step.
-// Message is the sentence in English; Say, when set, is the same sentence from the
-// catalogues, said in the request's language.
-type UserError struct {
-	Status  int
-	Code    string
-	Message string
-	Say     i18n.Message
-}
-
-// userError is a UserError whose sentence is m, said in the request's language.
-func userError(status int, code string, m i18n.Message) *UserError {
-	return &UserError{Status: status, Code: code, Message: m.String(), Say: m}
-}
-
-// sayTo is the sentence of e in l's language.
-func (e *UserError) sayTo(l *i18n.Localizer) string {
-	if e.Say.ID != "" {
-		return l.Say(e.Say)
-	}
-	return e.Message
-}
-
-func (e *UserError) Error() string { return e.Message }
-
 // statusClientClosed is nginx's 499: the client went away before the answer was ready.
 const statusClientClosed = 499
 
@@ -316,11 +291,8 @@ func errorStatus(err error) (int, string) {
 		}
 		return faultStatus[fe.Code], fe.APICode()
 	}
-	var ue *UserError
 	var bf cluster.BrokerFailure
 	switch {
-	case errors.As(err, &ue):
-		return ue.Status, ue.Code
 	case errors.Is(err, cluster.ErrNoBrokers):
 		return http.StatusBadGateway, "no_brokers"
 	case errors.As(err, new(*rocketmq.AccessError)):
@@ -395,10 +367,6 @@ func errorMessage(c *gin.Context, err error, code string) string {
 			parts[i] = l.Say(storeSentence(c, fe))
 		}
 		return strings.Join(parts, " ")
-	}
-	var ue *UserError
-	if errors.As(err, &ue) {
-		return ue.sayTo(l)
 	}
 	var m i18n.Message
 	if errors.As(err, &m) {

@@ -40,7 +40,7 @@ func TestErrorTable(t *testing.T) {
 			cluster.BrokerFailure{Broker: "broker-b", Op: "consume stats", Err: timeout})), 504, "broker_timeout", "broker-b"},
 		{"no brokers", fmt.Errorf("read consumer group g: %w", cluster.ErrNoBrokers), 502, "no_brokers", "namesrvAddr"},
 		{"client gone", fmt.Errorf("list: %w", context.Canceled), 499, "cancelled", "cancelled"},
-		{"for people", &UserError{Status: 422, Code: "bad", Message: "Say it plainly."}, 422, "bad", "Say it plainly."},
+		{"for people", fault.InvalidField("q", "error.no_page", "Path", "/p").Because("bad"), 400, "bad", "/p"},
 		{"fault, wrapped", fmt.Errorf("load: %w", fault.New(fault.NotFound, "error.no_page", "Path", "/q").Because("group_not_found")), 404, "group_not_found", "/q"},
 		{"fault list", fault.List{fault.InvalidField("a", "error.no_page", "Path", "/a"), fault.InvalidField("b", "error.no_page", "Path", "/b")}, 400, "invalid", "/b"},
 		{"store down", fault.Wrap(errors.New("dial tcp: refused"), fault.Unavailable, "error.no_page", "Path", "/s"), 503, "unavailable", "/s"},

@@ -258,3 +258,23 @@ func loadValue(raw json.RawMessage) any {
 	}
 	return v
 }
+
+// Series is ms said as one list, each but the last followed by the separator of the
+// catalogue's sep ("format.list.comma": "a, b, c"; "format.list.semicolon": "a; b; c"),
+// in the reader's language.
+func Series(sep string, ms ...Message) Text {
+	t := make(Text, len(ms))
+	for i, m := range ms {
+		if i < len(ms)-1 {
+			m = M(sep, "Text", m)
+		}
+		t[i] = m
+	}
+	return t
+}
+
+// The separators Series takes.
+const (
+	ListComma     = "format.list.comma"
+	ListSemicolon = "format.list.semicolon"
+)

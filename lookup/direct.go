@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -220,16 +221,15 @@ func directRow(a *DirectAnswer) store.AuditQueue {
 	m := a.Message
 	row := store.AuditQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID, BrokerAddr: a.BrokerAddr,
 		Before: m.QueueOffset, Target: m.QueueOffset, Method: "CONSUME_MESSAGE_DIRECTLY"}
-	var note string
 	if r := a.Result; r != nil {
-		note = fmt.Sprintf("client %s (%s) answered %s in %d ms (order %t, autoCommit %t)", a.Client.ClientID, a.Client.Language, r.ConsumeResult, r.SpentTimeMills, r.Order, r.AutoCommit)
+		row.Note = i18n.TextOf(i18n.M("lookup.direct.audit.answered", "Client", a.Client.ClientID, "Language", a.Client.Language,
+			"Result", r.ConsumeResult, "Ms", r.SpentTimeMills, "Order", strconv.FormatBool(r.Order), "AutoCommit", strconv.FormatBool(r.AutoCommit)))
 		if r.Remark != "" {
-			note += ", remark: " + r.Remark
+			row.Note = i18n.TextOf(i18n.M("lookup.direct.audit.remark", "Note", row.Note, "Remark", r.Remark))
 		}
 	} else {
-		note = fmt.Sprintf("client %s (%s) gave no answer", a.Client.ClientID, a.Client.Language)
+		row.Note = i18n.TextOf(i18n.M("lookup.direct.audit.no_answer", "Client", a.Client.ClientID, "Language", a.Client.Language))
 	}
-	row.Note = i18n.PlainText(note)
 	if a.Err != nil {
 		row.Error = i18n.PlainText(a.Err.Error())
 	}

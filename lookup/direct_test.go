@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 )
 
@@ -34,5 +35,20 @@ func TestDirectAnswerErrorSaysWhatTheListenerDid(t *testing.T) {
 			!strings.Contains(row.Note.String(), c.result) || (len(row.Error) == 0) != (c.want == "") {
 			t.Errorf("%s: audit row %+v", c.result, row)
 		}
+	}
+	// The row's note is a catalogue sentence: stored and read back, it reads in Chinese,
+	// and in English as it always has.
+	r := &rocketmq.ConsumeMessageDirectlyResult{ConsumeResult: ResultLater, Remark: "busy", SpentTimeMills: 3}
+	stored, err := i18n.Encode(directRow(&DirectAnswer{Client: rocketmq.Connection{ClientID: "10.0.0.1@1", Language: "JAVA"}, Result: r,
+		Message: Message{Message: &rocketmq.Message{Topic: "T"}}}).Note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := i18n.Decode(stored)
+	if en := "client 10.0.0.1@1 (JAVA) answered CR_LATER in 3 ms (order false, autoCommit false), remark: busy"; note.String() != en {
+		t.Errorf("note in English: %q, want %q", note, en)
+	}
+	if zh := "客户端 10.0.0.1@1（JAVA）在 3 毫秒内应答 CR_LATER（顺序 false，autoCommit false），备注：busy"; i18n.Match("zh-CN").SayText(note) != zh {
+		t.Errorf("note in Chinese: %q, want %q", i18n.Match("zh-CN").SayText(note), zh)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -632,7 +633,7 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 	rows, err := apply(ctx)
 	e.Result, e.Status, e.Error = rows, changeStatus(rows, err), nil
 	if err != nil {
-		e.Error = i18n.PlainText(err.Error())
+		e.Error = ErrorText(err)
 	}
 	e.FinishedAt = time.Time{}
 	// The change has happened: its outcome is written even when the caller has gone.
@@ -640,6 +641,32 @@ func (l *AuditLog) Change(ctx context.Context, e *AuditEntry, apply func(ctx con
 		return unrecorded(e, err)
 	}
 	return nil
+}
+
+// ErrorText is err as an entry keeps it: the sentences of the fault errors it is made of
+// as their catalogue messages, so that the entry reads in its reader's language; any
+// other error, or one wrapped in more words, as its English.
+func ErrorText(err error) i18n.Text {
+	fes := fault.All(err)
+	if len(fes) == 0 || err.Error() != fes.Error() {
+		return i18n.PlainText(err.Error())
+	}
+	t := make(i18n.Text, len(fes))
+	for i, fe := range fes {
+		t[i] = fe.Msg
+	}
+	return t
+}
+
+// RefusalText is what the entry of a change refused before it began keeps of why:
+// "Refused: " and why's sentences (see ErrorText), or, when that is longer than max
+// characters in English, the English cut to max.
+func RefusalText(why error, max int) i18n.Text {
+	t := i18n.TextOf(i18n.M("audit.refused_because", "Why", ErrorText(why)))
+	if s := t.String(); utf8.RuneCountInString(s) > max {
+		return i18n.PlainText(freetext.Cut(s, max))
+	}
+	return t
 }
 
 // ReasonUnrecorded is the API code of a change that was made but whose outcome could not

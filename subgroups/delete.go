@@ -159,13 +159,13 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.ns, Group: r.Group, Mode: ModeDelete, Params: params}
 	err = s.audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
 		rows := make([]store.AuditQueue, len(present))
-		note := "deleted; offsets kept"
+		note := i18n.M("subgroups.audit.deleted")
 		if r.RemoveOffsets {
-			note = "deleted with its offsets"
+			note = i18n.M("subgroups.audit.deleted_offsets")
 		}
 		f := s.cluster.Fanout(ctx)
 		for i, b := range present {
-			rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeDeleteSubscriptionGroup.String(), Note: i18n.PlainText(note)}
+			rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeDeleteSubscriptionGroup.String(), Note: i18n.TextOf(note)}
 			f.Go(byName[b.Name], opDelete, func(ctx context.Context, addr string) error {
 				return s.admin.DeleteSubscriptionGroup(ctx, addr, r.Group, r.RemoveOffsets)
 			})
@@ -179,13 +179,13 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 			bc, ok := back.Broker(rows[i].BrokerName)
 			switch {
 			case !ok:
-				rows[i].Error = i18n.PlainText("deleted, but could not be read back: " + reasonOf(backFails, rows[i].BrokerName))
+				rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.deleted_unread_back", "Reason", reasonOf(backFails, rows[i].BrokerName)))
 			case bc.Exists():
 				// A client that reconnected at once makes a broker with
 				// autoCreateSubscriptionGroup on create the group again.
-				rows[i].Error = i18n.PlainText("read back: the broker has the group again")
+				rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.back_again"))
 			default:
-				rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back: gone")
+				rows[i].Note = i18n.TextOf(i18n.M("subgroups.audit.gone", "Note", rows[i].Note))
 			}
 		}
 		return rows, nil
@@ -217,7 +217,7 @@ func (s *Service) refuse(ctx context.Context, who Who, mode, group string, param
 	}
 	e := &store.AuditEntry{StartedAt: s.now(), Actor: cutRunes(who.Actor, refusalTextMax), ActorAddr: cutRunes(who.Addr, refusalTextMax),
 		Cluster: s.ns, Group: cutRunes(group, refusalTextMax), Mode: mode, Params: b, Status: store.AuditRefused,
-		Error: i18n.PlainText(cutRunes("Refused: "+why.Error(), refusalMax))}
+		Error: store.RefusalText(why, refusalMax)}
 	e.FinishedAt = e.StartedAt
 	_ = s.audit.Record(ctx, e)
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"rmqconsole/i18n"
 	"slices"
@@ -524,22 +523,22 @@ func failuresOf(fails []cluster.BrokerFailure, brokers []cluster.Broker) []clust
 
 // unreadable refuses a change because brokers it concerns could not be read first.
 func unreadable(group string, fails []cluster.BrokerFailure) error {
-	parts := make([]string, len(fails))
+	parts := make([]i18n.Message, len(fails))
 	errs := make([]error, len(fails))
 	for i, f := range fails {
-		parts[i], errs[i] = f.Error(), f
+		parts[i], errs[i] = f.Message(), f
 	}
-	return fault.Wrap(errors.Join(errs...), fault.Unavailable, "subgroups.unreadable", "Group", group, "Failures", strings.Join(parts, "; ")).Because("broker_unreadable")
+	return fault.Wrap(errors.Join(errs...), fault.Unavailable, "subgroups.unreadable", "Group", group, "Failures", i18n.Series(i18n.ListSemicolon, parts...)).Because("broker_unreadable")
 }
 
 // StaleError is a preview that no longer describes the brokers: Fresh is a new preview
 // of the same request (nil when none could be made).
 type StaleError struct {
-	Reasons []string
+	Reasons []i18n.Message
 	Fresh   *Plan
 }
 
-func (e *StaleError) Error() string { return strings.Join(e.Reasons, "; ") }
+func (e *StaleError) Error() string { return i18n.Series(i18n.ListSemicolon, e.Reasons...).String() }
 
 // Confirmation is the go-ahead for a previewed change.
 type Confirmation struct {
@@ -617,7 +616,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*Applied, error) {
 		return nil, s.auditFailed(err, p.Group)
 	}
 	if stale != nil {
-		return nil, fault.Wrap(stale, fault.Conflict, "subgroups.stale", "Group", p.Group, "Reasons", strings.Join(stale.Reasons, "; "), "ID", e.ID).Because("preview_stale")
+		return nil, fault.Wrap(stale, fault.Conflict, "subgroups.stale", "Group", p.Group, "Reasons", i18n.Series(i18n.ListSemicolon, stale.Reasons...), "ID", e.ID).Because("preview_stale")
 	}
 	return &Applied{Entry: e, Plan: &p}, nil
 }
@@ -648,17 +647,17 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	c, fails := s.read(ctx, p.Group, all)
 	rows := make([]store.AuditQueue, len(p.Brokers))
 	for i, b := range p.Brokers {
-		rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeUpdateSubscriptionGroup.String(), Note: i18n.PlainText(describe(b))}
+		rows[i] = store.AuditQueue{BrokerName: b.Name, BrokerAddr: b.Addr, Method: rocketmq.CodeUpdateSubscriptionGroup.String(), Note: describe(b)}
 	}
 	if reasons := staleReasons(p, c, fails); len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.PlainText("not changed: the preview no longer holds")
+			rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.stale"))
 		}
 		st := &StaleError{Reasons: reasons}
 		if fresh, err := s.plan(ctx, p.Request); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, fmt.Errorf("%w, nothing was changed: %s", store.ErrChangeRefused, strings.Join(reasons, "; "))
+		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "subgroups.audit.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
 	}
 	model, _ := modelOf(c)
 	byName := map[string]cluster.Broker{}
@@ -668,7 +667,7 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	f := s.cluster.Fanout(ctx)
 	for i, bp := range p.Brokers {
 		if len(bp.Changes) == 0 {
-			rows[i].Note = i18n.PlainText("unchanged: it already has the settings asked")
+			rows[i].Note = i18n.TextOf(i18n.M("subgroups.audit.unchanged"))
 			continue
 		}
 		bc, _ := c.Broker(bp.Name)
@@ -686,37 +685,37 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 		}
 		bc, ok := back.Broker(bp.Name)
 		if !ok {
-			rows[i].Error = i18n.PlainText("changed, but could not be read back: " + reasonOf(backFails, bp.Name))
+			rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.unread_back", "Reason", reasonOf(backFails, bp.Name)))
 			continue
 		}
-		if miss := readBackMismatch(bc, bp.Changes); miss != "" {
-			rows[i].Error = i18n.PlainText(miss)
+		if miss := readBackMismatch(bc, bp.Changes); miss != nil {
+			rows[i].Error = miss
 			continue
 		}
 		if len(bp.Changes) > 0 {
-			rows[i].Note = i18n.PlainText(rows[i].Note.String() + "; read back")
+			rows[i].Note = i18n.TextOf(i18n.M("subgroups.audit.read_back", "Note", rows[i].Note))
 		}
 	}
 	return rows, nil, nil
 }
 
 // staleReasons says why a preview no longer describes the brokers, if it does not.
-func staleReasons(p *Plan, c *Config, fails []cluster.BrokerFailure) []string {
-	var r []string
+func staleReasons(p *Plan, c *Config, fails []cluster.BrokerFailure) []i18n.Message {
+	var r []i18n.Message
 	for _, bp := range p.Brokers {
 		bc, ok := c.Broker(bp.Name)
 		switch {
 		case !ok:
-			r = append(r, fmt.Sprintf("broker %s could not be read again (%s)", bp.Name, reasonOf(fails, bp.Name)))
+			r = append(r, i18n.M("subgroups.stale.unread", "Broker", bp.Name, "Reason", reasonOf(fails, bp.Name)))
 			continue
 		case bc.Exists() != bp.Exists && bp.Exists:
-			r = append(r, fmt.Sprintf("broker %s no longer has the group", bp.Name))
+			r = append(r, i18n.M("subgroups.stale.lost_group", "Broker", bp.Name))
 			continue
 		case bc.Exists() != bp.Exists:
-			r = append(r, fmt.Sprintf("broker %s has the group now", bp.Name))
+			r = append(r, i18n.M("subgroups.stale.has_group", "Broker", bp.Name))
 			continue
 		case bc.Addr != bp.Addr:
-			r = append(r, fmt.Sprintf("broker %s's master moved from %s to %s", bp.Name, bp.Addr, bc.Addr))
+			r = append(r, i18n.M("subgroups.stale.moved", "Broker", bp.Name, "From", bp.Addr, "To", bc.Addr))
 			continue
 		}
 		if !bp.Exists {
@@ -732,16 +731,17 @@ func staleReasons(p *Plan, c *Config, fails []cluster.BrokerFailure) []string {
 				}
 			}
 			if !same(now, ch.CurrentRaw) {
-				r = append(r, fmt.Sprintf("%s on broker %s is %s now, the preview showed %s", ch.Field, bp.Name, orNone(Text(now)), orNone(ch.Current)))
+				r = append(r, i18n.M("subgroups.stale.field", "Field", ch.Field, "Broker", bp.Name, "Now", orNone(Text(now)), "Was", orNone(ch.Current)))
 			}
 		}
 	}
 	return r
 }
 
-func orNone(s string) string {
+// orNone is s, or the catalogue's word for no value.
+func orNone(s string) any {
 	if s == "" {
-		return "none"
+		return i18n.M("subgroups.audit.none")
 	}
 	return s
 }
@@ -780,50 +780,51 @@ func newDoc(bc BrokerConfig, model rocketmq.GroupDoc, group string, changes []Ch
 	return doc
 }
 
-// readBackMismatch says which changed field a broker does not hold as set, "" when all do.
-func readBackMismatch(bc BrokerConfig, changes []Change) string {
+// readBackMismatch says which changed field a broker does not hold as set, nil when all do.
+func readBackMismatch(bc BrokerConfig, changes []Change) i18n.Text {
 	if !bc.Exists() {
-		return "read back: the broker does not have the group"
+		return i18n.TextOf(i18n.M("subgroups.audit.back_no_group"))
 	}
 	attrs := attributesOf(bc.Doc)
-	var bad []string
+	var bad []i18n.Message
 	for _, ch := range changes {
 		if k, ok := strings.CutPrefix(ch.Field, "attributes."); ok {
 			if attrs[k] != ch.New {
-				bad = append(bad, fmt.Sprintf("%s is %s, not %s", ch.Field, orNone(attrs[k]), orNone(ch.New)))
+				bad = append(bad, i18n.M("subgroups.audit.back_field", "Field", ch.Field, "Now", orNone(attrs[k]), "Want", orNone(ch.New)))
 			}
 			continue
 		}
 		if !same(bc.Doc[ch.Field], ch.NewRaw) {
-			bad = append(bad, fmt.Sprintf("%s is %s, not %s", ch.Field, orNone(Text(bc.Doc[ch.Field])), ch.New))
+			bad = append(bad, i18n.M("subgroups.audit.back_field", "Field", ch.Field, "Now", orNone(Text(bc.Doc[ch.Field])), "Want", ch.New))
 		}
 	}
 	if len(bad) == 0 {
-		return ""
+		return nil
 	}
-	return "read back: " + strings.Join(bad, ", ")
+	return append(i18n.TextOf(i18n.M("subgroups.audit.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
 }
 
 // describe says in a few words what a change does on one broker.
-func describe(b BrokerPlan) string {
-	parts := make([]string, len(b.Changes))
+func describe(b BrokerPlan) i18n.Text {
+	parts := make([]i18n.Message, len(b.Changes))
 	for i, ch := range b.Changes {
-		parts[i] = fmt.Sprintf("%s %s → %s", ch.Field, orNone(ch.Current), orNone(ch.New))
+		parts[i] = i18n.M("subgroups.audit.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
 	}
-	what := "updated: "
+	what := i18n.M("subgroups.audit.updated")
 	if !b.Exists {
-		what = "created: "
+		what = i18n.M("subgroups.audit.created")
 	}
-	return what + strings.Join(parts, ", ")
+	return append(i18n.TextOf(what), i18n.Series(i18n.ListComma, parts...)...)
 }
 
-func reasonOf(fails []cluster.BrokerFailure, broker string) string {
+// reasonOf is why broker could not be read, in the broker's own words.
+func reasonOf(fails []cluster.BrokerFailure, broker string) any {
 	for _, f := range fails {
 		if f.Broker == broker {
 			return f.Reason()
 		}
 	}
-	return "no answer"
+	return i18n.M("subgroups.audit.no_answer")
 }
 
 // markFailures writes each failed broker's failure into its row.
