@@ -41,7 +41,14 @@ type Store interface {
 const (
 	MetricLag     = "lag"     // total lag, messages
 	MetricLagTime = "lagTime" // time behind, milliseconds
+	// Findings of the diagnosis (diagnosis.KindStuck, KindSlow): a rule on one fires
+	// while the group has it; its threshold is 0.
+	MetricStuck = "consumerStuck"
+	MetricSlow  = "slowConsumer"
 )
+
+// IsFinding reports whether metric is a finding of the diagnosis rather than a number.
+func IsFinding(metric string) bool { return metric == MetricStuck || metric == MetricSlow }
 
 // Webhook body formats.
 const (
@@ -123,6 +130,8 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	}
 	switch r.Metric {
 	case MetricLag, MetricLagTime:
+	case MetricStuck, MetricSlow:
+		in.threshold, r.Threshold = nil, 0 // found or not: nothing to compare
 	default:
 		bad("metric", "alerts.error.metric")
 	}
@@ -373,7 +382,7 @@ func RuleName(l *i18n.Localizer, r store.AlertRule) string {
 		return r.Name
 	}
 	switch r.Metric {
-	case MetricLag, MetricLagTime:
+	case MetricLag, MetricLagTime, MetricStuck, MetricSlow:
 		return l.T("alerts.rule.default_name."+r.Metric, "Group", r.GroupPattern)
 	}
 	return r.Name

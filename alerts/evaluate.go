@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,8 @@ type Observation struct {
 	Group     string
 	Lag       *int64
 	LagTimeMs *int64
+	// Findings are the kinds the diagnosis found for the group at this read.
+	Findings []string
 }
 
 // States of a rule for one group.
@@ -58,8 +61,15 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 			}
 			matched[r.ID]++
 			v := o.Lag
-			if r.Metric == MetricLagTime {
+			switch {
+			case r.Metric == MetricLagTime:
 				v = o.LagTimeMs
+			case IsFinding(r.Metric):
+				var found int64
+				if slices.Contains(o.Findings, r.Metric) {
+					found = 1
+				}
+				v = &found
 			}
 			if v == nil {
 				continue
@@ -169,6 +179,14 @@ func Summary(r store.AlertRule, st store.AlertState, event string) string {
 
 // SummaryIn is the notification in one sentence of l's language.
 func SummaryIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event string) string {
+	if IsFinding(r.Metric) {
+		kv := []any{"Rule", RuleName(l, r), "Group", st.Group, "What", l.T("alerts.metric." + r.Metric),
+			"Since", st.Since.UTC().Format("2006-01-02 15:04:05")}
+		if event == "resolved" {
+			return l.T("alerts.notify.resolved.finding", kv...)
+		}
+		return l.T("alerts.notify.firing.finding", append(kv, "For", forText(l, r.For))...)
+	}
 	metric := "lag"
 	if r.Metric == MetricLagTime {
 		metric = "lagTime"

@@ -58,6 +58,10 @@ run_bench rocketmq ./rocketmq/ 'BenchmarkPull2000|BenchmarkDecodeMessages'
 # Targets: RangeNewest2000 console/bare <= 1.3; KeyQuery and IDQuery console/bare <= 1.2;
 # RangeMemory held/messages <= 3; MessagesPageRender ms/page <= 15.
 run_bench messages-lookup ./lookup/ 'BenchmarkRangeNewest2000|BenchmarkRangeMemory|BenchmarkKeyQuery|BenchmarkIDQuery' -benchtime=200x
+
+# ---- deep scan: the whole seeded topic (>= 100 000 messages) against bare pulls ----------
+# Target: scan/bare >= 0.8 (throughput); msgs/s-scan and msgs/s-bare are the rates.
+run_bench messages-scan ./lookup/ 'BenchmarkDeepScan' -benchtime=4x
 run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=200x
 
 # ---- consumer groups: the Performance section ------------------------------------

@@ -42,8 +42,10 @@ type ConsumerOptions struct {
 	// Work is the time spent on each message; Goroutines how many are consumed at once.
 	Work       time.Duration
 	Goroutines int
-	// Print records every message given to the listener (see Received).
-	Print bool
+	// Print records every message given to the listener (see Received);
+	// PrintProperties adds its properties and body as a seventh field, a query string.
+	Print           bool
+	PrintProperties bool
 	// Fail fails every message, so it is delivered again through the group's retry
 	// topic and, after MaxReconsumeTimes more deliveries, moved to its dead-letter
 	// topic; RetryDelayLevel sets the delay before each (1 is one second).
@@ -72,6 +74,9 @@ func (o ConsumerOptions) args() []string {
 	}
 	if o.Print {
 		a = append(a, "-print")
+	}
+	if o.PrintProperties {
+		a = append(a, "-print-props")
 	}
 	if o.Fail {
 		a = append(a, "-fail")

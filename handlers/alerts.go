@@ -225,7 +225,7 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
-const alertRuleShape = `{"group", "metric": "lag"|"lagTime", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+const alertRuleShape = `{"group", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
 
 func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
 	id := "alerts.condition.lag"
@@ -233,6 +233,9 @@ func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
 		id = "alerts.condition.lagTime"
 	}
 	s := l.T(id, "Threshold", views.Thousands(r.Threshold))
+	if alerts.IsFinding(r.Metric) {
+		s = l.T("alerts.condition.finding", "What", l.T("alerts.metric."+r.Metric))
+	}
 	if r.For > 0 {
 		s += l.T("alerts.condition.for", "For", views.DurationIn(l, r.For))
 	}
@@ -271,7 +274,7 @@ func alertRuleRowVM(l *i18n.Localizer, r alerts.RuleView) views.AlertRuleRow {
 }
 
 func alertValue(r store.AlertRule, v *int64) string {
-	if v == nil {
+	if v == nil || alerts.IsFinding(r.Metric) {
 		return ""
 	}
 	if r.Metric == alerts.MetricLagTime {

@@ -54,6 +54,8 @@ type GroupShow struct {
 	Sampling LagSampling
 	// Alerts are the alert rules; nil shows none.
 	Alerts AlertRules
+	// Diagnosis is what is wrong now; nil leaves the section out.
+	Diagnosis Findings
 	// DeadLetters counts the group's retry and dead-letter topics; nil shows none.
 	DeadLetters DeadLetterTopics
 }
@@ -108,6 +110,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	vm := groupPageVM(l, d, hist, recent, days, daysErr, poll)
 	vm.LagChart, vm.Trend = h.lagChart(c, group)
+	vm.Diagnosis = diagnosisVM(l, h.Diagnosis, group)
 	if h.Alerts != nil {
 		rules, err := h.Alerts.ForGroup(c.Request.Context(), group)
 		if err != nil {

@@ -30,6 +30,8 @@ type Home struct {
 	Alerts interface {
 		FiringNow(ctx context.Context) ([]alerts.FiringAlert, error)
 	}
+	// Diagnosis is what is wrong now, listed under the firing alerts; nil: none.
+	Diagnosis Findings
 }
 
 // homeGroupsWait bounds how long the overview waits for the group list, which asks
@@ -50,6 +52,7 @@ func (h *Home) Show(c *gin.Context) {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
 		h.countGroups(c.Request.Context(), &vm)
+		vm.Diagnosis = diagnosisVM(l, h.Diagnosis, "")
 	}
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))
@@ -172,8 +175,12 @@ func firingRows(ctx context.Context, l *i18n.Localizer, read func(context.Contex
 		if f.State.Value != nil {
 			value = strconv.FormatInt(*f.State.Value, 10)
 		}
+		what := l.T("home.firing.what", "Metric", l.T("alerts.metric."+f.Rule.Metric), "Value", value, "Threshold", f.Rule.Threshold)
+		if alerts.IsFinding(f.Rule.Metric) {
+			what = l.T("alerts.metric." + f.Rule.Metric)
+		}
 		rows = append(rows, views.FiringRow{Rule: f.Rule.Name, Group: f.State.Group,
-			What:  l.T("home.firing.what", "Metric", l.T("alerts.metric."+f.Rule.Metric), "Value", value, "Threshold", f.Rule.Threshold),
+			What:  what,
 			Since: views.TimeUTC(f.State.FiredAt), For: views.DurationIn(l, now.Sub(f.State.FiredAt).Round(time.Second))})
 	}
 	return rows, ""

@@ -48,6 +48,7 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 		skip:   q.Get("skip"), from: q.Get("from"),
 		rowsOnly: q.Get("part") == "rows",
 	}
+	f.form.Scan = q.Get("scan")
 	fq := f.filter
 	f.form.Where, f.form.BodyContains, f.form.BodyRegex = fq.Where, fq.BodyContains, fq.BodyRegex
 	f.form.JSON, f.form.JSONOp, f.form.JSONValue = fq.JSON, fq.JSONOp, fq.JSONValue

@@ -105,7 +105,9 @@ func (h *Messages) Search(c *gin.Context) {
 			vm.TopicsError = sayErr(l, err)
 		}
 		vm.Topics = topics
-		if f.submitted {
+		if f.submitted && wantsDeepScan(c, &f) {
+			status = h.scanPage(c, &f, &vm)
+		} else if f.submitted {
 			out, err := h.runSearch(c, &f, true)
 			if out != nil {
 				defer out.leave() // the result is held until the page is written
@@ -201,6 +203,10 @@ func (h *Messages) API(c *gin.Context) {
 	f := parseMsgSearchForm(c)
 	if format := c.Query("format"); format != "" {
 		h.export(c, f, format)
+		return
+	}
+	if wantsDeepScan(c, &f) {
+		h.scanAPI(c, &f)
 		return
 	}
 	out, err := h.runSearch(c, &f, false)

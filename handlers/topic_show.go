@@ -71,6 +71,7 @@ func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail)
 		vm.ChangeNote = i18n.From(c.Request.Context()).T("topic.operators")
 		return
 	}
+	vm.Send = sendFormFor(c, d.Topic)
 	var brokers []string
 	form := &views.TopicFormVM{Update: true, Action: views.TopicURL(d.Topic), Topic: d.Topic, Order: d.Order}
 	for i, r := range d.Route {

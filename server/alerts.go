@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"rmqconsole/alerts"
+	"rmqconsole/diagnosis"
 	"rmqconsole/groups"
 )
 
@@ -31,11 +32,18 @@ func (a *clusterApp) alertService() *alerts.Service {
 }
 
 // evaluateAlerts applies the rules to one read of every group.
-func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List) {
+func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List, diag *diagnosis.Engine) {
+	found := map[string][]string{}
+	if diag != nil {
+		fs, _ := diag.Findings()
+		for _, f := range fs {
+			found[f.Group] = append(found[f.Group], f.Kind)
+		}
+	}
 	obs := make([]alerts.Observation, 0, len(l.Groups))
 	for _, g := range l.Groups {
 		if !g.System {
-			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs})
+			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs, Findings: found[g.Group]})
 		}
 	}
 	if err := svc.Evaluate(ctx, l.CheckedAt, obs); err != nil && ctx.Err() == nil {

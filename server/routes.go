@@ -64,6 +64,9 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 	if s := a.svc; s.brokers != nil {
 		home.Overview, home.Groups = s.brokers.Overview, s.groups
 	}
+	if a.svc.diagnosis != nil {
+		home.Diagnosis = a.svc.diagnosis
+	}
 	docs := &handlers.APIDocs{Env: env}
 	return []route{
 		{http.MethodGet, "/healthz", health.Live, probe},

@@ -19,6 +19,10 @@ func (a *clusterApp) groupRoutes(env *handlers.Env) []route {
 	history := &handlers.GroupRebalances{Env: env, Events: a.store}
 	client := &handlers.GroupClient{Env: env}
 	alerts := &handlers.Alerts{Env: env, Rules: s.alerts}
+	diag := &handlers.Diagnosis{Env: env}
+	if s.diagnosis != nil {
+		diag.Engine, show.Diagnosis = s.diagnosis, s.diagnosis
+	}
 	if s.groups != nil {
 		list.Groups, show.Groups, client.Clients = s.groups, s.groups, s.groups
 		show.Live, live.Live = s.groupsLive, s.groupsLive
@@ -35,6 +39,8 @@ func (a *clusterApp) groupRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/groups/:group/rebalances", history.API, read},
 		{http.MethodGet, "/api/v1/groups/:group/lag-history", lagHistory.API, read},
 		{http.MethodGet, "/api/v1/groups/:group/clients/:clientId", client.API, read},
+		{http.MethodGet, "/api/v1/groups/:group/diagnosis", diag.GroupAPI, read},
+		{http.MethodGet, "/api/v1/diagnosis", diag.API, read},
 
 		{http.MethodGet, "/alerts", alerts.Show, read},
 		{http.MethodPost, "/alerts", alerts.Create, change},

@@ -25,6 +25,8 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/messages", h.API, read},
 		{http.MethodGet, "/api/v1/messages/:id", h.ShowAPI, read},
 		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},
+		// A deep scan streamed to its page; it holds a heavy-query slot while it runs.
+		{http.MethodGet, "/ws/messages/scan", h.ScanWS, read},
 
 		// Every group's dead-letter topic, newest arrivals first.
 		{http.MethodGet, "/dead-letters", dlq.Show, read},

@@ -10,8 +10,9 @@ import (
 // by the service.
 func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 	h := &handlers.Topics{Env: env}
+	send := &handlers.TopicSend{Env: env}
 	if s := a.svc; s.topics != nil {
-		h.Topics, h.Changes = s.topics, s.topics
+		h.Topics, h.Changes, send.Sender = s.topics, s.topics, s.topics
 	}
 	return []route{
 		{http.MethodGet, "/topics", h.List, read},
@@ -24,5 +25,8 @@ func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 		{http.MethodPost, "/api/v1/topics", h.SaveAPI, change},
 		{http.MethodPut, "/api/v1/topics/:topic", h.UpdateAPI, change},
 		{http.MethodDelete, "/api/v1/topics/:topic", h.DeleteAPI, change},
+		// A message sent from the console, audited by the service.
+		{http.MethodPost, "/topics/:topic/messages", send.SendForm, change},
+		{http.MethodPost, "/api/v1/topics/:topic/messages", send.SendAPI, change},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/deadletters"
+	"rmqconsole/diagnosis"
 	"rmqconsole/groups"
 	"rmqconsole/handlers"
 	"rmqconsole/live"
@@ -38,6 +39,9 @@ type services struct {
 	// resets and alerts work without a cluster: their pages read the database.
 	resets *resets.Service
 	alerts *alerts.Service
+	// diagnosis works out what is wrong from each read of the lag collector; nil when
+	// the collector is off.
+	diagnosis *diagnosis.Engine
 }
 
 // brokerPoll is how often the broker page's live chart polls; ten minutes of samples at
@@ -113,8 +117,13 @@ func (a *clusterApp) collectLag(s *services) {
 	col := groups.NewLagCollector(s.groups, a.cfg.MetricsInterval)
 	col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
 	a.registry.MustRegister(col)
+	// Every console works out the findings from its own reads (no broker call of its
+	// own); clients commit offsets every few seconds, so "stuck" needs a few of them.
+	s.diagnosis = diagnosis.New(diagnosis.Options{Cluster: a.cluster,
+		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second)})
+	col.Then(func(_ context.Context, l *groups.List) { s.diagnosis.Observe(l) })
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
-	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l) }))
+	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l, s.diagnosis) }))
 	a.background(col.Run)
 }
 

@@ -59,6 +59,8 @@ type Options struct {
 	NameServers string
 	// Changer makes the changes; nil takes the Admin when it can (a *rocketmq.Client).
 	Changer Changer
+	// Sender sends messages; nil takes the Admin when it can (a *rocketmq.Client).
+	Sender Sender
 }
 
 // Service reads (and changes) a cluster's topics.

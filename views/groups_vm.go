@@ -280,6 +280,8 @@ type GroupVM struct {
 	Trend TrendVM
 	// Alerts are the rules covering the group and where each stands.
 	Alerts []GroupAlert
+	// Diagnosis is what is wrong with the group now.
+	Diagnosis DiagnosisVM
 	// HistoryURL is the JSON rebalance history.
 	HistoryURL string
 	Cost       CostVM

@@ -32,12 +32,14 @@ type MessagesForm struct {
 	Topic, Begin, End, Tag, Key, ID string
 	// The filter of the range and key tabs, by the API's parameter names.
 	Where, BodyContains, BodyRegex, JSON, JSONOp, JSONValue string
+	// Scan is "deep" when the range tab reads its whole range.
+	Scan string
 }
 
 // HasFilter reports whether the form asks for a filter, so the page shows its fields
 // open.
 func (f MessagesForm) HasFilter() bool {
-	return f.Where != "" || f.BodyContains != "" || f.BodyRegex != "" || f.JSON != "" || f.JSONValue != ""
+	return f.Where != "" || f.BodyContains != "" || f.BodyRegex != "" || f.JSON != "" || f.JSONValue != "" || f.Scan != ""
 }
 
 // JSONOps are the comparisons a JSON field filter offers.
@@ -52,6 +54,8 @@ type QuickRange struct {
 
 // MessagesResult is the outcome of one search.
 type MessagesResult struct {
+	// Scan is set for a deep scan, whose matches arrive over its websocket.
+	Scan *ScanVM
 	// Error is set when the search could not run at all (the form was fine).
 	Error string
 	// Summary says what was searched and how much was found, e.g. "Newest 2,000 of

@@ -101,7 +101,9 @@ type TopicVM struct {
 	Producers      TopicProducersVM
 	// Update and Delete are the forms that change the topic, for operators; ChangeNote
 	// says why they are not there (a viewer, a system topic).
-	Update     *TopicFormVM
+	Update *TopicFormVM
+	// Send is the form that sends a message to the topic, for operators.
+	Send       *TopicSendVM
 	Delete     *TopicDeleteVM
 	ChangeNote string
 }

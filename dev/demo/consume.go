@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ func consume(ctx context.Context, ns []string, args []string) error {
 	lockInterval := fs.Duration("lock-interval", 0, "how often an orderly consumer renews its locks (0: the client's default, 20 s)")
 	goroutines := fs.Int("goroutines", 0, "messages consumed at once per topic (0: the client's default, 20)")
 	printMsgs := fs.Bool("print", false, "print every message given to the listener: recv <topic> <broker> <queue> <offset> <keys> <offsetMsgId>")
+	printProps := fs.Bool("print-props", false, "with -print, add the message's properties (tags included) and body as one query string")
 	fail := fs.Bool("fail", false, "fail every message (ConsumeRetryLater): it goes to the group's retry topic, then to its dead-letter topic")
 	maxReconsume := fs.Int("max-reconsume", 0, "deliveries of a failed message again before it goes to the dead-letter topic (0: the client's default, 16)")
 	retryDelayLevel := fs.Int("retry-delay-level", 0, "delay level of a failed message's next delivery (0: the broker's, 3 + reconsume times; 1 is one second)")
@@ -81,7 +83,15 @@ func consume(ctx context.Context, ns []string, args []string) error {
 					if broker == "" {
 						broker = "-"
 					}
-					fmt.Printf("recv %s %s %d %d %s %s\n", m.Topic, broker, m.Queue.QueueId, m.QueueOffset, strings.ReplaceAll(keys, " ", ","), m.OffsetMsgId)
+					extra := ""
+					if *printProps {
+						q := url.Values{"body": {string(m.Body)}}
+						for k, v := range m.GetProperties() {
+							q.Set(k, v)
+						}
+						extra = " " + q.Encode()
+					}
+					fmt.Printf("recv %s %s %d %d %s %s%s\n", m.Topic, broker, m.Queue.QueueId, m.QueueOffset, strings.ReplaceAll(keys, " ", ","), m.OffsetMsgId, extra)
 				}
 			}
 			if *fail {

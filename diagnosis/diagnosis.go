@@ -1,0 +1,365 @@
+// Package diagnosis says what is wrong with the cluster now, with the evidence and the
+// action to take: a consumer group that stopped consuming while its clients are online, one
+// that consumes slower than messages arrive, clients of one group on very different client
+// versions.
+//
+// It makes no broker call of its own. The lag collector hands it each read of the group
+// list (Observe, a LagCollector.Then hook) and it keeps a short window of each group's
+// figures in memory; pages and the API read the findings of the last read. Its cost in
+// broker calls is therefore the collector's: at 1 000 groups, per interval, one route
+// refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every group), the
+// lag-time reads the list already makes, and at most ClientLookups connection lists
+// (groups.Options.ClientLookups), whatever the number of viewers.
+package diagnosis
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"rmqconsole/cluster"
+	"rmqconsole/groups"
+	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
+)
+
+// Kinds of finding.
+const (
+	// KindStuck: lag grows (or stays above 0) while the group's clients are online and
+	// its committed offsets do not move.
+	KindStuck = "consumerStuck"
+	// KindSlow: lag grows while the group consumes: messages arrive faster than it
+	// consumes them.
+	KindSlow = "slowConsumer"
+	// KindVersions: clients of one group run client versions of different release lines.
+	KindVersions = "clientVersions"
+)
+
+// Kinds lists every kind, most severe first.
+var Kinds = []string{KindStuck, KindSlow, KindVersions}
+
+// Severities, most severe first.
+const (
+	Critical = "critical"
+	Warning  = "warning"
+	Info     = "info"
+)
+
+func severityRank(s string) int {
+	switch s {
+	case Critical:
+		return 0
+	case Warning:
+		return 1
+	}
+	return 2
+}
+
+// Finding is one thing wrong now.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	// Subject is what the finding is about: the group's name.
+	Subject string `json:"subject"`
+	Group   string `json:"group,omitempty"`
+	// Evidence is the numbers that show it, as a sentence of the catalogues.
+	Evidence i18n.Message `json:"-"`
+	// Since is the first read that showed it.
+	Since time.Time `json:"since"`
+	// Action is the page where it is dealt with (a path of the console).
+	Action string `json:"action"`
+	// ActionKind names that page: "group", "reset", "client".
+	ActionKind string `json:"actionKind"`
+}
+
+// Options tune the rules; zero values take the defaults.
+type Options struct {
+	// StuckAfter is how long committed offsets must stand still, with clients online
+	// and messages waiting, before the group is called stuck. Clients commit offsets
+	// every few seconds (5 s for the Java and Go clients), so it must be longer than
+	// that. Default 60 s.
+	StuckAfter time.Duration
+	// SlowOver is the span over which lag must have grown, while the group consumed,
+	// for the group to be called slow. Default 90 s.
+	SlowOver time.Duration
+	// Keep bounds how long a group's reads are kept. Default 10 minutes.
+	Keep time.Duration
+	// Cluster gives the clients the list last saw (their versions); nil leaves that
+	// kind out.
+	Cluster *cluster.Cluster
+}
+
+// point is one group's figures at one read.
+type point struct {
+	at       time.Time
+	online   bool
+	clients  int
+	lag      int64
+	consumed int64 // sum of committed offsets over the queues read both times
+	produced int64
+	queues   map[rocketmq.MessageQueue][2]int64
+}
+
+// Engine keeps each group's recent reads and the findings of the last.
+type Engine struct {
+	opts Options
+
+	mu       sync.Mutex
+	history  map[string][]point
+	findings []Finding
+	since    map[string]time.Time // kind + group → first read that showed it
+	at       time.Time
+}
+
+// New returns an engine with opts.
+func New(opts Options) *Engine {
+	if opts.StuckAfter <= 0 {
+		opts.StuckAfter = 60 * time.Second
+	}
+	if opts.SlowOver <= 0 {
+		opts.SlowOver = 90 * time.Second
+	}
+	if opts.Keep <= 0 {
+		opts.Keep = 10 * time.Minute
+	}
+	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
+		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
+	}
+	return &Engine{opts: opts, history: map[string][]point{}, since: map[string]time.Time{}}
+}
+
+// Observe takes one read of the group list and works out the findings anew. It is the
+// collector's hook; a nil list is ignored.
+func (e *Engine) Observe(l *groups.List) {
+	if l == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	next := make(map[string][]point, len(l.Groups))
+	var found []Finding
+	for _, g := range l.Groups {
+		if g.System {
+			continue
+		}
+		p := pointOf(g, l.CheckedAt)
+		h := append(e.history[g.Group], p)
+		for len(h) > 1 && l.CheckedAt.Sub(h[0].at) > e.opts.Keep {
+			h = h[1:]
+		}
+		next[g.Group] = h
+		if f, ok := e.progress(g, h); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.versions(g); ok {
+			found = append(found, f)
+		}
+	}
+	e.history = next
+	since := make(map[string]time.Time, len(found))
+	for i := range found {
+		key := found[i].Kind + "\x00" + found[i].Group
+		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
+			found[i].Since = s
+		}
+		since[key] = found[i].Since
+	}
+	e.since = since
+	sortFindings(found)
+	e.findings, e.at = found, l.CheckedAt
+}
+
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(slices.Index(Kinds, a.Kind), slices.Index(Kinds, b.Kind)); c != 0 {
+			return c
+		}
+		if c := a.Since.Compare(b.Since); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Subject, b.Subject)
+	})
+}
+
+// Findings returns every finding of the last read, most severe first, and when that read
+// was (zero before the first).
+func (e *Engine) Findings() ([]Finding, time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.findings), e.at
+}
+
+// ForGroup returns the findings of the last read about group.
+func (e *Engine) ForGroup(group string) ([]Finding, time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Finding
+	for _, f := range e.findings {
+		if f.Group == group {
+			out = append(out, f)
+		}
+	}
+	return out, e.at
+}
+
+// Has reports whether the last read found kind for group: what alert rules on a
+// finding watch.
+func (e *Engine) Has(kind, group string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, f := range e.findings {
+		if f.Kind == kind && f.Group == group {
+			return true
+		}
+	}
+	return false
+}
+
+func pointOf(g groups.Summary, at time.Time) point {
+	p := point{at: at, online: g.Online, clients: g.Clients, queues: make(map[rocketmq.MessageQueue][2]int64, len(g.Queues))}
+	if g.TotalLag != nil {
+		p.lag = *g.TotalLag
+	}
+	for _, q := range g.Queues {
+		if q.BrokerOffset != nil && q.ConsumerOffset != nil {
+			p.queues[q.Queue()] = [2]int64{*q.BrokerOffset, *q.ConsumerOffset}
+		}
+	}
+	return p
+}
+
+// advanced is how many messages were produced to and consumed from the queues both
+// points read, between them. A queue whose offset went back (a reset) counts 0.
+func advanced(from, to point) (produced, consumed int64, common int) {
+	for mq, now := range to.queues {
+		was, ok := from.queues[mq]
+		if !ok {
+			continue
+		}
+		common++
+		produced += max(0, now[0]-was[0])
+		consumed += max(0, now[1]-was[1])
+	}
+	return produced, consumed, common
+}
+
+// progress finds a group stuck or slow from its reads, newest last.
+//
+// Stuck: clients online at every read of the last StuckAfter, lag grown over that span,
+// and no committed offset moved. Slow: over the last SlowOver the group consumed, but
+// fewer messages than arrived, so its lag grew.
+func (e *Engine) progress(g groups.Summary, h []point) (Finding, bool) {
+	now := h[len(h)-1]
+	if !now.online || now.lag <= 0 || len(h) < 2 {
+		return Finding{}, false
+	}
+	// The oldest read from which the group stayed online and its offsets did not move.
+	still := len(h) - 1
+	for i := len(h) - 2; i >= 0; i-- {
+		if !h[i].online {
+			break
+		}
+		if _, c, common := advanced(h[i], now); c > 0 || common == 0 {
+			break
+		}
+		still = i
+	}
+	// Lag must have grown too: a group holding old lag on a topic it no longer reads
+	// is not stuck.
+	if span := now.at.Sub(h[still].at); span >= e.opts.StuckAfter && now.lag > h[still].lag {
+		ev := i18n.M("diagnosis.evidence.stuck", "Lag", now.lag, "Grew", now.lag-h[still].lag, "Span", i18n.Span(span.Round(time.Second)),
+			"Clients", now.clients)
+		return Finding{Kind: KindStuck, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
+			Since: h[still].at, Action: groupURL(g.Group), ActionKind: "group"}, true
+	}
+	// The read about SlowOver ago: the latest one at least that old.
+	from := -1
+	for i := len(h) - 2; i >= 0; i-- {
+		if now.at.Sub(h[i].at) >= e.opts.SlowOver {
+			from = i
+			break
+		}
+	}
+	if from < 0 {
+		return Finding{}, false
+	}
+	if now.lag <= h[from].lag {
+		return Finding{}, false
+	}
+	for i := from; i < len(h); i++ {
+		if !h[i].online {
+			return Finding{}, false // clients came and went: a rebalance, not a rate
+		}
+	}
+	// Clients commit every few seconds, so the lag saw-tooths between reads: compare the
+	// rates over the whole span, not read to read.
+	produced, consumed, common := advanced(h[from], now)
+	if common == 0 || consumed == 0 || produced <= consumed {
+		return Finding{}, false
+	}
+	secs := now.at.Sub(h[from].at).Seconds()
+	ev := i18n.M("diagnosis.evidence.slow", "From", h[from].lag, "Lag", now.lag, "Span", i18n.Span(now.at.Sub(h[from].at).Round(time.Second)),
+		"Consume", rate(consumed, secs), "Produce", rate(produced, secs))
+	return Finding{Kind: KindSlow, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: now.at, Action: groupURL(g.Group), ActionKind: "group"}, true
+}
+
+// rate is n per second over secs, with one decimal.
+func rate(n int64, secs float64) string {
+	return strconv.FormatFloat(float64(n)/secs, 'f', 1, 64)
+}
+
+// releaseLine is a version's major and minor: "4.9" of "4.9.7".
+func releaseLine(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// versions finds the clients of one group on different release lines (4.x beside 5.x,
+// 4.5 beside 4.9): their rebalance and retry behaviour differ, which shows as queues
+// owned twice or not at all.
+func (e *Engine) versions(g groups.Summary) (Finding, bool) {
+	if e.opts.Cluster == nil {
+		return Finding{}, false
+	}
+	seen, ok := e.opts.Cluster.Consumers(g.Group)
+	if !ok || seen.Conns == nil || seen.Proxy != "" {
+		return Finding{}, false // a Proxy reports its own version for gRPC clients
+	}
+	lines := map[string]string{} // release line → one client on it
+	for _, c := range seen.Conns.Connections {
+		if c.Version <= 0 || c.Language != "JAVA" {
+			continue // other clients send a protocol version, not their release
+		}
+		line := releaseLine(c.VersionName())
+		if _, ok := lines[line]; !ok {
+			lines[line] = c.ClientID
+		}
+	}
+	if len(lines) < 2 {
+		return Finding{}, false
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for l := range lines {
+			if !yield(l) {
+				return
+			}
+		}
+	})
+	first := lines[names[0]]
+	ev := i18n.M("diagnosis.evidence.versions", "Lines", strings.Join(names, ", "), "Clients", len(seen.Conns.Connections))
+	return Finding{Kind: KindVersions, Severity: Info, Subject: g.Group, Group: g.Group, Evidence: ev, Since: seen.At,
+		Action: groupURL(g.Group) + "/clients/" + url.PathEscape(first), ActionKind: "client"}, true
+}
+
+func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }

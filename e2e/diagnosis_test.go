@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/chromedp/chromedp"
+
+	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
+)
+
+// diagnosisKinds reads the kinds the API finds for group ("" for every group).
+func diagnosisKinds(t *testing.T, con *Console, group string) []string {
+	t.Helper()
+	u := con.URL + "/api/v1/diagnosis"
+	if group != "" {
+		u = con.URL + "/api/v1/groups/" + group + "/diagnosis"
+	}
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Findings []struct{ Kind, Group, Evidence, Action string }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatalf("decode %s: %v", u, err)
+	}
+	var out []string
+	for _, f := range body.Findings {
+		if group == "" || f.Group == group {
+			out = append(out, f.Kind+"@"+f.Group)
+		}
+	}
+	return out
+}
+
+// A real consumer freezes (SIGSTOP: still connected, consuming nothing) while messages
+// keep arriving: the overview leads with "Consumer stuck" for its group, with the evidence
+// and a link to the group, and the group's page says the same in its Diagnosis section.
+// Thawed, the consumer catches up and the finding goes.
+func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
+	start := time.Now()
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "diag-t", 2)
+	group := dev.UniqueName("diag-g")
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=1s")
+	t.Logf("console up after %s", time.Since(start).Round(time.Second))
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
+	send := func(n int) {
+		for i := range n {
+			if r, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil || r.Status != primitive.SendOK {
+				t.Fatalf("send: %v %v", r, err)
+			}
+		}
+	}
+	c := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
+	send(4)
+	dev.Eventually(t, 60*time.Second, "the consumer catches up", func() error {
+		if l := groupLag(t, con, group); l != 0 {
+			return fmt.Errorf("lag %d", l)
+		}
+		return nil
+	})
+	// A rule on the finding, beside lag: it fires when the group is found stuck.
+	rule := fmt.Sprintf(`{"group":%q,"metric":"consumerStuck","webhookUrl":"http://127.0.0.1:9/hook"}`, group)
+	res, err := http.Post(con.URL+"/api/v1/alert-rules", "application/json", strings.NewReader(rule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		t.Fatalf("create a rule on consumerStuck: %s", res.Status)
+	}
+	setupDone := time.Now()
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	defer func() {
+		if !thawed {
+			_ = c.Thaw()
+		}
+	}()
+	frozenAt := time.Now()
+	dev.Eventually(t, 60*time.Second, "the API finds the group stuck", func() error {
+		send(2)
+		if k := diagnosisKinds(t, con, ""); !contains(k, "consumerStuck@"+group) {
+			return fmt.Errorf("findings %v", k)
+		}
+		return nil
+	})
+	t.Logf("stuck found %s after the freeze (collector every 1 s, stuck after 10 s)", time.Since(frozenAt).Round(time.Second))
+
+	browser := Browser(t)
+	ctx, closeTab := newTab(t, browser)
+	defer closeTab()
+	// The rule fires at the read that found it (for: 0); the overview leads with it.
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"),
+		chromedp.WaitVisible(fmt.Sprintf(`[data-testid=overview-firing-row][data-group=%q]`, group)))
+	row := fmt.Sprintf(`[data-testid=overview-diagnosis] [data-testid=finding][data-kind=consumerStuck][data-group=%q]`, group)
+	Do(t, ctx, "see the finding", chromedp.WaitVisible(row))
+	text := TextNow(t, ctx, "read the finding", row)
+	if !strings.Contains(text, "Consumer stuck") || !strings.Contains(text, "no committed offset moved") {
+		t.Errorf("overview finding %q", text)
+	}
+	href := Get(t, ctx, "read the action", chromedp.Evaluate[string](`document.querySelector(`+jsString(row+` [data-testid=finding-action]`)+`).getAttribute("href")`))
+	if href != "/groups/"+group {
+		t.Errorf("action link %q, want the group's page", href)
+	}
+	Screenshot(t, ctx, "diagnosis-overview")
+
+	Do(t, ctx, "open the group", chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(`[data-testid=group-diagnosis] [data-testid=finding][data-kind=consumerStuck]`))
+	if s := TextNow(t, ctx, "read the section", `[data-testid=group-diagnosis]`); !strings.Contains(s, "Diagnosis") || !strings.Contains(s, "no committed offset moved") {
+		t.Errorf("group Diagnosis %q", s)
+	}
+	Screenshot(t, ctx, "diagnosis-group")
+
+	if err := c.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	thawed = true
+	dev.Eventually(t, 60*time.Second, "the finding goes once the consumer moves again", func() error {
+		if k := diagnosisKinds(t, con, group); len(k) != 0 {
+			return fmt.Errorf("findings %v", k)
+		}
+		return nil
+	})
+	Do(t, ctx, "reload the group", chromedp.Navigate(con.URL+"/groups/"+group), chromedp.WaitVisible(`[data-testid=diagnosis-none]`))
+	t.Logf("setup %s, from the freeze to the end %s", setupDone.Sub(start).Round(time.Second), time.Since(setupDone).Round(time.Second))
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

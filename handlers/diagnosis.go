@@ -1,0 +1,98 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/diagnosis"
+	"rmqconsole/i18n"
+	"rmqconsole/views"
+)
+
+// Findings is what the pages and the API read of the diagnosis: the findings of the
+// collector's last read. *diagnosis.Engine implements it.
+type Findings interface {
+	Findings() ([]diagnosis.Finding, time.Time)
+	ForGroup(group string) ([]diagnosis.Finding, time.Time)
+}
+
+// Diagnosis answers GET /api/v1/diagnosis and GET /api/v1/groups/{group}/diagnosis.
+type Diagnosis struct {
+	*Env
+	// Engine is nil when the console does not collect (no cluster, or the collector off).
+	Engine Findings
+}
+
+// findingJSON is a finding as the API answers it, its evidence said in the request's
+// language.
+type findingJSON struct {
+	diagnosis.Finding
+	Evidence string `json:"evidence"`
+}
+
+// API answers every finding, most severe first.
+func (h *Diagnosis) API(c *gin.Context) {
+	var fs []diagnosis.Finding
+	var at time.Time
+	if h.Engine != nil {
+		fs, at = h.Engine.Findings()
+	}
+	h.answer(c, fs, at)
+}
+
+// GroupAPI answers the findings about one group.
+func (h *Diagnosis) GroupAPI(c *gin.Context) {
+	group, ok := h.groupParam(c)
+	if !ok {
+		return
+	}
+	var fs []diagnosis.Finding
+	var at time.Time
+	if h.Engine != nil {
+		fs, at = h.Engine.ForGroup(group)
+	}
+	h.answer(c, fs, at)
+}
+
+func (h *Diagnosis) answer(c *gin.Context, fs []diagnosis.Finding, at time.Time) {
+	l := i18n.From(c.Request.Context())
+	out := make([]findingJSON, len(fs))
+	for i, f := range fs {
+		out[i] = findingJSON{Finding: f, Evidence: l.Say(f.Evidence)}
+	}
+	body := gin.H{"findings": out}
+	if !at.IsZero() {
+		body["checkedAt"] = at.UTC()
+	}
+	c.JSON(http.StatusOK, body)
+}
+
+// diagnosisVM says findings in l's language for the overview and a group's page.
+func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM {
+	if e == nil {
+		return views.DiagnosisVM{}
+	}
+	var fs []diagnosis.Finding
+	var at time.Time
+	if group == "" {
+		fs, at = e.Findings()
+	} else {
+		fs, at = e.ForGroup(group)
+	}
+	vm := views.DiagnosisVM{Enabled: true}
+	if at.IsZero() {
+		return vm
+	}
+	vm.ReadAt = views.TimeUTC(at)
+	for _, f := range fs {
+		vm.Rows = append(vm.Rows, views.FindingRow{
+			Kind: f.Kind, KindLabel: l.T("diagnosis.kind." + f.Kind),
+			Severity: f.Severity, SeverityLabel: l.T("diagnosis.severity." + f.Severity),
+			Group: f.Group, Evidence: l.Say(f.Evidence), Since: views.TimeUTC(f.Since),
+			ActionURL: f.Action, ActionLabel: l.T("diagnosis.action." + f.ActionKind),
+		})
+	}
+	return vm
+}

@@ -1,0 +1,45 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// A console from before rules on diagnosis findings (schema 12) with a lag rule firing
+// upgrades in place: the rule and its state are kept, and a rule on a finding can then
+// be stored.
+func TestUpgradeKeepsAlertRulesAndTakesFindingRules(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		now := time.UnixMilli(1_700_000_000_000).UTC()
+		old := openAtVersion(t, db, 12)
+		r := &AlertRule{Name: "orders behind", GroupPattern: "orders-*", Metric: "lag", Threshold: 100,
+			WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, r, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err != nil {
+			t.Fatal(err)
+		}
+		v := int64(150)
+		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now, Value: &v}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		stuck := &AlertRule{Name: "stuck", GroupPattern: "orders-*", Metric: "consumerStuck", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, stuck, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err == nil {
+			t.Fatal("schema 12 stored a rule on consumerStuck")
+		}
+		old.Close()
+		s := db.open(t)
+		rules, err := s.AlertRules(ctx)
+		if err != nil || len(rules) != 1 || rules[0].Name != "orders behind" {
+			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
+		}
+		states, err := s.AlertStates(ctx)
+		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
+			t.Fatalf("states after the upgrade: %+v, %v", states, err)
+		}
+		stuck.ID = 0
+		if err := s.CreateAlertRule(ctx, stuck, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err != nil {
+			t.Fatalf("a rule on consumerStuck: %v", err)
+		}
+	})
+}

@@ -1,0 +1,22 @@
+package views
+
+// DiagnosisVM is what is wrong now: the overview leads with it, each group's page has
+// its own.
+type DiagnosisVM struct {
+	// Enabled: the console reads the group list each collector interval, so findings
+	// can exist; without it the section is left out.
+	Enabled bool
+	// ReadAt is the read the findings come from (UTC); "" before the first.
+	ReadAt string
+	Rows   []FindingRow
+}
+
+// FindingRow is one finding, said in the reader's language.
+type FindingRow struct {
+	Kind, KindLabel         string
+	Severity, SeverityLabel string
+	Group                   string
+	Evidence                string
+	Since                   string
+	ActionURL, ActionLabel  string
+}
