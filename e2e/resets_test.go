@@ -313,6 +313,47 @@ func TestResetInBrowserPreviewApplyAuditExport(t *testing.T) {
 		chromedp.Navigate(entryURL),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="entry-undone-by"]`)),
 	)
+
+	// From a message's page: reset the group to re-consume from that message, through
+	// the reset form's preview to the applied result.
+	mq := rocketmq.MessageQueue{Topic: w.topic, BrokerName: w.broker, QueueID: 0}
+	pctx, pcancel := context.WithTimeout(t.Context(), 15*time.Second)
+	pulled, err := w.c.Pull(pctx, w.cl.Brokers[0].Addr, mq, 1, 1)
+	pcancel()
+	if err != nil || len(pulled.Messages) != 1 {
+		t.Fatalf("pull the second message of queue 0: %v %+v", err, pulled)
+	}
+	msg := pulled.Messages[0]
+	Do(t, ctx, "reset the group to a message from its page",
+		chromedp.Navigate(con.URL+"/messages/"+msg.OffsetMsgID()+"?topic="+url.QueryEscape(w.topic)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="reset-to-message-form"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="reset-group-select"]`), w.group),
+		chromedp.Click(chromedp.CSS(`[data-testid="reset-from"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="reset-to-message-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="preview-queues"]`)),
+	)
+	if warnings := Get(t, ctx, "read the preview", chromedp.Text(chromedp.CSS(`[data-testid="preview-warnings"]`))); !strings.Contains(warnings,
+		"Re-consume from message "+msg.OffsetMsgID()) {
+		t.Errorf("the preview does not say it re-consumes from the message:\n%s", warnings)
+	}
+	targets = rsTexts(t, ctx, `[data-testid="preview-queues"] [data-testid="target"]`)
+	if len(targets) != 2 || targets[0] != strconv.FormatInt(msg.QueueOffset, 10) {
+		t.Fatalf("preview targets %q, want queue 0 at the message's offset %d", targets, msg.QueueOffset)
+	}
+	Screenshot(t, ctx, "reset-to-message-preview")
+	Do(t, ctx, "confirm and apply the reset to the message",
+		chromedp.Click(chromedp.CSS(`[data-testid="confirm"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="result-status"]`)),
+	)
+	if s := Get(t, ctx, "read the outcome", chromedp.Text(chromedp.CSS(`[data-testid="result-status"]`))); s != "applied" {
+		t.Fatalf("reset to a message: status %q, want applied: %s", s, Get(t, ctx, "result", chromedp.Text(chromedp.CSS("main"))))
+	}
+	Screenshot(t, ctx, "reset-to-message-applied")
+	if got := w.mustOffsets(t); got[0] != msg.QueueOffset {
+		t.Errorf("after the reset to message %s: offsets %v, want queue 0 at %d", msg.OffsetMsgID(), got, msg.QueueOffset)
+	}
+	t.Logf("reset to message %s (queue 0 offset %d): offsets before %v, after %v", msg.OffsetMsgID(), msg.QueueOffset, before, w.mustOffsets(t))
 }
 
 func rsPost(t *testing.T, u, contentType, body string) (int, []byte) {

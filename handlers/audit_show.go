@@ -72,15 +72,28 @@ func (h *Audit) linkUndo(c *gin.Context, e *store.AuditEntry, vm *views.AuditEnt
 	if h.CanReset && ours && CallerRole(c).Allows(auth.Operator) {
 		vm.UndoURL = resetPath(e.Group) + "/preview"
 	}
+	for _, id := range h.undos(c, e) {
+		vm.UndoneBy = append(vm.UndoneBy, views.AuditLink{Text: strconv.FormatInt(id, 10), URL: auditURL(id)})
+	}
+}
+
+// undos are the entries that undo e, oldest first: found among its group's later
+// entries (none when they cannot be read).
+func (h *Audit) undos(c *gin.Context, e *store.AuditEntry) []int64 {
+	if !resets.Undoable(e) {
+		return nil
+	}
 	later, _, err := h.Entries.List(c.Request.Context(), store.AuditFilter{Group: e.Group, Since: e.StartedAt, Limit: 1000})
 	if err != nil {
-		return
+		return nil
 	}
+	var ids []int64
 	for i := len(later) - 1; i >= 0; i-- {
 		if resets.UndoOf(&later[i]) == e.ID {
-			vm.UndoneBy = append(vm.UndoneBy, views.AuditLink{Text: strconv.FormatInt(later[i].ID, 10), URL: auditURL(later[i].ID)})
+			ids = append(ids, later[i].ID)
 		}
 	}
+	return ids
 }
 
 // ShowAPI is GET /api/v1/audit/{id}.
@@ -89,5 +102,7 @@ func (h *Audit) ShowAPI(c *gin.Context) {
 	if !ok {
 		return
 	}
-	c.JSON(http.StatusOK, auditEntryJSON(e))
+	j := auditEntryJSON(e)
+	j.Undoes, j.UndoneBy = resets.UndoOf(e), h.undos(c, e)
+	c.JSON(http.StatusOK, j)
 }

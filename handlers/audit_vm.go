@@ -202,6 +202,10 @@ type AuditEntryJSON struct {
 	Seq         int64            `json:"seq,omitempty"`
 	Hash        string           `json:"hash,omitempty"`
 	PrevHash    string           `json:"prevHash,omitempty"`
+	// Undoes is the entry an undo takes back; UndoneBy the undos of a reset (GET
+	// /api/v1/audit/{id} only).
+	Undoes   int64   `json:"undoes,omitempty"`
+	UndoneBy []int64 `json:"undoneBy,omitempty"`
 }
 
 // AuditQueueJSON is one queue of an entry as the API answers it: its note and error in

@@ -87,6 +87,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 		status = http.StatusUnprocessableEntity
 	}
 	vm.ConsumeAgain = consumeAgainVM(c, r.Message, groups)
+	vm.Reset = messageResetVM(c, r.Message, groups)
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
@@ -53,7 +54,14 @@ func resetPath(group string) string { return views.GroupURL(group) + "/reset" }
 
 // Form is GET /groups/{group}/reset: the form, filled from the query (deep links and
 // quick picks), above the group's current offsets.
+//
+// With preview=1 it is the preview of the query's reset (links from a message's page)
+// for those who may preview resets; the form, filled, for the others.
 func (h *Resets) Form(c *gin.Context) {
+	if c.Query("preview") == "1" && CallerRole(c).Allows(auth.Operator) {
+		h.Preview(c)
+		return
+	}
 	group := c.Param("group")
 	in := resetFormInput(c)
 	if in.Mode == "" {
@@ -179,6 +187,7 @@ func (h *Resets) previewVM(l *i18n.Localizer, p *resets.Plan, in resetInput) *vi
 		{Name: "topic", Value: f.Topic}, {Name: "mode", Value: f.Mode}, {Name: "timestamp", Value: f.Timestamp},
 		{Name: "tz", Value: f.TimeZone}, {Name: "brokerName", Value: f.BrokerName}, {Name: "queueId", Value: f.QueueID},
 		{Name: "offset", Value: f.Offset}, {Name: "shift", Value: f.Shift}, {Name: "auditId", Value: f.AuditID}, {Name: "fromGroup", Value: f.FromGroup},
+		{Name: "msgId", Value: f.MsgID}, {Name: "skip", Value: skipValue(f.Skip)},
 		{Name: "reason", Value: f.Reason},
 		{Name: "planId", Value: p.ID},
 	}

@@ -30,6 +30,8 @@ type resetInput struct {
 	Shift      string `json:"shift,omitempty"`
 	AuditID    string `json:"auditId,omitempty"`
 	FromGroup  string `json:"fromGroup,omitempty"`
+	MsgID      string `json:"msgId,omitempty"`
+	Skip       bool   `json:"skip,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	PlanID     string `json:"planId,omitempty"`
 	Confirm    bool   `json:"confirm,omitempty"`
@@ -41,8 +43,8 @@ func resetFormInput(c *gin.Context) resetInput {
 	if c.Request.Method == "GET" {
 		get = c.Query
 	}
-	confirm := get("confirm")
-	return resetInput{
+	confirm, skip := get("confirm"), get("skip")
+	return resetInput{MsgID: get("msgId"), Skip: skip == "1" || skip == "on" || skip == "true",
 		Topic: get("topic"), Mode: get("mode"), Timestamp: get("timestamp"), TimeZone: get("tz"),
 		BrokerName: get("brokerName"), QueueID: get("queueId"), Offset: get("offset"), Shift: get("shift"),
 		AuditID: get("auditId"), FromGroup: get("fromGroup"), Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
@@ -62,6 +64,8 @@ type resetJSON struct {
 	Shift      *json.Number    `json:"shift"`
 	AuditID    *json.Number    `json:"auditId"`
 	FromGroup  string          `json:"fromGroup"`
+	MsgID      string          `json:"msgId"`
+	Skip       bool            `json:"skip"`
 	Reason     string          `json:"reason"`
 	PlanID     string          `json:"planId"`
 	Confirm    bool            `json:"confirm"`
@@ -72,14 +76,28 @@ type resetJSON struct {
 // the body's own error, a 415.
 func resetAPIInput(c *gin.Context) (resetInput, error) {
 	var j resetJSON
-	if err := decodeAPIBody(c, &j); err != nil {
+	if err := decodeResetBody(c, &j); err != nil {
+		return resetInput{}, err
+	}
+	return j.input(), nil
+}
+
+// decodeResetBody reads a reset API body into v: a body that is not the documented JSON
+// is a fault.List (its error on "body"); one not declared JSON the body's own error.
+func decodeResetBody(c *gin.Context, v any) error {
+	if err := decodeAPIBody(c, v); err != nil {
 		be := bodyError(err, "bad_request", "reset.api.badjson")
 		if be.Reason == reasonMediaType {
-			return resetInput{}, be
+			return be
 		}
-		return resetInput{}, fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
+		return fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
 	}
-	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, FromGroup: j.FromGroup, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
+	return nil
+}
+
+// input is the body as the form would have typed it.
+func (j resetJSON) input() resetInput {
+	in := resetInput{Topic: j.Topic, Mode: j.Mode, TimeZone: j.TimeZone, BrokerName: j.BrokerName, FromGroup: j.FromGroup, MsgID: j.MsgID, Skip: j.Skip, Reason: j.Reason, PlanID: j.PlanID, Confirm: j.Confirm}
 	num := func(n *json.Number) string {
 		if n == nil {
 			return ""
@@ -95,7 +113,7 @@ func resetAPIInput(c *gin.Context) (resetInput, error) {
 			in.Timestamp = string(ts)
 		}
 	}
-	return in, nil
+	return in
 }
 
 // request reads the input into a reset request. Every problem is reported at once,
@@ -159,6 +177,8 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 		}
 	case resets.ModeGroup:
 		r.FromGroup = strings.TrimSpace(in.FromGroup)
+	case resets.ModeMessage:
+		r.MsgID, r.Skip = strings.TrimSpace(in.MsgID), in.Skip
 	case resets.ModeUndo:
 		if s := strings.TrimSpace(in.AuditID); s != "" {
 			n, err := strconv.ParseInt(s, 10, 64)
@@ -177,11 +197,19 @@ func (in resetInput) request(group string, now time.Time) (resets.Request, fault
 	return r, errs
 }
 
+// skipValue is Skip as a form sends it ("" when not set).
+func skipValue(skip bool) string {
+	if skip {
+		return "1"
+	}
+	return ""
+}
+
 // shown is the input with what the free-text rule refuses escaped (freetext.Shown), for
 // showing a refused form again.
 func (in resetInput) shown() resetInput {
 	for _, f := range []*string{&in.Topic, &in.Mode, &in.Timestamp, &in.TimeZone, &in.BrokerName, &in.QueueID,
-		&in.Offset, &in.Shift, &in.AuditID, &in.FromGroup, &in.Reason, &in.PlanID} {
+		&in.Offset, &in.Shift, &in.AuditID, &in.FromGroup, &in.MsgID, &in.Reason, &in.PlanID} {
 		*f = freetext.Shown(*f)
 	}
 	return in
@@ -194,14 +222,14 @@ func (in resetInput) form() views.ResetForm {
 		tz = "UTC"
 	}
 	return views.ResetForm{Topic: in.Topic, Mode: in.Mode, Timestamp: in.Timestamp, TimeZone: tz, BrokerName: in.BrokerName,
-		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, AuditID: in.AuditID, FromGroup: in.FromGroup, Reason: in.Reason}
+		QueueID: in.QueueID, Offset: in.Offset, Shift: in.Shift, AuditID: in.AuditID, FromGroup: in.FromGroup, MsgID: in.MsgID, Skip: in.Skip, Reason: in.Reason}
 }
 
 // fieldErrors maps input errors to the page's fields; errors on fields the page does
 // not have go under "group" (shown above the button).
 func fieldErrors(l *i18n.Localizer, errs fault.List) map[string]string {
 	known := map[string]bool{"topic": true, "mode": true, "timestamp": true, "tz": true, "brokerName": true,
-		"queueId": true, "offset": true, "shift": true, "auditId": true, "fromGroup": true, "reason": true, "confirm": true, "group": true}
+		"queueId": true, "offset": true, "shift": true, "auditId": true, "fromGroup": true, "msgId": true, "reason": true, "confirm": true, "group": true}
 	out := map[string]string{}
 	for _, e := range errs {
 		f := e.Field

@@ -174,6 +174,28 @@ type PlanJSON struct {
 	// Copy is set for mode "group": the group copied and the queues it has no offset
 	// on (left alone).
 	Copy *PlanCopyJSON `json:"copy,omitempty"`
+	// Message is set for mode "message": the message the reset starts from and where
+	// its queue goes (the others go to its store time).
+	Message *PlanMessageJSON `json:"message,omitempty"`
+}
+
+// PlanMessageJSON is the message a reset to a message starts from.
+type PlanMessageJSON struct {
+	MsgID          string `json:"msgId"`
+	Topic          string `json:"topic"`
+	BrokerName     string `json:"brokerName"`
+	QueueID        int    `json:"queueId"`
+	QueueOffset    int64  `json:"queueOffset"`
+	StoreTimestamp int64  `json:"storeTimestamp"`
+	Skip           bool   `json:"skip"`
+}
+
+func planMessageJSON(m *resets.Message) *PlanMessageJSON {
+	if m == nil {
+		return nil
+	}
+	return &PlanMessageJSON{MsgID: m.MsgID, Topic: m.Queue.Topic, BrokerName: m.Queue.BrokerName, QueueID: m.Queue.QueueID,
+		QueueOffset: m.Offset, StoreTimestamp: m.StoreTime.UnixMilli(), Skip: m.Skip}
 }
 
 // PlanCopyJSON is where a copy takes its offsets from, and the queues left alone.
@@ -273,7 +295,7 @@ func planJSON(p *resets.Plan, expires time.Time) PlanJSON {
 		PlanID: p.ID, PlanHash: p.Hash, Action: p.Action().String(), Group: p.Request.Group, Topics: p.Topics,
 		Mode: string(p.Request.Mode), Params: p.Request.Params(), Online: p.Online, Clients: p.Clients,
 		Warnings: []string{}, Failures: []PlanFailureJSON{}, PlannedAt: views.ISO(p.At), ExpiresAt: views.ISO(expires),
-		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{}, Undo: undoJSON(p.Undo), Copy: copyJSON(p.Copy),
+		Brokers: []PlanBrokerJSON{}, Queues: []PlanQueueJSON{}, Undo: undoJSON(p.Undo), Copy: copyJSON(p.Copy), Message: planMessageJSON(p.Message),
 	}
 	if out.Clients == nil {
 		out.Clients = []string{}

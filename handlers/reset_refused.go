@@ -24,6 +24,6 @@ func ResetAsked(c *gin.Context) resets.Asked {
 func (in resetInput) asked() resets.Asked {
 	return resets.Asked{Topic: in.Topic, Mode: in.Mode, Reason: in.Reason, Params: map[string]string{
 		"timestamp": in.Timestamp, "timeZone": in.TimeZone, "brokerName": in.BrokerName, "queueId": in.QueueID,
-		"offset": in.Offset, "shift": in.Shift, "auditId": in.AuditID, "fromGroup": in.FromGroup, "planId": in.PlanID,
+		"offset": in.Offset, "shift": in.Shift, "auditId": in.AuditID, "fromGroup": in.FromGroup, "msgId": in.MsgID, "skip": skipValue(in.Skip), "planId": in.PlanID,
 	}}
 }

@@ -30,6 +30,7 @@ func undoRouter(f ResetService, audit AuditReader, role auth.Role) *gin.Engine {
 	r.POST("/api/v1/groups/:group/reset-preview", h.PreviewAPI)
 	a := &Audit{Env: env, Entries: audit, CanReset: true}
 	r.GET("/audit/:id", a.Show)
+	r.GET("/api/v1/audit/:id", a.ShowAPI)
 	return r
 }
 
@@ -93,6 +94,12 @@ func TestAuditEntryOffersUndoAndLinksBothWays(t *testing.T) {
 	by := rsDoc(t, rsDo(t, r, "GET", "/audit/1", "", "")).Find(`[data-testid="entry-undone-by"] a`)
 	if by.Length() != 1 || by.AttrOr("href", "") != "/audit/2" || undo.ID != 2 {
 		t.Errorf("the reset's page links its undo as %q", by.AttrOr("href", ""))
+	}
+	// The API answers the same links, both ways.
+	for _, c := range []struct{ path, want string }{{"/api/v1/audit/1", `"undoneBy":[2]`}, {"/api/v1/audit/2", `"undoes":1`}} {
+		if w := rsDo(t, r, "GET", c.path, "", ""); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("GET %s: %d %s, want %s", c.path, w.Code, w.Body.String(), c.want)
+		}
 	}
 
 	// A viewer may not reset: no button.

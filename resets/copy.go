@@ -23,6 +23,7 @@ type Copy struct {
 type sources struct {
 	undo *undoSource
 	from map[rocketmq.MessageQueue]QueueState
+	msg  *Message
 }
 
 // readFrom reads group's committed offsets on the queues, one read per broker and

@@ -87,7 +87,9 @@ type Plan struct {
 	Undo *Undo `json:",omitempty"`
 	// Copy is set for ModeGroup: the group copied and the queues it has no offset on.
 	Copy *Copy `json:",omitempty"`
-	At   time.Time
+	// Message is set for ModeMessage: the message the reset starts from.
+	Message *Message `json:",omitempty"`
+	At      time.Time
 }
 
 // Changes counts the queues whose offset the reset moves.
@@ -191,30 +193,51 @@ func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
 	if errs := req.Check(s.now()); len(errs) > 0 {
 		return nil, errs
 	}
-	topic := req.Topic
-	var undo *undoSource
-	if req.Mode == ModeUndo {
-		// The entry is read and checked before any broker is asked.
-		u, err := s.undoSource(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		undo, topic = u, u.topic()
+	o, topic, err := s.origin(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	snap, err := s.Snapshot(ctx, req.Group, topic)
 	if err != nil {
 		return nil, err
 	}
-	return s.planFrom(ctx, req, snap, undo)
+	return s.planFrom(ctx, req, snap, o)
 }
 
-// planFrom computes the targets of req on a snapshot; undo is the entry a ModeUndo
-// request restores (nil for the other modes).
-func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, undo *undoSource) (*Plan, error) {
+// origin is what a plan starts from besides the group's offsets: the audit entry an undo
+// restores, the message a ModeMessage reset starts from.
+type origin struct {
+	undo *undoSource
+	msg  *Message
+}
+
+// origin reads (and checks) what req starts from, before any offset is read, and the
+// topic to read the group's offsets on.
+func (s *Service) origin(ctx context.Context, req Request) (origin, string, error) {
+	switch req.Mode {
+	case ModeUndo:
+		u, err := s.undoSource(ctx, req)
+		if err != nil {
+			return origin{}, "", err
+		}
+		return origin{undo: u}, u.topic(), nil
+	case ModeMessage:
+		m, err := s.findMessage(ctx, req)
+		if err != nil {
+			return origin{}, "", err
+		}
+		return origin{msg: m}, m.Queue.Topic, nil
+	}
+	return origin{}, req.Topic, nil
+}
+
+// planFrom computes the targets of req on a snapshot, from o.
+func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, o origin) (*Plan, error) {
+	undo := o.undo
 	p := &Plan{
 		Request: req, Topics: snap.Topics, Online: snap.Online, OnlineKnown: snap.OnlineKnown,
 		Clients: snap.Clients, Pop: snap.Pop, Failures: append([]BrokerFailure(nil), snap.Failures...), At: s.now(),
-		Refused: refusedIn(req, snap.Refused),
+		Refused: refusedIn(req, snap.Refused), Message: o.msg,
 	}
 	queues := snap.Queues
 	if req.OneQueue() {
@@ -265,7 +288,7 @@ func (s *Service) planFrom(ctx context.Context, req Request, snap *Snapshot, und
 	for _, b := range p.Brokers {
 		byName[b.Name] = b
 	}
-	src := sources{undo: undo}
+	src := sources{undo: undo, msg: o.msg}
 	if req.Mode == ModeGroup {
 		from, err := s.readFrom(ctx, req.FromGroup, queues)
 		if err != nil {
@@ -354,6 +377,8 @@ func (s *Service) planQueue(ctx context.Context, req Request, q QueueState, b Br
 		}
 	case ModeUndo:
 		qp.Target = src.undo.before(q.Queue)
+	case ModeMessage:
+		qp.Target, qp.Note, err = s.messageTarget(ctx, src.msg, q, b)
 	case ModeGroup:
 		if f, ok := src.from[q.Queue]; ok && f.Committed {
 			qp.Target = f.Current
@@ -517,6 +542,9 @@ func warnings(p *Plan) []i18n.Message {
 	if p.Copy != nil {
 		w = append(w, p.Copy.warnings()...)
 	}
+	if p.Message != nil {
+		w = append(w, messageWarnings(p)...)
+	}
 	switch {
 	case p.Online && p.Pop:
 		add("resets.warn.online_pop", "N", len(p.Clients), "Group", g, "Clients", strings.Join(p.Clients, ", "))
@@ -537,7 +565,7 @@ func warnings(p *Plan) []i18n.Message {
 	}
 	clamped, unchanged := 0, 0
 	for _, q := range p.Queues {
-		if len(q.Note) > 0 {
+		if slices.ContainsFunc(q.Note, func(m i18n.Message) bool { return strings.HasPrefix(m.ID, "resets.note.clamped_") }) {
 			clamped++
 		}
 		if q.Target == q.Current {

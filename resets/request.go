@@ -34,10 +34,13 @@ const (
 	// ModeGroup: each queue to the committed offset of another group, FromGroup;
 	// queues that group has no offset on are left alone.
 	ModeGroup Mode = "group"
+	// ModeMessage: the queue of message MsgID to its offset (just past it with Skip),
+	// the group's other queues of the topic to the message's store time.
+	ModeMessage Mode = "message"
 )
 
 // Modes lists every mode, in the order forms show them.
-var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift, ModeUndo, ModeGroup}
+var Modes = []Mode{ModeTimestamp, ModeEarliest, ModeLatest, ModeOffset, ModeShift, ModeUndo, ModeGroup, ModeMessage}
 
 // Valid reports whether m is a known mode.
 func (m Mode) Valid() bool {
@@ -75,7 +78,11 @@ type Request struct {
 	AuditID int64
 	// FromGroup is the group whose offsets ModeGroup copies.
 	FromGroup string
-	Reason    string
+	// MsgID is the message ModeMessage starts from (an offsetMsgId, or a unique key with
+	// Topic); Skip starts just after it.
+	MsgID  string
+	Skip   bool
+	Reason string
 }
 
 // OneQueue reports whether the request is limited to one queue.
@@ -139,6 +146,8 @@ func (r Request) Check(now time.Time) fault.List {
 		}
 	case ModeUndo:
 		checkUndo(&errs, r)
+	case ModeMessage:
+		checkMessage(&errs, r)
 	case ModeGroup:
 		switch {
 		case r.FromGroup == "":
@@ -202,6 +211,9 @@ func (r Request) Params() map[string]any {
 		m["auditId"] = r.AuditID
 	case ModeGroup:
 		m["fromGroup"] = r.FromGroup
+	case ModeMessage:
+		m["msgId"] = r.MsgID
+		m["skip"] = r.Skip
 	}
 	if r.OneQueue() {
 		m["brokerName"] = r.BrokerName
@@ -214,7 +226,8 @@ func (r Request) Params() map[string]any {
 func (r Request) sameAs(o Request) bool {
 	return r.Group == o.Group && r.Topic == o.Topic && r.Mode == o.Mode &&
 		r.Timestamp.Equal(o.Timestamp) && r.BrokerName == o.BrokerName && r.QueueID == o.QueueID &&
-		r.Offset == o.Offset && r.Shift == o.Shift && r.AuditID == o.AuditID && r.FromGroup == o.FromGroup
+		r.Offset == o.Offset && r.Shift == o.Shift && r.AuditID == o.AuditID && r.FromGroup == o.FromGroup &&
+		r.MsgID == o.MsgID && r.Skip == o.Skip
 }
 
 // Describe says where the reset goes, as the apply button and the audit log show it:
@@ -238,6 +251,11 @@ func (r Request) Describe() i18n.Message {
 		return i18n.M("reset.to.undo", "ID", r.AuditID)
 	case ModeGroup:
 		return i18n.M("reset.to.group", "From", r.FromGroup)
+	case ModeMessage:
+		if r.Skip {
+			return i18n.M("reset.to.message_skip", "ID", r.MsgID)
+		}
+		return i18n.M("reset.to.message", "ID", r.MsgID)
 	}
 	return i18n.Plain(string(r.Mode))
 }

@@ -133,6 +133,8 @@ type Config struct {
 	// broker is asked anything. Only tests set it (see server/testhooks.go,
 	// built with -tags rmqc_testhooks), to stop the process at exactly that point.
 	AfterPending func(ctx context.Context, e *store.AuditEntry)
+	// Finder finds the message a ModeMessage reset starts from; nil refuses that mode.
+	Finder Finder
 	// RefusalWindow is the window of RefusalsPerWindow (default RefusalWindow; tests
 	// shorten it).
 	RefusalWindow time.Duration
@@ -153,6 +155,8 @@ type Service struct {
 	afterPending func(ctx context.Context, e *store.AuditEntry)
 	previews     previewKeeper
 	refusals     *refusalLimiter
+	finder       Finder
+	many         *manyCache
 }
 
 // New returns a Service.
@@ -160,7 +164,7 @@ func New(cfg Config) *Service {
 	s := &Service{
 		admin: cfg.Admin, audit: cfg.Audit, nameServers: cfg.NameServers, log: cfg.Log, now: cfg.Now,
 		settle: cfg.Settle, verifyWait: cfg.VerifyWait, previewTTL: cfg.PreviewTTL, afterPending: cfg.AfterPending,
-		recoverWait: cfg.RecoverWait,
+		recoverWait: cfg.RecoverWait, finder: cfg.Finder,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -185,6 +189,7 @@ func New(cfg Config) *Service {
 		s.previewTTL = 15 * time.Minute
 	}
 	s.previews = newPreviewCache(s.previewTTL, 500)
+	s.many = newManyCache(s.previewTTL, 100)
 	if cfg.Previews != nil {
 		s.previews = &sharedPreviews{db: cfg.Previews, ttl: s.previewTTL, log: s.log}
 	}

@@ -12,8 +12,9 @@ import (
 // (read-only: no route edits or deletes an audit entry).
 func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 	h := &handlers.Resets{Env: env}
+	several := &handlers.SeveralResets{Env: env}
 	if a.rmq != nil {
-		h.Service = a.svc.resets
+		h.Service, several.Service = a.svc.resets, a.svc.resets
 	}
 	audit := &handlers.Audit{Env: env, Entries: a.store.Audit(), Cluster: a.cc.Name, DefaultCluster: a.cfg.DefaultCluster().Name,
 		CanReset: a.rmq != nil}
@@ -23,6 +24,12 @@ func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 		{http.MethodPost, "/groups/:group/reset/apply", h.Apply, resetApply},
 		{http.MethodPost, "/api/v1/groups/:group/reset-preview", h.PreviewAPI, resetPreview},
 		{http.MethodPost, "/api/v1/groups/:group/resets", h.ApplyAPI, resetApply},
+		{http.MethodGet, "/messages/:id/reset", h.FromMessage, read},
+		{http.MethodGet, "/topics/:topic/resets", several.Form, read},
+		{http.MethodPost, "/topics/:topic/resets/preview", several.Preview, resetPreview},
+		{http.MethodPost, "/topics/:topic/resets/apply", several.Apply, resetApply},
+		{http.MethodPost, "/api/v1/resets/preview", several.PreviewAPI, resetPreview},
+		{http.MethodPost, "/api/v1/resets", several.ApplyAPI, resetApply},
 
 		{http.MethodGet, "/audit", audit.List, read},
 		{http.MethodGet, "/audit/export", audit.Export, read},

@@ -53,13 +53,16 @@ const brokerPoll = 2 * time.Second
 // collector that /metrics, the lag history and the alert rules read, and the alert
 // sender. Close stops them.
 func (a *clusterApp) newServices() *services {
-	s := &services{resets: a.newResetService(), alerts: a.alertService()}
+	s := &services{alerts: a.alertService()}
+	if a.rmq != nil {
+		s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
+	}
+	s.resets = a.newResetService(s.lookup)
 	a.onClose(s.resets.Close) // writes the refusals it only counted
 	a.registry.MustRegister(&alertMetrics{svc: s.alerts, log: a.log.With("component", "alerts")})
 	if a.rmq == nil {
 		return s
 	}
-	s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
 	s.deadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: s.lookup,
 		Audit: a.store.Audit(), NameServers: a.nameServers()})
 	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
@@ -129,7 +132,8 @@ func (a *clusterApp) collectLag(s *services) {
 }
 
 // newResetService builds the reset service over the console's cluster and audit log.
-func (a *clusterApp) newResetService() *resets.Service {
+// Messages a reset starts from are found by msgs.
+func (a *clusterApp) newResetService(msgs *lookup.Service) *resets.Service {
 	log := a.log.With("component", "resets")
 	cfg := resets.Config{Audit: a.store.Audit(), NameServers: a.nameServers(), Log: log,
 		// Reading an interrupted entry's offsets back at start-up: one round of
@@ -137,6 +141,9 @@ func (a *clusterApp) newResetService() *resets.Service {
 		RecoverWait: 2 * a.cfg.Timeout}
 	if a.rmq != nil {
 		cfg.Admin, cfg.Cluster = a.rmq, a.cluster
+	}
+	if msgs != nil {
+		cfg.Finder = msgs
 	}
 	if a.replica.shared {
 		// A browser may preview on one console and apply on another.

@@ -217,6 +217,15 @@ type MessageDetailVM struct {
 	DeadLetter DeadLetterVM
 	// Trace is the message's trace (nil: not read).
 	Trace *TraceVM
+	// Reset offers to reset a group to this message (nil: the caller may not reset).
+	Reset *MessageResetVM
+}
+
+// MessageResetVM is the message page's "reset a group to this message": the groups of
+// the topic to choose from, re-consume from it or skip past it.
+type MessageResetVM struct {
+	Action, MsgID, Topic string
+	Groups               []string
 }
 
 // DetailField is one labelled value of the detail page.

@@ -39,16 +39,22 @@ type ResetForm struct {
 	AuditID string
 	// FromGroup is the group whose offsets a copy takes.
 	FromGroup string
+	// MsgID is the message a reset to a message starts from; Skip starts after it.
+	MsgID string
+	Skip  bool
 }
 
 // Values returns the form as URL values, for links and hidden fields.
 func (f ResetForm) Values() url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"topic": f.Topic, "mode": f.Mode, "timestamp": f.Timestamp, "tz": f.TimeZone,
-		"brokerName": f.BrokerName, "queueId": f.QueueID, "offset": f.Offset, "shift": f.Shift, "auditId": f.AuditID, "fromGroup": f.FromGroup, "reason": f.Reason} {
+		"brokerName": f.BrokerName, "queueId": f.QueueID, "offset": f.Offset, "shift": f.Shift, "auditId": f.AuditID, "fromGroup": f.FromGroup, "msgId": f.MsgID, "reason": f.Reason} {
 		if s != "" {
 			v.Set(k, s)
 		}
+	}
+	if f.Skip {
+		v.Set("skip", "1")
 	}
 	return v
 }

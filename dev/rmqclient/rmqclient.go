@@ -61,6 +61,7 @@ type CountingConsumer struct {
 
 	mu      sync.Mutex
 	seen    map[string]int // UNIQ_KEY -> deliveries
+	lowest  map[int]*primitive.MessageExt
 	total   int
 	stopped bool
 }
@@ -69,7 +70,7 @@ type CountingConsumer struct {
 // from the first offset; it is shut down when the test ends (or earlier with Stop).
 func StartCountingConsumer(t testing.TB, nameServer, group, topic string) *CountingConsumer {
 	t.Helper()
-	cc := &CountingConsumer{Instance: dev.UniqueName("c"), seen: map[string]int{}}
+	cc := &CountingConsumer{Instance: dev.UniqueName("c"), seen: map[string]int{}, lowest: map[int]*primitive.MessageExt{}}
 	opts := []consumer.Option{
 		consumer.WithNameServer([]string{nameServer}),
 		consumer.WithGroupName(group),
@@ -90,6 +91,9 @@ func StartCountingConsumer(t testing.TB, nameServer, group, topic string) *Count
 		for _, m := range msgs {
 			cc.seen[m.MsgId]++
 			cc.total++
+			if l := cc.lowest[m.Queue.QueueId]; l == nil || m.QueueOffset < l.QueueOffset {
+				cc.lowest[m.Queue.QueueId] = m
+			}
 		}
 		return consumer.ConsumeSuccess, nil
 	})
@@ -113,6 +117,14 @@ func (c *CountingConsumer) Stop() {
 	if !stopped {
 		_ = c.Shutdown()
 	}
+}
+
+// Lowest returns the message of the lowest queue offset delivered from the queue
+// (nil when none was): where the consumer started on it.
+func (c *CountingConsumer) Lowest(queueID int) *primitive.MessageExt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lowest[queueID]
 }
 
 // Counts returns how many distinct messages and how many deliveries the consumer had.

@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/auth"
+	"rmqconsole/fault"
+	"rmqconsole/lookup"
+	"rmqconsole/resets"
+	"rmqconsole/views"
+)
+
+// messageResetVM offers to reset one of the topic's groups to the message, to those who
+// may reset offsets: the groups subscribed to the topic or with an offset on it.
+func messageResetVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) *views.MessageResetVM {
+	if !CallerRole(c).Allows(auth.Operator) || m.Message == nil {
+		return nil
+	}
+	vm := &views.MessageResetVM{Action: "/messages/" + url.PathEscape(c.Param("id")) + "/reset", MsgID: m.MsgID(), Topic: m.Topic}
+	if m.OffsetMsgID() != "" {
+		vm.MsgID = m.OffsetMsgID() // names this stored copy, whatever the producer's id
+	}
+	if gs != nil {
+		for _, g := range gs.States {
+			if (g.Subscribed || g.ConsumerOffset >= 0) && !slices.Contains(vm.Groups, g.Group) {
+				vm.Groups = append(vm.Groups, g.Group)
+			}
+		}
+	}
+	slices.Sort(vm.Groups)
+	return vm
+}
+
+// FromMessage is GET /messages/{id}/reset?group=&topic=&msgId=&skip=: the chosen group's
+// reset preview, mode "message", as the reset form shows it.
+func (h *Resets) FromMessage(c *gin.Context) {
+	group := strings.TrimSpace(c.Query("group"))
+	if group == "" {
+		h.Fail(c, fault.InvalidField("group", "resets.input.no_group"))
+		return
+	}
+	id := strings.TrimSpace(c.Query("msgId"))
+	if id == "" {
+		id = c.Param("id")
+	}
+	q := url.Values{"topic": {c.Query("topic")}, "mode": {string(resets.ModeMessage)}, "msgId": {id}, "preview": {"1"}}
+	if s := c.Query("skip"); s == "1" || s == "true" || s == "on" {
+		q.Set("skip", "1")
+	}
+	c.Redirect(http.StatusSeeOther, h.Base.URL(resetPath(group)+"?"+q.Encode()))
+}
