@@ -95,13 +95,11 @@ type Options struct {
 
 // point is one group's figures at one read.
 type point struct {
-	at       time.Time
-	online   bool
-	clients  int
-	lag      int64
-	consumed int64 // sum of committed offsets over the queues read both times
-	produced int64
-	queues   map[rocketmq.MessageQueue][2]int64
+	at      time.Time
+	online  bool
+	clients int
+	lag     int64
+	queues  map[rocketmq.MessageQueue][2]int64
 }
 
 // Engine keeps each group's recent reads and the findings of the last.

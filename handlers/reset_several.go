@@ -244,10 +244,7 @@ func (h *SeveralResets) Preview(c *gin.Context) {
 		h.render(c, http.StatusServiceUnavailable, title, views.SeveralResetPage(vm))
 		return
 	}
-	var groups []string
-	for _, g := range strings.FieldsFunc(vm.Groups, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' || r == ' ' }) {
-		groups = append(groups, g)
-	}
+	groups := strings.FieldsFunc(vm.Groups, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' || r == ' ' })
 	req, errs := severalRequest(in, vm.Topic, groups, strings.TrimSpace(vm.Pattern), h.now())
 	var p *resets.SeveralPlan
 	var err error
