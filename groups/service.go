@@ -1,7 +1,8 @@
 // Package groups answers what operators ask about consumer groups: which groups exist,
 // how far behind each queue is, which client holds which queue, whether that is the
-// assignment the group's allocation strategy should produce, and — while someone watches a
-// group — what changed, tick by tick (clients joining and leaving, queues moving).
+// assignment the group's allocation strategy should produce, and what changed (clients
+// joining and leaving, queues moving): tick by tick while someone watches a group, and
+// for the others through the lag collector's rebalance sweep.
 //
 // It talks to RocketMQ only through the Admin interface and keeps rebalance history
 // through EventStore, so tests can put fakes behind both.
