@@ -203,6 +203,11 @@ func (c *Cluster) TopicConfigs(_ context.Context, addr string) (*rocketmq.TopicC
 			add(c.TopicName(i), c.shape.QueuesPerBroker, 6)
 		}
 	}
+	// A 5.x broker keeps the type a topic was created with as an attribute; the first
+	// topic carries one, as topics created through the console do.
+	if c.topicOn(0, b) {
+		t.Topics[c.TopicName(0)].Attributes["message.type"] = "NORMAL"
+	}
 	c.eachGroupOn(b, func(j int) {
 		if c.online(j) {
 			add(rocketmq.RetryTopic(c.GroupName(j)), 1, 6)
