@@ -32,10 +32,11 @@ func TestIntegrationSentMessageReachesARealConsumer(t *testing.T) {
 		var err error
 		sent, err = e.svc.Send(ctx, e.who, SendRequest{Topic: topic, Body: "order 4711 paid twice", Tags: "paid",
 			Keys: []string{"order-4711", "customer-7"}, Properties: map[string]string{"region": "eu", "amount": "12.50"},
-			QueueID: ints(2), Reason: "replay order 4711"})
+			// A topic on several masters has a queue 2 on each: the broker is named.
+			QueueID: ints(2), BrokerName: e.cl.Brokers[0].Name, Reason: "replay order 4711"})
 		return err
 	})
-	if sent.QueueID != 2 || sent.OffsetMsgID == "" || sent.MsgID == "" || sent.Status != "SEND_OK" {
+	if sent.QueueID != 2 || sent.BrokerName != e.cl.Brokers[0].Name || sent.OffsetMsgID == "" || sent.MsgID == "" || sent.Status != "SEND_OK" {
 		t.Fatalf("sent %+v", sent)
 	}
 	var got url.Values
@@ -89,7 +90,7 @@ func TestIntegrationSentMessageReachesARealConsumer(t *testing.T) {
 			{"an empty body", SendRequest{Topic: topic}, fault.Invalid, "bad_body", "body"},
 			{"a property RocketMQ sets", SendRequest{Topic: topic, Body: "x", Properties: map[string]string{"KEYS": "k"}}, fault.Invalid, "bad_properties", "properties"},
 			{"a delay and a delivery time", SendRequest{Topic: topic, Body: "x", DelayLevel: 3, DeliverAt: time.Now().Add(time.Hour).UnixMilli()}, fault.Invalid, "bad_deliverAt", "deliverAt"},
-			{"a queue the topic does not have", SendRequest{Topic: topic, Body: "x", QueueID: ints(4)}, fault.Invalid, "bad_queueId", "queueId"},
+			{"a queue the topic does not have", SendRequest{Topic: topic, Body: "x", QueueID: ints(4), BrokerName: e.cl.Brokers[0].Name}, fault.Invalid, "bad_queueId", "queueId"},
 		}
 		if e.is5 {
 			fifo := dev.UniqueName("it-send-fifo")
