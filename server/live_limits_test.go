@@ -124,12 +124,9 @@ func TestLiveViewsOfUnknownGroupsStartNoWatcher(t *testing.T) {
 	// One view after the other, each kept open: a hundred checks at once on a loaded
 	// machine let some time out, and a check that cannot tell watches anyway (a group
 	// may be real), which is not what this counts.
-	var conns []*websocket.Conn
 	refused := 0
 	for range 100 {
-		ws := liveDial(t, srv, dev.UniqueName("no-such-cg"))
-		conns = append(conns, ws)
-		first, code := liveAnswer(t, ws)
+		first, code := liveAnswer(t, liveDial(t, srv, dev.UniqueName("no-such-cg"))) // closed at cleanup
 		if code == 4404 && strings.Contains(first, "No broker or Proxy knows consumer group") {
 			refused++
 		}
