@@ -412,7 +412,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		for i := range rows {
 			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.unread"))
 		}
-		why := []i18n.Message{errorMessage(err)}
+		why := []i18n.Message{cluster.ErrorSentence(err)}
 		return rows, why, refusedAtApply(err, why)
 	}
 	var stale []i18n.Message
@@ -494,15 +494,6 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		rows[i].Note = i18n.TextOf(i18n.M("acl.audit.read_back", "Note", rows[i].Note))
 	}
 	return rows, nil, nil
-}
-
-// errorMessage is err in the cluster layer's words where it has them (a connection or a
-// timeout), else as err says itself.
-func errorMessage(err error) i18n.Message {
-	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
-		return m
-	}
-	return i18n.Plain(err.Error())
 }
 
 // refusedAtApply is the error that records a change as refused at apply, nothing changed,
