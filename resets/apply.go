@@ -56,13 +56,13 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		return nil, errNoCluster()
 	}
 
-	plan, expired, err := s.previews.take(c.PlanID, s.now())
+	plan, found, expired, err := s.previews.take(c.PlanID, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("read preview %s to apply it (nothing was changed): %w", c.PlanID, err)
 	}
 	var say i18n.Message
 	switch {
-	case plan == nil:
+	case !found:
 		say = i18n.M("resets.conflict.unknown_preview")
 	case expired:
 		say = i18n.M("resets.conflict.expired", "TTL", s.previewTTL.String())

@@ -627,62 +627,11 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
-// previewCache keeps previews in this process until they are applied or expire; a
-// preview can be applied once.
-type previewCache struct {
-	mu    sync.Mutex
-	ttl   time.Duration
-	limit int
-	m     map[string]*Plan
-	order []string
-}
-
-func newPreviewCache(ttl time.Duration, limit int) *previewCache {
-	return &previewCache{ttl: ttl, limit: limit, m: map[string]*Plan{}}
-}
-
-func (c *previewCache) put(p *Plan) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[p.ID] = p
-	c.order = append(c.order, p.ID)
-	for len(c.order) > c.limit {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// take removes and returns a preview; expired reports one older than the TTL.
-func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool, _ error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok {
-		return nil, false, nil
-	}
-	delete(c.m, id)
-	for i, o := range c.order {
-		if o == id {
-			c.order = append(c.order[:i], c.order[i+1:]...)
-			break
-		}
-	}
-	return p, now.Sub(p.At) > c.ttl, nil
-}
+func (p *Plan) previewed() (string, time.Time) { return p.ID, p.At }
 
 // Preview returns a preview that can still be applied, without using it up.
 func (s *Service) Preview(id string) (*Plan, bool) {
 	return s.previews.peek(id, s.now())
-}
-
-func (c *previewCache) peek(id string, now time.Time) (*Plan, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok || now.Sub(p.At) > c.ttl {
-		return nil, false
-	}
-	return p, true
 }
 
 // ExpiresAt is when the preview can no longer be applied.
