@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -82,6 +83,10 @@ func TestSeveralPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 	}
 	if got, want := fault.As(res.Groups[1].Err).Msg.ID, fault.As(p.Groups[1].Err).Msg.ID; got != want {
 		t.Errorf("the refusal read back says %q, want %q", got, want)
+	}
+	// The summary reads in its reader's language, the refused group's line too.
+	if zh := i18n.Match("zh-CN").SayText(res.Summary.Error); !strings.Contains(zh, system+"：") || strings.Contains(zh, "Choose") {
+		t.Errorf("the summary in Chinese: %s", zh)
 	}
 	_, err = consoles[0].ApplySeveral(ctx, SeveralConfirmation{PlanID: p.ID, Confirmed: true, Who: alice})
 	if !fault.Is(err, fault.Conflict) || !strings.Contains(fault.As(err).Msg.String(), "no longer known") {

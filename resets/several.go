@@ -270,7 +270,7 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 	}
 	res := &SeveralResult{}
 	var links []SeveralLink
-	var failed []string
+	var failed []i18n.Message
 	applied := 0
 	for _, g := range p.Groups {
 		out := GroupOutcome{Group: g.Group, Err: g.Err}
@@ -299,7 +299,7 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 				l.Status = string(out.Entry.Status)
 			}
 			l.Error = why.String()
-			failed = append(failed, i18n.M("resets.several.group_failed", "Group", g.Group, "Why", why).String())
+			failed = append(failed, i18n.M("resets.several.group_failed", "Group", g.Group, "Why", why))
 		}
 		links = append(links, l)
 		res.Groups = append(res.Groups, out)
@@ -325,7 +325,7 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 		sum.Status = store.AuditFailed
 	}
 	if len(failed) > 0 {
-		sum.Error = i18n.TextOf(i18n.M("resets.several.failed", "N", len(failed), "Of", len(p.Groups), "Groups", strings.Join(failed, "; ")))
+		sum.Error = i18n.TextOf(i18n.M("resets.several.failed", "N", len(failed), "Of", len(p.Groups), "Groups", i18n.Series(i18n.ListSemicolon, failed...)))
 	}
 	if err := s.audit.Record(ctx, sum); err != nil {
 		s.log.Error("summary of a reset of several groups not recorded", "topic", p.Request.Topic, "err", err)
