@@ -70,7 +70,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		say = i18n.M("resets.conflict.differs")
 	}
 	if say.ID != "" {
-		fresh, err := s.plan(ctx, req)
+		fresh, err := s.plan(ctx, req, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -181,7 +181,13 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // fault.Invalid errors on their fields; it is not an audit event, since nothing was
 // attempted against the cluster.
 func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
-	p, err := s.plan(ctx, req)
+	return s.planKept(ctx, req, nil)
+}
+
+// planKept plans req and keeps the preview; found, when set, is the message a
+// ModeMessage request starts from, read already.
+func (s *Service) planKept(ctx context.Context, req Request, found *foundMessage) (*Plan, error) {
+	p, err := s.plan(ctx, req, found)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +195,11 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
+func (s *Service) plan(ctx context.Context, req Request, found *foundMessage) (*Plan, error) {
 	if errs := req.Check(s.now()); len(errs) > 0 {
 		return nil, errs
 	}
-	o, topic, err := s.origin(ctx, req)
+	o, topic, err := s.origin(ctx, req, found)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +218,9 @@ type origin struct {
 }
 
 // origin reads (and checks) what req starts from, before any offset is read, and the
-// topic to read the group's offsets on.
-func (s *Service) origin(ctx context.Context, req Request) (origin, string, error) {
+// topic to read the group's offsets on. found, when set, is the message a ModeMessage
+// request starts from, read already.
+func (s *Service) origin(ctx context.Context, req Request, found *foundMessage) (origin, string, error) {
 	switch req.Mode {
 	case ModeUndo:
 		u, err := s.undoSource(ctx, req)
@@ -222,7 +229,11 @@ func (s *Service) origin(ctx context.Context, req Request) (origin, string, erro
 		}
 		return origin{undo: u}, u.topic(), nil
 	case ModeMessage:
-		m, err := s.findMessage(ctx, req)
+		if found == nil {
+			f := s.lookupMessage(ctx, req)
+			found = &f
+		}
+		m, err := found.forGroup(req)
 		if err != nil {
 			return origin{}, "", err
 		}

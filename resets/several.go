@@ -198,6 +198,13 @@ func (s *Service) PlanSeveral(ctx context.Context, r SeveralRequest) (*SeveralPl
 	if err != nil {
 		return nil, err
 	}
+	var found *foundMessage
+	if r.Request.Mode == ModeMessage { // one message, whatever the group: read it once
+		req := r.Request
+		req.Topic = r.Topic
+		f := s.lookupMessage(ctx, req)
+		found = &f
+	}
 	p := &SeveralPlan{ID: newID(), Request: r, At: s.now(), Groups: make([]GroupPlan, len(groups))}
 	var wg sync.WaitGroup
 	limit := make(chan struct{}, 4) // a few groups at a time: each preview reads every queue
@@ -208,7 +215,7 @@ func (s *Service) PlanSeveral(ctx context.Context, r SeveralRequest) (*SeveralPl
 			defer func() { <-limit }()
 			req := r.Request
 			req.Group, req.Topic = g, r.Topic
-			p.Groups[i].Plan, p.Groups[i].Err = s.Plan(ctx, req)
+			p.Groups[i].Plan, p.Groups[i].Err = s.planKept(ctx, req, found)
 		})
 	}
 	wg.Wait()
