@@ -56,6 +56,9 @@ type Admin interface {
 	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
 	ResetOffset(ctx context.Context, addr string, req rocketmq.ResetOffsetRequest) (map[rocketmq.MessageQueue]int64, error)
 	UpdateConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, offset int64) error
+	// TopicConsumerGroups lists the groups consuming a topic, for a reset of the groups
+	// matching a pattern.
+	TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
 }
 
 // AuditLog is where resets are recorded; *store.AuditLog implements it.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -131,12 +132,6 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 		}
 		return out, nil
 	}
-	lister, ok := s.admin.(interface {
-		TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
-	})
-	if !ok {
-		return nil, errors.New("the cluster client cannot list a topic's consumer groups")
-	}
 	route, err := s.cluster.Route(ctx, r.Topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
 		return nil, fault.InvalidField("topic", "resets.input.several.no_such_topic", "Topic", r.Topic)
@@ -144,25 +139,18 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 	if err != nil {
 		return nil, wrapf(err, "read the route of topic %q", r.Topic)
 	}
-	var mu sync.Mutex
-	seen := map[string]bool{}
 	fo := s.cluster.Fanout(ctx)
-	for _, b := range route.Brokers {
-		fo.Read(b, "consumer groups", func(ctx context.Context, addr string) error {
-			gs, err := lister.TopicConsumerGroups(ctx, addr, r.Topic)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, g := range gs {
-				seen[g] = true
-			}
-			return nil
-		})
-	}
+	lists := cluster.EachRead(fo, route.Brokers, "consumer groups", func(ctx context.Context, addr string) ([]string, error) {
+		return s.admin.TopicConsumerGroups(ctx, addr, r.Topic)
+	})
 	if failed := fo.Wait(); len(failed) == len(route.Brokers) && len(failed) > 0 {
 		return nil, wrapf(failures(failed), "list the consumer groups of topic %q", r.Topic)
+	}
+	seen := map[string]bool{}
+	for _, gs := range lists {
+		for _, g := range gs {
+			seen[g] = true
+		}
 	}
 	var all, out []string
 	for g := range seen {
