@@ -49,7 +49,7 @@ func (h *Resets) FromMessage(c *gin.Context) {
 		id = c.Param("id")
 	}
 	q := url.Values{"topic": {c.Query("topic")}, "mode": {string(resets.ModeMessage)}, "msgId": {id}, "preview": {"1"}}
-	if s := c.Query("skip"); s == "1" || s == "true" || s == "on" {
+	if formTrue(c.Query("skip")) {
 		q.Set("skip", "1")
 	}
 	c.Redirect(http.StatusSeeOther, h.Base.URL(resetPath(group)+"?"+q.Encode()))

@@ -43,13 +43,16 @@ func resetFormInput(c *gin.Context) resetInput {
 	if c.Request.Method == "GET" {
 		get = c.Query
 	}
-	confirm, skip := get("confirm"), get("skip")
-	return resetInput{MsgID: get("msgId"), Skip: skip == "1" || skip == "on" || skip == "true",
+	return resetInput{MsgID: get("msgId"), Skip: formTrue(get("skip")),
 		Topic: get("topic"), Mode: get("mode"), Timestamp: get("timestamp"), TimeZone: get("tz"),
 		BrokerName: get("brokerName"), QueueID: get("queueId"), Offset: get("offset"), Shift: get("shift"),
-		AuditID: get("auditId"), FromGroup: get("fromGroup"), Reason: get("reason"), PlanID: get("planId"), Confirm: confirm == "1" || confirm == "on" || confirm == "true",
+		AuditID: get("auditId"), FromGroup: get("fromGroup"), Reason: get("reason"), PlanID: get("planId"), Confirm: formTrue(get("confirm")),
 	}
 }
+
+// formTrue reports whether a form's checkbox or flag is set: "1", "on" (a checkbox
+// without a value) or "true".
+func formTrue(s string) bool { return s == "1" || s == "on" || s == "true" }
 
 // resetJSON is the API body of both reset POSTs (see design.md): timestamp as epoch ms or
 // RFC 3339; numbers as JSON numbers.

@@ -297,9 +297,9 @@ func (h *SeveralResets) Apply(c *gin.Context) {
 		h.render(c, http.StatusServiceUnavailable, title, views.SeveralResetPage(vm))
 		return
 	}
-	confirm := c.PostForm("confirm")
-	res, err := h.Service.ApplySeveral(ctx, resets.SeveralConfirmation{PlanID: c.PostForm("planId"),
-		Confirmed: confirm == "1" || confirm == "on", Reason: strings.TrimSpace(vm.Reason), Who: who(c)})
+	in := resetFormInput(c)
+	res, err := h.Service.ApplySeveral(ctx, resets.SeveralConfirmation{PlanID: in.PlanID,
+		Confirmed: in.Confirm, Reason: strings.TrimSpace(in.Reason), Who: who(c)})
 	if res == nil {
 		status, _ := errorStatus(err)
 		if fault.Is(err, fault.Invalid) {

@@ -87,6 +87,13 @@ func TestSeveralResetsAPI(t *testing.T) {
 		!strings.Contains(btn, "1 queue(s) move") || !strings.Contains(doc.Find(`[data-testid="several-refused"]`).Text(), "CID_RMQ_SYS_x") {
 		t.Errorf("preview page %d: button %q, refused %q", w.Code, btn, doc.Find(`[data-testid="several-refused"]`).Text())
 	}
+	// Bad input: the form again (422), each mistake under its field and announced, as
+	// every form of the console says it.
+	w = rsDo(t, r, "POST", "/topics/orders/resets/preview", "application/x-www-form-urlencoded", "groups=g&mode=shift&shift=x")
+	doc = rsDoc(t, w)
+	if e := doc.Find(`#err-shift[role="alert"]`); w.Code != http.StatusUnprocessableEntity || e.Length() != 1 || e.Text() == "" {
+		t.Errorf("bad shift: %d, field error %q (%d announced)", w.Code, doc.Find(`[data-testid="err-shift"]`).Text(), e.Length())
+	}
 	w = rsDo(t, r, "POST", "/topics/orders/resets/apply", "application/x-www-form-urlencoded", "planId=s1&confirm=1")
 	doc = rsDoc(t, w)
 	if w.Code != http.StatusOK || doc.Find(`[data-testid="several-summary"]`).AttrOr("href", "") != "/audit/8" ||

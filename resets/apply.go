@@ -56,13 +56,13 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		return nil, errNoCluster()
 	}
 
-	plan, expired, err := s.previews.take(c.PlanID, s.now())
+	plan, found, expired, err := s.previews.take(c.PlanID, s.now())
 	if err != nil {
 		return nil, fmt.Errorf("read preview %s to apply it (nothing was changed): %w", c.PlanID, err)
 	}
 	var say i18n.Message
 	switch {
-	case plan == nil:
+	case !found:
 		say = i18n.M("resets.conflict.unknown_preview")
 	case expired:
 		say = i18n.M("resets.conflict.expired", "TTL", s.previewTTL.String())
@@ -70,7 +70,7 @@ func (s *Service) Apply(ctx context.Context, c Confirmation) (*store.AuditEntry,
 		say = i18n.M("resets.conflict.differs")
 	}
 	if say.ID != "" {
-		fresh, err := s.plan(ctx, req)
+		fresh, err := s.plan(ctx, req, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (s *Service) apply(ctx context.Context, plan *Plan, who Who) (*store.AuditE
 		return finish()
 	}
 	if reasons := staleReasons(plan, snap, s.now(), s.previewTTL); len(reasons) > 0 {
-		say := i18n.M("resets.conflict.moved", "Reasons", sentences(reasons))
+		say := i18n.M("resets.conflict.moved", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
 		entry.Status = store.AuditRefused
 		entry.Error = i18n.TextOf(i18n.M("resets.refused_at_apply", "Why", say))
 		entry.Result = observed(plan, snap)
@@ -192,18 +192,6 @@ func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) 
 		}
 	}
 	return r
-}
-
-// sentences is ms said one after the other, separated as a list is ("a; b; c").
-func sentences(ms []i18n.Message) i18n.Text {
-	t := make(i18n.Text, len(ms))
-	for i, m := range ms {
-		if i < len(ms)-1 {
-			m = i18n.M("resets.then", "Text", m)
-		}
-		t[i] = m
-	}
-	return t
 }
 
 // errorMessage is err said for the person who asked: a fault's own sentence, a broker's
@@ -411,7 +399,7 @@ func joinNote(a i18n.Text, b i18n.Message) i18n.Text {
 	case len(a) == 0:
 		return i18n.TextOf(b)
 	}
-	out := append(a[:len(a)-1:len(a)-1], i18n.M("resets.then", "Text", a[len(a)-1]))
+	out := append(a[:len(a)-1:len(a)-1], i18n.M(i18n.ListSemicolon, "Text", a[len(a)-1]))
 	return append(out, b)
 }
 
@@ -567,11 +555,11 @@ func outcome(rows []store.AuditQueue) (store.AuditStatus, i18n.Text) {
 func summarize(bad []i18n.Message) i18n.Text {
 	const show = 5
 	if len(bad) <= show {
-		t := sentences(bad)
+		t := i18n.Series(i18n.ListSemicolon, bad...)
 		t[len(t)-1] = i18n.M("resets.end", "Text", t[len(t)-1])
 		return t
 	}
-	return append(sentences(bad[:show+1])[:show], i18n.M("resets.outcome.more", "N", len(bad)-show))
+	return append(i18n.Series(i18n.ListSemicolon, bad[:show+1]...)[:show], i18n.M("resets.outcome.more", "N", len(bad)-show))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

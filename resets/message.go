@@ -46,37 +46,56 @@ func checkMessage(errs *fault.List, r Request) {
 	}
 }
 
-// findMessage reads the message req starts from, before any offset is read: an unknown
-// id, or a message of another topic than the reset's, is refused on msgId.
-func (s *Service) findMessage(ctx context.Context, req Request) (*Message, error) {
+// foundMessage is the message a ModeMessage request names, looked up once whatever the
+// group (a reset of several groups to a message reads it once): the message, or why it
+// could not be read.
+type foundMessage struct {
+	m   *Message
+	err error
+}
+
+// lookupMessage reads the message req starts from, before any offset is read: an
+// unknown id, or a message of another topic than the reset's, is refused on msgId.
+func (s *Service) lookupMessage(ctx context.Context, req Request) foundMessage {
 	if s.finder == nil {
-		return nil, errNoCluster()
+		return foundMessage{err: errNoCluster()}
 	}
 	res, err := s.finder.ByID(ctx, lookup.IDQuery{ID: req.MsgID, Topic: req.Topic})
 	if err != nil {
 		fe := fault.As(err)
 		if fe == nil || (fe.Code != fault.Invalid && fe.Code != fault.NotFound) {
-			return nil, wrapf(err, "read message %s to reset group %q to it", req.MsgID, req.Group)
+			return foundMessage{err: err}
 		}
 		field := "msgId"
 		if fe.Field == "topic" {
 			field = "topic"
 		}
-		return nil, &fault.Error{Code: fault.Invalid, Field: field, Msg: fe.Msg, Reason: fe.Reason, Err: err}
+		return foundMessage{err: &fault.Error{Code: fault.Invalid, Field: field, Msg: fe.Msg, Reason: fe.Reason, Err: err}}
 	}
 	m := res.Message
 	if req.Topic != "" && m.Topic != req.Topic {
-		return nil, fault.InvalidField("msgId", "resets.input.message.other_topic", "ID", req.MsgID, "Found", m.Topic, "Topic", req.Topic)
+		return foundMessage{err: fault.InvalidField("msgId", "resets.input.message.other_topic", "ID", req.MsgID, "Found", m.Topic, "Topic", req.Topic)}
+	}
+	return foundMessage{m: &Message{
+		MsgID: req.MsgID, Queue: rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID},
+		Offset: m.QueueOffset, StoreTime: time.UnixMilli(m.StoreTimestamp), Skip: req.Skip,
+	}}
+}
+
+// forGroup is the message req's group is reset to, or why it cannot be.
+func (f foundMessage) forGroup(req Request) (*Message, error) {
+	if f.err != nil {
+		if fault.As(f.err) == nil {
+			return nil, wrapf(f.err, "read message %s to reset group %q to it", req.MsgID, req.Group)
+		}
+		return nil, f.err
 	}
 	var errs fault.List
-	checkTopicOfGroup(&errs, req.Group, m.Topic)
+	checkTopicOfGroup(&errs, req.Group, f.m.Queue.Topic)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return &Message{
-		MsgID: req.MsgID, Queue: rocketmq.MessageQueue{Topic: m.Topic, BrokerName: m.BrokerName, QueueID: m.QueueID},
-		Offset: m.QueueOffset, StoreTime: time.UnixMilli(m.StoreTimestamp), Skip: req.Skip,
-	}, nil
+	return f.m, nil
 }
 
 // messageTarget is a queue's target in a ModeMessage plan: the message's queue goes to

@@ -181,7 +181,13 @@ func VersionText(v rocketmq.BrokerVersion) string {
 // fault.Invalid errors on their fields; it is not an audit event, since nothing was
 // attempted against the cluster.
 func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
-	p, err := s.plan(ctx, req)
+	return s.planKept(ctx, req, nil)
+}
+
+// planKept plans req and keeps the preview; found, when set, is the message a
+// ModeMessage request starts from, read already.
+func (s *Service) planKept(ctx context.Context, req Request, found *foundMessage) (*Plan, error) {
+	p, err := s.plan(ctx, req, found)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +195,11 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-func (s *Service) plan(ctx context.Context, req Request) (*Plan, error) {
+func (s *Service) plan(ctx context.Context, req Request, found *foundMessage) (*Plan, error) {
 	if errs := req.Check(s.now()); len(errs) > 0 {
 		return nil, errs
 	}
-	o, topic, err := s.origin(ctx, req)
+	o, topic, err := s.origin(ctx, req, found)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +218,9 @@ type origin struct {
 }
 
 // origin reads (and checks) what req starts from, before any offset is read, and the
-// topic to read the group's offsets on.
-func (s *Service) origin(ctx context.Context, req Request) (origin, string, error) {
+// topic to read the group's offsets on. found, when set, is the message a ModeMessage
+// request starts from, read already.
+func (s *Service) origin(ctx context.Context, req Request, found *foundMessage) (origin, string, error) {
 	switch req.Mode {
 	case ModeUndo:
 		u, err := s.undoSource(ctx, req)
@@ -222,7 +229,11 @@ func (s *Service) origin(ctx context.Context, req Request) (origin, string, erro
 		}
 		return origin{undo: u}, u.topic(), nil
 	case ModeMessage:
-		m, err := s.findMessage(ctx, req)
+		if found == nil {
+			f := s.lookupMessage(ctx, req)
+			found = &f
+		}
+		m, err := found.forGroup(req)
 		if err != nil {
 			return origin{}, "", err
 		}
@@ -627,62 +638,11 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
-// previewCache keeps previews in this process until they are applied or expire; a
-// preview can be applied once.
-type previewCache struct {
-	mu    sync.Mutex
-	ttl   time.Duration
-	limit int
-	m     map[string]*Plan
-	order []string
-}
-
-func newPreviewCache(ttl time.Duration, limit int) *previewCache {
-	return &previewCache{ttl: ttl, limit: limit, m: map[string]*Plan{}}
-}
-
-func (c *previewCache) put(p *Plan) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[p.ID] = p
-	c.order = append(c.order, p.ID)
-	for len(c.order) > c.limit {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// take removes and returns a preview; expired reports one older than the TTL.
-func (c *previewCache) take(id string, now time.Time) (p *Plan, expired bool, _ error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok {
-		return nil, false, nil
-	}
-	delete(c.m, id)
-	for i, o := range c.order {
-		if o == id {
-			c.order = append(c.order[:i], c.order[i+1:]...)
-			break
-		}
-	}
-	return p, now.Sub(p.At) > c.ttl, nil
-}
+func (p *Plan) previewed() (string, time.Time) { return p.ID, p.At }
 
 // Preview returns a preview that can still be applied, without using it up.
 func (s *Service) Preview(id string) (*Plan, bool) {
 	return s.previews.peek(id, s.now())
-}
-
-func (c *previewCache) peek(id string, now time.Time) (*Plan, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok || now.Sub(p.At) > c.ttl {
-		return nil, false
-	}
-	return p, true
 }
 
 // ExpiresAt is when the preview can no longer be applied.

@@ -6,22 +6,81 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"time"
 
 	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
+// preview is what a previewKeeper holds: the plan of one group (*Plan) or of several
+// (*SeveralPlan), with the id it is applied by and when it was made.
+type preview interface {
+	previewed() (id string, at time.Time)
+}
+
+// fresh reports whether p can still be applied at now: it is no older than ttl.
+func fresh[T preview](p T, now time.Time, ttl time.Duration) bool {
+	_, at := p.previewed()
+	return now.Sub(at) <= ttl
+}
+
 // previewKeeper holds previews until they are applied (at most once) or expire: in this
 // process (previewCache), or in the database the consoles share (sharedPreviews), so a
 // browser may preview on one console and apply on another.
-type previewKeeper interface {
-	put(p *Plan)
-	// take removes and returns a preview; expired reports one older than the TTL. An
-	// error means the previews could not be read (store.ErrUnavailable).
-	take(id string, now time.Time) (p *Plan, expired bool, err error)
+type previewKeeper[T preview] interface {
+	put(p T)
+	// take removes and returns a preview (ok false when there is none); expired reports
+	// one older than the TTL. An error means the previews could not be read
+	// (store.ErrUnavailable).
+	take(id string, now time.Time) (p T, ok, expired bool, err error)
 	// peek returns a preview that can still be applied, without using it up.
-	peek(id string, now time.Time) (*Plan, bool)
+	peek(id string, now time.Time) (T, bool)
+}
+
+// previewCache keeps previews in this process, the newest limit of them.
+type previewCache[T preview] struct {
+	mu    sync.Mutex
+	ttl   time.Duration
+	limit int
+	m     map[string]T
+	order []string
+}
+
+func newPreviewCache[T preview](ttl time.Duration, limit int) *previewCache[T] {
+	return &previewCache[T]{ttl: ttl, limit: limit, m: map[string]T{}}
+}
+
+func (c *previewCache[T]) put(p T) {
+	id, _ := p.previewed()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[id] = p
+	c.order = append(c.order, id)
+	for len(c.order) > c.limit {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *previewCache[T]) take(id string, now time.Time) (T, bool, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[id]
+	if !ok {
+		return p, false, false, nil
+	}
+	delete(c.m, id)
+	c.order = slices.DeleteFunc(c.order, func(o string) bool { return o == id })
+	return p, true, !fresh(p, now, c.ttl), nil
+}
+
+func (c *previewCache[T]) peek(id string, now time.Time) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[id]
+	return p, ok && fresh(p, now, c.ttl)
 }
 
 // PreviewStore keeps previews in a database every console sharing it reads;
@@ -35,68 +94,69 @@ type PreviewStore interface {
 // previewWait bounds one database round of the shared previews: they are small.
 const previewWait = 5 * time.Second
 
-// sharedPreviews keeps previews in a PreviewStore. A preview that cannot be saved or
-// read is logged and answered as unknown: applying it is refused with a fresh preview,
-// as after a restart; but a database that is unavailable is said as such when a
-// preview is taken to be applied (nothing is changed, and previewing again would not
+// sharedPreviews keeps previews in a PreviewStore, under kind followed by their id so
+// that a preview of one kind is never read as the other. A preview that cannot be saved
+// or read is logged and answered as unknown: applying it is refused with a fresh
+// preview, as after a restart; but a database that is unavailable is said as such when
+// a preview is taken to be applied (nothing is changed, and previewing again would not
 // help).
-type sharedPreviews struct {
-	db  PreviewStore
-	ttl time.Duration
-	log *slog.Logger
+type sharedPreviews[T preview] struct {
+	db     PreviewStore
+	ttl    time.Duration
+	log    *slog.Logger
+	kind   string
+	encode func(T) ([]byte, error)
+	decode func([]byte) (T, error)
 }
 
-func (c *sharedPreviews) put(p *Plan) {
-	b, err := encodePlan(p)
+func (c *sharedPreviews[T]) put(p T) {
+	id, at := p.previewed()
+	b, err := c.encode(p)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), previewWait)
-		err = c.db.SavePreview(ctx, p.ID, b, p.At, p.At.Add(-c.ttl))
+		err = c.db.SavePreview(ctx, c.kind+id, b, at, at.Add(-c.ttl))
 		cancel()
 	}
 	if err != nil {
-		c.log.Error("keep reset preview", "plan", p.ID, "group", p.Request.Group, "err", err)
+		c.log.Error("keep reset preview", "plan", c.kind+id, "err", err)
 	}
 }
 
-func (c *sharedPreviews) take(id string, now time.Time) (*Plan, bool, error) {
-	p, err := c.read(c.db.TakePreview, id)
-	if p == nil {
-		return nil, false, err
+func (c *sharedPreviews[T]) take(id string, now time.Time) (T, bool, bool, error) {
+	p, ok, err := c.read(c.db.TakePreview, id)
+	if !ok {
+		return p, false, false, err
 	}
-	return p, now.Sub(p.At) > c.ttl, nil
+	return p, true, !fresh(p, now, c.ttl), nil
 }
 
-func (c *sharedPreviews) peek(id string, now time.Time) (*Plan, bool) {
-	p, _ := c.read(c.db.PeekPreview, id)
-	if p == nil || now.Sub(p.At) > c.ttl {
-		return nil, false
-	}
-	return p, true
+func (c *sharedPreviews[T]) peek(id string, now time.Time) (T, bool) {
+	p, ok, _ := c.read(c.db.PeekPreview, id)
+	return p, ok && fresh(p, now, c.ttl)
 }
 
-// read returns the preview id, nil when there is none (or it cannot be decoded), and
-// the store's error when the database is unavailable.
-func (c *sharedPreviews) read(get func(context.Context, string) ([]byte, error), id string) (*Plan, error) {
+// read returns the preview id, ok false when there is none (or it cannot be decoded),
+// and the store's error when the database is unavailable.
+func (c *sharedPreviews[T]) read(get func(context.Context, string) ([]byte, error), id string) (p T, ok bool, err error) {
 	if !isPlanID(id) {
-		return nil, nil // no preview has such an id: not worth a round trip
+		return p, false, nil // no preview has such an id: not worth a round trip
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), previewWait)
 	defer cancel()
-	b, err := get(ctx, id)
+	b, err := get(ctx, c.kind+id)
 	if err == nil {
-		var p *Plan
-		if p, err = decodePlan(b); err == nil {
-			return p, nil
+		if p, err = c.decode(b); err == nil {
+			return p, true, nil
 		}
 	}
 	if errors.Is(err, store.ErrUnavailable) {
-		c.log.Error("read reset preview", "plan", id, "err", err)
-		return nil, err
+		c.log.Error("read reset preview", "plan", c.kind+id, "err", err)
+		return p, false, err
 	}
 	if !errors.Is(err, store.ErrPreviewNotFound) {
-		c.log.Error("read reset preview", "plan", id, "err", err)
+		c.log.Error("read reset preview", "plan", c.kind+id, "err", err)
 	}
-	return nil, nil
+	return p, false, nil
 }
 
 // isPlanID reports whether id has the shape of the ids previews get (newID).

@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -43,6 +44,57 @@ func TestPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
 	var conflict *Rejected
 	if !errors.As(err, &conflict) || !fault.Is(err, fault.Conflict) || !strings.Contains(fault.As(err).Msg.String(), "no longer known") {
 		t.Fatalf("the same preview applied again: %v, want a conflict", err)
+	}
+}
+
+// A reset of several groups previewed on one console is applied on another, once, as a
+// reset of one group is: each group's plan and each refusal read back from the
+// database, the refusal still a fault said in the reader's language.
+func TestSeveralPreviewOnOneConsoleAppliesOnAnother(t *testing.T) {
+	e := newEnv(t)
+	dsn := dev.RequirePostgres(t).NewDatabase(t)
+	ctx := context.Background()
+	consoles := make([]*Service, 2)
+	for i := range consoles {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		consoles[i] = New(Config{Admin: e.fake, Audit: st.Audit(), Previews: st, NameServers: "ns:9876",
+			Settle: time.Millisecond, VerifyWait: 100 * time.Millisecond})
+	}
+	system := "CID_RMQ_SYS_TRANS"
+	p, err := consoles[0].PlanSeveral(ctx, SeveralRequest{Topic: "t", Groups: []string{"g", system},
+		Request: Request{Mode: ModeEarliest, QueueID: AllQueues, Reason: "replay"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Groups[0].Plan == nil || !fault.Is(p.Groups[1].Err, fault.Invalid) {
+		t.Fatalf("previews %+v: want g planned and %s refused", p.Groups, system)
+	}
+	res, err := consoles[1].ApplySeveral(ctx, SeveralConfirmation{PlanID: p.ID, Confirmed: true, Who: alice})
+	if err != nil {
+		t.Fatalf("apply on the other console: %v", err)
+	}
+	if len(res.Groups) != 2 || res.Groups[0].Entry == nil || res.Groups[0].Entry.Status != store.AuditApplied ||
+		!fault.Is(res.Groups[1].Err, fault.Invalid) || res.Summary.Status != store.AuditPartial {
+		t.Fatalf("outcomes %+v, summary %+v", res.Groups, res.Summary)
+	}
+	if got, want := fault.As(res.Groups[1].Err).Msg.ID, fault.As(p.Groups[1].Err).Msg.ID; got != want {
+		t.Errorf("the refusal read back says %q, want %q", got, want)
+	}
+	// The summary reads in its reader's language, the refused group's line too.
+	if zh := i18n.Match("zh-CN").SayText(res.Summary.Error); !strings.Contains(zh, system+"：") || strings.Contains(zh, "Choose") {
+		t.Errorf("the summary in Chinese: %s", zh)
+	}
+	_, err = consoles[0].ApplySeveral(ctx, SeveralConfirmation{PlanID: p.ID, Confirmed: true, Who: alice})
+	if !fault.Is(err, fault.Conflict) || !strings.Contains(fault.As(err).Msg.String(), "no longer known") {
+		t.Fatalf("the same preview applied again: %v, want a conflict", err)
+	}
+	// A preview of one group is not found by the id of one of several, nor the other way.
+	if _, ok := consoles[1].Preview(p.ID); ok {
+		t.Error("the preview of several groups was found as a preview of one")
 	}
 }
 

@@ -56,6 +56,9 @@ type Admin interface {
 	BrokerConfig(ctx context.Context, addr string) (map[string]string, error)
 	ResetOffset(ctx context.Context, addr string, req rocketmq.ResetOffsetRequest) (map[rocketmq.MessageQueue]int64, error)
 	UpdateConsumerOffset(ctx context.Context, addr, group string, mq rocketmq.MessageQueue, offset int64) error
+	// TopicConsumerGroups lists the groups consuming a topic, for a reset of the groups
+	// matching a pattern.
+	TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
 }
 
 // AuditLog is where resets are recorded; *store.AuditLog implements it.
@@ -153,10 +156,10 @@ type Service struct {
 	previewTTL   time.Duration
 	recoverWait  time.Duration
 	afterPending func(ctx context.Context, e *store.AuditEntry)
-	previews     previewKeeper
+	previews     previewKeeper[*Plan]
+	several      previewKeeper[*SeveralPlan]
 	refusals     *refusalLimiter
 	finder       Finder
-	many         *manyCache
 }
 
 // New returns a Service.
@@ -188,10 +191,12 @@ func New(cfg Config) *Service {
 	if s.previewTTL <= 0 {
 		s.previewTTL = 15 * time.Minute
 	}
-	s.previews = newPreviewCache(s.previewTTL, 500)
-	s.many = newManyCache(s.previewTTL, 100)
+	s.previews = newPreviewCache[*Plan](s.previewTTL, 500)
+	s.several = newPreviewCache[*SeveralPlan](s.previewTTL, 100)
 	if cfg.Previews != nil {
-		s.previews = &sharedPreviews{db: cfg.Previews, ttl: s.previewTTL, log: s.log}
+		s.previews = &sharedPreviews[*Plan]{db: cfg.Previews, ttl: s.previewTTL, log: s.log, encode: encodePlan, decode: decodePlan}
+		s.several = &sharedPreviews[*SeveralPlan]{db: cfg.Previews, ttl: s.previewTTL, log: s.log, kind: "several/",
+			encode: encodeSeveralPlan, decode: decodeSeveralPlan}
 	}
 	if cfg.RefusalWindow <= 0 {
 		cfg.RefusalWindow = RefusalWindow

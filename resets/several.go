@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -49,6 +51,8 @@ type SeveralPlan struct {
 	Groups  []GroupPlan
 	At      time.Time
 }
+
+func (p *SeveralPlan) previewed() (string, time.Time) { return p.ID, p.At }
 
 // Moves counts the groups that will be reset and the queues whose offset moves.
 func (p *SeveralPlan) Moves() (groups, queues int) {
@@ -128,12 +132,6 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 		}
 		return out, nil
 	}
-	lister, ok := s.admin.(interface {
-		TopicConsumerGroups(ctx context.Context, addr, topic string) ([]string, error)
-	})
-	if !ok {
-		return nil, errors.New("the cluster client cannot list a topic's consumer groups")
-	}
 	route, err := s.cluster.Route(ctx, r.Topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
 		return nil, fault.InvalidField("topic", "resets.input.several.no_such_topic", "Topic", r.Topic)
@@ -141,25 +139,18 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 	if err != nil {
 		return nil, wrapf(err, "read the route of topic %q", r.Topic)
 	}
-	var mu sync.Mutex
-	seen := map[string]bool{}
 	fo := s.cluster.Fanout(ctx)
-	for _, b := range route.Brokers {
-		fo.Read(b, "consumer groups", func(ctx context.Context, addr string) error {
-			gs, err := lister.TopicConsumerGroups(ctx, addr, r.Topic)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, g := range gs {
-				seen[g] = true
-			}
-			return nil
-		})
-	}
+	lists := cluster.EachRead(fo, route.Brokers, "consumer groups", func(ctx context.Context, addr string) ([]string, error) {
+		return s.admin.TopicConsumerGroups(ctx, addr, r.Topic)
+	})
 	if failed := fo.Wait(); len(failed) == len(route.Brokers) && len(failed) > 0 {
 		return nil, wrapf(failures(failed), "list the consumer groups of topic %q", r.Topic)
+	}
+	seen := map[string]bool{}
+	for _, gs := range lists {
+		for _, g := range gs {
+			seen[g] = true
+		}
 	}
 	var all, out []string
 	for g := range seen {
@@ -195,6 +186,13 @@ func (s *Service) PlanSeveral(ctx context.Context, r SeveralRequest) (*SeveralPl
 	if err != nil {
 		return nil, err
 	}
+	var found *foundMessage
+	if r.Request.Mode == ModeMessage { // one message, whatever the group: read it once
+		req := r.Request
+		req.Topic = r.Topic
+		f := s.lookupMessage(ctx, req)
+		found = &f
+	}
 	p := &SeveralPlan{ID: newID(), Request: r, At: s.now(), Groups: make([]GroupPlan, len(groups))}
 	var wg sync.WaitGroup
 	limit := make(chan struct{}, 4) // a few groups at a time: each preview reads every queue
@@ -205,16 +203,13 @@ func (s *Service) PlanSeveral(ctx context.Context, r SeveralRequest) (*SeveralPl
 			defer func() { <-limit }()
 			req := r.Request
 			req.Group, req.Topic = g, r.Topic
-			p.Groups[i].Plan, p.Groups[i].Err = s.Plan(ctx, req)
+			p.Groups[i].Plan, p.Groups[i].Err = s.planKept(ctx, req, found)
 		})
 	}
 	wg.Wait()
-	s.many.put(p)
+	s.several.put(p)
 	return p, nil
 }
-
-// PreviewSeveral returns a reset of several groups that can still be applied.
-func (s *Service) PreviewSeveral(id string) (*SeveralPlan, bool) { return s.many.peek(id, s.now()) }
 
 // SeveralConfirmation is the go-ahead for a previewed reset of several groups.
 type SeveralConfirmation struct {
@@ -259,16 +254,18 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 	if s.admin == nil {
 		return nil, errNoCluster()
 	}
-	p, expired := s.many.take(c.PlanID, s.now())
+	p, found, expired, err := s.several.take(c.PlanID, s.now())
 	switch {
-	case p == nil:
+	case err != nil:
+		return nil, fmt.Errorf("read preview %s to apply it (nothing was changed): %w", c.PlanID, err)
+	case !found:
 		return nil, reject(i18n.M("resets.conflict.unknown_preview"), &Rejected{})
 	case expired:
 		return nil, reject(i18n.M("resets.conflict.expired", "TTL", s.previewTTL.String()), &Rejected{})
 	}
 	res := &SeveralResult{}
 	var links []SeveralLink
-	var failed []string
+	var failed []i18n.Message
 	applied := 0
 	for _, g := range p.Groups {
 		out := GroupOutcome{Group: g.Group, Err: g.Err}
@@ -297,7 +294,7 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 				l.Status = string(out.Entry.Status)
 			}
 			l.Error = why.String()
-			failed = append(failed, i18n.M("resets.several.group_failed", "Group", g.Group, "Why", why).String())
+			failed = append(failed, i18n.M("resets.several.group_failed", "Group", g.Group, "Why", why))
 		}
 		links = append(links, l)
 		res.Groups = append(res.Groups, out)
@@ -323,7 +320,7 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 		sum.Status = store.AuditFailed
 	}
 	if len(failed) > 0 {
-		sum.Error = i18n.TextOf(i18n.M("resets.several.failed", "N", len(failed), "Of", len(p.Groups), "Groups", strings.Join(failed, "; ")))
+		sum.Error = i18n.TextOf(i18n.M("resets.several.failed", "N", len(failed), "Of", len(p.Groups), "Groups", i18n.Series(i18n.ListSemicolon, failed...)))
 	}
 	if err := s.audit.Record(ctx, sum); err != nil {
 		s.log.Error("summary of a reset of several groups not recorded", "topic", p.Request.Topic, "err", err)
@@ -356,48 +353,78 @@ type SeveralLink struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// manyCache keeps previews of several groups in this process until applied or expired.
-type manyCache struct {
-	mu    sync.Mutex
-	ttl   time.Duration
-	limit int
-	m     map[string]*SeveralPlan
-	order []string
+// severalJSON is a SeveralPlan as kept in the database: each group's plan as a preview
+// of one group is, its refusal as the fault errors it is made of.
+type severalJSON struct {
+	ID      string
+	Request SeveralRequest
+	At      time.Time
+	Groups  []groupJSON
 }
 
-func newManyCache(ttl time.Duration, limit int) *manyCache {
-	return &manyCache{ttl: ttl, limit: limit, m: map[string]*SeveralPlan{}}
+type groupJSON struct {
+	Group string
+	Plan  json.RawMessage `json:",omitempty"`
+	// Err is the refusal's English; Faults its fault errors, with their sentences as
+	// i18n.Encode writes them, to be said in the language of whoever reads them.
+	Err    string      `json:",omitempty"`
+	Faults []faultJSON `json:",omitempty"`
 }
 
-func (c *manyCache) put(p *SeveralPlan) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[p.ID] = p
-	c.order = append(c.order, p.ID)
-	for len(c.order) > c.limit {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
+type faultJSON struct {
+	Code                fault.Code
+	Reason, Field, Says string
+}
+
+func encodeSeveralPlan(p *SeveralPlan) ([]byte, error) {
+	w := severalJSON{ID: p.ID, Request: p.Request, At: p.At, Groups: make([]groupJSON, len(p.Groups))}
+	for i, g := range p.Groups {
+		w.Groups[i] = groupJSON{Group: g.Group, Err: errText(g.Err)}
+		if g.Plan != nil {
+			b, err := encodePlan(g.Plan)
+			if err != nil {
+				return nil, fmt.Errorf("keep the plan of group %q: %w", g.Group, err)
+			}
+			w.Groups[i].Plan = b
+		}
+		for _, fe := range fault.All(g.Err) {
+			says, err := i18n.Encode(i18n.TextOf(fe.Msg))
+			if err != nil {
+				return nil, fmt.Errorf("keep the refusal of group %q: %w", g.Group, err)
+			}
+			w.Groups[i].Faults = append(w.Groups[i].Faults, faultJSON{fe.Code, fe.Reason, fe.Field, says})
+		}
 	}
+	return json.Marshal(w)
 }
 
-func (c *manyCache) take(id string, now time.Time) (*SeveralPlan, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok {
-		return nil, false
+func decodeSeveralPlan(b []byte) (*SeveralPlan, error) {
+	var w severalJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, err
 	}
-	delete(c.m, id)
-	c.order = slices.DeleteFunc(c.order, func(o string) bool { return o == id })
-	return p, now.Sub(p.At) > c.ttl
-}
-
-func (c *manyCache) peek(id string, now time.Time) (*SeveralPlan, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.m[id]
-	if !ok || now.Sub(p.At) > c.ttl {
-		return nil, false
+	p := &SeveralPlan{ID: w.ID, Request: w.Request, At: w.At, Groups: make([]GroupPlan, len(w.Groups))}
+	for i, g := range w.Groups {
+		p.Groups[i] = GroupPlan{Group: g.Group, Err: errOf(g.Err)}
+		if len(g.Plan) > 0 {
+			plan, err := decodePlan(g.Plan)
+			if err != nil {
+				return nil, fmt.Errorf("the plan of group %q: %w", g.Group, err)
+			}
+			p.Groups[i].Plan = plan
+		}
+		var fes fault.List
+		for _, f := range g.Faults {
+			if says := i18n.Decode(f.Says); len(says) == 1 {
+				fes = append(fes, &fault.Error{Code: f.Code, Reason: f.Reason, Field: f.Field, Msg: says[0]})
+			}
+		}
+		switch {
+		case len(fes) == 1:
+			p.Groups[i].Err = fes[0]
+		case len(fes) > 1:
+			p.Groups[i].Err = fes
+		}
 	}
-	return p, true
+	return p, nil
 }

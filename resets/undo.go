@@ -199,7 +199,7 @@ func (p *Plan) topic() string {
 
 // replan is a fresh plan of req on snap, for a refused apply.
 func (s *Service) replan(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
-	o, _, err := s.origin(ctx, req)
+	o, _, err := s.origin(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}
