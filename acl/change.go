@@ -382,7 +382,7 @@ func rowsOf(p *Plan, method string) []store.AuditQueue {
 	for i, pp := range p.Processes {
 		notes := make([]i18n.Message, len(pp.Changes))
 		for j, ch := range pp.Changes {
-			notes[j] = i18n.M("acl.audit.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
+			notes[j] = i18n.M("audit.row.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
 		}
 		rows[i] = store.AuditQueue{BrokerName: pp.Process, BrokerAddr: pp.Addr, Method: method, Note: i18n.Series(i18n.ListComma, notes...)}
 		if len(pp.Changes) == 0 {
@@ -395,7 +395,7 @@ func rowsOf(p *Plan, method string) []store.AuditQueue {
 // orNone is s, or the catalogue's word for no value.
 func orNone(s string) any {
 	if s == "" {
-		return i18n.M("acl.audit.none")
+		return i18n.M("audit.row.none")
 	}
 	return s
 }
@@ -412,7 +412,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 		for i := range rows {
 			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.unread"))
 		}
-		why := []i18n.Message{errorMessage(err)}
+		why := []i18n.Message{cluster.ErrorSentence(err)}
 		return rows, why, refusedAtApply(err, why)
 	}
 	var stale []i18n.Message
@@ -450,7 +450,7 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 	}
 	if len(stale) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.stale"))
+			rows[i].Error = i18n.TextOf(i18n.M("audit.row.stale"))
 		}
 		return rows, stale, refusedAtApply(nil, stale)
 	}
@@ -491,25 +491,16 @@ func (s *Service) execute(ctx context.Context, p *Plan, password string) ([]stor
 			rows[i].Error = i18n.TextOf(i18n.M("acl.audit.back_differs", "Miss", miss))
 			continue
 		}
-		rows[i].Note = i18n.TextOf(i18n.M("acl.audit.read_back", "Note", rows[i].Note))
+		rows[i].Note = i18n.TextOf(i18n.M("audit.row.read_back", "Note", rows[i].Note))
 	}
 	return rows, nil, nil
-}
-
-// errorMessage is err in the cluster layer's words where it has them (a connection or a
-// timeout), else as err says itself.
-func errorMessage(err error) i18n.Message {
-	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
-		return m
-	}
-	return i18n.Plain(err.Error())
 }
 
 // refusedAtApply is the error that records a change as refused at apply, nothing changed,
 // saying why in the catalogue's words (kept so by the audit entry); cause is what made
 // it stop, nil when only the preview's reasons do.
 func refusedAtApply(cause error, why []i18n.Message) error {
-	return fault.Wrap(errors.Join(store.ErrChangeRefused, cause), fault.Conflict, "acl.audit.refused",
+	return fault.Wrap(errors.Join(store.ErrChangeRefused, cause), fault.Conflict, "audit.row.refused",
 		"Reasons", i18n.Series(i18n.ListSemicolon, why...))
 }
 
@@ -556,9 +547,9 @@ func readBack(pr Process, p *Plan) i18n.Message {
 		case !ok:
 			return i18n.M("acl.back.no_user", "User", p.User.Username)
 		case p.User.UserType != "" && u.UserType != p.User.UserType:
-			return i18n.M("acl.back.field", "Field", "userType", "Now", u.UserType, "Want", p.User.UserType)
+			return i18n.M("audit.row.back_field", "Field", "userType", "Now", u.UserType, "Want", p.User.UserType)
 		case p.User.UserStatus != "" && u.UserStatus != p.User.UserStatus:
-			return i18n.M("acl.back.field", "Field", "userStatus", "Now", u.UserStatus, "Want", p.User.UserStatus)
+			return i18n.M("audit.row.back_field", "Field", "userStatus", "Now", u.UserStatus, "Want", p.User.UserStatus)
 		}
 		return i18n.Message{}
 	}
@@ -721,7 +712,7 @@ func (s *Service) deleteOn(ctx context.Context, who Who, mode, subject string, h
 			case !gone(back.Processes[j]):
 				rows[i].Error = i18n.TextOf(i18n.M("acl.audit.still_there"))
 			default:
-				rows[i].Note = i18n.TextOf(i18n.M("acl.audit.gone", "Note", rows[i].Note))
+				rows[i].Note = i18n.TextOf(i18n.M("audit.row.gone", "Note", rows[i].Note))
 			}
 		}
 		return rows, nil

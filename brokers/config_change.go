@@ -503,7 +503,7 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 		rs[i] = Runtime{Name: pp.Broker, ID: pp.ID, Role: pp.Role, Addr: pp.Addr}
 		notes := make([]i18n.Message, len(pp.Changes))
 		for j, kc := range pp.Changes {
-			notes[j] = i18n.M("brokerconfig.audit.change", "Key", kc.Key, "Before", kc.Current, "After", kc.New)
+			notes[j] = i18n.M("audit.row.change", "Field", kc.Key, "Before", kc.Current, "After", kc.New)
 		}
 		rows[i] = store.AuditQueue{BrokerName: fmt.Sprintf("%s/%d", pp.Broker, pp.ID), BrokerAddr: pp.Addr,
 			Method: rocketmq.CodeUpdateBrokerConfig.String(), Note: i18n.Series(i18n.ListComma, notes...)}
@@ -525,14 +525,14 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 	}
 	if len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.TextOf(i18n.M("brokerconfig.audit.stale"))
+			rows[i].Error = i18n.TextOf(i18n.M("audit.row.stale"))
 		}
 		st := &ConfigStaleError{Reasons: reasons}
 		req := ConfigRequest{Broker: p.Broker, Scope: p.Scope, Config: maps.Clone(values)}
 		if fresh, err := s.PlanConfig(ctx, req); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "brokerconfig.audit.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
+		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "audit.row.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
 	}
 	f := s.cluster.Fanout(ctx)
 	unchanged := make([]bool, len(p.Processes))
@@ -583,9 +583,9 @@ func (s *Service) executeConfig(ctx context.Context, p *ConfigPlan, values map[s
 			}
 		}
 		if len(bad) > 0 {
-			rows[i].Error = append(i18n.TextOf(i18n.M("brokerconfig.audit.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
+			rows[i].Error = append(i18n.TextOf(i18n.M("audit.row.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
 		} else if !unchanged[i] {
-			rows[i].Note = i18n.TextOf(i18n.M("brokerconfig.audit.read_back", "Note", rows[i].Note))
+			rows[i].Note = i18n.TextOf(i18n.M("audit.row.read_back", "Note", rows[i].Note))
 		}
 	}
 	return rows, nil, nil

@@ -112,3 +112,12 @@ func ErrorMessage(err error) any {
 	}
 	return err.Error()
 }
+
+// ErrorSentence is ErrorMessage as one catalogue message, for a list of reasons or a
+// result's row: an error without catalogue words is kept as it says itself.
+func ErrorSentence(err error) i18n.Message {
+	if m, ok := ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
+}

@@ -243,6 +243,11 @@ func (v settingValues) refuse(name string, m i18n.Message) error {
 	panic("unknown setting " + name)
 }
 
+// refusePlain refuses the setting's value saying reason, words of no catalogue.
+func (v settingValues) refusePlain(name, reason string) error {
+	return v.refuse(name, i18n.Plain(reason))
+}
+
 // duration reads a duration setting of at least least (or 0, when off is set: the
 // setting turned off, or kept for ever); else it refuses it with the sentence id.
 func (v settingValues) duration(name string, least time.Duration, off bool, id string) (time.Duration, error) {
@@ -335,7 +340,7 @@ func parseIntervals(c *Config, v settingValues) error {
 // parseSSO reads the OpenID Connect and LDAP settings; their refusals are said as they
 // are written (in English).
 func parseSSO(c *Config, v settingValues) error {
-	return parseSSOSettings(c, v.get, func(name, reason string) error { return v.refuse(name, i18n.Plain(reason)) })
+	return parseSSOSettings(c, v.get, v.refusePlain)
 }
 
 // parseClusterCredentials reads the credentials of the one cluster of --namesrv.

@@ -2,11 +2,7 @@ package server
 
 import (
 	"net/url"
-	"os"
-	"strings"
 	"time"
-
-	"rmqconsole/i18n"
 )
 
 // auditStreamSettings say where the audit log is streamed as it is written (README
@@ -69,14 +65,8 @@ func parseAuditStream(c *Config, v settingValues) error {
 		if u, err := url.Parse(s.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return v.bad("audit-stream-webhook", "cli.config.reason.audit_stream_webhook")
 		}
-		if file := v.get("audit-stream-webhook-token-file"); file != "" {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return v.refuse("audit-stream-webhook-token-file", i18n.Plain("cannot read it: "+pathError(err)))
-			}
-			if s.Token = strings.TrimSpace(string(b)); s.Token == "" {
-				return v.refuse("audit-stream-webhook-token-file", i18n.Plain("the file is empty"))
-			}
+		if s.Token, err = secretFile(v.get, v.refusePlain, "audit-stream-webhook-token-file"); err != nil {
+			return err
 		}
 	}
 	c.AuditStream = s

@@ -132,11 +132,22 @@ func secretOf(get func(string) string, bad func(name, reason string) error, sett
 	if file == "" {
 		return v, nil
 	}
+	return secretFile(get, bad, fileSetting)
+}
+
+// secretFile reads the secret in the file fileSetting names (its trailing newline
+// dropped): "" when it names none; a file that cannot be read or is empty is refused.
+func secretFile(get func(string) string, bad func(name, reason string) error, fileSetting string) (string, error) {
+	file := get(fileSetting)
+	if file == "" {
+		return "", nil
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", bad(fileSetting, "cannot read it: "+pathError(err))
 	}
-	if v = strings.TrimRight(string(b), "\r\n"); v == "" {
+	v := strings.TrimRight(string(b), "\r\n")
+	if v == "" {
 		return "", bad(fileSetting, "the file is empty")
 	}
 	return v, nil

@@ -114,12 +114,12 @@ func TestAuditChangeKeepsTheFaultsSentence(t *testing.T) {
 		l := s.Audit()
 		ctx := context.Background()
 		zh := i18n.Match("zh-CN")
-		stale := fault.Wrap(ErrChangeRefused, fault.Conflict, "acl.audit.refused", "Reasons", i18n.Series(i18n.ListSemicolon,
+		stale := fault.Wrap(ErrChangeRefused, fault.Conflict, "audit.row.refused", "Reasons", i18n.Series(i18n.ListSemicolon,
 			i18n.M("acl.stale.moved", "Process", "broker-a/0", "Addr", "10.0.0.1:10911"), i18n.M("acl.stale.lost_user", "Process", "broker-b")))
 		e := topicChange("orders")
 		err := l.Change(ctx, e, func(ctx context.Context) ([]AuditQueue, error) {
-			return []AuditQueue{{BrokerName: "broker-a/0", Note: i18n.TextOf(i18n.M("acl.audit.read_back", "Note", i18n.Series(i18n.ListComma,
-				i18n.M("acl.audit.change", "Field", "userType", "Before", i18n.M("acl.audit.none"), "After", "Super"))))}}, stale
+			return []AuditQueue{{BrokerName: "broker-a/0", Note: i18n.TextOf(i18n.M("audit.row.read_back", "Note", i18n.Series(i18n.ListComma,
+				i18n.M("audit.row.change", "Field", "userType", "Before", i18n.M("audit.row.none"), "After", "Super"))))}}, stale
 		})
 		if err != nil {
 			t.Fatal(err)

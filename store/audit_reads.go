@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -24,14 +25,7 @@ const (
 var ReadModes = []string{ReadBodyMode, ReadListMode, ExportMode}
 
 // IsReadMode reports whether an entry of mode records a read.
-func IsReadMode(mode string) bool {
-	for _, m := range ReadModes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
-}
+func IsReadMode(mode string) bool { return slices.Contains(ReadModes, mode) }
 
 // Read is one read of message bodies, for the audit log.
 type Read struct {

@@ -185,7 +185,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Applie
 				// autoCreateSubscriptionGroup on create the group again.
 				rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.back_again"))
 			default:
-				rows[i].Note = i18n.TextOf(i18n.M("subgroups.audit.gone", "Note", rows[i].Note))
+				rows[i].Note = i18n.TextOf(i18n.M("audit.row.gone", "Note", rows[i].Note))
 			}
 		}
 		return rows, nil

@@ -651,13 +651,13 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 	}
 	if reasons := staleReasons(p, c, fails); len(reasons) > 0 {
 		for i := range rows {
-			rows[i].Error = i18n.TextOf(i18n.M("subgroups.audit.stale"))
+			rows[i].Error = i18n.TextOf(i18n.M("audit.row.stale"))
 		}
 		st := &StaleError{Reasons: reasons}
 		if fresh, err := s.plan(ctx, p.Request); err == nil {
 			st.Fresh = fresh
 		}
-		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "subgroups.audit.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
+		return rows, st, fault.Wrap(store.ErrChangeRefused, fault.Conflict, "audit.row.refused", "Reasons", i18n.Series(i18n.ListSemicolon, reasons...))
 	}
 	model, _ := modelOf(c)
 	byName := map[string]cluster.Broker{}
@@ -693,7 +693,7 @@ func (s *Service) execute(ctx context.Context, p *Plan) ([]store.AuditQueue, *St
 			continue
 		}
 		if len(bp.Changes) > 0 {
-			rows[i].Note = i18n.TextOf(i18n.M("subgroups.audit.read_back", "Note", rows[i].Note))
+			rows[i].Note = i18n.TextOf(i18n.M("audit.row.read_back", "Note", rows[i].Note))
 		}
 	}
 	return rows, nil, nil
@@ -741,7 +741,7 @@ func staleReasons(p *Plan, c *Config, fails []cluster.BrokerFailure) []i18n.Mess
 // orNone is s, or the catalogue's word for no value.
 func orNone(s string) any {
 	if s == "" {
-		return i18n.M("subgroups.audit.none")
+		return i18n.M("audit.row.none")
 	}
 	return s
 }
@@ -790,25 +790,25 @@ func readBackMismatch(bc BrokerConfig, changes []Change) i18n.Text {
 	for _, ch := range changes {
 		if k, ok := strings.CutPrefix(ch.Field, "attributes."); ok {
 			if attrs[k] != ch.New {
-				bad = append(bad, i18n.M("subgroups.audit.back_field", "Field", ch.Field, "Now", orNone(attrs[k]), "Want", orNone(ch.New)))
+				bad = append(bad, i18n.M("audit.row.back_field", "Field", ch.Field, "Now", orNone(attrs[k]), "Want", orNone(ch.New)))
 			}
 			continue
 		}
 		if !same(bc.Doc[ch.Field], ch.NewRaw) {
-			bad = append(bad, i18n.M("subgroups.audit.back_field", "Field", ch.Field, "Now", orNone(Text(bc.Doc[ch.Field])), "Want", ch.New))
+			bad = append(bad, i18n.M("audit.row.back_field", "Field", ch.Field, "Now", orNone(Text(bc.Doc[ch.Field])), "Want", ch.New))
 		}
 	}
 	if len(bad) == 0 {
 		return nil
 	}
-	return append(i18n.TextOf(i18n.M("subgroups.audit.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
+	return append(i18n.TextOf(i18n.M("audit.row.back_differs")), i18n.Series(i18n.ListComma, bad...)...)
 }
 
 // describe says in a few words what a change does on one broker.
 func describe(b BrokerPlan) i18n.Text {
 	parts := make([]i18n.Message, len(b.Changes))
 	for i, ch := range b.Changes {
-		parts[i] = i18n.M("subgroups.audit.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
+		parts[i] = i18n.M("audit.row.change", "Field", ch.Field, "Before", orNone(ch.Current), "After", orNone(ch.New))
 	}
 	what := i18n.M("subgroups.audit.updated")
 	if !b.Exists {
