@@ -14,9 +14,9 @@ func TestRuleOnAFindingFiresWhileTheGroupHasIt(t *testing.T) {
 	rcv := newReceiver(t)
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	svc := NewService(st, Options{Now: func() time.Time { return now }})
-	in := FormInput("", "order-*", MetricStuck, "", "", rcv.URL+"/hook", "")
+	in := FormInput("", "order-*", MetricStuck, "500", "", rcv.URL+"/hook", "")
 	if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, in); err != nil {
-		t.Fatalf("a rule on consumerStuck with no threshold: %v", err)
+		t.Fatalf("a rule on consumerStuck with a threshold typed: %v", err)
 	}
 	client := &http.Client{Timeout: time.Second}
 	read := func(found ...string) {

@@ -24,7 +24,6 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
-	"rmqconsole/rocketmq"
 )
 
 // Kinds of finding.
@@ -93,13 +92,17 @@ type Options struct {
 	Cluster *cluster.Cluster
 }
 
-// point is one group's figures at one read.
+// point is one group's figures at one read: its lag, and the messages produced and
+// consumed since the read before (so a window's progress is a sum, and only the last
+// read's offsets are kept).
 type point struct {
-	at      time.Time
-	online  bool
-	clients int
-	lag     int64
-	queues  map[rocketmq.MessageQueue][2]int64
+	at                 time.Time
+	online             bool
+	lag                int64
+	produced, consumed int64
+	// gap: no read before, or none of its queues in common with this one: produced and
+	// consumed say nothing.
+	gap bool
 }
 
 // Engine keeps each group's recent reads and the findings of the last.
@@ -108,6 +111,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	history  map[string][]point
+	offsets  map[string]groups.Offsets // each group's offsets at the last read
 	findings []Finding
 	since    map[string]time.Time // kind + group → first read that showed it
 	at       time.Time
@@ -127,7 +131,7 @@ func New(opts Options) *Engine {
 	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
 		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
 	}
-	return &Engine{opts: opts, history: map[string][]point{}, since: map[string]time.Time{}}
+	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew. It is the
@@ -139,12 +143,23 @@ func (e *Engine) Observe(l *groups.List) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := make(map[string][]point, len(l.Groups))
+	offsets := make(map[string]groups.Offsets, len(l.Groups))
 	var found []Finding
 	for _, g := range l.Groups {
 		if g.System {
 			continue
 		}
-		p := pointOf(g, l.CheckedAt)
+		cur := groups.OffsetsOf(g, l.CheckedAt)
+		offsets[g.Group] = cur
+		p := point{at: l.CheckedAt, online: g.Online, gap: true}
+		if g.TotalLag != nil {
+			p.lag = *g.TotalLag
+		}
+		if was, ok := e.offsets[g.Group]; ok {
+			var common int
+			p.produced, p.consumed, common = groups.Advanced(was, cur)
+			p.gap = common == 0
+		}
 		h := append(e.history[g.Group], p)
 		for len(h) > 1 && l.CheckedAt.Sub(h[0].at) > e.opts.Keep {
 			h = h[1:]
@@ -157,7 +172,7 @@ func (e *Engine) Observe(l *groups.List) {
 			found = append(found, f)
 		}
 	}
-	e.history = next
+	e.history, e.offsets = next, offsets
 	since := make(map[string]time.Time, len(found))
 	for i := range found {
 		key := found[i].Kind + "\x00" + found[i].Group
@@ -207,47 +222,6 @@ func (e *Engine) ForGroup(group string) ([]Finding, time.Time) {
 	return out, e.at
 }
 
-// Has reports whether the last read found kind for group: what alert rules on a
-// finding watch.
-func (e *Engine) Has(kind, group string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, f := range e.findings {
-		if f.Kind == kind && f.Group == group {
-			return true
-		}
-	}
-	return false
-}
-
-func pointOf(g groups.Summary, at time.Time) point {
-	p := point{at: at, online: g.Online, clients: g.Clients, queues: make(map[rocketmq.MessageQueue][2]int64, len(g.Queues))}
-	if g.TotalLag != nil {
-		p.lag = *g.TotalLag
-	}
-	for _, q := range g.Queues {
-		if q.BrokerOffset != nil && q.ConsumerOffset != nil {
-			p.queues[q.Queue()] = [2]int64{*q.BrokerOffset, *q.ConsumerOffset}
-		}
-	}
-	return p
-}
-
-// advanced is how many messages were produced to and consumed from the queues both
-// points read, between them. A queue whose offset went back (a reset) counts 0.
-func advanced(from, to point) (produced, consumed int64, common int) {
-	for mq, now := range to.queues {
-		was, ok := from.queues[mq]
-		if !ok {
-			continue
-		}
-		common++
-		produced += max(0, now[0]-was[0])
-		consumed += max(0, now[1]-was[1])
-	}
-	return produced, consumed, common
-}
-
 // progress finds a group stuck or slow from its reads, newest last.
 //
 // Stuck: clients online at every read of the last StuckAfter, lag grown over that span,
@@ -260,20 +234,17 @@ func (e *Engine) progress(g groups.Summary, h []point) (Finding, bool) {
 	}
 	// The oldest read from which the group stayed online and its offsets did not move.
 	still := len(h) - 1
-	for i := len(h) - 2; i >= 0; i-- {
-		if !h[i].online {
+	for i := len(h) - 1; i > 0; i-- {
+		if !h[i-1].online || h[i].gap || h[i].consumed > 0 {
 			break
 		}
-		if _, c, common := advanced(h[i], now); c > 0 || common == 0 {
-			break
-		}
-		still = i
+		still = i - 1
 	}
 	// Lag must have grown too: a group holding old lag on a topic it no longer reads
 	// is not stuck.
 	if span := now.at.Sub(h[still].at); span >= e.opts.StuckAfter && now.lag > h[still].lag {
 		ev := i18n.M("diagnosis.evidence.stuck", "Lag", now.lag, "Grew", now.lag-h[still].lag, "Span", i18n.Span(span.Round(time.Second)),
-			"Clients", now.clients)
+			"Clients", g.Clients)
 		return Finding{Kind: KindStuck, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
 			Since: h[still].at, Action: groupURL(g.Group), ActionKind: "group"}, true
 	}
@@ -291,15 +262,20 @@ func (e *Engine) progress(g groups.Summary, h []point) (Finding, bool) {
 	if now.lag <= h[from].lag {
 		return Finding{}, false
 	}
-	for i := from; i < len(h); i++ {
-		if !h[i].online {
-			return Finding{}, false // clients came and went: a rebalance, not a rate
-		}
+	if !h[from].online {
+		return Finding{}, false
 	}
 	// Clients commit every few seconds, so the lag saw-tooths between reads: compare the
 	// rates over the whole span, not read to read.
-	produced, consumed, common := advanced(h[from], now)
-	if common == 0 || consumed == 0 || produced <= consumed {
+	var produced, consumed int64
+	for _, p := range h[from+1:] {
+		if !p.online || p.gap {
+			return Finding{}, false // clients came and went (a rebalance, not a rate), or queues changed
+		}
+		produced += p.produced
+		consumed += p.consumed
+	}
+	if consumed == 0 || produced <= consumed {
 		return Finding{}, false
 	}
 	secs := now.at.Sub(h[from].at).Seconds()

@@ -77,6 +77,19 @@ func groupLag(t *testing.T, con *Console, group string) int64 {
 	return *g.TotalLag
 }
 
+// sender starts a producer and returns a function sending n messages to topic.
+func sender(t *testing.T, nameServer, topic string) func(n int) {
+	p := rmqclient.StartProducer(t, nameServer, "")
+	return func(n int) {
+		t.Helper()
+		for i := range n {
+			if r, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil || r.Status != primitive.SendOK {
+				t.Fatalf("send: %v %v", r, err)
+			}
+		}
+	}
+}
+
 // An operator adds alert rules in the browser (a negative threshold is refused with a
 // sentence, the form keeping what was typed; a pattern matching no group says so), then a
 // real consumer is stopped on the real broker while messages keep arriving: the rule
@@ -91,14 +104,7 @@ func TestAlertFiresWhenAConsumerStopsAndResolvesWhenItCatchesUp(t *testing.T) {
 	group := dev.UniqueName("alert-g")
 	const interval, hold = time.Second, 3 * time.Second
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL="+interval.String())
-	p := rmqclient.StartProducer(t, cl.NameServer, "")
-	send := func(n int) {
-		for i := range n {
-			if r, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil || r.Status != primitive.SendOK {
-				t.Fatalf("send: %v %v", r, err)
-			}
-		}
-	}
+	send := sender(t, cl.NameServer, topic)
 	c := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	send(4)
 	dev.Eventually(t, 90*time.Second, "the consumer catches up", func() error {

@@ -1,19 +1,18 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/chromedp/chromedp"
 
 	"rmqconsole/dev"
-	"rmqconsole/dev/rmqclient"
 )
 
 // diagnosisKinds reads the kinds the API finds for group ("" for every group).
@@ -54,14 +53,7 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	group := dev.UniqueName("diag-g")
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=1s")
 	t.Logf("console up after %s", time.Since(start).Round(time.Second))
-	p := rmqclient.StartProducer(t, cl.NameServer, "")
-	send := func(n int) {
-		for i := range n {
-			if r, err := p.SendSync(context.Background(), primitive.NewMessage(topic, []byte(fmt.Sprintf("m%d", i)))); err != nil || r.Status != primitive.SendOK {
-				t.Fatalf("send: %v %v", r, err)
-			}
-		}
-	}
+	send := sender(t, cl.NameServer, topic)
 	c := dev.StartConsumerProcess(t, cl.NameServer, group, topic)
 	send(4)
 	dev.Eventually(t, 60*time.Second, "the consumer catches up", func() error {
@@ -93,7 +85,7 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	frozenAt := time.Now()
 	dev.Eventually(t, 60*time.Second, "the API finds the group stuck", func() error {
 		send(2)
-		if k := diagnosisKinds(t, con, ""); !contains(k, "consumerStuck@"+group) {
+		if k := diagnosisKinds(t, con, ""); !slices.Contains(k, "consumerStuck@"+group) {
 			return fmt.Errorf("findings %v", k)
 		}
 		return nil
@@ -112,7 +104,7 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	if !strings.Contains(text, "Consumer stuck") || !strings.Contains(text, "no committed offset moved") {
 		t.Errorf("overview finding %q", text)
 	}
-	href := Get(t, ctx, "read the action", chromedp.Evaluate[string](`document.querySelector(`+jsString(row+` [data-testid=finding-action]`)+`).getAttribute("href")`))
+	href := Get(t, ctx, "read the action", chromedp.Evaluate[string](`document.querySelector(`+strconv.Quote(row+` [data-testid=finding-action]`)+`).getAttribute("href")`))
 	if href != "/groups/"+group {
 		t.Errorf("action link %q, want the group's page", href)
 	}
@@ -137,18 +129,4 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	})
 	Do(t, ctx, "reload the group", chromedp.Navigate(con.URL+"/groups/"+group), chromedp.WaitVisible(`[data-testid=diagnosis-none]`))
 	t.Logf("setup %s, from the freeze to the end %s", setupDone.Sub(start).Round(time.Second), time.Since(setupDone).Round(time.Second))
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -36,14 +35,8 @@ type LagRecorder struct {
 	log       *slog.Logger
 
 	mu          sync.Mutex
-	prev        map[string]offsetsAt
+	prev        map[string]Offsets
 	lastCompact time.Time
-}
-
-// offsetsAt is a group's offsets at one collection, for the rates of the next.
-type offsetsAt struct {
-	at     time.Time
-	queues map[rocketmq.MessageQueue][2]int64 // broker offset, consumer offset
 }
 
 // NewLagRecorder returns a recorder keeping retention of history (0: forever).
@@ -51,7 +44,7 @@ func NewLagRecorder(st LagHistoryStore, retention time.Duration, log *slog.Logge
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &LagRecorder{store: st, retention: retention, log: log, prev: map[string]offsetsAt{}}
+	return &LagRecorder{store: st, retention: retention, log: log, prev: map[string]Offsets{}}
 }
 
 // Record stores l's samples; it is the collector's hook (LagCollector.Then).
@@ -85,18 +78,13 @@ func (r *LagRecorder) Record(ctx context.Context, l *List) {
 func (r *LagRecorder) samples(l *List) []store.LagSample {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	next := make(map[string]offsetsAt, len(r.prev))
+	next := make(map[string]Offsets, len(r.prev))
 	out := make([]store.LagSample, 0, len(l.Groups))
 	for _, g := range l.Groups {
 		if g.System {
 			continue
 		}
-		cur := offsetsAt{at: l.CheckedAt, queues: make(map[rocketmq.MessageQueue][2]int64, len(g.Queues))}
-		for _, q := range g.Queues {
-			if q.BrokerOffset != nil && q.ConsumerOffset != nil {
-				cur.queues[q.Queue()] = [2]int64{*q.BrokerOffset, *q.ConsumerOffset}
-			}
-		}
+		cur := OffsetsOf(g, l.CheckedAt)
 		next[g.Group] = cur
 		s := store.LagSample{Group: g.Group, At: l.CheckedAt, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs}
 		if p, ok := r.prev[g.Group]; ok {
@@ -109,24 +97,13 @@ func (r *LagRecorder) samples(l *List) []store.LagSample {
 }
 
 // rates are the offsets advanced per second between two collections, over the queues
-// both saw. A queue whose offset went back (a reset, a recreated queue) counts 0 for
-// that interval rather than a negative rate.
-func rates(prev, cur offsetsAt) (produce, consume *float64) {
-	secs := cur.at.Sub(prev.at).Seconds()
+// both saw (Advanced).
+func rates(prev, cur Offsets) (produce, consume *float64) {
+	secs := cur.At.Sub(prev.At).Seconds()
 	if secs <= 0 {
 		return nil, nil
 	}
-	var p, c int64
-	common := 0
-	for mq, now := range cur.queues {
-		was, ok := prev.queues[mq]
-		if !ok {
-			continue
-		}
-		common++
-		p += max(0, now[0]-was[0])
-		c += max(0, now[1]-was[1])
-	}
+	p, c, common := Advanced(prev, cur)
 	if common == 0 {
 		return nil, nil
 	}
