@@ -71,6 +71,7 @@ type sweepCandidate struct {
 	online  bool
 	at      time.Time
 	cost    int
+	infos   int // the running infos counted in cost: the clients the group is known to have
 }
 
 // Sweep is the collector's hook (LagCollector.Then): it reads the groups of l the budget
@@ -104,26 +105,46 @@ func (s *RebalanceSweep) Sweep(ctx context.Context, l *List) {
 		stats.Calls += c.cost
 		chosen = append(chosen, c)
 	}
+	// A group whose clients the list did not know may turn out to have more than counted:
+	// its further running infos come out of what the budget has left, or it waits.
+	var slackMu sync.Mutex
+	slack := s.calls - stats.Calls
+	allow := func(c sweepCandidate, clients int) bool {
+		slackMu.Lock()
+		defer slackMu.Unlock()
+		if more := clients - c.infos; more > 0 {
+			if more > slack {
+				return false
+			}
+			slack -= more
+		}
+		return true
+	}
 	// The groups are read a few at a time, each read's calls in parallel.
 	calls := make([]int, len(chosen))
+	read := make([]bool, len(chosen))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.svc.opts.Concurrency)
 	for k, c := range chosen {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			d, n := s.svc.readOwners(ctx, l.Groups[c.i], l.CheckedAt)
+			d, n := s.svc.readOwners(ctx, l.Groups[c.i], l.CheckedAt, func(clients int) bool { return allow(c, clients) })
 			calls[k] = n
 			if d != nil {
+				read[k] = true
 				s.log.observe(ctx, d)
 				s.log.listedQueues(d.Group, len(l.Groups[c.i].Queues))
 			}
 		})
 	}
 	wg.Wait()
-	stats.Read, stats.Calls = len(chosen), 0
-	for _, n := range calls {
+	stats.Calls = 0
+	for k, n := range calls {
 		stats.Calls += n
+		if read[k] {
+			stats.Read++
+		}
 	}
 	s.mu.Lock()
 	s.last = stats
@@ -143,11 +164,11 @@ func (s *RebalanceSweep) candidates(l *List) []sweepCandidate {
 			continue
 		}
 		// One running info per client, and one connection list unless the list just read it.
-		cost := max(g.Clients, last.clients)
+		infos, cost := max(g.Clients, last.clients), 0
 		if g.ClientsCheckedAt == nil || g.ClientsCheckedAt.Before(l.CheckedAt) {
 			cost++
 		}
-		c := sweepCandidate{i: i, seen: seen, online: g.Online, at: last.at, cost: cost}
+		c := sweepCandidate{i: i, seen: seen, online: g.Online, at: last.at, cost: cost + infos, infos: infos}
 		if _, tracked := s.log.lookup(g.Group); tracked && !seen {
 			c.changed = true // new to the cluster (see Sweep)
 		}
@@ -183,9 +204,10 @@ func (s *RebalanceSweep) candidates(l *List) []sweepCandidate {
 // readOwners reads which clients the group has and which queues each holds: the
 // connection list the collector's list noted at or after since (else one connection list
 // on a master that holds the group's queues), then every client's running info through
-// that master. The queues and their offsets are the list's (read already). It returns nil
-// when the clients could not be listed, and the calls made.
-func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time) (*Detail, int) {
+// that master, when allow lets it ask that many clients. The queues and their offsets are
+// the list's (read already). It returns nil when the clients could not be listed or
+// asked, and the calls made.
+func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, allow func(clients int) bool) (*Detail, int) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil || len(brokers) == 0 {
 		return nil, 0
@@ -223,6 +245,9 @@ func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time) 
 		for _, cn := range seen.Conns.Connections {
 			d.Clients = append(d.Clients, Client{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, via: via})
 		}
+	}
+	if seen.Proxy == "" && !allow(len(d.Clients)) {
+		return nil, calls
 	}
 	slices.SortFunc(d.Clients, func(a, b Client) int { return cmp.Compare(a.ClientID, b.ClientID) })
 	d.Online = len(d.Clients) > 0
