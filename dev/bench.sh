@@ -76,6 +76,10 @@ run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=2
 #     10 000 takes over ten minutes once), against the way before (per-group).
 #   MessageGroups: a message's consumers with 1 000 groups on its topic, before and now.
 run_bench groups-list ./groups/ 'BenchmarkGroupList' -benchtime=3x
+#   SweepRotation: the rebalance sweep on simulated clusters of 100, 1 000 and 10 000 groups:
+#     collections until every online group was read once; broker calls of the largest sweep
+#     (a sweep over its budget fails). No RocketMQ needed.
+run_bench groups-sweep ./groups/ 'BenchmarkSweepRotation' -benchtime=1x
 run_bench groups-message ./lookup/ 'BenchmarkMessageGroups' -benchtime=20x
 run_bench groups-page ./e2e/ 'BenchmarkGroupsPage' -benchtime=5x
 run_bench groups-live ./e2e/ 'BenchmarkLiveViewers' -benchtime=10x

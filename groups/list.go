@@ -460,23 +460,29 @@ func (s *Service) lookUpClients(ctx context.Context, names []string, on map[stri
 			if fo.NotAnswering(b.Name) {
 				return errSilent
 			}
-			conns, err := s.admin.ConsumerConnections(ctx, addr, g)
-			switch {
-			case notThere(err):
-				// No broker knows a client: a cluster-mode Proxy may (gRPC clients).
-				if _, ok := s.cluster.SeenThroughProxies(ctx, s.admin, g, s.opts.Now()); ok {
-					return nil
-				}
-				s.cluster.NoteConsumers(g, nil, s.opts.Now())
-			case err == nil:
-				s.cluster.NoteConsumers(g, conns, s.opts.Now())
-			default:
-				return err // the group keeps what was seen before
-			}
-			return nil
+			return s.listClients(ctx, addr, g)
 		})
 	}
 	fo.Wait()
+}
+
+// listClients reads group's connection list on the broker at addr and notes it in the
+// cluster; a failure is returned, and the group keeps what was seen before.
+func (s *Service) listClients(ctx context.Context, addr, group string) error {
+	conns, err := s.admin.ConsumerConnections(ctx, addr, group)
+	switch {
+	case notThere(err):
+		// No broker knows a client: a cluster-mode Proxy may (gRPC clients).
+		if _, ok := s.cluster.SeenThroughProxies(ctx, s.admin, group, s.opts.Now()); ok {
+			return nil
+		}
+		s.cluster.NoteConsumers(group, nil, s.opts.Now())
+	case err == nil:
+		s.cluster.NoteConsumers(group, conns, s.opts.Now())
+	default:
+		return err
+	}
+	return nil
 }
 
 // errSilent is the answer of a call left out because its broker did not answer an earlier

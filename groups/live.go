@@ -305,14 +305,13 @@ func (w *watch) loadRecent(ctx context.Context) {
 	w.days = w.readDays(ctx)
 }
 
-// readDays reads the stored daily sums when the store keeps them; nil otherwise.
+// readDays reads the stored daily sums when the store keeps them; nil otherwise. It runs
+// within loadRecent's deadline.
 func (w *watch) readDays(ctx context.Context) []store.RebalanceDay {
 	ds, ok := w.l.opts.Store.(RebalanceDaysStore)
 	if !ok {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
 	days, err := ds.RebalanceDays(ctx, w.group, CostSince(time.Now()))
 	if err != nil {
 		w.l.opts.Log.Warn("read rebalance days", "group", w.group, "err", err)

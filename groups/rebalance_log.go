@@ -69,7 +69,6 @@ type observation struct {
 	at      time.Time
 	clients int
 	queues  int
-	stored  uint64
 }
 
 func (r *RebalanceLog) last(group string) (observation, bool) {
@@ -79,7 +78,7 @@ func (r *RebalanceLog) last(group string) (observation, bool) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return observation{at: g.at, clients: g.clients, queues: g.queues, stored: g.stored}, !g.at.IsZero()
+	return observation{at: g.at, clients: g.clients, queues: g.queues}, !g.at.IsZero()
 }
 
 // forget drops the trackers of groups keep does not keep (gone from the cluster).

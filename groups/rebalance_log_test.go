@@ -55,3 +55,39 @@ func TestRebalanceSeenByWatcherAndSweepIsStoredOnce(t *testing.T) {
 		}
 	}
 }
+
+// The sweep runs right after the collector's list, which has just read the connection
+// lists of the groups it could (ClientLookups a pass): the sweep takes those and asks a
+// broker only for the clients of the group the list left out, then each client's queues.
+func TestSweepTakesTheClientsTheListJustRead(t *testing.T) {
+	f := newScenario()
+	f.setTopic("T", map[string]int{"broker-a": 2})
+	for _, g := range []string{"G1", "G2"} {
+		f.setOffsets(g, "broker-a", "T", map[int][2]int64{0: {5, 1}, 1: {5, 1}})
+		f.setClients(g, map[string]clientSpec{"c-" + g: {topics: []string{"T"}, holds: queues("T", "broker-a", 0, 1)}})
+	}
+	svc := NewService(f, Options{ClientLookups: 1})
+	rlog := NewRebalanceLog(nil, nil)
+	sweep := NewRebalanceSweep(svc, rlog, 0, nil)
+	ctx := context.Background()
+	l, err := svc.List(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.Calls()
+	sweep.Sweep(ctx, l)
+	after := f.Calls()
+	conns := after["ConsumerConnections"] - before["ConsumerConnections"]
+	infos := after["ConsumerRunningInfo"] - before["ConsumerRunningInfo"]
+	if conns != 1 || infos != 2 {
+		t.Errorf("the sweep asked %d connection lists and %d running infos, want 1 (the group the list left out) and 2", conns, infos)
+	}
+	for _, g := range []string{"G1", "G2"} {
+		if o, ok := rlog.last(g); !ok || o.clients != 1 {
+			t.Errorf("%s: observed %+v %v, want its client", g, o, ok)
+		}
+	}
+	if s := sweep.Last(); s.Read != 2 || s.Calls != 3 {
+		t.Errorf("sweep %+v, want 2 groups read with 3 calls", s)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"rmqconsole/cluster"
-	"rmqconsole/rocketmq"
 )
 
 // DefaultRebalanceCalls is how many broker calls one sweep makes at most: at the
@@ -17,7 +16,8 @@ const DefaultRebalanceCalls = 300
 
 // RebalanceSweep finds the rebalances of groups nobody watches. After each collection
 // of the group list it reads the clients and their queues of as many groups as its call
-// budget allows — one connection list plus one running info per client each — and feeds
+// budget allows — one running info per client each, and a connection list only for a
+// group the list did not just list the clients of — and feeds
 // them to the RebalanceLog the live watchers feed too. Groups whose state changed in the
 // list (a different number of clients, queues come or gone) go first, then groups never
 // read, then the one read longest ago, so every online group is read in turn. Groups
@@ -71,6 +71,7 @@ type sweepCandidate struct {
 	online  bool
 	at      time.Time
 	cost    int
+	infos   int // the running infos counted in cost: the clients the group is known to have
 }
 
 // Sweep is the collector's hook (LagCollector.Then): it reads the groups of l the budget
@@ -104,26 +105,46 @@ func (s *RebalanceSweep) Sweep(ctx context.Context, l *List) {
 		stats.Calls += c.cost
 		chosen = append(chosen, c)
 	}
+	// A group whose clients the list did not know may turn out to have more than counted:
+	// its further running infos come out of what the budget has left, or it waits.
+	var slackMu sync.Mutex
+	slack := s.calls - stats.Calls
+	allow := func(c sweepCandidate, clients int) bool {
+		slackMu.Lock()
+		defer slackMu.Unlock()
+		if more := clients - c.infos; more > 0 {
+			if more > slack {
+				return false
+			}
+			slack -= more
+		}
+		return true
+	}
 	// The groups are read a few at a time, each read's calls in parallel.
 	calls := make([]int, len(chosen))
+	read := make([]bool, len(chosen))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.svc.opts.Concurrency)
 	for k, c := range chosen {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			d, n := s.svc.readOwners(ctx, l.Groups[c.i])
+			d, n := s.svc.readOwners(ctx, l.Groups[c.i], l.CheckedAt, func(clients int) bool { return allow(c, clients) })
 			calls[k] = n
 			if d != nil {
+				read[k] = true
 				s.log.observe(ctx, d)
 				s.log.listedQueues(d.Group, len(l.Groups[c.i].Queues))
 			}
 		})
 	}
 	wg.Wait()
-	stats.Read, stats.Calls = len(chosen), 0
-	for _, n := range calls {
+	stats.Calls = 0
+	for k, n := range calls {
 		stats.Calls += n
+		if read[k] {
+			stats.Read++
+		}
 	}
 	s.mu.Lock()
 	s.last = stats
@@ -142,7 +163,12 @@ func (s *RebalanceSweep) candidates(l *List) []sweepCandidate {
 		if !g.Online && !(seen && last.clients > 0) && !(g.ClientsUnknown && !seen) {
 			continue
 		}
-		c := sweepCandidate{i: i, seen: seen, online: g.Online, at: last.at, cost: 1 + max(g.Clients, last.clients)}
+		// One running info per client, and one connection list unless the list just read it.
+		infos, cost := max(g.Clients, last.clients), 0
+		if g.ClientsCheckedAt == nil || g.ClientsCheckedAt.Before(l.CheckedAt) {
+			cost++
+		}
+		c := sweepCandidate{i: i, seen: seen, online: g.Online, at: last.at, cost: cost + infos, infos: infos}
 		if _, tracked := s.log.lookup(g.Group); tracked && !seen {
 			c.changed = true // new to the cluster (see Sweep)
 		}
@@ -175,11 +201,13 @@ func (s *RebalanceSweep) candidates(l *List) []sweepCandidate {
 	return out
 }
 
-// readOwners reads which clients the group has and which queues each holds: one
-// connection list on a master that holds the group's queues, then every client's running
-// info through it. The queues and their offsets are the list's (read already). It returns
-// nil when the clients could not be listed, and the calls made.
-func (s *Service) readOwners(ctx context.Context, sum Summary) (*Detail, int) {
+// readOwners reads which clients the group has and which queues each holds: the
+// connection list the collector's list noted at or after since (else one connection list
+// on a master that holds the group's queues), then every client's running info through
+// that master, when allow lets it ask that many clients. The queues and their offsets are
+// the list's (read already). It returns nil when the clients could not be listed or
+// asked, and the calls made.
+func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, allow func(clients int) bool) (*Detail, int) {
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil || len(brokers) == 0 {
 		return nil, 0
@@ -192,32 +220,41 @@ func (s *Service) readOwners(ctx context.Context, sum Summary) (*Detail, int) {
 		}
 	}
 	d := &Detail{Group: sum.Group, CheckedAt: s.opts.Now(), Clients: []Client{}, Queues: slices.Clone(sum.Queues), locksUnread: true}
-	var conns *rocketmq.ConsumerConnection
-	err = errNotAsked
-	fo := s.cluster.Fanout(ctx)
-	fo.Go(b, "connections", func(ctx context.Context, addr string) error {
-		conns, err = s.admin.ConsumerConnections(ctx, addr, sum.Group)
-		return err
-	})
-	fo.Wait()
-	calls := 1
-	switch {
-	case notThere(err):
-		s.cluster.NoteConsumers(sum.Group, nil, s.opts.Now())
-		conns = &rocketmq.ConsumerConnection{}
-	case err != nil:
-		return nil, calls
-	default:
-		s.cluster.NoteConsumers(sum.Group, conns, s.opts.Now())
+	calls := 0
+	seen, ok := s.cluster.Consumers(sum.Group)
+	if !ok || seen.At.Before(since) {
+		err = errNotAsked
+		fo := s.cluster.Fanout(ctx)
+		fo.Go(b, "connections", func(ctx context.Context, addr string) error {
+			err = s.listClients(ctx, addr, sum.Group)
+			return err
+		})
+		fo.Wait()
+		calls++
+		if err != nil {
+			return nil, calls
+		}
+		seen, _ = s.cluster.Consumers(sum.Group)
 	}
 	d.clientsKnown = true
-	for _, cn := range conns.Connections {
-		d.Clients = append(d.Clients, Client{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, via: b.Master})
+	if seen.Conns != nil {
+		via := b.Master
+		if seen.Proxy != "" {
+			via = "" // known to a Proxy only: no broker reaches its clients
+		}
+		for _, cn := range seen.Conns.Connections {
+			d.Clients = append(d.Clients, Client{ClientID: cn.ClientID, ClientAddr: cn.ClientAddr, via: via})
+		}
+	}
+	if seen.Proxy == "" && !allow(len(d.Clients)) {
+		return nil, calls
 	}
 	slices.SortFunc(d.Clients, func(a, b Client) int { return cmp.Compare(a.ClientID, b.ClientID) })
 	d.Online = len(d.Clients) > 0
 	infos := s.runningInfos(ctx, d)
-	calls += len(d.Clients)
+	if seen.Proxy == "" {
+		calls += len(d.Clients)
+	}
 	d.applyOwners(infos)
 	return d, calls
 }

@@ -28,7 +28,7 @@ type RebalancesJSON struct {
 	// Rebalances sums the events of this page into rebalances (events less than
 	// groups.RebalanceGap apart), newest first.
 	Rebalances []groups.Rebalance `json:"rebalances"`
-	// Days sums every stored move of the last CostDays UTC days, newest first, whatever
+	// Days sums every stored move of the last groups.CostDays UTC days, newest first, whatever
 	// the page.
 	Days []RebalanceDayJSON `json:"days"`
 	// DuplicatesNote says what duplicatesAtRisk is: an upper bound, and where it comes from.
@@ -68,7 +68,7 @@ func (h *GroupRebalances) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	days, err := h.Events.RebalanceDays(c.Request.Context(), group, costSince(time.Now()))
+	days, err := h.Events.RebalanceDays(c.Request.Context(), group, groups.CostSince(time.Now()))
 	if err != nil {
 		h.Fail(c, err)
 		return

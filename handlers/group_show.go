@@ -25,19 +25,13 @@ type RebalanceHistory interface {
 	RebalanceDays(ctx context.Context, group string, since time.Time) ([]store.RebalanceDay, error)
 }
 
-// CostDays is how many UTC days of rebalance cost the group page and the history API sum.
-const CostDays = groups.CostDays
-
-// rebalanceDays reads the daily sums of the last CostDays days.
+// rebalanceDays reads the daily sums of the last groups.CostDays days.
 func (h *GroupShow) rebalanceDays(ctx context.Context, group string) ([]store.RebalanceDay, error) {
 	if h.Events == nil {
 		return nil, nil
 	}
-	return h.Events.RebalanceDays(ctx, group, costSince(time.Now()))
+	return h.Events.RebalanceDays(ctx, group, groups.CostSince(time.Now()))
 }
-
-// costSince is the start of the first UTC day the cost sums cover.
-func costSince(now time.Time) time.Time { return groups.CostSince(now) }
 
 // GroupShow is /groups/{group} and GET /api/v1/groups/{group}.
 type GroupShow struct {
