@@ -164,7 +164,8 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 		}
 		out.OffsetMsgID, out.QueueID, out.QueueOffset, out.Status = res.OffsetMsgID, res.Queue.QueueID, res.QueueOffset, res.Status.String()
 		row.QueueID, row.Target = res.Queue.QueueID, res.QueueOffset
-		row.Note = i18n.PlainText("msgId " + out.MsgID + " (offsetMsgId " + out.OffsetMsgID + ") stored at queue offset " + strconv.FormatInt(res.QueueOffset, 10))
+		row.Note = i18n.TextOf(i18n.M("topics.send.audit.note", "MsgID", out.MsgID, "OffsetMsgID", out.OffsetMsgID,
+			"Offset", strconv.FormatInt(res.QueueOffset, 10)))
 		if res.Status != rocketmq.SendOK {
 			row.Error = i18n.TextOf(i18n.M("topics.send.status", "Broker", name, "Status", res.Status.String()))
 		}
