@@ -91,8 +91,9 @@ func (h *Messages) scanAPI(c *gin.Context, f *msgSearchForm) {
 		h.Fail(c, err)
 		return
 	}
+	// Without a range query messagesJSON leaves the range's counts out: ScanJSON has them.
 	r := &lookup.Result{Messages: res.Messages, Limit: lookup.ScanKeep, Truncated: res.Matched > int64(len(res.Messages)),
-		Total: res.Matched, InRange: res.InRange, Scanned: res.Scanned, ScanLimited: res.Ended != lookup.ScanDone, Failures: res.Failures}
+		Total: res.Matched, Failures: res.Failures}
 	c.JSON(http.StatusOK, ScanJSON{MessagesJSON: messagesJSON(r, nil), Scanned: res.Scanned, InRange: res.InRange,
 		Matched: res.Matched, Ended: res.Ended, TookMs: res.Took.Milliseconds()})
 }
