@@ -123,17 +123,6 @@ func openPage(t *testing.T, ctx context.Context, con *Console, p layoutPage, wid
 	Do(t, ctx, fmt.Sprintf("open %s at %d px, %s", p.name, width, scheme), append(steps, p.then...)...)
 }
 
-// showAt makes the open page what a person sees after resizing the window to width or
-// switching the system theme: the stylesheet's media queries apply at once; two frames
-// later the layout is settled, and once the colour transitions they start are over, so
-// are the colours (the contrast test still loads each theme: it reads every colour). A page measured at several widths and in both themes is then read
-// from the cluster once, not once per width and theme.
-func showAt(width int64, scheme string) []chromedp.Action[chromedp.Void] {
-	return []chromedp.Action[chromedp.Void]{colorScheme(scheme), chromedp.EmulateViewport(width, 900),
-		chromedp.Evaluate[chromedp.Void](`new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))
-  .then(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition).map(a => a.finished.catch(() => {}))))`, chromedp.EvalAwaitPromise)}
-}
-
 // contrastJS lists text (and the icons drawn before it) whose contrast with what is
 // behind it is under WCAG AA: 4.5:1 for text, 3:1 for large text, icons and the border
 // of a checkbox or radio.
@@ -215,9 +204,8 @@ func TestNarrowScreens(t *testing.T) {
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
 	ctx := Browser(t)
 	for _, p := range layoutPages(t, cl, con) {
-		openPage(t, ctx, con, p, 360, "light")
 		for _, width := range []int64{360, 800, 1440} {
-			Do(t, ctx, fmt.Sprintf("show %s at %d px", p.name, width), showAt(width, "light")...)
+			openPage(t, ctx, con, p, width, "light")
 			if bad := Get(t, ctx, "measure overflow", chromedp.Evaluate[string](overflowJS)); bad != "" {
 				t.Errorf("%s at %d px:\n%s", p.name, width, bad)
 			}
