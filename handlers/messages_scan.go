@@ -91,8 +91,9 @@ func (h *Messages) scanAPI(c *gin.Context, f *msgSearchForm) {
 		h.Fail(c, err)
 		return
 	}
+	// Without a range query messagesJSON leaves the range's counts out: ScanJSON has them.
 	r := &lookup.Result{Messages: res.Messages, Limit: lookup.ScanKeep, Truncated: res.Matched > int64(len(res.Messages)),
-		Total: res.Matched, InRange: res.InRange, Scanned: res.Scanned, ScanLimited: res.Ended != lookup.ScanDone, Failures: res.Failures}
+		Total: res.Matched, Failures: res.Failures}
 	c.JSON(http.StatusOK, ScanJSON{MessagesJSON: messagesJSON(r, nil), Scanned: res.Scanned, InRange: res.InRange,
 		Matched: res.Matched, Ended: res.Ended, TookMs: res.Took.Milliseconds()})
 }
@@ -124,37 +125,21 @@ func (h *Messages) scanPage(c *gin.Context, f *msgSearchForm, vm *views.Messages
 // ScanWS is GET /ws/messages/scan: a deep scan streamed to the page. Each match found
 // is appended to the table and the progress line redrawn; any message from the page
 // (its Stop button) or the page going away stops the scan. The last frame says how it
-// ended and removes the socket's element, so the page does not reconnect.
+// ended, or why it could not start (a bad query, every heavy-query slot taken), and
+// removes the socket's element, so the page does not reconnect: a refused handshake
+// would make it reconnect again and again without a word.
 func (h *Messages) ScanWS(c *gin.Context) {
 	if h.Lookup == nil {
 		h.Fail(c, errNoCluster())
 		return
 	}
-	f := parseMsgSearchForm(c)
-	q, err := h.scanQuery(c, &f)
-	if err != nil {
-		h.Fail(c, msgFirstProblem(err))
-		return
-	}
-	leave, err := h.enterHeavy(c)
-	if err != nil {
-		h.Fail(c, err)
-		return
-	}
-	defer leave()
 	conn, err := wsUpgrader.Upgrade(c.Writer, c.Request, nil)
 	if err != nil {
-		return // the upgrader has answered
+		return // the upgrader has answered (403 for another origin)
 	}
 	defer conn.Close()
 	ctx, stop := context.WithCancel(c.Request.Context())
 	defer stop()
-	go func() {
-		// Any message is the Stop button; a read error the page gone.
-		conn.SetReadLimit(4096)
-		_, _, _ = conn.ReadMessage()
-		stop()
-	}()
 	l := i18n.From(ctx)
 	var mu sync.Mutex // one frame at a time
 	send := func(comp templ.Component) {
@@ -169,9 +154,30 @@ func (h *Messages) ScanWS(c *gin.Context) {
 			stop()
 		}
 	}
+	closeWith := func(reason string) {
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, reason), time.Now().Add(wsWriteWait))
+	}
 	progress := func(p lookup.ScanProgress) string {
 		return l.T("messages.scan.progress", "Scanned", p.Scanned, "InRange", p.InRange, "Matched", p.Matched)
 	}
+	f := parseMsgSearchForm(c)
+	q, err := h.scanQuery(c, &f)
+	leave := func() {}
+	if err == nil {
+		leave, err = h.enterHeavy(c)
+	}
+	if err != nil {
+		send(views.ScanEnd(progress(lookup.ScanProgress{}), msgSearchError(l, msgFirstProblem(err)), nil))
+		closeWith("refused")
+		return
+	}
+	defer leave()
+	go func() {
+		// Any message is the Stop button; a read error the page gone.
+		conn.SetReadLimit(4096)
+		_, _, _ = conn.ReadMessage()
+		stop()
+	}()
 	shown := 0
 	res, err := h.Lookup.Scan(ctx, q, lookup.ScanSink{
 		Matches: func(ms []lookup.Message, p lookup.ScanProgress) {
@@ -191,5 +197,5 @@ func (h *Messages) ScanWS(c *gin.Context) {
 	fails := msgFailures(l, res.Failures)
 	send(views.ScanEnd(progress(res.ScanProgress), l.T("messages.scan.ended."+res.Ended, "Took", res.Took.Round(time.Millisecond).String(),
 		"Kept", lookup.ScanKeep), fails))
-	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, res.Ended), time.Now().Add(wsWriteWait))
+	closeWith(res.Ended)
 }

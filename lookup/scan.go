@@ -114,8 +114,8 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 		return nil, err
 	}
 	ws := s.windows(ctx, route, q.Begin, q.End, fails)
-	r := &rangeScan{q: q.RangeQuery, begin: q.Begin.UnixMilli(), end: q.End.UnixMilli()}
-	res := &ScanResult{ScanProgress: ScanProgress{InRange: r.windowsHold(ws)}, Ended: ScanDone}
+	r := &rangeScan{q: q.RangeQuery, ws: ws, begin: q.Begin.UnixMilli(), end: q.End.UnixMilli()}
+	res := &ScanResult{ScanProgress: ScanProgress{InRange: r.inRange()}, Ended: ScanDone}
 
 	tasks, covered := scanTasks(ws, q.Budget)
 	var (
@@ -211,15 +211,6 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 		sink.Progress(res.ScanProgress)
 	}
 	return res, nil
-}
-
-// windowsHold is how many messages the windows hold.
-func (r *rangeScan) windowsHold(ws []window) int64 {
-	var n int64
-	for _, w := range ws {
-		n += w.hi - w.lo
-	}
-	return n
 }
 
 // scanTasks cuts the windows into pulls, newest first in every queue, taking the queues

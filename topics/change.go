@@ -252,9 +252,10 @@ func (s *Service) targets(ctx context.Context, ci *rocketmq.ClusterInfo, r SaveR
 }
 
 // readTargets reads the topic's configuration and the version of each target broker's
-// master. A broker without a master, or one that does not answer, refuses the change
-// before anything is changed: a change must know what it changes.
-func (s *Service) readTargets(ctx context.Context, topic string, brokers []cluster.Broker) ([]target, error) {
+// master, and what also reads there (nil: nothing more), in the same round. A broker
+// without a master, or one that does not answer, refuses the change before anything is
+// changed: a change must know what it changes.
+func (s *Service) readTargets(ctx context.Context, topic string, brokers []cluster.Broker, also func(ctx context.Context, i int, addr string) error) ([]target, error) {
 	out := make([]target, len(brokers))
 	f := s.cluster.Fanout(ctx)
 	for i, b := range brokers {
@@ -267,6 +268,11 @@ func (s *Service) readTargets(ctx context.Context, topic string, brokers []clust
 			v, err := s.admin.BrokerVersion(ctx, addr)
 			if err != nil {
 				return err
+			}
+			if also != nil {
+				if err := also(ctx, i, addr); err != nil {
+					return err
+				}
 			}
 			if tc, ok := t.Topics[topic]; ok {
 				out[i].before = &tc
@@ -365,7 +371,7 @@ func (s *Service) saveTargets(ctx context.Context, ci *rocketmq.ClusterInfo, r S
 	if len(brokers) == 0 {
 		return nil, nil, inputErr("clusterName", "topics.input.cluster.empty", "Cluster", r.ClusterName, "Topic", r.Topic)
 	}
-	ts, err := s.readTargets(ctx, r.Topic, brokers)
+	ts, err := s.readTargets(ctx, r.Topic, brokers, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -559,7 +565,7 @@ func (s *Service) Delete(ctx context.Context, who Who, r DeleteRequest) (*Saved,
 	if err != nil {
 		return nil, err
 	}
-	ts, err := s.readTargets(ctx, r.Topic, route.Brokers)
+	ts, err := s.readTargets(ctx, r.Topic, route.Brokers, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -104,14 +105,13 @@ type Sent struct {
 	AuditID int64 `json:"auditId"`
 }
 
-// sendTarget is a broker a send may go to, as read just before: its master's version,
-// the topic's configuration there and the broker's maxMessageSize.
+// sendTarget is a broker a send may go to, as read just before (its master's version,
+// the topic's configuration there), with the broker's maxMessageSize and the topic's
+// writable queues on it.
 type sendTarget struct {
-	name, addr string
-	is5        bool
-	tc         *rocketmq.TopicConfig
-	maxSize    int
-	queues     []rocketmq.MessageQueue
+	target
+	maxSize int
+	queues  []rocketmq.MessageQueue
 }
 
 // Send sends one message to r.Topic and answers where it was stored. Everything that
@@ -124,21 +124,18 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 	if err != nil {
 		return nil, err
 	}
-	sender, _ := s.admin.(Sender)
-	if s.opts.Sender != nil {
-		sender = s.opts.Sender
-	}
-	if s.opts.Audit == nil || sender == nil {
+	if s.opts.Audit == nil || s.sender == nil {
 		return nil, errNoAudit()
 	}
 	ci, err := s.cluster.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if rocketmq.IsRetryTopic(r.Topic) || rocketmq.IsDLQTopic(r.Topic) || ci.IsSystemTopic(r.Topic) {
+	// Retry and dead-letter topics are system topics too.
+	if ci.IsSystemTopic(r.Topic) {
 		return nil, inputErr("topic", "topics.send.system", "Topic", r.Topic)
 	}
-	targets, err := s.sendTargets(ctx, sender, r.Topic)
+	targets, err := s.sendTargets(ctx, r.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -155,20 +152,22 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 	e := s.entry(who, ModeSend, r.Topic, params)
 	e.Reason = r.Reason
 	var sendErr error
-	out := &Sent{MsgID: m.Properties[rocketmq.PropertyUniqueKey], BrokerName: t.name, QueueID: q.QueueID}
+	name, addr := t.broker.Name, t.broker.Master
+	out := &Sent{MsgID: m.Properties[rocketmq.PropertyUniqueKey], BrokerName: name, QueueID: q.QueueID}
 	err = s.opts.Audit.Change(ctx, e, func(ctx context.Context) ([]store.AuditQueue, error) {
-		row := store.AuditQueue{Topic: r.Topic, BrokerName: t.name, BrokerAddr: t.addr, QueueID: q.QueueID, Before: -1, Target: -1}
-		res, err := sender.SendMessage(context.WithoutCancel(ctx), t.addr, q, SendProducerGroup, m)
+		row := store.AuditQueue{Topic: r.Topic, BrokerName: name, BrokerAddr: addr, QueueID: q.QueueID, Before: -1, Target: -1}
+		res, err := s.sender.SendMessage(context.WithoutCancel(ctx), addr, q, SendProducerGroup, m)
 		if err != nil {
 			sendErr = err
-			row.Error = i18n.TextOf(i18n.M("topics.send.failed", "Broker", t.name, "Addr", t.addr, "Error", err.Error()))
+			row.Error = i18n.TextOf(i18n.M("topics.send.failed", "Broker", name, "Addr", addr, "Error", err.Error()))
 			return []store.AuditQueue{row}, nil
 		}
 		out.OffsetMsgID, out.QueueID, out.QueueOffset, out.Status = res.OffsetMsgID, res.Queue.QueueID, res.QueueOffset, res.Status.String()
 		row.QueueID, row.Target = res.Queue.QueueID, res.QueueOffset
-		row.Note = i18n.PlainText("msgId " + out.MsgID + " (offsetMsgId " + out.OffsetMsgID + ") stored at queue offset " + strconv.FormatInt(res.QueueOffset, 10))
+		row.Note = i18n.TextOf(i18n.M("topics.send.audit.note", "MsgID", out.MsgID, "OffsetMsgID", out.OffsetMsgID,
+			"Offset", strconv.FormatInt(res.QueueOffset, 10)))
 		if res.Status != rocketmq.SendOK {
-			row.Error = i18n.TextOf(i18n.M("topics.send.status", "Broker", t.name, "Status", res.Status.String()))
+			row.Error = i18n.TextOf(i18n.M("topics.send.status", "Broker", name, "Status", res.Status.String()))
 		}
 		return []store.AuditQueue{row}, nil
 	})
@@ -177,7 +176,7 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 	}
 	out.AuditID = e.ID
 	if sendErr != nil {
-		return nil, fault.Wrap(sendErr, fault.Unavailable, "topics.send.notstored", "Topic", r.Topic, "Broker", t.name,
+		return nil, fault.Wrap(sendErr, fault.Unavailable, "topics.send.notstored", "Topic", r.Topic, "Broker", name,
 			"Error", sendErr.Error(), "ID", e.ID).Because("send_failed")
 	}
 	return out, nil
@@ -242,7 +241,7 @@ func checkSend(r SendRequest, now time.Time) ([]byte, error) {
 // sendTargets reads, on each broker of the topic's route with writable queues, the
 // topic's configuration, the master's version and maxMessageSize. A topic no
 // NameServer routes is NotFound; one without a writable queue is refused.
-func (s *Service) sendTargets(ctx context.Context, sender Sender, topic string) ([]sendTarget, error) {
+func (s *Service) sendTargets(ctx context.Context, topic string) ([]sendTarget, error) {
 	route, err := s.cluster.Route(ctx, topic)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
 		return nil, NotFound(topic)
@@ -257,40 +256,30 @@ func (s *Service) sendTargets(ctx context.Context, sender Sender, topic string) 
 	if len(byBroker) == 0 {
 		return nil, fault.New(fault.Conflict, "topics.send.notwritable", "Topic", topic).Because("topic_not_writable")
 	}
-	var out []sendTarget
+	var brokers []cluster.Broker
 	for _, b := range route.Brokers {
-		if qs := byBroker[b.Name]; len(qs) > 0 {
-			out = append(out, sendTarget{name: b.Name, addr: b.Master, queues: qs, maxSize: DefaultMaxMessageSize})
+		if len(byBroker[b.Name]) > 0 {
+			brokers = append(brokers, b)
 		}
 	}
-	f := s.cluster.Fanout(ctx)
-	for i := range out {
-		b, _ := route.Broker(out[i].name)
-		f.GoTopic(b, topic, opTopicConfigOne, func(ctx context.Context, addr string) error {
-			tcs, err := s.admin.TopicConfigs(ctx, addr)
-			if err != nil {
-				return err
-			}
-			v, err := s.admin.BrokerVersion(ctx, addr)
-			if err != nil {
-				return err
-			}
-			cfg, err := sender.BrokerConfig(ctx, addr)
-			if err != nil {
-				return err
-			}
-			if tc, ok := tcs.Topics[topic]; ok {
-				out[i].tc = &tc
-			}
-			out[i].is5 = v.Is5()
-			if n, err := strconv.Atoi(cfg["maxMessageSize"]); err == nil && n > 0 {
-				out[i].maxSize = n
-			}
-			return nil
-		})
+	maxSize := make([]int, len(brokers))
+	ts, err := s.readTargets(ctx, topic, brokers, func(ctx context.Context, i int, addr string) error {
+		cfg, err := s.sender.BrokerConfig(ctx, addr)
+		if err != nil {
+			return err
+		}
+		maxSize[i] = DefaultMaxMessageSize
+		if n, err := strconv.Atoi(cfg["maxMessageSize"]); err == nil && n > 0 {
+			maxSize[i] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if fails := f.Wait(); len(fails) > 0 {
-		return nil, changeRefused(topic, fails)
+	out := make([]sendTarget, len(ts))
+	for i, t := range ts {
+		out[i] = sendTarget{target: t, maxSize: maxSize[i], queues: byBroker[t.broker.Name]}
 	}
 	return out, nil
 }
@@ -303,15 +292,15 @@ func pickQueue(r SendRequest, ts []sendTarget, size int) (sendTarget, rocketmq.M
 	byName := map[string]sendTarget{}
 	for _, t := range ts {
 		all = append(all, t.queues...)
-		byName[t.name] = t
+		byName[t.broker.Name] = t
 		if size > t.maxSize {
-			return t, rocketmq.MessageQueue{}, inputErr("body", "topics.send.input.body.large", "Size", size, "Max", t.maxSize, "Broker", t.name)
+			return t, rocketmq.MessageQueue{}, inputErr("body", "topics.send.input.body.large", "Size", size, "Max", t.maxSize, "Broker", t.broker.Name)
 		}
-		if t.tc != nil && messageType(*t.tc, t.is5) == TypeFIFO && r.MessageGroup == "" {
+		if t.before != nil && messageType(*t.before, t.is5) == TypeFIFO && r.MessageGroup == "" {
 			return t, rocketmq.MessageQueue{}, inputErr("messageGroup", "topics.send.input.group.missing", "Topic", r.Topic)
 		}
 		if r.DeliverAt != 0 && !t.is5 {
-			return t, rocketmq.MessageQueue{}, inputErr("deliverAt", "topics.send.input.deliverat.4x", "Broker", t.name)
+			return t, rocketmq.MessageQueue{}, inputErr("deliverAt", "topics.send.input.deliverat.4x", "Broker", t.broker.Name)
 		}
 	}
 	rocketmq.SortMessageQueues(all)
@@ -323,14 +312,14 @@ func pickQueue(r SendRequest, ts []sendTarget, size int) (sendTarget, rocketmq.M
 			if len(ts) > 1 {
 				return ts[0], q, inputErr("brokerName", "topics.send.input.broker.which", "Brokers", strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 			}
-			name = ts[0].name
+			name = ts[0].broker.Name
 		}
 		t, ok := byName[name]
 		if !ok {
 			return ts[0], q, inputErr("brokerName", "topics.send.input.broker.unknown", "Broker", name, "Brokers", strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 		}
 		if *r.QueueID >= len(t.queues) {
-			return t, q, inputErr("queueId", "topics.send.input.queue.range", "Queue", *r.QueueID, "Last", len(t.queues)-1, "Broker", t.name)
+			return t, q, inputErr("queueId", "topics.send.input.queue.range", "Queue", *r.QueueID, "Last", len(t.queues)-1, "Broker", t.broker.Name)
 		}
 		return t, t.queues[*r.QueueID], nil
 	case r.MessageGroup != "":

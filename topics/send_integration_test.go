@@ -10,6 +10,7 @@ import (
 
 	"rmqconsole/dev"
 	"rmqconsole/fault"
+	"rmqconsole/i18n"
 	"rmqconsole/store"
 )
 
@@ -66,6 +67,10 @@ func TestIntegrationSentMessageReachesARealConsumer(t *testing.T) {
 	if a.Mode != ModeSend || a.Status != store.AuditApplied || a.Actor != "otto" || a.Reason != "replay order 4711" ||
 		len(a.Queues()) != 1 || a.Queues()[0].Target != sent.QueueOffset || !strings.Contains(a.Queues()[0].Note.String(), sent.MsgID) {
 		t.Errorf("audit entry %+v", a)
+	}
+	// The row's note is a catalogue sentence: the audit page reads it in Chinese too.
+	if zh := i18n.Match("zh-CN").SayText(a.Queues()[0].Note); !strings.Contains(zh, "已存储于队列位点") || !strings.Contains(zh, sent.MsgID) {
+		t.Errorf("audit note in Chinese: %q", zh)
 	}
 	t.Logf("sent %s; consumer saw %v", sent, got)
 

@@ -59,14 +59,14 @@ type Options struct {
 	NameServers string
 	// Changer makes the changes; nil takes the Admin when it can (a *rocketmq.Client).
 	Changer Changer
-	// Sender sends messages; nil takes the Admin when it can (a *rocketmq.Client).
-	Sender Sender
 }
 
 // Service reads (and changes) a cluster's topics.
 type Service struct {
 	admin   Admin
 	changer Changer
+	// sender sends messages: the Admin when it can (a *rocketmq.Client), else nil.
+	sender  Sender
 	cluster *cluster.Cluster
 	opts    Options
 
@@ -94,7 +94,8 @@ func New(admin Admin, opts Options) *Service {
 	if ch == nil {
 		ch, _ = admin.(Changer)
 	}
-	return &Service{admin: admin, changer: ch, cluster: c, opts: opts}
+	sender, _ := admin.(Sender)
+	return &Service{admin: admin, changer: ch, sender: sender, cluster: c, opts: opts}
 }
 
 // BrokerFailure names a broker that did not answer and why.

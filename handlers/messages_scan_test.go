@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/gorilla/websocket"
+
+	"rmqconsole/lookup"
+)
+
+// scanFrames opens the deep scan's socket and reads its frames until the console closes
+// it; it answers the frames and the close error.
+func scanFrames(t *testing.T, srv *httptest.Server, target string) ([]string, error) {
+	t.Helper()
+	conn, res, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+target, http.Header{"Origin": {srv.URL}})
+	if err != nil {
+		status := 0
+		if res != nil {
+			status = res.StatusCode
+		}
+		t.Fatalf("the socket did not open (%d): %v", status, err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var frames []string
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			return frames, err
+		}
+		frames = append(frames, string(msg))
+	}
+}
+
+// The deep scan's socket streams the matches and ends with a frame that says how the
+// scan ended; a scan refused (every heavy-query slot taken) opens the socket all the
+// same and says why in that last frame, and closes normally: a refused handshake would
+// leave the page reconnecting again and again without a word.
+func TestDeepScanSocketSaysHowItEndedOrWhyItWasRefused(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: lookup.New(msgFake(100), lookup.Options{}), Heavy: NewHeavyGate(1),
+		Now: func() time.Time { return msgT0.Add(time.Hour) }}
+	r.GET("/ws/messages/scan", h.ScanWS)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	target := rangeURL("/ws/messages/scan", "scan", "deep")
+
+	frames, err := scanFrames(t, srv, target)
+	all := strings.Join(frames, "\n")
+	if !websocket.IsCloseError(err, websocket.CloseNormalClosure) || !strings.Contains(all, `data-ended="true"`) ||
+		strings.Count(all, `data-testid="message-row"`) != 100 || !strings.Contains(all, "Scanned 100 of 100 in range, matched 100") {
+		t.Errorf("scan with a free slot: close %v, frames:\n%s", err, all)
+	}
+
+	leave, ok := h.Heavy.enter()
+	if !ok {
+		t.Fatal("the only slot is still taken after the scan ended")
+	}
+	defer leave()
+	frames, err = scanFrames(t, srv, target)
+	all = strings.Join(frames, "\n")
+	if !websocket.IsCloseError(err, websocket.CloseNormalClosure) || len(frames) != 1 || !strings.Contains(all, `data-ended="true"`) ||
+		!strings.Contains(all, "the most it runs at once") {
+		t.Errorf("scan with every slot taken: close %v, frames:\n%s", err, all)
+	}
+}
