@@ -108,6 +108,15 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 				chromedp.Click(chromedp.CSS(`[data-testid="preview-button"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid="apply-form"]`)),
 			}, heading: "重置消费位点"},
+		{name: "several-reset-preview", path: "/topics/" + rtopic + "/resets", ready: `[data-testid="several-form"]`,
+			then: []chromedp.Action[chromedp.Void]{
+				chromedp.SetValue(chromedp.CSS(`[data-testid="f-groups"]`), rgroup+"\nno-such-group"),
+				chromedp.Click(chromedp.CSS(`[data-testid="mode-latest"]`)),
+				chromedp.Click(chromedp.CSS(`[data-testid="several-preview"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="several-apply-form"]`)),
+			}, headingAt: `[data-testid="several-refused"]`, heading: "不重置"},
+		{name: "deep-scan", path: "/messages?" + rng.Encode() + "&scan=deep", ready: `[data-testid="scan-ended"]`,
+			headingAt: `[data-testid="scan-ended"]`, heading: "已在"},
 		{name: "group-settings-preview", path: "/groups/" + rgroup + "/settings", ready: `[data-testid="settings-form"]`,
 			then: []chromedp.Action[chromedp.Void]{
 				chromedp.SetValue(chromedp.CSS(`[data-testid="f-retryMaxTimes"]`), "3"),

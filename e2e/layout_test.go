@@ -34,7 +34,8 @@ type layoutPage struct {
 }
 
 // layoutPages are the console's pages with data on them: a topic with messages, an
-// offline group with a backlog, its reset preview, a refused search, the audit log.
+// offline group with a backlog, its reset preview (alone and among several groups), a
+// deep scan, a refused search, the audit log.
 func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 	t.Helper()
 	begin := time.Now().Add(-2 * time.Second).UTC()
@@ -110,6 +111,14 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 				chromedp.Click(chromedp.CSS(`[data-testid="preview-button"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`[data-testid="apply-form"]`)),
 			}},
+		{name: "several groups' reset preview", path: "/topics/" + topic + "/resets", ready: `[data-testid="several-form"]`,
+			then: []chromedp.Action[chromedp.Void]{
+				chromedp.SetValue(chromedp.CSS(`[data-testid="f-groups"]`), group+"\nno-such-group"),
+				chromedp.Click(chromedp.CSS(`[data-testid="mode-latest"]`)),
+				chromedp.Click(chromedp.CSS(`[data-testid="several-preview"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="several-apply-form"]`)),
+			}},
+		{name: "deep scan", path: "/messages?" + rng.Encode() + "&scan=deep", ready: `[data-testid="scan-ended"]`},
 		{name: "audit", path: "/audit", ready: `main h1`},
 		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`},
 	}

@@ -195,7 +195,11 @@ func (h *Messages) ScanWS(c *gin.Context) {
 		return
 	}
 	fails := msgFailures(l, res.Failures)
-	send(views.ScanEnd(progress(res.ScanProgress), l.T("messages.scan.ended."+res.Ended, "Took", res.Took.Round(time.Millisecond).String(),
-		"Kept", lookup.ScanKeep), fails))
+	ended := l.T("messages.scan.ended."+res.Ended, "Took", res.Took.Round(time.Millisecond).String(), "Kept", lookup.ScanKeep)
+	if res.Matched == 0 && res.Ended == lookup.ScanDone {
+		// The whole range was read: an empty table says what was looked for, and where.
+		ended += " " + l.T("messages.empty.range", "What", msgRangeWhat(l, q.RangeQuery), "When", msgRangeText(l, q.Begin, q.End))
+	}
+	send(views.ScanEnd(progress(res.ScanProgress), ended, fails))
 	closeWith(res.Ended)
 }

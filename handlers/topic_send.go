@@ -64,7 +64,7 @@ func (h *TopicSend) SendForm(c *gin.Context) {
 	ctx := c.Request.Context()
 	l := i18n.From(ctx)
 	vm := sendFormVM(c)
-	r, err := sendFormRequest(vm, time.Local)
+	r, err := sendFormRequest(vm, time.UTC)
 	var sent *topics.Sent
 	if err == nil {
 		sent, err = h.Sender.Send(ctx, topicWho(c), r)
@@ -131,7 +131,7 @@ func sendFormRequest(vm views.TopicSendVM, loc *time.Location) (topics.SendReque
 	if vm.DeliverAt != "" {
 		t, err := parseTimeInput(vm.DeliverAt, loc)
 		if err != nil {
-			return r, fault.InvalidField("deliverAt", "topics.send.input.deliverat", "At", vm.DeliverAt).Because("bad_deliverAt")
+			return r, fault.InvalidField("deliverAt", "topics.send.input.deliverat.form", "At", vm.DeliverAt).Because("bad_deliverAt")
 		}
 		r.DeliverAt = t.UnixMilli()
 	}
