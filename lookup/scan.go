@@ -119,11 +119,10 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 
 	tasks, covered := scanTasks(ws, q.Budget)
 	var (
-		next    atomic.Int64 // the next task to take
-		scanned atomic.Int64
-		stop    atomic.Value // why the scan ends early ("" while it goes on)
-		mu      sync.Mutex   // guards res and calls to sink
-		wg      sync.WaitGroup
+		next atomic.Int64 // the next task to take
+		stop atomic.Value // why the scan ends early ("" while it goes on)
+		mu   sync.Mutex   // guards res and calls to sink
+		wg   sync.WaitGroup
 	)
 	stop.Store("")
 	ending := func(why string) { stop.CompareAndSwap("", why) }
@@ -170,9 +169,10 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 						found = append(found, Message{BrokerName: w.broker.Name, Message: m})
 					}
 				}
-				n := scanned.Add(int64(len(msgs)))
+				// Counted under the lock: a count taken before it could land after a
+				// larger one and make the progress go backwards.
 				mu.Lock()
-				res.Scanned = n
+				res.Scanned += int64(len(msgs))
 				res.Matched += int64(len(found))
 				if room := ScanKeep - len(res.Messages); room > 0 {
 					res.Messages = append(res.Messages, found[:min(room, len(found))]...)
