@@ -171,6 +171,8 @@ func (h *Messages) ScanWS(c *gin.Context) {
 		closeWith("refused")
 		return
 	}
+	// The slot is free once the scan is over, before the page hears that it ended.
+	leave = sync.OnceFunc(leave)
 	defer leave()
 	go func() {
 		// Any message is the Stop button; a read error the page gone.
@@ -190,6 +192,7 @@ func (h *Messages) ScanWS(c *gin.Context) {
 		},
 		Progress: func(p lookup.ScanProgress) { send(views.ScanFrame(progress(p))) },
 	})
+	leave()
 	if err != nil {
 		send(views.ScanEnd(progress(lookup.ScanProgress{}), msgSearchError(l, err), nil))
 		return
