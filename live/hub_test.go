@@ -275,3 +275,28 @@ func TestQuotaBoundsEachOwner(t *testing.T) {
 		t.Fatal("a nil quota refused")
 	}
 }
+
+// Drain waits for every view taken to be released, bounded or not, and gives up after
+// its timeout while one is still open.
+func TestQuotaDrainWaitsForEveryView(t *testing.T) {
+	for _, max := range []int{0, 2} {
+		q := NewQuota(max)
+		r1, _ := q.Take("user vera")
+		r2, _ := q.Take("user otto")
+		r1()
+		r1()
+		if q.Drain(20 * time.Millisecond) {
+			t.Fatalf("max %d: drained with a view still open", max)
+		}
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			r2()
+		}()
+		if !q.Drain(10 * time.Second) {
+			t.Fatalf("max %d: not drained after every view was released", max)
+		}
+	}
+	if !(*Quota)(nil).Drain(0) {
+		t.Fatal("a nil quota did not drain")
+	}
+}

@@ -249,6 +249,10 @@ func (a *App) close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
+	// The hubs have closed their viewers: let each live page hear why before the exit.
+	if !a.liveViews.Drain(2 * time.Second) {
+		a.log.Warn("some live views were still open when the console stopped")
+	}
 	if a.store != nil {
 		a.store.Close()
 	}
