@@ -154,6 +154,8 @@ func (h *Messages) Search(c *gin.Context) {
 				if out.keyRes != nil {
 					vm.Result.Resend = resendSearchVM(c, out.keyQ.Topic, out.keyRes.Messages, out.keyRes.Truncated)
 				}
+				// The rows show the start of each body: a read, as the API's answer is.
+				h.recordList(c, store.ReadListMode, f.form.Topic, "page", len(vm.Result.Rows))
 				// The exports hold every row of this result, not only the first page's.
 				exp := f.cursor()
 				exp.Set("format", "csv")
