@@ -246,7 +246,7 @@ func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
 	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),
-		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
+		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves, Searched: r.Searched}
 	if groups != nil {
 		j.Groups = msgGroupsJSON(groups.States)
 		j.Failures = append(slices.Clone(j.Failures), groups.Failures...)
