@@ -64,6 +64,11 @@ run_bench messages-lookup ./lookup/ 'BenchmarkRangeNewest2000|BenchmarkRangeMemo
 run_bench messages-scan ./lookup/ 'BenchmarkDeepScan' -benchtime=4x
 run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=200x
 
+# ---- a client message id without its topic, on a cluster of 1 000 topics ----------------
+# The first run creates topics bench-anytopic-0000..0999 (one queue each); later runs reuse
+# them. Target: ms-without-topic <= 2000 for "nowhere" (every topic's index read).
+run_bench messages-anytopic ./lookup/ 'BenchmarkUniqueKeyWithoutTopic' -benchtime=6x
+
 # ---- consumer groups: the issue's Performance section ------------------------------------
 # The first run seeds 1000 subscription groups bench-grp-NNNN with committed offsets
 # (RMQC_BENCH_GROUPS changes the count; about ten seconds); later runs reuse them.

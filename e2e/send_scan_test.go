@@ -3,6 +3,7 @@ package e2e
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +59,62 @@ func TestSendAndDeepScanInTheBrowser(t *testing.T) {
 	Screenshot(t, ctx, "topic-send")
 	if len(msgID) != 32 {
 		t.Fatalf("sent msgId %q", msgID)
+	}
+
+	// From the message's page, a copy to another topic: the send form there comes
+	// filled with the message's body, tag, keys and properties, and sending it stores
+	// the same message there, its audit entry naming what it copies.
+	copyTo := dev.UniqueName("e2e-copy")
+	if code := op.call(http.MethodPost, "/api/v1/topics", `{"topic":"`+copyTo+`","readQueueNums":2,"writeQueueNums":2}`, &ans); code != http.StatusCreated {
+		t.Fatalf("create %s: %d %+v", copyTo, code, ans)
+	}
+	original := TextNow(t, ctx, "read the offsetMsgId", `[data-testid="sent-link"]`)
+	Do(t, ctx, "open the sent message and copy it", chromedp.Click(chromedp.CSS(`[data-testid="sent-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="copy-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="copy-to"]`), copyTo),
+		chromedp.Click(chromedp.CSS(`[data-testid="copy-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-send-copy"]`)), ready)
+	filled := Get(t, ctx, "read the filled form", chromedp.Evaluate[[]string](`['s-body','s-tags','s-keys','s-properties'].map(id => document.querySelector('[data-testid="'+id+'"]').value)`))
+	if strings.Join(filled, "|") != `{"order":4711,"paid":2}|paid|order-4711|region=eu`+"\n" {
+		t.Errorf("the copy's form holds %q", filled)
+	}
+	Screenshot(t, ctx, "message-copy")
+	var copied string
+	dev.Eventually(t, 30*time.Second, "the copy is stored", func() error {
+		Get(t, ctx, "drop an earlier refusal", chromedp.Evaluate[bool](`document.querySelector('[data-testid="topic-send-error"]')?.remove(); true`))
+		Do(t, ctx, "send the copy", chromedp.Click(chromedp.CSS(`[data-testid="s-submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-sent"], [data-testid="topic-send-error"]`)))
+		if errText := Get(t, ctx, "a refusal", chromedp.Evaluate[string](`(document.querySelector('[data-testid="topic-send-error"]') || {}).textContent || ""`)); errText != "" {
+			return errString(errText) // the NameServer routes a new topic a moment after the broker has it
+		}
+		copied = TextNow(t, ctx, "read the copy's offsetMsgId", `[data-testid="sent-link"]`)
+		return nil
+	})
+	var got struct {
+		Message struct {
+			Topic, Tags, Body string
+			Keys              []string
+			Properties        map[string]string
+		}
+	}
+	if code := op.call(http.MethodGet, "/api/v1/messages/"+copied+"?topic="+copyTo, "", &got); code != http.StatusOK {
+		t.Fatalf("the copy %s: %d", copied, code)
+	}
+	if m := got.Message; m.Topic != copyTo || m.Body != `{"order":4711,"paid":2}` || m.Tags != "paid" || strings.Join(m.Keys, " ") != "order-4711" ||
+		m.Properties["region"] != "eu" || m.Properties["UNIQ_KEY"] == msgID {
+		t.Errorf("the copy: %+v", m)
+	}
+	type entry struct {
+		Mode   string
+		Queues []struct{ Note string }
+	}
+	var entries struct{ Entries []entry }
+	if code := op.call(http.MethodGet, "/api/v1/audit?topic="+copyTo, "", &entries); code != http.StatusOK {
+		t.Fatalf("the audit log: %d", code)
+	}
+	sends := slices.DeleteFunc(entries.Entries, func(e entry) bool { return e.Mode != "message-send" })
+	if len(sends) != 1 || len(sends[0].Queues) != 1 || !strings.Contains(sends[0].Queues[0].Note, "copy of "+original) {
+		t.Errorf("the copy's audit entries: %+v", sends)
 	}
 
 	scan := url.Values{"tab": {"range"}, "topic": {topic}, "begin": {strconv.FormatInt(begin.UnixMilli(), 10)},

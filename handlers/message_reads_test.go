@@ -36,6 +36,7 @@ func readsRouter(svc *lookup.Service, ra *ReadAudit) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := newEngine()
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc, Reads: ra}
+	r.GET("/messages", h.Search)
 	r.GET("/messages/export", h.Export)
 	r.GET("/messages/:id", h.Show)
 	r.GET("/messages/:id/body", h.Body)
@@ -66,6 +67,8 @@ func TestEveryBodyShownIsRecordedAsARead(t *testing.T) {
 		{"/messages/" + id + "/body?topic=T", store.ReadBodyMode, "file", 1},
 		{"/api/v1/messages/" + id + "?topic=T", store.ReadBodyMode, "api", 1},
 		{rangeURL("/api/v1/messages"), store.ReadListMode, "api", 4},
+		{rangeURL("/messages"), store.ReadListMode, "page", 4},
+		{rangeURL("/api/v1/messages", "scan", "deep"), store.ReadListMode, "api", 4},
 		{rangeURL("/messages/export", "format", "json"), store.ExportMode, "json", 4},
 		{rangeURL("/api/v1/messages", "format", "csv"), store.ExportMode, "csv", 4},
 	} {

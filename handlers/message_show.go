@@ -88,6 +88,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	}
 	vm.ConsumeAgain = consumeAgainVM(c, r.Message, groups)
 	vm.Reset = messageResetVM(c, r.Message, groups)
+	vm.Copy = messageCopyVM(c, r.Message)
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}

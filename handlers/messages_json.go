@@ -92,6 +92,8 @@ type MessageByIDJSON struct {
 	IDKind string `json:"idKind"`
 	// Copies are other stored messages with the same unique key.
 	Copies []MessageJSON `json:"copies,omitempty"`
+	// Searched says how a unique key given without its topic was found.
+	Searched *lookup.TopicSearch `json:"searched,omitempty"`
 	// Groups say, for each group consuming the topic, whether it consumed the message.
 	Groups []GroupConsumeJSON `json:"groups"`
 	// Failures name the brokers that failed (see MessagesSummaryJSON).

@@ -9,6 +9,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -32,6 +33,7 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 		if r, err = h.Lookup.ByRange(c.Request.Context(), q); err == nil {
 			piece.Rows, piece.More = msgPage(l, *f, q, r, rest)
 			piece.Failures = msgFailures(l, r.Failures)
+			h.recordList(c, store.ReadListMode, f.form.Topic, "page", len(piece.Rows))
 		}
 	}
 	switch {

@@ -16,6 +16,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/store"
 	"rmqconsole/views"
 )
 
@@ -91,6 +92,7 @@ func (h *Messages) scanAPI(c *gin.Context, f *msgSearchForm) {
 		h.Fail(c, err)
 		return
 	}
+	h.recordList(c, store.ReadListMode, f.form.Topic, "api", len(res.Messages))
 	// Without a range query messagesJSON leaves the range's counts out: ScanJSON has them.
 	r := &lookup.Result{Messages: res.Messages, Limit: lookup.ScanKeep, Truncated: res.Matched > int64(len(res.Messages)),
 		Total: res.Matched, Failures: res.Failures}
@@ -197,6 +199,8 @@ func (h *Messages) ScanWS(c *gin.Context) {
 		send(views.ScanEnd(progress(lookup.ScanProgress{}), msgSearchError(l, err), nil))
 		return
 	}
+	// The rows shown held bodies' previews: a read, like a results page.
+	h.recordList(c, store.ReadListMode, f.form.Topic, "page", shown)
 	fails := msgFailures(l, res.Failures)
 	ended := l.T("messages.scan.ended."+res.Ended, "Took", res.Took.Round(time.Millisecond).String(), "Kept", lookup.ScanKeep)
 	if res.Matched == 0 && res.Ended == lookup.ScanDone {

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"rmqconsole/lookup"
+	"rmqconsole/store"
 )
 
 // scanFrames opens the deep scan's socket and reads its frames until the console closes
@@ -45,8 +46,9 @@ func scanFrames(t *testing.T, srv *httptest.Server, target string) ([]string, er
 func TestDeepScanSocketSaysHowItEndedOrWhyItWasRefused(t *testing.T) {
 	gin.SetMode(gin.ReleaseMode)
 	r := newEngine()
+	reads := &readLog{}
 	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: lookup.New(msgFake(100), lookup.Options{}), Heavy: NewHeavyGate(1),
-		Now: func() time.Time { return msgT0.Add(time.Hour) }}
+		Now: func() time.Time { return msgT0.Add(time.Hour) }, Reads: &ReadAudit{Log: reads}}
 	r.GET("/ws/messages/scan", h.ScanWS)
 	srv := httptest.NewServer(r)
 	defer srv.Close()
@@ -59,6 +61,11 @@ func TestDeepScanSocketSaysHowItEndedOrWhyItWasRefused(t *testing.T) {
 		t.Errorf("scan with a free slot: close %v, frames:\n%s", err, all)
 	}
 
+	// The rows showed the bodies' previews: one read with the rows shown.
+	if len(reads.reads) != 1 || reads.reads[0].Mode != store.ReadListMode || reads.reads[0].Rows != 100 || reads.reads[0].Format != "page" {
+		t.Errorf("the scan recorded %+v, want one list read of 100 rows", reads.reads)
+	}
+
 	leave, ok := h.Heavy.enter()
 	if !ok {
 		t.Fatal("the only slot is still taken after the scan ended")
@@ -69,5 +76,8 @@ func TestDeepScanSocketSaysHowItEndedOrWhyItWasRefused(t *testing.T) {
 	if !websocket.IsCloseError(err, websocket.CloseNormalClosure) || len(frames) != 1 || !strings.Contains(all, `data-ended="true"`) ||
 		!strings.Contains(all, "the most it runs at once") {
 		t.Errorf("scan with every slot taken: close %v, frames:\n%s", err, all)
+	}
+	if len(reads.reads) != 1 {
+		t.Errorf("a refused scan showed no body, yet %d reads are recorded", len(reads.reads))
 	}
 }

@@ -154,6 +154,8 @@ func (h *Messages) Search(c *gin.Context) {
 				if out.keyRes != nil {
 					vm.Result.Resend = resendSearchVM(c, out.keyQ.Topic, out.keyRes.Messages, out.keyRes.Truncated)
 				}
+				// The rows show the start of each body: a read, as the API's answer is.
+				h.recordList(c, store.ReadListMode, f.form.Topic, "page", len(vm.Result.Rows))
 				// The exports hold every row of this result, not only the first page's.
 				exp := f.cursor()
 				exp.Set("format", "csv")
@@ -244,7 +246,7 @@ func mergeSlaveReads(a, b []lookup.SlaveRead) []lookup.SlaveRead {
 
 func msgByIDJSON(r *lookup.IDResult, groups *lookup.GroupStates) MessageByIDJSON {
 	j := MessageByIDJSON{Message: messageJSON(r.Message), IDKind: r.Kind.String(), Groups: msgGroupsJSON(nil),
-		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves}
+		Failures: r.Failures, Errors: msgBrokerErrorsJSON(r.Failures), FromSlaves: r.FromSlaves, Searched: r.Searched}
 	if groups != nil {
 		j.Groups = msgGroupsJSON(groups.States)
 		j.Failures = append(slices.Clone(j.Failures), groups.Failures...)

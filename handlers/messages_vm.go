@@ -345,5 +345,9 @@ func msgIDNote(l *i18n.Localizer, r *lookup.IDResult) (kind, note string) {
 	if r.Kind == rocketmq.IDOffsetMsgID {
 		return r.Kind.String(), l.T("messages.id.offset", "Broker", m.BrokerName, "Host", m.StoreHost, "Offset", l.Int(m.CommitLogOffset))
 	}
-	return r.Kind.String(), l.T("messages.id.uniq", "Topic", m.Topic)
+	note = l.T("messages.id.uniq", "Topic", m.Topic)
+	if s := r.Searched; s != nil {
+		note += " " + l.T("lookup.found.anytopic", "Topic", m.Topic, "Asked", s.Asked, "Topics", s.Topics, "Took", s.Took.Round(time.Millisecond).String())
+	}
+	return r.Kind.String(), note
 }

@@ -106,13 +106,13 @@ func sendFormVM(c *gin.Context) views.TopicSendVM {
 		Properties: c.PostForm("properties"), DeliverAt: strings.TrimSpace(c.PostForm("deliverAt")),
 		DelayLevel: strings.TrimSpace(c.PostForm("delayLevel")), QueueID: strings.TrimSpace(c.PostForm("queueId")),
 		BrokerName: strings.TrimSpace(c.PostForm("brokerName")), MessageGroup: strings.TrimSpace(c.PostForm("messageGroup")),
-		CopiedFrom: strings.TrimSpace(c.PostForm("copiedFrom"))}
+		CopiedFrom: strings.TrimSpace(c.PostForm("copiedFrom")), BodyEncoding: strings.TrimSpace(c.PostForm("bodyEncoding"))}
 }
 
 // sendFormRequest reads the form's text fields: keys separated by spaces, one
 // property name=value a line, the delivery time as the time inputs take it.
 func sendFormRequest(vm views.TopicSendVM, loc *time.Location) (topics.SendRequest, error) {
-	r := topics.SendRequest{Topic: vm.Topic, Body: vm.Body, Tags: vm.Tags, Keys: strings.Fields(vm.Keys),
+	r := topics.SendRequest{Topic: vm.Topic, Body: vm.Body, BodyEncoding: vm.BodyEncoding, Tags: vm.Tags, Keys: strings.Fields(vm.Keys),
 		BrokerName: vm.BrokerName, MessageGroup: vm.MessageGroup, CopiedFrom: vm.CopiedFrom}
 	for line := range strings.Lines(vm.Properties) {
 		line = strings.TrimSpace(line)

@@ -41,7 +41,9 @@ func (q *IDQuery) Validate() (rocketmq.IDKind, error) {
 			return kind, err
 		}
 	}
-	if kind == rocketmq.IDUniqueKey && q.Topic == "" {
+	if _, err := rocketmq.ParseUniqueKey(q.ID); err != nil && kind == rocketmq.IDUniqueKey && q.Topic == "" {
+		// An id a client made carries its time, and is looked for in every topic; a
+		// producer's own key does not, and the index is read per topic.
 		return kind, invalid("topic", "missing_topic", "lookup.id.needtopic", "ID", freetext.Quote(q.ID))
 	}
 	return kind, nil
@@ -81,6 +83,9 @@ type IDResult struct {
 	// FromSlaves are brokers read from a slave because the master did not answer; the
 	// message may have come from one.
 	FromSlaves []SlaveRead
+	// Searched says how a unique key given without its topic was found; nil when the
+	// topic was given.
+	Searched *TopicSearch
 }
 
 // ByID finds the message an id names. An offsetMsgId is decoded and read from the
@@ -94,10 +99,18 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	info, notClientID := rocketmq.ParseUniqueKey(q.ID)
 	if kind == rocketmq.IDOffsetMsgID {
 		res, err := s.byOffsetMsgID(ctx, q)
-		if err == nil || q.Topic == "" || !fault.Is(err, fault.NotFound) {
+		if err == nil || !fault.Is(err, fault.NotFound) {
 			return res, err
+		}
+		if q.Topic == "" {
+			if notClientID != nil {
+				return nil, err
+			}
+			// The same 32 characters may be a client's id: every topic's index decides.
+			return s.byUniqueKeyAnyTopic(ctx, q, info)
 		}
 		// A unique key can look like an offsetMsgId; the topic's index decides.
 		res, err2 := s.byUniqueKey(ctx, q)
@@ -108,6 +121,9 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 			return nil, notFound("lookup.notfound.either", "NotFound", fault.As(err).Msg, "Topic", quote(q.Topic))
 		}
 		return nil, err2
+	}
+	if q.Topic == "" {
+		return s.byUniqueKeyAnyTopic(ctx, q, info)
 	}
 	return s.byUniqueKey(ctx, q)
 }

@@ -321,6 +321,24 @@ func TestIntegrationID(t *testing.T) {
 		t.Errorf("by unique key: kind %v, offsetMsgId %s (want %s), copies %d", byUniq.Kind, byUniq.Message.OffsetMsgID(), one.offsetID, len(byUniq.Copies))
 	}
 
+	// Without its topic, the id the client made is found by the time it carries, in
+	// every topic's index; one that no message has is said to be nowhere, with what
+	// was read.
+	anyTopic, err := e.svc.ByID(ctx, IDQuery{ID: one.uniq})
+	if err != nil {
+		t.Fatalf("unique key without its topic: %v", err)
+	}
+	if s := anyTopic.Searched; anyTopic.Message.OffsetMsgID() != one.offsetID || anyTopic.Message.Topic != topic || s == nil ||
+		s.Asked < 1 || s.Asked > s.Topics || !s.Begin.Before(one.before) || !s.End.After(one.after) {
+		t.Errorf("unique key without its topic: found %s in %s, searched %+v; want %s in %s", anyTopic.Message.OffsetMsgID(),
+			anyTopic.Message.Topic, anyTopic.Searched, one.offsetID, topic)
+	}
+	t.Logf("unique key without its topic: found after %d of %d topics in %s", anyTopic.Searched.Asked, anyTopic.Searched.Topics, anyTopic.Searched.Took)
+	nowhere := one.uniq[:len(one.uniq)-4] + "FFFF" // the same producer and time, a counter it has not reached
+	if _, err := e.svc.ByID(ctx, IDQuery{ID: nowhere}); !fault.Is(err, fault.NotFound) || !strings.Contains(err.Error(), "No topic holds") {
+		t.Errorf("a client id no message has, without a topic: %v", err)
+	}
+
 	var dup *IDResult
 	dev.Eventually(t, 30*time.Second, "find both copies", func() error {
 		dup, err = e.svc.ByID(ctx, IDQuery{ID: dupID, Topic: topic})

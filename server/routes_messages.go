@@ -22,6 +22,9 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/messages/export", h.Export, read},
 		{http.MethodGet, "/messages/:id", h.Show, read},
 		{http.MethodGet, "/messages/:id/body", h.Body, read},
+		// The send form of another topic, filled from the message: a read, as every page
+		// is; sending it is the change.
+		{http.MethodGet, "/messages/:id/copy", h.Copy, read},
 		{http.MethodGet, "/api/v1/messages", h.API, read},
 		{http.MethodGet, "/api/v1/messages/:id", h.ShowAPI, read},
 		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},

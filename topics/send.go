@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
@@ -164,8 +165,13 @@ func (s *Service) Send(ctx context.Context, who Who, r SendRequest) (*Sent, erro
 		}
 		out.OffsetMsgID, out.QueueID, out.QueueOffset, out.Status = res.OffsetMsgID, res.Queue.QueueID, res.QueueOffset, res.Status.String()
 		row.QueueID, row.Target = res.Queue.QueueID, res.QueueOffset
-		row.Note = i18n.TextOf(i18n.M("topics.send.audit.note", "MsgID", out.MsgID, "OffsetMsgID", out.OffsetMsgID,
-			"Offset", strconv.FormatInt(res.QueueOffset, 10)))
+		note := i18n.M("topics.send.audit.note", "MsgID", out.MsgID, "OffsetMsgID", out.OffsetMsgID,
+			"Offset", strconv.FormatInt(res.QueueOffset, 10))
+		if r.CopiedFrom != "" {
+			note = i18n.M("topics.send.audit.copy", "From", r.CopiedFrom, "MsgID", out.MsgID, "OffsetMsgID", out.OffsetMsgID,
+				"Offset", strconv.FormatInt(res.QueueOffset, 10))
+		}
+		row.Note = i18n.TextOf(note)
 		if res.Status != rocketmq.SendOK {
 			row.Error = i18n.TextOf(i18n.M("topics.send.status", "Broker", name, "Status", res.Status.String()))
 		}
@@ -376,4 +382,29 @@ func outgoing(r SendRequest, body []byte) rocketmq.OutgoingMessage {
 // String is how a sent message is named in logs.
 func (s *Sent) String() string {
 	return fmt.Sprintf("msgId %s at %s queue %d offset %d", s.MsgID, s.BrokerName, s.QueueID, s.QueueOffset)
+}
+
+// CopyOf is the send of a copy of m to topic to, as an operator starts it from the
+// message's page: the same body (base64 when it is not text), tags, keys, message group
+// and the properties the producer set; what the client and the broker set (its id,
+// times, retry and transaction marks) the copy gets anew.
+func CopyOf(m *rocketmq.Message, to string) SendRequest {
+	r := SendRequest{Topic: to, Tags: m.Tags(), Keys: m.Keys(), MessageGroup: m.Properties[propertyShardingKey], CopiedFrom: m.MsgID()}
+	if id := m.OffsetMsgID(); id != "" {
+		r.CopiedFrom = id // names this stored copy, whatever the producer's id
+	}
+	if utf8.Valid(m.Body) {
+		r.Body = string(m.Body)
+	} else {
+		r.Body, r.BodyEncoding = base64.StdEncoding.EncodeToString(m.Body), "base64"
+	}
+	for k, v := range m.Properties {
+		if !slices.Contains(reservedProperties, k) && v != "" {
+			if r.Properties == nil {
+				r.Properties = map[string]string{}
+			}
+			r.Properties[k] = v
+		}
+	}
+	return r
 }

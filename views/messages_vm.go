@@ -219,6 +219,15 @@ type MessageDetailVM struct {
 	Trace *TraceVM
 	// Reset offers to reset a group to this message (nil: the caller may not reset).
 	Reset *MessageResetVM
+	// Copy leads to the send form of another topic with this message's fields; nil
+	// for those who may not send.
+	Copy *MessageCopyVM
+}
+
+// MessageCopyVM is the message page's "copy to a topic": the topic to name, and the
+// message the send form is filled from.
+type MessageCopyVM struct {
+	Action, Topic string
 }
 
 // MessageResetVM is the message page's "reset a group to this message": the groups of

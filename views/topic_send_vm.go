@@ -6,6 +6,8 @@ type TopicSendVM struct {
 	Topic  string
 	// The fields as typed: keys separated by spaces, one property name=value a line.
 	Body, Tags, Keys, Properties, DeliverAt, DelayLevel, QueueID, BrokerName, MessageGroup string
+	// BodyEncoding is "base64" when Body holds a body that is not text.
+	BodyEncoding string
 	// CopiedFrom is the message this one copies, when the form was opened from it.
 	CopiedFrom  string
 	FieldErrors map[string]string
