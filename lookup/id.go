@@ -110,7 +110,11 @@ func (s *Service) ByID(ctx context.Context, q IDQuery) (*IDResult, error) {
 				return nil, err
 			}
 			// The same 32 characters may be a client's id: every topic's index decides.
-			return s.byUniqueKeyAnyTopic(ctx, q, info)
+			res, err2 := s.byUniqueKeyAnyTopic(ctx, q, info)
+			if fault.Is(err2, fault.NotFound) {
+				return nil, notFound("lookup.notfound.anywhere", "NotFound", fault.As(err).Msg, "AnyTopic", fault.As(err2).Msg)
+			}
+			return res, err2
 		}
 		// A unique key can look like an offsetMsgId; the topic's index decides.
 		res, err2 := s.byUniqueKey(ctx, q)
