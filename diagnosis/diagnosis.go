@@ -1,7 +1,8 @@
 // Package diagnosis says what is wrong with the cluster now, with the evidence and the
-// action to take: a consumer group that stopped consuming while its clients are online, one
-// that consumes slower than messages arrive, clients of one group on very different client
-// versions.
+// action to take: a consumer group whose committed offsets fell below the queues' min
+// offsets (the broker deleted messages it had not read), one that stopped consuming
+// while its clients are online, one that consumes slower than messages arrive, clients
+// of one group on very different client versions.
 //
 // It makes no broker call of its own. The lag collector hands it each read of the group
 // list (Observe, a LagCollector.Then hook) and it keeps a short window of each group's
@@ -9,7 +10,12 @@
 // broker calls is therefore the collector's: at 1 000 groups, per interval, one route
 // refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every group), the
 // lag-time reads the list already makes, and at most ClientLookups connection lists
-// (groups.Options.ClientLookups), whatever the number of viewers.
+// (groups.Options.ClientLookups), whatever the number of viewers. The min offsets that
+// show lost messages come with the lag-time reads: a QUERY_CONSUME_TIME_SPAN that dates
+// a committed message older than the queue's oldest one costs one GET_TOPIC_STATS_INFO
+// for that topic on that broker, which the list makes to explain the time behind anyway;
+// so only queues the broker no longer dates are checked, within the list's
+// LagTimeLookups, most lagging first.
 package diagnosis
 
 import (
@@ -36,10 +42,13 @@ const (
 	KindSlow = "slowConsumer"
 	// KindVersions: clients of one group run client versions of different release lines.
 	KindVersions = "clientVersions"
+	// KindLost: a group's committed offset on a queue is below the queue's min offset:
+	// the broker deleted messages before the group read them.
+	KindLost = "messagesLost"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindStuck, KindSlow, KindVersions}
+var Kinds = []string{KindLost, KindStuck, KindSlow, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -166,6 +175,9 @@ func (e *Engine) Observe(l *groups.List) {
 		}
 		next[g.Group] = h
 		if f, ok := e.progress(g, h); ok {
+			found = append(found, f)
+		}
+		if f, ok := lost(g, l.CheckedAt); ok {
 			found = append(found, f)
 		}
 		if f, ok := e.versions(g); ok {
@@ -334,6 +346,48 @@ func (e *Engine) versions(g groups.Summary) (Finding, bool) {
 	ev := i18n.M("diagnosis.evidence.versions", "Lines", strings.Join(names, ", "), "Clients", len(seen.Conns.Connections))
 	return Finding{Kind: KindVersions, Severity: Info, Subject: g.Group, Group: g.Group, Evidence: ev, Since: seen.At,
 		Action: groupURL(g.Group) + "/clients/" + url.PathEscape(first), ActionKind: "client"}, true
+}
+
+// maxNamedQueues bounds the queues a finding's evidence names; the count covers all.
+const maxNamedQueues = 5
+
+// lost finds the queues whose committed offset is below the queue's min offset: the
+// messages in between were deleted by the broker (its files expired or the disk filled)
+// before the group read them. The min offset is the list's (QueueLag.MinOffset), read
+// only for queues whose committed message the broker no longer dates; a queue never
+// committed (no offset, or -1) loses nothing, nor does offset 0 while the min offset
+// is 0.
+func lost(g groups.Summary, at time.Time) (Finding, bool) {
+	var count int64
+	var names []string
+	queues := 0
+	topics := map[string]bool{}
+	for _, q := range g.Queues {
+		if q.MinOffset == nil || q.ConsumerOffset == nil || *q.ConsumerOffset < 0 || *q.ConsumerOffset >= *q.MinOffset {
+			continue
+		}
+		count += *q.MinOffset - *q.ConsumerOffset
+		topics[q.Topic] = true
+		if queues++; queues <= maxNamedQueues {
+			names = append(names, groups.QueueKey(q.Queue()))
+		} else if queues == maxNamedQueues+1 {
+			names = append(names, "…")
+		}
+	}
+	if count == 0 {
+		return Finding{}, false
+	}
+	// The reset form, on the topic when only one lost messages: to its earliest offset
+	// the group consumes what is still stored.
+	action := groupURL(g.Group) + "/reset?mode=earliest"
+	if len(topics) == 1 {
+		for t := range topics {
+			action += "&topic=" + url.QueryEscape(t)
+		}
+	}
+	ev := i18n.M("diagnosis.evidence.lost", "Count", count, "QueueCount", queues, "Queues", strings.Join(names, ", "))
+	return Finding{Kind: KindLost, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: at, Action: action, ActionKind: "reset"}, true
 }
 
 func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }
