@@ -45,10 +45,13 @@ const (
 	// KindLost: a group's committed offset on a queue is below the queue's min offset:
 	// the broker deleted messages before the group read them.
 	KindLost = "messagesLost"
+	// KindSubscriptions: clients of one group subscribe to different topics, or with
+	// different expressions.
+	KindSubscriptions = "subscriptionDiffers"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindLost, KindStuck, KindSlow, KindVersions}
+var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -99,6 +102,15 @@ type Options struct {
 	// Cluster gives the clients the list last saw (their versions); nil leaves that
 	// kind out.
 	Cluster *cluster.Cluster
+	// Subscriptions says how each group's clients subscribed when they did not all
+	// subscribe alike (*groups.RebalanceLog, fed by the live watchers and the
+	// collector's rebalance sweep); nil leaves that kind out.
+	Subscriptions Subscriptions
+}
+
+// Subscriptions is what the engine reads of the clients' subscriptions.
+type Subscriptions interface {
+	SubscriptionSplit(group string) (groups.SubscriptionSplit, bool)
 }
 
 // point is one group's figures at one read: its lag, and the messages produced and
@@ -178,6 +190,9 @@ func (e *Engine) Observe(l *groups.List) {
 			found = append(found, f)
 		}
 		if f, ok := lost(g, l.CheckedAt); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.subscriptions(g); ok {
 			found = append(found, f)
 		}
 		if f, ok := e.versions(g); ok {
@@ -346,6 +361,43 @@ func (e *Engine) versions(g groups.Summary) (Finding, bool) {
 	ev := i18n.M("diagnosis.evidence.versions", "Lines", strings.Join(names, ", "), "Clients", len(seen.Conns.Connections))
 	return Finding{Kind: KindVersions, Severity: Info, Subject: g.Group, Group: g.Group, Evidence: ev, Since: seen.At,
 		Action: groupURL(g.Group) + "/clients/" + url.PathEscape(first), ActionKind: "client"}, true
+}
+
+// maxNamedClients bounds the clients a finding's evidence names.
+const maxNamedClients = 5
+
+// subscriptions finds the clients of one online group that do not all subscribe alike.
+// Queues of a topic are shared out among every client of the group, so the queues given
+// to a client that does not subscribe to the topic (or filters with another expression)
+// are not consumed as the others expect: messages wait or are skipped. The clients'
+// subscriptions are those of the last watcher or sweep read, which reads each client's
+// running info; the sweep runs after this read, so a change shows one interval later.
+func (e *Engine) subscriptions(g groups.Summary) (Finding, bool) {
+	if e.opts.Subscriptions == nil || !g.Online {
+		return Finding{}, false
+	}
+	sp, ok := e.opts.Subscriptions.SubscriptionSplit(g.Group)
+	if !ok || len(sp.Clients) < 2 {
+		return Finding{}, false
+	}
+	var each []string
+	for i, c := range sp.Clients {
+		if i == maxNamedClients {
+			each = append(each, "…")
+			break
+		}
+		subs := make([]string, len(c.Subscriptions))
+		for j, s := range c.Subscriptions {
+			subs[j] = s.Topic + " (" + s.Expression + ")"
+		}
+		if len(subs) == 0 {
+			subs = []string{"-"}
+		}
+		each = append(each, c.ClientID+": "+strings.Join(subs, ", "))
+	}
+	ev := i18n.M("diagnosis.evidence.subscriptions", "Clients", len(sp.Clients), "Each", strings.Join(each, "; "))
+	return Finding{Kind: KindSubscriptions, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: sp.At, Action: groupURL(g.Group), ActionKind: "group"}, true
 }
 
 // maxNamedQueues bounds the queues a finding's evidence names; the count covers all.
