@@ -2,24 +2,32 @@
 // action to take: a consumer group whose committed offsets fell below the queues' min
 // offsets (the broker deleted messages it had not read), one that stopped consuming
 // while its clients are online, one that consumes slower than messages arrive, clients
-// of one group on very different client versions.
+// of one group that subscribe differently, a group that keeps rebalancing, clients of
+// one group on very different client versions.
 //
 // It makes no broker call of its own. The lag collector hands it each read of the group
-// list (Observe, a LagCollector.Then hook) and it keeps a short window of each group's
-// figures in memory; pages and the API read the findings of the last read. Its cost in
-// broker calls is therefore the collector's: at 1 000 groups, per interval, one route
-// refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every group), the
-// lag-time reads the list already makes, and at most ClientLookups connection lists
-// (groups.Options.ClientLookups), whatever the number of viewers. The min offsets that
-// show lost messages come with the lag-time reads: a QUERY_CONSUME_TIME_SPAN that dates
-// a committed message older than the queue's oldest one costs one GET_TOPIC_STATS_INFO
-// for that topic on that broker, which the list makes to explain the time behind anyway;
-// so only queues the broker no longer dates are checked, within the list's
-// LagTimeLookups, most lagging first.
+// list (ObserveContext, a LagCollector.Then hook) and it keeps a short window of each
+// group's figures in memory; pages and the API read the findings of the last read. Its
+// cost in broker calls is therefore the collector's: at 1 000 groups, per interval, one
+// route refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every
+// group), the lag-time reads the list already makes, and at most ClientLookups
+// connection lists (groups.Options.ClientLookups), whatever the number of viewers.
+//
+//   - The min offsets that show lost messages come with the lag-time reads: a
+//     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
+//     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
+//     list makes to explain the time behind anyway. So only queues the broker no longer
+//     dates are checked, within the list's LagTimeLookups, most lagging first.
+//   - Subscriptions are those of each client's running info, which the live watchers
+//     and the rebalance sweep (within its call budget, on the console that leads) read
+//     anyway; a group neither has read yet has no such finding.
+//   - Rebalance churn is one database query per read for every group (in batches of
+//     500 names, each an index range per group) over the stored rebalance events.
 package diagnosis
 
 import (
 	"cmp"
+	"context"
 	"net/url"
 	"slices"
 	"strconv"
@@ -30,6 +38,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/store"
 )
 
 // Kinds of finding.
@@ -48,10 +57,12 @@ const (
 	// KindSubscriptions: clients of one group subscribe to different topics, or with
 	// different expressions.
 	KindSubscriptions = "subscriptionDiffers"
+	// KindChurn: a group rebalanced more in the last hour than a routine deploy does.
+	KindChurn = "rebalanceChurn"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindVersions}
+var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -106,6 +117,26 @@ type Options struct {
 	// subscribe alike (*groups.RebalanceLog, fed by the live watchers and the
 	// collector's rebalance sweep); nil leaves that kind out.
 	Subscriptions Subscriptions
+	// Rebalances counts the stored rebalance events (*store.Store); nil leaves
+	// rebalanceChurn out.
+	Rebalances RebalanceCounter
+	// ChurnClients is how many clients may join or leave a group in ChurnOver before it
+	// is said to churn. A rolling restart makes two events per client (left, joined), so
+	// the default 10 lets one deploy of five clients an hour pass and catches a client
+	// that restarts or loses its heartbeat every ten minutes or so.
+	ChurnClients int64
+	// ChurnMoves is how many queue moves a group may make in ChurnOver. A rolling
+	// restart moves each queue about twice (away and back); the default 120 lets one
+	// deploy of a group of 60 queues an hour pass.
+	ChurnMoves int64
+	// ChurnOver is the span counted. Default one hour.
+	ChurnOver time.Duration
+}
+
+// RebalanceCounter is what the engine reads of the stored rebalance events: one query
+// for every group at each read.
+type RebalanceCounter interface {
+	RebalanceCounts(ctx context.Context, groups []string, since time.Time) (map[string]store.RebalanceCount, error)
 }
 
 // Subscriptions is what the engine reads of the clients' subscriptions.
@@ -149,18 +180,32 @@ func New(opts Options) *Engine {
 	if opts.Keep <= 0 {
 		opts.Keep = 10 * time.Minute
 	}
+	if opts.ChurnClients <= 0 {
+		opts.ChurnClients = 10
+	}
+	if opts.ChurnMoves <= 0 {
+		opts.ChurnMoves = 120
+	}
+	if opts.ChurnOver <= 0 {
+		opts.ChurnOver = time.Hour
+	}
 	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
 		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
 }
 
-// Observe takes one read of the group list and works out the findings anew. It is the
-// collector's hook; a nil list is ignored.
-func (e *Engine) Observe(l *groups.List) {
+// Observe takes one read of the group list and works out the findings anew; a nil list
+// is ignored.
+func (e *Engine) Observe(l *groups.List) { e.ObserveContext(context.Background(), l) }
+
+// ObserveContext is Observe with the collector's context, for the store's read of the
+// rebalance counts. It is the collector's hook.
+func (e *Engine) ObserveContext(ctx context.Context, l *groups.List) {
 	if l == nil {
 		return
 	}
+	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := make(map[string][]point, len(l.Groups))
@@ -193,6 +238,9 @@ func (e *Engine) Observe(l *groups.List) {
 			found = append(found, f)
 		}
 		if f, ok := e.subscriptions(g); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.churn(g, churn[g.Group], l.CheckedAt); ok {
 			found = append(found, f)
 		}
 		if f, ok := e.versions(g); ok {
@@ -361,6 +409,38 @@ func (e *Engine) versions(g groups.Summary) (Finding, bool) {
 	ev := i18n.M("diagnosis.evidence.versions", "Lines", strings.Join(names, ", "), "Clients", len(seen.Conns.Connections))
 	return Finding{Kind: KindVersions, Severity: Info, Subject: g.Group, Group: g.Group, Evidence: ev, Since: seen.At,
 		Action: groupURL(g.Group) + "/clients/" + url.PathEscape(first), ActionKind: "client"}, true
+}
+
+// rebalanceCounts reads every listed group's rebalances over ChurnOver in one query; nil
+// when there is no store or it failed (the finding then waits for a read that works).
+func (e *Engine) rebalanceCounts(ctx context.Context, l *groups.List) map[string]store.RebalanceCount {
+	if e.opts.Rebalances == nil {
+		return nil
+	}
+	names := make([]string, 0, len(l.Groups))
+	for _, g := range l.Groups {
+		if !g.System {
+			names = append(names, g.Group)
+		}
+	}
+	counts, err := e.opts.Rebalances.RebalanceCounts(ctx, names, l.CheckedAt.Add(-e.opts.ChurnOver))
+	if err != nil {
+		return nil
+	}
+	return counts
+}
+
+// churn finds a group that rebalanced more over ChurnOver than a routine deploy does:
+// each rebalance pauses the queues that move and may deliver messages again, and a
+// group that keeps rebalancing has a client restarting or losing its heartbeat.
+func (e *Engine) churn(g groups.Summary, n store.RebalanceCount, at time.Time) (Finding, bool) {
+	if n.Clients <= e.opts.ChurnClients && n.Moves <= e.opts.ChurnMoves {
+		return Finding{}, false
+	}
+	ev := i18n.M("diagnosis.evidence.churn", "Clients", n.Clients, "Moves", n.Moves, "Span", i18n.Span(e.opts.ChurnOver),
+		"MaxClients", e.opts.ChurnClients, "MaxMoves", e.opts.ChurnMoves)
+	return Finding{Kind: KindChurn, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: at, Action: groupURL(g.Group) + "#timeline", ActionKind: "timeline"}, true
 }
 
 // maxNamedClients bounds the clients a finding's evidence names.
