@@ -17,7 +17,9 @@
 //     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
 //     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
 //     list makes to explain the time behind anyway. So only queues the broker no longer
-//     dates are checked, within the list's LagTimeLookups, most lagging first.
+//     dates are checked, within the list's LagTimeLookups, most lagging first; a queue
+//     whose committed offset stands still is dated again every 10 minutes (a remembered
+//     store time is not taken longer), so a deletion under it shows within that.
 //   - Subscriptions are those of each client's running info, which the live watchers
 //     and the rebalance sweep (within its call budget, on the console that leads) read
 //     anyway; a group neither has read yet has no such finding.
