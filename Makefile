@@ -58,8 +58,8 @@ CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 # Once they are over, `.ci/run` starts its second lane's cluster beside the rest of make
 # test, which may start no cluster of its own: there RMQC_TEST_PRIVATE=off makes
 # dev.RequirePrivateCluster fail a test not named here.
-PRIVATE_TESTS := TestTwoClustersAtOnce|TestKilledBrokerIsNamedByEveryList|TestFrozenBrokerOnMetrics|TestFrozenBrokerGroupList|TestFrozenBrokerStartupReconciler|TestHeavyQueriesCapped|TestPreviewWithAFrozenThenKilledBrokerOnARealCluster|TestResetsGoOnlyToMastersOnARealCluster|TestReadsFallBackToTheSlaveOfAFrozenMaster|TestFrozenThenKilledBrokerOnARealCluster|TestClusterSwitch
-PRIVATE_PKGS := e2e|lookup|server|resets
+PRIVATE_TESTS := TestTwoClustersAtOnce|TestKilledBrokerIsNamedByEveryList|TestFrozenBrokerOnMetrics|TestFrozenBrokerGroupList|TestFrozenBrokerStartupReconciler|TestHeavyQueriesCapped|TestPreviewWithAFrozenThenKilledBrokerOnARealCluster|TestResetsGoOnlyToMastersOnARealCluster|TestReadsFallBackToTheSlaveOfAFrozenMaster|TestFrozenThenKilledBrokerOnARealCluster|TestClusterSwitch|TestMessagesLostWhenTheBrokerDeletesWhatAGroupHasNotRead
+PRIVATE_PKGS := e2e|lookup|server|resets|diagnosis
 EARLY_PKGS := dev|groups
 
 # Everything: lint, generated code, unit + integration (real RocketMQ) + HTTP + browser tests.

@@ -41,14 +41,21 @@ type Store interface {
 const (
 	MetricLag     = "lag"     // total lag, messages
 	MetricLagTime = "lagTime" // time behind, milliseconds
-	// Findings of the diagnosis (diagnosis.KindStuck, KindSlow): a rule on one fires
-	// while the group has it; its threshold is 0.
-	MetricStuck = "consumerStuck"
-	MetricSlow  = "slowConsumer"
+	// Findings of the diagnosis (diagnosis.KindStuck, KindSlow, KindLost,
+	// KindSubscriptions, KindChurn): a rule on one fires while the group has it; its
+	// threshold is 0. Client versions (an info finding) are no alert.
+	MetricStuck         = "consumerStuck"
+	MetricSlow          = "slowConsumer"
+	MetricLost          = "messagesLost"
+	MetricSubscriptions = "subscriptionDiffers"
+	MetricChurn         = "rebalanceChurn"
 )
 
+// findingMetrics are the metrics that are findings of the diagnosis.
+var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn}
+
 // IsFinding reports whether metric is a finding of the diagnosis rather than a number.
-func IsFinding(metric string) bool { return metric == MetricStuck || metric == MetricSlow }
+func IsFinding(metric string) bool { return slices.Contains(findingMetrics, metric) }
 
 // Webhook body formats.
 const (
@@ -128,9 +135,9 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 	if r.Name == "" {
 		r.Name = defaultName(r.Metric, r.GroupPattern)
 	}
-	switch r.Metric {
-	case MetricLag, MetricLagTime:
-	case MetricStuck, MetricSlow:
+	switch {
+	case r.Metric == MetricLag || r.Metric == MetricLagTime:
+	case IsFinding(r.Metric):
 		in.threshold, r.Threshold = nil, 0 // found or not: nothing to compare
 	default:
 		bad("metric", "alerts.error.metric")
@@ -381,8 +388,7 @@ func RuleName(l *i18n.Localizer, r store.AlertRule) string {
 	if r.Name != defaultName(r.Metric, r.GroupPattern) {
 		return r.Name
 	}
-	switch r.Metric {
-	case MetricLag, MetricLagTime, MetricStuck, MetricSlow:
+	if r.Metric == MetricLag || r.Metric == MetricLagTime || IsFinding(r.Metric) {
 		return l.T("alerts.rule.default_name."+r.Metric, "Group", r.GroupPattern)
 	}
 	return r.Name

@@ -45,3 +45,43 @@ func TestRuleOnAFindingFiresWhileTheGroupHasIt(t *testing.T) {
 		t.Fatalf("notifications %q", got)
 	}
 }
+
+// Rules on the later findings (messages lost, subscriptions that differ, frequent
+// rebalances) are taken, fire while the group has that finding and no other, and are
+// named in the notification.
+func TestRulesOnTheLaterFindingsFireWhileTheGroupHasThem(t *testing.T) {
+	for _, metric := range []string{MetricLost, MetricSubscriptions, MetricChurn} {
+		t.Run(metric, func(t *testing.T) {
+			st := open(t)
+			rcv := newReceiver(t)
+			now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			svc := NewService(st, Options{Now: func() time.Time { return now }})
+			if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, FormInput("", "order-*", metric, "", "", rcv.URL+"/hook", "")); err != nil {
+				t.Fatalf("a rule on %s: %v", metric, err)
+			}
+			client := &http.Client{Timeout: time.Second}
+			read := func(found ...string) int {
+				t.Helper()
+				if err := svc.Evaluate(t.Context(), now, []Observation{{Group: "order-a", Lag: lag(5), Findings: found}}); err != nil {
+					t.Fatal(err)
+				}
+				svc.sendDue(t.Context(), client)
+				now = now.Add(30 * time.Second)
+				n, _ := svc.Firing(t.Context())
+				return n
+			}
+			if n := read(MetricStuck); n != 0 {
+				t.Fatalf("another finding fired the %s rule (%d firing)", metric, n)
+			}
+			if n := read(metric); n != 1 {
+				t.Fatalf("%s found: %d firing, want 1", metric, n)
+			}
+			if n := read(); n != 0 {
+				t.Fatalf("%s gone: %d firing, want 0", metric, n)
+			}
+			if got := rcv.got(); len(got) != 2 || !strings.Contains(got[0], "[FIRING]") || !strings.Contains(got[0], "found since") {
+				t.Fatalf("notifications %q", got)
+			}
+		})
+	}
+}

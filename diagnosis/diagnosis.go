@@ -1,19 +1,35 @@
 // Package diagnosis says what is wrong with the cluster now, with the evidence and the
-// action to take: a consumer group that stopped consuming while its clients are online, one
-// that consumes slower than messages arrive, clients of one group on very different client
-// versions.
+// action to take: a consumer group whose committed offsets fell below the queues' min
+// offsets (the broker deleted messages it had not read), one that stopped consuming
+// while its clients are online, one that consumes slower than messages arrive, clients
+// of one group that subscribe differently, a group that keeps rebalancing, clients of
+// one group on very different client versions.
 //
 // It makes no broker call of its own. The lag collector hands it each read of the group
-// list (Observe, a LagCollector.Then hook) and it keeps a short window of each group's
-// figures in memory; pages and the API read the findings of the last read. Its cost in
-// broker calls is therefore the collector's: at 1 000 groups, per interval, one route
-// refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every group), the
-// lag-time reads the list already makes, and at most ClientLookups connection lists
-// (groups.Options.ClientLookups), whatever the number of viewers.
+// list (ObserveContext, a LagCollector.Then hook) and it keeps a short window of each
+// group's figures in memory; pages and the API read the findings of the last read. Its
+// cost in broker calls is therefore the collector's: at 1 000 groups, per interval, one
+// route refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every
+// group), the lag-time reads the list already makes, and at most ClientLookups
+// connection lists (groups.Options.ClientLookups), whatever the number of viewers.
+//
+//   - The min offsets that show lost messages come with the lag-time reads: a
+//     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
+//     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
+//     list makes to explain the time behind anyway. So only queues the broker no longer
+//     dates are checked, within the list's LagTimeLookups, most lagging first; a queue
+//     whose committed offset stands still is dated again every 10 minutes (a remembered
+//     store time is not taken longer), so a deletion under it shows within that.
+//   - Subscriptions are those of each client's running info, which the live watchers
+//     and the rebalance sweep (within its call budget, on the console that leads) read
+//     anyway; a group neither has read yet has no such finding.
+//   - Rebalance churn is one database query per read for every group (in batches of
+//     500 names, each an index range per group) over the stored rebalance events.
 package diagnosis
 
 import (
 	"cmp"
+	"context"
 	"net/url"
 	"slices"
 	"strconv"
@@ -24,6 +40,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/store"
 )
 
 // Kinds of finding.
@@ -36,10 +53,18 @@ const (
 	KindSlow = "slowConsumer"
 	// KindVersions: clients of one group run client versions of different release lines.
 	KindVersions = "clientVersions"
+	// KindLost: a group's committed offset on a queue is below the queue's min offset:
+	// the broker deleted messages before the group read them.
+	KindLost = "messagesLost"
+	// KindSubscriptions: clients of one group subscribe to different topics, or with
+	// different expressions.
+	KindSubscriptions = "subscriptionDiffers"
+	// KindChurn: a group rebalanced more in the last hour than a routine deploy does.
+	KindChurn = "rebalanceChurn"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindStuck, KindSlow, KindVersions}
+var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -90,6 +115,35 @@ type Options struct {
 	// Cluster gives the clients the list last saw (their versions); nil leaves that
 	// kind out.
 	Cluster *cluster.Cluster
+	// Subscriptions says how each group's clients subscribed when they did not all
+	// subscribe alike (*groups.RebalanceLog, fed by the live watchers and the
+	// collector's rebalance sweep); nil leaves that kind out.
+	Subscriptions Subscriptions
+	// Rebalances counts the stored rebalance events (*store.Store); nil leaves
+	// rebalanceChurn out.
+	Rebalances RebalanceCounter
+	// ChurnClients is how many clients may join or leave a group in ChurnOver before it
+	// is said to churn. A rolling restart makes two events per client (left, joined), so
+	// the default 10 lets one deploy of five clients an hour pass and catches a client
+	// that restarts or loses its heartbeat every ten minutes or so.
+	ChurnClients int64
+	// ChurnMoves is how many queue moves a group may make in ChurnOver. A rolling
+	// restart moves each queue about twice (away and back); the default 120 lets one
+	// deploy of a group of 60 queues an hour pass.
+	ChurnMoves int64
+	// ChurnOver is the span counted. Default one hour.
+	ChurnOver time.Duration
+}
+
+// RebalanceCounter is what the engine reads of the stored rebalance events: one query
+// for every group at each read.
+type RebalanceCounter interface {
+	RebalanceCounts(ctx context.Context, groups []string, since time.Time) (map[string]store.RebalanceCount, error)
+}
+
+// Subscriptions is what the engine reads of the clients' subscriptions.
+type Subscriptions interface {
+	SubscriptionSplit(group string) (groups.SubscriptionSplit, bool)
 }
 
 // point is one group's figures at one read: its lag, and the messages produced and
@@ -128,18 +182,32 @@ func New(opts Options) *Engine {
 	if opts.Keep <= 0 {
 		opts.Keep = 10 * time.Minute
 	}
+	if opts.ChurnClients <= 0 {
+		opts.ChurnClients = 10
+	}
+	if opts.ChurnMoves <= 0 {
+		opts.ChurnMoves = 120
+	}
+	if opts.ChurnOver <= 0 {
+		opts.ChurnOver = time.Hour
+	}
 	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
 		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
 }
 
-// Observe takes one read of the group list and works out the findings anew. It is the
-// collector's hook; a nil list is ignored.
-func (e *Engine) Observe(l *groups.List) {
+// Observe takes one read of the group list and works out the findings anew; a nil list
+// is ignored.
+func (e *Engine) Observe(l *groups.List) { e.ObserveContext(context.Background(), l) }
+
+// ObserveContext is Observe with the collector's context, for the store's read of the
+// rebalance counts. It is the collector's hook.
+func (e *Engine) ObserveContext(ctx context.Context, l *groups.List) {
 	if l == nil {
 		return
 	}
+	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := make(map[string][]point, len(l.Groups))
@@ -166,6 +234,15 @@ func (e *Engine) Observe(l *groups.List) {
 		}
 		next[g.Group] = h
 		if f, ok := e.progress(g, h); ok {
+			found = append(found, f)
+		}
+		if f, ok := lost(g, l.CheckedAt); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.subscriptions(g); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.churn(g, churn[g.Group], l.CheckedAt); ok {
 			found = append(found, f)
 		}
 		if f, ok := e.versions(g); ok {
@@ -334,6 +411,117 @@ func (e *Engine) versions(g groups.Summary) (Finding, bool) {
 	ev := i18n.M("diagnosis.evidence.versions", "Lines", strings.Join(names, ", "), "Clients", len(seen.Conns.Connections))
 	return Finding{Kind: KindVersions, Severity: Info, Subject: g.Group, Group: g.Group, Evidence: ev, Since: seen.At,
 		Action: groupURL(g.Group) + "/clients/" + url.PathEscape(first), ActionKind: "client"}, true
+}
+
+// rebalanceCounts reads every listed group's rebalances over ChurnOver in one query; nil
+// when there is no store or it failed (the finding then waits for a read that works).
+func (e *Engine) rebalanceCounts(ctx context.Context, l *groups.List) map[string]store.RebalanceCount {
+	if e.opts.Rebalances == nil {
+		return nil
+	}
+	names := make([]string, 0, len(l.Groups))
+	for _, g := range l.Groups {
+		if !g.System {
+			names = append(names, g.Group)
+		}
+	}
+	counts, err := e.opts.Rebalances.RebalanceCounts(ctx, names, l.CheckedAt.Add(-e.opts.ChurnOver))
+	if err != nil {
+		return nil
+	}
+	return counts
+}
+
+// churn finds a group that rebalanced more over ChurnOver than a routine deploy does:
+// each rebalance pauses the queues that move and may deliver messages again, and a
+// group that keeps rebalancing has a client restarting or losing its heartbeat.
+func (e *Engine) churn(g groups.Summary, n store.RebalanceCount, at time.Time) (Finding, bool) {
+	if n.Clients <= e.opts.ChurnClients && n.Moves <= e.opts.ChurnMoves {
+		return Finding{}, false
+	}
+	ev := i18n.M("diagnosis.evidence.churn", "Clients", n.Clients, "Moves", n.Moves, "Span", i18n.Span(e.opts.ChurnOver),
+		"MaxClients", e.opts.ChurnClients, "MaxMoves", e.opts.ChurnMoves)
+	return Finding{Kind: KindChurn, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: at, Action: groupURL(g.Group) + "#timeline", ActionKind: "timeline"}, true
+}
+
+// maxNamedClients bounds the clients a finding's evidence names.
+const maxNamedClients = 5
+
+// subscriptions finds the clients of one online group that do not all subscribe alike.
+// Queues of a topic are shared out among every client of the group, so the queues given
+// to a client that does not subscribe to the topic (or filters with another expression)
+// are not consumed as the others expect: messages wait or are skipped. The clients'
+// subscriptions are those of the last watcher or sweep read, which reads each client's
+// running info; the sweep runs after this read, so a change shows one interval later.
+func (e *Engine) subscriptions(g groups.Summary) (Finding, bool) {
+	if e.opts.Subscriptions == nil || !g.Online {
+		return Finding{}, false
+	}
+	sp, ok := e.opts.Subscriptions.SubscriptionSplit(g.Group)
+	if !ok || len(sp.Clients) < 2 {
+		return Finding{}, false
+	}
+	var each []string
+	for i, c := range sp.Clients {
+		if i == maxNamedClients {
+			each = append(each, "…")
+			break
+		}
+		subs := make([]string, len(c.Subscriptions))
+		for j, s := range c.Subscriptions {
+			subs[j] = s.Topic + " (" + s.Expression + ")"
+		}
+		if len(subs) == 0 {
+			subs = []string{"-"}
+		}
+		each = append(each, c.ClientID+": "+strings.Join(subs, ", "))
+	}
+	ev := i18n.M("diagnosis.evidence.subscriptions", "Clients", len(sp.Clients), "Each", strings.Join(each, "; "))
+	return Finding{Kind: KindSubscriptions, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: sp.At, Action: groupURL(g.Group), ActionKind: "group"}, true
+}
+
+// maxNamedQueues bounds the queues a finding's evidence names; the count covers all.
+const maxNamedQueues = 5
+
+// lost finds the queues whose committed offset is below the queue's min offset: the
+// messages in between were deleted by the broker (its files expired or the disk filled)
+// before the group read them. The min offset is the list's (QueueLag.MinOffset), read
+// only for queues whose committed message the broker no longer dates; a queue never
+// committed (no offset, or -1) loses nothing, nor does offset 0 while the min offset
+// is 0.
+func lost(g groups.Summary, at time.Time) (Finding, bool) {
+	var count int64
+	var names []string
+	queues := 0
+	topics := map[string]bool{}
+	for _, q := range g.Queues {
+		if q.MinOffset == nil || q.ConsumerOffset == nil || *q.ConsumerOffset < 0 || *q.ConsumerOffset >= *q.MinOffset {
+			continue
+		}
+		count += *q.MinOffset - *q.ConsumerOffset
+		topics[q.Topic] = true
+		if queues++; queues <= maxNamedQueues {
+			names = append(names, groups.QueueKey(q.Queue()))
+		} else if queues == maxNamedQueues+1 {
+			names = append(names, "…")
+		}
+	}
+	if count == 0 {
+		return Finding{}, false
+	}
+	// The reset form, on the topic when only one lost messages: to its earliest offset
+	// the group consumes what is still stored.
+	action := groupURL(g.Group) + "/reset?mode=earliest"
+	if len(topics) == 1 {
+		for t := range topics {
+			action += "&topic=" + url.QueryEscape(t)
+		}
+	}
+	ev := i18n.M("diagnosis.evidence.lost", "Count", count, "QueueCount", queues, "Queues", strings.Join(names, ", "))
+	return Finding{Kind: KindLost, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: at, Action: action, ActionKind: "reset"}, true
 }
 
 func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }

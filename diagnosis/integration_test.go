@@ -153,3 +153,65 @@ func indexOf(fs []Finding, group string) int {
 	}
 	return -1
 }
+
+// TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo runs two real consumers in
+// one group, one on a topic and the other on that topic and a second: the collector's
+// reads with the rebalance sweep after each (as the leading console runs them) find the
+// subscriptions differ, and the finding goes when the second consumer stops.
+func TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second,
+		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
+	cc := cluster.New(c, cluster.Options{})
+	svc := groups.NewService(c, groups.Options{Cluster: cc})
+	rlog := groups.NewRebalanceLog(nil, nil)
+	sweep := groups.NewRebalanceSweep(svc, rlog, 2000, nil)
+	eng := New(Options{Cluster: cc, Subscriptions: rlog})
+
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	broker := cl.Brokers[0]
+	orders, refunds := dev.UniqueName("diag-subs"), dev.UniqueName("diag-subs-extra")
+	for _, topic := range []string{orders, refunds} {
+		if err := cl.CreateTopicOn(ctx, topic, 2, broker); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := dev.UniqueName("diag-subs-cg")
+	dev.StartConsumerProcess(t, cl.NameServer, group, orders)
+	second := dev.StartConsumerProcess(t, cl.NameServer, group, orders, refunds)
+	read := func() {
+		l, err := svc.List(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.Observe(l)
+		sweep.Sweep(ctx, l)
+	}
+	start := time.Now()
+	dev.Eventually(t, 60*time.Second, "subscriptions found to differ", func() error {
+		read()
+		if f, _ := eng.ForGroup(group); len(f) != 1 || f[0].Kind != KindSubscriptions {
+			return fmt.Errorf("findings of %s: %v", group, kindsOf(f))
+		}
+		return nil
+	})
+	t.Logf("subscriptionDiffers found %s after the consumers started", time.Since(start).Round(time.Second))
+	f, _ := eng.ForGroup(group)
+	if ev := f[0].Evidence.String(); !strings.Contains(ev, refunds) || strings.Count(ev, orders) < 2 {
+		t.Errorf("evidence %q, want each client with its topics", ev)
+	}
+	second.Stop()
+	start = time.Now()
+	dev.Eventually(t, 90*time.Second, "subscriptionDiffers gone", func() error {
+		read()
+		if f, _ := eng.ForGroup(group); len(f) != 0 {
+			return fmt.Errorf("findings of %s: %v", group, kindsOf(f))
+		}
+		return nil
+	})
+	t.Logf("subscriptionDiffers gone %s after the second consumer stopped", time.Since(start).Round(time.Second))
+}

@@ -552,10 +552,7 @@ func (d *Detail) applyRunningInfos(infos []*rocketmq.ConsumerRunningInfo) {
 		}
 		c.StrategyProperty = info.Properties["allocateMessageQueueStrategy"]
 		c.Strategy = rocketmq.StrategyName(c.StrategyProperty)
-		for _, sd := range info.Subscriptions {
-			c.Subscriptions = append(c.Subscriptions, Subscription{Topic: sd.Topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
-		}
-		sort.Slice(c.Subscriptions, func(a, b int) bool { return c.Subscriptions[a].Topic < c.Subscriptions[b].Topic })
+		c.applySubscriptions(info)
 		for _, st := range info.StatusTable {
 			c.ConsumeTPS += st.ConsumeOKTPS
 		}
@@ -723,6 +720,14 @@ func (d *Detail) summarise() {
 	default:
 		d.TotalLagNote = i18n.TextOf(i18n.M("group.note.nothing"))
 	}
+}
+
+// applySubscriptions adds the client's subscriptions from its running info, by topic.
+func (c *Client) applySubscriptions(info *rocketmq.ConsumerRunningInfo) {
+	for _, sd := range info.Subscriptions {
+		c.Subscriptions = append(c.Subscriptions, Subscription{Topic: sd.Topic, Expression: sd.SubString, ExpressionType: sd.ExpressionType})
+	}
+	sort.Slice(c.Subscriptions, func(a, b int) bool { return c.Subscriptions[a].Topic < c.Subscriptions[b].Topic })
 }
 
 // subscriptionKey is a client's subscriptions as one comparable string.

@@ -17,7 +17,9 @@ import (
 // caught up. The store time comes from QUERY_CONSUME_TIME_SPAN (one request per group,
 // topic and broker answers every queue's delayTime); since the message at an offset
 // never changes, store times are remembered by queue and offset, and a group whose
-// offset has not moved costs nothing on the next pass.
+// offset has not moved costs nothing on the next pass — for storeTimeFresh: the broker
+// may delete the message meanwhile (its file expired, the disk filled), and only a new
+// read finds that out (the min offset explainOdd reads, which shows lost messages).
 
 // DefaultLagTimeLookups is how many (group, topic, broker) store-time reads one pass of
 // the list makes.
@@ -26,31 +28,45 @@ const DefaultLagTimeLookups = 200
 // maxStoreTimes bounds the memory of store times (about 100 bytes each).
 const maxStoreTimes = 200_000
 
+// storeTimeFresh is how long a remembered store time is taken without asking again: a
+// group that stays behind costs one read per topic and broker this often.
+const storeTimeFresh = 10 * time.Minute
+
 type storeKey struct {
 	mq     rocketmq.MessageQueue
 	offset int64
 }
 
-// storeTimes remembers the store time (epoch ms) of the message at a queue offset.
+// storeTimes remembers the store time (epoch ms) of the message at a queue offset, and
+// when it was read.
 type storeTimes struct {
 	mu sync.Mutex
-	m  map[storeKey]int64
+	m  map[storeKey]storeTime
 }
 
-func (st *storeTimes) get(k storeKey) (int64, bool) {
+type storeTime struct {
+	at     int64
+	readAt time.Time
+}
+
+// get returns the store time remembered for k if it was read within storeTimeFresh of now.
+func (st *storeTimes) get(k storeKey, now time.Time) (int64, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	v, ok := st.m[k]
-	return v, ok
+	if !ok || now.Sub(v.readAt) >= storeTimeFresh {
+		return 0, false
+	}
+	return v.at, true
 }
 
-func (st *storeTimes) put(k storeKey, v int64) {
+func (st *storeTimes) put(k storeKey, v int64, now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.m == nil || len(st.m) >= maxStoreTimes {
-		st.m = map[storeKey]int64{} // start over: entries of moved offsets are never read again
+		st.m = map[storeKey]storeTime{} // start over: entries of moved offsets are never read again
 	}
-	st.m[k] = v
+	st.m[k] = storeTime{at: v, readAt: now}
 }
 
 // lagTimeRead is one QUERY_CONSUME_TIME_SPAN to make: a group's lagging queues of a
@@ -83,7 +99,7 @@ func (s *Service) lagTimeNeeds(group string, qs []QueueLag, brokers map[string]c
 			q.LagTimeMs = &zero
 			continue
 		}
-		if at, ok := s.storeTimes.get(storeKey{q.Queue(), *q.ConsumerOffset}); ok {
+		if at, ok := s.storeTimes.get(storeKey{q.Queue(), *q.ConsumerOffset}, now); ok {
 			q.setLagTime(now, at)
 			continue
 		}
@@ -173,7 +189,7 @@ func (s *Service) applySpans(r *lagTimeRead, spans []rocketmq.QueueTimeSpan, now
 				odd = append(odd, q)
 				continue
 			}
-			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at)
+			s.storeTimes.put(storeKey{q.Queue(), *q.ConsumerOffset}, at, now)
 			q.setLagTime(now, at)
 		}
 	}

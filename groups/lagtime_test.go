@@ -147,3 +147,65 @@ func TestOffsetZeroAtMinOffsetZeroIsNotCalledGone(t *testing.T) {
 		}
 	}
 }
+
+// deletable is a broker that, once deleted is set, has deleted the messages below min:
+// the store time it gives for the committed offset is older than its oldest message.
+type deletable struct {
+	oddSpans
+	deleted *bool
+}
+
+func (d deletable) TopicStats(ctx context.Context, addr, topic string) (*rocketmq.TopicStats, error) {
+	if !*d.deleted {
+		return d.Fake.TopicStats(ctx, addr, topic)
+	}
+	return d.oddSpans.TopicStats(ctx, addr, topic)
+}
+
+func (d deletable) ConsumeTimeSpan(ctx context.Context, addr, topic, group string) ([]rocketmq.QueueTimeSpan, error) {
+	spans, err := d.Fake.ConsumeTimeSpan(ctx, addr, topic, group)
+	for i := range spans {
+		if *d.deleted { // the oldest message left is newer than any the clock may say
+			spans[i].MinTimeStamp += (time.Hour).Milliseconds()
+		}
+	}
+	return spans, err
+}
+
+// A remembered store time is read again after storeTimeFresh: a group that stays behind
+// at one offset while the broker deletes the message there is then shown with the
+// queue's min offset above its committed one (what the diagnosis calls messages lost),
+// not with the age it had before the deletion forever.
+func TestARememberedStoreTimeIsReadAgainSoADeletedMessageShows(t *testing.T) {
+	f := newScenario()
+	f.setTopic("T", map[string]int{"broker-a": 1})
+	f.group("G")
+	for range 3 {
+		f.Put("T", "broker-a", 0, clustertest.NewMessage("", "", nil, "", time.Now().Add(-time.Hour)))
+	}
+	f.SetOffset("G", mq("T", "broker-a", 0), 1)
+	deleted := false
+	b := deletable{oddSpans{f, map[rocketmq.MessageQueue]int64{mq("T", "broker-a", 0): 2}}, &deleted}
+	now := time.Now()
+	s := NewService(b, Options{Now: func() time.Time { return now }})
+	minOffset := func() *int64 {
+		t.Helper()
+		l, err := s.List(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return find(l, "G").Queues[0].MinOffset
+	}
+	if m := minOffset(); m != nil {
+		t.Fatalf("before the deletion: min offset %d read, want none", *m)
+	}
+	deleted = true
+	now = now.Add(storeTimeFresh - time.Second)
+	if m := minOffset(); m != nil {
+		t.Fatalf("within storeTimeFresh: min offset %d read, want the remembered store time", *m)
+	}
+	now = now.Add(time.Second)
+	if m := minOffset(); m == nil || *m != 2 {
+		t.Fatalf("after storeTimeFresh: min offset %v, want 2 (the message at the committed 1 deleted)", m)
+	}
+}

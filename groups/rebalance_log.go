@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,39 @@ type groupTrack struct {
 	// stored counts the times events were recorded, so a watcher knows when another
 	// observer recorded some and reloads the timeline.
 	stored uint64
+	// split is what each client subscribed to at the last read that heard from every
+	// client, when they did not all subscribe alike; nil otherwise.
+	split *SubscriptionSplit
+}
+
+// ClientSubscriptions is what one client of a group subscribes to.
+type ClientSubscriptions struct {
+	ClientID      string         `json:"clientId"`
+	Subscriptions []Subscription `json:"subscriptions"`
+}
+
+// SubscriptionSplit is a group whose clients do not all subscribe alike (topics or
+// expressions), as read At from each client's running info.
+type SubscriptionSplit struct {
+	At      time.Time
+	Clients []ClientSubscriptions
+}
+
+// SubscriptionSplit returns how the group's clients subscribed at the last read by a
+// watcher or the sweep, when they did not all subscribe alike; false when they did, or
+// when that read did not hear from every client (a client that did not report could
+// subscribe either way).
+func (r *RebalanceLog) SubscriptionSplit(group string) (SubscriptionSplit, bool) {
+	g, ok := r.lookup(group)
+	if !ok {
+		return SubscriptionSplit{}, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.split == nil {
+		return SubscriptionSplit{}, false
+	}
+	return *g.split, true
 }
 
 // NewRebalanceLog returns a log storing events in st (nil keeps none).
@@ -113,6 +147,14 @@ func (r *RebalanceLog) observe(ctx context.Context, d *Detail) []Event {
 	events := g.t.observe(d)
 	if d.clientsKnown {
 		g.at, g.clients = d.CheckedAt, len(d.Clients)
+	}
+	g.split = nil
+	if d.clientsKnown && d.ownersKnown && d.SubscriptionsDiffer {
+		sp := &SubscriptionSplit{At: d.CheckedAt, Clients: make([]ClientSubscriptions, len(d.Clients))}
+		for i, c := range d.Clients {
+			sp.Clients[i] = ClientSubscriptions{ClientID: c.ClientID, Subscriptions: slices.Clone(c.Subscriptions)}
+		}
+		g.split = sp
 	}
 	if len(events) == 0 {
 		return nil

@@ -91,3 +91,48 @@ func TestSweepTakesTheClientsTheListJustRead(t *testing.T) {
 		t.Errorf("sweep %+v, want 2 groups read with 3 calls", s)
 	}
 }
+
+// The sweep's running infos carry each client's subscriptions: when the clients of a group
+// subscribe differently the log keeps what each subscribes to, and forgets it at the
+// first read that finds them alike.
+func TestSweepKeepsHowTheClientsOfAGroupSubscribeWhenTheyDiffer(t *testing.T) {
+	f := newScenario()
+	f.setTopic("T", map[string]int{"broker-a": 2})
+	f.setTopic("U", map[string]int{"broker-a": 2})
+	f.setOffsets("G", "broker-a", "T", map[int][2]int64{0: {5, 1}, 1: {5, 1}})
+	f.setClients("G", map[string]clientSpec{
+		"c1": {topics: []string{"T"}, holds: queues("T", "broker-a", 0)},
+		"c2": {topics: []string{"T", "U"}, holds: queues("T", "broker-a", 1)},
+	})
+	svc := NewService(f, Options{})
+	rlog := NewRebalanceLog(nil, nil)
+	sweep := NewRebalanceSweep(svc, rlog, 0, nil)
+	ctx := context.Background()
+	read := func() {
+		t.Helper()
+		l, err := svc.List(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweep.Sweep(ctx, l)
+	}
+	read()
+	sp, ok := rlog.SubscriptionSplit("G")
+	if !ok || len(sp.Clients) != 2 || sp.At.IsZero() {
+		t.Fatalf("split %+v %v, want both clients", sp, ok)
+	}
+	for _, c := range sp.Clients {
+		want := map[string]int{"c1": 1, "c2": 2}[c.ClientID]
+		if len(c.Subscriptions) != want {
+			t.Errorf("%s subscribes %+v, want %d topics", c.ClientID, c.Subscriptions, want)
+		}
+	}
+	f.setClients("G", map[string]clientSpec{
+		"c1": {topics: []string{"T"}, holds: queues("T", "broker-a", 0)},
+		"c2": {topics: []string{"T"}, holds: queues("T", "broker-a", 1)},
+	})
+	read()
+	if sp, ok := rlog.SubscriptionSplit("G"); ok {
+		t.Fatalf("clients subscribing alike: split %+v", sp)
+	}
+}

@@ -256,5 +256,13 @@ func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, 
 		calls += len(d.Clients)
 	}
 	d.applyOwners(infos)
+	// The running infos carry each client's subscriptions too: whether they agree
+	// costs nothing more.
+	for i, info := range infos {
+		if info != nil {
+			d.Clients[i].applySubscriptions(info)
+		}
+	}
+	d.checkSubscriptions()
 	return d, calls
 }

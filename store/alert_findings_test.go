@@ -43,3 +43,44 @@ func TestUpgradeKeepsAlertRulesAndTakesFindingRules(t *testing.T) {
 		}
 	})
 }
+
+// A console from before rules on the later findings (schema 14) with a rule on a stuck
+// consumer firing upgrades in place: the rule and its state are kept, and rules on lost
+// messages, differing subscriptions and frequent rebalances can then be stored.
+func TestUpgradeKeepsAlertRulesAndTakesTheLaterFindingRules(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		now := time.UnixMilli(1_700_000_000_000).UTC()
+		old := openAtVersion(t, db, 14)
+		audit := func() *AuditEntry {
+			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
+		}
+		r := &AlertRule{Name: "stuck", GroupPattern: "orders-*", Metric: "consumerStuck", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
+			t.Fatal(err)
+		}
+		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		lost := &AlertRule{Name: "lost", GroupPattern: "orders-*", Metric: "messagesLost", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, lost, audit()); err == nil {
+			t.Fatal("schema 14 stored a rule on messagesLost")
+		}
+		old.Close()
+		s := db.open(t)
+		rules, err := s.AlertRules(ctx)
+		if err != nil || len(rules) != 1 || rules[0].Name != "stuck" {
+			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
+		}
+		states, err := s.AlertStates(ctx)
+		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
+			t.Fatalf("states after the upgrade: %+v, %v", states, err)
+		}
+		for _, m := range []string{"messagesLost", "subscriptionDiffers", "rebalanceChurn"} {
+			rule := &AlertRule{Name: m, GroupPattern: "orders-*", Metric: m, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+			if err := s.CreateAlertRule(ctx, rule, audit()); err != nil {
+				t.Errorf("a rule on %s: %v", m, err)
+			}
+		}
+	})
+}

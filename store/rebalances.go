@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -165,6 +166,49 @@ func (s *Store) RebalanceDays(ctx context.Context, group string, since time.Time
 	out := make([]RebalanceDay, len(rows))
 	for i, r := range rows {
 		out[i] = RebalanceDay(r)
+	}
+	return out, nil
+}
+
+// RebalanceCount is how much a group rebalanced over a span.
+type RebalanceCount struct {
+	// Moves counts the queues that moved from one client to another (or were assigned).
+	Moves int64
+	// Clients counts the clients that joined or left.
+	Clients int64
+}
+
+// rebalanceCountsBatch bounds the group names of one query (SQLite takes 32 766
+// parameters; a few hundred keep each statement small).
+const rebalanceCountsBatch = 500
+
+// RebalanceCounts counts each group's moves and clients joined or left from since on,
+// for the groups named (the groups absent from the answer have none): one query per 500
+// groups, each an index range per group, so the diagnosis reads every group at each
+// collection for the price of one round trip.
+func (s *Store) RebalanceCounts(ctx context.Context, groups []string, since time.Time) (map[string]RebalanceCount, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	out := map[string]RebalanceCount{}
+	for batch := range slices.Chunk(groups, rebalanceCountsBatch) {
+		var rows []struct {
+			GroupName string
+			Moves     int64
+			Clients   int64
+		}
+		err := s.DB.WithContext(ctx).Model(&rebalanceRow{}).
+			Select("group_name, "+
+				// CAST: PostgreSQL sums BIGINTs as NUMERIC.
+				"CAST(sum(CASE WHEN kind = 'moved' THEN 1 ELSE 0 END) AS BIGINT) AS moves, "+
+				"CAST(sum(CASE WHEN kind IN ('joined', 'left') THEN 1 ELSE 0 END) AS BIGINT) AS clients").
+			Where("cluster = ? AND group_name IN ? AND at_ms >= ?", s.cluster, batch, since.UnixMilli()).
+			Group("group_name").Scan(&rows).Error
+		if err != nil {
+			return nil, fmt.Errorf("count rebalances of %d groups: %w", len(groups), err)
+		}
+		for _, r := range rows {
+			out[r.GroupName] = RebalanceCount{Moves: r.Moves, Clients: r.Clients}
+		}
 	}
 	return out, nil
 }

@@ -130,3 +130,42 @@ func TestRebalanceCostIsKeptAndSummedPerDay(t *testing.T) {
 		}
 	})
 }
+
+// The counts the diagnosis reads at each collection: per group named, the moves and the
+// clients joined or left from the given time on, in one call; groups without events,
+// events before the time and groups not named are left out.
+func TestRebalanceCountsCountEachNamedGroupSinceATime(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		s := db.open(t)
+		since := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+		q := 0
+		var in []RebalanceEvent
+		for i := range 3 {
+			at := since.Add(time.Duration(i) * time.Minute)
+			in = append(in,
+				RebalanceEvent{Group: "G", At: at, Kind: "left", ClientID: "a"},
+				RebalanceEvent{Group: "G", At: at, Kind: "joined", ClientID: "a"},
+				RebalanceEvent{Group: "G", At: at, Kind: "moved", Topic: "T", BrokerName: "b", QueueID: &q, From: "a", To: "b"},
+				RebalanceEvent{Group: "G", At: at, Kind: "moved", Topic: "T", BrokerName: "b", QueueID: &q, From: "b", To: "a"})
+		}
+		in = append(in,
+			RebalanceEvent{Group: "G", At: since.Add(-time.Second), Kind: "joined", ClientID: "old"},
+			RebalanceEvent{Group: "G", At: since, Kind: "locked", Topic: "T", BrokerName: "b", QueueID: &q, To: "a"},
+			RebalanceEvent{Group: "calm", At: since.Add(-time.Hour), Kind: "joined", ClientID: "c"},
+			RebalanceEvent{Group: "unnamed", At: since, Kind: "joined", ClientID: "u"})
+		if err := s.AddRebalanceEvents(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.RebalanceCounts(ctx, []string{"G", "calm", "absent"}, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got["G"] != (RebalanceCount{Moves: 6, Clients: 6}) {
+			t.Errorf("counts %+v, want only G with 6 moves and 6 clients joined or left", got)
+		}
+		if got, err := s.RebalanceCounts(ctx, nil, since); err != nil || len(got) != 0 {
+			t.Errorf("no group named: %+v, %v", got, err)
+		}
+	})
+}
