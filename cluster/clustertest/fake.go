@@ -616,6 +616,11 @@ func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, 
 	return r, nil
 }
 
+// PullHeld is Pull: the fake holds no pull, it answers at once.
+func (f *Fake) PullHeld(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int, _ time.Duration) (*rocketmq.PullResult, error) {
+	return f.Pull(ctx, addr, mq, offset, maxNums)
+}
+
 // QueryMessageByKey answers as a broker does: the newest maxNum messages with the key.
 func (f *Fake) QueryMessageByKey(ctx context.Context, addr, topic, key string, maxNum int, begin, end time.Time) (*rocketmq.QueryResult, error) {
 	b, err := f.enter(ctx, "QueryMessageByKey", addr)
