@@ -87,17 +87,29 @@ func (h *TailHub) Watch(q TailQuery, admit Admit) (*TailViewer, error) {
 	defer h.mu.Unlock()
 	key := q.key()
 	t := h.tails[key]
-	if t == nil {
-		leave := func() {}
+	start := t == nil
+	leave := func() {}
+	if start {
 		if admit != nil {
 			var err error
 			if leave, err = admit(); err != nil {
 				return nil, err
 			}
 		}
-		ctx, stop := context.WithCancel(context.Background())
-		t = &hubTail{stop: stop, viewers: map[*TailViewer]struct{}{}}
+		t = &hubTail{viewers: map[*TailViewer]struct{}{}}
 		h.tails[key] = t
+	}
+	v := &TailViewer{hub: h, key: key, t: t, wake: make(chan struct{}, 1)}
+	t.mu.Lock()
+	t.viewers[v] = struct{}{}
+	v.started, v.newStarted = t.started, !t.started.IsZero()
+	v.failures, v.newFailures = t.failures, len(t.failures) > 0
+	v.ended, v.err = t.ended, t.err
+	t.mu.Unlock()
+	if start {
+		// The first viewer is in before the tail runs, so it misses nothing.
+		ctx, stop := context.WithCancel(context.Background())
+		t.stop = stop
 		h.running.Add(1)
 		h.starts.Add(1)
 		go func() {
@@ -113,13 +125,6 @@ func (h *TailHub) Watch(q TailQuery, admit Admit) (*TailViewer, error) {
 			h.mu.Unlock()
 		}()
 	}
-	v := &TailViewer{hub: h, key: key, t: t, wake: make(chan struct{}, 1)}
-	t.mu.Lock()
-	t.viewers[v] = struct{}{}
-	v.started, v.newStarted = t.started, !t.started.IsZero()
-	v.failures, v.newFailures = t.failures, len(t.failures) > 0
-	v.ended, v.err = t.ended, t.err
-	t.mu.Unlock()
 	return v, nil
 }
 
