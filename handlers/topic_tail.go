@@ -95,18 +95,25 @@ func (h *Messages) TailPage(c *gin.Context) {
 // upgrade to an API client, with the usual error answer; the page gets them as the
 // socket's last frame, so it does not reconnect without a word.
 func (h *Messages) TailWS(c *gin.Context) {
+	page := c.Query("frames") == framesHTML
 	if h.Tails == nil {
-		h.Fail(c, errNoCluster())
+		err := errNoCluster()
+		status, code := errorStatus(err)
+		failJSON(c, status, code, err)
 		return
 	}
-	page := c.Query("frames") == framesHTML
 	q, _, err := tailQuery(c)
 	var v *lookup.TailViewer
 	if err == nil {
 		v, err = h.Tails.Tail(c.Request.Context(), q, func() (func(), error) { return h.enterHeavy(c) })
 	}
 	if err != nil && !page {
-		h.Fail(c, msgFirstProblem(err))
+		err = msgFirstProblem(err)
+		status, code := errorStatus(err)
+		if status >= 500 {
+			h.Log.Error("live tail refused", "op", operation(c), "code", code, "err", err)
+		}
+		failJSON(c, status, code, err)
 		return
 	}
 	if v != nil {
