@@ -99,7 +99,8 @@ type Service struct {
 	audit       ChangeLog
 	clusterName string
 
-	tails *TailHub
+	tails          *TailHub
+	tailRouteEvery time.Duration
 }
 
 // New returns a Service over a.
@@ -118,7 +119,7 @@ func New(a Admin, opts Options) *Service {
 	if s.cluster == nil {
 		s.cluster = cluster.New(a, cluster.Options{Parallelism: opts.Parallelism})
 	}
-	s.tails = NewTailHub(s.Follow, opts.Tail)
+	s.tails, s.tailRouteEvery = NewTailHub(s.Follow, opts.Tail), opts.Tail.RouteEvery
 	return s
 }
 

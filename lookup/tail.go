@@ -80,7 +80,11 @@ const opTail = "live tail"
 // Queues added to the route later are read from the offset of Follow's start time. An
 // error is returned only when the tail could not start (the topic's route).
 func (s *Service) Follow(ctx context.Context, q TailQuery, emit func(TailEvent)) error {
-	return s.follow(ctx, q, emit, tailRouteEvery)
+	every := s.tailRouteEvery
+	if every <= 0 {
+		every = tailRouteEvery
+	}
+	return s.follow(ctx, q, emit, every)
 }
 
 // tailRun is a tail under way: its queues' readers and the brokers failing now.

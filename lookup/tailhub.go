@@ -25,6 +25,9 @@ type TailOptions struct {
 	// Buffer is how many messages wait for a viewer (default 256); more are counted as
 	// skipped, so a slow viewer never holds up the tail or the other viewers.
 	Buffer int
+	// RouteEvery is how often a tail reads its topic's route again, to follow queues
+	// added and brokers joining or leaving (default 10 s).
+	RouteEvery time.Duration
 }
 
 // Defaults of TailOptions.
