@@ -117,9 +117,11 @@ func (s *Service) follow(ctx context.Context, q TailQuery, emit func(TailEvent),
 	if err != nil {
 		return err
 	}
+	// A queue whose broker does not answer now is read, once it does, from this time.
 	t.started = time.Now()
 	t.follow(ctx, route, true)
-	emit(TailEvent{Started: t.started})
+	// Every answering queue is read from its max offset as read just now.
+	emit(TailEvent{Started: time.Now()})
 	tick := time.NewTicker(routeEvery)
 	defer tick.Stop()
 	for {
@@ -195,25 +197,41 @@ func (t *tailRun) follow(ctx context.Context, route *cluster.Route, first bool) 
 }
 
 // startOffset is where mq is read from: its max offset (first), or the offset of the
-// tail's start time. It asks until a broker answers or ctx ends; -1 when it ended.
+// tail's start time; -1 when its broker did not answer (the reader asks again, by time).
+// One failing broker does not hold up the start of the others' queues.
 func (t *tailRun) startOffset(ctx context.Context, b cluster.Broker, mq rocketmq.MessageQueue, first bool) int64 {
+	var off int64
+	err := t.ask(ctx, b, func(ctx context.Context, addr string) error {
+		var err error
+		if first {
+			off, err = t.s.maxOffset(ctx, addr, mq)
+		} else {
+			off, err = t.s.admin.SearchOffset(ctx, addr, mq, t.started, rocketmq.BoundaryLower)
+		}
+		return err
+	})
+	if err != nil {
+		return -1
+	}
+	return off
+}
+
+// offsetSinceStart asks, until its broker answers or ctx ends, for the offset of the
+// first message of mq stored since the tail started; false when ctx ended.
+func (t *tailRun) offsetSinceStart(ctx context.Context, b cluster.Broker, mq rocketmq.MessageQueue) (int64, bool) {
 	wait := tailRetryMin
 	for {
 		var off int64
 		err := t.ask(ctx, b, func(ctx context.Context, addr string) error {
 			var err error
-			if first {
-				off, err = t.s.maxOffset(ctx, addr, mq)
-			} else {
-				off, err = t.s.admin.SearchOffset(ctx, addr, mq, t.started, rocketmq.BoundaryLower)
-			}
+			off, err = t.s.admin.SearchOffset(ctx, addr, mq, t.started, rocketmq.BoundaryLower)
 			return err
 		})
 		if err == nil {
-			return off
+			return off, true
 		}
 		if !sleep(ctx, wait) {
-			return -1
+			return 0, false
 		}
 		wait = min(wait*2, tailRetryMax)
 	}
@@ -241,7 +259,13 @@ func (s *Service) maxOffset(ctx context.Context, addr string, mq rocketmq.Messag
 // by time, which may be a message early.
 func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.MessageQueue, offset, since int64) {
 	if offset < 0 {
-		return
+		// Its broker did not answer when the tail started: what it stored since then is
+		// read once it answers.
+		var ok bool
+		if offset, ok = t.offsetSinceStart(ctx, b, mq); !ok {
+			return
+		}
+		since = t.started.UnixMilli()
 	}
 	wait := tailRetryMin
 	for ctx.Err() == nil {
@@ -273,11 +297,15 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 					kept = append(kept, Message{BrokerName: b.Name, Message: m})
 				}
 			}
-			offset = max(next, r.NextBeginOffset)
 			if len(kept) > 0 {
 				t.emit(TailEvent{Messages: kept})
 			}
+			moved := max(next, r.NextBeginOffset) > offset
+			offset = max(next, r.NextBeginOffset)
 			t.readTo(mq, offset)
+			if !moved && !sleep(ctx, tailIdle) { // an answer that does not move on: do not spin
+				return
+			}
 		case rocketmq.PullNoNewMsg:
 			if time.Since(began) < tailQuickAnswer && !sleep(ctx, tailIdle) {
 				return
