@@ -87,6 +87,12 @@ func (s *Service) Follow(ctx context.Context, q TailQuery, emit func(TailEvent))
 	return s.follow(ctx, q, emit, every)
 }
 
+// tailReader is the reader of one queue: the broker it asks, and how to stop it.
+type tailReader struct {
+	broker cluster.Broker
+	stop   context.CancelFunc
+}
+
 // tailRun is a tail under way: its queues' readers and the brokers failing now.
 type tailRun struct {
 	s       *Service
@@ -94,9 +100,9 @@ type tailRun struct {
 	emit    func(TailEvent)
 	started time.Time
 
-	// mu guards the maps, and orders the failure events.
+	// mu guards the maps, and orders the events: a stopped reader reports nothing more.
 	mu      sync.Mutex
-	readers map[rocketmq.MessageQueue]context.CancelFunc
+	readers map[rocketmq.MessageQueue]tailReader
 	// offsets are where each queue read so far goes on: a queue that leaves the route
 	// and comes back is read on from there, not again.
 	offsets map[rocketmq.MessageQueue]int64
@@ -108,7 +114,7 @@ func (s *Service) follow(ctx context.Context, q TailQuery, emit func(TailEvent),
 	if err := q.Validate(); err != nil {
 		return err
 	}
-	t := &tailRun{s: s, q: q, emit: emit, readers: map[rocketmq.MessageQueue]context.CancelFunc{},
+	t := &tailRun{s: s, q: q, emit: emit, readers: map[rocketmq.MessageQueue]tailReader{},
 		offsets: map[rocketmq.MessageQueue]int64{}, failing: map[string]BrokerFailure{}}
 	defer t.wg.Wait()
 	ctx, stop := context.WithCancel(ctx)
@@ -150,9 +156,11 @@ func (s *Service) follow(ctx context.Context, q TailQuery, emit func(TailEvent),
 func (t *tailRun) follow(ctx context.Context, route *cluster.Route, first bool) {
 	queues := route.ReadQueues()
 	t.mu.Lock()
-	for mq, stop := range t.readers {
-		if !slices.Contains(queues, mq) {
-			stop()
+	for mq, r := range t.readers {
+		// A queue gone from the route is let go; one whose broker has other addresses
+		// now (a new master) is read again from where it was, at those addresses.
+		if b, ok := route.Broker(mq.BrokerName); !ok || !slices.Contains(queues, mq) || !slices.Equal(b.Addrs(), r.broker.Addrs()) {
+			r.stop()
 			delete(t.readers, mq)
 		}
 	}
@@ -187,7 +195,7 @@ func (t *tailRun) follow(ctx context.Context, route *cluster.Route, first bool) 
 			continue
 		}
 		rctx, stop := context.WithCancel(ctx)
-		t.readers[mq] = stop
+		t.readers[mq] = tailReader{broker: b, stop: stop}
 		since := int64(0)
 		if _, readBefore := t.offsets[mq]; !first && !readBefore {
 			since = t.started.UnixMilli()
@@ -297,12 +305,11 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 					kept = append(kept, Message{BrokerName: b.Name, Message: m})
 				}
 			}
-			if len(kept) > 0 {
-				t.emit(TailEvent{Messages: kept})
-			}
 			moved := max(next, r.NextBeginOffset) > offset
 			offset = max(next, r.NextBeginOffset)
-			t.readTo(mq, offset)
+			if !t.readTo(ctx, mq, offset, kept) {
+				return
+			}
 			if !moved && !sleep(ctx, tailIdle) { // an answer that does not move on: do not spin
 				return
 			}
@@ -313,7 +320,9 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 		default: // no match, or an offset outside the queue: go on where the broker says
 			if r.NextBeginOffset != offset {
 				offset = r.NextBeginOffset
-				t.readTo(mq, offset)
+				if !t.readTo(ctx, mq, offset, nil) {
+					return
+				}
 			} else if !sleep(ctx, tailIdle) {
 				return
 			}
@@ -349,11 +358,21 @@ func (t *tailRun) ask(ctx context.Context, b cluster.Broker, call func(ctx conte
 	return err
 }
 
-// readTo records where mq's reading goes on.
-func (t *tailRun) readTo(mq rocketmq.MessageQueue, offset int64) {
+// readTo reports what a reader of mq kept from its last pull and records where its
+// reading goes on, unless the reader was stopped (ctx): then a reader that replaced it
+// reads them, and it returns false. One lock makes the two one step, so no message is
+// reported by both.
+func (t *tailRun) readTo(ctx context.Context, mq rocketmq.MessageQueue, offset int64, kept []Message) bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ctx.Err() != nil {
+		return false
+	}
+	if len(kept) > 0 {
+		t.emit(TailEvent{Messages: kept})
+	}
 	t.offsets[mq] = offset
-	t.mu.Unlock()
+	return true
 }
 
 // gone names the brokers that served the topic a moment ago and are missing from its
