@@ -133,3 +133,30 @@ func TestTailSocketSendsFiftyMessagesThenTheCountOfTheRest(t *testing.T) {
 		t.Errorf("a bad where: %d %+v, want 400 with a sentence", res.StatusCode, e)
 	}
 }
+
+// The tail's page opens the socket with the filter as typed and asks for HTML frames;
+// a filter that does not parse re-renders the form with its sentence beside the field
+// (422) and opens no socket.
+func TestTailPageOpensTheSocketOrSaysWhatIsWrongWithTheFilter(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Tails: lookup.NewTailHub(burstTail, lookup.TailOptions{})}
+	r.GET("/topics/:topic/tail", h.TailPage)
+
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/topics/orders/tail?where=region+%3D+%27eu%27", nil))
+	d := doc(t, rec)
+	ws, _ := d.Find(`[data-testid="tail-live"]`).Attr("ws-connect")
+	if rec.Code != http.StatusOK || ws != "/ws/topics/orders/tail?frames=html&where=region+%3D+%27eu%27" ||
+		d.Find(`[data-testid="tail-pause"]`).Length() != 1 || d.Find(`#tail-rows`).Length() != 1 {
+		t.Errorf("page: %d, ws-connect %q", rec.Code, ws)
+	}
+
+	rec = httptest.NewRecorder()
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/topics/orders/tail?where=region+%3D", nil))
+	d = doc(t, rec)
+	if rec.Code != http.StatusUnprocessableEntity || d.Find(`[ws-connect]`).Length() != 0 ||
+		strings.TrimSpace(d.Find(`[data-testid="err-where"]`).Text()) == "" {
+		t.Errorf("bad where: %d, err-where %q", rec.Code, d.Find(`[data-testid="err-where"]`).Text())
+	}
+}
