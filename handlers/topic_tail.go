@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +104,11 @@ func (h *Messages) TailWS(c *gin.Context) {
 		return
 	}
 	q, _, err := tailQuery(c)
+	if err == nil && (!websocket.IsWebSocketUpgrade(c.Request) || !sameOrigin(c.Request)) {
+		// Nothing starts, and no read is recorded, for what the upgrader will refuse.
+		_, _ = wsUpgrader.Upgrade(c.Writer, c.Request, nil)
+		return
+	}
 	var v *lookup.TailViewer
 	if err == nil {
 		v, err = h.Tails.Tail(c.Request.Context(), q, func() (func(), error) { return h.enterHeavy(c) })
@@ -297,4 +303,15 @@ func (w *tailWriter) pingPump(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// sameOrigin is the upgrader's own check, made before a tail starts: a request without
+// an Origin header (not a browser), or from a page of this host.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, r.Host)
 }

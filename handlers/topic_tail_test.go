@@ -160,3 +160,18 @@ func TestTailPageOpensTheSocketOrSaysWhatIsWrongWithTheFilter(t *testing.T) {
 		t.Errorf("bad where: %d, err-where %q", rec.Code, d.Find(`[data-testid="err-where"]`).Text())
 	}
 }
+
+// A socket from another site's page is refused before any tail starts.
+func TestTailSocketFromAnotherSiteStartsNoTail(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	hub := lookup.NewTailHub(burstTail, lookup.TailOptions{})
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Tails: hub}
+	r.GET("/ws/topics/:topic/tail", h.TailWS)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	_, res, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/ws/topics/orders/tail", http.Header{"Origin": {"https://evil.example"}})
+	if err == nil || res == nil || res.StatusCode != http.StatusForbidden || hub.Starts() != 0 {
+		t.Errorf("another origin: %v, %v; %d tails started", err, res, hub.Starts())
+	}
+}
