@@ -45,8 +45,9 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 	signIn(t, ctx, "otto", e2ePassword)
 	Do(t, ctx, "open its live tail", chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-tail-link"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="topic-tail-link"]`)),
-		chromedp.Poll[chromedp.Void](`(document.querySelector('[data-testid="tail-started"]')?.textContent || "").startsWith("Live since")`,
-			chromedp.WithPollingTimeout(30*time.Second)))
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tail-table"]`)))
+	Do(t, ctx, "see the tail start", chromedp.Poll[chromedp.Void](`(document.querySelector('[data-testid="tail-started"]')?.textContent || "").startsWith("Live since")`,
+		chromedp.WithPollingTimeout(30*time.Second)))
 	rows := func(n int) chromedp.Action[chromedp.Void] {
 		return chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#tail-rows tr[data-testid="message-row"]').length >= %d`, n),
 			chromedp.WithPollingTimeout(30*time.Second))
