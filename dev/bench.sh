@@ -69,6 +69,10 @@ run_bench messages-render ./handlers/ 'BenchmarkMessagesPageRender' -benchtime=2
 # them. Target: ms-without-topic <= 2000 for "nowhere" (every topic's index read).
 run_bench messages-anytopic ./lookup/ 'BenchmarkUniqueKeyWithoutTopic' -benchtime=6x
 
+# ---- live tail: store → frame while a real producer sends 200 messages at 50 a second ----
+# Target: ms-p95 <= 1000 (store → row visible); ack-ms-p95 is store → SendSync returned.
+run_bench messages-tail ./lookup/ 'BenchmarkTailLatency' -benchtime=1x
+
 # ---- consumer groups: the Performance section ------------------------------------
 # The first run seeds 1000 subscription groups bench-grp-NNNN with committed offsets
 # (RMQC_BENCH_GROUPS changes the count; about ten seconds); later runs reuse them.

@@ -34,6 +34,8 @@ type Messages struct {
 	ClusterName string
 	// Reads records every answer that shows message bodies; nil records nothing.
 	Reads *ReadAudit
+	// Tails runs the live tails of topics; nil when no NameServer is configured.
+	Tails TailSource
 }
 
 func (h *Messages) now() time.Time {

@@ -137,16 +137,22 @@ func (e *Env) failWith(c *gin.Context, status int, code string, err error) {
 	case status >= 500:
 		e.Log.Error("request failed", "op", operation(c), "code", code, "err", err)
 	}
-	msg := errorMessage(c, err, code)
 	if isAPI(c) {
-		body := APIError{Error: msg, Code: code}
-		if fe := fault.As(err); fe != nil {
-			body.Kind, body.Field = string(fe.Code), fe.Field
-		}
-		c.JSON(status, body)
+		failJSON(c, status, code, err)
 		return
 	}
+	msg := errorMessage(c, err, code)
 	e.render(c, status, e.page(c, statusText(i18n.From(c.Request.Context()), status), ""), views.ErrorPage(status, msg))
+}
+
+// failJSON writes the API's error answer, also for an API socket refused before its
+// upgrade (whose path is not under /api/).
+func failJSON(c *gin.Context, status int, code string, err error) {
+	body := APIError{Error: errorMessage(c, err, code), Code: code}
+	if fe := fault.As(err); fe != nil {
+		body.Kind, body.Field = string(fe.Code), fe.Field
+	}
+	c.JSON(status, body)
 }
 
 // operation names what the request was doing, for the log: the method and the route

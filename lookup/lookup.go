@@ -40,6 +40,8 @@ type Admin interface {
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
 	SearchOffset(ctx context.Context, addr string, mq rocketmq.MessageQueue, t time.Time, boundary rocketmq.BoundaryType) (int64, error)
 	Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int) (*rocketmq.PullResult, error)
+	// PullHeld serves the live tail (Follow).
+	PullHeld(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int, hold time.Duration) (*rocketmq.PullResult, error)
 	QueryMessageByKey(ctx context.Context, addr, topic, key string, maxNum int, begin, end time.Time) (*rocketmq.QueryResult, error)
 	QueryMessageByUniqueKey(ctx context.Context, addr, topic, uniqKey string, begin, end time.Time) (*rocketmq.QueryResult, error)
 	ViewMessageAt(ctx context.Context, addr string, commitLogOffset int64, topic string) (*rocketmq.Message, error)
@@ -74,6 +76,8 @@ type Options struct {
 	Direct      DirectConsumer
 	Audit       ChangeLog
 	ClusterName string
+	// Tail tunes the live tails' viewers (TailHub).
+	Tail TailOptions
 }
 
 // Defaults of Options.
@@ -94,6 +98,9 @@ type Service struct {
 	direct      DirectConsumer
 	audit       ChangeLog
 	clusterName string
+
+	tails          *TailHub
+	tailRouteEvery time.Duration
 }
 
 // New returns a Service over a.
@@ -112,6 +119,7 @@ func New(a Admin, opts Options) *Service {
 	if s.cluster == nil {
 		s.cluster = cluster.New(a, cluster.Options{Parallelism: opts.Parallelism})
 	}
+	s.tails, s.tailRouteEvery = NewTailHub(s.Follow, opts.Tail), opts.Tail.RouteEvery
 	return s
 }
 

@@ -16,7 +16,14 @@ import (
 const ToolsConsumerGroup = "TOOLS_CONSUMER"
 
 // pull request system flags (PullSysFlag).
-const pullFlagSubscription = 0x4
+const (
+	pullFlagSuspend      = 0x2
+	pullFlagSubscription = 0x4
+)
+
+// MaxPullHold bounds how long PullHeld asks a broker to hold a pull: what RocketMQ's
+// own consumers ask (brokerSuspendMaxTimeMillis).
+const MaxPullHold = 15 * time.Second
 
 // PullStatus is the outcome of one pull.
 type PullStatus int
@@ -71,10 +78,28 @@ type PullResult struct {
 // polling. Brokers cap one pull at 32 messages (8 when read from disk) and
 // 256 KiB. Send it to the master at the main port, not the VIP port.
 func (c *Client) Pull(ctx context.Context, addr string, mq MessageQueue, offset int64, maxNums int) (*PullResult, error) {
+	return c.pull(ctx, addr, mq, offset, maxNums, 0)
+}
+
+// PullHeld is Pull with broker long polling: when nothing is stored at offset yet, the
+// broker holds the request until a message arrives in the queue or hold has passed
+// (at most MaxPullHold), and answers then (PullNoNewMsg when nothing came). The call
+// waits hold longer than the client's timeout. A live tail reads this way, so a new
+// message reaches it as soon as the broker has stored it, without polling in a loop.
+func (c *Client) PullHeld(ctx context.Context, addr string, mq MessageQueue, offset int64, maxNums int, hold time.Duration) (*PullResult, error) {
+	return c.pull(ctx, addr, mq, offset, maxNums, min(max(hold, 0), MaxPullHold))
+}
+
+func (c *Client) pull(ctx context.Context, addr string, mq MessageQueue, offset int64, maxNums int, hold time.Duration) (*PullResult, error) {
 	if maxNums <= 0 {
 		maxNums = 32
 	}
-	resp, err := c.invoke(ctx, addr, CodePullMessage, pullHeader(mq, offset, maxNums), nil)
+	ext := pullHeader(mq, offset, maxNums)
+	if hold > 0 {
+		ext["sysFlag"] = itoa(pullFlagSubscription | pullFlagSuspend)
+		ext["suspendTimeoutMillis"] = i64toa(hold.Milliseconds())
+	}
+	resp, err := c.invokeHeld(ctx, addr, CodePullMessage, ext, nil, hold)
 	if err != nil {
 		c.invalidateOnError(mq.Topic, err)
 		return nil, fmt.Errorf("pull %s from offset %d on %s: %w", mq, offset, addr, err)

@@ -185,12 +185,19 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 // new connection when it had been idle in the pool (the server may have
 // closed it; the request most likely never arrived), and after GO_AWAY.
 func (c *Client) invoke(ctx context.Context, addr string, code RequestCode, ext map[string]string, body []byte) (*command, error) {
+	return c.invokeHeld(ctx, addr, code, ext, body, 0)
+}
+
+// invokeHeld is invoke for a request the server may hold for up to held before it
+// answers (a long-polling pull): the call waits that much longer than the client's
+// timeout.
+func (c *Client) invokeHeld(ctx context.Context, addr string, code RequestCode, ext map[string]string, body []byte, held time.Duration) (*command, error) {
 	start := time.Now()
 	if ctx.Err() != nil {
 		// Say so, rather than "no answer within 0s" for a call never sent.
 		return nil, fmt.Errorf("%s to %s not sent: %w", code, addr, context.Cause(ctx))
 	}
-	timeout := c.timeout
+	timeout := c.timeout + held
 	if code == CodeConsumeMessageDirectly {
 		// The broker waits for the client's listener; cutting in sooner would report a
 		// failure for a message the client may still consume.

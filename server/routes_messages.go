@@ -16,6 +16,7 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 	dlq := &handlers.DeadLetterList{Env: env}
 	if s := a.svc; s.lookup != nil {
 		h.Lookup, dl.Service, dlq.Service = s.lookup, s.deadLetters, s.deadLetters
+		h.Tails = s.lookup
 	}
 	return []route{
 		{http.MethodGet, "/messages", h.Search, read},
@@ -30,6 +31,10 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},
 		// A deep scan streamed to its page; it holds a heavy-query slot while it runs.
 		{http.MethodGet, "/ws/messages/scan", h.ScanWS, read},
+		// A topic's live tail and its page (beside the topic's page, but served by the
+		// message handler, whose heavy-query gate one tail of a topic holds while it runs).
+		{http.MethodGet, "/ws/topics/:topic/tail", h.TailWS, read},
+		{http.MethodGet, "/topics/:topic/tail", h.TailPage, read},
 
 		// Every group's dead-letter topic, newest arrivals first.
 		{http.MethodGet, "/dead-letters", dlq.Show, read},

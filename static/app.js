@@ -52,6 +52,12 @@
   document.addEventListener("htmx:afterSettle", ages);
   // A live frame's new <time data-age> reads as an age at once, not a second later.
   document.addEventListener("htmx:wsAfterMessage", ages);
+  // A live tail keeps its newest 500 rows: an hour at 50 rows a second would hold
+  // 180 000 rows and make the page crawl.
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var rows = document.getElementById("tail-rows");
+    while (rows && rows.rows.length > 500) rows.deleteRow(-1);
+  });
 
   // Keyboard: / search, 1 2 3 message tabs, g m / g g / g a navigation, ? help.
   var pendingG = false;

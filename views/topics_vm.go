@@ -57,6 +57,9 @@ type BrokerLink struct {
 // TopicURL links a topic to its page.
 func TopicURL(topic string) string { return "/topics/" + url.PathEscape(topic) }
 
+// TopicTailURL links a topic to its live tail.
+func TopicTailURL(topic string) string { return TopicURL(topic) + "/tail" }
+
 // BrokerURL links a broker name to its page.
 func BrokerURL(name string) string { return "/brokers/" + url.PathEscape(name) }
 

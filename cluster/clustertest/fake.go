@@ -227,6 +227,8 @@ func (f *Fake) Down(addr string) {
 
 // AddTopic creates topic with n queues on each named broker.
 func (f *Fake) AddTopic(topic string, n int, brokers ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.topics[topic] == nil {
 		f.topics[topic] = map[string]int{}
 	}
@@ -240,6 +242,9 @@ func (f *Fake) AddTopic(topic string, n int, brokers ...string) {
 func (f *Fake) Put(topic, brokerName string, queueID int, m *rocketmq.Message) *rocketmq.Message {
 	b := f.broker(brokerName)
 	mq := rocketmq.MessageQueue{Topic: topic, BrokerName: brokerName, QueueID: queueID}
+	// Locked: a live tail's readers may pull while a test stores.
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	m.Topic, m.QueueID = topic, queueID
 	m.QueueOffset = int64(len(f.queues[mq]))
 	m.CommitLogOffset = b.nextPhys
@@ -499,6 +504,8 @@ func (f *Fake) TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRou
 	if _, err := f.enter(ctx, "TopicRoute", ""); err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	on, ok := f.topics[topic]
 	if !ok {
 		return nil, fmt.Errorf("route of topic %q: %w", topic, &rocketmq.BrokerError{Addr: "namesrv", Code: rocketmq.CodeTopicNotExist, Remark: "No topic route info in name server for the topic: " + topic})
@@ -599,7 +606,9 @@ func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, 
 	if _, err := f.enter(ctx, "Pull", addr); err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
 	msgs := f.queues[mq]
+	f.mu.Unlock()
 	n := int64(len(msgs))
 	r := &rocketmq.PullResult{MinOffset: 0, MaxOffset: n}
 	switch {
@@ -614,6 +623,11 @@ func (f *Fake) Pull(ctx context.Context, addr string, mq rocketmq.MessageQueue, 
 	r.Status, r.NextBeginOffset = rocketmq.PullFound, end
 	r.Messages = slices.Clone(msgs[offset:end])
 	return r, nil
+}
+
+// PullHeld is Pull: the fake holds no pull, it answers at once.
+func (f *Fake) PullHeld(ctx context.Context, addr string, mq rocketmq.MessageQueue, offset int64, maxNums int, _ time.Duration) (*rocketmq.PullResult, error) {
+	return f.Pull(ctx, addr, mq, offset, maxNums)
 }
 
 // QueryMessageByKey answers as a broker does: the newest maxNum messages with the key.
