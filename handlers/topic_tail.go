@@ -89,8 +89,8 @@ func (h *Messages) TailPage(c *gin.Context) {
 //
 // Viewers of one topic and filter share one tail, which takes one heavy-query slot
 // while it runs: the brokers' cost is the tail's, not the viewers'. The JSON frames
-// carry bodies, so each API viewer is recorded in the audit log as a read, like a
-// message list; the page's rows show previews, as the search page does.
+// carry bodies and the page's rows their previews, so each viewer is recorded in the
+// audit log as a read, like a message list or a results page.
 //
 // Refusals (bad input, an unknown topic, every slot taken) are answered before the
 // upgrade to an API client, with the usual error answer; the page gets them as the
@@ -124,9 +124,11 @@ func (h *Messages) TailWS(c *gin.Context) {
 	}
 	if v != nil {
 		defer v.Close()
-		if !page {
-			h.recordList(c, store.ReadListMode, q.Topic, "tail", 0)
+		format := "tail"
+		if page {
+			format = "tail-page"
 		}
+		h.recordList(c, store.ReadListMode, q.Topic, format, 0)
 	}
 	var header http.Header
 	if s := c.Writer.Header().Get(UnrecordedHeader); s != "" {
