@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/clock"
 	"rmqconsole/store"
 )
 
@@ -171,7 +172,7 @@ func (s *Streamer) run(ctx context.Context, k Sink) {
 	fail := func(what string, err error) bool {
 		log.Warn(what, "err", err, "retry_in", wait)
 		s.note(k.Name(), func(st *Status) { st.Failures++; st.LastError = err.Error() })
-		ok := sleep(ctx, wait)
+		ok := clock.Sleep(ctx, wait)
 		wait = min(2*wait, MaxRetry)
 		return ok
 	}
@@ -195,7 +196,7 @@ func (s *Streamer) run(ctx context.Context, k Sink) {
 			continue
 		}
 		if len(recs) == 0 {
-			if !sleep(ctx, s.opt.Poll) {
+			if !clock.Sleep(ctx, s.opt.Poll) {
 				return
 			}
 			continue
@@ -219,17 +220,5 @@ func (s *Streamer) run(ctx context.Context, k Sink) {
 			log.Warn("save the audit stream's cursor", "err", err)
 			s.note(k.Name(), func(st *Status) { st.Failures++; st.LastError = err.Error() })
 		}
-	}
-}
-
-// sleep waits d or until ctx ends, and reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/clock"
 	"rmqconsole/cluster"
 	"rmqconsole/filter"
 	"rmqconsole/rocketmq"
@@ -238,7 +239,7 @@ func (t *tailRun) offsetSinceStart(ctx context.Context, b cluster.Broker, mq roc
 		if err == nil {
 			return off, true
 		}
-		if !sleep(ctx, wait) {
+		if !clock.Sleep(ctx, wait) {
 			return 0, false
 		}
 		wait = min(wait*2, tailRetryMax)
@@ -285,7 +286,7 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 			return err
 		})
 		if err != nil {
-			if !sleep(ctx, wait) {
+			if !clock.Sleep(ctx, wait) {
 				return
 			}
 			wait = min(wait*2, tailRetryMax)
@@ -310,11 +311,11 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 			if !t.readTo(ctx, mq, offset, kept) {
 				return
 			}
-			if !moved && !sleep(ctx, tailIdle) { // an answer that does not move on: do not spin
+			if !moved && !clock.Sleep(ctx, tailIdle) { // an answer that does not move on: do not spin
 				return
 			}
 		case rocketmq.PullNoNewMsg:
-			if time.Since(began) < tailQuickAnswer && !sleep(ctx, tailIdle) {
+			if time.Since(began) < tailQuickAnswer && !clock.Sleep(ctx, tailIdle) {
 				return
 			}
 		default: // no match, or an offset outside the queue: go on where the broker says
@@ -323,7 +324,7 @@ func (t *tailRun) read(ctx context.Context, b cluster.Broker, mq rocketmq.Messag
 				if !t.readTo(ctx, mq, offset, nil) {
 					return
 				}
-			} else if !sleep(ctx, tailIdle) {
+			} else if !clock.Sleep(ctx, tailIdle) {
 				return
 			}
 		}
@@ -426,16 +427,4 @@ func (t *tailRun) failuresLocked() []BrokerFailure {
 	}
 	cluster.SortFailures(out)
 	return out
-}
-
-// sleep waits d or until ctx ends; false when ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-tm.C:
-		return true
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/clock"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
@@ -407,7 +408,7 @@ func joinNote(a i18n.Text, b i18n.Message) i18n.Text {
 // into After and judges it. Queues not yet at their target are read again until
 // VerifyWait has passed, since clients commit some resets asynchronously.
 func (s *Service) verify(ctx context.Context, group string, online bool, rows []store.AuditQueue) {
-	sleepCtx(ctx, s.settle)
+	clock.Sleep(ctx, s.settle)
 	deadline := time.Now().Add(s.verifyWait)
 	var found []readOffset
 	for {
@@ -430,7 +431,7 @@ func (s *Service) verify(ctx context.Context, group string, online bool, rows []
 		if settled || !time.Now().Before(deadline) {
 			break
 		}
-		sleepCtx(ctx, 500*time.Millisecond)
+		clock.Sleep(ctx, 500*time.Millisecond)
 	}
 	for i := range rows {
 		f := found[i]
@@ -560,15 +561,4 @@ func summarize(bad []i18n.Message) i18n.Text {
 		return t
 	}
 	return append(i18n.Series(i18n.ListSemicolon, bad[:show+1]...)[:show], i18n.M("resets.outcome.more", "N", len(bad)-show))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
