@@ -55,7 +55,6 @@ func (s *Service) byUniqueKeyAnyTopic(ctx context.Context, q IDQuery, info rocke
 	if err != nil {
 		return nil, err
 	}
-	brokers = slices.DeleteFunc(brokers, func(b cluster.Broker) bool { return b.Master == "" && len(b.Addrs()) == 0 })
 	search := &TopicSearch{Topics: len(topics), Begin: info.BornApprox.Add(-anyTopicMargin), End: info.BornApprox.Add(anyTopicMargin)}
 	sctx, stop := context.WithTimeout(ctx, AnyTopicTime)
 	defer stop()
@@ -80,14 +79,17 @@ func (s *Service) byUniqueKeyAnyTopic(ctx context.Context, q IDQuery, info rocke
 					if len(addrs) == 0 || fails.Failed(b.Name) {
 						continue
 					}
-					r, err := s.admin.QueryMessageByUniqueKey(sctx, addrs[0], topic, q.ID, search.Begin, search.End)
-					if err != nil {
-						if sctx.Err() == nil {
-							fails.Fail(cluster.BrokerFailure{Broker: b.Name, Addr: addrs[0], Op: opUniqueKey, Err: err})
-						}
-						continue
+					ask := func(ctx context.Context, addr string) (*rocketmq.QueryResult, error) {
+						return s.admin.QueryMessageByUniqueKey(ctx, addr, topic, q.ID, search.Begin, search.End)
 					}
-					if len(r.Messages) > 0 {
+					// The first address straight away, as the deep scan does; one that fails
+					// is asked again through the fan-out, which tries the slaves (they hold
+					// the same index) and names the broker.
+					r, err := ask(sctx, addrs[0])
+					if err != nil && sctx.Err() == nil {
+						r = cluster.EachRead(fails, []cluster.Broker{b}, opUniqueKey, ask)[0]
+					}
+					if r != nil && len(r.Messages) > 0 {
 						found.CompareAndSwap("", topic)
 						stop()
 						return
@@ -128,10 +130,10 @@ func notFoundAnyTopic(id string, s *TopicSearch, failed []BrokerFailure) error {
 		}
 	}
 	switch {
+	case s.TimedOut: // a pull the deadline cut short is no broker's failure
+		return notFound("lookup.notfound.anytopic.timeout", kv...)
 	case len(names) > 0:
 		return fault.New(fault.Unavailable, "lookup.notfound.anytopic.failed", append(kv, "Brokers", strings.Join(names, ", "))...).Because("broker_unavailable")
-	case s.TimedOut:
-		return notFound("lookup.notfound.anytopic.timeout", kv...)
 	}
 	return notFound("lookup.notfound.anytopic", kv...)
 }
