@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
-	"github.com/gorilla/websocket"
 
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
@@ -143,22 +141,9 @@ func (h *Messages) ScanWS(c *gin.Context) {
 	ctx, stop := context.WithCancel(c.Request.Context())
 	defer stop()
 	l := i18n.From(ctx)
-	var mu sync.Mutex // one frame at a time
-	send := func(comp templ.Component) {
-		var buf bytes.Buffer
-		if comp.Render(ctx, &buf) != nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		_ = conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
-		if conn.WriteMessage(websocket.TextMessage, buf.Bytes()) != nil {
-			stop()
-		}
-	}
-	closeWith := func(reason string) {
-		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, reason), time.Now().Add(wsWriteWait))
-	}
+	w := &wsFrames{conn: conn, base: h.Base, stop: stop}
+	send := func(comp templ.Component) { w.sendHTML(ctx, comp) }
+	closeWith := w.close
 	progress := func(p lookup.ScanProgress) string {
 		return l.T("messages.scan.progress", "Scanned", p.Scanned, "InRange", p.InRange, "Matched", p.Matched)
 	}

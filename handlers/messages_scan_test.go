@@ -81,3 +81,20 @@ func TestDeepScanSocketSaysHowItEndedOrWhyItWasRefused(t *testing.T) {
 		t.Errorf("a refused scan showed no body, yet %d reads are recorded", len(reads.reads))
 	}
 }
+
+// On a named cluster the scan's rows link to that cluster's message pages, as every
+// page and live frame of it does.
+func TestDeepScanRowsLinkWithinTheirCluster(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler), Base: "/c/east"}, Lookup: lookup.New(msgFake(3), lookup.Options{}),
+		Heavy: NewHeavyGate(1), Now: func() time.Time { return msgT0.Add(time.Hour) }}
+	r.GET("/ws/messages/scan", h.ScanWS)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	frames, _ := scanFrames(t, srv, rangeURL("/ws/messages/scan", "scan", "deep"))
+	all := strings.Join(frames, "\n")
+	if n := strings.Count(all, `href="/c/east/messages/`); n < 3 || strings.Contains(all, `href="/messages/`) {
+		t.Errorf("%d links on cluster east's pages, want one a row at least and none elsewhere:\n%s", n, all)
+	}
+}

@@ -1,13 +1,11 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -141,7 +139,7 @@ func (h *Messages) TailWS(c *gin.Context) {
 	defer conn.Close()
 	ctx, stop := context.WithCancel(c.Request.Context())
 	defer stop()
-	w := &tailWriter{conn: conn, l: i18n.From(ctx), page: page, base: h.Base, stop: stop}
+	w := &tailWriter{wsFrames: &wsFrames{conn: conn, base: h.Base, stop: stop}, l: i18n.From(ctx), page: page}
 	if err != nil {
 		w.frame(ctx, lookup.TailFrame{Kind: lookup.TailEnded, Err: msgFirstProblem(err)})
 		w.close("refused")
@@ -167,13 +165,10 @@ func (h *Messages) TailWS(c *gin.Context) {
 // tailWriter writes one viewer's frames: HTML for the page, JSON for the API. Writes
 // are one at a time (the page's Pause is answered from the read pump).
 type tailWriter struct {
-	conn *websocket.Conn
+	*wsFrames
 	l    *i18n.Localizer
 	page bool
-	base ClusterBase
-	stop func()
 
-	mu      sync.Mutex
 	skipped int64 // rows not drawn since the page opened
 }
 
@@ -236,29 +231,6 @@ func (w *tailWriter) pageFrame(f lookup.TailFrame) templ.Component {
 		return views.TailFailuresFrame(msgFailures(l, f.Failures))
 	}
 	return views.TailEndFrame(msgSearchError(l, f.Err))
-}
-
-func (w *tailWriter) sendHTML(ctx context.Context, comp templ.Component) bool {
-	var buf bytes.Buffer
-	if comp.Render(ctx, &buf) != nil {
-		return false
-	}
-	return w.send(w.base.HTML(buf.Bytes()))
-}
-
-func (w *tailWriter) send(b []byte) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_ = w.conn.SetWriteDeadline(time.Now().Add(wsWriteWait))
-	if w.conn.WriteMessage(websocket.TextMessage, b) != nil {
-		w.stop()
-		return false
-	}
-	return true
-}
-
-func (w *tailWriter) close(reason string) {
-	_ = w.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, reason), time.Now().Add(wsWriteWait))
 }
 
 // readPump takes the viewer's Pause and Resume, and pongs; it stops the tail's writer
