@@ -52,7 +52,7 @@ func TestAGroupThatKeepsRebalancingIsFoundFromTheStoredEvents(t *testing.T) {
 			}
 			e := New(Options{Rebalances: st})
 			read := func(at time.Time) []Finding {
-				e.Observe(&groups.List{CheckedAt: at, Groups: []groups.Summary{{Group: "flapping", Online: true, Clients: 2},
+				e.Observe(t.Context(), &groups.List{CheckedAt: at, Groups: []groups.Summary{{Group: "flapping", Online: true, Clients: 2},
 					{Group: "deployed", Online: true, Clients: 3}}})
 				fs, _ := e.Findings()
 				return fs

@@ -6,7 +6,7 @@
 // one group on very different client versions.
 //
 // It makes no broker call of its own. The lag collector hands it each read of the group
-// list (ObserveContext, a LagCollector.Then hook) and it keeps a short window of each
+// list (Observe, a LagCollector.Then hook) and it keeps a short window of each
 // group's figures in memory; pages and the API read the findings of the last read. Its
 // cost in broker calls is therefore the collector's: at 1 000 groups, per interval, one
 // route refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every
@@ -198,12 +198,9 @@ func New(opts Options) *Engine {
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
-// is ignored.
-func (e *Engine) Observe(l *groups.List) { e.ObserveContext(context.Background(), l) }
-
-// ObserveContext is Observe with the collector's context, for the store's read of the
-// rebalance counts. It is the collector's hook.
-func (e *Engine) ObserveContext(ctx context.Context, l *groups.List) {
+// is ignored. ctx is the collector's, for the store's read of the rebalance counts. It
+// is the collector's hook.
+func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	if l == nil {
 		return
 	}

@@ -27,12 +27,12 @@ func kinds(e *Engine) []string {
 func TestAGroupWhoseOffsetsStandStillWhileLagGrowsIsStuckOnlyAfterStuckAfter(t *testing.T) {
 	e := New(Options{StuckAfter: 60 * time.Second, SlowOver: 90 * time.Second})
 	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
-	e.Observe(read(t0, true, 100, 100))
-	e.Observe(read(t0.Add(30*time.Second), true, 160, 100))
+	e.Observe(t.Context(), read(t0, true, 100, 100))
+	e.Observe(t.Context(), read(t0.Add(30*time.Second), true, 160, 100))
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("after 30 s without progress: %v, want nothing yet", k)
 	}
-	e.Observe(read(t0.Add(60*time.Second), true, 220, 100))
+	e.Observe(t.Context(), read(t0.Add(60*time.Second), true, 220, 100))
 	fs, _ := e.Findings()
 	if len(fs) != 1 || fs[0].Kind != KindStuck || fs[0].Severity != Critical || !fs[0].Since.Equal(t0) {
 		t.Fatalf("after 60 s without progress: %+v, want consumerStuck since %v", fs, t0)
@@ -41,7 +41,7 @@ func TestAGroupWhoseOffsetsStandStillWhileLagGrowsIsStuckOnlyAfterStuckAfter(t *
 		t.Errorf("evidence %q", got)
 	}
 	// The listener is released: offsets move, the finding goes.
-	e.Observe(read(t0.Add(90*time.Second), true, 230, 230))
+	e.Observe(t.Context(), read(t0.Add(90*time.Second), true, 230, 230))
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("after the offsets moved: %v, want nothing", k)
 	}
@@ -51,14 +51,14 @@ func TestOfflineOrSteadyGroupsAreNotStuck(t *testing.T) {
 	e := New(Options{StuckAfter: 60 * time.Second})
 	t0 := time.Now()
 	for i := range 5 {
-		e.Observe(read(t0.Add(time.Duration(i)*30*time.Second), false, 100+int64(i)*50, 100))
+		e.Observe(t.Context(), read(t0.Add(time.Duration(i)*30*time.Second), false, 100+int64(i)*50, 100))
 	}
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("offline group: %v, want nothing (no client to be stuck)", k)
 	}
 	e = New(Options{StuckAfter: 60 * time.Second})
 	for i := range 5 {
-		e.Observe(read(t0.Add(time.Duration(i)*30*time.Second), true, 108, 100))
+		e.Observe(t.Context(), read(t0.Add(time.Duration(i)*30*time.Second), true, 108, 100))
 	}
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("online group holding a steady lag of 8: %v, want nothing", k)
@@ -71,7 +71,7 @@ func TestAGroupConsumingSlowerThanMessagesArriveIsSlow(t *testing.T) {
 	// 10 messages/s arrive, 4/s are consumed.
 	for i := range 4 {
 		s := int64(i) * 30
-		e.Observe(read(t0.Add(time.Duration(s)*time.Second), true, 1000+10*s, 1000+4*s))
+		e.Observe(t.Context(), read(t0.Add(time.Duration(s)*time.Second), true, 1000+10*s, 1000+4*s))
 	}
 	fs, _ := e.Findings()
 	if len(fs) != 1 || fs[0].Kind != KindSlow || fs[0].Severity != Warning {
@@ -81,7 +81,7 @@ func TestAGroupConsumingSlowerThanMessagesArriveIsSlow(t *testing.T) {
 		t.Errorf("evidence %q", got)
 	}
 	// The consumer catches up: lag no longer grows, the finding goes.
-	e.Observe(read(t0.Add(120*time.Second), true, 2200, 2200))
+	e.Observe(t.Context(), read(t0.Add(120*time.Second), true, 2200, 2200))
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("after catching up: %v, want nothing", k)
 	}

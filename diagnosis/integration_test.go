@@ -62,7 +62,7 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng.Observe(l)
+		eng.Observe(t.Context(), l)
 		return l
 	}
 	committed := func(l *groups.List, group string) int64 {
@@ -188,7 +188,7 @@ func TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng.Observe(l)
+		eng.Observe(t.Context(), l)
 		sweep.Sweep(ctx, l)
 	}
 	start := time.Now()

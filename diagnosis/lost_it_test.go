@@ -90,7 +90,7 @@ func TestMessagesLostWhenTheBrokerDeletesWhatAGroupHasNotRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng.Observe(l)
+		eng.Observe(t.Context(), l)
 	}
 	dev.Eventually(t, 30*time.Second, "messagesLost found", func() error {
 		read()

@@ -27,7 +27,7 @@ func TestCommittedOffsetsBelowTheMinOffsetAreMessagesLost(t *testing.T) {
 		return &groups.List{CheckedAt: at, Groups: []groups.Summary{{Group: "orders-g", Clients: 0, Queues: qs}}}
 	}
 	e := New(Options{})
-	e.Observe(list(at,
+	e.Observe(t.Context(), list(at,
 		queue("orders", 0, 10, i64(0), i64(0)),  // offset 0 at min offset 0: nothing lost
 		queue("orders", 1, 10, i64(1), i64(2)),  // 1 lost
 		queue("orders", 2, 10, i64(-1), i64(5)), // never committed
@@ -53,12 +53,12 @@ func TestCommittedOffsetsBelowTheMinOffsetAreMessagesLost(t *testing.T) {
 		t.Errorf("Chinese evidence %q", got)
 	}
 	// Still lost at the next read: it stays since the first.
-	e.Observe(list(at.Add(30*time.Second), queue("orders", 5, 40, i64(3), i64(10))))
+	e.Observe(t.Context(), list(at.Add(30*time.Second), queue("orders", 5, 40, i64(3), i64(10))))
 	if fs, _ := e.Findings(); len(fs) != 1 || !fs[0].Since.Equal(at) {
 		t.Fatalf("second read: %+v, want messagesLost since %v", fs, at)
 	}
 	// The group was reset to the earliest offset: nothing lost any more.
-	e.Observe(list(at.Add(60*time.Second), queue("orders", 5, 40, i64(10), i64(10))))
+	e.Observe(t.Context(), list(at.Add(60*time.Second), queue("orders", 5, 40, i64(10), i64(10))))
 	if k := kinds(e); len(k) != 0 {
 		t.Fatalf("after the reset: %v, want nothing", k)
 	}

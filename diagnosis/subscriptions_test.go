@@ -27,7 +27,7 @@ func TestClientsOfOneGroupSubscribingDifferentlyAreFound(t *testing.T) {
 	}}}
 	e := New(Options{Subscriptions: sp})
 	read := func(online bool) []Finding {
-		e.Observe(&groups.List{CheckedAt: at.Add(5 * time.Second), Groups: []groups.Summary{{Group: "orders-g", Online: online, Clients: 2}}})
+		e.Observe(t.Context(), &groups.List{CheckedAt: at.Add(5 * time.Second), Groups: []groups.Summary{{Group: "orders-g", Online: online, Clients: 2}}})
 		fs, _ := e.Findings()
 		return fs
 	}

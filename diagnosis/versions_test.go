@@ -50,7 +50,7 @@ func TestClientsOfOneGroupOnDifferentReleaseLinesAreFound(t *testing.T) {
 			cc := cluster.New(nil, cluster.Options{})
 			cc.NoteSeen("orders-g", cluster.SeenConsumers{Conns: connections(t, tc.set), Proxy: tc.proxy, At: at})
 			e := New(Options{Cluster: cc})
-			e.Observe(&groups.List{CheckedAt: at.Add(5 * time.Second), Groups: []groups.Summary{{Group: "orders-g", Online: true, Clients: 2}}})
+			e.Observe(t.Context(), &groups.List{CheckedAt: at.Add(5 * time.Second), Groups: []groups.Summary{{Group: "orders-g", Online: true, Clients: 2}}})
 			fs, _ := e.Findings()
 			if !tc.want {
 				if len(fs) != 0 {
