@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -31,9 +33,20 @@ const (
 	wsCloseTryAgainLater  = 1013 // the viewer fell behind and was dropped
 )
 
-// wsUpgrader keeps gorilla's default origin check: only pages of this console (same
-// origin) may open the socket.
-var wsUpgrader = websocket.Upgrader{ReadBufferSize: 512, WriteBufferSize: 16 * 1024}
+// wsUpgrader lets only pages of this console (same origin) open a socket; sameOrigin is
+// the rule, so a handler can check it before it starts work for a socket (the tail).
+var wsUpgrader = websocket.Upgrader{ReadBufferSize: 512, WriteBufferSize: 16 * 1024, CheckOrigin: sameOrigin}
+
+// sameOrigin: a request without an Origin header (not a browser), or from a page of
+// this host, as gorilla's default check.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, r.Host)
+}
 
 // Close codes of a live view the console refused: the htmx websocket extension does not
 // reconnect after them, and the page says why (views.LiveRefused).

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -277,15 +276,4 @@ func (w *tailWriter) pingPump(ctx context.Context) {
 			}
 		}
 	}
-}
-
-// sameOrigin is the upgrader's own check, made before a tail starts: a request without
-// an Origin header (not a browser), or from a page of this host.
-func sameOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && strings.EqualFold(u.Host, r.Host)
 }
