@@ -14,6 +14,7 @@ import (
 // Copying another group's offsets on the real broker: after the reset each queue of the
 // group is where the other group is, as our client and mqadmin read it.
 func TestIntegrationCopyFromGroup(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	other := dev.UniqueName("rstfrom")
 	// The other group consumes everything there is now, and then goes away.

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 
 // it is one integration test's world: the real cluster, our client on it, a fresh audit
 // database, the service, and a topic with a consumer group that consumed a first batch
-// of messages, then (after a gap of more than a second) a second batch.
+// of messages, then (after a gap of more than a second) a second batch. Nothing in it is
+// shared with another test's, so the integration tests run in parallel: each spends most
+// of its half minute waiting for consumers to commit and to leave.
 type it struct {
 	cl      *dev.Cluster
 	c       *rocketmq.Client
@@ -239,6 +241,7 @@ func (e *it) planApply(t *testing.T, req Request) (*Plan, *store.AuditEntry) {
 // By timestamp with the group offline: every queue goes to its first message stored
 // after the time, as our client and mqadmin read it back.
 func TestIntegrationResetByTimestampOffline(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	p, entry := e.planApply(t, Request{Mode: ModeTimestamp, Timestamp: e.between, QueueID: AllQueues})
 	if p.Online || len(p.Queues) != e.queues {
@@ -271,6 +274,7 @@ func (e *it) wantFirstB(t *testing.T) map[int]int64 {
 // By timestamp with the group online: the broker resets, the consumer is redirected and
 // receives every message sent after the time once more.
 func TestIntegrationResetByTimestampOnline(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, true)
 	_, consumedBefore := e.cons.Counts()
 	p, entry := e.planApply(t, Request{Mode: ModeTimestamp, Timestamp: e.between, QueueID: AllQueues})
@@ -347,6 +351,7 @@ func (e *it) checkWriteBackReported(t *testing.T, entry *store.AuditEntry) {
 
 // To latest with the group offline: the backlog is skipped.
 func TestIntegrationResetToLatestSkipsBacklog(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	for i := 0; i < 5; i++ {
 		e.send(t, fmt.Sprintf("late%d", i))
@@ -368,6 +373,7 @@ func TestIntegrationResetToLatestSkipsBacklog(t *testing.T) {
 
 // An exact offset on one queue moves that queue only.
 func TestIntegrationExactOffsetOneQueue(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	before := e.offsets(t)
 	_, entry := e.planApply(t, Request{Mode: ModeOffset, BrokerName: e.cl.Brokers[0].Name, QueueID: 1, Offset: 1})
@@ -377,6 +383,7 @@ func TestIntegrationExactOffsetOneQueue(t *testing.T) {
 
 // A shift moves every queue back by N, clamped at the oldest message.
 func TestIntegrationShift(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	before := e.offsets(t)
 	_, entry := e.planApply(t, Request{Mode: ModeShift, Shift: -4, QueueID: AllQueues})
@@ -390,6 +397,7 @@ func TestIntegrationShift(t *testing.T) {
 
 // Bad input reaches no broker's write path, changes nothing and is audited.
 func TestIntegrationBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	before := e.mqadminOffsets(t)
 	writes := func() uint64 {
@@ -441,6 +449,7 @@ func TestIntegrationBadInputChangesNothing(t *testing.T) {
 // With the audit log unwritable, applying makes no broker call at all and the offsets
 // stay where they were.
 func TestIntegrationAuditWriteFailureNoBrokerCall(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	before := e.mqadminOffsets(t)
 	p, err := e.svc.Plan(ctxT(t), Request{Group: e.group, Topic: e.topic, Mode: ModeEarliest, QueueID: AllQueues})
@@ -471,6 +480,7 @@ func TestIntegrationAuditWriteFailureNoBrokerCall(t *testing.T) {
 
 // Two resets of one group at once: the second is refused while the first is in flight.
 func TestIntegrationConcurrentResetsOneRefused(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	hold := make(chan struct{})
 	started := make(chan struct{})

@@ -20,6 +20,7 @@ import (
 // message's store time; a reset of the groups matching a pattern moves each group, and
 // a system group the pattern matches is refused without stopping the others.
 func TestIntegrationMessageAndSeveralGroups(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	e.svc = New(Config{Admin: e.c, Audit: e.st.Audit(), NameServers: e.cl.NameServer, Finder: lookup.New(e.c, lookup.Options{})})
 	broker := e.cl.Brokers[0]

@@ -21,6 +21,7 @@ import (
 // not) and says what becomes of messages in flight; applied, the broker resets the
 // offsets itself, and the group's consumers receive the messages once more.
 func TestIntegrationResetPOPGroupRedelivers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the local RocketMQ and its Proxy")
 	}

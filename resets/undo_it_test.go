@@ -15,6 +15,7 @@ import (
 // preview names the queue that moved since, and every queue is back at its offset
 // before the reset, as our client and mqadmin read it.
 func TestIntegrationUndoPutsEveryQueueBack(t *testing.T) {
+	t.Parallel()
 	e := newIT(t, false)
 	for i := 0; i < 4; i++ {
 		e.send(t, fmt.Sprintf("backlog%d", i))
