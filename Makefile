@@ -70,6 +70,8 @@ EARLY_PKGS := dev|groups
 # on consumers, use names of their own, and run two packages at a time, as they do on 4.9.7;
 # but rocketmq/'s run alone first: its consumers in the test binary count every
 # redelivery after an online reset, and on a loaded machine one of them fell behind.
+# Within a package, integration tests that mark themselves parallel (those of rocketmq/
+# and resets/: each waits up to a minute on consumers of its own) run six at a time.
 # One shared cluster serves every test package (RMQC_TEST_NAMESRV), with one RocketMQ Proxy
 # in front of it for the gRPC tests (RMQC_TEST_PROXY, RMQC_TEST_PROXY_GRPC) instead of one
 # per test binary; both are stopped afterwards if this started them. A RocketMQ of this
@@ -100,8 +102,8 @@ test: lint check-generated
 	  && (cd deploy && $(GO) test -count=1 -timeout 5m ./...) \
 	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration|^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
 	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
-	  && $(GO) test -count=1 -timeout 20m -run '^TestIntegration' ./rocketmq/ \
-	  && $(GO) test -p 2 -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst rocketmq|,,$(CLIENT_GO_PKGS)))); rc=$$?; \
+	  && $(GO) test -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' ./rocketmq/ \
+	  && $(GO) test -p 2 -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst rocketmq|,,$(CLIENT_GO_PKGS)))); rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
 

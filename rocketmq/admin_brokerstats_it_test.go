@@ -13,6 +13,7 @@ import (
 // agree, queue by queue, with each group's own GET_CONSUME_STATS: for an offline group
 // with offsets, a configured group with none, and an online consumer.
 func TestIntegrationBrokerConsumeStats(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	topic := e.createTopic(t, "it-bcs", 4)
 	other := e.createTopic(t, "it-bcs-other", 2)

@@ -16,6 +16,7 @@ import (
 // which client holds which queue, lag, and offset changes online and
 // offline.
 func TestIntegrationConsumerGroup(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	const queues = 4
 	topic := e.createTopic(t, "it-grp", queues)

@@ -28,7 +28,9 @@ type itEnv struct {
 	version BrokerVersion
 }
 
-// newITEnv attaches to the test cluster; it skips under -short. BrokerVersion
+// newITEnv attaches to the test cluster; it skips under -short. Each integration test
+// has a client, topics and groups of its own, so they run in parallel (ACL's first,
+// alone: its refusals are counted per account). BrokerVersion
 // needs no retry even while a fresh 5.x broker still refuses
 // GET_BROKER_RUNTIME_INFO: the refusal carries the version ordinal.
 func newITEnv(t testing.TB) *itEnv {

@@ -17,6 +17,7 @@ import (
 // mqadmin, then finds each of them by every route the console offers:
 // offsets, pull, timestamp, key, unique key and offsetMsgId.
 func TestIntegrationMessages(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	const queues = 4
 	topic := e.createTopic(t, "it-msg", queues)

@@ -17,6 +17,7 @@ import (
 // unique key, and RocketMQ's own mqadmin (the Java decoder) finds it by its unique key
 // with the same key, tag and property.
 func TestIntegrationSendMessage(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	topic := e.createTopic(t, "send", 2)
 	ctx := ctxT(t)
@@ -86,6 +87,7 @@ func TestIntegrationSendMessage(t *testing.T) {
 
 // A queue the topic does not have is refused with the broker's answer, naming it.
 func TestIntegrationSendMessageToAQueueTheTopicLacks(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	topic := e.createTopic(t, "sendbad", 1)
 	_, err := e.c.SendMessage(ctxT(t), e.addr, MessageQueue{Topic: topic, BrokerName: e.broker, QueueID: 1000},

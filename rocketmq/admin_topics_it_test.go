@@ -14,6 +14,7 @@ import (
 // A producer that is running is listed under its group by GET_ALL_PRODUCER_INFO, on
 // 4.9.7 as on 5.x.
 func TestIntegrationProducerInfos(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	topic := e.createTopic(t, "it-pinfo", 2)
 	pgroup := dev.UniqueName("it-pinfo-pg")
@@ -39,6 +40,7 @@ func TestIntegrationProducerInfos(t *testing.T) {
 // Each call gets its own 15 s: the waits between them (mqadmin JVMs) took longer than
 // that on a loaded machine, and one context for the whole test had run out by the end.
 func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
+	t.Parallel()
 	e := newITEnv(t)
 	topic := dev.UniqueName("it-tcud")
 	tc := TopicConfig{TopicName: topic, ReadQueueNums: 3, WriteQueueNums: 3, Perm: PermRead | PermWrite}
