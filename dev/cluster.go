@@ -298,8 +298,12 @@ func (c *Cluster) startBroker(b brokerSpec) (*proc, error) {
 	if err := writeProperties(conf, props); err != nil {
 		return nil, err
 	}
+	// Direct memory: every broker thread that writes to the commit log (senders, and the
+	// pull, ack and revive threads that write POP checkpoints) keeps an encoder buffer of
+	// maxMessageSize + 64 KiB (4.06 MiB) for its lifetime; at 256 MiB, a broker whose
+	// 62nd such thread wrote refused every POP after it (OutOfMemoryError in pop.log).
 	return startJava(b.proc(), home, c.boot.env, javaArgs(c.boot.version, c.boot.lib, home, "rmq.broker.logback.xml",
-		[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=256m"},
+		[]string{"-Xms256m", "-Xmx512m", "-XX:MaxDirectMemorySize=768m"},
 		"org.apache.rocketmq.broker.BrokerStartup", "-c", conf), c.boot.detached)
 }
 
