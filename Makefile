@@ -94,7 +94,7 @@ test: lint check-generated
 	  proxy=$$(sed -n 's/^RMQC_PROXY=//p' <<<"$$env"); \
 	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
-	$(GO) test -p 1 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) \
+	$(GO) test -p 1 -parallel 6 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) \
 	  && $(GO) test -p 1 -race -count=1 -timeout 25m -run '^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(PRIVATE_PKGS))) \
 	  && echo "make test: the tests with private clusters are over; the rest start no cluster" \
 	  && export RMQC_TEST_PRIVATE=off \

@@ -29,7 +29,10 @@ func TestMain(m *testing.M) {
 	os.Exit(dev.RunTests(m))
 }
 
-// itCluster is the real cluster, our client on it, and the service under test.
+// itCluster is the real cluster, our client on it, and the service under test. Tests
+// that check only their own groups' figures are parallel: they run beside the orderly
+// tests' wait for a lock to expire. Those that time consumers (the watcher's moves, time
+// behind, duplicates after a move) stay sequential, so they run first and alone.
 type itCluster struct {
 	cl  *dev.Cluster
 	c   *rocketmq.Client
@@ -419,6 +422,7 @@ func consumerProgress(t *testing.T, cl *dev.Cluster, group, topic string) []cons
 // Lag is the broker's max offset minus the committed offset, as mqadmin consumerProgress
 // and the broker's own offset queries say.
 func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
+	t.Parallel()
 	it := newIT(t)
 	topic := it.topic(t, "grp-lag", 4)
 	group := dev.UniqueName("grp-lag-cg")
@@ -500,6 +504,7 @@ func TestLagEqualsMaxOffsetMinusCommittedOffset(t *testing.T) {
 // Clients of one group that subscribe to different topics are flagged, and the queues
 // allocated to a client that does not subscribe show without an owner.
 func TestDifferentSubscriptionsOnRealClientsAreFlagged(t *testing.T) {
+	t.Parallel()
 	it := newIT(t)
 	a := it.topic(t, "grp-sub-a", 4)
 	b := it.topic(t, "grp-sub-b", 4)
@@ -532,6 +537,7 @@ func TestDifferentSubscriptionsOnRealClientsAreFlagged(t *testing.T) {
 // the group's own page (GET_CONSUME_STATS), for a group offline with a backlog and a
 // group online and caught up, and lists the online group's client.
 func TestListAgreesWithTheGroupPageOnARealBroker(t *testing.T) {
+	t.Parallel()
 	it := newIT(t)
 	topic := it.topic(t, "grp-list", 4)
 	behind, caught := dev.UniqueName("grp-list-off"), dev.UniqueName("grp-list-on")
