@@ -70,8 +70,7 @@ func (h *TopicDecoder) Post(c *gin.Context) {
 			h.Fail(c, err)
 			return
 		}
-		vm.Form.FieldErrors = decoderFieldErrors(l, err)
-		h.renderDecoder(c, http.StatusUnprocessableEntity, vm)
+		h.refuseForm(c, vm, err)
 		return
 	}
 	p, err := h.Decoding.Preview(c.Request.Context(), in)
@@ -80,12 +79,21 @@ func (h *TopicDecoder) Post(c *gin.Context) {
 			h.Fail(c, err)
 			return
 		}
-		vm.Form.FieldErrors = decoderFieldErrors(l, err)
-		h.renderDecoder(c, http.StatusUnprocessableEntity, vm)
+		h.refuseForm(c, vm, err)
 		return
 	}
 	vm.Preview = previewVM(l, p)
 	h.renderDecoder(c, http.StatusOK, vm)
+}
+
+// refuseForm re-renders the form with a sentence on each field at fault; a file that
+// cannot be used is not carried on, so the form does not claim to be using it.
+func (h *TopicDecoder) refuseForm(c *gin.Context, vm views.TopicDecoderVM, err error) {
+	vm.Form.FieldErrors = decoderFieldErrors(i18n.From(c.Request.Context()), err)
+	if vm.Form.FieldErrors["source"] != "" {
+		vm.Form.SourceName, vm.Form.SourceData, vm.Form.SourceNote = "", "", ""
+	}
+	h.renderDecoder(c, http.StatusUnprocessableEntity, vm)
 }
 
 // Remove deletes the console's decoder of the topic.
