@@ -147,3 +147,24 @@ func TestTheConfigFileWins(t *testing.T) {
 		t.Errorf("list: %+v", list)
 	}
 }
+
+// A .proto file is told from a descriptor set by its name, kept as such, and read again
+// from the database by another console.
+func TestProtoFileIsKeptAsSource(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	src := "syntax = \"proto3\";\npackage shop;\nmessage Ping { int64 id = 1; }\n"
+	if _, err := New(st, Options{}).Save(ctx, Who{Actor: "alice"}, Input{Topic: "pings", Type: "protobuf", Message: "shop.Ping", SourceName: "ping.proto", Source: []byte(src)}); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := st.TopicDecoders(ctx); len(ds) != 1 || ds[0].SourceKind != SourceProto || string(ds[0].Source) != src {
+		t.Fatalf("stored: %+v", ds)
+	}
+	other := New(st, Options{})
+	if err := other.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := other.Decode("", &rocketmq.Message{Topic: "pings", Body: []byte{0x08, 0x07}}); d.Kind != decoder.KindProtobuf || !strings.Contains(d.Text, `"id": "7"`) {
+		t.Errorf("read as %s: %s (%v)", d.Kind, d.Text, d.Problem)
+	}
+}
