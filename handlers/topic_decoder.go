@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/cluster"
 	"rmqconsole/decoder"
 	"rmqconsole/decoding"
 	"rmqconsole/fault"
@@ -39,7 +40,10 @@ func topicDecoderURL(topic string) string { return views.TopicURL(topic) + "/dec
 
 // Show renders the page; ?done=saved|removed says what the last change did.
 func (h *TopicDecoder) Show(c *gin.Context) {
-	topic := c.Param("topic")
+	topic, ok := h.topic(c)
+	if !ok {
+		return
+	}
 	vm := h.pageVM(c, topic)
 	vm.Form = h.formFrom(i18n.From(c.Request.Context()), h.Decoding.For(topic), topic)
 	l := i18n.From(c.Request.Context())
@@ -55,7 +59,10 @@ func (h *TopicDecoder) Show(c *gin.Context) {
 // Post is the form: action=preview reads the topic's newest message with the decoder,
 // action=save stores it. Bad input re-renders the form with 422 and stores nothing.
 func (h *TopicDecoder) Post(c *gin.Context) {
-	topic := c.Param("topic")
+	topic, ok := h.topic(c)
+	if !ok {
+		return
+	}
 	l := i18n.From(c.Request.Context())
 	in, form := h.readForm(c, topic)
 	vm := h.pageVM(c, topic)
@@ -86,6 +93,17 @@ func (h *TopicDecoder) Post(c *gin.Context) {
 	h.renderDecoder(c, http.StatusOK, vm)
 }
 
+// topic is the path's topic; a name RocketMQ refuses is answered here (422), as the page
+// has no field to show it on.
+func (h *TopicDecoder) topic(c *gin.Context) (string, bool) {
+	topic := c.Param("topic")
+	if !cluster.ValidName(topic) {
+		h.failInput(c, fault.New(fault.Invalid, "decoders.error.topic", "Topic", topic).Because("bad_topic"))
+		return "", false
+	}
+	return topic, true
+}
+
 // refuseForm re-renders the form with a sentence on each field at fault; a file that
 // cannot be used is not carried on, so the form does not claim to be using it.
 func (h *TopicDecoder) refuseForm(c *gin.Context, vm views.TopicDecoderVM, err error) {
@@ -98,7 +116,10 @@ func (h *TopicDecoder) refuseForm(c *gin.Context, vm views.TopicDecoderVM, err e
 
 // Remove deletes the console's decoder of the topic.
 func (h *TopicDecoder) Remove(c *gin.Context) {
-	topic := c.Param("topic")
+	topic, ok := h.topic(c)
+	if !ok {
+		return
+	}
 	if err := h.Decoding.Remove(c.Request.Context(), decoding.Who{Actor: Actor(c), Addr: c.ClientIP()}, topic); err != nil {
 		h.Fail(c, err)
 		return

@@ -136,6 +136,11 @@ func TestAdminSetsATopicsProtobufDecoderThroughTheForm(t *testing.T) {
 		t.Fatalf("read as Protobuf before any decoder: %s", doc.Find(`[data-testid="body-how"]`).Text())
 	}
 
+	if rec, _ := decoderGet(t, a, admin, "/topics/"+url.PathEscape("no such|topic")+"/decoder"); rec.Code != http.StatusUnprocessableEntity ||
+		!strings.Contains(rec.Body.String(), "is not a topic name RocketMQ accepts") {
+		t.Errorf("a topic name RocketMQ refuses: %d %.300s", rec.Code, rec.Body.String())
+	}
+
 	for _, who := range []string{"otto", "vera"} {
 		rec := decoderPost(t, a, sessionCookie(t, a, who), "en", form, good, "shop.desc", set)
 		if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "that needs admin") {
