@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"rmqconsole/decoding"
 	"rmqconsole/dev"
 	"rmqconsole/dev/rmqclient"
 	"rmqconsole/store"
@@ -156,6 +157,12 @@ func TestAdminSetsATopicsProtobufDecoderThroughTheForm(t *testing.T) {
 			t.Errorf("%s: bad descriptor %d, err-source %q, want 422 saying %q with the form kept", lang, rec.Code, doc.Find(`[data-testid="err-source"]`).Text(), says)
 		}
 	}
+	// A file over the limit is told on the form too: the route takes a body that big.
+	rec := decoderPost(t, a, admin, "en", form, good, "big.desc", make([]byte, decoding.MaxSource+1))
+	if doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(rec.Body.Bytes())); rec.Code != http.StatusUnprocessableEntity ||
+		!strings.Contains(doc.Find(`[data-testid="err-source"]`).Text(), "big.desc is 1025 KiB; a decoder's file may be at most 1024 KiB") {
+		t.Errorf("a file too big: %d, err-source %q", rec.Code, doc.Find(`[data-testid="err-source"]`).Text())
+	}
 	if ds := saved(); len(ds) != 0 {
 		t.Fatalf("saved after refusals: %+v", ds)
 	}
@@ -184,7 +191,7 @@ func TestAdminSetsATopicsProtobufDecoderThroughTheForm(t *testing.T) {
 	for k, v := range good {
 		fields[k] = v
 	}
-	rec := decoderPost(t, a, admin, "en", form, fields, "", nil)
+	rec = decoderPost(t, a, admin, "en", form, fields, "", nil)
 	if rec.Code != http.StatusSeeOther {
 		t.Fatalf("save: %d %.500s", rec.Code, rec.Body.String())
 	}
