@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -94,6 +96,11 @@ func loadDescriptorSet(path, name string) (*protoregistry.Files, *setupError) {
 	if err != nil {
 		return nil, &setupError{id: "decode.config.descriptor.unreadable", field: "descriptor_set", kv: []any{"File", name, "Error", pathError(err)}}
 	}
+	return parseDescriptorSet(data, name)
+}
+
+// parseDescriptorSet reads a FileDescriptorSet's bytes; name is its file's, for sentences.
+func parseDescriptorSet(data []byte, name string) (*protoregistry.Files, *setupError) {
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(data, &set); err != nil {
 		return nil, &setupError{id: "decode.config.descriptor.bad", field: "descriptor_set", kv: []any{"File", name, "Error", err.Error()}}
@@ -157,6 +164,36 @@ func missingImport(set *descriptorpb.FileDescriptorSet) string {
 	return ""
 }
 
+// uploadedProto loads the message type of an entry whose descriptor set or one .proto
+// file was uploaded (e.Source): a .proto file may import the google/protobuf files only,
+// as nothing else came with it.
+func uploadedProto(ctx context.Context, e Entry) (*protoType, *setupError) {
+	if e.DescriptorSet != "" {
+		files, se := parseDescriptorSet(e.Source, e.DescriptorSet)
+		if se != nil {
+			return nil, se
+		}
+		return findMessage(files, e.Message, e.DescriptorSet)
+	}
+	name := e.ProtoFiles[0]
+	open := func(p string) (io.ReadCloser, error) {
+		if p == name {
+			return io.NopCloser(bytes.NewReader(e.Source)), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: open})}
+	res, err := c.Compile(ctx, name)
+	if err != nil {
+		return nil, &setupError{id: "decode.config.proto.bad", field: "proto_files", kv: []any{"Error", err.Error()}}
+	}
+	files, se := registerCompiled(res)
+	if se != nil {
+		return nil, se
+	}
+	return findMessage(files, e.Message, "")
+}
+
 // compileProtoFiles compiles .proto files found under the import paths (the
 // google/protobuf ones are built in), as protoc would with -I.
 func compileProtoFiles(ctx context.Context, files, importPaths []string) (*protoregistry.Files, *setupError) {
@@ -165,6 +202,11 @@ func compileProtoFiles(ctx context.Context, files, importPaths []string) (*proto
 	if err != nil {
 		return nil, &setupError{id: "decode.config.proto.bad", field: "proto_files", kv: []any{"Error", protoError(err, importPaths)}}
 	}
+	return registerCompiled(res)
+}
+
+// registerCompiled puts compiled files and everything they import into one registry.
+func registerCompiled(res linker.Files) (*protoregistry.Files, *setupError) {
 	reg := new(protoregistry.Files)
 	var register func(fd protoreflect.FileDescriptor) error
 	register = func(fd protoreflect.FileDescriptor) error {

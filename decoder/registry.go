@@ -50,7 +50,20 @@ type Entry struct {
 	DescriptorSet string   `toml:"descriptor_set" yaml:"descriptor_set"`
 	ProtoFiles    []string `toml:"proto_files" yaml:"proto_files"`
 	ImportPaths   []string `toml:"import_paths" yaml:"import_paths"`
+
+	// Source is the contents of the descriptor set or of the one .proto file (named by
+	// DescriptorSet or ProtoFiles) when they were uploaded rather than read from disk:
+	// a decoder set in the console (see Checked).
+	Source []byte `toml:"-" yaml:"-"`
+	// Origin is where the entry comes from: OriginFile or OriginConsole.
+	Origin string `toml:"-" yaml:"-"`
 }
+
+// Where an entry comes from.
+const (
+	OriginFile    = "file"    // the decoders of the config file
+	OriginConsole = "console" // set by an admin in the console, kept in its database
+)
 
 // Registry maps topics to decoders. Its zero value and nil decode every topic by
 // looking at the body. It is safe for concurrent use.
@@ -137,54 +150,22 @@ func New(ctx context.Context, dir string, entries ...Entry) (*Registry, error) {
 	sets := map[string]*protoregistry.Files{} // one load per descriptor set
 	seen := map[string]int{}
 	for i, e := range entries {
-		n := i + 1
-		fail := func(se *setupError) {
-			who := e.Topic
-			if who == "" {
-				who = "-"
-			}
+		if e.Origin == "" {
+			e.Origin = OriginFile
+		}
+		ru, problems := checkEntry(ctx, dir, e, sets)
+		key := ru.Cluster + "\x00" + ru.Topic
+		if first, dup := seen[key]; dup && ru.Topic != "" {
+			problems = append(problems, &setupError{id: "decode.config.duplicate", field: "topic", kv: []any{"First", first}})
+		}
+		seen[key] = i + 1
+		who := ru.Topic
+		if who == "" {
+			who = "-"
+		}
+		for _, se := range problems {
 			errs.Add(fault.InvalidField(fmt.Sprintf("decoders[%d].%s", i, se.field), "decode.config.entry",
-				"N", n, "Topic", who, "What", i18n.M(se.id, se.kv...)))
-		}
-		e.Topic = strings.TrimSpace(e.Topic)
-		e.Cluster = strings.TrimSpace(e.Cluster)
-		e.Type = strings.ToLower(strings.TrimSpace(e.Type))
-		e.Message = strings.TrimPrefix(strings.TrimSpace(e.Message), ".")
-		if e.Type == "" && e.Message != "" {
-			e.Type = TypeProtobuf
-		}
-		ru := rule{Entry: e, pattern: strings.ContainsAny(e.Topic, "*?[")}
-		switch {
-		case e.Topic == "":
-			fail(&setupError{id: "decode.config.topic.missing", field: "topic"})
-		case ru.pattern:
-			if _, err := path.Match(e.Topic, ""); err != nil {
-				fail(&setupError{id: "decode.config.topic.bad", field: "topic", kv: []any{"Pattern", e.Topic}})
-			}
-		}
-		key := e.Cluster + "\x00" + e.Topic
-		if first, dup := seen[key]; dup && e.Topic != "" {
-			fail(&setupError{id: "decode.config.duplicate", field: "topic", kv: []any{"First", first}})
-		}
-		seen[key] = n
-		switch e.Type {
-		case TypeProtobuf:
-			p, se := protoFor(ctx, dir, e, sets)
-			if se != nil {
-				fail(se)
-			}
-			ru.proto = p
-		case TypeJSON, TypeText, TypeHex:
-			for _, s := range []struct {
-				field string
-				set   bool
-			}{{"message", e.Message != ""}, {"descriptor_set", e.DescriptorSet != ""}, {"proto_files", len(e.ProtoFiles) > 0}, {"import_paths", len(e.ImportPaths) > 0}} {
-				if s.set {
-					fail(&setupError{id: "decode.config.protobuf_only", field: s.field, kv: []any{"Setting", s.field, "Type", e.Type}})
-				}
-			}
-		default:
-			fail(&setupError{id: "decode.config.type.bad", field: "type", kv: []any{"Type", e.Type}})
+				"N", i+1, "Topic", who, "What", i18n.M(se.id, se.kv...)))
 		}
 		r.rules = append(r.rules, ru)
 	}
@@ -208,6 +189,78 @@ func (ru rule) rank() int {
 	return r
 }
 
+// checkEntry normalises one entry and loads what it names, with every problem found.
+func checkEntry(ctx context.Context, dir string, e Entry, sets map[string]*protoregistry.Files) (rule, []*setupError) {
+	var problems []*setupError
+	fail := func(se *setupError) { problems = append(problems, se) }
+	e.Topic = strings.TrimSpace(e.Topic)
+	e.Cluster = strings.TrimSpace(e.Cluster)
+	e.Type = strings.ToLower(strings.TrimSpace(e.Type))
+	e.Message = strings.TrimPrefix(strings.TrimSpace(e.Message), ".")
+	if e.Type == "" && e.Message != "" {
+		e.Type = TypeProtobuf
+	}
+	ru := rule{Entry: e, pattern: strings.ContainsAny(e.Topic, "*?[")}
+	switch {
+	case e.Topic == "":
+		fail(&setupError{id: "decode.config.topic.missing", field: "topic"})
+	case ru.pattern:
+		if _, err := path.Match(e.Topic, ""); err != nil {
+			fail(&setupError{id: "decode.config.topic.bad", field: "topic", kv: []any{"Pattern", e.Topic}})
+		}
+	}
+	switch e.Type {
+	case TypeProtobuf:
+		p, se := protoFor(ctx, dir, e, sets)
+		if se != nil {
+			fail(se)
+		}
+		ru.proto = p
+	case TypeJSON, TypeText, TypeHex:
+		for _, s := range []struct {
+			field string
+			set   bool
+		}{{"message", e.Message != ""}, {"descriptor_set", e.DescriptorSet != ""}, {"proto_files", len(e.ProtoFiles) > 0}, {"import_paths", len(e.ImportPaths) > 0}} {
+			if s.set {
+				fail(&setupError{id: "decode.config.protobuf_only", field: s.field, kv: []any{"Setting", s.field, "Type", e.Type}})
+			}
+		}
+	default:
+		fail(&setupError{id: "decode.config.type.bad", field: "type", kv: []any{"Type", e.Type}})
+	}
+	return ru, problems
+}
+
+// Checked builds a registry of one decoder set in the console, whose descriptor set or
+// .proto file is in e.Source. Its problems are a fault.List of Invalid errors, each a
+// sentence on its own (no file or entry to name) whose Field is the setting: "type",
+// "message", "descriptor_set" or "proto_files".
+func Checked(ctx context.Context, e Entry) (*Registry, error) {
+	e.Origin = OriginConsole
+	ru, problems := checkEntry(ctx, "", e, map[string]*protoregistry.Files{})
+	var errs fault.List
+	for _, se := range problems {
+		errs.Add(fault.InvalidField(se.field, se.id, se.kv...))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return &Registry{rules: []rule{ru}}, nil
+}
+
+// Over is a registry where r's decoders come before under's: a topic both have a
+// decoder for is read with r's. Either may be nil.
+func (r *Registry) Over(under *Registry) *Registry {
+	out := &Registry{}
+	if r != nil {
+		out.rules = append(out.rules, r.rules...)
+	}
+	if under != nil {
+		out.rules = append(out.rules, under.rules...)
+	}
+	return out
+}
+
 // protoFor loads the message type a Protobuf entry names.
 func protoFor(ctx context.Context, dir string, e Entry, sets map[string]*protoregistry.Files) (*protoType, *setupError) {
 	switch {
@@ -219,6 +272,9 @@ func protoFor(ctx context.Context, dir string, e Entry, sets map[string]*protore
 		return nil, &setupError{id: "decode.config.source.missing", field: "descriptor_set"}
 	case e.DescriptorSet != "" && len(e.ImportPaths) > 0:
 		return nil, &setupError{id: "decode.config.import_paths", field: "import_paths"}
+	}
+	if e.Source != nil {
+		return uploadedProto(ctx, e)
 	}
 	if e.DescriptorSet != "" {
 		file := resolve(dir, e.DescriptorSet)

@@ -89,6 +89,7 @@ func TestListsFitEveryWidth(t *testing.T) {
 		{"audit", "/audit", `[data-testid="audit-entries"]`},
 		{"brokers", "/brokers", `[data-testid="brokers-table"]`},
 		{"topic", "/topics/" + topic, `[data-testid="topic-delete-button"]`},
+		{"topic-decoder", "/topics/" + topic + "/decoder", `[data-testid="decoder-form"]`},
 	}
 	ctx := Browser(t)
 	for _, lang := range []string{"en", "zh-CN"} {

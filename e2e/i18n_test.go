@@ -96,6 +96,13 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 			then: []chromedp.Action[chromedp.Void]{chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="trace"]`))}, heading: "消息"},
 		{name: "topics", path: "/topics", ready: `main h1`, heading: "主题"},
 		{name: "topic", path: "/topics/" + topic, ready: `main h1`, heading: "主题"},
+		// The Decoding form posts its file (multipart) and previews the newest message.
+		{name: "topic-decoder-preview", path: "/topics/" + topic + "/decoder", ready: `[data-testid="decoder-form"]`,
+			then: []chromedp.Action[chromedp.Void]{
+				chromedp.SetValue(chromedp.CSS(`[data-testid="d-type"]`), "text"),
+				chromedp.Click(chromedp.CSS(`[data-testid="decoder-preview-button"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`[data-testid="decoder-preview-how"]`)),
+			}, headingAt: `[data-testid="decoder-preview"]`, heading: "预览：用此解码器读取最新消息"},
 		{name: "groups", path: "/groups?refresh=1", ready: `[data-testid="groups-table"]`, heading: "消费者组"},
 		{name: "group-live", path: "/groups/" + group, ready: `#live-indicator.live-on`, heading: "消费者组"},
 		{name: "group-dead-letters", path: "/groups/" + group, ready: `[data-testid="group-dead-letters"]`,

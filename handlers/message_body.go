@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/decoder"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/views"
@@ -33,7 +34,10 @@ func (h *Messages) Body(c *gin.Context) {
 // bodyRowVM is m's body decoded by its topic's decoder (JSON, text or hex without
 // one), cut as the message's page cuts it, with how it was read.
 func (h *Messages) bodyRowVM(l *i18n.Localizer, m lookup.Message) views.BodyRowVM {
-	d := h.Decoders.Decode(h.ClusterName, m.Message)
+	d := decoder.Decode(m.Message)
+	if h.Decoders != nil {
+		d = h.Decoders.Decode(h.ClusterName, m.Message)
+	}
 	text, cut := msgCutText([]byte(d.Text), msgBodyTextShown)
 	vm := views.BodyRowVM{
 		Text:      text,

@@ -14,9 +14,16 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
+
+// BodyDecoder reads a message's body by its topic's decoder; *decoding.Service
+// implements it.
+type BodyDecoder interface {
+	Decode(clusterName string, m *rocketmq.Message) decoder.Decoded
+}
 
 // Messages serves message lookup: the search page and its API, the exports, the detail
 // page, the body download and the topic list.
@@ -28,9 +35,10 @@ type Messages struct {
 	Now func() time.Time
 	// Heavy caps the time-range searches running at once; nil means no cap.
 	Heavy *HeavyGate
-	// Decoders read bodies by their topics' configured types; nil reads every body
-	// as JSON, text or hex. ClusterName is the name its entries may be limited to.
-	Decoders    *decoder.Registry
+	// Decoders read bodies by their topics' decoders (package decoding: the config
+	// file's and the console's); nil reads every body as JSON, text or hex.
+	// ClusterName is the name the file's entries may be limited to.
+	Decoders    BodyDecoder
 	ClusterName string
 	// Reads records every answer that shows message bodies; nil records nothing.
 	Reads *ReadAudit

@@ -6,6 +6,7 @@ import (
 
 	"rmqconsole/auth"
 	"rmqconsole/brokers"
+	"rmqconsole/decoding"
 	"rmqconsole/subgroups"
 )
 
@@ -34,6 +35,8 @@ type accessRule struct {
 	// what is the catalogue's words for what the route does, for the refusal
 	// ("access.what.reset": reset consumer offsets).
 	what string
+	// body is the largest request body the route takes; 0 is MaxRequestBody.
+	body int64
 }
 
 // The rules of the route tables.
@@ -73,6 +76,10 @@ var (
 	// drift included, is a viewer's.
 	brokerConfigPreview = accessRule{need: auth.Admin, what: "access.what.broker_config"}
 	brokerConfigApply   = accessRule{need: auth.Admin, audited: true, mode: brokers.ModeConfigUpdate, what: "access.what.broker_config"}
+	// How a topic's bodies are read is an admin's, as the config file is the operator's;
+	// the form carries a descriptor set or .proto file, twice (base64 beside the upload)
+	// at most.
+	topicDecoder = accessRule{need: auth.Admin, body: 3 * decoding.MaxSource, what: "access.what.topic_decoder"}
 )
 
 // forUnknown is the rule of a path no route matches (it is answered 404 or 405): reading

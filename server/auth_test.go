@@ -107,13 +107,14 @@ func classify(rec *httptest.ResponseRecorder) outcome {
 // expected states the access policy of the issue, independently of the rule table:
 // sign-in, the language switch, probes and assets are open; everything else needs a signed-in user; reading
 // needs viewer; resets (and any other write) need operator; other users' API tokens
-// need admin; so do ACL users and policies (reading them too), deleting a consumer group
-// and changing a broker's configuration.
+// need admin; so do ACL users and policies (reading them too), deleting a consumer group,
+// changing a broker's configuration and setting a topic's decoder.
 func expected(method, pattern string, role auth.Role, othersTokens bool) outcome {
 	read := method == http.MethodGet || method == http.MethodHead
 	adminOnly := pattern == "/acl" || strings.HasPrefix(pattern, "/acl/") || strings.HasPrefix(pattern, "/api/v1/acl/") ||
 		!read && (pattern == "/groups/:group/delete" || pattern == "/api/v1/groups/:group" ||
-			strings.HasPrefix(pattern, "/brokers/:name/config") || strings.HasPrefix(pattern, "/api/v1/brokers/:name/config"))
+			strings.HasPrefix(pattern, "/brokers/:name/config") || strings.HasPrefix(pattern, "/api/v1/brokers/:name/config") ||
+			strings.HasPrefix(pattern, "/topics/:topic/decoder"))
 	switch {
 	case pattern == "/login" || pattern == "/logout" || pattern == "/language" || pattern == "/healthz" || pattern == "/readyz" || pattern == "/favicon.ico" ||
 		strings.HasPrefix(pattern, "/static/"):

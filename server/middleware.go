@@ -165,26 +165,31 @@ func sessionAuthenticated(r *http.Request) bool {
 // any handler reads a cut copy of it.
 const MaxRequestBody = 64 << 10
 
-// bodyLimit answers 413 to a request whose body is larger than MaxRequestBody. Smaller
+// bodyLimit answers 413 to a request whose body is larger than MaxRequestBody, or than
+// the route's own limit (routeMax, from its access rule) for a form that takes a file. Smaller
 // bodies are read here, so handlers (and the audit of a refused reset) see all of it or
 // nothing.
-func bodyLimit(env *handlers.Env) gin.HandlerFunc {
-	tooLarge := fault.New(fault.Invalid, "error.too_large", "KiB", MaxRequestBody>>10).Because(handlers.ReasonTooLarge)
+func bodyLimit(env *handlers.Env, routeMax func(c *gin.Context) int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		body := c.Request.Body
 		if body == nil || body == http.NoBody {
 			c.Next()
 			return
 		}
-		if c.Request.ContentLength > MaxRequestBody {
+		limit := int64(MaxRequestBody)
+		if n := routeMax(c); n > 0 {
+			limit = n // a route that takes a file says how big
+		}
+		tooLarge := fault.New(fault.Invalid, "error.too_large", "KiB", limit>>10).Because(handlers.ReasonTooLarge)
+		if c.Request.ContentLength > limit {
 			c.Header("Connection", "close") // the rest of the body is not read
 			env.Fail(c, tooLarge)
 			c.Abort()
 			return
 		}
-		b, err := io.ReadAll(io.LimitReader(body, MaxRequestBody+1))
+		b, err := io.ReadAll(io.LimitReader(body, limit+1))
 		switch {
-		case len(b) > MaxRequestBody:
+		case int64(len(b)) > limit:
 			c.Header("Connection", "close")
 			env.Fail(c, tooLarge)
 			c.Abort()

@@ -34,7 +34,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	// Only the host names the console serves are answered (hosts.go), and cross-origin
 	// protection covers every state-changing route: a page of another site, under its
 	// own name or rebound to the console's address, is refused before any handler.
-	r.Use(a.knownHost(env), crossOrigin(env), bodyLimit(env))
+	r.Use(a.knownHost(env), crossOrigin(env), bodyLimit(env, func(c *gin.Context) int64 { return a.rules.ruleFor(c.Request.Method, c.FullPath()).body }))
 	r.Use(a.access(env)) // who the caller is and what they may do (access.go)
 
 	a.rules = accessRules{}

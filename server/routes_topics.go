@@ -11,6 +11,7 @@ import (
 func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 	h := &handlers.Topics{Env: env}
 	send := &handlers.TopicSend{Env: env}
+	dec := &handlers.TopicDecoder{Env: env, Decoding: a.svc.decoding}
 	if s := a.svc; s.topics != nil {
 		h.Topics, h.Changes, send.Sender = s.topics, s.topics, s.topics
 	}
@@ -28,5 +29,9 @@ func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 		// A message sent from the console, audited by the service.
 		{http.MethodPost, "/topics/:topic/messages", send.SendForm, change},
 		{http.MethodPost, "/api/v1/topics/:topic/messages", send.SendAPI, change},
+		// How the topic's bodies are read: anyone sees it, an admin sets it.
+		{http.MethodGet, "/topics/:topic/decoder", dec.Show, read},
+		{http.MethodPost, "/topics/:topic/decoder", dec.Post, topicDecoder},
+		{http.MethodPost, "/topics/:topic/decoder/delete", dec.Remove, topicDecoder},
 	}
 }

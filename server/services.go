@@ -8,6 +8,7 @@ import (
 	"rmqconsole/alerts"
 	"rmqconsole/brokers"
 	"rmqconsole/deadletters"
+	"rmqconsole/decoding"
 	"rmqconsole/diagnosis"
 	"rmqconsole/groups"
 	"rmqconsole/handlers"
@@ -39,6 +40,9 @@ type services struct {
 	// resets and alerts work without a cluster: their pages read the database.
 	resets *resets.Service
 	alerts *alerts.Service
+	// decoding reads message bodies by their topics' decoders (the config file's and
+	// those set in the console); it works without a cluster.
+	decoding *decoding.Service
 	// diagnosis works out what is wrong from each read of the lag collector; nil when
 	// the collector is off.
 	diagnosis *diagnosis.Engine
@@ -57,6 +61,7 @@ func (a *clusterApp) newServices() *services {
 	if a.rmq != nil {
 		s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
 	}
+	s.decoding = a.decodingService(s.lookup)
 	s.resets = a.newResetService(s.lookup)
 	a.onClose(s.resets.Close) // writes the refusals it only counted
 	a.registry.MustRegister(&alertMetrics{svc: s.alerts, log: a.log.With("component", "alerts")})
@@ -129,6 +134,32 @@ func (a *clusterApp) collectLag(s *services) {
 	// Rebalances of the groups nobody watches, within a call budget per collection.
 	col.Then(a.whenLeading(groups.NewRebalanceSweep(s.groups, s.groupsLive.Rebalances(), 0, s.groupsLive.Watching).Sweep))
 	a.background(col.Run)
+}
+
+// decoderRefresh is how soon a decoder set on another console sharing the database is
+// used here.
+const decoderRefresh = 15 * time.Second
+
+// decodingService reads the decoders set in the console, and, where consoles share the
+// database, reads them again every decoderRefresh. Previews read the newest message
+// through msgs.
+func (a *clusterApp) decodingService(msgs *lookup.Service) *decoding.Service {
+	log := a.log.With("component", "decoding")
+	opts := decoding.Options{File: a.cfg.Decoders, ClusterName: a.cc.Name, NameServers: a.nameServers(), Log: log}
+	if msgs != nil {
+		opts.Messages = msgs
+	}
+	s := decoding.New(a.store, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Refresh(ctx); err != nil {
+		// The page names it; the file's decoders are used meanwhile.
+		log.Warn("reading the topics' decoders failed", "err", err)
+	}
+	if a.replica.shared {
+		a.background(func(ctx context.Context) { s.Run(ctx, decoderRefresh) })
+	}
+	return s
 }
 
 // newResetService builds the reset service over the console's cluster and audit log.
