@@ -15,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/decoder"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
@@ -82,6 +83,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
+	vm.Body = msgBodyView(c, r.Message, h.topicDecoded(r.Message))
 	vm.Trace = traceVM(i18n.From(c.Request.Context()), traceAskedOf(c), r.Message, trace, traceErr)
 	if vm.Trace.Error != "" && status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
@@ -131,7 +133,6 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 	for _, k := range slices.Sorted(maps.Keys(m.Properties)) {
 		vm.Properties = append(vm.Properties, views.DetailField{Label: k, Value: m.Properties[k], Mono: true})
 	}
-	vm.Body = msgBodyView(c, m)
 	vm.DeadLetter = deadLetterVM(c, m.Message)
 	switch {
 	case groupErr != nil:
@@ -241,15 +242,34 @@ func msgUniqKeyDecoded(l *i18n.Localizer, m lookup.Message) views.IDDecoded {
 	return d
 }
 
-// msgBodyView picks how the body is shown (?view=text|json|hex; by default pretty JSON
-// when it parses, text when it is UTF-8, else hex) and cuts it for the page.
-func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
+// topicDecoded is m's body read by a Protobuf decoder its topic has (the config file's or
+// one an admin set), or nil when it has none: JSON, text and hex the page shows anyway.
+// A decoder that could not read this body says why in Problem.
+func (h *Messages) topicDecoded(m lookup.Message) *decoder.Decoded {
+	if h.Decoders == nil {
+		return nil
+	}
+	d := h.Decoders.Decode(h.ClusterName, m.Message)
+	if d.Kind != decoder.KindProtobuf && d.Problem.ID == "" {
+		return nil
+	}
+	return &d
+}
+
+// msgBodyView picks how the body is shown (?view=decoded|text|json|hex; by default the
+// topic's Protobuf decoder when it read the body, else pretty JSON when it parses, text
+// when it is UTF-8, else hex) and cuts it for the page.
+func msgBodyView(c *gin.Context, m lookup.Message, dec *decoder.Decoded) views.BodyView {
 	body := m.Body
 	l := i18n.From(c.Request.Context())
 	b := views.BodyView{
 		Size:     l.N("message.bytes", len(body)),
 		Download: "/messages/" + url.PathEscape(m.OffsetMsgID()) + "/body?" + url.Values{"topic": {m.Topic}}.Encode(),
 		Error:    m.BodyError,
+	}
+	decoded := dec != nil && dec.Kind == decoder.KindProtobuf
+	if dec != nil && dec.Problem.ID != "" {
+		b.Problem = l.Say(dec.Problem)
 	}
 	if m.BodyCompressed {
 		b.Stored = l.N("message.body.stored", m.StoredBodySize, "How", m.Compression)
@@ -267,7 +287,9 @@ func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 	}
 	view := c.Query("view")
 	switch {
-	case view == "json" && isJSON, view == "text" && isText, view == "hex":
+	case view == "decoded" && decoded, view == "json" && isJSON, view == "text" && isText, view == "hex":
+	case decoded:
+		view = "decoded"
 	case isJSON:
 		view = "json"
 	case isText:
@@ -280,8 +302,8 @@ func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 	if t := c.Query("topic"); t != "" {
 		base.Set("topic", t)
 	}
-	for _, v := range []struct{ name, label string }{{"text", l.T("message.body.view.text")}, {"json", l.T("message.body.view.json")}, {"hex", l.T("message.body.view.hex")}} {
-		if (v.name == "json" && !isJSON) || (v.name == "text" && !isText) {
+	for _, v := range []struct{ name, label string }{{"decoded", l.T("message.body.view.decoded")}, {"text", l.T("message.body.view.text")}, {"json", l.T("message.body.view.json")}, {"hex", l.T("message.body.view.hex")}} {
+		if (v.name == "decoded" && !decoded) || (v.name == "json" && !isJSON) || (v.name == "text" && !isText) {
 			continue
 		}
 		q := url.Values{"view": {v.name}}
@@ -291,6 +313,9 @@ func msgBodyView(c *gin.Context, m lookup.Message) views.BodyView {
 		b.Views = append(b.Views, views.BodyViewLink{Name: v.name, Label: v.label, URL: "?" + q.Encode(), Active: v.name == view})
 	}
 	switch view {
+	case "decoded":
+		b.Encoding = l.Say(dec.How)
+		b.Content, b.Cut = msgCutText([]byte(dec.Text), msgBodyTextShown)
 	case "json":
 		b.Content, b.Cut = msgCutText(pretty.Bytes(), msgBodyTextShown)
 	case "text":

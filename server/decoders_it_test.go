@@ -200,6 +200,13 @@ func TestAdminSetsATopicsProtobufDecoderThroughTheForm(t *testing.T) {
 		!strings.Contains(text, `"id": "90210"`) || !strings.Contains(text, `"customer": "Zoë Order-Reader"`) {
 		t.Fatalf("the message's body after save: %q\n%s", how, text)
 	}
+	// The message's own page shows it decoded too, with its bytes a link away.
+	pageURL := "/messages/" + r.OffsetMsgID + "?" + url.Values{"topic": {topic}}.Encode()
+	_, doc = decoderGet(t, a, admin, pageURL)
+	if body := doc.Find(`[data-testid="body-content"]`); body.AttrOr("data-view", "") != "decoded" || !strings.Contains(body.Text(), `"id": "90210"`) ||
+		!strings.Contains(doc.Find(`[data-testid="body-encoding"]`).Text(), "Protobuf shop.v1.Order") || doc.Find(`[data-testid="body-view-hex"]`).Length() != 1 {
+		t.Errorf("the message's page after save: view %q, encoding %q\n%s", body.AttrOr("data-view", ""), doc.Find(`[data-testid="body-encoding"]`).Text(), body.Text())
+	}
 	_, doc = decoderGet(t, a, sessionCookie(t, a, "vera"), form)
 	if doc.Find(`[data-testid="decoder-now-how"]`).AttrOr("data-origin", "") != "console" || doc.Find(`[data-testid="decoder-form"]`).Length() != 0 ||
 		!strings.Contains(doc.Find(`[data-testid="decoder-from"]`).Text(), "by ada") {

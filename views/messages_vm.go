@@ -257,9 +257,12 @@ type BodyView struct {
 	// Size is the body's size after decompression; Stored how it was stored (e.g.
 	// "1,234 bytes, zlib-compressed").
 	Size, Stored string
-	// Encoding is "UTF-8 text", "JSON" or "binary".
+	// Encoding is "UTF-8 text", "JSON" or "binary", or how the topic's decoder read it.
 	Encoding string
-	// View is the one shown: "text", "json" or "hex"; the others are offered as links.
+	// Problem says why the topic's decoder could not read this body.
+	Problem string
+	// View is the one shown: "decoded", "text", "json" or "hex"; the others are offered
+	// as links.
 	View     string
 	Views    []BodyViewLink
 	Content  string
