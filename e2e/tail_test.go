@@ -1,16 +1,21 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/chromedp/chromedp"
 
 	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
 )
 
 // An operator opens a topic's live tail from its page and sees messages appear as they
@@ -27,11 +32,15 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 	if code := op.call(http.MethodPost, "/api/v1/topics", `{"topic":"`+topic+`","readQueueNums":4,"writeQueueNums":4}`, &ans); code != http.StatusCreated {
 		t.Fatalf("create: %d %+v", code, ans)
 	}
+	// Sent by a client of RocketMQ's own, as an application would.
+	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	sent := 0
 	send := func() error {
-		var res map[string]any
-		if code := op.call(http.MethodPost, "/api/v1/topics/"+topic+"/messages", fmt.Sprintf(`{"body":"tail-%d"}`, sent), &res); code != http.StatusOK && code != http.StatusCreated {
-			return errString(strconv.Itoa(code) + fmt.Sprint(res))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r, err := p.SendSync(ctx, primitive.NewMessage(topic, fmt.Appendf(nil, "tail-%d", sent)))
+		if err != nil || r.Status != primitive.SendOK {
+			return fmt.Errorf("send: %v %v", err, r)
 		}
 		sent++
 		return nil
@@ -58,6 +67,13 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 		}
 	}
 	Do(t, ctx, "see the three rows", rows(3))
+	// /metrics shows the tail, its one viewer and the rows it was sent.
+	dev.Eventually(t, 10*time.Second, "/metrics shows the tail", func() error {
+		if m := tailMetrics(t, op); m.tails != 1 || m.viewers != 1 || m.sent < 3 {
+			return fmt.Errorf("after 3 rows: %+v, want 1 tail, 1 viewer, ≥ 3 rows sent", m)
+		}
+		return nil
+	})
 
 	Do(t, ctx, "pause", chromedp.Click(chromedp.CSS(`[data-testid="tail-pause"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tail-resume"]`)))
@@ -69,6 +85,9 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 	Do(t, ctx, "see the paused rows counted", chromedp.Poll[chromedp.Void](
 		`Number(document.querySelector('[data-testid="tail-skipped"]').dataset.count) >= 2`, chromedp.WithPollingTimeout(30*time.Second)))
 	Screenshot(t, ctx, "live-tail-paused")
+	if m := tailMetrics(t, op); m.skipped < 2 {
+		t.Errorf("paused: /metrics %+v, want ≥ 2 rows skipped", m)
+	}
 	shown := Get(t, ctx, "count the rows", chromedp.Evaluate[int](`document.querySelectorAll('#tail-rows tr[data-testid="message-row"]').length`))
 	skipped := TextNow(t, ctx, "read the count", `[data-testid="tail-skipped"]`)
 	if shown != 3 || skipped != "· 2 rows not drawn (too fast, or paused)" {
@@ -84,4 +103,50 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 	if n := Get(t, ctx, "no broker failing", chromedp.Evaluate[int](`document.querySelectorAll('#tail-failures [data-testid="broker-failure"]').length`)); n != 0 {
 		t.Errorf("%d brokers named failing", n)
 	}
+
+	// The last viewer leaves: the tail stops, and /metrics says so.
+	Do(t, ctx, "leave the tail", chromedp.Click(chromedp.CSS(`[data-testid="tail-topic-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topic-tail-link"]`)))
+	dev.Eventually(t, 10*time.Second, "/metrics shows no tail", func() error {
+		if m := tailMetrics(t, op); m.tails != 0 || m.viewers != 0 {
+			return fmt.Errorf("after the last viewer left: %+v, want no tail and no viewer", m)
+		}
+		return nil
+	})
+}
+
+// liveTailMetrics are the live tails' series of /metrics.
+type liveTailMetrics struct{ tails, viewers, sent, skipped float64 }
+
+func tailMetrics(t *testing.T, c *apiClient) liveTailMetrics {
+	t.Helper()
+	res, err := c.c.Get(c.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m liveTailMetrics
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		f, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil {
+			continue
+		}
+		switch name {
+		case "rmqconsole_live_tails":
+			m.tails = f
+		case "rmqconsole_live_tail_viewers":
+			m.viewers = f
+		case "rmqconsole_live_tail_rows_sent_total":
+			m.sent = f
+		case "rmqconsole_live_tail_rows_skipped_total":
+			m.skipped = f
+		}
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", res.StatusCode)
+	}
+	return m
 }

@@ -87,7 +87,7 @@ func (a *clusterApp) newServices() *services {
 		Rebalances: groups.NewRebalanceLog(a.store, a.log.With("component", "rebalances")),
 	})
 	a.onClose(s.groupsLive.Close)
-	a.registry.MustRegister(liveMetrics{s.groupsLive})
+	a.registry.MustRegister(liveMetrics{s.groupsLive}, tailMetrics{s.lookup.Tails()})
 	a.collectLag(s)
 	return s
 }
