@@ -94,6 +94,29 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 		t.Errorf("paused: %d rows drawn, count %q; want 3 rows and 2 not drawn", shown, skipped)
 	}
 
+	// The socket drops (as when the network does): the page reconnects, and stays
+	// paused, counting on from 2.
+	Do(t, ctx, "drop the socket", chromedp.Evaluate[chromedp.Void](dropTailSocket))
+	Do(t, ctx, "see the socket open again", chromedp.Poll[chromedp.Void](`window.__tailOpens >= 1`, chromedp.WithPollingTimeout(30*time.Second)))
+	dev.Eventually(t, 30*time.Second, "rows sent after the reconnect are counted", func() error {
+		if err := send(); err != nil {
+			return err
+		}
+		if n := Get(t, ctx, "read the count", chromedp.Evaluate[int](`Number(document.querySelector('[data-testid="tail-skipped"]').dataset.count)`)); n < 3 {
+			return fmt.Errorf("%d rows counted after the reconnect, want ≥ 3", n)
+		}
+		return nil
+	})
+	shown = Get(t, ctx, "count the rows", chromedp.Evaluate[int](`document.querySelectorAll('#tail-rows tr[data-testid="message-row"]').length`))
+	skipped = TextNow(t, ctx, "read the count", `[data-testid="tail-skipped"]`)
+	resumeShown := Get(t, ctx, "look for Resume", chromedp.Evaluate[bool](`!!document.querySelector('[data-testid="tail-resume"]')`))
+	// Those sent before the new socket's tail started are not seen at all: the count is
+	// at least 3, and says what the page counted.
+	counted := Get(t, ctx, "read the count", chromedp.Evaluate[int](`Number(document.querySelector('[data-testid="tail-skipped"]').dataset.count)`))
+	if want := fmt.Sprintf("· %d rows not drawn (too fast, or paused)", counted); shown != 3 || skipped != want || !resumeShown {
+		t.Errorf("reconnected while paused: %d rows drawn, count %q, Resume shown %v; want 3 rows, %q, Resume", shown, skipped, resumeShown, want)
+	}
+
 	Do(t, ctx, "resume", chromedp.Click(chromedp.CSS(`[data-testid="tail-resume"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tail-pause"]`)))
 	if err := send(); err != nil {
@@ -114,6 +137,20 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 		return nil
 	})
 }
+
+// dropTailSocket closes the tail page's socket as a dropped connection would (code 1006,
+// which the page's htmx extension reconnects after), and counts the socket's opens after
+// it in window.__tailOpens.
+const dropTailSocket = `(() => {
+	const live = document.getElementById("tail-live");
+	window.__tailOpens = 0;
+	live.addEventListener("htmx:wsOpen", () => window.__tailOpens++);
+	const s = live["htmx-internal-data"].webSocket.socket;
+	const closed = s.onclose;
+	s.onclose = null;
+	s.close();
+	closed({code: 1006});
+})()`
 
 // liveTailMetrics are the live tails' series of /metrics.
 type liveTailMetrics struct{ tails, viewers, sent, skipped float64 }
