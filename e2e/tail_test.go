@@ -187,3 +187,37 @@ func tailMetrics(t *testing.T, c *apiClient) liveTailMetrics {
 	}
 	return m
 }
+
+// tailWithRows are the steps that bring a topic's live tail page to what an operator sees
+// on a busy topic: the tail started, rows drawn for n messages sent through the console's
+// API, then paused with two more counted. For the suites that look at every page.
+func tailWithRows(con *Console, topic string, n int) []chromedp.Action[chromedp.Void] {
+	send := func(n int) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(context.Context, *chromedp.Target) error {
+			for i := range n {
+				body := fmt.Sprintf(`{"body":"{\"orderId\":\"o-%d\",\"status\":\"PAID\",\"amount\":129.5,\"customer\":\"c-%d\"}","tags":"Paid","keys":["o-%d"]}`, i, i, i)
+				res, err := http.Post(con.URL+"/api/v1/topics/"+url.PathEscape(topic)+"/messages", "application/json", strings.NewReader(body))
+				if err != nil {
+					return err
+				}
+				res.Body.Close()
+				if res.StatusCode >= 300 {
+					return fmt.Errorf("send to %s: %d", topic, res.StatusCode)
+				}
+			}
+			return nil
+		})
+	}
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Poll[chromedp.Void](`!document.querySelector('[data-testid="tail-started"]').textContent.includes('…')`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+		send(n),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll('#tail-rows tr[data-testid="message-row"]').length >= %d`, n),
+			chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Click(chromedp.CSS(`[data-testid="tail-pause"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tail-resume"]`)),
+		send(2),
+		chromedp.Poll[chromedp.Void](`Number(document.querySelector('[data-testid="tail-skipped"]').dataset.count) >= 2`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+	}
+}
