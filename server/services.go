@@ -55,7 +55,9 @@ const brokerPoll = 2 * time.Second
 func (a *clusterApp) newServices() *services {
 	s := &services{alerts: a.alertService()}
 	if a.rmq != nil {
-		s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
+		opts := lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()}
+		addLookupTestHooks(&opts, a.log)
+		s.lookup = lookup.New(a.rmq, opts)
 	}
 	s.resets = a.newResetService(s.lookup)
 	a.onClose(s.resets.Close) // writes the refusals it only counted
