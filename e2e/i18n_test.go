@@ -138,7 +138,7 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`, headingAt: `[data-testid="apidocs-toc"] h2`, heading: "操作"},
 		{name: "live-tail", path: "/topics/" + topic + "/tail", ready: `[data-testid="tail-table"]`, then: tailWithRows(con, topic, 3), heading: "实时跟踪",
 			says: map[string]string{`[data-testid="tail-started"]`: "起实时跟踪", `[data-testid="tail-resume"]`: "继续",
-				`[data-testid="tail-paused"]`: "已暂停", `[data-testid="tail-skipped"]`: "行未显示"}},
+				`[data-testid="tail-paused"]`: "已暂停", `[data-testid="tail-skipped"]`: "行未显示", `[data-testid="live-indicator"]`: "实时"}},
 		{name: "sign-in", path: "/login", ready: `[data-testid="login"]`, heading: "登录"},
 	}
 }

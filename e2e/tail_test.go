@@ -98,6 +98,9 @@ func TestLiveTailInTheBrowser(t *testing.T) {
 	// paused, counting on from 2.
 	Do(t, ctx, "drop the socket", chromedp.Evaluate[chromedp.Void](dropTailSocket))
 	Do(t, ctx, "see the socket open again", chromedp.Poll[chromedp.Void](`window.__tailOpens >= 1`, chromedp.WithPollingTimeout(30*time.Second)))
+	if s := TextNow(t, ctx, "read the indicator", `[data-testid="live-indicator"]`); s != "live again" {
+		t.Errorf("after the reconnect the page says %q, want live again", s)
+	}
 	dev.Eventually(t, 30*time.Second, "rows sent after the reconnect are counted", func() error {
 		if err := send(); err != nil {
 			return err

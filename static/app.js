@@ -456,3 +456,15 @@ var rmqc = (function () {
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();
+
+// ---- A topic's live tail (/topics/{topic}/tail) ------------------------------------------
+(function () {
+  "use strict";
+  // Say whether the tail is live, and when its socket dropped and came back.
+  function init() {
+    var live = document.getElementById("tail-live");
+    if (live) rmqc.liveIndicator(live);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
