@@ -48,6 +48,9 @@ type i18nPage struct {
 	then              []chromedp.Action[chromedp.Void]
 	// headingAt is where the heading is ("main h1" when empty).
 	headingAt, heading string
+	// says are more of the page's parts (by selector) and the Chinese each must contain:
+	// the words a live page writes after it has opened.
+	says map[string]string
 }
 
 // chinesePages are every page of the console, with data on them.
@@ -140,6 +143,9 @@ func chinesePages(t *testing.T, cl *dev.Cluster, con *Console, ctx context.Conte
 		{name: "alerts", path: "/alerts", ready: `main h1`, heading: "告警"},
 		{name: "tokens", path: "/tokens", ready: `main h1`, heading: "API 令牌"},
 		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`, headingAt: `[data-testid="apidocs-toc"] h2`, heading: "操作"},
+		{name: "live-tail", path: "/topics/" + topic + "/tail", ready: `[data-testid="tail-table"]`, then: tailWithRows(con, topic, 3), heading: "实时跟踪",
+			says: map[string]string{`[data-testid="tail-started"]`: "起实时跟踪", `[data-testid="tail-resume"]`: "继续",
+				`[data-testid="tail-paused"]`: "已暂停", `[data-testid="tail-skipped"]`: "行未显示", `[data-testid="live-indicator"]`: "实时"}},
 		{name: "sign-in", path: "/login", ready: `[data-testid="login"]`, heading: "登录"},
 	}
 }
@@ -168,6 +174,11 @@ func TestEveryPageInChinese(t *testing.T) {
 		}
 		if h := Get(t, ctx, p.name+": read the heading", chromedp.Text(chromedp.CSS(at))); p.heading == "" || !strings.Contains(h, p.heading) {
 			t.Errorf("%s: heading %q, want it to say %q", p.name, h, p.heading)
+		}
+		for at, want := range p.says {
+			if s := Get(t, ctx, p.name+": read "+at, chromedp.Text(chromedp.CSS(at))); !strings.Contains(s, want) {
+				t.Errorf("%s: %s says %q, want it to say %q", p.name, at, s, want)
+			}
 		}
 		saveScreenshot(t, ctx, "zh-CN-"+p.name)
 	}

@@ -121,6 +121,7 @@ func layoutPages(t *testing.T, cl *dev.Cluster, con *Console) []layoutPage {
 		{name: "deep scan", path: "/messages?" + rng.Encode() + "&scan=deep", ready: `[data-testid="scan-ended"]`},
 		{name: "audit", path: "/audit", ready: `main h1`},
 		{name: "api", path: "/api", ready: `[data-testid="apidocs-toc"]`},
+		{name: "live tail", path: "/topics/" + topic + "/tail", ready: `[data-testid="tail-table"]`, then: tailWithRows(con, topic, 4)},
 	}
 }
 

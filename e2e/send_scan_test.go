@@ -3,6 +3,7 @@ package e2e
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +22,9 @@ func TestSendAndDeepScanInTheBrowser(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	dir := t.TempDir()
 	addUser(t, dir, "otto", "operator")
-	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_DATA_DIR="+dir)
+	// One heavy query at a time, and every pull of a deep scan a second late: a scan of
+	// this topic's 1 501 messages takes three seconds, long enough to be stopped.
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_DATA_DIR="+dir, "RMQC_MAX_HEAVY_QUERIES=1", "RMQC_TEST_SCAN_PULL_WAIT=1s")
 	op := signedInClient(t, con, "otto")
 	topic := dev.UniqueName("e2e-send")
 	begin := time.Now().Add(-time.Second)
@@ -119,6 +122,24 @@ func TestSendAndDeepScanInTheBrowser(t *testing.T) {
 
 	scan := url.Values{"tab": {"range"}, "topic": {topic}, "begin": {strconv.FormatInt(begin.UnixMilli(), 10)},
 		"end": {strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)}, "where": {"KEYS IN ('sc-7', 'sc-1400', 'order-4711')"}, "scan": {"deep"}}
+
+	// Stopped in the middle, the scan says so with what it had read when it stopped;
+	// the slot it held is free, so the next scan runs (one at a time on this console).
+	Do(t, ctx, "start a deep scan", chromedp.Navigate(con.URL+"/messages?"+scan.Encode()),
+		chromedp.Poll[chromedp.Void](`/Scanned [1-9]/.test(document.querySelector('[data-testid="scan-progress"]').textContent)`,
+			chromedp.WithPollingTimeout(30*time.Second)))
+	seen := TextNow(t, ctx, "read the progress", `[data-testid="scan-progress"]`)
+	Do(t, ctx, "stop it", chromedp.Click(chromedp.CSS(`[data-testid="scan-stop"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="scan-ended"]`)))
+	stoppedAt := TextNow(t, ctx, "read the progress", `[data-testid="scan-progress"]`)
+	ended := TextNow(t, ctx, "read the end", `[data-testid="scan-ended"]`)
+	Screenshot(t, ctx, "deep-scan-stopped")
+	before, _ := scannedOf(seen)
+	read, of := scannedOf(stoppedAt)
+	if !strings.HasPrefix(ended, "The scan was stopped after") || read < before || read >= 1501 || of != 1501 {
+		t.Errorf("stopped after %q: the page says %q and %q; want it stopped, with at least what it had read then and less than the 1501 in range", seen, stoppedAt, ended)
+	}
+
 	Do(t, ctx, "run a deep scan", chromedp.Navigate(con.URL+"/messages?"+scan.Encode()),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="scan-ended"]`)))
 	progress := TextNow(t, ctx, "read the progress", `[data-testid="scan-progress"]`)
@@ -134,4 +155,15 @@ func TestSendAndDeepScanInTheBrowser(t *testing.T) {
 	if n := Get(t, ctx, "the socket is gone", chromedp.Evaluate[int](`document.querySelectorAll('[ws-connect]').length`)); n != 0 {
 		t.Errorf("%d websocket elements left after the scan ended", n)
 	}
+}
+
+// scannedOf reads "Scanned X of Y in range" from a deep scan's progress line.
+func scannedOf(progress string) (scanned, inRange int) {
+	m := regexp.MustCompile(`Scanned ([\d,]+) of ([\d,]+)`).FindStringSubmatch(progress)
+	if m == nil {
+		return -1, -1
+	}
+	scanned, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	inRange, _ = strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+	return scanned, inRange
 }

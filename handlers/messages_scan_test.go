@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -97,4 +98,49 @@ func TestDeepScanRowsLinkWithinTheirCluster(t *testing.T) {
 	if n := strings.Count(all, `href="/c/east/messages/`); n < 3 || strings.Contains(all, `href="/messages/`) {
 		t.Errorf("%d links on cluster east's pages, want one a row at least and none elsewhere:\n%s", n, all)
 	}
+}
+
+// Stopped from its page in the middle, the scan's last frame still comes: it says the
+// scan was stopped and what it had read, and the slot the scan held is free.
+func TestDeepScanStoppedFromItsPageSaysSo(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	pulling := make(chan struct{}, 16)
+	hold := func(ctx context.Context) { pulling <- struct{}{}; <-ctx.Done() } // every pull waits for the Stop
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: lookup.New(msgFake(100), lookup.Options{BeforeScanPull: hold}),
+		Heavy: NewHeavyGate(1), Now: func() time.Time { return msgT0.Add(time.Hour) }}
+	r.GET("/ws/messages/scan", h.ScanWS)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+rangeURL("/ws/messages/scan", "scan", "deep"), http.Header{"Origin": {srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	select {
+	case <-pulling:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scan never pulled")
+	}
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"action":"stop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var frames []string
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		frames = append(frames, string(msg))
+	}
+	all := strings.Join(frames, "\n")
+	if !strings.Contains(all, `data-ended="true"`) || !strings.Contains(all, "The scan was stopped after") || !strings.Contains(all, "Scanned 0 of 100 in range, matched 0") {
+		t.Errorf("stopped scan's frames:\n%s", all)
+	}
+	leave, ok := h.Heavy.enter()
+	if !ok {
+		t.Fatal("the only slot is still taken after the scan was stopped")
+	}
+	leave()
 }

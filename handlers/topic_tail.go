@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
@@ -82,7 +83,8 @@ func (h *Messages) TailPage(c *gin.Context) {
 // frame with the count skipped; the tail's start and failing brokers as frames of their
 // own. Any viewer may send {"action":"pause"} or {"action":"resume"}: pausing on the
 // server rather than in the page sends nothing that would not be drawn, and the count
-// of rows missed while paused is the same skipped count, one truth for both.
+// of rows missed while paused is the same skipped count, one truth for both. The page's
+// socket, reconnecting, says whether it was paused and its count (tailResume).
 //
 // Viewers of one topic and filter share one tail, which takes one heavy-query slot
 // while it runs: the brokers' cost is the tail's, not the viewers'. The JSON frames
@@ -109,6 +111,10 @@ func (h *Messages) TailWS(c *gin.Context) {
 	var v *lookup.TailViewer
 	if err == nil {
 		v, err = h.Tails.Tail(c.Request.Context(), q, func() (func(), error) { return h.enterHeavy(c) })
+	}
+	resume := tailResumeFrom(c, page)
+	if v != nil && resume.paused {
+		v.Pause(true) // before the first frame: a paused page that reconnects draws nothing
 	}
 	if err != nil && !page {
 		err = msgFirstProblem(err)
@@ -138,7 +144,7 @@ func (h *Messages) TailWS(c *gin.Context) {
 	defer conn.Close()
 	ctx, stop := context.WithCancel(c.Request.Context())
 	defer stop()
-	w := &tailWriter{wsFrames: &wsFrames{conn: conn, base: h.Base, stop: stop}, l: i18n.From(ctx), page: page}
+	w := &tailWriter{wsFrames: &wsFrames{conn: conn, base: h.Base, stop: stop}, l: i18n.From(ctx), page: page, skipped: resume.skipped}
 	if err != nil {
 		w.frame(ctx, lookup.TailFrame{Kind: lookup.TailEnded, Err: msgFirstProblem(err)})
 		w.close("refused")
@@ -159,6 +165,27 @@ func (h *Messages) TailWS(c *gin.Context) {
 			break
 		}
 	}
+}
+
+// tailResume is the state a tail's page had when its socket dropped, which it sends
+// again when it reconnects (?paused=1&skipped=N): the new viewer starts paused when the
+// page was, and its count of rows not drawn goes on from the page's. Only the page's
+// frames take it (an API client counts its skipped frames itself); a value that does not
+// parse is the state of a page just opened.
+type tailResume struct {
+	paused  bool
+	skipped int64
+}
+
+func tailResumeFrom(c *gin.Context, page bool) tailResume {
+	if !page {
+		return tailResume{}
+	}
+	n, err := strconv.ParseInt(c.Query("skipped"), 10, 64)
+	if err != nil || n < 0 {
+		n = 0
+	}
+	return tailResume{paused: c.Query("paused") == "1", skipped: n}
 }
 
 // tailWriter writes one viewer's frames: HTML for the page, JSON for the API. Writes

@@ -21,10 +21,12 @@ type wsFrames struct {
 	mu sync.Mutex
 }
 
-// sendHTML renders comp and sends it; false when the viewer is gone.
+// sendHTML renders comp and sends it; false when the viewer is gone. The stream's end
+// is rendered after its context is cancelled (a scan's Stop cancels it), and templ
+// renders nothing in a cancelled context: rendering does no I/O, so it is not cut short.
 func (w *wsFrames) sendHTML(ctx context.Context, comp templ.Component) bool {
 	var buf bytes.Buffer
-	if comp.Render(ctx, &buf) != nil {
+	if comp.Render(context.WithoutCancel(ctx), &buf) != nil {
 		return false
 	}
 	return w.send(w.base.HTML(buf.Bytes()))

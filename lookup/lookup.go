@@ -78,6 +78,10 @@ type Options struct {
 	ClusterName string
 	// Tail tunes the live tails' viewers (TailHub).
 	Tail TailOptions
+	// BeforeScanPull runs before each pull of a deep scan. Only tests set it (see
+	// server/testhooks.go, built with -tags rmqc_testhooks), so that a scan of a few
+	// messages runs long enough for a person's Stop.
+	BeforeScanPull func(ctx context.Context)
 }
 
 // Defaults of Options.
@@ -101,12 +105,14 @@ type Service struct {
 
 	tails          *TailHub
 	tailRouteEvery time.Duration
+
+	beforeScanPull func(ctx context.Context)
 }
 
 // New returns a Service over a.
 func New(a Admin, opts Options) *Service {
 	s := &Service{admin: a, cluster: opts.Cluster, maxScan: opts.MaxScan, clientLookups: opts.ClientLookups, clientsMaxAge: opts.ClientsMaxAge,
-		direct: opts.Direct, audit: opts.Audit, clusterName: opts.ClusterName}
+		direct: opts.Direct, audit: opts.Audit, clusterName: opts.ClusterName, beforeScanPull: opts.BeforeScanPull}
 	if s.maxScan <= 0 {
 		s.maxScan = 100_000
 	}

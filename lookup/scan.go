@@ -146,6 +146,12 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 				if i >= int64(len(tasks)) {
 					return
 				}
+				if s.beforeScanPull != nil {
+					if s.beforeScanPull(ctx); ctx.Err() != nil {
+						ending(ScanStopped)
+						return
+					}
+				}
 				t := tasks[i]
 				w := &ws[t.w]
 				// The first address straight away: a fan-out call per pull costs a

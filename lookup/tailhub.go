@@ -49,6 +49,10 @@ type TailHub struct {
 
 	running atomic.Int64
 	starts  atomic.Uint64
+	// sent and skipped count the message frames viewers were sent and the messages
+	// they were told of only as skipped, over every tail since the hub was made.
+	sent    atomic.Uint64
+	skipped atomic.Uint64
 }
 
 // NewTailHub returns a hub whose tails run follow.
@@ -70,6 +74,28 @@ func (h *TailHub) Running() int { return int(h.running.Load()) }
 
 // Starts is how many tails the hub has started since it was made.
 func (h *TailHub) Starts() uint64 { return h.starts.Load() }
+
+// TailStats is what a hub's tails are doing, for /metrics.
+type TailStats struct {
+	// Tails are the tails pulling now; Viewers the viewers watching them.
+	Tails, Viewers int
+	// Sent counts the messages viewers were sent; Skipped those they were told of only
+	// in a count (past the rate, past their buffer, or paused).
+	Sent, Skipped uint64
+}
+
+// Stats reads what the hub's tails are doing.
+func (h *TailHub) Stats() TailStats {
+	st := TailStats{Tails: h.Running(), Sent: h.sent.Load(), Skipped: h.skipped.Load()}
+	h.mu.Lock()
+	for _, t := range h.tails {
+		t.mu.Lock()
+		st.Viewers += len(t.viewers)
+		t.mu.Unlock()
+	}
+	h.mu.Unlock()
+	return st
+}
 
 // hubTail is one running tail and its viewers.
 type hubTail struct {
@@ -351,6 +377,12 @@ func (v *TailViewer) Next(ctx context.Context) (TailFrame, error) {
 		}
 		v.mu.Unlock()
 		if ok {
+			switch f.Kind {
+			case TailMessage:
+				v.hub.sent.Add(1)
+			case TailSkipped:
+				v.hub.skipped.Add(uint64(f.Skipped))
+			}
 			return f, nil
 		}
 		if err := v.waitNews(ctx, wait); err != nil {

@@ -86,8 +86,14 @@ func TestTailHubRunsOneTailPerTopicAndFilterUntilTheLastViewerLeaves(t *testing.
 	c.Close()
 	a.Close()
 	eventually(t, "the filtered tail stops with its only viewer", func() bool { return h.Running() == 1 })
+	if st := h.Stats(); st.Viewers != 1 {
+		t.Fatalf("one viewer left: stats %+v", st)
+	}
 	b.Close()
 	eventually(t, "the last tail stops with its last viewer", func() bool { return h.Running() == 0 })
+	if st := h.Stats(); st.Tails != 0 || st.Viewers != 0 {
+		t.Fatalf("every viewer gone: stats %+v", st)
+	}
 	for range 2 {
 		<-left
 	}
@@ -152,6 +158,9 @@ func TestTailViewerRateAndPauseCountWhatIsNotSent(t *testing.T) {
 	}
 	if len(got) != 51 || got[0] != "0" || got[49] != "49" || got[50] != "skipped 70" {
 		t.Fatalf("120 messages at a rate of 50: %v", got)
+	}
+	if st := h.Stats(); st != (TailStats{Tails: 1, Viewers: 1, Sent: 50, Skipped: 70}) {
+		t.Fatalf("stats after 50 sent and 70 counted: %+v", st)
 	}
 
 	ft2 := &fakeTail{feed: make(chan []Message)}

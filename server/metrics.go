@@ -14,6 +14,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/handlers"
+	"rmqconsole/lookup"
 	"rmqconsole/rocketmq"
 )
 
@@ -152,6 +153,33 @@ func (m liveMetrics) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(liveViewersDesc, prometheus.GaugeValue, float64(st.Viewers))
 	ch <- prometheus.MustNewConstMetric(liveTicksDesc, prometheus.CounterValue, float64(st.Ticks))
 	ch <- prometheus.MustNewConstMetric(liveDroppedDesc, prometheus.CounterValue, float64(st.Dropped))
+}
+
+// tailMetrics exposes the live tails of topics: how many pull, how many viewers watch
+// them, and the rows sent to viewers and those only counted (past about 50 a second per
+// viewer, or paused).
+type tailMetrics struct{ h *lookup.TailHub }
+
+var (
+	tailsDesc       = prometheus.NewDesc("rmqconsole_live_tails", "Live tails of topics pulling now (one per topic and filter, however many viewers).", nil, nil)
+	tailViewersDesc = prometheus.NewDesc("rmqconsole_live_tail_viewers", "Open websocket viewers of live tails.", nil, nil)
+	tailSentDesc    = prometheus.NewDesc("rmqconsole_live_tail_rows_sent_total", "Messages sent to live tail viewers as rows.", nil, nil)
+	tailSkippedDesc = prometheus.NewDesc("rmqconsole_live_tail_rows_skipped_total", "Messages live tail viewers were told of only in a count: past the rate a person can read, past a slow viewer's buffer, or paused.", nil, nil)
+)
+
+func (m tailMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- tailsDesc
+	ch <- tailViewersDesc
+	ch <- tailSentDesc
+	ch <- tailSkippedDesc
+}
+
+func (m tailMetrics) Collect(ch chan<- prometheus.Metric) {
+	st := m.h.Stats()
+	ch <- prometheus.MustNewConstMetric(tailsDesc, prometheus.GaugeValue, float64(st.Tails))
+	ch <- prometheus.MustNewConstMetric(tailViewersDesc, prometheus.GaugeValue, float64(st.Viewers))
+	ch <- prometheus.MustNewConstMetric(tailSentDesc, prometheus.CounterValue, float64(st.Sent))
+	ch <- prometheus.MustNewConstMetric(tailSkippedDesc, prometheus.CounterValue, float64(st.Skipped))
 }
 
 // brokerHealth exposes each broker process as the console's own requests found it, and

@@ -59,7 +59,9 @@ const brokerPoll = 2 * time.Second
 func (a *clusterApp) newServices() *services {
 	s := &services{alerts: a.alertService()}
 	if a.rmq != nil {
-		s.lookup = lookup.New(a.rmq, lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()})
+		opts := lookup.Options{Cluster: a.cluster, Direct: a.rmq, Audit: a.store.Audit(), ClusterName: a.nameServers()}
+		addLookupTestHooks(&opts, a.log)
+		s.lookup = lookup.New(a.rmq, opts)
 	}
 	s.decoding = a.decodingService(s.lookup)
 	s.resets = a.newResetService(s.lookup)
@@ -92,7 +94,7 @@ func (a *clusterApp) newServices() *services {
 		Rebalances: groups.NewRebalanceLog(a.store, a.log.With("component", "rebalances")),
 	})
 	a.onClose(s.groupsLive.Close)
-	a.registry.MustRegister(liveMetrics{s.groupsLive})
+	a.registry.MustRegister(liveMetrics{s.groupsLive}, tailMetrics{s.lookup.Tails()})
 	a.collectLag(s)
 	return s
 }

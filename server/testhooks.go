@@ -6,7 +6,10 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"time"
 
+	"rmqconsole/clock"
+	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/store"
 )
@@ -29,4 +32,23 @@ func addTestHooks(cfg *resets.Config, log *slog.Logger) {
 		log.Warn("reset paused after its pending audit entry", "audit_id", e.ID, "env", pauseAfterAuditEnv)
 		select {}
 	}
+}
+
+// scanPullWaitEnv: with RMQC_TEST_SCAN_PULL_WAIT=1s every pull of a deep scan waits that
+// long first (or until the scan is stopped), so a scan of a few hundred messages runs
+// long enough for a browser test to press Stop in the middle of it.
+const scanPullWaitEnv = "RMQC_TEST_SCAN_PULL_WAIT"
+
+func addLookupTestHooks(opts *lookup.Options, log *slog.Logger) {
+	s := os.Getenv(scanPullWaitEnv)
+	if s == "" {
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		log.Warn(scanPullWaitEnv+" is not a duration; ignored", "value", s)
+		return
+	}
+	log.Warn(scanPullWaitEnv+" is set: every pull of a deep scan waits first (test use only)", "wait", d)
+	opts.BeforeScanPull = func(ctx context.Context) { clock.Sleep(ctx, d) }
 }

@@ -59,6 +59,24 @@
     while (rows && rows.rows.length > 500) rows.deleteRow(-1);
   });
 
+  // A live tail's socket that reconnects (the console restarted, the network dropped)
+  // carries on as the page was: paused stays paused, and the count of rows not drawn goes
+  // on from the one shown. Every connect reads them from the page, the first one too.
+  if (window.htmx && htmx.createWebSocket) {
+    var openSocket = htmx.createWebSocket;
+    htmx.createWebSocket = function (url) {
+      if (/\/ws\/topics\/[^?]+\/tail(\?|$)/.test(url)) {
+        var controls = document.getElementById("tail-controls");
+        var skipped = document.getElementById("tail-skipped");
+        var u = new URL(url, location.href);
+        u.searchParams.set("paused", controls && controls.hasAttribute("data-paused") ? "1" : "0");
+        u.searchParams.set("skipped", (skipped && skipped.dataset.count) || "0");
+        url = u.toString();
+      }
+      return openSocket(url);
+    };
+  }
+
   // Keyboard: / search, 1 2 3 message tabs, g m / g g / g a navigation, ? help.
   var pendingG = false;
   document.addEventListener("keydown", function (ev) {
@@ -434,6 +452,18 @@ var rmqc = (function () {
         });
       });
     }).observe(live, { childList: true, subtree: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
+
+// ---- A topic's live tail (/topics/{topic}/tail) ------------------------------------------
+(function () {
+  "use strict";
+  // Say whether the tail is live, and when its socket dropped and came back.
+  function init() {
+    var live = document.getElementById("tail-live");
+    if (live) rmqc.liveIndicator(live);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
