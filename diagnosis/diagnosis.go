@@ -40,6 +40,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -61,10 +62,15 @@ const (
 	KindSubscriptions = "subscriptionDiffers"
 	// KindChurn: a group rebalanced more in the last hour than a routine deploy does.
 	KindChurn = "rebalanceChurn"
+	// KindRetryStorm: a group's retry topic grows fast: many of its consumes fail.
+	KindRetryStorm = "retryStorm"
+	// KindDeadLetters: a group's dead-letter topic received messages since the read
+	// before: messages failed every retry and wait for an operator.
+	KindDeadLetters = "deadLettersArriving"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindLost, KindStuck, KindDeadLetters, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -133,7 +139,18 @@ type Options struct {
 	ChurnMoves int64
 	// ChurnOver is the span counted. Default one hour.
 	ChurnOver time.Duration
+	// RetryPerMinute is how many messages a minute a group's retry topic may receive
+	// before it is a retry storm. Default DefaultRetryPerMinute.
+	RetryPerMinute float64
+	// RetryOver is the shortest span the retry rate is taken over. Default 60 s.
+	RetryOver time.Duration
 }
+
+// DefaultRetryPerMinute is the retry rate above which a group is in a retry storm. A
+// few bad messages retry 16 times over hours, far below one a second; 10 a second
+// held for a minute is a listener failing most of what it is given (a dependency
+// down, a bad deploy), where every failure is delivered again and adds to the load.
+const DefaultRetryPerMinute = 600
 
 // RebalanceCounter is what the engine reads of the stored rebalance events: one query
 // for every group at each read.
@@ -157,6 +174,10 @@ type point struct {
 	// gap: no read before, or none of its queues in common with this one: produced and
 	// consumed say nothing.
 	gap bool
+	// retried is the messages written to the group's retry queues since the read
+	// before; retryGap: no retry queue in common with it.
+	retried  int64
+	retryGap bool
 }
 
 // Engine keeps each group's recent reads and the findings of the last.
@@ -191,8 +212,14 @@ func New(opts Options) *Engine {
 	if opts.ChurnOver <= 0 {
 		opts.ChurnOver = time.Hour
 	}
-	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
-		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
+	if opts.RetryPerMinute <= 0 {
+		opts.RetryPerMinute = DefaultRetryPerMinute
+	}
+	if opts.RetryOver <= 0 {
+		opts.RetryOver = 60 * time.Second
+	}
+	if longest := max(opts.StuckAfter, opts.SlowOver, opts.RetryOver); opts.Keep < 2*longest {
+		opts.Keep = 2 * longest
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
 }
@@ -216,7 +243,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		}
 		cur := groups.OffsetsOf(g, l.CheckedAt)
 		offsets[g.Group] = cur
-		p := point{at: l.CheckedAt, online: g.Online, gap: true}
+		p := point{at: l.CheckedAt, online: g.Online, gap: true, retryGap: true}
 		if g.TotalLag != nil {
 			p.lag = *g.TotalLag
 		}
@@ -224,6 +251,9 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 			var common int
 			p.produced, p.consumed, common = groups.Advanced(was, cur)
 			p.gap = common == 0
+			var retryCommon int
+			p.retried, retryCommon = retried(was, cur)
+			p.retryGap = retryCommon == 0
 		}
 		h := append(e.history[g.Group], p)
 		for len(h) > 1 && l.CheckedAt.Sub(h[0].at) > e.opts.Keep {
@@ -234,6 +264,9 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 			found = append(found, f)
 		}
 		if f, ok := lost(g, l.CheckedAt); ok {
+			found = append(found, f)
+		}
+		if f, ok := e.retryStorm(g, h); ok {
 			found = append(found, f)
 		}
 		if f, ok := e.subscriptions(g); ok {
@@ -519,6 +552,66 @@ func lost(g groups.Summary, at time.Time) (Finding, bool) {
 	ev := i18n.M("diagnosis.evidence.lost", "Count", count, "QueueCount", queues, "Queues", strings.Join(names, ", "))
 	return Finding{Kind: KindLost, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
 		Since: at, Action: action, ActionKind: "reset"}, true
+}
+
+// retried is how many messages were written to the retry queues both reads saw, between
+// them, and how many such queues there are.
+func retried(from, to groups.Offsets) (written int64, common int) {
+	for mq, now := range to.Queues {
+		if !rocketmq.IsRetryTopic(mq.Topic) {
+			continue
+		}
+		if was, ok := from.Queues[mq]; ok {
+			common++
+			written += max(0, now[0]-was[0])
+		}
+	}
+	return written, common
+}
+
+// retryStorm finds a group whose retry topic received more than RetryPerMinute messages
+// a minute over at least the last RetryOver: each is a consume that failed and will be
+// delivered again (after a growing delay), so the failures add to the load and, after
+// the group's max reconsume times, end in its dead-letter topic.
+func (e *Engine) retryStorm(g groups.Summary, h []point) (Finding, bool) {
+	now := h[len(h)-1]
+	from := -1
+	for i := len(h) - 2; i >= 0; i-- {
+		if now.at.Sub(h[i].at) >= e.opts.RetryOver {
+			from = i
+			break
+		}
+	}
+	if from < 0 {
+		return Finding{}, false
+	}
+	var written int64
+	for _, p := range h[from+1:] {
+		if p.retryGap {
+			return Finding{}, false // retry queues came or went: the sum says nothing
+		}
+		written += p.retried
+	}
+	span := now.at.Sub(h[from].at)
+	perMinute := float64(written) / span.Minutes()
+	if written == 0 || perMinute <= e.opts.RetryPerMinute {
+		return Finding{}, false
+	}
+	var total, waiting int64
+	for _, q := range g.Queues {
+		if !q.Retry || q.BrokerOffset == nil {
+			continue
+		}
+		total += *q.BrokerOffset
+		if q.Lag != nil {
+			waiting += *q.Lag
+		}
+	}
+	ev := i18n.M("diagnosis.evidence.retryStorm", "Topic", rocketmq.RetryTopic(g.Group), "Written", written,
+		"Span", i18n.Span(span.Round(time.Second)), "Rate", strconv.FormatFloat(perMinute, 'f', 0, 64),
+		"Max", strconv.FormatFloat(e.opts.RetryPerMinute, 'f', 0, 64), "Total", total, "Waiting", waiting)
+	return Finding{Kind: KindRetryStorm, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: now.at, Action: groupURL(g.Group), ActionKind: "group"}, true
 }
 
 func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }
