@@ -3,16 +3,23 @@
 // offsets (the broker deleted messages it had not read), one that stopped consuming
 // while its clients are online, one that consumes slower than messages arrive, clients
 // of one group that subscribe differently, a group that keeps rebalancing, clients of
-// one group on very different client versions.
+// one group on very different client versions, a group whose retry topic grows fast
+// (a retry storm), one whose dead-letter topic receives messages.
 //
-// It makes no broker call of its own. The lag collector hands it each read of the group
-// list (Observe, a LagCollector.Then hook) and it keeps a short window of each
-// group's figures in memory; pages and the API read the findings of the last read. Its
-// cost in broker calls is therefore the collector's: at 1 000 groups, per interval, one
-// route refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every
-// group), the lag-time reads the list already makes, and at most ClientLookups
-// connection lists (groups.Options.ClientLookups), whatever the number of viewers.
+// The lag collector hands it each read of the group list (Observe, a LagCollector.Then
+// hook) and it keeps a short window of each group's figures in memory; pages and the
+// API read the findings of the last read. Its cost in broker calls is mostly the
+// collector's: at 1 000 groups, per interval, one route refresh, one
+// GET_BROKER_CONSUME_STATS per master (which answers for every group), the lag-time
+// reads the list already makes, and at most ClientLookups connection lists
+// (groups.Options.ClientLookups), whatever the number of viewers.
 //
+//   - Retry storms come from the retry topic's queues in the consume stats (a push
+//     consumer's group commits offsets on its %RETRY% topic): no call.
+//   - Dead letters are the one read of its own: when some group consumed since the read
+//     before, one topic list from the NameServers, then for at most DeadLetterLookups
+//     of the consuming groups whose %DLQ% topic exists a route lookup and one
+//     GET_TOPIC_STATS_INFO per broker of the topic.
 //   - The min offsets that show lost messages come with the lag-time reads: a
 //     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
 //     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
@@ -30,6 +37,7 @@ package diagnosis
 import (
 	"cmp"
 	"context"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -144,6 +152,28 @@ type Options struct {
 	RetryPerMinute float64
 	// RetryOver is the shortest span the retry rate is taken over. Default 60 s.
 	RetryOver time.Duration
+	// DeadLetters counts what the groups' dead-letter topics received
+	// (*deadletters.Service); nil leaves deadLettersArriving out.
+	DeadLetters DeadLetterCounter
+	// DeadLetterLookups bounds the dead-letter topics counted at one read. Default
+	// DefaultDeadLetterLookups.
+	DeadLetterLookups int
+}
+
+// DefaultDeadLetterLookups is how many dead-letter topics one read counts at most: each
+// is a route lookup and a GET_TOPIC_STATS_INFO per broker of the topic. Only groups
+// that consumed since the read before can have new dead letters (a message goes to the
+// dead-letter topic when a consume fails, and the offset moves past it then), and those
+// counted longest ago come first, so a larger cluster waits a few reads longer instead
+// of loading its brokers.
+const DefaultDeadLetterLookups = 32
+
+// DeadLetterCounter counts the messages each group's dead-letter topic received in all.
+type DeadLetterCounter interface {
+	// Written answers, for at most max of groups whose dead-letter topic exists (in the
+	// order given), the sum of its queues' max offsets, and 0 for a group without one;
+	// a group it could not count is left out.
+	Written(ctx context.Context, groups []string, max int) (map[string]int64, error)
 }
 
 // DefaultRetryPerMinute is the retry rate above which a group is in a retry storm. A
@@ -190,6 +220,19 @@ type Engine struct {
 	findings []Finding
 	since    map[string]time.Time // kind + group → first read that showed it
 	at       time.Time
+	// dlq is each group's dead-letter count at its last count; arrived the dead letters
+	// that count found new, kept until the group is counted again or stops consuming.
+	dlq     map[string]dlqCount
+	arrived map[string]Finding
+}
+
+// evidenceTime is how evidence says a time.
+const evidenceTime = "2006-01-02 15:04:05 UTC"
+
+// dlqCount is a group's dead-letter topic's messages in all, counted at at.
+type dlqCount struct {
+	written int64
+	at      time.Time
 }
 
 // New returns an engine with opts.
@@ -218,10 +261,14 @@ func New(opts Options) *Engine {
 	if opts.RetryOver <= 0 {
 		opts.RetryOver = 60 * time.Second
 	}
+	if opts.DeadLetterLookups <= 0 {
+		opts.DeadLetterLookups = DefaultDeadLetterLookups
+	}
 	if longest := max(opts.StuckAfter, opts.SlowOver, opts.RetryOver); opts.Keep < 2*longest {
 		opts.Keep = 2 * longest
 	}
-	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
+	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
@@ -232,11 +279,38 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		return
 	}
 	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
+	found, consuming := e.assess(l, churn)
+	var written map[string]int64
+	if e.opts.DeadLetters != nil && len(consuming) > 0 {
+		var err error
+		if written, err = e.opts.DeadLetters.Written(ctx, e.dlqOrder(consuming), e.opts.DeadLetterLookups); err != nil {
+			written = nil // every group uncounted: what was found stays until a count works
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	found = append(found, e.deadLetters(l, consuming, written)...)
+	since := make(map[string]time.Time, len(found))
+	for i := range found {
+		key := found[i].Kind + "\x00" + found[i].Group
+		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
+			found[i].Since = s
+		}
+		since[key] = found[i].Since
+	}
+	e.since = since
+	sortFindings(found)
+	e.findings, e.at = found, l.CheckedAt
+}
+
+// assess takes one read into the groups' history and works out the findings that need
+// no broker call; consuming are the groups whose committed offsets moved at this read
+// or the one before.
+func (e *Engine) assess(l *groups.List, churn map[string]store.RebalanceCount) (found []Finding, consuming []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := make(map[string][]point, len(l.Groups))
 	offsets := make(map[string]groups.Offsets, len(l.Groups))
-	var found []Finding
 	for _, g := range l.Groups {
 		if g.System {
 			continue
@@ -278,19 +352,77 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		if f, ok := e.versions(g); ok {
 			found = append(found, f)
 		}
+		if consumed(h) {
+			consuming = append(consuming, g.Group)
+		}
 	}
 	e.history, e.offsets = next, offsets
-	since := make(map[string]time.Time, len(found))
-	for i := range found {
-		key := found[i].Kind + "\x00" + found[i].Group
-		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
-			found[i].Since = s
+	return found, consuming
+}
+
+// consumed reports whether committed offsets moved at the last read or the one before:
+// clients commit every few seconds, so a consume (and the dead letter it made) may show
+// in the offsets only a read later.
+func consumed(h []point) bool {
+	for i := max(0, len(h)-2); i < len(h); i++ {
+		if !h[i].gap && h[i].consumed > 0 {
+			return true
 		}
-		since[key] = found[i].Since
 	}
-	e.since = since
-	sortFindings(found)
-	e.findings, e.at = found, l.CheckedAt
+	return false
+}
+
+// dlqOrder is consuming with the groups counted longest ago (or never) first.
+func (e *Engine) dlqOrder(consuming []string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := slices.Clone(consuming)
+	slices.SortStableFunc(out, func(a, b string) int { return e.dlq[a].at.Compare(e.dlq[b].at) })
+	return out
+}
+
+// deadLetters finds the groups whose dead-letter topic received messages since it was
+// last counted: each failed every retry, and no consumer reads a dead-letter topic, so
+// they wait for an operator. A message reaches it only when a consume fails, so a group
+// that did not consume (not in consuming) received none and is not counted; a group
+// counted for the first time while its topic exists sets the count to compare with.
+func (e *Engine) deadLetters(l *groups.List, consuming []string, written map[string]int64) []Finding {
+	if e.opts.DeadLetters == nil {
+		return nil
+	}
+	listed := make(map[string]bool, len(l.Groups))
+	for _, g := range l.Groups {
+		listed[g.Group] = true
+	}
+	maps.DeleteFunc(e.dlq, func(g string, _ dlqCount) bool { return !listed[g] })
+	isConsuming := make(map[string]bool, len(consuming))
+	for _, g := range consuming {
+		isConsuming[g] = true
+		w, ok := written[g]
+		if !ok {
+			continue // not counted at this read: what the last count found stays
+		}
+		was, counted := e.dlq[g]
+		e.dlq[g] = dlqCount{written: w, at: l.CheckedAt}
+		if !counted || w <= was.written {
+			delete(e.arrived, g)
+			continue
+		}
+		topic := rocketmq.DLQTopic(g)
+		ev := i18n.M("diagnosis.evidence.deadLetters", "Count", w-was.written, "Topic", topic,
+			"From", was.at.UTC().Format(evidenceTime), "To", l.CheckedAt.UTC().Format(evidenceTime))
+		e.arrived[g] = Finding{Kind: KindDeadLetters, Severity: Warning, Subject: g, Group: g, Evidence: ev,
+			Since: l.CheckedAt, Action: "/messages?tab=range&topic=" + url.QueryEscape(topic), ActionKind: "deadLetters"}
+	}
+	var out []Finding
+	for g, f := range e.arrived {
+		if !isConsuming[g] {
+			delete(e.arrived, g) // it consumed nothing: nothing more can have arrived
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func sortFindings(fs []Finding) {
