@@ -45,6 +45,7 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -75,10 +76,16 @@ const (
 	// KindDeadLetters: a group's dead-letter topic received messages since the read
 	// before: messages failed every retry and wait for an operator.
 	KindDeadLetters = "deadLettersArriving"
+	// KindDiskFull: a broker's commit-log disk is nearly full: the broker deletes
+	// messages before their retention and, fuller still, refuses writes.
+	KindDiskFull = "brokerDiskFull"
+	// KindFlowControl: a broker's page cache or send threads are so busy that it
+	// answers sends "broker busy".
+	KindFlowControl = "brokerFlowControl"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindLost, KindStuck, KindDeadLetters, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -101,9 +108,12 @@ func severityRank(s string) int {
 type Finding struct {
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"`
-	// Subject is what the finding is about: the group's name.
+	// Subject is what the finding is about: the group's or the broker's name.
 	Subject string `json:"subject"`
 	Group   string `json:"group,omitempty"`
+	// Broker is the broker name of a finding about a broker process; Addr that process.
+	Broker string `json:"broker,omitempty"`
+	Addr   string `json:"addr,omitempty"`
 	// Evidence is the numbers that show it, as a sentence of the catalogues.
 	Evidence i18n.Message `json:"-"`
 	// Since is the first read that showed it.
@@ -158,6 +168,38 @@ type Options struct {
 	// DeadLetterLookups bounds the dead-letter topics counted at one read. Default
 	// DefaultDeadLetterLookups.
 	DeadLetterLookups int
+	// Brokers reads every broker process's runtime figures (*brokers.Service); nil
+	// leaves brokerDiskFull and brokerFlowControl out.
+	Brokers BrokerRuntimes
+	// DiskRatio is the used share of a commit log's disk (0..1) from which a broker's
+	// disk is called full. Default DefaultDiskRatio.
+	DiskRatio float64
+	// PageCacheBusyMs and SendQueueWaitMs are the page-cache lock time and the send
+	// queue's oldest wait from which a broker is called in flow control. Defaults
+	// DefaultPageCacheBusyMs and DefaultSendQueueWaitMs.
+	PageCacheBusyMs, SendQueueWaitMs int64
+}
+
+// DefaultDiskRatio is the disk use from which a broker's disk is full. From 85 % a
+// broker deletes commit-log files forcibly, whatever their retention
+// (diskSpaceCleanForciblyRatio), and from 90 % it refuses writes
+// (diskSpaceWarningLevelRatio); a broker's own diskMaxUsedSpaceRatio (75 % unless set)
+// may start deleting earlier, but it is a setting the runtime figures do not carry.
+const DefaultDiskRatio = 0.85
+
+// DefaultPageCacheBusyMs and DefaultSendQueueWaitMs are the brokers' own defaults for
+// refusing sends: a write holding the page-cache lock longer than
+// osPageCacheBusyTimeOutMills (1 s), and a send waiting in the queue longer than
+// waitTimeMillsInSendQueue (200 ms), make the broker answer "broker busy".
+const (
+	DefaultPageCacheBusyMs = 1000
+	DefaultSendQueueWaitMs = 200
+)
+
+// BrokerRuntimes reads every broker process's runtime figures: one
+// GET_BROKER_RUNTIME_INFO per process.
+type BrokerRuntimes interface {
+	List(ctx context.Context) (*brokers.List, error)
 }
 
 // DefaultDeadLetterLookups is how many dead-letter topics one read counts at most: each
@@ -261,6 +303,15 @@ func New(opts Options) *Engine {
 	if opts.RetryOver <= 0 {
 		opts.RetryOver = 60 * time.Second
 	}
+	if opts.DiskRatio <= 0 {
+		opts.DiskRatio = DefaultDiskRatio
+	}
+	if opts.PageCacheBusyMs <= 0 {
+		opts.PageCacheBusyMs = DefaultPageCacheBusyMs
+	}
+	if opts.SendQueueWaitMs <= 0 {
+		opts.SendQueueWaitMs = DefaultSendQueueWaitMs
+	}
 	if opts.DeadLetterLookups <= 0 {
 		opts.DeadLetterLookups = DefaultDeadLetterLookups
 	}
@@ -280,6 +331,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	}
 	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
 	found, consuming := e.assess(l, churn)
+	found = append(found, e.brokerFindings(ctx, l.CheckedAt)...)
 	var written map[string]int64
 	if e.opts.DeadLetters != nil && len(consuming) > 0 {
 		var err error
@@ -292,7 +344,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	found = append(found, e.deadLetters(l, consuming, written)...)
 	since := make(map[string]time.Time, len(found))
 	for i := range found {
-		key := found[i].Kind + "\x00" + found[i].Group
+		key := found[i].Kind + "\x00" + found[i].Group + "\x00" + found[i].Addr
 		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
 			found[i].Since = s
 		}
@@ -446,6 +498,19 @@ func (e *Engine) Findings() ([]Finding, time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.findings), e.at
+}
+
+// ForBroker returns the findings of the last read about the broker of that name.
+func (e *Engine) ForBroker(name string) ([]Finding, time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Finding
+	for _, f := range e.findings {
+		if f.Broker == name {
+			out = append(out, f)
+		}
+	}
+	return out, e.at
 }
 
 // ForGroup returns the findings of the last read about group.
@@ -745,5 +810,49 @@ func (e *Engine) retryStorm(g groups.Summary, h []point) (Finding, bool) {
 	return Finding{Kind: KindRetryStorm, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
 		Since: now.at, Action: groupURL(g.Group), ActionKind: "group"}, true
 }
+
+// brokerFindings reads every broker process's runtime figures and finds those whose
+// disk is nearly full or that refuse sends as busy. A process that did not answer has
+// no figures and no finding (the brokers' pages name it).
+func (e *Engine) brokerFindings(ctx context.Context, at time.Time) []Finding {
+	if e.opts.Brokers == nil {
+		return nil
+	}
+	l, err := e.opts.Brokers.List(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	for _, r := range l.Brokers {
+		if r.Error != "" || r.Gone {
+			continue
+		}
+		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
+	}
+	return out
+}
+
+// brokerRuntimeFindings are one broker process's findings from its runtime figures.
+func brokerRuntimeFindings(r brokers.Runtime, o Options, at time.Time) []Finding {
+	var out []Finding
+	f := Finding{Subject: r.Name, Broker: r.Name, Addr: r.Addr, Since: at, Action: brokerURL(r.Name), ActionKind: "broker"}
+	if r.DiskRatio >= o.DiskRatio {
+		f.Kind, f.Severity = KindDiskFull, Critical
+		f.Evidence = i18n.M("diagnosis.evidence.diskFull", "Addr", r.Addr, "Role", r.Role, "Used", percent(r.DiskRatio), "Max", percent(o.DiskRatio))
+		out = append(out, f)
+	}
+	if r.PageCacheLockMs >= o.PageCacheBusyMs || r.SendQueueWaitMs >= o.SendQueueWaitMs {
+		f.Kind, f.Severity = KindFlowControl, Critical
+		f.Evidence = i18n.M("diagnosis.evidence.flowControl", "Addr", r.Addr, "Role", r.Role, "Lock", r.PageCacheLockMs,
+			"MaxLock", o.PageCacheBusyMs, "Wait", r.SendQueueWaitMs, "MaxWait", o.SendQueueWaitMs)
+		out = append(out, f)
+	}
+	return out
+}
+
+// percent says a share (0..1) as a percentage with one decimal.
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+func brokerURL(name string) string { return "/brokers/" + url.PathEscape(name) }
 
 func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }

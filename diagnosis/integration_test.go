@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 	"rmqconsole/dev"
@@ -22,7 +23,8 @@ func TestMain(m *testing.M) {
 	os.Exit(dev.RunTests(m))
 }
 
-// TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo runs three real consumer
+// TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo (with a case on the broker's
+// disk, which shares its client) runs three real consumer
 // groups on one topic while messages keep arriving: one consumer frozen (SIGSTOP:
 // connected, consuming nothing), one that takes 200 ms per message, and one that fails
 // every message (max reconsume times 1, so each goes through the retry topic to the
@@ -38,6 +40,8 @@ func TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo(t *testing.T) {
 	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second,
 		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	cc := cluster.New(c, cluster.Options{})
+	// A case of its own on the same client: it needs no traffic, and no cluster of its own.
+	t.Run("a broker past the disk threshold is found", func(t *testing.T) { brokerPastTheDiskThreshold(t, c, cc) })
 	svc := groups.NewService(c, groups.Options{Cluster: cc})
 	eng := New(Options{Cluster: cc, StuckAfter: 10 * time.Second, SlowOver: 10 * time.Second,
 		RetryPerMinute: 6, RetryOver: 5 * time.Second, DeadLetters: deadletters.New(deadletters.Config{Admin: c, Cluster: cc})})
@@ -272,4 +276,34 @@ func TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo(t *testing.T) {
 		return nil
 	})
 	t.Logf("subscriptionDiffers gone %s after the second consumer stopped", time.Since(start).Round(time.Second))
+}
+
+// brokerPastTheDiskThreshold reads the real broker's runtime figures as the collector's
+// reads do: with the console's disk threshold set below the commit log disk's real use
+// the broker's disk is called full, naming the process and its use; with the threshold
+// above it, it is not.
+func brokerPastTheDiskThreshold(t *testing.T, c *rocketmq.Client, cc *cluster.Cluster) {
+	bs := brokers.New(c, cc)
+	l, err := bs.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	master := l.Brokers[0]
+	if master.Error != "" || master.DiskRatio <= 0 || master.DiskRatio >= 1 {
+		t.Fatalf("the broker's figures %+v, want its disk use between 0 and 1", master)
+	}
+	observe := func(ratio float64) []Finding {
+		e := New(Options{Brokers: bs, DiskRatio: ratio})
+		e.Observe(t.Context(), &groups.List{CheckedAt: time.Now()})
+		f, _ := e.ForBroker(master.Name)
+		return f
+	}
+	f := observe(master.DiskRatio / 2)
+	if len(f) != 1 || f[0].Kind != KindDiskFull || f[0].Addr != master.Addr || !strings.Contains(f[0].Evidence.String(), master.Addr) {
+		t.Fatalf("threshold %.3f under the disk's use %.3f: %v, want brokerDiskFull of %s", master.DiskRatio/2, master.DiskRatio, kindsOf(f), master.Addr)
+	}
+	t.Logf("at %.3f: %s", master.DiskRatio/2, f[0].Evidence.String())
+	if f := observe((master.DiskRatio + 1) / 2); len(f) != 0 {
+		t.Fatalf("threshold above the disk's use %.3f: %v, want nothing", master.DiskRatio, kindsOf(f))
+	}
 }
