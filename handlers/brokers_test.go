@@ -109,7 +109,7 @@ func TestBrokerPageShowsItsFindings(t *testing.T) {
 	r := newEngine()
 	fs := findingsOf{{Kind: diagnosis.KindDiskFull, Severity: diagnosis.Critical, Subject: "broker-a", Broker: "broker-a", Addr: "10.0.0.1:10911",
 		Evidence: i18n.M("diagnosis.evidence.diskFull", "Addr", "10.0.0.1:10911", "Role", "master", "Used", "91.0%", "Max", "85.0%"),
-		Action: "/brokers/broker-a", ActionKind: "broker"}}
+		Action:   "/brokers/broker-a", ActionKind: "broker"}}
 	h := &Brokers{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Brokers: &fakeBrokers{}, Diagnosis: fs}
 	r.GET("/brokers/:name", h.Show)
 	doc := msgDoc(t, msgGet(t, r, "/brokers/broker-a"))
