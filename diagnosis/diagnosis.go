@@ -82,10 +82,13 @@ const (
 	// KindFlowControl: a broker's page cache or send threads are so busy that it
 	// answers sends "broker busy".
 	KindFlowControl = "brokerFlowControl"
+	// KindNameServers: the configured NameServers do not know the same brokers: one
+	// lacks a broker, or names another address for it.
+	KindNameServers = "nameServersDisagree"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindNameServers, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -114,6 +117,8 @@ type Finding struct {
 	// Broker is the broker name of a finding about a broker process; Addr that process.
 	Broker string `json:"broker,omitempty"`
 	Addr   string `json:"addr,omitempty"`
+	// NameServer is the NameServer a finding about the NameServers is about.
+	NameServer string `json:"nameServer,omitempty"`
 	// Evidence is the numbers that show it, as a sentence of the catalogues.
 	Evidence i18n.Message `json:"-"`
 	// Since is the first read that showed it.
@@ -178,6 +183,16 @@ type Options struct {
 	// queue's oldest wait from which a broker is called in flow control. Defaults
 	// DefaultPageCacheBusyMs and DefaultSendQueueWaitMs.
 	PageCacheBusyMs, SendQueueWaitMs int64
+	// NameServers asks each configured NameServer for its cluster info
+	// (*rocketmq.Client); nil leaves nameServersDisagree out.
+	NameServers NameServerViews
+}
+
+// NameServerViews asks each configured NameServer what it knows: one
+// GET_BROKER_CLUSTER_INFO per NameServer.
+type NameServerViews interface {
+	NameServers() []string
+	ClusterInfoAt(ctx context.Context, addr string) (*rocketmq.ClusterInfo, error)
 }
 
 // DefaultDiskRatio is the disk use from which a broker's disk is full. From 85 % a
@@ -332,6 +347,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
 	found, consuming := e.assess(l, churn)
 	found = append(found, e.brokerFindings(ctx, l.CheckedAt)...)
+	found = append(found, e.nameServerFindings(ctx, l.CheckedAt)...)
 	var written map[string]int64
 	if e.opts.DeadLetters != nil && len(consuming) > 0 {
 		var err error
@@ -344,7 +360,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	found = append(found, e.deadLetters(l, consuming, written)...)
 	since := make(map[string]time.Time, len(found))
 	for i := range found {
-		key := found[i].Kind + "\x00" + found[i].Group + "\x00" + found[i].Addr
+		key := found[i].Kind + "\x00" + found[i].Group + "\x00" + found[i].Addr + "\x00" + found[i].NameServer
 		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
 			found[i].Since = s
 		}
@@ -848,6 +864,119 @@ func brokerRuntimeFindings(r brokers.Runtime, o Options, at time.Time) []Finding
 		out = append(out, f)
 	}
 	return out
+}
+
+// nameServerFindings asks every configured NameServer for its cluster info and finds
+// those that do not know a broker another one knows, or name other addresses for it: a
+// client that asks that NameServer routes to other brokers than the rest (a broker
+// whose namesrvAddr leaves a NameServer out registers with the others only). A
+// NameServer that does not answer is left out (the overview names it).
+func (e *Engine) nameServerFindings(ctx context.Context, at time.Time) []Finding {
+	if e.opts.NameServers == nil {
+		return nil
+	}
+	addrs := e.opts.NameServers.NameServers()
+	if len(addrs) < 2 {
+		return nil
+	}
+	infos := make([]*rocketmq.ClusterInfo, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Go(func() { infos[i], _ = e.opts.NameServers.ClusterInfoAt(ctx, addr) })
+	}
+	wg.Wait()
+	// Each answering NameServer's view: broker name → its processes' addresses.
+	views := map[string]map[string]string{}
+	for i, ci := range infos {
+		if ci == nil {
+			continue
+		}
+		v := map[string]string{}
+		for name, bd := range ci.Brokers {
+			v[name] = processes(bd)
+		}
+		views[addrs[i]] = v
+	}
+	if len(views) < 2 {
+		return nil
+	}
+	// What most NameServers that know a broker say of it.
+	said := map[string]map[string]int{}
+	for _, v := range views {
+		for name, procs := range v {
+			if said[name] == nil {
+				said[name] = map[string]int{}
+			}
+			said[name][procs]++
+		}
+	}
+	var out []Finding
+	for _, ns := range addrs {
+		v, ok := views[ns]
+		if !ok {
+			continue
+		}
+		var what []i18n.Message
+		for _, name := range slices.Sorted(maps.Keys(said)) {
+			usual := mostSaid(said[name])
+			procs, known := v[name]
+			switch {
+			case !known:
+				what = append(what, i18n.M("diagnosis.evidence.nameServers.lacks", "Broker", name, "Addrs", usual))
+			case procs != usual:
+				what = append(what, i18n.M("diagnosis.evidence.nameServers.differs", "Broker", name, "Addrs", procs, "Others", usual))
+			}
+		}
+		if len(what) == 0 {
+			continue
+		}
+		others := slices.DeleteFunc(slices.Clone(addrs), func(a string) bool { return a == ns })
+		ev := i18n.M("diagnosis.evidence.nameServers", "NameServer", ns, "Others", strings.Join(others, ", "), "What", sayAll(what))
+		out = append(out, Finding{Kind: KindNameServers, Severity: Warning, Subject: ns, NameServer: ns, Evidence: ev,
+			Since: at, Action: "/", ActionKind: "overview"})
+	}
+	return out
+}
+
+// processes says a broker's processes as a NameServer routes them: "0=addr, 1=addr".
+func processes(bd rocketmq.BrokerData) string {
+	ids := slices.Sorted(maps.Keys(bd.Addrs))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10) + "=" + bd.Addrs[id]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mostSaid is the view most NameServers have; of equally common ones, the first in
+// order.
+func mostSaid(counts map[string]int) string {
+	best, n := "", -1
+	for _, v := range slices.Sorted(maps.Keys(counts)) {
+		if counts[v] > n {
+			best, n = v, counts[v]
+		}
+	}
+	return best
+}
+
+// sayAll says messages one after the other, in the reader's language.
+type sayAll []i18n.Message
+
+func (s sayAll) SayIn(l *i18n.Localizer) string {
+	parts := make([]string, len(s))
+	for i, m := range s {
+		parts[i] = l.Say(m)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s sayAll) String() string {
+	parts := make([]string, len(s))
+	for i, m := range s {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // percent says a share (0..1) as a percentage with one decimal.

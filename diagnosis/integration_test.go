@@ -23,8 +23,8 @@ func TestMain(m *testing.M) {
 	os.Exit(dev.RunTests(m))
 }
 
-// TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo (with a case on the broker's
-// disk, which shares its client) runs three real consumer
+// TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo (with cases on the broker's
+// disk, which shares its client, and on a lone NameServer beside the cluster's) runs three real consumer
 // groups on one topic while messages keep arriving: one consumer frozen (SIGSTOP:
 // connected, consuming nothing), one that takes 200 ms per message, and one that fails
 // every message (max reconsume times 1, so each goes through the retry topic to the
@@ -42,6 +42,8 @@ func TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo(t *testing.T) {
 	cc := cluster.New(c, cluster.Options{})
 	// A case of its own on the same client: it needs no traffic, and no cluster of its own.
 	t.Run("a broker past the disk threshold is found", func(t *testing.T) { brokerPastTheDiskThreshold(t, c, cc) })
+	// Its JVM boots while the consumers below run; the case runs at the end.
+	lone := dev.StartNameServer(t)
 	svc := groups.NewService(c, groups.Options{Cluster: cc})
 	eng := New(Options{Cluster: cc, StuckAfter: 10 * time.Second, SlowOver: 10 * time.Second,
 		RetryPerMinute: 6, RetryOver: 5 * time.Second, DeadLetters: deadletters.New(deadletters.Config{Admin: c, Cluster: cc})})
@@ -187,6 +189,7 @@ func TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo(t *testing.T) {
 		return nil
 	})
 	t.Logf("stuck, slow, retry storm and dead letters gone %s after the thaw and the failing consumer's stop", time.Since(start).Round(time.Second))
+	t.Run("a lone NameServer disagrees", func(t *testing.T) { loneNameServerDisagrees(t, cl, lone()) })
 }
 
 func kindsOf(fs []Finding) []string {
@@ -305,5 +308,27 @@ func brokerPastTheDiskThreshold(t *testing.T, c *rocketmq.Client, cc *cluster.Cl
 	t.Logf("at %.3f: %s", master.DiskRatio/2, f[0].Evidence.String())
 	if f := observe((master.DiskRatio + 1) / 2); len(f) != 0 {
 		t.Fatalf("threshold above the disk's use %.3f: %v, want nothing", master.DiskRatio, kindsOf(f))
+	}
+}
+
+// loneNameServerDisagrees starts a NameServer no broker registers with: a console given
+// it beside the cluster's names it as lacking the cluster's brokers; given the cluster's
+// NameServer alone, it finds nothing.
+func loneNameServerDisagrees(t *testing.T, cl *dev.Cluster, lone string) {
+	observe := func(nameServers string) []Finding {
+		c := rocketmqtest.Client(t, rocketmq.Config{NameServer: nameServers, Timeout: 10 * time.Second,
+			Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
+		e := New(Options{NameServers: c})
+		e.Observe(t.Context(), &groups.List{CheckedAt: time.Now()})
+		f, _ := e.Findings()
+		return f
+	}
+	f := observe(cl.NameServer + ";" + lone)
+	if len(f) != 1 || f[0].Kind != KindNameServers || f[0].NameServer != lone || !strings.Contains(f[0].Evidence.String(), "it knows no broker "+cl.Brokers[0].Name+" ") {
+		t.Fatalf("the cluster's NameServer and a lone one: %v, want nameServersDisagree of %s lacking %s", kindsOf(f), lone, cl.Brokers[0].Name)
+	}
+	t.Logf("%s", f[0].Evidence.String())
+	if f := observe(cl.NameServer); len(f) != 0 {
+		t.Fatalf("the cluster's NameServer alone: %v, want nothing", kindsOf(f))
 	}
 }

@@ -101,7 +101,7 @@ func sayFindings(l *i18n.Localizer, read func() ([]diagnosis.Finding, time.Time)
 		vm.Rows = append(vm.Rows, views.FindingRow{
 			Kind: f.Kind, KindLabel: l.T("diagnosis.kind." + f.Kind),
 			Severity: f.Severity, SeverityLabel: l.T("diagnosis.severity." + f.Severity),
-			Group: f.Group, Broker: f.Broker, Evidence: l.Say(f.Evidence), Since: views.TimeUTC(f.Since),
+			Group: f.Group, Broker: f.Broker, NameServer: f.NameServer, Evidence: l.Say(f.Evidence), Since: views.TimeUTC(f.Since),
 			ActionURL: f.Action, ActionLabel: l.T("diagnosis.action." + f.ActionKind),
 		})
 	}

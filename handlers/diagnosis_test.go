@@ -27,7 +27,7 @@ func (f findingsOf) ForBroker(string) ([]diagnosis.Finding, time.Time) {
 func TestEveryKindOfFindingIsSaidInBothLanguages(t *testing.T) {
 	var fs findingsOf
 	for _, kind := range diagnosis.Kinds {
-		for _, action := range []string{"group", "reset", "client", "timeline", "deadLetters", "broker"} {
+		for _, action := range []string{"group", "reset", "client", "timeline", "deadLetters", "broker", "overview"} {
 			fs = append(fs, diagnosis.Finding{Kind: kind, Severity: diagnosis.Warning, Group: "g", Subject: "g",
 				Evidence: i18n.M("diagnosis.evidence.lost", "Count", 1, "QueueCount", 1, "Queues", "t/b/0"), Action: "/groups/g", ActionKind: action})
 		}

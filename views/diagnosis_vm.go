@@ -17,7 +17,9 @@ type FindingRow struct {
 	Severity, SeverityLabel string
 	Group                   string
 	// Broker names the broker of a finding about a broker process ("" for a group's).
-	Broker                 string
+	Broker string
+	// NameServer is the NameServer a finding about the NameServers is about.
+	NameServer             string
 	Evidence               string
 	Since                  string
 	ActionURL, ActionLabel string
