@@ -4,7 +4,8 @@
 // while its clients are online, one that consumes slower than messages arrive, clients
 // of one group that subscribe differently, a group that keeps rebalancing, clients of
 // one group on very different client versions, a group whose retry topic grows fast
-// (a retry storm), one whose dead-letter topic receives messages.
+// (a retry storm), one whose dead-letter topic receives messages; a broker whose disk
+// is nearly full or that refuses sends as busy; configured NameServers that disagree.
 //
 // The lag collector hands it each read of the group list (Observe, a LagCollector.Then
 // hook) and it keeps a short window of each group's figures in memory; pages and the
@@ -16,10 +17,14 @@
 //
 //   - Retry storms come from the retry topic's queues in the consume stats (a push
 //     consumer's group commits offsets on its %RETRY% topic): no call.
-//   - Dead letters are the one read of its own: when some group consumed since the read
+//   - Dead letters: when some group consumed since the read
 //     before, one topic list from the NameServers, then for at most DeadLetterLookups
 //     of the consuming groups whose %DLQ% topic exists a route lookup and one
 //     GET_TOPIC_STATS_INFO per broker of the topic.
+//   - Brokers' disks and flow control: one GET_BROKER_RUNTIME_INFO per broker process
+//     and the cluster info the broker list refreshes (Options.Brokers).
+//   - NameServers: one GET_BROKER_CLUSTER_INFO per configured NameServer, when more
+//     than one is configured (Options.NameServers).
 //   - The min offsets that show lost messages come with the lag-time reads: a
 //     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
 //     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
