@@ -42,17 +42,20 @@ const (
 	MetricLag     = "lag"     // total lag, messages
 	MetricLagTime = "lagTime" // time behind, milliseconds
 	// Findings of the diagnosis (diagnosis.KindStuck, KindSlow, KindLost,
-	// KindSubscriptions, KindChurn): a rule on one fires while the group has it; its
-	// threshold is 0. Client versions (an info finding) are no alert.
+	// KindSubscriptions, KindChurn, KindRetryStorm, KindDeadLetters): a rule on one
+	// fires while the group has it; its threshold is 0. Client versions (an info
+	// finding) are no alert.
 	MetricStuck         = "consumerStuck"
 	MetricSlow          = "slowConsumer"
 	MetricLost          = "messagesLost"
 	MetricSubscriptions = "subscriptionDiffers"
 	MetricChurn         = "rebalanceChurn"
+	MetricRetryStorm    = "retryStorm"
+	MetricDeadLetters   = "deadLettersArriving"
 )
 
 // findingMetrics are the metrics that are findings of the diagnosis.
-var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn}
+var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters}
 
 // IsFinding reports whether metric is a finding of the diagnosis rather than a number.
 func IsFinding(metric string) bool { return slices.Contains(findingMetrics, metric) }

@@ -38,6 +38,10 @@ type Runtime struct {
 	// PageCacheLockMs is how long the store has held the page-cache lock for the write
 	// in progress (0 when idle); high values mean the disk cannot keep up.
 	PageCacheLockMs int64 `json:"pageCacheLockTimeMills"`
+	// SendQueueWaitMs is how long the oldest send request waiting for the broker's send
+	// threads has waited (0 when none waits); past waitTimeMillsInSendQueue the broker
+	// answers sends "broker busy".
+	SendQueueWaitMs int64 `json:"sendThreadPoolQueueHeadWaitTimeMills"`
 	// DispatchBehindBytes is how far building the consume queues and index lags the
 	// commit log.
 	DispatchBehindBytes int64 `json:"dispatchBehindBytes"`
@@ -99,6 +103,7 @@ func fillRuntime(r *Runtime, rt *rocketmq.BrokerRuntimeInfo) {
 	r.CommitLogMinOffset, _ = intOf(rt, "commitLogMinOffset")
 	r.CommitLogMaxOffset, r.maxKnown = intOf(rt, "commitLogMaxOffset")
 	r.PageCacheLockMs, _ = intOf(rt, "pageCacheLockTimeMills")
+	r.SendQueueWaitMs, _ = intOf(rt, "sendThreadPoolQueueHeadWaitTimeMills")
 	r.DispatchBehindBytes, _ = intOf(rt, "dispatchBehindBytes")
 	r.StartedAt, _ = intOf(rt, "bootTimestamp")
 }

@@ -120,6 +120,9 @@ type TopicCount struct {
 	// Stored is the sum over the topic's queues of max - min offset: the messages
 	// still on disk, consumed or not. It leaves out the brokers in Failures.
 	Stored int64
+	// Written is the sum over the topic's queues of the max offset: every message the
+	// topic ever received, which only grows (expired files lower Stored, not Written).
+	Written int64
 	// Counted is how many brokers of the topic answered; with none, Stored is unknown.
 	Counted int
 	// Newest is the store time of the newest message still stored, as the brokers that
@@ -208,6 +211,7 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		tc.Counted++
 		for _, o := range st.Offsets {
 			tc.Stored += o.MaxOffset - o.MinOffset
+			tc.Written += o.MaxOffset
 			if at := time.UnixMilli(o.LastUpdateTimestamp); o.MaxOffset > o.MinOffset && o.LastUpdateTimestamp > 0 && at.After(tc.Newest) {
 				tc.Newest = at
 			}

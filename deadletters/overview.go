@@ -62,3 +62,49 @@ func (s *Service) Overview(ctx context.Context) ([]GroupDLQ, error) {
 	})
 	return out, nil
 }
+
+// Written answers how many messages each named group's dead-letter topic has received
+// in all (TopicCount.Written), for the diagnosis: one topic list from the NameServers,
+// then, for at most max groups whose dead-letter topic exists, in the order given, a
+// route lookup and one GET_TOPIC_STATS_INFO per broker of the topic. A group without a
+// dead-letter topic is answered 0 at no further cost; a group past max, or one whose
+// topic a broker did not count, is left out.
+func (s *Service) Written(ctx context.Context, groups []string, max int) (map[string]int64, error) {
+	names, err := s.cfg.Admin.TopicList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("topic list: %w", err)
+	}
+	out := make(map[string]int64, len(groups))
+	var counted []string
+	for _, g := range groups {
+		switch {
+		case !hasTopic(names, rocketmq.DLQTopic(g)):
+			out[g] = 0
+		case len(counted) < max:
+			counted = append(counted, g)
+		}
+	}
+	counts := make([]TopicCount, len(counted))
+	sem := make(chan struct{}, overviewReads)
+	var wg sync.WaitGroup
+	for i, g := range counted {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			counts[i], _ = s.count(ctx, rocketmq.DLQTopic(g)) // a route that failed: left out below
+		})
+	}
+	wg.Wait()
+	for i, g := range counted {
+		if c := counts[i]; c.Exists && len(c.Failures) == 0 && c.Counted > 0 {
+			out[g] = c.Written
+		}
+	}
+	return out, nil
+}
+
+// hasTopic reports whether the sorted names hold topic.
+func hasTopic(names []string, topic string) bool {
+	_, ok := slices.BinarySearch(names, topic)
+	return ok
+}

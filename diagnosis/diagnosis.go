@@ -3,16 +3,28 @@
 // offsets (the broker deleted messages it had not read), one that stopped consuming
 // while its clients are online, one that consumes slower than messages arrive, clients
 // of one group that subscribe differently, a group that keeps rebalancing, clients of
-// one group on very different client versions.
+// one group on very different client versions, a group whose retry topic grows fast
+// (a retry storm), one whose dead-letter topic receives messages; a broker whose disk
+// is nearly full or that refuses sends as busy; configured NameServers that disagree.
 //
-// It makes no broker call of its own. The lag collector hands it each read of the group
-// list (Observe, a LagCollector.Then hook) and it keeps a short window of each
-// group's figures in memory; pages and the API read the findings of the last read. Its
-// cost in broker calls is therefore the collector's: at 1 000 groups, per interval, one
-// route refresh, one GET_BROKER_CONSUME_STATS per master (which answers for every
-// group), the lag-time reads the list already makes, and at most ClientLookups
-// connection lists (groups.Options.ClientLookups), whatever the number of viewers.
+// The lag collector hands it each read of the group list (Observe, a LagCollector.Then
+// hook) and it keeps a short window of each group's figures in memory; pages and the
+// API read the findings of the last read. Its cost in broker calls is mostly the
+// collector's: at 1 000 groups, per interval, one route refresh, one
+// GET_BROKER_CONSUME_STATS per master (which answers for every group), the lag-time
+// reads the list already makes, and at most ClientLookups connection lists
+// (groups.Options.ClientLookups), whatever the number of viewers.
 //
+//   - Retry storms come from the retry topic's queues in the consume stats (a push
+//     consumer's group commits offsets on its %RETRY% topic): no call.
+//   - Dead letters: when some group consumed since the read
+//     before, one topic list from the NameServers, then for at most DeadLetterLookups
+//     of the consuming groups whose %DLQ% topic exists a route lookup and one
+//     GET_TOPIC_STATS_INFO per broker of the topic.
+//   - Brokers' disks and flow control: one GET_BROKER_RUNTIME_INFO per broker process
+//     and the cluster info the broker list refreshes (Options.Brokers).
+//   - NameServers: one GET_BROKER_CLUSTER_INFO per configured NameServer, when more
+//     than one is configured (Options.NameServers).
 //   - The min offsets that show lost messages come with the lag-time reads: a
 //     QUERY_CONSUME_TIME_SPAN that dates a committed message older than the queue's
 //     oldest one costs one GET_TOPIC_STATS_INFO for that topic on that broker, which the
@@ -30,6 +42,7 @@ package diagnosis
 import (
 	"cmp"
 	"context"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -37,9 +50,11 @@ import (
 	"sync"
 	"time"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
 
@@ -61,10 +76,24 @@ const (
 	KindSubscriptions = "subscriptionDiffers"
 	// KindChurn: a group rebalanced more in the last hour than a routine deploy does.
 	KindChurn = "rebalanceChurn"
+	// KindRetryStorm: a group's retry topic grows fast: many of its consumes fail.
+	KindRetryStorm = "retryStorm"
+	// KindDeadLetters: a group's dead-letter topic received messages since the read
+	// before: messages failed every retry and wait for an operator.
+	KindDeadLetters = "deadLettersArriving"
+	// KindDiskFull: a broker's commit-log disk is nearly full: the broker deletes
+	// messages before their retention and, fuller still, refuses writes.
+	KindDiskFull = "brokerDiskFull"
+	// KindFlowControl: a broker's page cache or send threads are so busy that it
+	// answers sends "broker busy".
+	KindFlowControl = "brokerFlowControl"
+	// KindNameServers: the configured NameServers do not know the same brokers: one
+	// lacks a broker, or names another address for it.
+	KindNameServers = "nameServersDisagree"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindLost, KindStuck, KindSlow, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindNameServers, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -87,9 +116,14 @@ func severityRank(s string) int {
 type Finding struct {
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"`
-	// Subject is what the finding is about: the group's name.
+	// Subject is what the finding is about: the group's or the broker's name.
 	Subject string `json:"subject"`
 	Group   string `json:"group,omitempty"`
+	// Broker is the broker name of a finding about a broker process; Addr that process.
+	Broker string `json:"broker,omitempty"`
+	Addr   string `json:"addr,omitempty"`
+	// NameServer is the NameServer a finding about the NameServers is about.
+	NameServer string `json:"nameServer,omitempty"`
 	// Evidence is the numbers that show it, as a sentence of the catalogues.
 	Evidence i18n.Message `json:"-"`
 	// Since is the first read that showed it.
@@ -133,7 +167,82 @@ type Options struct {
 	ChurnMoves int64
 	// ChurnOver is the span counted. Default one hour.
 	ChurnOver time.Duration
+	// RetryPerMinute is how many messages a minute a group's retry topic may receive
+	// before it is a retry storm. Default DefaultRetryPerMinute.
+	RetryPerMinute float64
+	// RetryOver is the shortest span the retry rate is taken over. Default 60 s.
+	RetryOver time.Duration
+	// DeadLetters counts what the groups' dead-letter topics received
+	// (*deadletters.Service); nil leaves deadLettersArriving out.
+	DeadLetters DeadLetterCounter
+	// DeadLetterLookups bounds the dead-letter topics counted at one read. Default
+	// DefaultDeadLetterLookups.
+	DeadLetterLookups int
+	// Brokers reads every broker process's runtime figures (*brokers.Service); nil
+	// leaves brokerDiskFull and brokerFlowControl out.
+	Brokers BrokerRuntimes
+	// DiskRatio is the used share of a commit log's disk (0..1) from which a broker's
+	// disk is called full. Default DefaultDiskRatio.
+	DiskRatio float64
+	// PageCacheBusyMs and SendQueueWaitMs are the page-cache lock time and the send
+	// queue's oldest wait from which a broker is called in flow control. Defaults
+	// DefaultPageCacheBusyMs and DefaultSendQueueWaitMs.
+	PageCacheBusyMs, SendQueueWaitMs int64
+	// NameServers asks each configured NameServer for its cluster info
+	// (*rocketmq.Client); nil leaves nameServersDisagree out.
+	NameServers NameServerViews
 }
+
+// NameServerViews asks each configured NameServer what it knows: one
+// GET_BROKER_CLUSTER_INFO per NameServer.
+type NameServerViews interface {
+	NameServers() []string
+	ClusterInfoAt(ctx context.Context, addr string) (*rocketmq.ClusterInfo, error)
+}
+
+// DefaultDiskRatio is the disk use from which a broker's disk is full. From 85 % a
+// broker deletes commit-log files forcibly, whatever their retention
+// (diskSpaceCleanForciblyRatio), and from 90 % it refuses writes
+// (diskSpaceWarningLevelRatio); a broker's own diskMaxUsedSpaceRatio (75 % unless set)
+// may start deleting earlier, but it is a setting the runtime figures do not carry.
+const DefaultDiskRatio = 0.85
+
+// DefaultPageCacheBusyMs and DefaultSendQueueWaitMs are the brokers' own defaults for
+// refusing sends: a write holding the page-cache lock longer than
+// osPageCacheBusyTimeOutMills (1 s), and a send waiting in the queue longer than
+// waitTimeMillsInSendQueue (200 ms), make the broker answer "broker busy".
+const (
+	DefaultPageCacheBusyMs = 1000
+	DefaultSendQueueWaitMs = 200
+)
+
+// BrokerRuntimes reads every broker process's runtime figures: one
+// GET_BROKER_RUNTIME_INFO per process.
+type BrokerRuntimes interface {
+	List(ctx context.Context) (*brokers.List, error)
+}
+
+// DefaultDeadLetterLookups is how many dead-letter topics one read counts at most: each
+// is a route lookup and a GET_TOPIC_STATS_INFO per broker of the topic. Only groups
+// that consumed since the read before can have new dead letters (a message goes to the
+// dead-letter topic when a consume fails, and the offset moves past it then), and those
+// counted longest ago come first, so a larger cluster waits a few reads longer instead
+// of loading its brokers.
+const DefaultDeadLetterLookups = 32
+
+// DeadLetterCounter counts the messages each group's dead-letter topic received in all.
+type DeadLetterCounter interface {
+	// Written answers, for at most max of groups whose dead-letter topic exists (in the
+	// order given), the sum of its queues' max offsets, and 0 for a group without one;
+	// a group it could not count is left out.
+	Written(ctx context.Context, groups []string, max int) (map[string]int64, error)
+}
+
+// DefaultRetryPerMinute is the retry rate above which a group is in a retry storm. A
+// few bad messages retry 16 times over hours, far below one a second; 10 a second
+// held for a minute is a listener failing most of what it is given (a dependency
+// down, a bad deploy), where every failure is delivered again and adds to the load.
+const DefaultRetryPerMinute = 600
 
 // RebalanceCounter is what the engine reads of the stored rebalance events: one query
 // for every group at each read.
@@ -157,6 +266,10 @@ type point struct {
 	// gap: no read before, or none of its queues in common with this one: produced and
 	// consumed say nothing.
 	gap bool
+	// retried is the messages written to the group's retry queues since the read
+	// before; retryGap: no retry queue in common with it.
+	retried  int64
+	retryGap bool
 }
 
 // Engine keeps each group's recent reads and the findings of the last.
@@ -169,6 +282,19 @@ type Engine struct {
 	findings []Finding
 	since    map[string]time.Time // kind + group → first read that showed it
 	at       time.Time
+	// dlq is each group's dead-letter count at its last count; arrived the dead letters
+	// that count found new, kept until the group is counted again or stops consuming.
+	dlq     map[string]dlqCount
+	arrived map[string]Finding
+}
+
+// evidenceTime is how evidence says a time.
+const evidenceTime = "2006-01-02 15:04:05 UTC"
+
+// dlqCount is a group's dead-letter topic's messages in all, counted at at.
+type dlqCount struct {
+	written int64
+	at      time.Time
 }
 
 // New returns an engine with opts.
@@ -191,10 +317,29 @@ func New(opts Options) *Engine {
 	if opts.ChurnOver <= 0 {
 		opts.ChurnOver = time.Hour
 	}
-	if opts.Keep < 2*max(opts.StuckAfter, opts.SlowOver) {
-		opts.Keep = 2 * max(opts.StuckAfter, opts.SlowOver)
+	if opts.RetryPerMinute <= 0 {
+		opts.RetryPerMinute = DefaultRetryPerMinute
 	}
-	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{}}
+	if opts.RetryOver <= 0 {
+		opts.RetryOver = 60 * time.Second
+	}
+	if opts.DiskRatio <= 0 {
+		opts.DiskRatio = DefaultDiskRatio
+	}
+	if opts.PageCacheBusyMs <= 0 {
+		opts.PageCacheBusyMs = DefaultPageCacheBusyMs
+	}
+	if opts.SendQueueWaitMs <= 0 {
+		opts.SendQueueWaitMs = DefaultSendQueueWaitMs
+	}
+	if opts.DeadLetterLookups <= 0 {
+		opts.DeadLetterLookups = DefaultDeadLetterLookups
+	}
+	if longest := max(opts.StuckAfter, opts.SlowOver, opts.RetryOver); opts.Keep < 2*longest {
+		opts.Keep = 2 * longest
+	}
+	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
@@ -205,18 +350,47 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		return
 	}
 	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
+	found, consuming := e.assess(l, churn)
+	found = append(found, e.brokerFindings(ctx, l.CheckedAt)...)
+	found = append(found, e.nameServerFindings(ctx, l.CheckedAt)...)
+	var written map[string]int64
+	if e.opts.DeadLetters != nil && len(consuming) > 0 {
+		var err error
+		if written, err = e.opts.DeadLetters.Written(ctx, e.dlqOrder(consuming), e.opts.DeadLetterLookups); err != nil {
+			written = nil // every group uncounted: what was found stays until a count works
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	found = append(found, e.deadLetters(l, consuming, written)...)
+	since := make(map[string]time.Time, len(found))
+	for i := range found {
+		key := found[i].Kind + "\x00" + found[i].Group + "\x00" + found[i].Addr + "\x00" + found[i].NameServer
+		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
+			found[i].Since = s
+		}
+		since[key] = found[i].Since
+	}
+	e.since = since
+	sortFindings(found)
+	e.findings, e.at = found, l.CheckedAt
+}
+
+// assess takes one read into the groups' history and works out the findings that need
+// no broker call; consuming are the groups whose committed offsets moved at this read
+// or the one before.
+func (e *Engine) assess(l *groups.List, churn map[string]store.RebalanceCount) (found []Finding, consuming []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := make(map[string][]point, len(l.Groups))
 	offsets := make(map[string]groups.Offsets, len(l.Groups))
-	var found []Finding
 	for _, g := range l.Groups {
 		if g.System {
 			continue
 		}
 		cur := groups.OffsetsOf(g, l.CheckedAt)
 		offsets[g.Group] = cur
-		p := point{at: l.CheckedAt, online: g.Online, gap: true}
+		p := point{at: l.CheckedAt, online: g.Online, gap: true, retryGap: true}
 		if g.TotalLag != nil {
 			p.lag = *g.TotalLag
 		}
@@ -224,6 +398,9 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 			var common int
 			p.produced, p.consumed, common = groups.Advanced(was, cur)
 			p.gap = common == 0
+			var retryCommon int
+			p.retried, retryCommon = retried(was, cur)
+			p.retryGap = retryCommon == 0
 		}
 		h := append(e.history[g.Group], p)
 		for len(h) > 1 && l.CheckedAt.Sub(h[0].at) > e.opts.Keep {
@@ -236,6 +413,9 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		if f, ok := lost(g, l.CheckedAt); ok {
 			found = append(found, f)
 		}
+		if f, ok := e.retryStorm(g, h); ok {
+			found = append(found, f)
+		}
 		if f, ok := e.subscriptions(g); ok {
 			found = append(found, f)
 		}
@@ -245,19 +425,77 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 		if f, ok := e.versions(g); ok {
 			found = append(found, f)
 		}
+		if consumed(h) {
+			consuming = append(consuming, g.Group)
+		}
 	}
 	e.history, e.offsets = next, offsets
-	since := make(map[string]time.Time, len(found))
-	for i := range found {
-		key := found[i].Kind + "\x00" + found[i].Group
-		if s, ok := e.since[key]; ok && s.Before(found[i].Since) {
-			found[i].Since = s
+	return found, consuming
+}
+
+// consumed reports whether committed offsets moved at the last read or the one before:
+// clients commit every few seconds, so a consume (and the dead letter it made) may show
+// in the offsets only a read later.
+func consumed(h []point) bool {
+	for i := max(0, len(h)-2); i < len(h); i++ {
+		if !h[i].gap && h[i].consumed > 0 {
+			return true
 		}
-		since[key] = found[i].Since
 	}
-	e.since = since
-	sortFindings(found)
-	e.findings, e.at = found, l.CheckedAt
+	return false
+}
+
+// dlqOrder is consuming with the groups counted longest ago (or never) first.
+func (e *Engine) dlqOrder(consuming []string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := slices.Clone(consuming)
+	slices.SortStableFunc(out, func(a, b string) int { return e.dlq[a].at.Compare(e.dlq[b].at) })
+	return out
+}
+
+// deadLetters finds the groups whose dead-letter topic received messages since it was
+// last counted: each failed every retry, and no consumer reads a dead-letter topic, so
+// they wait for an operator. A message reaches it only when a consume fails, so a group
+// that did not consume (not in consuming) received none and is not counted; a group
+// counted for the first time while its topic exists sets the count to compare with.
+func (e *Engine) deadLetters(l *groups.List, consuming []string, written map[string]int64) []Finding {
+	if e.opts.DeadLetters == nil {
+		return nil
+	}
+	listed := make(map[string]bool, len(l.Groups))
+	for _, g := range l.Groups {
+		listed[g.Group] = true
+	}
+	maps.DeleteFunc(e.dlq, func(g string, _ dlqCount) bool { return !listed[g] })
+	isConsuming := make(map[string]bool, len(consuming))
+	for _, g := range consuming {
+		isConsuming[g] = true
+		w, ok := written[g]
+		if !ok {
+			continue // not counted at this read: what the last count found stays
+		}
+		was, counted := e.dlq[g]
+		e.dlq[g] = dlqCount{written: w, at: l.CheckedAt}
+		if !counted || w <= was.written {
+			delete(e.arrived, g)
+			continue
+		}
+		topic := rocketmq.DLQTopic(g)
+		ev := i18n.M("diagnosis.evidence.deadLetters", "Count", w-was.written, "Topic", topic,
+			"From", was.at.UTC().Format(evidenceTime), "To", l.CheckedAt.UTC().Format(evidenceTime))
+		e.arrived[g] = Finding{Kind: KindDeadLetters, Severity: Warning, Subject: g, Group: g, Evidence: ev,
+			Since: l.CheckedAt, Action: "/messages?tab=range&topic=" + url.QueryEscape(topic), ActionKind: "deadLetters"}
+	}
+	var out []Finding
+	for g, f := range e.arrived {
+		if !isConsuming[g] {
+			delete(e.arrived, g) // it consumed nothing: nothing more can have arrived
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func sortFindings(fs []Finding) {
@@ -281,6 +519,19 @@ func (e *Engine) Findings() ([]Finding, time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.findings), e.at
+}
+
+// ForBroker returns the findings of the last read about the broker of that name.
+func (e *Engine) ForBroker(name string) ([]Finding, time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Finding
+	for _, f := range e.findings {
+		if f.Broker == name {
+			out = append(out, f)
+		}
+	}
+	return out, e.at
 }
 
 // ForGroup returns the findings of the last read about group.
@@ -520,5 +771,222 @@ func lost(g groups.Summary, at time.Time) (Finding, bool) {
 	return Finding{Kind: KindLost, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
 		Since: at, Action: action, ActionKind: "reset"}, true
 }
+
+// retried is how many messages were written to the retry queues both reads saw, between
+// them, and how many such queues there are.
+func retried(from, to groups.Offsets) (written int64, common int) {
+	for mq, now := range to.Queues {
+		if !rocketmq.IsRetryTopic(mq.Topic) {
+			continue
+		}
+		if was, ok := from.Queues[mq]; ok {
+			common++
+			written += max(0, now[0]-was[0])
+		}
+	}
+	return written, common
+}
+
+// retryStorm finds a group whose retry topic received more than RetryPerMinute messages
+// a minute over at least the last RetryOver: each is a consume that failed and will be
+// delivered again (after a growing delay), so the failures add to the load and, after
+// the group's max reconsume times, end in its dead-letter topic.
+func (e *Engine) retryStorm(g groups.Summary, h []point) (Finding, bool) {
+	now := h[len(h)-1]
+	from := -1
+	for i := len(h) - 2; i >= 0; i-- {
+		if now.at.Sub(h[i].at) >= e.opts.RetryOver {
+			from = i
+			break
+		}
+	}
+	if from < 0 {
+		return Finding{}, false
+	}
+	var written int64
+	for _, p := range h[from+1:] {
+		if p.retryGap {
+			return Finding{}, false // retry queues came or went: the sum says nothing
+		}
+		written += p.retried
+	}
+	span := now.at.Sub(h[from].at)
+	perMinute := float64(written) / span.Minutes()
+	if written == 0 || perMinute <= e.opts.RetryPerMinute {
+		return Finding{}, false
+	}
+	var total, waiting int64
+	for _, q := range g.Queues {
+		if !q.Retry || q.BrokerOffset == nil {
+			continue
+		}
+		total += *q.BrokerOffset
+		if q.Lag != nil {
+			waiting += *q.Lag
+		}
+	}
+	ev := i18n.M("diagnosis.evidence.retryStorm", "Topic", rocketmq.RetryTopic(g.Group), "Written", written,
+		"Span", i18n.Span(span.Round(time.Second)), "Rate", strconv.FormatFloat(perMinute, 'f', 0, 64),
+		"Max", strconv.FormatFloat(e.opts.RetryPerMinute, 'f', 0, 64), "Total", total, "Waiting", waiting)
+	return Finding{Kind: KindRetryStorm, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
+		Since: now.at, Action: groupURL(g.Group), ActionKind: "group"}, true
+}
+
+// brokerFindings reads every broker process's runtime figures and finds those whose
+// disk is nearly full or that refuse sends as busy. A process that did not answer has
+// no figures and no finding (the brokers' pages name it).
+func (e *Engine) brokerFindings(ctx context.Context, at time.Time) []Finding {
+	if e.opts.Brokers == nil {
+		return nil
+	}
+	l, err := e.opts.Brokers.List(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	for _, r := range l.Brokers {
+		if r.Error != "" || r.Gone {
+			continue
+		}
+		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
+	}
+	return out
+}
+
+// brokerRuntimeFindings are one broker process's findings from its runtime figures.
+func brokerRuntimeFindings(r brokers.Runtime, o Options, at time.Time) []Finding {
+	var out []Finding
+	f := Finding{Subject: r.Name, Broker: r.Name, Addr: r.Addr, Since: at, Action: brokerURL(r.Name), ActionKind: "broker"}
+	if r.DiskRatio >= o.DiskRatio {
+		f.Kind, f.Severity = KindDiskFull, Critical
+		f.Evidence = i18n.M("diagnosis.evidence.diskFull", "Addr", r.Addr, "Role", r.Role, "Used", percent(r.DiskRatio), "Max", percent(o.DiskRatio))
+		out = append(out, f)
+	}
+	if r.PageCacheLockMs >= o.PageCacheBusyMs || r.SendQueueWaitMs >= o.SendQueueWaitMs {
+		f.Kind, f.Severity = KindFlowControl, Critical
+		f.Evidence = i18n.M("diagnosis.evidence.flowControl", "Addr", r.Addr, "Role", r.Role, "Lock", r.PageCacheLockMs,
+			"MaxLock", o.PageCacheBusyMs, "Wait", r.SendQueueWaitMs, "MaxWait", o.SendQueueWaitMs)
+		out = append(out, f)
+	}
+	return out
+}
+
+// nameServerFindings asks every configured NameServer for its cluster info and finds
+// those that do not know a broker another one knows, or name other addresses for it: a
+// client that asks that NameServer routes to other brokers than the rest (a broker
+// whose namesrvAddr leaves a NameServer out registers with the others only). A
+// NameServer that does not answer is left out (the overview names it).
+func (e *Engine) nameServerFindings(ctx context.Context, at time.Time) []Finding {
+	if e.opts.NameServers == nil {
+		return nil
+	}
+	addrs := e.opts.NameServers.NameServers()
+	if len(addrs) < 2 {
+		return nil
+	}
+	infos := make([]*rocketmq.ClusterInfo, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Go(func() { infos[i], _ = e.opts.NameServers.ClusterInfoAt(ctx, addr) })
+	}
+	wg.Wait()
+	// Each answering NameServer's view: broker name → its processes' addresses.
+	views := map[string]map[string]string{}
+	for i, ci := range infos {
+		if ci == nil {
+			continue
+		}
+		v := map[string]string{}
+		for name, bd := range ci.Brokers {
+			v[name] = processes(bd)
+		}
+		views[addrs[i]] = v
+	}
+	if len(views) < 2 {
+		return nil
+	}
+	// What most NameServers that know a broker say of it.
+	said := map[string]map[string]int{}
+	for _, v := range views {
+		for name, procs := range v {
+			if said[name] == nil {
+				said[name] = map[string]int{}
+			}
+			said[name][procs]++
+		}
+	}
+	var out []Finding
+	for _, ns := range addrs {
+		v, ok := views[ns]
+		if !ok {
+			continue
+		}
+		var what []i18n.Message
+		for _, name := range slices.Sorted(maps.Keys(said)) {
+			usual := mostSaid(said[name])
+			procs, known := v[name]
+			switch {
+			case !known:
+				what = append(what, i18n.M("diagnosis.evidence.nameServers.lacks", "Broker", name, "Addrs", usual))
+			case procs != usual:
+				what = append(what, i18n.M("diagnosis.evidence.nameServers.differs", "Broker", name, "Addrs", procs, "Others", usual))
+			}
+		}
+		if len(what) == 0 {
+			continue
+		}
+		others := slices.DeleteFunc(slices.Clone(addrs), func(a string) bool { return a == ns })
+		ev := i18n.M("diagnosis.evidence.nameServers", "NameServer", ns, "Others", strings.Join(others, ", "), "What", sayAll(what))
+		out = append(out, Finding{Kind: KindNameServers, Severity: Warning, Subject: ns, NameServer: ns, Evidence: ev,
+			Since: at, Action: "/", ActionKind: "overview"})
+	}
+	return out
+}
+
+// processes says a broker's processes as a NameServer routes them: "0=addr, 1=addr".
+func processes(bd rocketmq.BrokerData) string {
+	ids := slices.Sorted(maps.Keys(bd.Addrs))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10) + "=" + bd.Addrs[id]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// mostSaid is the view most NameServers have; of equally common ones, the first in
+// order.
+func mostSaid(counts map[string]int) string {
+	best, n := "", -1
+	for _, v := range slices.Sorted(maps.Keys(counts)) {
+		if counts[v] > n {
+			best, n = v, counts[v]
+		}
+	}
+	return best
+}
+
+// sayAll says messages one after the other, in the reader's language.
+type sayAll []i18n.Message
+
+func (s sayAll) SayIn(l *i18n.Localizer) string {
+	parts := make([]string, len(s))
+	for i, m := range s {
+		parts[i] = l.Say(m)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (s sayAll) String() string {
+	parts := make([]string, len(s))
+	for i, m := range s {
+		parts[i] = m.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// percent says a share (0..1) as a percentage with one decimal.
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+func brokerURL(name string) string { return "/brokers/" + url.PathEscape(name) }
 
 func groupURL(group string) string { return "/groups/" + url.PathEscape(group) }

@@ -3,12 +3,16 @@ package diagnosis
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"rmqconsole/brokers"
 	"rmqconsole/cluster"
+	"rmqconsole/deadletters"
 	"rmqconsole/dev"
 	"rmqconsole/groups"
 	"rmqconsole/rocketmq"
@@ -19,11 +23,16 @@ func TestMain(m *testing.M) {
 	os.Exit(dev.RunTests(m))
 }
 
-// TestIntegrationStuckAndSlowConsumersAreFoundAndGo runs two real consumer groups on one
-// topic while messages keep arriving: one consumer frozen (SIGSTOP: connected, consuming
-// nothing) and one that takes 200 ms per message. The findings come from the group
-// list's reads, as the collector makes them, and go when the causes are removed.
-func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
+// TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo (with cases on the broker's
+// disk, which shares its client, and on a lone NameServer beside the cluster's) runs three real consumer
+// groups on one topic while messages keep arriving: one consumer frozen (SIGSTOP:
+// connected, consuming nothing), one that takes 200 ms per message, and one that fails
+// every message (max reconsume times 1, so each goes through the retry topic to the
+// dead-letter topic). The findings come from the group list's reads, as the collector
+// makes them (the retry threshold lowered so that this test's few messages a second
+// cross it), and go when the causes are removed: the consumer thawed, the failing one
+// stopped, messages no longer sent.
+func TestIntegrationStuckSlowAndFailingConsumersAreFoundAndGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the local RocketMQ")
 	}
@@ -31,8 +40,13 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 10 * time.Second,
 		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	cc := cluster.New(c, cluster.Options{})
+	// A case of its own on the same client: it needs no traffic, and no cluster of its own.
+	t.Run("a broker past the disk threshold is found", func(t *testing.T) { brokerPastTheDiskThreshold(t, c, cc) })
+	// Its JVM boots while the consumers below run; the case runs at the end.
+	lone := dev.StartNameServer(t)
 	svc := groups.NewService(c, groups.Options{Cluster: cc})
-	eng := New(Options{Cluster: cc, StuckAfter: 10 * time.Second, SlowOver: 10 * time.Second})
+	eng := New(Options{Cluster: cc, StuckAfter: 10 * time.Second, SlowOver: 10 * time.Second,
+		RetryPerMinute: 6, RetryOver: 5 * time.Second, DeadLetters: deadletters.New(deadletters.Config{Admin: c, Cluster: cc})})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -41,7 +55,18 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 	if err := cl.CreateTopicOn(ctx, topic, 2, broker); err != nil {
 		t.Fatal(err)
 	}
-	stuck, slow := dev.UniqueName("diag-stuck"), dev.UniqueName("diag-slow")
+	stuck, slow, failing := dev.UniqueName("diag-stuck"), dev.UniqueName("diag-slow"), dev.UniqueName("diag-failing")
+	// The retry topic, made now rather than by the first failure: the client looks up
+	// its route only every 30 s. Made by a remoting call rather than mqadmin, whose JVM
+	// takes seconds to start.
+	retry := rocketmq.RetryTopic(failing)
+	if err := c.CreateTopic(ctx, broker.Addr, rocketmq.TopicConfig{TopicName: retry, ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}); err != nil {
+		t.Fatal(err)
+	}
+	dev.Eventually(t, 10*time.Second, "the retry topic routed", func() error {
+		_, err := cc.Route(ctx, retry)
+		return err
+	})
 	sent := 0
 	send := func(n int) {
 		for range n {
@@ -55,6 +80,9 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 	send(20)
 	frozen := dev.StartConsumerProcess(t, cl.NameServer, stuck, topic)
 	dev.StartConsumerProcessWith(t, cl.NameServer, slow, dev.ConsumerOptions{Work: 200 * time.Millisecond, Goroutines: 1}, topic)
+	failer := dev.StartConsumerProcessWith(t, cl.NameServer, failing, dev.ConsumerOptions{Fail: true, MaxReconsumeTimes: 1, RetryDelayLevel: 1}, topic)
+	failStart := time.Now()
+	firstSeen := map[string]time.Duration{} // kind of the failing group's finding → when first found
 
 	// read is one collector read: the list, refreshed, handed to the engine.
 	read := func() *groups.List {
@@ -97,9 +125,18 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	dev.Eventually(t, 60*time.Second, "stuck and slow found", func() error {
+	dev.Eventually(t, 60*time.Second, "stuck, slow, retry storm and dead letters found", func() error {
 		send(8) // about 30 messages a second, while the slow consumer takes 5
 		read()
+		f, _ := eng.ForGroup(failing)
+		for _, x := range f {
+			if _, ok := firstSeen[x.Kind]; !ok {
+				firstSeen[x.Kind] = time.Since(failStart).Round(time.Second)
+			}
+		}
+		if !hasKinds(f, KindRetryStorm, KindDeadLetters) {
+			return fmt.Errorf("findings of %s: %v", failing, kindsOf(f))
+		}
 		if f, _ := eng.ForGroup(stuck); len(f) != 1 || f[0].Kind != KindStuck {
 			return fmt.Errorf("findings of %s: %v", stuck, kindsOf(f))
 		}
@@ -108,12 +145,25 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 		}
 		return nil
 	})
-	t.Logf("stuck and slow found %s after the freeze", time.Since(start).Round(time.Second))
+	t.Logf("stuck and slow found %s after the freeze; the failing group's findings %v after its consumer started", time.Since(start).Round(time.Second), firstSeen)
+	f, _ := eng.ForGroup(failing)
+	for _, x := range f {
+		switch ev := x.Evidence.String(); x.Kind {
+		case KindRetryStorm:
+			if !strings.Contains(ev, rocketmq.RetryTopic(failing)) || x.Action != "/groups/"+failing {
+				t.Errorf("retry storm %+v (%s)", x, ev)
+			}
+		case KindDeadLetters:
+			if !strings.Contains(ev, rocketmq.DLQTopic(failing)) || x.Action != "/messages?tab=range&topic="+url.QueryEscape(rocketmq.DLQTopic(failing)) {
+				t.Errorf("dead letters %+v (%s)", x, ev)
+			}
+		}
+	}
 	all, _ := eng.Findings()
 	if i, j := indexOf(all, stuck), indexOf(all, slow); i < 0 || j < 0 || i > j {
 		t.Errorf("overview order: stuck at %d, slow at %d, want stuck first", i, j)
 	}
-	f, _ := eng.ForGroup(stuck)
+	f, _ = eng.ForGroup(stuck)
 	if ev := f[0].Evidence.String(); !strings.Contains(ev, "no committed offset moved") || f[0].Action != "/groups/"+stuck {
 		t.Errorf("stuck finding %+v (%s)", f[0], ev)
 	}
@@ -123,9 +173,13 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	thawed = true
+	failer.Stop()
 	start = time.Now()
-	dev.Eventually(t, 60*time.Second, "stuck and slow gone", func() error {
+	dev.Eventually(t, 60*time.Second, "stuck, slow, retry storm and dead letters gone", func() error {
 		read()
+		if f, _ := eng.ForGroup(failing); len(f) != 0 {
+			return fmt.Errorf("findings of %s: %v", failing, kindsOf(f))
+		}
 		if f, _ := eng.ForGroup(stuck); len(f) != 0 {
 			return fmt.Errorf("findings of %s: %v", stuck, kindsOf(f))
 		}
@@ -134,7 +188,8 @@ func TestIntegrationStuckAndSlowConsumersAreFoundAndGo(t *testing.T) {
 		}
 		return nil
 	})
-	t.Logf("stuck and slow gone %s after the thaw", time.Since(start).Round(time.Second))
+	t.Logf("stuck, slow, retry storm and dead letters gone %s after the thaw and the failing consumer's stop", time.Since(start).Round(time.Second))
+	t.Run("a lone NameServer disagrees", func(t *testing.T) { loneNameServerDisagrees(t, cl, lone()) })
 }
 
 func kindsOf(fs []Finding) []string {
@@ -143,6 +198,16 @@ func kindsOf(fs []Finding) []string {
 		out = append(out, f.Kind+": "+f.Evidence.String())
 	}
 	return out
+}
+
+// hasKinds reports whether fs has a finding of each kind.
+func hasKinds(fs []Finding, kinds ...string) bool {
+	for _, k := range kinds {
+		if !slices.ContainsFunc(fs, func(f Finding) bool { return f.Kind == k }) {
+			return false
+		}
+	}
+	return true
 }
 
 func indexOf(fs []Finding, group string) int {
@@ -214,4 +279,56 @@ func TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo(t *testing.T) {
 		return nil
 	})
 	t.Logf("subscriptionDiffers gone %s after the second consumer stopped", time.Since(start).Round(time.Second))
+}
+
+// brokerPastTheDiskThreshold reads the real broker's runtime figures as the collector's
+// reads do: with the console's disk threshold set below the commit log disk's real use
+// the broker's disk is called full, naming the process and its use; with the threshold
+// above it, it is not.
+func brokerPastTheDiskThreshold(t *testing.T, c *rocketmq.Client, cc *cluster.Cluster) {
+	bs := brokers.New(c, cc)
+	l, err := bs.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	master := l.Brokers[0]
+	if master.Error != "" || master.DiskRatio <= 0 || master.DiskRatio >= 1 {
+		t.Fatalf("the broker's figures %+v, want its disk use between 0 and 1", master)
+	}
+	observe := func(ratio float64) []Finding {
+		e := New(Options{Brokers: bs, DiskRatio: ratio})
+		e.Observe(t.Context(), &groups.List{CheckedAt: time.Now()})
+		f, _ := e.ForBroker(master.Name)
+		return f
+	}
+	f := observe(master.DiskRatio / 2)
+	if len(f) != 1 || f[0].Kind != KindDiskFull || f[0].Addr != master.Addr || !strings.Contains(f[0].Evidence.String(), master.Addr) {
+		t.Fatalf("threshold %.3f under the disk's use %.3f: %v, want brokerDiskFull of %s", master.DiskRatio/2, master.DiskRatio, kindsOf(f), master.Addr)
+	}
+	t.Logf("at %.3f: %s", master.DiskRatio/2, f[0].Evidence.String())
+	if f := observe((master.DiskRatio + 1) / 2); len(f) != 0 {
+		t.Fatalf("threshold above the disk's use %.3f: %v, want nothing", master.DiskRatio, kindsOf(f))
+	}
+}
+
+// loneNameServerDisagrees starts a NameServer no broker registers with: a console given
+// it beside the cluster's names it as lacking the cluster's brokers; given the cluster's
+// NameServer alone, it finds nothing.
+func loneNameServerDisagrees(t *testing.T, cl *dev.Cluster, lone string) {
+	observe := func(nameServers string) []Finding {
+		c := rocketmqtest.Client(t, rocketmq.Config{NameServer: nameServers, Timeout: 10 * time.Second,
+			Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
+		e := New(Options{NameServers: c})
+		e.Observe(t.Context(), &groups.List{CheckedAt: time.Now()})
+		f, _ := e.Findings()
+		return f
+	}
+	f := observe(cl.NameServer + ";" + lone)
+	if len(f) != 1 || f[0].Kind != KindNameServers || f[0].NameServer != lone || !strings.Contains(f[0].Evidence.String(), "it knows no broker "+cl.Brokers[0].Name+" ") {
+		t.Fatalf("the cluster's NameServer and a lone one: %v, want nameServersDisagree of %s lacking %s", kindsOf(f), lone, cl.Brokers[0].Name)
+	}
+	t.Logf("%s", f[0].Evidence.String())
+	if f := observe(cl.NameServer); len(f) != 0 {
+		t.Fatalf("the cluster's NameServer alone: %v, want nothing", kindsOf(f))
+	}
 }

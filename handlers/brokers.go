@@ -29,6 +29,8 @@ type Brokers struct {
 	Brokers BrokerReader
 	// Live is set when the broker page has a live TPS chart.
 	Live bool
+	// Diagnosis is what is wrong now; nil leaves the section out.
+	Diagnosis Findings
 }
 
 // BrokersJSON answers GET /api/v1/brokers.
@@ -118,6 +120,7 @@ func (h *Brokers) Show(c *gin.Context) {
 	if h.Live {
 		vm.WSURL = "/ws/brokers/" + d.Name
 	}
+	vm.Diagnosis = brokerDiagnosisVM(l, h.Diagnosis, d.Name)
 	for _, m := range d.Members {
 		vm.Rows = append(vm.Rows, brokerRows(l, []brokers.Runtime{m.Runtime})...)
 		cfg := views.BrokerConfigVM{Role: m.Role, Addr: m.Addr, ID: strconv.FormatInt(m.ID, 10), Missing: m.Config == nil, Keys: len(m.Config)}

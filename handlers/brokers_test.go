@@ -14,6 +14,8 @@ import (
 
 	"rmqconsole/brokers"
 	"rmqconsole/cluster"
+	"rmqconsole/diagnosis"
+	"rmqconsole/i18n"
 )
 
 type fakeBrokers struct{ calls int }
@@ -98,5 +100,24 @@ func TestBrokersBadInput(t *testing.T) {
 		if rec := msgGet(t, r, p); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "No broker named broker-z") {
 			t.Errorf("%s: %d %s", p, rec.Code, rec.Body.String())
 		}
+	}
+}
+
+// A broker's page has a Diagnosis section with what is wrong with that broker now: the
+// finding's kind and evidence, without a link back to the page itself.
+func TestBrokerPageShowsItsFindings(t *testing.T) {
+	r := newEngine()
+	fs := findingsOf{{Kind: diagnosis.KindDiskFull, Severity: diagnosis.Critical, Subject: "broker-a", Broker: "broker-a", Addr: "10.0.0.1:10911",
+		Evidence: i18n.M("diagnosis.evidence.diskFull", "Addr", "10.0.0.1:10911", "Role", "master", "Used", "91.0%", "Max", "85.0%"),
+		Action:   "/brokers/broker-a", ActionKind: "broker"}}
+	h := &Brokers{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Brokers: &fakeBrokers{}, Diagnosis: fs}
+	r.GET("/brokers/:name", h.Show)
+	doc := msgDoc(t, msgGet(t, r, "/brokers/broker-a"))
+	f := doc.Find(`[data-testid="broker-diagnosis"] [data-testid="finding"][data-kind="brokerDiskFull"][data-broker="broker-a"]`)
+	if f.Length() != 1 || !strings.Contains(f.Text(), "91.0% used") {
+		t.Fatalf("broker page's findings: %q", doc.Find(`[data-testid="broker-diagnosis"]`).Text())
+	}
+	if f.Find(`a[href="/brokers/broker-a"]`).Length() != 0 {
+		t.Errorf("the finding links back to its own page")
 	}
 }

@@ -16,6 +16,7 @@ import (
 type Findings interface {
 	Findings() ([]diagnosis.Finding, time.Time)
 	ForGroup(group string) ([]diagnosis.Finding, time.Time)
+	ForBroker(name string) ([]diagnosis.Finding, time.Time)
 }
 
 // Diagnosis answers GET /api/v1/diagnosis and GET /api/v1/groups/{group}/diagnosis.
@@ -74,13 +75,23 @@ func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM 
 	if e == nil {
 		return views.DiagnosisVM{}
 	}
-	var fs []diagnosis.Finding
-	var at time.Time
 	if group == "" {
-		fs, at = e.Findings()
-	} else {
-		fs, at = e.ForGroup(group)
+		return sayFindings(l, e.Findings)
 	}
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForGroup(group) })
+}
+
+// brokerDiagnosisVM says the findings about the broker of that name for its page.
+func brokerDiagnosisVM(l *i18n.Localizer, e Findings, name string) views.DiagnosisVM {
+	if e == nil {
+		return views.DiagnosisVM{}
+	}
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForBroker(name) })
+}
+
+// sayFindings says the findings read reads in l's language.
+func sayFindings(l *i18n.Localizer, read func() ([]diagnosis.Finding, time.Time)) views.DiagnosisVM {
+	fs, at := read()
 	vm := views.DiagnosisVM{Enabled: true}
 	if at.IsZero() {
 		return vm
@@ -90,7 +101,7 @@ func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM 
 		vm.Rows = append(vm.Rows, views.FindingRow{
 			Kind: f.Kind, KindLabel: l.T("diagnosis.kind." + f.Kind),
 			Severity: f.Severity, SeverityLabel: l.T("diagnosis.severity." + f.Severity),
-			Group: f.Group, Evidence: l.Say(f.Evidence), Since: views.TimeUTC(f.Since),
+			Group: f.Group, Broker: f.Broker, NameServer: f.NameServer, Evidence: l.Say(f.Evidence), Since: views.TimeUTC(f.Since),
 			ActionURL: f.Action, ActionLabel: l.T("diagnosis.action." + f.ActionKind),
 		})
 	}

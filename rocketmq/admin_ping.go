@@ -24,3 +24,17 @@ func (c *Client) PingNameServers(ctx context.Context) (string, error) {
 	}
 	return addr, nil
 }
+
+// ClusterInfoAt asks the NameServer at addr, and no other, for every cluster and broker
+// it knows: to compare what each configured NameServer says.
+func (c *Client) ClusterInfoAt(ctx context.Context, addr string) (*ClusterInfo, error) {
+	resp, err := c.call(ctx, addr, CodeGetBrokerClusterInfo, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cluster info from NameServer %s: %w", addr, err)
+	}
+	var ci ClusterInfo
+	if err := decodeBody(resp.Body, &ci); err != nil {
+		return nil, fmt.Errorf("cluster info from NameServer %s: %w", addr, err)
+	}
+	return &ci, nil
+}

@@ -13,6 +13,9 @@ func (a *clusterApp) brokerRoutes(env *handlers.Env) []route {
 	if s := a.svc; s.brokers != nil {
 		h.Brokers, h.Live, ws.Hub = s.brokers, true, s.brokersLive
 	}
+	if s := a.svc; s.diagnosis != nil {
+		h.Diagnosis = s.diagnosis
+	}
 	return []route{
 		{http.MethodGet, "/brokers", h.List, read},
 		{http.MethodGet, "/brokers/:name", h.Show, read},

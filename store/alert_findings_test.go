@@ -84,3 +84,44 @@ func TestUpgradeKeepsAlertRulesAndTakesTheLaterFindingRules(t *testing.T) {
 		}
 	})
 }
+
+// A console from before rules on retry storms and dead letters (schema 15) with a rule
+// on lost messages firing upgrades in place: the rule and its state are kept, and rules
+// on retryStorm and deadLettersArriving can then be stored.
+func TestUpgradeKeepsAlertRulesAndTakesRetryAndDeadLetterRules(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		now := time.UnixMilli(1_700_000_000_000).UTC()
+		old := openAtVersion(t, db, 15)
+		audit := func() *AuditEntry {
+			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
+		}
+		r := &AlertRule{Name: "lost", GroupPattern: "orders-*", Metric: "messagesLost", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
+			t.Fatal(err)
+		}
+		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		storm := &AlertRule{Name: "storm", GroupPattern: "orders-*", Metric: "retryStorm", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, storm, audit()); err == nil {
+			t.Fatal("schema 15 stored a rule on retryStorm")
+		}
+		old.Close()
+		s := db.open(t)
+		rules, err := s.AlertRules(ctx)
+		if err != nil || len(rules) != 1 || rules[0].Name != "lost" {
+			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
+		}
+		states, err := s.AlertStates(ctx)
+		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
+			t.Fatalf("states after the upgrade: %+v, %v", states, err)
+		}
+		for _, m := range []string{"retryStorm", "deadLettersArriving"} {
+			rule := &AlertRule{Name: m, GroupPattern: "orders-*", Metric: m, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+			if err := s.CreateAlertRule(ctx, rule, audit()); err != nil {
+				t.Errorf("a rule on %s: %v", m, err)
+			}
+		}
+	})
+}

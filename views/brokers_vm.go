@@ -46,6 +46,8 @@ type BrokerVM struct {
 	// ConfigFilter keeps the configuration keys that contain it; "" keeps all (and the
 	// sections stay closed).
 	ConfigFilter string
+	// Diagnosis is what is wrong with the broker now.
+	Diagnosis DiagnosisVM
 }
 
 // BrokerConfigVM is one process's configuration.

@@ -16,7 +16,19 @@ type FindingRow struct {
 	Kind, KindLabel         string
 	Severity, SeverityLabel string
 	Group                   string
-	Evidence                string
-	Since                   string
-	ActionURL, ActionLabel  string
+	// Broker names the broker of a finding about a broker process ("" for a group's).
+	Broker string
+	// NameServer is the NameServer a finding about the NameServers is about.
+	NameServer             string
+	Evidence               string
+	Since                  string
+	ActionURL, ActionLabel string
+}
+
+// SubjectURL is the page of what the finding is about: its broker's or its group's.
+func (r FindingRow) SubjectURL() string {
+	if r.Broker != "" {
+		return BrokerURL(r.Broker)
+	}
+	return GroupURL(r.Group)
 }
