@@ -29,16 +29,16 @@ type GroupsVM struct {
 	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
 	// alone, for htmx to put in place of the "More" row. FirstURL is set past page one.
 	NextURL, MoreURL, FirstURL string
-	Filter        string
-	System        bool
-	Sort          string
-	Desc          bool
-	SortLinks     map[string]SortLink
-	CheckedAt     string
-	CheckedISO    string
-	Took          string
-	RefreshURL    string
-	Failures      []string
+	Filter                     string
+	System                     bool
+	Sort                       string
+	Desc                       bool
+	SortLinks                  map[string]SortLink
+	CheckedAt                  string
+	CheckedISO                 string
+	Took                       string
+	RefreshURL                 string
+	Failures                   []string
 	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
 	Needs5x string
 }
