@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
 )
@@ -43,9 +46,9 @@ type pageRow struct {
 
 type groupPageJSON struct {
 	Groups []pageRow `json:"groups"`
-	Total  int              `json:"total"`
-	All    int              `json:"all"`
-	Next   *string          `json:"next"`
+	Total  int       `json:"total"`
+	All    int       `json:"all"`
+	Next   *string   `json:"next"`
 }
 
 func getGroupPage(t *testing.T, r *groupRouter, path string) (groupPageJSON, int) {
@@ -203,4 +206,34 @@ func TestGroupsPageShowsOnePageWithMoreAndNextLinks(t *testing.T) {
 	if frag.Code != http.StatusOK || len(rowsF) != 50 || rowsF[0][1] != rows2[0][1] || strings.Contains(fb, "<table") || !strings.Contains(fb, `data-testid="groups-more"`) {
 		t.Fatalf("%s: %d, %d rows; want the next 50 rows and a More row, without the table", moreURL, frag.Code, len(rowsF))
 	}
+}
+
+// BenchmarkGroupsAPIFirstPage compares the first page of GET /api/v1/groups at 5 000
+// groups with the whole list as one answer (what the API sent before it paged):
+//
+//	go test ./handlers/ -run '^$' -bench GroupsAPIFirstPage -benchmem
+func BenchmarkGroupsAPIFirstPage(b *testing.B) {
+	gin.SetMode(gin.TestMode)
+	fg := &fakeGroups{list: bigGroupList(5000)}
+	h := &GroupsList{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Groups: fg}
+	r := newEngine()
+	r.GET("/api/v1/groups", h.API)
+	b.Run("page", func(b *testing.B) {
+		var size int
+		for b.Loop() {
+			rec := httptest.NewRecorder()
+			r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/groups?sort=lag&desc=1", nil))
+			size = rec.Body.Len()
+		}
+		b.ReportMetric(float64(size), "bytes/answer")
+	})
+	b.Run("whole", func(b *testing.B) {
+		var size int
+		for b.Loop() {
+			sel := groups.Select(fg.list, groups.ListQuery{Sort: "lag", Desc: true})
+			body, _ := json.Marshal(GroupsJSON{Groups: sel, Total: len(sel), All: len(fg.list.Groups), CheckedAt: fg.list.CheckedAt})
+			size = len(body)
+		}
+		b.ReportMetric(float64(size), "bytes/answer")
+	})
 }
