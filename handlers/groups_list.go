@@ -14,6 +14,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/paging"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -40,7 +41,7 @@ const maxSparklines = 500
 
 // GroupsJSON is the answer of GET /api/v1/groups.
 type GroupsJSON struct {
-	// Groups is one page: limit rows (groups.DefaultLimit when the request gives none).
+	// Groups is one page: limit rows (paging.DefaultLimit when the request gives none).
 	Groups []groups.Summary `json:"groups"`
 	// Total counts the groups the filter keeps, on every page.
 	Total int `json:"total"`
@@ -217,7 +218,7 @@ func groupListURL(q groups.ListQuery, refresh bool) string {
 // pageQuery reads a list's page size and cursor; the cursor itself is checked against
 // the list's order and filter when the page is cut.
 func pageQuery(c *gin.Context) (int, string, error) {
-	limit, err := groups.ParseLimit(c.Query("limit"))
+	limit, err := paging.ParseLimit(c.Query("limit"))
 	return limit, c.Query("cursor"), err
 }
 
@@ -236,7 +237,7 @@ func shownThrough(c *gin.Context, rows int) int {
 func groupPageURL(q groups.ListQuery, limit int, cursor string, shown int, rows bool) string {
 	u, _ := url.Parse(groupListURL(q, false))
 	v := u.Query()
-	if limit != groups.DefaultLimit {
+	if limit != paging.DefaultLimit {
 		v.Set("limit", strconv.Itoa(limit))
 	}
 	v.Set("cursor", cursor)

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/groups"
+	"rmqconsole/paging"
 )
 
 // bigGroupList is a cluster of n groups: lags spread out of name order, every 97th
@@ -94,7 +95,7 @@ func TestGroupsAPIPagesAFiveThousandGroupCluster(t *testing.T) {
 	apps := 5000 - 10
 
 	first, size := getGroupPage(t, r, "/api/v1/groups")
-	if len(first.Groups) != groups.DefaultLimit || first.Total != apps || first.All != 5000 || first.Next == nil || size > 200_000 {
+	if len(first.Groups) != paging.DefaultLimit || first.Total != apps || first.All != 5000 || first.Next == nil || size > 200_000 {
 		t.Fatalf("first page: %d rows, total %d, all %d, next %v, %d bytes: want 50 rows of %d, a next cursor, under 200 KB",
 			len(first.Groups), first.Total, first.All, first.Next != nil, size, apps)
 	}
