@@ -235,7 +235,13 @@ func shownThrough(c *gin.Context, rows int) int {
 
 // groupPageURL is the page of the group list after cursor; rows asks for its rows alone.
 func groupPageURL(q groups.ListQuery, limit int, cursor string, shown int, rows bool) string {
-	u, _ := url.Parse(groupListURL(q, false))
+	return listPageURL(groupListURL(q, false), limit, cursor, shown, rows)
+}
+
+// listPageURL is list (a list page's URL with its filter and order) at the page after
+// cursor; rows asks for its rows alone.
+func listPageURL(list string, limit int, cursor string, shown int, rows bool) string {
+	u, _ := url.Parse(list)
 	v := u.Query()
 	if limit != paging.DefaultLimit {
 		v.Set("limit", strconv.Itoa(limit))
@@ -245,7 +251,7 @@ func groupPageURL(q groups.ListQuery, limit int, cursor string, shown int, rows 
 	if rows {
 		v.Set("rows", "1")
 	}
-	return "/groups?" + v.Encode()
+	return u.Path + "?" + v.Encode()
 }
 
 // groupSortLinks gives each column a link that sorts by it (see sortLinks).
