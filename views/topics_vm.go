@@ -17,18 +17,18 @@ type TopicsVM struct {
 	Shown int
 	// NextURL is the page after this one ("" on the last); FirstURL is set past page one.
 	NextURL, FirstURL string
-	Filter        string
-	Type          string
-	Types         []string
-	System        bool
-	Sort          string
-	Desc          bool
-	SortLinks     map[string]SortLink
-	CheckedAt     string
-	CheckedISO    string
-	Took          string
-	RefreshURL    string
-	Failures      []string
+	Filter            string
+	Type              string
+	Types             []string
+	System            bool
+	Sort              string
+	Desc              bool
+	SortLinks         map[string]SortLink
+	CheckedAt         string
+	CheckedISO        string
+	Took              string
+	RefreshURL        string
+	Failures          []string
 	// Create is the create form, for operators; ChangeNote says why there is none.
 	Create     *TopicFormVM
 	ChangeNote string
