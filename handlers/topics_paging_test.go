@@ -82,6 +82,14 @@ func TestTopicsAPIPagesEveryTopicOnceInEachOrder(t *testing.T) {
 			}
 		}
 	}
+	// The most messages of all are on page one, whatever the topic's name.
+	var most int64
+	for _, x := range f.list.Topics {
+		most = max(most, x.Messages)
+	}
+	if top, _, _, _ := get("/api/v1/topics?sort=messages&desc=1"); f.list.Topics[topicIndex(top[0])].Messages != most {
+		t.Fatalf("first by messages: %s; want the topic with %d messages", top[0], most)
+	}
 	_, _, lagNext, _ := get("/api/v1/topics?sort=messages")
 	for _, q := range []string{"limit=0", "limit=x", "cursor=zz", "sort=tps&cursor=" + url.QueryEscape(lagNext)} {
 		for _, path := range []string{"/api/v1/topics?" + q, "/topics?" + q} {
@@ -101,4 +109,10 @@ func TestTopicsAPIPagesEveryTopicOnceInEachOrder(t *testing.T) {
 	if b := page.Body.String(); !strings.Contains(b, `data-testid="topics-next"`) || !strings.Contains(b, "50 of 3,000") {
 		t.Errorf("/topics: no Next page link or no “50 of 3,000”")
 	}
+}
+
+func topicIndex(name string) int {
+	var i int
+	fmt.Sscanf(name, "topic-%05d", &i)
+	return i
 }
