@@ -133,11 +133,13 @@ func TestGroupListFiltersAndLinks(t *testing.T) {
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
 	waitOnline(t, con, group, 1)
 	ctx := Browser(t)
+	// The list answers a page at a time and the shared cluster may hold many groups:
+	// the first page is the one with this run's group on it.
 	Do(t, ctx, "open the list, fresh",
-		chromedp.Navigate(con.URL+"/groups?refresh=1"),
+		chromedp.Navigate(con.URL+"/groups?refresh=1&q="+group),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-group="`+group+`"]`)),
 		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
-		chromedp.SendKeys(chromedp.CSS(`#groups-q`), group[len(group)-10:]),
+		chromedp.SetValue(chromedp.CSS(`#groups-q`), group[len(group)-10:]),
 		chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="groups-count"]`)),
 	)
@@ -158,6 +160,28 @@ func TestGroupListFiltersAndLinks(t *testing.T) {
 	)
 	if name := Get(t, ctx, "group name", chromedp.Text(chromedp.CSS(`[data-testid="group-name"]`))); name != group {
 		t.Errorf("followed to %q, want %q", name, group)
+	}
+
+	// Two rows a page, system groups shown (every cluster has several): the More row is
+	// in view, so the following pages load in place, one after another, each group once.
+	Do(t, ctx, "open the list two rows a page",
+		chromedp.Navigate(con.URL+"/groups?system=1&limit=2"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="groups-next"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__samePagedDocument = true`),
+	)
+	Get(t, ctx, "further rows load in place", chromedp.Poll[bool](
+		`document.querySelectorAll('[data-testid="groups-table"] tbody tr[data-group]').length >= 6`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	rows := Get(t, ctx, "the rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="groups-table"] tbody tr[data-group]')).map(r => r.dataset.group)`))
+	seen := map[string]bool{}
+	for _, g := range rows {
+		if seen[g] {
+			t.Errorf("%s is listed twice after loading in place: %v", g, rows)
+		}
+		seen[g] = true
+	}
+	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__samePagedDocument === true`)) {
+		t.Errorf("the further rows reloaded the page (%d rows) instead of loading in place", len(rows))
 	}
 }
 

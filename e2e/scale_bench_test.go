@@ -289,10 +289,10 @@ func scaleRun(b *testing.B, s scaleSize, latency string) {
 		}
 	}
 	group, msg, hot := sc.env["RMQFAKE_ONLINE_GROUP"], sc.env["RMQFAKE_HOT_MESSAGE"], sc.env["RMQFAKE_HOT_TOPIC"]
-	page("group-list-api", "/api/v1/groups?refresh=1", contains(group))
-	page("group-list-page", "/groups?refresh=1", contains(group))
-	page("topic-list-api", "/api/v1/topics?refresh=1", contains(hot))
-	page("topic-list-page", "/topics?refresh=1", contains(hot))
+	page("group-list-api", "/api/v1/groups?refresh=1&q="+group, contains(group))
+	page("group-list-page", "/groups?refresh=1&q="+group, contains(group))
+	page("topic-list-api", "/api/v1/topics?refresh=1&q="+hot, contains(hot))
+	page("topic-list-page", "/topics?refresh=1&q="+hot, contains(hot))
 	page("group-page", "/groups/"+group, contains(group))
 	page("message-page", "/messages/"+msg, contains(hot))
 	page("message-api", "/api/v1/messages/"+msg, contains(hot))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -603,45 +602,64 @@ func Select(l *List, q ListQuery) []Summary {
 		}
 		out = append(out, g)
 	}
-	less := func(a, b Summary) int {
+	slices.SortFunc(out, Order(q))
+	return out
+}
+
+// Order is the list's order for q as a comparison: q's column, then the name, so no two
+// groups tie and a page's cursor can say where the next page starts. Unknown lags sort
+// after known ones whichever the direction.
+func Order(q ListQuery) func(a, b Summary) int {
+	return func(a, b Summary) int {
+		if c, ok := unknownLast(q, a, b); ok {
+			return c
+		}
+		var c int
 		switch q.Sort {
+		case "", "group":
+			c = strings.Compare(a.Group, b.Group)
 		case "clients":
-			return cmp.Compare(a.Clients, b.Clients)
+			c = cmp.Compare(a.Clients, b.Clients)
 		case "tps":
-			return cmp.Compare(a.ConsumeTPS, b.ConsumeTPS)
+			c = cmp.Compare(a.ConsumeTPS, b.ConsumeTPS)
 		case "last":
-			return cmp.Compare(a.LastTimestamp, b.LastTimestamp)
+			c = cmp.Compare(a.LastTimestamp, b.LastTimestamp)
 		case "lag":
-			return cmp.Compare(*a.TotalLag, *b.TotalLag)
+			c = cmp.Compare(*a.TotalLag, *b.TotalLag)
 		case "behind":
-			return cmp.Compare(*a.MaxLagTimeMs, *b.MaxLagTimeMs)
-		}
-		return strings.Compare(a.Group, b.Group)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if q.Sort == "lag" && (a.TotalLag == nil) != (b.TotalLag == nil) {
-			return a.TotalLag != nil
-		}
-		if q.Sort == "lag" && a.TotalLag == nil {
-			return a.Group < b.Group
-		}
-		if q.Sort == "behind" && (a.MaxLagTimeMs == nil) != (b.MaxLagTimeMs == nil) {
-			return a.MaxLagTimeMs != nil
-		}
-		if q.Sort == "behind" && a.MaxLagTimeMs == nil {
-			return a.Group < b.Group
-		}
-		c := less(a, b)
-		if c == 0 {
-			return a.Group < b.Group
+			c = cmp.Compare(*a.MaxLagTimeMs, *b.MaxLagTimeMs)
 		}
 		if q.Desc {
-			return c > 0
+			c = -c
 		}
-		return c < 0
-	})
-	return out
+		if c == 0 {
+			return strings.Compare(a.Group, b.Group)
+		}
+		return c
+	}
+}
+
+// unknownLast orders a known lag (or time behind) before an unknown one; two unknowns
+// compare by name. ok is false when the sort key is known on both sides.
+func unknownLast(q ListQuery, a, b Summary) (int, bool) {
+	var x, y *int64
+	switch q.Sort {
+	case "lag":
+		x, y = a.TotalLag, b.TotalLag
+	case "behind":
+		x, y = a.MaxLagTimeMs, b.MaxLagTimeMs
+	default:
+		return 0, false
+	}
+	switch {
+	case x != nil && y != nil:
+		return 0, false
+	case x != nil:
+		return -1, true
+	case y != nil:
+		return 1, true
+	}
+	return strings.Compare(a.Group, b.Group), true
 }
 
 func matches(g Summary, f string) bool {

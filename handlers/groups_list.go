@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/paging"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -39,8 +41,14 @@ const maxSparklines = 500
 
 // GroupsJSON is the answer of GET /api/v1/groups.
 type GroupsJSON struct {
-	Groups    []groups.Summary       `json:"groups"`
-	Total     int                    `json:"total"`
+	// Groups is one page: limit rows (paging.DefaultLimit when the request gives none).
+	Groups []groups.Summary `json:"groups"`
+	// Total counts the groups the filter keeps, on every page.
+	Total int `json:"total"`
+	// All counts every group of the cluster, before the filter.
+	All int `json:"all"`
+	// Next is the cursor of the following page; absent on the last one.
+	Next      string                 `json:"next,omitempty"`
 	CheckedAt time.Time              `json:"checkedAt"`
 	AgeSecond float64                `json:"ageSeconds"`
 	Failures  []groups.BrokerFailure `json:"failures,omitempty"`
@@ -92,6 +100,8 @@ func (h *GroupsList) Show(c *gin.Context) {
 		return
 	}
 	q, qerr := listQuery(c)
+	limit, after, lerr := pageQuery(c)
+	qerr = cmp.Or(qerr, lerr)
 	vm := views.GroupsVM{Configured: true, Filter: q.Filter, System: q.System, Sort: q.Sort, Desc: q.Desc,
 		SortLinks: groupSortLinks(q), RefreshURL: groupListURL(q, true)}
 	if qerr != nil {
@@ -107,8 +117,22 @@ func (h *GroupsList) Show(c *gin.Context) {
 		h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 		return
 	}
-	sel := groups.Select(l, q)
-	vm.Total = len(l.Groups)
+	pg, perr := groups.PageOf(groups.Select(l, q), q, limit, after)
+	if perr != nil {
+		vm.FormError = errorMessage(c, perr, "")
+		vm.Error = loc.T("groups.error.fixFilter")
+		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.GroupsPage(vm))
+		return
+	}
+	sel := pg.Groups
+	vm.Total, vm.Shown = pg.Total, shownThrough(c, len(sel))
+	if pg.Next != "" {
+		vm.NextURL = groupPageURL(q, limit, pg.Next, vm.Shown, false)
+		vm.MoreURL = groupPageURL(q, limit, pg.Next, vm.Shown, true)
+	}
+	if after != "" {
+		vm.FirstURL = groupListURL(q, false)
+	}
 	for _, g := range l.Groups {
 		if g.System && !q.System {
 			vm.Hidden++
@@ -129,10 +153,14 @@ func (h *GroupsList) Show(c *gin.Context) {
 	vm.Took = msSpan(loc, l.Took.Milliseconds(), time.Millisecond)
 	vm.Failures = sayFailures(loc, l.Failures)
 	vm.Needs5x = loc.SayText(l.Needs5x)
+	if c.Query("rows") == "1" && isHTMX(c) {
+		h.renderFragment(c, http.StatusOK, views.GroupRowsFragment(vm))
+		return
+	}
 	h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
 }
 
-// API answers GET /api/v1/groups[?q=&system=&sort=&desc=&refresh=].
+// API answers GET /api/v1/groups[?q=&system=&sort=&desc=&refresh=&limit=&cursor=].
 func (h *GroupsList) API(c *gin.Context) {
 	if h.Groups == nil {
 		h.Fail(c, errNoCluster())
@@ -143,14 +171,23 @@ func (h *GroupsList) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	limit, after, err := pageQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Groups.List(c.Request.Context(), refresh)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	sel := groups.Select(l, q)
-	c.JSON(http.StatusOK, GroupsJSON{Groups: sel, Total: len(l.Groups), CheckedAt: l.CheckedAt,
+	pg, err := groups.PageOf(groups.Select(l, q), q, limit, after)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, GroupsJSON{Groups: pg.Groups, Total: pg.Total, All: len(l.Groups), Next: pg.Next, CheckedAt: l.CheckedAt,
 		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures})
 }
 
@@ -176,6 +213,45 @@ func groupListURL(q groups.ListQuery, refresh bool) string {
 		return "/groups"
 	}
 	return "/groups?" + v.Encode()
+}
+
+// pageQuery reads a list's page size and cursor; the cursor itself is checked against
+// the list's order and filter when the page is cut.
+func pageQuery(c *gin.Context) (int, string, error) {
+	limit, err := paging.ParseLimit(c.Query("limit"))
+	return limit, c.Query("cursor"), err
+}
+
+// shownThrough counts the rows up to the end of this page: the rows earlier pages showed
+// (the "shown" the next-page link carries) and this page's. A count that is not one
+// only makes the "n of total" line start over.
+func shownThrough(c *gin.Context, rows int) int {
+	before, err := strconv.Atoi(c.Query("shown"))
+	if err != nil || before < 0 {
+		before = 0
+	}
+	return before + rows
+}
+
+// groupPageURL is the page of the group list after cursor; rows asks for its rows alone.
+func groupPageURL(q groups.ListQuery, limit int, cursor string, shown int, rows bool) string {
+	return listPageURL(groupListURL(q, false), limit, cursor, shown, rows)
+}
+
+// listPageURL is list (a list page's URL with its filter and order) at the page after
+// cursor; rows asks for its rows alone.
+func listPageURL(list string, limit int, cursor string, shown int, rows bool) string {
+	u, _ := url.Parse(list)
+	v := u.Query()
+	if limit != paging.DefaultLimit {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	v.Set("cursor", cursor)
+	v.Set("shown", strconv.Itoa(shown))
+	if rows {
+		v.Set("rows", "1")
+	}
+	return u.Path + "?" + v.Encode()
 }
 
 // groupSortLinks gives each column a link that sorts by it (see sortLinks).

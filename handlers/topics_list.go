@@ -35,8 +35,14 @@ type Topics struct {
 // TopicsJSON answers GET /api/v1/topics. Each topic keeps the fields the API has always
 // had (topic, readQueues, writeQueues, brokers, system) and adds its figures.
 type TopicsJSON struct {
-	Topics    []topics.Summary       `json:"topics"`
-	Total     int                    `json:"total"`
+	// Topics is one page: limit rows (paging.DefaultLimit when the request gives none).
+	Topics []topics.Summary `json:"topics"`
+	// Total counts the topics the filter keeps, on every page.
+	Total int `json:"total"`
+	// All counts every topic read, before the filter.
+	All int `json:"all"`
+	// Next is the cursor of the following page; absent on the last one.
+	Next      string                 `json:"next,omitempty"`
 	CheckedAt time.Time              `json:"checkedAt"`
 	AgeSecond float64                `json:"ageSeconds"`
 	Failures  []topics.BrokerFailure `json:"failures,omitempty"`
@@ -87,6 +93,10 @@ func (h *Topics) List(c *gin.Context) {
 		return
 	}
 	q, uerr := topicListQuery(c)
+	limit, after, lerr := pageQuery(c)
+	if uerr == nil && lerr != nil {
+		uerr = fault.As(lerr)
+	}
 	vm := views.TopicsVM{Configured: true, Filter: q.Filter, Type: q.Type, Types: topics.Types, System: q.System, Sort: q.Sort, Desc: q.Desc,
 		SortLinks: topicSortLinks(q), RefreshURL: topicListURL(q, true)}
 	if uerr != nil {
@@ -102,7 +112,21 @@ func (h *Topics) List(c *gin.Context) {
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
 		return
 	}
-	vm = topicsVM(lz, vm, l, q)
+	pg, perr := topics.PageOf(topics.Select(l, q), q, limit, after)
+	if perr != nil {
+		vm.FormError = errorMessage(c, perr, "")
+		vm.Error = lz.T("topics.error.filter")
+		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.TopicsPage(vm))
+		return
+	}
+	vm = topicsVM(lz, vm, l, q, pg)
+	vm.Shown = shownThrough(c, len(pg.Topics))
+	if pg.Next != "" {
+		vm.NextURL = listPageURL(topicListURL(q, false), limit, pg.Next, vm.Shown, false)
+	}
+	if after != "" {
+		vm.FirstURL = topicListURL(q, false)
+	}
 	if !isHTMX(c) {
 		h.changeForms(c, &vm)
 	}
@@ -119,7 +143,7 @@ func (h *Topics) changeForms(c *gin.Context, vm *views.TopicsVM) {
 	}
 }
 
-// ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=].
+// ListAPI answers GET /api/v1/topics[?q=&type=&system=&sort=&desc=&refresh=&limit=&cursor=].
 func (h *Topics) ListAPI(c *gin.Context) {
 	if h.Topics == nil {
 		h.Fail(c, errNoCluster())
@@ -130,14 +154,23 @@ func (h *Topics) ListAPI(c *gin.Context) {
 		h.Fail(c, uerr)
 		return
 	}
+	limit, after, err := pageQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	sel := topics.Select(l, q)
-	c.JSON(http.StatusOK, TopicsJSON{Topics: sel, Total: len(l.Topics), CheckedAt: l.CheckedAt,
+	pg, err := topics.PageOf(topics.Select(l, q), q, limit, after)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, TopicsJSON{Topics: pg.Topics, Total: pg.Total, All: len(l.Topics), Next: pg.Next, CheckedAt: l.CheckedAt,
 		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures, Errors: brokerErrorsJSON(l.Failures)})
 }
 

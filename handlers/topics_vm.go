@@ -21,14 +21,14 @@ func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 	return out
 }
 
-func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.ListQuery) views.TopicsVM {
-	vm.Total = len(l.Topics)
+func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.ListQuery, pg topics.Page) views.TopicsVM {
+	vm.Total = pg.Total
 	for _, t := range l.Topics {
 		if t.System && !q.System {
 			vm.Hidden++
 		}
 	}
-	for _, s := range topics.Select(l, q) {
+	for _, s := range pg.Topics {
 		vm.Rows = append(vm.Rows, topicRowVM(lz, s))
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)

@@ -159,7 +159,7 @@ func TestMessageRoutesOnRealBroker(t *testing.T) {
 	}
 
 	// Topics with their queues.
-	rec = msgServe(t, a, "/api/v1/topics")
+	rec = msgServe(t, a, "/api/v1/topics?q="+topic)
 	var topics handlers.TopicsJSON
 	json.Unmarshal(rec.Body.Bytes(), &topics)
 	found := false

@@ -263,24 +263,35 @@ func Select(l *List, q ListQuery) []Summary {
 		}
 		out = append(out, t)
 	}
-	by := func(a, b Summary) int { return strings.Compare(a.Topic, b.Topic) }
-	switch q.Sort {
-	case "type":
-		by = func(a, b Summary) int { return strings.Compare(a.Type, b.Type) }
-	case "queues":
-		by = func(a, b Summary) int { return cmp.Compare(a.WriteQueues+a.ReadQueues, b.WriteQueues+b.ReadQueues) }
-	case "tps":
-		by = func(a, b Summary) int { return cmp.Compare(tps(a), tps(b)) }
-	case "messages":
-		by = func(a, b Summary) int { return cmp.Compare(a.Messages, b.Messages) }
-	}
-	slices.SortStableFunc(out, func(a, b Summary) int {
-		if q.Desc {
-			return by(b, a)
-		}
-		return by(a, b)
-	})
+	slices.SortFunc(out, Order(q))
 	return out
+}
+
+// Order is the list's order for q as a comparison: q's column, then the name, so no two
+// topics tie and a page's cursor can say where the next page starts.
+func Order(q ListQuery) func(a, b Summary) int {
+	return func(a, b Summary) int {
+		var c int
+		switch q.Sort {
+		case "type":
+			c = strings.Compare(a.Type, b.Type)
+		case "queues":
+			c = cmp.Compare(a.WriteQueues+a.ReadQueues, b.WriteQueues+b.ReadQueues)
+		case "tps":
+			c = cmp.Compare(tps(a), tps(b))
+		case "messages":
+			c = cmp.Compare(a.Messages, b.Messages)
+		default:
+			c = strings.Compare(a.Topic, b.Topic)
+		}
+		if q.Desc {
+			c = -c
+		}
+		if c == 0 {
+			return strings.Compare(a.Topic, b.Topic)
+		}
+		return c
+	}
 }
 
 func tps(s Summary) float64 {

@@ -21,18 +21,24 @@ type GroupsVM struct {
 	// FormError is a sentence about bad filter input, shown next to the form.
 	FormError string
 	Rows      []GroupRow
-	// Total counts every group; Hidden the system groups left out.
+	// Total counts the groups the filter keeps, on every page; Hidden the system groups
+	// left out.
 	Total, Hidden int
-	Filter        string
-	System        bool
-	Sort          string
-	Desc          bool
-	SortLinks     map[string]SortLink
-	CheckedAt     string
-	CheckedISO    string
-	Took          string
-	RefreshURL    string
-	Failures      []string
+	// Shown counts the rows up to this page's last (earlier pages included).
+	Shown int
+	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
+	// alone, for htmx to put in place of the "More" row. FirstURL is set past page one.
+	NextURL, MoreURL, FirstURL string
+	Filter                     string
+	System                     bool
+	Sort                       string
+	Desc                       bool
+	SortLinks                  map[string]SortLink
+	CheckedAt                  string
+	CheckedISO                 string
+	Took                       string
+	RefreshURL                 string
+	Failures                   []string
 	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
 	Needs5x string
 }

@@ -10,20 +10,25 @@ type TopicsVM struct {
 	// FormError is a sentence about bad filter input, shown next to the form.
 	FormError string
 	Rows      []TopicListRow
-	// Total counts the topics read; Hidden the system ones left out.
+	// Total counts the topics the filter keeps, on every page; Hidden the system ones
+	// left out.
 	Total, Hidden int
-	Filter        string
-	Type          string
-	Types         []string
-	System        bool
-	Sort          string
-	Desc          bool
-	SortLinks     map[string]SortLink
-	CheckedAt     string
-	CheckedISO    string
-	Took          string
-	RefreshURL    string
-	Failures      []string
+	// Shown counts the rows up to this page's last (earlier pages included).
+	Shown int
+	// NextURL is the page after this one ("" on the last); FirstURL is set past page one.
+	NextURL, FirstURL string
+	Filter            string
+	Type              string
+	Types             []string
+	System            bool
+	Sort              string
+	Desc              bool
+	SortLinks         map[string]SortLink
+	CheckedAt         string
+	CheckedISO        string
+	Took              string
+	RefreshURL        string
+	Failures          []string
 	// Create is the create form, for operators; ChangeNote says why there is none.
 	Create     *TopicFormVM
 	ChangeNote string

@@ -1,0 +1,105 @@
+// Package paging cuts a filtered, sorted list into pages with opaque cursors, so that
+// an answer does not grow with the cluster.
+package paging
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"hash/fnv"
+	"slices"
+	"strconv"
+
+	"rmqconsole/fault"
+)
+
+// Page sizes: a request that does not say takes DefaultLimit rows, and none takes more
+// than MaxLimit.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Cursor is where a page ended: the last row's sort key and name, with the order and
+// filter it belongs to. The key rather than an offset, so rows created or deleted while
+// a user pages neither repeat a row nor skip one that was there all along.
+type Cursor struct {
+	Sort   string  `json:"s,omitempty"`
+	Desc   bool    `json:"d,omitempty"`
+	Filter uint64  `json:"f"`
+	Name   string  `json:"g"`
+	Num    *int64  `json:"n,omitempty"`
+	Float  float64 `json:"t,omitempty"`
+	Text   string  `json:"x,omitempty"`
+}
+
+// Query is the order and filter a page belongs to.
+type Query struct {
+	Sort string
+	Desc bool
+	// Filter names the filter's inputs; a cursor from another filter is refused.
+	Filter []string
+}
+
+func (q Query) hash() uint64 {
+	h := fnv.New64a()
+	for _, f := range q.Filter {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// Keys say how a list's rows become cursors and back, and orders them.
+type Keys[T any] struct {
+	// Order is the list's order, with the name last so no two rows tie.
+	Order func(a, b T) int
+	// Key fills a cursor's Name and sort key from a row.
+	Key func(T, *Cursor)
+	// Row is the row a cursor stands for, as far as Order looks at it.
+	Row func(Cursor) T
+}
+
+// ParseLimit reads a page size: "" is DefaultLimit, anything else 1..MaxLimit.
+func ParseLimit(s string) (int, error) {
+	if s == "" {
+		return DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxLimit {
+		return 0, fault.InvalidField("limit", "list.error.limit", "Limit", s, "Max", MaxLimit).Because("bad_limit")
+	}
+	return n, nil
+}
+
+// Cut returns the rows of sel (sorted by k.Order) after the cursor after ("" for the
+// first page), at most limit, and the cursor of the next page ("" on the last). A
+// cursor that is not one, or that belongs to another order or filter, is bad input.
+func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, string, error) {
+	from := 0
+	if after != "" {
+		var c Cursor
+		b, err := base64.RawURLEncoding.DecodeString(after)
+		if err == nil {
+			err = json.Unmarshal(b, &c)
+		}
+		if err != nil || c.Name == "" {
+			return nil, "", fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+		}
+		if c.Sort != q.Sort || c.Desc != q.Desc || c.Filter != q.hash() {
+			return nil, "", fault.InvalidField("cursor", "list.error.cursorQuery").Because("stale_cursor")
+		}
+		last := k.Row(c)
+		from, _ = slices.BinarySearchFunc(sel, last, k.Order)
+		if from < len(sel) && k.Order(sel[from], last) == 0 {
+			from++
+		}
+	}
+	to := min(from+limit, len(sel))
+	if to >= len(sel) || to == from {
+		return sel[from:to], "", nil
+	}
+	c := Cursor{Sort: q.Sort, Desc: q.Desc, Filter: q.hash()}
+	k.Key(sel[to-1], &c)
+	b, _ := json.Marshal(c)
+	return sel[from:to], base64.RawURLEncoding.EncodeToString(b), nil
+}
