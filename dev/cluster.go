@@ -210,6 +210,20 @@ func prepareDirs(dir string, specs []brokerSpec) error {
 	return writeRocketMQHome(dir)
 }
 
+// nameServerBooted is the NameServer's boot line.
+var nameServerBooted = regexp.MustCompile(`The Name Server boot success\.[^\n]*`)
+
+// startNameServer writes a NameServer's configuration under home and starts it on port.
+func startNameServer(version, lib, home string, env []string, port int, detached bool) (*proc, error) {
+	conf := filepath.Join(home, "namesrv.properties")
+	if err := writeProperties(conf, namesrvProperties(version, home, port)); err != nil {
+		return nil, err
+	}
+	return startJava("namesrv", home, env, javaArgs(version, lib, home, "rmq.namesrv.logback.xml",
+		[]string{"-Xms128m", "-Xmx256m", "-XX:MaxDirectMemorySize=128m"},
+		"org.apache.rocketmq.namesrv.NamesrvStartup", "-c", conf), detached)
+}
+
 // bootConfig is how Start ran the cluster's processes.
 type bootConfig struct {
 	version, lib string
@@ -223,21 +237,14 @@ type bootConfig struct {
 // routes to every broker at its expected address.
 func (c *Cluster) start(ctx context.Context, log io.Writer) error {
 	version, lib, env, detached := c.boot.version, c.boot.lib, c.boot.env, c.boot.detached
-	nsHome := filepath.Join(c.Dir, "namesrv")
-	nsConf := filepath.Join(nsHome, "namesrv.properties")
-	if err := writeProperties(nsConf, namesrvProperties(version, nsHome, c.boot.ports.NameServer)); err != nil {
-		return err
-	}
 	t := time.Now()
-	ns, err := startJava("namesrv", nsHome, env, javaArgs(version, lib, nsHome, "rmq.namesrv.logback.xml",
-		[]string{"-Xms128m", "-Xmx256m", "-XX:MaxDirectMemorySize=128m"},
-		"org.apache.rocketmq.namesrv.NamesrvStartup", "-c", nsConf), detached)
+	ns, err := startNameServer(version, lib, filepath.Join(c.Dir, "namesrv"), env, c.boot.ports.NameServer, detached)
 	if err != nil {
 		return err
 	}
 	c.procs = append(c.procs, ns)
 	// 5.1+ prints the address; 4.x prints only "boot success. serializeType=JSON".
-	line, err := waitLine(ctx, ns, regexp.MustCompile(`The Name Server boot success\.[^\n]*`))
+	line, err := waitLine(ctx, ns, nameServerBooted)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -40,14 +38,7 @@ func StartNameServer(t testing.TB) (ready func() string) {
 	if err := writeRocketMQHome(home); err != nil {
 		t.Fatal(err)
 	}
-	conf := filepath.Join(home, "namesrv.properties")
-	if err := writeProperties(conf, namesrvProperties(version, home, port)); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "ROCKETMQ_HOME="+home)
-	p, err := startJava("namesrv", home, env, javaArgs(version, lib, home, "rmq.namesrv.logback.xml",
-		[]string{"-Xms128m", "-Xmx256m", "-XX:MaxDirectMemorySize=128m"},
-		"org.apache.rocketmq.namesrv.NamesrvStartup", "-c", conf), false)
+	p, err := startNameServer(version, lib, home, append(os.Environ(), "ROCKETMQ_HOME="+home), port, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +48,7 @@ func StartNameServer(t testing.TB) (ready func() string) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if _, err := waitLine(ctx, p, regexp.MustCompile(`The Name Server boot success\.[^\n]*`)); err != nil {
+		if _, err := waitLine(ctx, p, nameServerBooted); err != nil {
 			t.Fatal(err)
 		}
 		if err := dialOK(ctx, addr); err != nil {

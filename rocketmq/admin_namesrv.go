@@ -62,9 +62,18 @@ func (c *Client) ClusterInfo(ctx context.Context) (*ClusterInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster info: %w", err)
 	}
+	ci, err := decodeClusterInfo(resp)
+	if err != nil {
+		return nil, fmt.Errorf("cluster info: %w", err)
+	}
+	return ci, nil
+}
+
+// decodeClusterInfo reads a GET_BROKER_CLUSTER_INFO answer, each cluster's brokers sorted.
+func decodeClusterInfo(resp *command) (*ClusterInfo, error) {
 	var ci ClusterInfo
 	if err := decodeBody(resp.Body, &ci); err != nil {
-		return nil, fmt.Errorf("cluster info: %w", err)
+		return nil, err
 	}
 	for _, names := range ci.Clusters {
 		sort.Strings(names)

@@ -32,9 +32,9 @@ func (c *Client) ClusterInfoAt(ctx context.Context, addr string) (*ClusterInfo, 
 	if err != nil {
 		return nil, fmt.Errorf("cluster info from NameServer %s: %w", addr, err)
 	}
-	var ci ClusterInfo
-	if err := decodeBody(resp.Body, &ci); err != nil {
+	ci, err := decodeClusterInfo(resp)
+	if err != nil {
 		return nil, fmt.Errorf("cluster info from NameServer %s: %w", addr, err)
 	}
-	return &ci, nil
+	return ci, nil
 }
