@@ -47,6 +47,7 @@ type Store interface {
 	SaveTopicDecoder(ctx context.Context, d store.TopicDecoder, audit *store.AuditEntry) error
 	DeleteTopicDecoder(ctx context.Context, topic string, audit *store.AuditEntry) error
 	TopicDecoders(ctx context.Context) ([]store.TopicDecoder, error)
+	TopicDecoderStamps(ctx context.Context) ([]store.TopicDecoderStamp, error)
 }
 
 // Options tune a Service.
@@ -114,17 +115,24 @@ func (s *Service) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.cur.Load()
-	rows, err := s.st.TopicDecoders(ctx)
+	// The stamps first: every console reads them every few seconds, and they leave
+	// the uploaded files in the database.
+	stamps, err := s.st.TopicDecoderStamps(ctx)
 	if err != nil {
-		next := *old
-		next.readErr = err
-		s.cur.Store(&next)
-		return err
+		return s.readFailed(old, err)
 	}
-	stamp := fingerprint(rows)
-	if stamp == old.stamp && old.console != nil && old.readErr == nil {
+	if fingerprint(stamps) == old.stamp && old.console != nil && old.readErr == nil {
 		return nil
 	}
+	rows, err := s.st.TopicDecoders(ctx)
+	if err != nil {
+		return s.readFailed(old, err)
+	}
+	stamps = stamps[:0]
+	for _, d := range rows {
+		stamps = append(stamps, d.Stamp())
+	}
+	stamp := fingerprint(stamps)
 	next := &state{console: map[string]store.TopicDecoder{}, broken: map[string]error{}, stamp: stamp}
 	var console *decoder.Registry
 	for _, d := range rows {
@@ -159,11 +167,22 @@ func (s *Service) Run(ctx context.Context, every time.Duration) {
 	}
 }
 
-func fingerprint(rows []store.TopicDecoder) [32]byte {
+// readFailed keeps the decoders of the reading before in use, and says why the
+// database could not be read.
+func (s *Service) readFailed(old *state, err error) error {
+	next := *old
+	next.readErr = err
+	s.cur.Store(&next)
+	return err
+}
+
+// fingerprint tells one reading of the stored decoders from another. A decoder saved
+// again gets a new UpdatedAt, so its file need not be compared.
+func fingerprint(stamps []store.TopicDecoderStamp) [32]byte {
 	h := sha256.New()
-	for _, d := range rows {
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00", d.Topic, d.Type, d.Message, d.SourceKind, d.SourceName, d.UpdatedAt.UnixMilli())
-		h.Write(d.Source)
+	for _, d := range stamps {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00", d.Topic, d.Type, d.Message, d.SourceKind, d.SourceName,
+			d.UpdatedBy, d.SourceLen, d.UpdatedAtMs)
 	}
 	var out [32]byte
 	h.Sum(out[:0])

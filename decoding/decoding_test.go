@@ -168,3 +168,46 @@ func TestProtoFileIsKeptAsSource(t *testing.T) {
 		t.Errorf("read as %s: %s (%v)", d.Kind, d.Text, d.Problem)
 	}
 }
+
+// fileReads counts the reads of the stored decoders with their uploaded files.
+type fileReads struct {
+	*store.Store
+	n int
+}
+
+func (f *fileReads) TopicDecoders(ctx context.Context) ([]store.TopicDecoder, error) {
+	f.n++
+	return f.Store.TopicDecoders(ctx)
+}
+
+// Every console refreshes every few seconds: a refresh with nothing changed compares
+// stamps and reads no uploaded file; one after another console's save reads them once.
+func TestRefreshReadsFilesOnlyWhenDecodersChanged(t *testing.T) {
+	ctx := context.Background()
+	st := open(t)
+	reads := &fileReads{Store: st}
+	s, other := New(reads, Options{}), New(st, Options{})
+	for range 3 {
+		if err := s.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads.n != 1 {
+		t.Fatalf("three refreshes of an unchanged database read the files %d times, want 1", reads.n)
+	}
+	in := Input{Topic: "ticks", Type: "protobuf", Message: "google.protobuf.Timestamp", SourceName: "ts.desc", Source: timestampSet(t)}
+	if _, err := other.Save(ctx, Who{Actor: "alice"}, in); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads.n != 2 {
+		t.Fatalf("after another console's save the files were read %d times in all, want 2", reads.n)
+	}
+	if tp := s.For("ticks"); !tp.Found || tp.Console == nil {
+		t.Fatalf("the saved decoder is not in use after the refresh: %+v", tp)
+	}
+}

@@ -98,3 +98,34 @@ func (s *Store) TopicDecoders(ctx context.Context) ([]TopicDecoder, error) {
 	}
 	return out, nil
 }
+
+// TopicDecoderStamp is a stored decoder without its uploaded file: enough to tell
+// whether the decoders changed since the last reading.
+type TopicDecoderStamp struct {
+	Topic, Type, Message, SourceKind, SourceName, UpdatedBy string
+	// SourceLen is the size of the uploaded file, in bytes.
+	SourceLen   int
+	UpdatedAtMs int64
+}
+
+// TopicDecoderStamps returns the stamps of the decoders set for this cluster's topics,
+// by topic name. Consoles compare them every few seconds, so they leave the uploaded
+// files (up to a MiB each) in the database.
+func (s *Store) TopicDecoderStamps(ctx context.Context) ([]TopicDecoderStamp, error) {
+	ctx, cancel := s.deadline(ctx)
+	defer cancel()
+	var rows []TopicDecoderStamp
+	err := s.DB.WithContext(ctx).Model(&topicDecoderRow{}).
+		Select("topic, type, message, source_kind, source_name, updated_by, length(source) AS source_len, updated_at_ms").
+		Where("cluster_name = ?", s.cluster).Order("topic").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("read topic decoders: %w", err)
+	}
+	return rows, nil
+}
+
+// Stamp is d's stamp.
+func (d TopicDecoder) Stamp() TopicDecoderStamp {
+	return TopicDecoderStamp{Topic: d.Topic, Type: d.Type, Message: d.Message, SourceKind: d.SourceKind, SourceName: d.SourceName,
+		UpdatedBy: d.UpdatedBy, SourceLen: len(d.Source), UpdatedAtMs: d.UpdatedAt.UnixMilli()}
+}

@@ -34,6 +34,9 @@ func TestTopicDecodersSetReplacedRemoved(t *testing.T) {
 			got[0].UpdatedBy != "alice" || !got[0].UpdatedAt.Equal(at) {
 			t.Fatalf("decoders after set: %+v, %v", got, err)
 		}
+		if stamps, err := s.TopicDecoderStamps(ctx); err != nil || len(stamps) != 1 || stamps[0] != got[0].Stamp() || stamps[0].SourceLen != len(src) {
+			t.Fatalf("stamps %+v (%v), want the stamp of %+v", stamps, err, got[0])
+		}
 		d.Type, d.Message, d.SourceKind, d.SourceName, d.Source = "json", "", "", "", nil
 		if err := s.SaveTopicDecoder(ctx, d, audit("topic-decoder-set")); err != nil {
 			t.Fatal(err)
