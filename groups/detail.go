@@ -314,7 +314,6 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 
 	subs := d.mergeConnections(answers, proxied)
 	s.noteClients(group, answers, proxied)
-	statsFailed := d.mergeStats(answers)
 	infos := s.runningInfos(ctx, d)
 	d.applyRunningInfos(infos)
 	d.ConsumeMode = groupConsumeMode(d.Clients)
@@ -324,6 +323,9 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 			subs[sub.Topic] = true
 		}
 	}
+	s.subs.note(group, slices.Collect(maps.Keys(subs)), d.CheckedAt)
+	s.addSkippedTopics(ctx, d, answers, subs)
+	statsFailed := d.mergeStats(answers)
 	s.fillRouteQueues(ctx, d, subs, statsFailed)
 	d.applyOwners(infos)
 	if consumesByPop(d.ConsumeType) {
@@ -350,6 +352,45 @@ func (s *Service) detailLagTimes(ctx context.Context, d *Detail, brokers []clust
 	s.readLagTimes(fo, reads, -1, now)
 	d.Failures = append(d.Failures, fo.Wait()...)
 	d.MaxLagTimeMs, d.MaxLagTimeNote = maxLagTime(d.Queues)
+}
+
+// addSkippedTopics reads, on each broker whose consume stats left out topics the group's
+// clients subscribe to and that have queues there, those topics' offsets (see
+// subscribed.go), so the total counts every subscribed topic; one that cannot be read
+// is named in Failures.
+func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []brokerAnswer, subs map[string]bool) {
+	if d.MessageModel == "BROADCASTING" {
+		return // the brokers keep no useful offsets of broadcasting groups
+	}
+	var mu sync.Mutex
+	fo := s.cluster.Fanout(ctx)
+	for i := range answers {
+		a := &answers[i]
+		if a.statsErr != nil || a.stats == nil {
+			continue
+		}
+		var need []string
+		for _, t := range leftOut(subs, a.stats) {
+			if r, err := s.cluster.Route(ctx, t); err == nil && slices.ContainsFunc(r.ReadQueues(), func(mq rocketmq.MessageQueue) bool { return mq.BrokerName == a.broker.Name }) {
+				need = append(need, t)
+			}
+		}
+		if len(need) == 0 {
+			continue
+		}
+		fo.Go(a.broker, "offsets of subscribed topics", func(ctx context.Context, addr string) error {
+			stats := map[string]*rocketmq.ConsumeStats{d.Group: a.stats}
+			failed := s.skippedStats(ctx, addr, nil, map[string][]string{d.Group: need}, stats)
+			a.stats = stats[d.Group]
+			mu.Lock()
+			defer mu.Unlock()
+			for _, t := range slices.Sorted(maps.Keys(failed[d.Group])) {
+				d.Failures = append(d.Failures, BrokerFailure{Broker: a.broker.Name, Addr: addr, Op: "offsets of topic " + t, Err: failed[d.Group][t]})
+			}
+			return nil
+		})
+	}
+	fo.Wait()
 }
 
 // noteClients remembers what the brokers (or, for gRPC clients, the Proxies) said of the

@@ -174,7 +174,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	for i, g := range names {
 		for _, bi := range on[g] {
 			r, b := reads[bi], brokers[bi]
-			gs := groupStats{broker: b, limited: r.limited}
+			gs := groupStats{broker: b, limited: r.limited, uncounted: r.uncounted[g]}
 			if r.statsErr != nil {
 				gs.fail = &BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume stats", Err: r.statsErr}
 				if held, at, ok := s.held.Last(b.Name, start); ok {
@@ -235,6 +235,9 @@ type brokerRead struct {
 	// limited: read from the offset table (the broker has too many groups for
 	// GET_BROKER_CONSUME_STATS), so rates, last consumed times and retry topics are missing.
 	limited bool
+	// uncounted are, by group, the subscribed topics the stats left out that could not
+	// be read, with why (see subscribed.go).
+	uncounted map[string]map[string]error
 }
 
 // brokerGroups reads one master's subscription groups, then every group's offsets:
@@ -258,11 +261,41 @@ func (s *Service) brokerGroups(ctx context.Context, addr string) (*brokerRead, e
 			return r, nil
 		}
 		r.stats = all.Groups
+		r.uncounted = s.addSkipped(ctx, addr, r)
 		return r, nil
 	}
 	r.limited = true
 	r.stats, r.statsErr = s.offsetTableStats(ctx, addr)
 	return r, nil
+}
+
+// addSkipped adds the queues of subscribed topics the broker's consume stats left out
+// (see subscribed.go): one offset-table read and one topic-stats read per such topic,
+// only on a broker that left some out.
+func (s *Service) addSkipped(ctx context.Context, addr string, r *brokerRead) map[string]map[string]error {
+	now := s.opts.Now()
+	need := map[string][]string{}
+	for g := range r.table.Groups {
+		subs := s.subs.topics(g, now)
+		if seen, ok := s.cluster.Consumers(g); ok && seen.Conns != nil {
+			for t := range seen.Conns.Subscriptions {
+				subs[t] = true
+			}
+		}
+		if len(subs) == 0 {
+			continue
+		}
+		if miss := leftOut(subs, r.stats[g]); len(miss) > 0 {
+			need[g] = miss
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	if r.stats == nil {
+		r.stats = map[string]*rocketmq.ConsumeStats{}
+	}
+	return s.skippedStats(ctx, addr, nil, need, r.stats)
 }
 
 // offsetTableStats builds consume stats from the broker's offset table and the max
@@ -336,6 +369,8 @@ type groupStats struct {
 	held    []rocketmq.MessageQueue
 	heldAt  time.Time
 	limited bool // see brokerRead.limited
+	// uncounted: subscribed topics whose lag could not be read there, with why.
+	uncounted map[string]error
 }
 
 // heldGroups is what one master held when it last answered the list: each consumer
@@ -478,6 +513,7 @@ func (s *Service) listClients(ctx context.Context, addr, group string) error {
 		s.cluster.NoteConsumers(group, nil, s.opts.Now())
 	case err == nil:
 		s.cluster.NoteConsumers(group, conns, s.opts.Now())
+		s.subs.noteConns(group, conns, s.opts.Now())
 	default:
 		return err
 	}
@@ -513,10 +549,12 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	var total int64
 	known, unknown := 0, 0
 	var limited []string
+	uncounted := map[string]error{}
 	for _, a := range stats {
 		if a.limited {
 			limited = append(limited, a.broker.Name)
 		}
+		maps.Copy(uncounted, a.uncounted)
 		if a.fail != nil {
 			sum.Failures = append(sum.Failures, *a.fail)
 			// Its queues when it last answered: unknown now, not absent.
@@ -567,6 +605,10 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 		sum.LagNote = i18n.TextOf(i18n.M("group.note.broadcasting"))
 	default:
 		sum.LagNote = i18n.TextOf(i18n.M("group.note.noOffsets"))
+	}
+	if len(uncounted) > 0 {
+		ts := slices.Sorted(maps.Keys(uncounted))
+		sum.LagNote = sum.LagNote.And(i18n.M("group.note.uncountedTopics", "Topics", strings.Join(ts, ", "), "Error", errMessage(uncounted[ts[0]])))
 	}
 	if len(limited) > 0 {
 		sum.LagNote = sum.LagNote.And(i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))

@@ -261,6 +261,11 @@ func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, 
 	for i, info := range infos {
 		if info != nil {
 			d.Clients[i].applySubscriptions(info)
+			var ts []string
+			for _, sd := range info.Subscriptions {
+				ts = append(ts, sd.Topic)
+			}
+			s.subs.note(sum.Group, ts, d.CheckedAt)
 		}
 	}
 	d.checkSubscriptions()

@@ -81,6 +81,7 @@ type Service struct {
 	held       cluster.Held[heldGroups] // what each master held when it last answered the list
 	modes      modeMemory
 	storeTimes storeTimes
+	subs       subscribed // the topics each group's clients were seen subscribing to
 }
 
 // NewService returns a Service over admin.
