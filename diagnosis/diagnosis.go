@@ -4,8 +4,9 @@
 // while its clients are online, one that consumes slower than messages arrive, clients
 // of one group that subscribe differently, a group that keeps rebalancing, clients of
 // one group on very different client versions, a group whose retry topic grows fast
-// (a retry storm), one whose dead-letter topic receives messages; a broker whose disk
-// is nearly full or that refuses sends as busy; configured NameServers that disagree.
+// (a retry storm), one whose dead-letter topic receives messages, an orderly group with
+// a queue nobody can consume because its lock holder is gone; a broker whose disk is
+// nearly full or that refuses sends as busy; configured NameServers that disagree.
 //
 // The lag collector hands it each read of the group list (Observe, a LagCollector.Then
 // hook) and it keeps a short window of each group's figures in memory; pages and the
@@ -13,7 +14,9 @@
 // collector's: at 1 000 groups, per interval, one route refresh, one
 // GET_BROKER_CONSUME_STATS per master (which answers for every group), the lag-time
 // reads the list already makes, and at most ClientLookups connection lists
-// (groups.Options.ClientLookups), whatever the number of viewers.
+// (groups.Options.ClientLookups), whatever the number of viewers. What a read could not
+// read (a count, a broker, a NameServer, a group's locks) is kept beside its findings
+// with the cause (Unread), since the findings that need it are missing or stale.
 //
 //   - Retry storms come from the retry topic's queues in the consume stats (a push
 //     consumer's group commits offsets on its %RETRY% topic): no call.
@@ -37,6 +40,17 @@
 //     anyway; a group neither has read yet has no such finding.
 //   - Rebalance churn is one database query per read for every group (in batches of
 //     500 names, each an index range per group) over the stored rebalance events.
+//   - Orderly locks: for at most LockLookups (default 8) orderly groups a read — those
+//     found blocked at the read before first, then those with messages waiting in a
+//     queue whose committed offset stood still since the read before — one
+//     GET_CONSUMER_RUNNING_INFO per client of the group, and a GET_CONSUMER_CONNECTION_LIST
+//     when the list's is older than the read: at 1 000 groups at most 8 × (1 + clients)
+//     calls, 32 for groups of three clients, however many groups are orderly, and none
+//     while every orderly queue moves. The orderly groups are those whose clients'
+//     running info said so (the list's ConsumeMode). Who held a lock comes from the
+//     tracker these reads, the live watchers and the rebalance sweep (whose running
+//     infos carry the locks at no further call) all feed: a holder none of them saw
+//     holding the lock is not named, and its queue is not found.
 package diagnosis
 
 import (
