@@ -25,10 +25,10 @@ type OrderlyLocks interface {
 	BlockedQueues(ctx context.Context, g groups.Summary, since time.Time) ([]groups.BlockedQueue, error)
 }
 
-// lockCandidates are the orderly groups of l whose locks the read reads, most urgent
-// first: those blocked at their last read, then those with the most messages waiting in
-// queues whose committed offset did not move since the read before (an orderly queue
-// whose holder is gone consumes nothing). It must run before assess replaces e.offsets.
+// lockCandidates are the orderly groups of l whose locks the read reads: those with
+// messages waiting in queues whose committed offset did not move since the read before
+// (an orderly queue whose holder is gone consumes nothing), the ones blocked at the read
+// before first, then the most waiting. It must run before assess replaces e.offsets.
 func (e *Engine) lockCandidates(l *groups.List) []groups.Summary {
 	if e.opts.Locks == nil {
 		return nil
@@ -56,7 +56,7 @@ func (e *Engine) lockCandidates(l *groups.List) []groups.Summary {
 				waiting += *q.Lag
 			}
 		}
-		if blocked || waiting > 0 {
+		if waiting > 0 { // a queue that moves or drained is not blocked, whatever it was
 			cs = append(cs, cand{i, blocked, waiting})
 		}
 	}
@@ -84,7 +84,8 @@ func (e *Engine) lockCandidates(l *groups.List) []groups.Summary {
 // which another client of the group locks the queue at its next rebalance; a group all
 // of whose queues stay blocked is also consumerStuck, which is critical. A group blocked
 // before and not read now (beyond LockLookups, or its read failed) keeps its finding
-// while its queues still do not move.
+// while messages still wait in a queue that does not move; one whose queues moved or
+// drained loses it unread.
 func (e *Engine) orderlyBlocked(ctx context.Context, l *groups.List, cands []groups.Summary, unread *unreads) []Finding {
 	if e.opts.Locks == nil {
 		return nil
