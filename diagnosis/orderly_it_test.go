@@ -48,6 +48,7 @@ func TestIntegrationAnOrderlyQueueLockedByAKilledClientIsFoundAndGoes(t *testing
 			}
 		}
 	}
+	var last *groups.List
 	read := func() {
 		l, err := svc.List(ctx, true)
 		if err != nil {
@@ -55,6 +56,22 @@ func TestIntegrationAnOrderlyQueueLockedByAKilledClientIsFoundAndGoes(t *testing
 		}
 		eng.Observe(ctx, l)
 		sweep.Sweep(ctx, l)
+		last = l
+	}
+	// state says how the last read saw the group, for a failure's message.
+	state := func() string {
+		for _, g := range last.Groups {
+			if g.Group == group {
+				lags := []string{}
+				for _, q := range g.Queues {
+					if q.Lag != nil {
+						lags = append(lags, fmt.Sprint(q.QueueID, ":", *q.Lag))
+					}
+				}
+				return fmt.Sprintf("online %v clients %d mode %q lags %v unread %v", g.Online, g.Clients, g.ConsumeMode, lags, eng.UnreadFor(group))
+			}
+		}
+		return "not listed"
 	}
 	send(8)
 	o := dev.ConsumerOptions{Orderly: true, LockInterval: 2 * time.Second}
@@ -111,10 +128,11 @@ func TestIntegrationAnOrderlyQueueLockedByAKilledClientIsFoundAndGoes(t *testing
 		read()
 		fs, _ := eng.ForGroup(group)
 		if hasKinds(fs, KindOrderlyBlocked) {
-			return fmt.Errorf("findings %v", kindsOf(fs))
+			return fmt.Errorf("findings %v (%s)", kindsOf(fs), state())
 		}
 		return nil
 	})
+	t.Logf("then: %s", state())
 	t.Logf("gone %s after the kill", time.Since(killed).Round(time.Second))
 	// Gone because the cause went: b holds every lock now.
 	d, err := svc.Detail(ctx, group)
@@ -123,7 +141,7 @@ func TestIntegrationAnOrderlyQueueLockedByAKilledClientIsFoundAndGoes(t *testing
 	}
 	for _, q := range d.Queues {
 		if q.Topic == topic && (q.Lock == nil || !q.Lock.Locked || !strings.HasSuffix(q.Lock.Holder, "@"+b.Instance) || q.Lock.Blocked) {
-			t.Errorf("queue %d lock %+v: want b's", q.QueueID, q.Lock)
+			t.Errorf("queue %d lock %+v: want b's (group mode %q, clients %+v)", q.QueueID, q.Lock, d.ConsumeMode, d.Clients)
 		}
 	}
 }

@@ -1,10 +1,18 @@
 package handlers
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"rmqconsole/brokers"
 	"rmqconsole/diagnosis"
 	"rmqconsole/i18n"
 )
@@ -82,5 +90,66 @@ func TestEveryUnreadSourceIsSaidInBothLanguages(t *testing.T) {
 				t.Errorf("%s: %s said %q", lang, us[i].What, line)
 			}
 		}
+	}
+}
+
+// What the last read could not read is a muted line on the overview (with or without
+// findings, never hidden), on the group page (what the group's findings need), and a
+// field of the API's answer beside the findings, said in the request's language.
+func TestWhatTheLastReadCouldNotReadIsShownAndAnswered(t *testing.T) {
+	unread := []diagnosis.Unread{
+		{What: diagnosis.UnreadRebalances, Cause: "sql: database is closed"},
+		{What: diagnosis.UnreadNameServer, Subject: "ns2:9876", Cause: "connection refused"},
+	}
+	stuck := diagnosis.Finding{Kind: diagnosis.KindStuck, Severity: diagnosis.Critical, Subject: "orders", Group: "orders",
+		Evidence: i18n.M("diagnosis.evidence.lost", "Count", 1, "QueueCount", 1, "Queues", "t/b/0"), Action: "/groups/orders", ActionKind: "group"}
+	overview := func(e Findings) *goquery.Document {
+		r := newEngine()
+		r.GET("/", (&Home{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Diagnosis: e,
+			Overview: func(context.Context) (*brokers.Overview, error) { return &brokers.Overview{}, nil }}).Show)
+		return msgDoc(t, msgGet(t, r, "/"))
+	}
+	page := overview(partlyRead{unread: unread})
+	if s := page.Find(`[data-testid="overview-diagnosis-unread"] [data-testid="diagnosis-unread"]`).Text(); !strings.Contains(s, "Could not read the rebalance counts from the store") ||
+		!strings.Contains(s, "sql: database is closed") || !strings.Contains(s, "NameServer ns2:9876") {
+		t.Errorf("overview without findings says %q", s)
+	}
+	page = overview(partlyRead{findingsOf: findingsOf{stuck}, unread: unread})
+	if s := page.Find(`[data-testid="overview-diagnosis"] [data-testid="diagnosis-unread"] li`); s.Length() != 2 {
+		t.Errorf("overview with findings: %d unread lines, want 2", s.Length())
+	}
+	if page.Find(`[data-testid="overview-diagnosis-unread"]`).Length() != 0 {
+		t.Errorf("the lines are said twice")
+	}
+
+	h := &Diagnosis{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Engine: partlyRead{findingsOf: findingsOf{stuck}, unread: unread}}
+	r := newEngine()
+	r.GET("/api/v1/diagnosis", h.API)
+	r.GET("/api/v1/groups/:group/diagnosis", h.GroupAPI)
+	var body struct {
+		Findings []struct{ Kind string }
+		Unread   []struct{ What, Subject, Cause, Text string }
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/diagnosis", nil)
+	r.ServeHTTP(rec, req.WithContext(i18n.With(req.Context(), i18n.Match("zh-CN"))))
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Findings) != 1 || len(body.Unread) != 2 || body.Unread[1].What != "nameServer" || body.Unread[1].Subject != "ns2:9876" ||
+		body.Unread[1].Cause != "connection refused" || !strings.Contains(body.Unread[1].Text, "无法读取") {
+		t.Errorf("answer %s", rec.Body.String())
+	}
+	body.Unread = nil
+	rec = msgGet(t, r, "/api/v1/groups/orders/diagnosis")
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Unread) != 1 || body.Unread[0].What != "rebalanceCounts" {
+		t.Errorf("group answer %s: want the rebalance counts alone", rec.Body.String())
+	}
+	h.Engine = findingsOf{stuck}
+	if rec = msgGet(t, r, "/api/v1/diagnosis"); strings.Contains(rec.Body.String(), "unread") {
+		t.Errorf("answer %s: no unread field when everything was read", rec.Body.String())
 	}
 }
