@@ -130,3 +130,53 @@ func TestOverviewAndGroupPageShowAStuckConsumer(t *testing.T) {
 	Do(t, ctx, "reload the group", chromedp.Navigate(con.URL+"/groups/"+group), chromedp.WaitVisible(`[data-testid=diagnosis-none]`))
 	t.Logf("setup %s, from the freeze to the end %s", setupDone.Sub(start).Round(time.Second), time.Since(setupDone).Round(time.Second))
 }
+
+// The console is given a NameServer that does not answer beside the cluster's: the
+// diagnosis cannot compare the NameServers' views, and the overview says so in a muted
+// line naming it and the cause (as the API does), rather than silently finding nothing.
+func TestOverviewSaysWhatTheDiagnosisCouldNotRead(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	const dead = "127.0.0.1:1"
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer+";"+dead, "RMQC_METRICS_INTERVAL=1s")
+	dev.Eventually(t, 60*time.Second, "the API says the NameServer could not be read", func() error {
+		res, err := http.Get(con.URL + "/api/v1/diagnosis")
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		var body struct {
+			Unread []struct{ What, Subject, Cause, Text string }
+		}
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+			return err
+		}
+		for _, u := range body.Unread {
+			if u.What == "nameServer" && u.Subject == dead && u.Cause != "" {
+				return nil
+			}
+		}
+		return fmt.Errorf("unread %+v", body.Unread)
+	})
+	browser := Browser(t)
+	ctx, closeTab := newTab(t, browser)
+	defer closeTab()
+	line := `[data-testid=diagnosis-unread]`
+	Do(t, ctx, "open the overview", chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(line))
+	if s := TextNow(t, ctx, "read the line", line); !strings.Contains(s, "Could not read NameServer "+dead) {
+		t.Errorf("overview says %q", s)
+	}
+	for _, lang := range []string{"en", "zh-CN"} {
+		Do(t, ctx, "set the browser's language to "+lang, browserLanguage(t, ctx, lang))
+		for _, scheme := range []string{"light", "dark"} {
+			for _, width := range []int64{1280, 800, 390} {
+				Do(t, ctx, fmt.Sprintf("open the overview at %d px, %s, %s", width, scheme, lang),
+					colorScheme(scheme), chromedp.EmulateViewport(width, 900),
+					chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(line))
+				viewShot(t, ctx, fmt.Sprintf("diagnosis-unread-%s-%s-%d", lang, scheme, width))
+			}
+		}
+	}
+	if s := TextNow(t, ctx, "read the line in Chinese", line); !strings.Contains(s, "无法读取") || !strings.Contains(s, dead) {
+		t.Errorf("overview in Chinese says %q", s)
+	}
+}
