@@ -145,7 +145,7 @@ func blockedFinding(group string, qs []groups.BlockedQueue, at time.Time) Findin
 	if len(qs) > maxNamedQueues {
 		each = append(each, i18n.M("diagnosis.evidence.orderlyBlocked.more", "More", len(qs)-maxNamedQueues))
 	}
-	ev := i18n.M("diagnosis.evidence.orderlyBlocked", "Queues", len(qs), "Waiting", waiting, "Each", each)
+	ev := i18n.M("diagnosis.evidence.orderlyBlocked", "Count", i18n.Count(len(qs)), "Waiting", waiting, "Each", each)
 	return Finding{Kind: KindOrderlyBlocked, Severity: Warning, Subject: group, Group: group, Evidence: ev,
 		Since: since, Action: groupURL(group), ActionKind: "group"}
 }
