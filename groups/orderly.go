@@ -328,14 +328,23 @@ type BlockedQueue struct {
 // (a connection list unless the list's is from since or later, then one running info
 // per client) and feeds the read to log, whose tracker names the holders of earlier
 // reads that are gone. It answers the queues with messages waiting that nobody can
-// consume, and the broker calls made; ok is false when the clients could not be read.
-func (s *Service) ReadLocks(ctx context.Context, log *RebalanceLog, sum Summary, since time.Time) (blocked []BlockedQueue, calls int, ok bool) {
+// consume, and the broker calls made. A read that did not hear every client's locks
+// is an error: a queue it does not see locked is not known to be free.
+func (s *Service) ReadLocks(ctx context.Context, log *RebalanceLog, sum Summary, since time.Time) (blocked []BlockedQueue, calls int, err error) {
 	d, calls := s.readOwners(ctx, sum, since, func(int) bool { return true })
 	if d == nil {
-		return nil, calls, false
+		return nil, calls, errClientsUnread
 	}
 	if log != nil {
 		log.observe(ctx, d)
+	}
+	if !d.ownersKnown || d.locksUnread {
+		for _, c := range d.Clients {
+			if c.RunningInfoError != nil {
+				return nil, calls, errors.New(c.RunningInfoError.String())
+			}
+		}
+		return nil, calls, errLocksUnread
 	}
 	for _, q := range d.Queues {
 		if q.Lock == nil || !q.Lock.Blocked || q.Lag == nil || *q.Lag <= 0 {
@@ -343,7 +352,7 @@ func (s *Service) ReadLocks(ctx context.Context, log *RebalanceLog, sum Summary,
 		}
 		blocked = append(blocked, BlockedQueue{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID, Lag: *q.Lag, Lock: *q.Lock})
 	}
-	return blocked, calls, true
+	return blocked, calls, nil
 }
 
 // LockReader reads orderly groups' locks for the diagnosis (ReadLocks), feeding each
@@ -353,14 +362,16 @@ type LockReader struct {
 	Log     *RebalanceLog
 }
 
-// errClientsUnread: a lock read could not list the group's clients or ask them.
-var errClientsUnread = errors.New("its clients could not be listed or asked")
+// errClientsUnread: a lock read could not list the group's clients or ask them;
+// errLocksUnread: some client reported no locks (a gRPC client, or none said how it
+// consumes).
+var (
+	errClientsUnread = errors.New("its clients could not be listed or asked")
+	errLocksUnread   = errors.New("not every client reported its queues' locks")
+)
 
 // BlockedQueues implements diagnosis.OrderlyLocks.
 func (r LockReader) BlockedQueues(ctx context.Context, g Summary, since time.Time) ([]BlockedQueue, error) {
-	blocked, _, ok := r.Service.ReadLocks(ctx, r.Log, g, since)
-	if !ok {
-		return nil, errClientsUnread
-	}
-	return blocked, nil
+	blocked, _, err := r.Service.ReadLocks(ctx, r.Log, g, since)
+	return blocked, err
 }
