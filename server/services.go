@@ -133,7 +133,7 @@ func (a *clusterApp) collectLag(s *services) {
 	// commit offsets every few seconds, so "stuck" needs a few of them.
 	s.diagnosis = diagnosis.New(diagnosis.Options{Cluster: a.cluster, Subscriptions: s.groupsLive.Rebalances(), Rebalances: a.store,
 		DeadLetters: s.deadLetters, Brokers: s.brokers, NameServers: a.rmq,
-		Locks: groups.LockReader{Service: s.groups, Log: s.groupsLive.Rebalances()},
+		Locks:      groups.LockReader{Service: s.groups, Log: s.groupsLive.Rebalances()},
 		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second)})
 	col.Then(s.diagnosis.Observe)
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
