@@ -180,3 +180,93 @@ func TestOverviewSaysWhatTheDiagnosisCouldNotRead(t *testing.T) {
 		t.Errorf("overview in Chinese says %q", s)
 	}
 }
+
+// Two real orderly consumers share a topic; the one holding some queues' locks is
+// killed (SIGKILL: the broker keeps its locks until they expire) while messages arrive:
+// the overview lists "Orderly queue blocked" for the group, naming the client that
+// left, with a link to the group, and the finding goes once the other client has locked
+// and consumed the queues.
+func TestOverviewShowsAnOrderlyQueueBlockedByAKilledClient(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	topic := newTopic(t, cl, "diag-ord-t", 4)
+	group := dev.UniqueName("diag-ord-g")
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer, "RMQC_METRICS_INTERVAL=1s")
+	send := sender(t, cl.NameServer, topic)
+	o := dev.ConsumerOptions{Orderly: true, LockInterval: 2 * time.Second}
+	a := dev.StartConsumerProcessWith(t, cl.NameServer, group, o, topic)
+	dev.StartConsumerProcessWith(t, cl.NameServer, group, o, topic)
+	send(8)
+	dev.Eventually(t, 120*time.Second, "both clients hold locks", func() error {
+		res, err := http.Get(con.URL + "/api/v1/groups/" + group)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		var g struct {
+			Queues []struct {
+				Lock *struct {
+					Holder string
+					Locked bool
+				}
+			}
+		}
+		if err := json.NewDecoder(res.Body).Decode(&g); err != nil {
+			return err
+		}
+		holders := map[string]bool{}
+		for _, q := range g.Queues {
+			if q.Lock != nil && q.Lock.Locked {
+				holders[q.Lock.Holder] = true
+			}
+		}
+		if len(holders) != 2 {
+			return fmt.Errorf("holders %v", holders)
+		}
+		return nil
+	})
+	// The collector's reads after this one (every 1 s) see the holders before one goes.
+	held := time.Now()
+	dev.Eventually(t, 30*time.Second, "two more collector reads", func() error {
+		res, err := http.Get(con.URL + "/api/v1/diagnosis")
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		var body struct{ CheckedAt time.Time }
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+			return err
+		}
+		if body.CheckedAt.Before(held.Add(2 * time.Second)) {
+			return fmt.Errorf("last read at %v", body.CheckedAt)
+		}
+		return nil
+	})
+	a.Kill()
+	dev.Eventually(t, 60*time.Second, "the API finds the queues blocked", func() error {
+		send(4)
+		if k := diagnosisKinds(t, con, group); !slices.Contains(k, "orderlyBlocked@"+group) {
+			return fmt.Errorf("findings %v", k)
+		}
+		return nil
+	})
+	browser := Browser(t)
+	ctx, closeTab := newTab(t, browser)
+	defer closeTab()
+	row := fmt.Sprintf(`[data-testid=overview-diagnosis] [data-testid=finding][data-kind=orderlyBlocked][data-group=%q]`, group)
+	Do(t, ctx, "open the overview", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(con.URL+"/"), chromedp.WaitVisible(row))
+	text := TextNow(t, ctx, "read the finding", row)
+	if !strings.Contains(text, "Orderly queue blocked") || !strings.Contains(text, "@"+a.Instance) || !strings.Contains(text, "locked by a client that left") {
+		t.Errorf("overview finding %q", text)
+	}
+	viewShot(t, ctx, "diagnosis-orderly-overview")
+	Do(t, ctx, "open the group", chromedp.Navigate(con.URL+"/groups/"+group),
+		chromedp.WaitVisible(`[data-testid=group-diagnosis] [data-testid=finding][data-kind=orderlyBlocked]`))
+	Screenshot(t, ctx, "diagnosis-orderly-group")
+	viewShot(t, ctx, "diagnosis-orderly-group")
+	dev.Eventually(t, 150*time.Second, "the finding goes once the other client locks the queues", func() error {
+		if k := diagnosisKinds(t, con, group); slices.Contains(k, "orderlyBlocked@"+group) {
+			return fmt.Errorf("findings %v", k)
+		}
+		return nil
+	})
+}
