@@ -40,10 +40,11 @@
 //     anyway; a group neither has read yet has no such finding.
 //   - Rebalance churn is one database query per read for every group (in batches of
 //     500 names, each an index range per group) over the stored rebalance events.
-//   - Orderly locks: for at most LockLookups (default 8) orderly groups a read — those
-//     found blocked at the read before first, then those with messages waiting in a
-//     queue whose committed offset stood still since the read before — one
-//     GET_CONSUMER_RUNNING_INFO per client of the group, and a GET_CONSUMER_CONNECTION_LIST
+//   - Orderly locks: for at most LockLookups (default 8) orderly groups a read, those
+//     with messages waiting in a queue whose committed offset stood still since the
+//     read before (the ones found blocked at the read before first, then the most
+//     waiting), one GET_CONSUMER_RUNNING_INFO per client of the group, and a
+//     GET_CONSUMER_CONNECTION_LIST
 //     when the list's is older than the read: at 1 000 groups at most 8 × (1 + clients)
 //     calls, 32 for groups of three clients, however many groups are orderly, and none
 //     while every orderly queue moves. The orderly groups are those whose clients'
