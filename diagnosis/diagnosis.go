@@ -44,10 +44,9 @@
 //     with messages waiting in a queue whose committed offset stood still since the
 //     read before (the ones found blocked at the read before first, then the most
 //     waiting), one GET_CONSUMER_RUNNING_INFO per client of the group, and a
-//     GET_CONSUMER_CONNECTION_LIST
-//     when the list's is older than the read: at 1 000 groups at most 8 × (1 + clients)
-//     calls, 32 for groups of three clients, however many groups are orderly, and none
-//     while every orderly queue moves. The orderly groups are those whose clients'
+//     GET_CONSUMER_CONNECTION_LIST when the list's is older than the read: at 1 000
+//     groups at most 8 × (1 + clients) calls, 32 for groups of three clients, however
+//     many groups are orderly, and none while every orderly queue moves. The orderly groups are those whose clients'
 //     running info said so (the list's ConsumeMode). Who held a lock comes from the
 //     tracker these reads, the live watchers and the rebalance sweep (whose running
 //     infos carry the locks at no further call) all feed: a holder none of them saw
