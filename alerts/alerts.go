@@ -42,7 +42,8 @@ const (
 	MetricLag     = "lag"     // total lag, messages
 	MetricLagTime = "lagTime" // time behind, milliseconds
 	// Findings of the diagnosis (diagnosis.KindStuck, KindSlow, KindLost,
-	// KindSubscriptions, KindChurn, KindRetryStorm, KindDeadLetters): a rule on one
+	// KindSubscriptions, KindChurn, KindRetryStorm, KindDeadLetters,
+	// KindOrderlyBlocked): a rule on one
 	// fires while the group has it; its threshold is 0. Client versions (an info
 	// finding) are no alert.
 	MetricStuck         = "consumerStuck"
@@ -52,10 +53,11 @@ const (
 	MetricChurn         = "rebalanceChurn"
 	MetricRetryStorm    = "retryStorm"
 	MetricDeadLetters   = "deadLettersArriving"
+	MetricOrderly       = "orderlyBlocked"
 )
 
 // findingMetrics are the metrics that are findings of the diagnosis.
-var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters}
+var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters, MetricOrderly}
 
 // IsFinding reports whether metric is a finding of the diagnosis rather than a number.
 func IsFinding(metric string) bool { return slices.Contains(findingMetrics, metric) }

@@ -50,7 +50,7 @@ func TestRuleOnAFindingFiresWhileTheGroupHasIt(t *testing.T) {
 // rebalances) are taken, fire while the group has that finding and no other, and are
 // named in the notification.
 func TestRulesOnTheLaterFindingsFireWhileTheGroupHasThem(t *testing.T) {
-	for _, metric := range []string{MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters} {
+	for _, metric := range []string{MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters, MetricOrderly} {
 		t.Run(metric, func(t *testing.T) {
 			st := open(t)
 			rcv := newReceiver(t)

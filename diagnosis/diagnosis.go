@@ -4,8 +4,9 @@
 // while its clients are online, one that consumes slower than messages arrive, clients
 // of one group that subscribe differently, a group that keeps rebalancing, clients of
 // one group on very different client versions, a group whose retry topic grows fast
-// (a retry storm), one whose dead-letter topic receives messages; a broker whose disk
-// is nearly full or that refuses sends as busy; configured NameServers that disagree.
+// (a retry storm), one whose dead-letter topic receives messages, an orderly group with
+// a queue nobody can consume because its lock holder is gone; a broker whose disk is
+// nearly full or that refuses sends as busy; configured NameServers that disagree.
 //
 // The lag collector hands it each read of the group list (Observe, a LagCollector.Then
 // hook) and it keeps a short window of each group's figures in memory; pages and the
@@ -13,7 +14,9 @@
 // collector's: at 1 000 groups, per interval, one route refresh, one
 // GET_BROKER_CONSUME_STATS per master (which answers for every group), the lag-time
 // reads the list already makes, and at most ClientLookups connection lists
-// (groups.Options.ClientLookups), whatever the number of viewers.
+// (groups.Options.ClientLookups), whatever the number of viewers. What a read could not
+// read (a count, a broker, a NameServer, a group's locks) is kept beside its findings
+// with the cause (Unread), since the findings that need it are missing or stale.
 //
 //   - Retry storms come from the retry topic's queues in the consume stats (a push
 //     consumer's group commits offsets on its %RETRY% topic): no call.
@@ -37,6 +40,17 @@
 //     anyway; a group neither has read yet has no such finding.
 //   - Rebalance churn is one database query per read for every group (in batches of
 //     500 names, each an index range per group) over the stored rebalance events.
+//   - Orderly locks: for at most LockLookups (default 8) orderly groups a read, those
+//     with messages waiting in a queue whose committed offset stood still since the
+//     read before (the ones found blocked at the read before first, then the most
+//     waiting), one GET_CONSUMER_RUNNING_INFO per client of the group, and a
+//     GET_CONSUMER_CONNECTION_LIST when the list's is older than the read: at 1 000
+//     groups at most 8 × (1 + clients) calls, 32 for groups of three clients, however
+//     many groups are orderly, and none while every orderly queue moves. The orderly groups are those whose clients'
+//     running info said so (the list's ConsumeMode). Who held a lock comes from the
+//     tracker these reads, the live watchers and the rebalance sweep (whose running
+//     infos carry the locks at no further call) all feed: a holder none of them saw
+//     holding the lock is not named, and its queue is not found.
 package diagnosis
 
 import (
@@ -90,10 +104,14 @@ const (
 	// KindNameServers: the configured NameServers do not know the same brokers: one
 	// lacks a broker, or names another address for it.
 	KindNameServers = "nameServersDisagree"
+	// KindOrderlyBlocked: messages wait in a queue of an orderly group that nobody can
+	// consume: the broker keeps its lock for a client that is gone (or stopped renewing
+	// it) until the lock expires.
+	KindOrderlyBlocked = "orderlyBlocked"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindNameServers, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindNameServers, KindOrderlyBlocked, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -191,6 +209,10 @@ type Options struct {
 	// NameServers asks each configured NameServer for its cluster info
 	// (*rocketmq.Client); nil leaves nameServersDisagree out.
 	NameServers NameServerViews
+	// Locks reads orderly groups' locks (*groups.LockReader); nil leaves orderlyBlocked
+	// out. LockLookups bounds the groups read at one read: default DefaultLockLookups.
+	Locks       OrderlyLocks
+	LockLookups int
 }
 
 // NameServerViews asks each configured NameServer what it knows: one
@@ -286,6 +308,10 @@ type Engine struct {
 	// that count found new, kept until the group is counted again or stops consuming.
 	dlq     map[string]dlqCount
 	arrived map[string]Finding
+	// blocked is each orderly group's orderlyBlocked finding at its last read of locks.
+	blocked map[string]Finding
+	// unread is what the last read could not read (see Unread).
+	unread []Unread
 }
 
 // evidenceTime is how evidence says a time.
@@ -335,11 +361,14 @@ func New(opts Options) *Engine {
 	if opts.DeadLetterLookups <= 0 {
 		opts.DeadLetterLookups = DefaultDeadLetterLookups
 	}
+	if opts.LockLookups <= 0 {
+		opts.LockLookups = DefaultLockLookups
+	}
 	if longest := max(opts.StuckAfter, opts.SlowOver, opts.RetryOver); opts.Keep < 2*longest {
 		opts.Keep = 2 * longest
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
-		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}}
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
@@ -349,15 +378,19 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	if l == nil {
 		return
 	}
-	churn := e.rebalanceCounts(ctx, l) // before the lock: pages read findings meanwhile
+	var unread unreads
+	locks := e.lockCandidates(l)                // before assess replaces the offsets it compares with
+	churn := e.rebalanceCounts(ctx, l, &unread) // before the lock: pages read findings meanwhile
 	found, consuming := e.assess(l, churn)
-	found = append(found, e.brokerFindings(ctx, l.CheckedAt)...)
-	found = append(found, e.nameServerFindings(ctx, l.CheckedAt)...)
+	found = append(found, e.brokerFindings(ctx, l.CheckedAt, &unread)...)
+	found = append(found, e.nameServerFindings(ctx, l.CheckedAt, &unread)...)
+	found = append(found, e.orderlyBlocked(ctx, l, locks, &unread)...)
 	var written map[string]int64
 	if e.opts.DeadLetters != nil && len(consuming) > 0 {
 		var err error
 		if written, err = e.opts.DeadLetters.Written(ctx, e.dlqOrder(consuming), e.opts.DeadLetterLookups); err != nil {
 			written = nil // every group uncounted: what was found stays until a count works
+			unread.add(UnreadDeadLetters, "", err)
 		}
 	}
 	e.mu.Lock()
@@ -373,7 +406,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	}
 	e.since = since
 	sortFindings(found)
-	e.findings, e.at = found, l.CheckedAt
+	e.findings, e.at, e.unread = found, l.CheckedAt, unread
 }
 
 // assess takes one read into the groups' history and works out the findings that need
@@ -663,7 +696,7 @@ func (e *Engine) versions(g groups.Summary) (Finding, bool) {
 
 // rebalanceCounts reads every listed group's rebalances over ChurnOver in one query; nil
 // when there is no store or it failed (the finding then waits for a read that works).
-func (e *Engine) rebalanceCounts(ctx context.Context, l *groups.List) map[string]store.RebalanceCount {
+func (e *Engine) rebalanceCounts(ctx context.Context, l *groups.List, unread *unreads) map[string]store.RebalanceCount {
 	if e.opts.Rebalances == nil {
 		return nil
 	}
@@ -675,6 +708,7 @@ func (e *Engine) rebalanceCounts(ctx context.Context, l *groups.List) map[string
 	}
 	counts, err := e.opts.Rebalances.RebalanceCounts(ctx, names, l.CheckedAt.Add(-e.opts.ChurnOver))
 	if err != nil {
+		unread.add(UnreadRebalances, "", err)
 		return nil
 	}
 	return counts
@@ -834,18 +868,23 @@ func (e *Engine) retryStorm(g groups.Summary, h []point) (Finding, bool) {
 
 // brokerFindings reads every broker process's runtime figures and finds those whose
 // disk is nearly full or that refuse sends as busy. A process that did not answer has
-// no figures and no finding (the brokers' pages name it).
-func (e *Engine) brokerFindings(ctx context.Context, at time.Time) []Finding {
+// no figures and no finding; it is named in unread.
+func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unreads) []Finding {
 	if e.opts.Brokers == nil {
 		return nil
 	}
 	l, err := e.opts.Brokers.List(ctx)
 	if err != nil {
+		unread.add(UnreadBrokers, "", err)
 		return nil
 	}
 	var out []Finding
 	for _, r := range l.Brokers {
-		if r.Error != "" || r.Gone {
+		if r.Gone {
+			continue
+		}
+		if r.Error != "" {
+			unread.addCause(UnreadBroker, r.Name+" ("+r.Addr+")", r.Error)
 			continue
 		}
 		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
@@ -875,8 +914,8 @@ func brokerRuntimeFindings(r brokers.Runtime, o Options, at time.Time) []Finding
 // those that do not know a broker another one knows, or name other addresses for it: a
 // client that asks that NameServer routes to other brokers than the rest (a broker
 // whose namesrvAddr leaves a NameServer out registers with the others only). A
-// NameServer that does not answer is left out (the overview names it).
-func (e *Engine) nameServerFindings(ctx context.Context, at time.Time) []Finding {
+// NameServer that does not answer is left out, and named in unread.
+func (e *Engine) nameServerFindings(ctx context.Context, at time.Time, unread *unreads) []Finding {
 	if e.opts.NameServers == nil {
 		return nil
 	}
@@ -885,11 +924,17 @@ func (e *Engine) nameServerFindings(ctx context.Context, at time.Time) []Finding
 		return nil
 	}
 	infos := make([]*rocketmq.ClusterInfo, len(addrs))
+	errs := make([]error, len(addrs))
 	var wg sync.WaitGroup
 	for i, addr := range addrs {
-		wg.Go(func() { infos[i], _ = e.opts.NameServers.ClusterInfoAt(ctx, addr) })
+		wg.Go(func() { infos[i], errs[i] = e.opts.NameServers.ClusterInfoAt(ctx, addr) })
 	}
 	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			unread.add(UnreadNameServer, addrs[i], err)
+		}
+	}
 	// Each answering NameServer's view: broker name → its processes' addresses.
 	views := map[string]map[string]string{}
 	for i, ci := range infos {

@@ -78,8 +78,8 @@ type Detail struct {
 	clientsKnown bool
 	// ownersKnown: every online client reported its queues, so owners are the truth.
 	ownersKnown bool
-	// locksUnread: orderly locks were not read (the rebalance sweep leaves them out), so
-	// the tracker keeps the locks it last saw.
+	// locksUnread: orderly locks were not read (a read of the owners where no client
+	// said how it consumes), so the tracker keeps the locks it last saw.
 	locksUnread bool
 }
 

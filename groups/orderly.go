@@ -2,6 +2,7 @@ package groups
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -311,4 +312,66 @@ func (s *Service) listModes(fo *cluster.Fanout, names []string, on map[string][]
 			return nil
 		})
 	}
+}
+
+// BlockedQueue is an orderly queue nobody can consume now while messages wait in it, as
+// a read of its group's locks judged it (the group page's warning).
+type BlockedQueue struct {
+	Topic      string
+	BrokerName string
+	QueueID    int
+	Lag        int64
+	Lock       QueueLock
+}
+
+// ReadLocks reads the locks of a listed group as the rebalance sweep reads its owners
+// (a connection list unless the list's is from since or later, then one running info
+// per client) and feeds the read to log, whose tracker names the holders of earlier
+// reads that are gone. It answers the queues with messages waiting that nobody can
+// consume, and the broker calls made. A read that did not hear every client's locks
+// is an error: a queue it does not see locked is not known to be free.
+func (s *Service) ReadLocks(ctx context.Context, log *RebalanceLog, sum Summary, since time.Time) (blocked []BlockedQueue, calls int, err error) {
+	d, calls := s.readOwners(ctx, sum, since, func(int) bool { return true })
+	if d == nil {
+		return nil, calls, errClientsUnread
+	}
+	if log != nil {
+		log.observe(ctx, d)
+	}
+	if !d.ownersKnown || d.locksUnread {
+		for _, c := range d.Clients {
+			if c.RunningInfoError != nil {
+				return nil, calls, errors.New(c.RunningInfoError.String())
+			}
+		}
+		return nil, calls, errLocksUnread
+	}
+	for _, q := range d.Queues {
+		if q.Lock == nil || !q.Lock.Blocked || q.Lag == nil || *q.Lag <= 0 {
+			continue
+		}
+		blocked = append(blocked, BlockedQueue{Topic: q.Topic, BrokerName: q.BrokerName, QueueID: q.QueueID, Lag: *q.Lag, Lock: *q.Lock})
+	}
+	return blocked, calls, nil
+}
+
+// LockReader reads orderly groups' locks for the diagnosis (ReadLocks), feeding each
+// read to the rebalance log the live watchers and the sweep feed.
+type LockReader struct {
+	Service *Service
+	Log     *RebalanceLog
+}
+
+// errClientsUnread: a lock read could not list the group's clients or ask them;
+// errLocksUnread: some client reported no locks (a gRPC client, or none said how it
+// consumes).
+var (
+	errClientsUnread = errors.New("its clients could not be listed or asked")
+	errLocksUnread   = errors.New("not every client reported its queues' locks")
+)
+
+// BlockedQueues implements diagnosis.OrderlyLocks.
+func (r LockReader) BlockedQueues(ctx context.Context, g Summary, since time.Time) ([]BlockedQueue, error) {
+	blocked, _, err := r.Service.ReadLocks(ctx, r.Log, g, since)
+	return blocked, err
 }

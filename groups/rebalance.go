@@ -145,7 +145,7 @@ func (t *tracker) observe(d *Detail) []Event {
 	}
 	if d.clientsKnown && d.ownersKnown {
 		events = append(events, t.observeQueues(d, now)...)
-		if !d.locksUnread { // the sweep's reads leave locks out: they stay as last seen
+		if !d.locksUnread { // a read without locks leaves them as last seen
 			events = append(events, t.observeLocks(d, now)...)
 		}
 		t.ownersStarted = true

@@ -256,11 +256,12 @@ func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, 
 		calls += len(d.Clients)
 	}
 	d.applyOwners(infos)
-	// The running infos carry each client's subscriptions too: whether they agree
-	// costs nothing more.
+	// The running infos carry each client's subscriptions and, for an orderly group, its
+	// locks too: whether they agree, and who holds each lock, cost nothing more.
 	for i, info := range infos {
 		if info != nil {
 			d.Clients[i].applySubscriptions(info)
+			d.Clients[i].ConsumeMode = clientConsumeMode(info)
 			var ts []string
 			for _, sd := range info.Subscriptions {
 				ts = append(ts, sd.Topic)
@@ -269,5 +270,10 @@ func (s *Service) readOwners(ctx context.Context, sum Summary, since time.Time, 
 		}
 	}
 	d.checkSubscriptions()
+	if d.ConsumeMode = groupConsumeMode(d.Clients); d.ConsumeMode != "" {
+		d.applyLocks(infos)
+		d.locksUnread = false
+		s.modes.remember(sum.Group, d.ConsumeMode, d.CheckedAt)
+	}
 	return d, calls
 }

@@ -225,7 +225,7 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
-const alertRuleShape = `{"group", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer"|"messagesLost"|"subscriptionDiffers"|"rebalanceChurn"|"retryStorm"|"deadLettersArriving", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+const alertRuleShape = `{"group", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer"|"messagesLost"|"subscriptionDiffers"|"rebalanceChurn"|"retryStorm"|"deadLettersArriving"|"orderlyBlocked", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
 
 func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
 	id := "alerts.condition.lag"

@@ -17,6 +17,10 @@ type Findings interface {
 	Findings() ([]diagnosis.Finding, time.Time)
 	ForGroup(group string) ([]diagnosis.Finding, time.Time)
 	ForBroker(name string) ([]diagnosis.Finding, time.Time)
+	// Unread is what the last read could not read; UnreadFor what of it the group's
+	// findings need.
+	Unread() []diagnosis.Unread
+	UnreadFor(group string) []diagnosis.Unread
 }
 
 // Diagnosis answers GET /api/v1/diagnosis and GET /api/v1/groups/{group}/diagnosis.
@@ -24,6 +28,13 @@ type Diagnosis struct {
 	*Env
 	// Engine is nil when the console does not collect (no cluster, or the collector off).
 	Engine Findings
+}
+
+// unreadJSON is what a read could not read as the API answers it, with its line said
+// in the request's language.
+type unreadJSON struct {
+	diagnosis.Unread
+	Text string `json:"text"`
 }
 
 // findingJSON is a finding as the API answers it, its evidence said in the request's
@@ -36,11 +47,13 @@ type findingJSON struct {
 // API answers every finding, most severe first.
 func (h *Diagnosis) API(c *gin.Context) {
 	var fs []diagnosis.Finding
+	var unread []diagnosis.Unread
 	var at time.Time
 	if h.Engine != nil {
 		fs, at = h.Engine.Findings()
+		unread = h.Engine.Unread()
 	}
-	h.answer(c, fs, at)
+	h.answer(c, fs, unread, at)
 }
 
 // GroupAPI answers the findings about one group.
@@ -50,20 +63,29 @@ func (h *Diagnosis) GroupAPI(c *gin.Context) {
 		return
 	}
 	var fs []diagnosis.Finding
+	var unread []diagnosis.Unread
 	var at time.Time
 	if h.Engine != nil {
 		fs, at = h.Engine.ForGroup(group)
+		unread = h.Engine.UnreadFor(group)
 	}
-	h.answer(c, fs, at)
+	h.answer(c, fs, unread, at)
 }
 
-func (h *Diagnosis) answer(c *gin.Context, fs []diagnosis.Finding, at time.Time) {
+func (h *Diagnosis) answer(c *gin.Context, fs []diagnosis.Finding, unread []diagnosis.Unread, at time.Time) {
 	l := i18n.From(c.Request.Context())
 	out := make([]findingJSON, len(fs))
 	for i, f := range fs {
 		out[i] = findingJSON{Finding: f, Evidence: l.Say(f.Evidence)}
 	}
 	body := gin.H{"findings": out}
+	if len(unread) > 0 {
+		us := make([]unreadJSON, len(unread))
+		for i, u := range unread {
+			us[i] = unreadJSON{Unread: u, Text: l.Say(u.Message())}
+		}
+		body["unread"] = us
+	}
 	if !at.IsZero() {
 		body["checkedAt"] = at.UTC()
 	}
@@ -76,9 +98,9 @@ func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM 
 		return views.DiagnosisVM{}
 	}
 	if group == "" {
-		return sayFindings(l, e.Findings)
+		return sayFindings(l, e.Findings, e.Unread())
 	}
-	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForGroup(group) })
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForGroup(group) }, e.UnreadFor(group))
 }
 
 // brokerDiagnosisVM says the findings about the broker of that name for its page.
@@ -86,17 +108,21 @@ func brokerDiagnosisVM(l *i18n.Localizer, e Findings, name string) views.Diagnos
 	if e == nil {
 		return views.DiagnosisVM{}
 	}
-	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForBroker(name) })
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForBroker(name) }, nil)
 }
 
-// sayFindings says the findings read reads in l's language.
-func sayFindings(l *i18n.Localizer, read func() ([]diagnosis.Finding, time.Time)) views.DiagnosisVM {
+// sayFindings says the findings read reads, and what the read could not read, in l's
+// language.
+func sayFindings(l *i18n.Localizer, read func() ([]diagnosis.Finding, time.Time), unread []diagnosis.Unread) views.DiagnosisVM {
 	fs, at := read()
 	vm := views.DiagnosisVM{Enabled: true}
 	if at.IsZero() {
 		return vm
 	}
 	vm.ReadAt = views.TimeUTC(at)
+	for _, u := range unread {
+		vm.Unread = append(vm.Unread, l.Say(u.Message()))
+	}
 	for _, f := range fs {
 		vm.Rows = append(vm.Rows, views.FindingRow{
 			Kind: f.Kind, KindLabel: l.T("diagnosis.kind." + f.Kind),

@@ -127,10 +127,13 @@ func (a *clusterApp) collectLag(s *services) {
 	col.PerQueue, col.Groups = a.cfg.MetricsQueues, a.cfg.MetricsGroups
 	a.registry.MustRegister(col)
 	// Every console works out the findings from its own reads (no broker call of its
-	// own but the dead-letter counts, within DefaultDeadLetterLookups a read); clients
+	// own but the dead-letter counts, within DefaultDeadLetterLookups a read, the
+	// brokers' runtimes, the NameServers' views and the locks of orderly groups whose
+	// queues stand still, within DefaultLockLookups a read); clients
 	// commit offsets every few seconds, so "stuck" needs a few of them.
 	s.diagnosis = diagnosis.New(diagnosis.Options{Cluster: a.cluster, Subscriptions: s.groupsLive.Rebalances(), Rebalances: a.store,
 		DeadLetters: s.deadLetters, Brokers: s.brokers, NameServers: a.rmq,
+		Locks:      groups.LockReader{Service: s.groups, Log: s.groupsLive.Rebalances()},
 		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second)})
 	col.Then(s.diagnosis.Observe)
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))

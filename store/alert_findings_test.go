@@ -125,3 +125,42 @@ func TestUpgradeKeepsAlertRulesAndTakesRetryAndDeadLetterRules(t *testing.T) {
 		}
 	})
 }
+
+// A console from before rules on blocked orderly queues (schema 17) with a rule firing
+// upgrades in place: the rule and its state are kept, and a rule on orderlyBlocked can
+// then be stored.
+func TestUpgradeKeepsAlertRulesAndTakesOrderlyBlockedRules(t *testing.T) {
+	eachDB(t, func(t *testing.T, db testDB) {
+		ctx := context.Background()
+		now := time.UnixMilli(1_700_000_000_000).UTC()
+		old := openAtVersion(t, db, 17)
+		audit := func() *AuditEntry {
+			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
+		}
+		r := &AlertRule{Name: "storm", GroupPattern: "orders-*", Metric: "retryStorm", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
+			t.Fatal(err)
+		}
+		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		blocked := &AlertRule{Name: "blocked", GroupPattern: "orders-*", Metric: "orderlyBlocked", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+		if err := old.CreateAlertRule(ctx, blocked, audit()); err == nil {
+			t.Fatal("schema 17 stored a rule on orderlyBlocked")
+		}
+		old.Close()
+		s := db.open(t)
+		rules, err := s.AlertRules(ctx)
+		if err != nil || len(rules) != 1 || rules[0].Name != "storm" {
+			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
+		}
+		states, err := s.AlertStates(ctx)
+		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
+			t.Fatalf("states after the upgrade: %+v, %v", states, err)
+		}
+		blocked.ID = 0
+		if err := s.CreateAlertRule(ctx, blocked, audit()); err != nil {
+			t.Errorf("a rule on orderlyBlocked: %v", err)
+		}
+	})
+}

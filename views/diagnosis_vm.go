@@ -9,6 +9,9 @@ type DiagnosisVM struct {
 	// ReadAt is the read the findings come from (UTC); "" before the first.
 	ReadAt string
 	Rows   []FindingRow
+	// Unread says, a line each, what the read could not read: the findings that need it
+	// are missing or stale.
+	Unread []string
 }
 
 // FindingRow is one finding, said in the reader's language.
