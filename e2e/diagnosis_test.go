@@ -184,8 +184,9 @@ func TestOverviewSaysWhatTheDiagnosisCouldNotRead(t *testing.T) {
 // Two real orderly consumers share a topic; the one holding some queues' locks is
 // killed (SIGKILL: the broker keeps its locks until they expire) while messages arrive:
 // the overview lists "Orderly queue blocked" for the group, naming the client that
-// left, with a link to the group, and the finding goes once the other client has locked
-// and consumed the queues.
+// left, with a link to the group. (That the finding goes once the other client has
+// locked the queues is diagnosis/'s integration test: waiting here for the locks to
+// expire would add a minute to the browser suite.)
 func TestOverviewShowsAnOrderlyQueueBlockedByAKilledClient(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	topic := newTopic(t, cl, "diag-ord-t", 4)
@@ -263,10 +264,4 @@ func TestOverviewShowsAnOrderlyQueueBlockedByAKilledClient(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=group-diagnosis] [data-testid=finding][data-kind=orderlyBlocked]`))
 	Screenshot(t, ctx, "diagnosis-orderly-group")
 	viewShot(t, ctx, "diagnosis-orderly-group")
-	dev.Eventually(t, 150*time.Second, "the finding goes once the other client locks the queues", func() error {
-		if k := diagnosisKinds(t, con, group); slices.Contains(k, "orderlyBlocked@"+group) {
-			return fmt.Errorf("findings %v", k)
-		}
-		return nil
-	})
 }
