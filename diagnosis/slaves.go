@@ -118,8 +118,9 @@ func stillListed(sets map[string]*replicaSet, addr string) bool {
 // matched by host; where several slaves of one master share a host, each is judged by
 // the furthest behind of that host's connections. A slave with no connection has
 // copied nothing since the master dropped it (after 20 s without an answer, or when it
-// stopped): it is behind by what the master wrote since its last acknowledged offset,
-// when one was seen, or by its own runtime figures when it answered them.
+// stopped, or not yet connected): it is behind by what the master wrote since its last
+// acknowledged offset, when one was seen, or by its own runtime figures when it answered
+// them; a slave that neither did nor answered is behind by an unknown amount.
 func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAStatus, acked map[string]int64, at time.Time) (Finding, bool) {
 	host := hostOf(s.Addr)
 	var conn *rocketmq.HAConnection
@@ -147,7 +148,7 @@ func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAS
 		}
 		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind.unconnected", "Addr", s.Addr, "Master", rs.master.Addr,
 			"Behind", mib(st.MasterMaxOffset-ack), "Acked", mib(ack), "Max", end)
-	case s.Error == "" && s.CommitLogMaxOffset > 0:
+	case s.Error == "":
 		behind := st.MasterMaxOffset - s.CommitLogMaxOffset
 		if behind < e.opts.SlaveBehindBytes {
 			return Finding{}, false
