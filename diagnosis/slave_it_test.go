@@ -29,7 +29,7 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		t.Skip("needs the local RocketMQ")
 	}
 	cl := dev.RequirePrivateClusterWithSlaves(t)
-	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 3 * time.Second,
+	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 5 * time.Second,
 		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	cc := cluster.New(c, cluster.Options{})
 	const limit = 2 << 20
@@ -39,6 +39,7 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	master, slave := cl.Brokers[0], cl.Slaves[0]
+	proc := slave.Name + "-s" // the harness's name of the slave's process
 	behind := func() []Finding {
 		eng.Observe(ctx, &groups.List{CheckedAt: time.Now()})
 		fs, _ := eng.ForBroker(master.Name)
@@ -62,21 +63,25 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := cl.Freeze(slave.Name); err != nil {
+	if err := cl.Freeze(proc); err != nil {
 		t.Fatal(err)
 	}
 	thawed := false
 	defer func() {
 		if !thawed {
-			_ = cl.Thaw(slave.Name)
+			_ = cl.Thaw(proc)
 		}
 	}()
 	// 12 messages of 256 KiB: 3 MiB past the slave's last acknowledged offset.
 	mq := rocketmq.MessageQueue{Topic: topic, BrokerName: master.Name, QueueID: 0}
 	body := bytes.Repeat([]byte("s"), 256<<10)
-	for range 12 {
+	for i := range 12 {
+		sent := time.Now()
 		if _, err := c.SendMessage(ctx, master.Addr, mq, "diag-slave-producer", rocketmq.OutgoingMessage{Topic: topic, Body: body}); err != nil {
 			t.Fatalf("send to %s: %v", topic, err)
+		}
+		if i == 0 {
+			t.Logf("first send with the slave frozen took %s", time.Since(sent).Round(time.Millisecond))
 		}
 	}
 	var found Finding
@@ -95,7 +100,7 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		t.Errorf("finding %+v (%s), want a warning naming the slave and the bytes behind, linking to the broker", found, ev)
 	}
 
-	if err := cl.Thaw(slave.Name); err != nil {
+	if err := cl.Thaw(proc); err != nil {
 		t.Fatal(err)
 	}
 	thawed = true
