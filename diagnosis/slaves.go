@@ -85,8 +85,9 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 		if status[i] == nil {
 			continue // no answer now: what the master says next time counts
 		}
+		conns := matchConnections(rs.slaves, status[i].Connections)
 		for _, s := range rs.slaves {
-			f, ok := e.slaveBehind(rs, s, status[i], acked, at)
+			f, ok := e.slaveBehind(rs, s, status[i], conns[s.Addr], acked, at)
 			if ok {
 				out = append(out, f)
 			}
@@ -113,22 +114,37 @@ func stillListed(sets map[string]*replicaSet, addr string) bool {
 	return false
 }
 
-// slaveBehind judges one slave by its master's answer. The master names each
-// replication connection by the slave's host and an ephemeral port, so a slave is
-// matched by host; where several slaves of one master share a host, each is judged by
-// the furthest behind of that host's connections. A slave with no connection has
+// matchConnections pairs a master's slaves with its replication connections. The master
+// names a connection by the slave's end (host and an ephemeral port), and that host may
+// not be the one the slave registered (it connects from the address its route to the
+// master's HA port takes, brokerIP2 of the master may differ from brokerIP1): so a lone
+// slave takes a lone connection whatever its host; otherwise slaves match by host, and
+// of several slaves on one host each takes the furthest behind of that host's
+// connections.
+func matchConnections(slaves []brokers.Runtime, conns []rocketmq.HAConnection) map[string]*rocketmq.HAConnection {
+	out := map[string]*rocketmq.HAConnection{}
+	if len(slaves) == 1 && len(conns) == 1 {
+		out[slaves[0].Addr] = &conns[0]
+		return out
+	}
+	for _, s := range slaves {
+		host := hostOf(s.Addr)
+		for i, c := range conns {
+			if c.Host() == host && (out[s.Addr] == nil || c.Diff > out[s.Addr].Diff) {
+				out[s.Addr] = &conns[i]
+			}
+		}
+	}
+	return out
+}
+
+// slaveBehind judges one slave by its master's answer and the slave's connection
+// (matchConnections), nil when it has none. A slave with no connection has
 // copied nothing since the master dropped it (after 20 s without an answer, or when it
 // stopped, or not yet connected): it is behind by what the master wrote since its last
 // acknowledged offset, when one was seen, or by its own runtime figures when it answered
 // them; a slave that neither did nor answered is behind by an unknown amount.
-func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAStatus, acked map[string]int64, at time.Time) (Finding, bool) {
-	host := hostOf(s.Addr)
-	var conn *rocketmq.HAConnection
-	for i, c := range st.Connections {
-		if c.Host() == host && (conn == nil || c.Diff > conn.Diff) {
-			conn = &st.Connections[i]
-		}
-	}
+func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAStatus, conn *rocketmq.HAConnection, acked map[string]int64, at time.Time) (Finding, bool) {
 	f := Finding{Kind: KindSlaveBehind, Severity: Warning, Subject: rs.master.Name, Broker: rs.master.Name, Addr: s.Addr,
 		Since: at, Action: brokerURL(rs.master.Name), ActionKind: "broker"}
 	end := mib(st.MasterMaxOffset)
