@@ -58,6 +58,17 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		t.Errorf("one read asked %d replication statuses, want one per master with a slave (%d)", n, len(cl.Brokers))
 	}
 
+	// The slave connects to its master's HA port a few seconds after it registers.
+	dev.Eventually(t, 60*time.Second, "broker-a's slave connected to its master", func() error {
+		st, err := c.HAStatus(ctx, master.Addr)
+		if err != nil {
+			return err
+		}
+		if len(st.Connections) == 0 {
+			return fmt.Errorf("master %s lists no replication connection", master.Addr)
+		}
+		return nil
+	})
 	topic := dev.UniqueName("diag-slave")
 	if err := cl.CreateTopicOn(ctx, topic, 1, master); err != nil {
 		t.Fatal(err)
