@@ -156,8 +156,8 @@ func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAS
 		}
 		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind", "Addr", s.Addr, "Master", rs.master.Addr, "Behind", mib(conn.Diff),
 			"Acked", mib(conn.AckOffset), "Max", end, "Limit", mib(e.opts.SlaveBehindBytes), "Rate", mib(conn.BytesPerSecond))
-	case e.acked[s.Addr] > 0:
-		ack := e.acked[s.Addr]
+	case hasAck(e.acked, s.Addr):
+		ack := e.acked[s.Addr] // 0 too: a slave of a new master acknowledges 0
 		if st.MasterMaxOffset-ack < e.opts.SlaveBehindBytes && s.Error == "" && s.CommitLogMaxOffset >= ack {
 			// Not connected this moment, but answering and near: a reconnect, not a fall.
 			return Finding{}, false
@@ -199,6 +199,11 @@ func (e *Engine) slavesByRuntime(rs *replicaSet, at time.Time) []Finding {
 				"Limit", mib(e.opts.SlaveBehindBytes))})
 	}
 	return out
+}
+
+func hasAck(acked map[string]int64, addr string) bool {
+	_, ok := acked[addr]
+	return ok
 }
 
 func hostOf(addr string) string {
