@@ -108,6 +108,19 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 		t.Errorf("out of sync by its master: %v", got)
 	}
 
+	// A new master's slave acknowledged offset 0; its connection dropped, that 0 counts.
+	e = New(Options{Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
+	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, Connections: []rocketmq.HAConnection{{Addr: "192.0.2.2:1", InSync: true}}}
+	rt.rs[1].Error = ""
+	if got = read(); got["10.0.0.2:10911"] != "" {
+		t.Fatalf("in sync at 0: %v", got)
+	}
+	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, MasterMaxOffset: 3 * mb}
+	rt.rs[1].Error = "timeout"
+	if got = read(); !strings.Contains(got["10.0.0.2:10911"], "up to 0.0 MiB of 3.0 MiB, 3.0 MiB behind") {
+		t.Errorf("dropped at 0: %v", got)
+	}
+
 	// A slave never seen connected that does not answer: behind by an unknown amount.
 	e = New(Options{Brokers: rt, Replication: rep})
 	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, MasterMaxOffset: 12 * mb}
