@@ -54,10 +54,37 @@ const (
 	MetricRetryStorm    = "retryStorm"
 	MetricDeadLetters   = "deadLettersArriving"
 	MetricOrderly       = "orderlyBlocked"
+	// Findings about a broker process (diagnosis.KindDiskFull, KindFlowControl,
+	// KindSlaveBehind): a rule on one targets a broker name or pattern, not a group.
+	MetricDiskFull    = "brokerDiskFull"
+	MetricFlowControl = "brokerFlowControl"
+	MetricSlaveBehind = "slaveBehind"
+	// MetricNameServers (diagnosis.KindNameServers) is about the configured NameServers:
+	// a rule on it has no target and fires for each NameServer that disagrees.
+	MetricNameServers = "nameServersDisagree"
 )
 
 // findingMetrics are the metrics that are findings of the diagnosis.
-var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters, MetricOrderly}
+var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters, MetricOrderly,
+	MetricDiskFull, MetricFlowControl, MetricSlaveBehind, MetricNameServers}
+
+// What a rule targets: the subjects its states are kept for.
+const (
+	TargetGroup      = "group"      // consumer groups, by name or pattern
+	TargetBroker     = "broker"     // broker names, by name or pattern
+	TargetNameServer = "nameServer" // every configured NameServer; the rule names none
+)
+
+// Target is what a rule on metric targets.
+func Target(metric string) string {
+	switch metric {
+	case MetricDiskFull, MetricFlowControl, MetricSlaveBehind:
+		return TargetBroker
+	case MetricNameServers:
+		return TargetNameServer
+	}
+	return TargetGroup
+}
 
 // IsFinding reports whether metric is a finding of the diagnosis rather than a number.
 func IsFinding(metric string) bool { return slices.Contains(findingMetrics, metric) }
@@ -72,8 +99,11 @@ const (
 // RuleInput is a rule as an operator asks for it.
 type RuleInput struct {
 	Name string `json:"name"`
-	// Group is a group name or a pattern with * and ? (order-*).
+	// Group is a group name or a pattern with * and ? (order-*), for a rule on a group's
+	// lag or finding; Broker a broker name or pattern, for a rule on a broker's finding
+	// (Target). A rule on the NameServers has neither.
 	Group      string `json:"group"`
+	Broker     string `json:"broker,omitempty"`
 	Metric     string `json:"metric"`
 	Threshold  int64  `json:"threshold"`
 	For        string `json:"for"` // Go duration, "2m"; "" is 0
@@ -86,8 +116,8 @@ type RuleInput struct {
 }
 
 // FormInput is a rule as the form posts it: every field as typed.
-func FormInput(name, group, metric, threshold, forDur, webhookURL, format string) RuleInput {
-	return RuleInput{Name: name, Group: group, Metric: metric, threshold: &threshold,
+func FormInput(name, group, broker, metric, threshold, forDur, webhookURL, format string) RuleInput {
+	return RuleInput{Name: name, Group: group, Broker: broker, Metric: metric, threshold: &threshold,
 		For: forDur, WebhookURL: webhookURL, Format: format}
 }
 
@@ -114,9 +144,11 @@ type textField struct {
 
 // Validate checks a rule before anything is stored, and returns it in stored form. Every
 // mistake is found in one pass (a fault.List, one Invalid per field), so a form tells
-// them all at once.
+// them all at once. A rule's target (TargetGroup, TargetBroker) is kept in the stored
+// rule's GroupPattern; the metric says which it is.
 func (in RuleInput) Validate() (store.AlertRule, error) {
-	r := store.AlertRule{Name: strings.TrimSpace(in.Name), GroupPattern: strings.TrimSpace(in.Group), Metric: in.Metric,
+	group, broker := strings.TrimSpace(in.Group), strings.TrimSpace(in.Broker)
+	r := store.AlertRule{Name: strings.TrimSpace(in.Name), Metric: in.Metric,
 		Threshold: in.Threshold, WebhookURL: strings.TrimSpace(in.WebhookURL), Format: in.Format}
 	if r.Metric == "" {
 		r.Metric = MetricLag
@@ -125,17 +157,46 @@ func (in RuleInput) Validate() (store.AlertRule, error) {
 		r.Format = FormatJSON
 	}
 	var errs fault.List
-	checkText(&errs, textField{freetext.AlertName, r.Name}, textField{freetext.AlertGroup, r.GroupPattern},
+	checkText(&errs, textField{freetext.AlertName, r.Name}, textField{freetext.AlertGroup, group},
 		textField{freetext.WebhookURL, r.WebhookURL})
 	bad := func(field, id string, kv ...any) {
 		if errs.For(field) == nil { // one sentence per field: the free-text rule's comes first
 			errs.Add(badRule(field, id, kv...))
 		}
 	}
-	if r.GroupPattern == "" {
-		bad("group", "alerts.error.group.empty")
-	} else if _, err := path.Match(r.GroupPattern, ""); err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(r.GroupPattern)) {
-		bad("group", "alerts.error.group.bad", "Group", r.GroupPattern)
+	// A pattern that could match no name of RocketMQ's is a mistake.
+	badPattern := func(p string) bool {
+		_, err := path.Match(p, "")
+		return err != nil || !cluster.ValidName(strings.NewReplacer("*", "x", "?", "x").Replace(p))
+	}
+	switch Target(r.Metric) {
+	case TargetGroup:
+		r.GroupPattern = group
+		if group == "" {
+			bad("group", "alerts.error.group.empty")
+		} else if badPattern(group) {
+			bad("group", "alerts.error.group.bad", "Group", group)
+		}
+		if broker != "" {
+			bad("broker", "alerts.error.broker.forGroup", "Metric", r.Metric)
+		}
+	case TargetBroker:
+		r.GroupPattern = broker
+		if group != "" {
+			bad("group", "alerts.error.group.forBroker", "Metric", r.Metric)
+		}
+		if broker == "" {
+			bad("broker", "alerts.error.broker.empty")
+		} else if badPattern(broker) {
+			bad("broker", "alerts.error.broker.bad", "Broker", broker)
+		}
+	case TargetNameServer:
+		if group != "" {
+			bad("group", "alerts.error.target.nameServers")
+		}
+		if broker != "" {
+			bad("broker", "alerts.error.target.nameServers")
+		}
 	}
 	if r.Name == "" {
 		r.Name = defaultName(r.Metric, r.GroupPattern)
@@ -268,9 +329,13 @@ func (s *Service) Delete(ctx context.Context, who Who, id int64) error {
 }
 
 func (s *Service) auditEntry(who Who, mode string, r store.AlertRule) *store.AuditEntry {
-	params, _ := json.Marshal(map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
+	params, _ := json.Marshal(map[string]any{"id": r.ID, "name": r.Name, ruleTargetKey(r): r.GroupPattern, "metric": r.Metric,
 		"threshold": r.Threshold, "for": r.For.String(), "webhookUrl": RedactWebhook(r.WebhookURL), "format": r.Format})
-	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.NameServers, Group: r.GroupPattern,
+	group := r.GroupPattern // the audit log's group column: a broker pattern is none
+	if Target(r.Metric) != TargetGroup {
+		group = ""
+	}
+	return &store.AuditEntry{Actor: who.Actor, ActorAddr: who.Addr, Cluster: s.opts.NameServers, Group: group,
 		Mode: mode, Params: params, Status: store.AuditApplied, StartedAt: s.opts.Now()}
 }
 
@@ -369,7 +434,7 @@ func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error
 	}
 	var out []RuleView
 	for _, r := range all {
-		if !Matches(r.GroupPattern, group) {
+		if Target(r.Metric) != TargetGroup || !Matches(r.GroupPattern, group) {
 			continue
 		}
 		var mine []store.AlertState
@@ -384,8 +449,14 @@ func (s *Service) ForGroup(ctx context.Context, group string) ([]RuleView, error
 	return out, nil
 }
 
-// defaultName is the name of a rule created without one: "lag of order-*".
-func defaultName(metric, group string) string { return metric + " of " + group }
+// defaultName is the name of a rule created without one: "lag of order-*"; a rule on
+// the NameServers, which has no target, is named by its metric.
+func defaultName(metric, group string) string {
+	if Target(metric) == TargetNameServer {
+		return metric
+	}
+	return metric + " of " + group
+}
 
 // RuleName is r's name in l's language: the name its creator gave, or, for a rule
 // created without one, its metric and group pattern in l's words ("order-* 的堆积量").

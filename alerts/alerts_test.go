@@ -99,7 +99,7 @@ func TestRuleValidationFindsEveryMistakeAtOnce(t *testing.T) {
 		fields []string
 	}{
 		{RuleInput{Group: "bad name!", Threshold: -5, For: "soon", WebhookURL: "ftp://x"}, []string{"group", "threshold", "for", "webhookUrl"}},
-		{FormInput("", "", "tps", "many", "-1m", "http://x", "teams"), []string{"group", "metric", "threshold", "for", "format"}},
+		{FormInput("", "", "", "tps", "many", "-1m", "http://x", "teams"), []string{"group", "metric", "threshold", "for", "format"}},
 	} {
 		_, err := c.in.Validate()
 		var got []string
@@ -113,7 +113,7 @@ func TestRuleValidationFindsEveryMistakeAtOnce(t *testing.T) {
 			t.Errorf("%+v: refused fields %v, want %v", c.in, got, c.fields)
 		}
 	}
-	if r, err := FormInput("", "G", "", " 7 ", "", "http://x", "").Validate(); err != nil || r.Threshold != 7 {
+	if r, err := FormInput("", "G", "", "", " 7 ", "", "http://x", "").Validate(); err != nil || r.Threshold != 7 {
 		t.Errorf("a form's threshold of 7: %+v %v", r, err)
 	}
 }

@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,8 +13,11 @@ import (
 	"rmqconsole/store"
 )
 
-// Observation is one group's lag at one read of the collector.
+// Observation is one group's lag at one read of the collector, or, with Target
+// TargetBroker or TargetNameServer, one broker's or NameServer's findings (Group then
+// names it).
 type Observation struct {
+	Target    string // "" is TargetGroup
 	Group     string
 	Lag       *int64
 	LagTimeMs *int64
@@ -55,8 +59,8 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 	var deliveries []store.AlertDelivery
 	matched := make(map[int64]int, len(rules))
 	for _, r := range rules {
-		for _, o := range obs {
-			if !Matches(r.GroupPattern, o.Group) {
+		for _, o := range withCleared(r, obs, stored) {
+			if !covers(r, o) {
 				continue
 			}
 			matched[r.ID]++
@@ -117,6 +121,40 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 	return nil
 }
 
+// covers reports whether rule r applies to o: the same kind of subject, and, for a group
+// or a broker, one its pattern matches.
+func covers(r store.AlertRule, o Observation) bool {
+	target := cmp.Or(o.Target, TargetGroup)
+	if Target(r.Metric) != target {
+		return false
+	}
+	return target == TargetNameServer || Matches(r.GroupPattern, o.Group)
+}
+
+// withCleared adds to obs, for a rule on brokers or NameServers, an observation without
+// findings for each subject the rule is pending or firing for and obs does not name: a
+// broker or NameServer is observed only while it has a finding, so its absence is what
+// resolves the rule.
+func withCleared(r store.AlertRule, obs []Observation, stored []store.AlertState) []Observation {
+	target := Target(r.Metric)
+	if target == TargetGroup {
+		return obs
+	}
+	var extra []Observation
+	for _, st := range stored {
+		if st.RuleID != r.ID || st.State == StateResolved {
+			continue
+		}
+		if !slices.ContainsFunc(obs, func(o Observation) bool { return o.Target == target && o.Group == st.Group }) {
+			extra = append(extra, Observation{Target: target, Group: st.Group})
+		}
+	}
+	if len(extra) == 0 {
+		return obs
+	}
+	return append(slices.Clip(obs), extra...)
+}
+
 func (s *Service) matchedCount(rule int64) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,8 +197,8 @@ func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event str
 			value = *st.Value
 		}
 		m := map[string]any{
-			"event": event, "group": st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": nameServers,
-			"rule": map[string]any{"id": r.ID, "name": r.Name, "group": r.GroupPattern, "metric": r.Metric,
+			"event": event, "target": Target(r.Metric), Target(r.Metric): st.Group, "value": value, "since": st.Since.UTC(), "at": at.UTC(), "cluster": nameServers,
+			"rule": map[string]any{"id": r.ID, "name": r.Name, ruleTargetKey(r): r.GroupPattern, "metric": r.Metric,
 				"threshold": r.Threshold, "forSeconds": r.For.Seconds()},
 			"summary": summary,
 		}
@@ -170,6 +208,15 @@ func BodyIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event str
 		b, _ = json.Marshal(m)
 	}
 	return b
+}
+
+// ruleTargetKey is the rule's pattern's key in a JSON body: "group" (as it always was)
+// or "broker".
+func ruleTargetKey(r store.AlertRule) string {
+	if Target(r.Metric) == TargetBroker {
+		return "broker"
+	}
+	return "group"
 }
 
 // Summary is the notification in one English sentence.
@@ -182,10 +229,15 @@ func SummaryIn(l *i18n.Localizer, r store.AlertRule, st store.AlertState, event 
 	if IsFinding(r.Metric) {
 		kv := []any{"Rule", RuleName(l, r), "Group", st.Group, "What", l.T("alerts.metric." + r.Metric),
 			"Since", st.Since.UTC().Format("2006-01-02 15:04:05")}
-		if event == "resolved" {
-			return l.T("alerts.notify.resolved.finding", kv...)
+		// The sentence says what the subject is: a consumer group, a broker, a NameServer.
+		suffix := ""
+		if t := Target(r.Metric); t != TargetGroup {
+			suffix = "." + t
 		}
-		return l.T("alerts.notify.firing.finding", append(kv, "For", forText(l, r.For))...)
+		if event == "resolved" {
+			return l.T("alerts.notify.resolved.finding"+suffix, kv...)
+		}
+		return l.T("alerts.notify.firing.finding"+suffix, append(kv, "For", forText(l, r.For))...)
 	}
 	metric := "lag"
 	if r.Metric == MetricLagTime {

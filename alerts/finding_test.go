@@ -14,7 +14,7 @@ func TestRuleOnAFindingFiresWhileTheGroupHasIt(t *testing.T) {
 	rcv := newReceiver(t)
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	svc := NewService(st, Options{Now: func() time.Time { return now }})
-	in := FormInput("", "order-*", MetricStuck, "500", "", rcv.URL+"/hook", "")
+	in := FormInput("", "order-*", "", MetricStuck, "500", "", rcv.URL+"/hook", "")
 	if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, in); err != nil {
 		t.Fatalf("a rule on consumerStuck with a threshold typed: %v", err)
 	}
@@ -56,7 +56,7 @@ func TestRulesOnTheLaterFindingsFireWhileTheGroupHasThem(t *testing.T) {
 			rcv := newReceiver(t)
 			now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 			svc := NewService(st, Options{Now: func() time.Time { return now }})
-			if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, FormInput("", "order-*", metric, "", "", rcv.URL+"/hook", "")); err != nil {
+			if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, FormInput("", "order-*", "", metric, "", "", rcv.URL+"/hook", "")); err != nil {
 				t.Fatalf("a rule on %s: %v", metric, err)
 			}
 			client := &http.Client{Timeout: time.Second}

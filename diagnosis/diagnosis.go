@@ -6,7 +6,8 @@
 // one group on very different client versions, a group whose retry topic grows fast
 // (a retry storm), one whose dead-letter topic receives messages, an orderly group with
 // a queue nobody can consume because its lock holder is gone; a broker whose disk is
-// nearly full or that refuses sends as busy; configured NameServers that disagree.
+// nearly full or that refuses sends as busy, a slave that falls behind its master;
+// configured NameServers that disagree.
 //
 // The lag collector hands it each read of the group list (Observe, a LagCollector.Then
 // hook) and it keeps a short window of each group's figures in memory; pages and the
@@ -26,6 +27,10 @@
 //     GET_TOPIC_STATS_INFO per broker of the topic.
 //   - Brokers' disks and flow control: one GET_BROKER_RUNTIME_INFO per broker process
 //     and the cluster info the broker list refreshes (Options.Brokers).
+//   - Slaves behind: one GET_BROKER_HA_STATUS per master that has a slave (5.x; the
+//     master answers for its slaves, so a frozen slave is still measured), none for a
+//     4.x master, whose slaves are compared by the runtime figures already read (a
+//     4.x slave that does not answer is not measured: how far behind it is is unknown).
 //   - NameServers: one GET_BROKER_CLUSTER_INFO per configured NameServer, when more
 //     than one is configured (Options.NameServers).
 //   - The min offsets that show lost messages come with the lag-time reads: a
@@ -108,10 +113,14 @@ const (
 	// consume: the broker keeps its lock for a client that is gone (or stopped renewing
 	// it) until the lock expires.
 	KindOrderlyBlocked = "orderlyBlocked"
+	// KindSlaveBehind: a slave has not copied its master's commit log up to
+	// SlaveBehindBytes of its end, or has no replication connection to it: what only the
+	// master holds is lost if its disk is, and a SYNC_MASTER's sends wait or fail.
+	KindSlaveBehind = "slaveBehind"
 )
 
 // Kinds lists every kind, most severe first.
-var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindNameServers, KindOrderlyBlocked, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
+var Kinds = []string{KindDiskFull, KindLost, KindStuck, KindFlowControl, KindDeadLetters, KindSlaveBehind, KindNameServers, KindOrderlyBlocked, KindSlow, KindRetryStorm, KindSubscriptions, KindChurn, KindVersions}
 
 // Severities, most severe first.
 const (
@@ -213,7 +222,24 @@ type Options struct {
 	// out. LockLookups bounds the groups read at one read: default DefaultLockLookups.
 	Locks       OrderlyLocks
 	LockLookups int
+	// Replication asks masters how far their slaves have copied (*rocketmq.Client); nil,
+	// or a nil Brokers, leaves slaveBehind out.
+	Replication Replication
+	// SlaveBehindBytes is how far (bytes of commit log) a slave may be behind its master
+	// before it is said to fall behind. Default DefaultSlaveBehindBytes.
+	SlaveBehindBytes int64
 }
+
+// Replication asks a master how far its slaves have copied its commit log: one
+// GET_BROKER_HA_STATUS.
+type Replication interface {
+	HAStatus(ctx context.Context, addr string) (*rocketmq.HAStatus, error)
+}
+
+// DefaultSlaveBehindBytes is the masters' own default haMaxGapNotInSync (256 MiB): a
+// slave further behind is no longer counted in sync by its master. A master with a
+// lower haMaxGapNotInSync says so of a slave nearer, and that counts too.
+const DefaultSlaveBehindBytes = 256 << 20
 
 // NameServerViews asks each configured NameServer what it knows: one
 // GET_BROKER_CLUSTER_INFO per NameServer.
@@ -312,6 +338,11 @@ type Engine struct {
 	blocked map[string]Finding
 	// unread is what the last read could not read (see Unread).
 	unread []Unread
+	// acked is each slave's last offset acknowledged to its master, kept for when the
+	// master has dropped its connection (20 s without an answer); noHA the masters that
+	// do not know GET_BROKER_HA_STATUS (4.x). Only brokerFindings uses them.
+	acked map[string]int64
+	noHA  map[string]bool
 }
 
 // evidenceTime is how evidence says a time.
@@ -358,6 +389,9 @@ func New(opts Options) *Engine {
 	if opts.SendQueueWaitMs <= 0 {
 		opts.SendQueueWaitMs = DefaultSendQueueWaitMs
 	}
+	if opts.SlaveBehindBytes <= 0 {
+		opts.SlaveBehindBytes = DefaultSlaveBehindBytes
+	}
 	if opts.DeadLetterLookups <= 0 {
 		opts.DeadLetterLookups = DefaultDeadLetterLookups
 	}
@@ -368,7 +402,7 @@ func New(opts Options) *Engine {
 		opts.Keep = 2 * longest
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
-		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}}
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}, acked: map[string]int64{}, noHA: map[string]bool{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
@@ -889,7 +923,7 @@ func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unrea
 		}
 		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
 	}
-	return out
+	return append(out, e.slaveFindings(ctx, l, at)...)
 }
 
 // brokerRuntimeFindings are one broker process's findings from its runtime figures.

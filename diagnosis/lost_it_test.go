@@ -20,13 +20,13 @@ import (
 // told to keep files no hours (fileReservedTime=0) and to delete expired files now
 // (mqadmin deleteExpiredCommitLog). The queue's min offset then rises above the
 // committed offset, and the collector's read of the group list shows it as messagesLost;
-// a reset to the min offset removes it. It runs on the package's private cluster: the
+// a reset to the min offset removes it. It runs on the package's private cluster (with slaves): the
 // shared one's other tests keep their messages.
 func TestMessagesLostWhenTheBrokerDeletesWhatAGroupHasNotRead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the local RocketMQ")
 	}
-	cl := dev.RequirePrivateCluster(t)
+	cl := dev.RequirePrivateClusterWithSlaves(t) // the package's one private cluster, shared with the slave test
 	c := rocketmqtest.Client(t, rocketmq.Config{NameServer: cl.NameServer, Timeout: 30 * time.Second,
 		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	cc := cluster.New(c, cluster.Options{})

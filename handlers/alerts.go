@@ -53,11 +53,17 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 		return
 	}
 	vm := views.AlertsVM{CanEdit: CallerRole(c).Allows(auth.Operator), Form: form}
+	byID := make(map[int64]store.AlertRule, len(rules))
 	for _, r := range rules {
 		vm.Rules = append(vm.Rules, alertRuleRowVM(l, r))
+		byID[r.ID] = r.AlertRule
 	}
 	for _, d := range deliveries {
-		vm.Deliveries = append(vm.Deliveries, alertDeliveryRowVM(l, d))
+		row := alertDeliveryRowVM(l, d)
+		if r, ok := byID[d.RuleID]; ok { // a deleted rule's deliveries were about groups or are gone with it
+			row.GroupURL = alertSubjectURL(r, d.Group)
+		}
+		vm.Deliveries = append(vm.Deliveries, row)
 	}
 	h.render(c, status, p, views.AlertsPage(vm))
 }
@@ -65,12 +71,12 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 // Create is POST /alerts: the form's rule; on bad input the page again, with the
 // sentence next to the form and what was typed kept.
 func (h *Alerts) Create(c *gin.Context) {
-	in := alerts.FormInput(c.PostForm("name"), c.PostForm("group"), c.PostForm("metric"), c.PostForm("threshold"),
+	in := alerts.FormInput(c.PostForm("name"), c.PostForm("group"), c.PostForm("broker"), c.PostForm("metric"), c.PostForm("threshold"),
 		c.PostForm("for"), c.PostForm("webhookUrl"), c.PostForm("format"))
-	form := views.AlertForm{Name: in.Name, Group: in.Group, Metric: in.Metric, Threshold: c.PostForm("threshold"), For: in.For,
+	form := views.AlertForm{Name: in.Name, Group: in.Group, Broker: in.Broker, Metric: in.Metric, Threshold: c.PostForm("threshold"), For: in.For,
 		WebhookURL: in.WebhookURL, Format: in.Format}
 	// Shown again only when refused: escaped, what the free-text rule does not take.
-	shownAll(&form.Name, &form.Group, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
+	shownAll(&form.Name, &form.Group, &form.Broker, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
 	_, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if fes := fault.All(err); len(fes) > 0 && fes[0].Code == fault.Invalid {
 		l := i18n.From(c.Request.Context())
@@ -122,6 +128,8 @@ type AlertRuleJSON struct {
 	ID         int64               `json:"id"`
 	Name       string              `json:"name"`
 	Group      string              `json:"group"`
+	// Broker is the broker pattern of a rule on a broker's finding (Group is then "").
+	Broker     string              `json:"broker,omitempty"`
 	Metric     string              `json:"metric"`
 	Threshold  int64               `json:"threshold"`
 	ForSeconds float64             `json:"forSeconds"`
@@ -167,6 +175,9 @@ func alertRuleJSON(r alerts.RuleView) AlertRuleJSON {
 	out := AlertRuleJSON{ID: r.ID, Name: r.Name, Group: r.GroupPattern, Metric: r.Metric, Threshold: r.Threshold,
 		ForSeconds: r.For.Seconds(), WebhookURL: alerts.RedactWebhook(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
 		States: []AlertStateJSON{}}
+	if alerts.Target(r.Metric) != alerts.TargetGroup {
+		out.Group, out.Broker = "", r.GroupPattern
+	}
 	if r.Matched >= 0 {
 		n := r.Matched
 		out.Matched = &n
@@ -225,7 +236,7 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
-const alertRuleShape = `{"group", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer"|"messagesLost"|"subscriptionDiffers"|"rebalanceChurn"|"retryStorm"|"deadLettersArriving"|"orderlyBlocked", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+const alertRuleShape = `{"group" or "broker", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer"|"messagesLost"|"subscriptionDiffers"|"rebalanceChurn"|"retryStorm"|"deadLettersArriving"|"orderlyBlocked"|"brokerDiskFull"|"brokerFlowControl"|"slaveBehind"|"nameServersDisagree", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
 
 func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
 	id := "alerts.condition.lag"
@@ -255,7 +266,11 @@ func alertRuleRowVM(l *i18n.Localizer, r alerts.RuleView) views.AlertRuleRow {
 	row := views.AlertRuleRow{ID: r.ID, Name: alerts.RuleName(l, r.AlertRule), Group: r.GroupPattern, Condition: alertCondition(l, r.AlertRule),
 		Webhook: webhookHost(r.WebhookURL), Format: r.Format, CreatedBy: r.CreatedBy, CreatedAt: views.TimeUTC(r.CreatedAt),
 		DeleteURL: "/alerts/" + strconv.FormatInt(r.ID, 10) + "/delete"}
-	switch {
+	switch target := alerts.Target(r.Metric); {
+	case target == alerts.TargetBroker:
+		row.Group, row.Matches = l.T("alerts.target.broker", "Pattern", r.GroupPattern), l.T("alerts.matches.findings")
+	case target == alerts.TargetNameServer:
+		row.Group, row.Matches = l.T("alerts.target.nameServers"), l.T("alerts.matches.findings")
 	case r.Matched < 0:
 		row.Matches = l.T("alerts.matches.unchecked")
 	case r.Matched == 0:
@@ -267,10 +282,22 @@ func alertRuleRowVM(l *i18n.Localizer, r alerts.RuleView) views.AlertRuleRow {
 		if s.State == alerts.StateResolved {
 			continue
 		}
-		row.Firing = append(row.Firing, views.AlertStateRow{Group: s.Group, GroupURL: views.GroupURL(s.Group), State: s.State,
+		row.Firing = append(row.Firing, views.AlertStateRow{Group: s.Group, GroupURL: alertSubjectURL(r.AlertRule, s.Group), State: s.State,
 			Since: views.TimeUTC(s.Since), SinceISO: views.ISO(s.Since), Value: alertValue(r.AlertRule, s.Value)})
 	}
 	return row
+}
+
+// alertSubjectURL is the page of what a rule fires for: the group's, the broker's, or
+// the overview, which shows the NameServers.
+func alertSubjectURL(r store.AlertRule, subject string) string {
+	switch alerts.Target(r.Metric) {
+	case alerts.TargetBroker:
+		return views.BrokerURL(subject)
+	case alerts.TargetNameServer:
+		return "/"
+	}
+	return views.GroupURL(subject)
 }
 
 func alertValue(r store.AlertRule, v *int64) string {

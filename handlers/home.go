@@ -179,7 +179,7 @@ func firingRows(ctx context.Context, l *i18n.Localizer, read func(context.Contex
 		if alerts.IsFinding(f.Rule.Metric) {
 			what = l.T("alerts.metric." + f.Rule.Metric)
 		}
-		rows = append(rows, views.FiringRow{Rule: alerts.RuleName(l, f.Rule), Group: f.State.Group,
+		rows = append(rows, views.FiringRow{Rule: alerts.RuleName(l, f.Rule), Group: f.State.Group, URL: alertSubjectURL(f.Rule, f.State.Group),
 			What:  what,
 			Since: views.TimeUTC(f.State.FiredAt), For: views.DurationIn(l, now.Sub(f.State.FiredAt).Round(time.Second))})
 	}

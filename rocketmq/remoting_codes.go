@@ -50,6 +50,7 @@ const (
 	CodeGetBrokerConsumeStats      RequestCode = 317
 	CodeSendMessageV2              RequestCode = 310
 	CodePollingInfo                RequestCode = 200055
+	CodeGetBrokerHAStatus          RequestCode = 907
 	// ACL 2.0 users and policies (5.3.0+).
 	CodeAuthCreateUser RequestCode = 3001
 	CodeAuthUpdateUser RequestCode = 3002
@@ -86,6 +87,7 @@ var requestCodeNames = map[RequestCode]string{
 	CodeAuthListACL:                "AUTH_LIST_ACL",
 	CodeGetAllConsumerOffset:       "GET_ALL_CONSUMER_OFFSET",
 	CodeGetBrokerRuntimeInfo:       "GET_BROKER_RUNTIME_INFO",
+	CodeGetBrokerHAStatus:          "GET_BROKER_HA_STATUS",
 	CodeSearchOffsetByTimestamp:    "SEARCH_OFFSET_BY_TIMESTAMP",
 	CodeGetMaxOffset:               "GET_MAX_OFFSET",
 	CodeGetMinOffset:               "GET_MIN_OFFSET",

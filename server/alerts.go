@@ -34,21 +34,47 @@ func (a *clusterApp) alertService() *alerts.Service {
 // evaluateAlerts applies the rules to one read of every group.
 func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List, diag *diagnosis.Engine) {
 	found := map[string][]string{}
+	var others []alerts.Observation // a broker's or a NameServer's findings
 	if diag != nil {
 		fs, _ := diag.Findings()
 		for _, f := range fs {
-			found[f.Group] = append(found[f.Group], f.Kind)
+			switch {
+			case f.Group != "":
+				found[f.Group] = append(found[f.Group], f.Kind)
+			case f.Broker != "":
+				others = append(others, alerts.Observation{Target: alerts.TargetBroker, Group: f.Broker, Findings: []string{f.Kind}})
+			case f.NameServer != "":
+				others = append(others, alerts.Observation{Target: alerts.TargetNameServer, Group: f.NameServer, Findings: []string{f.Kind}})
+			}
 		}
 	}
-	obs := make([]alerts.Observation, 0, len(l.Groups))
+	obs := make([]alerts.Observation, 0, len(l.Groups)+len(others))
 	for _, g := range l.Groups {
 		if !g.System {
 			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs, Findings: found[g.Group]})
 		}
 	}
+	obs = append(obs, mergeObservations(others)...)
 	if err := svc.Evaluate(ctx, l.CheckedAt, obs); err != nil && ctx.Err() == nil {
 		a.log.Error("evaluate alert rules", "err", err)
 	}
+}
+
+// mergeObservations puts the findings of one broker (several processes may each have
+// one) or NameServer in one observation: a rule keeps one state per broker.
+func mergeObservations(obs []alerts.Observation) []alerts.Observation {
+	var out []alerts.Observation
+	at := map[[2]string]int{}
+	for _, o := range obs {
+		k := [2]string{o.Target, o.Group}
+		if i, ok := at[k]; ok {
+			out[i].Findings = append(out[i].Findings, o.Findings...)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, o)
+	}
+	return out
 }
 
 // alertMetrics exposes where the alert rules stand: one series per rule and group that

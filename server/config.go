@@ -19,6 +19,7 @@ import (
 	"rmqconsole/auth/ldap"
 	"rmqconsole/auth/oidc"
 	"rmqconsole/decoder"
+	"rmqconsole/diagnosis"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
@@ -89,6 +90,10 @@ type Config struct {
 	Decoders *decoder.Registry
 	// AuditStream is where the audit log is streamed (config_audit_stream.go); nil: nowhere.
 	AuditStream *AuditStreamConfig
+	// diagnosis holds the diagnosis's limits that no setting names (DiskRatio,
+	// SlaveBehindBytes); zero values take the diagnosis's defaults. Tests lower them to
+	// make a real broker's finding.
+	diagnosis diagnosis.Options
 }
 
 // setting describes one configuration entry; the same table drives parsing, defaults,

@@ -132,9 +132,10 @@ func (a *clusterApp) collectLag(s *services) {
 	// queues stand still, within DefaultLockLookups a read); clients
 	// commit offsets every few seconds, so "stuck" needs a few of them.
 	s.diagnosis = diagnosis.New(diagnosis.Options{Cluster: a.cluster, Subscriptions: s.groupsLive.Rebalances(), Rebalances: a.store,
-		DeadLetters: s.deadLetters, Brokers: s.brokers, NameServers: a.rmq,
+		DeadLetters: s.deadLetters, Brokers: s.brokers, NameServers: a.rmq, Replication: a.rmq,
 		Locks:      groups.LockReader{Service: s.groups, Log: s.groupsLive.Rebalances()},
-		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second)})
+		StuckAfter: max(2*a.cfg.MetricsInterval, 10*time.Second), SlowOver: max(3*a.cfg.MetricsInterval, 15*time.Second),
+		DiskRatio: a.cfg.diagnosis.DiskRatio, SlaveBehindBytes: a.cfg.diagnosis.SlaveBehindBytes})
 	col.Then(s.diagnosis.Observe)
 	col.Then(a.whenLeading(groups.NewLagRecorder(a.store, a.cfg.LagRetention, a.log.With("component", "lag-history")).Record))
 	col.Then(a.whenLeading(func(ctx context.Context, l *groups.List) { a.evaluateAlerts(ctx, s.alerts, l, s.diagnosis) }))

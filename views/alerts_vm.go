@@ -35,7 +35,7 @@ type AlertsVM struct {
 // AlertForm is the add-a-rule form, keeping what was typed; Error is the sentence about
 // Field.
 type AlertForm struct {
-	Name, Group, Metric, Threshold, For, WebhookURL, Format string
+	Name, Group, Broker, Metric, Threshold, For, WebhookURL, Format string
 	// FieldErrors is the sentence for each refused field; Error all of them together.
 	FieldErrors map[string]string
 	Error       string
@@ -48,7 +48,7 @@ func (f AlertForm) FieldError(name string) string { return f.FieldErrors[name] }
 // it; the others' go in the form's banner.
 func AlertFieldShowsError(field string) bool {
 	switch field {
-	case "group", "threshold", "for", "webhookUrl", "name":
+	case "group", "broker", "threshold", "for", "webhookUrl", "name":
 		return true
 	}
 	return false

@@ -1,0 +1,53 @@
+-- +goose Up
+-- Alert rules may also watch the diagnosis's findings about brokers (a disk nearly full,
+-- sends refused as busy, a slave behind its master) and the NameServers that disagree.
+-- Such a rule keeps its broker pattern in group_pattern (empty for the NameServers), and
+-- its states name a broker or a NameServer in group_name: the metric says which. SQLite
+-- cannot change a CHECK in place, so the table is rebuilt; dropping it cascades to the
+-- rules' states, which are kept aside and put back.
+CREATE TEMP TABLE alert_states_kept AS SELECT * FROM alert_states;
+CREATE TABLE alert_rules_new (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    name          TEXT    NOT NULL,
+    group_pattern TEXT    NOT NULL,
+    metric        TEXT    NOT NULL CHECK (metric IN ('lag', 'lagTime', 'consumerStuck', 'slowConsumer',
+                                                     'messagesLost', 'subscriptionDiffers', 'rebalanceChurn',
+                                                     'retryStorm', 'deadLettersArriving',
+                                                     'brokerDiskFull', 'brokerFlowControl', 'slaveBehind', 'nameServersDisagree')),
+    threshold     INTEGER NOT NULL CHECK (threshold >= 0),
+    for_ms        INTEGER NOT NULL CHECK (for_ms >= 0),
+    webhook_url   TEXT    NOT NULL,
+    format        TEXT    NOT NULL CHECK (format IN ('json', 'slack', 'dingtalk')),
+    created_by    TEXT    NOT NULL DEFAULT '',
+    created_at_ms INTEGER NOT NULL,
+    cluster       TEXT    NOT NULL DEFAULT ''
+);
+INSERT INTO alert_rules_new SELECT * FROM alert_rules;
+DROP TABLE alert_rules;
+ALTER TABLE alert_rules_new RENAME TO alert_rules;
+INSERT INTO alert_states SELECT * FROM alert_states_kept;
+DROP TABLE alert_states_kept;
+
+-- +goose Down
+DELETE FROM alert_rules WHERE metric IN ('brokerDiskFull', 'brokerFlowControl', 'slaveBehind', 'nameServersDisagree');
+CREATE TEMP TABLE alert_states_kept AS SELECT * FROM alert_states;
+CREATE TABLE alert_rules_old (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    name          TEXT    NOT NULL,
+    group_pattern TEXT    NOT NULL,
+    metric        TEXT    NOT NULL CHECK (metric IN ('lag', 'lagTime', 'consumerStuck', 'slowConsumer',
+                                                     'messagesLost', 'subscriptionDiffers', 'rebalanceChurn',
+                                                     'retryStorm', 'deadLettersArriving')),
+    threshold     INTEGER NOT NULL CHECK (threshold >= 0),
+    for_ms        INTEGER NOT NULL CHECK (for_ms >= 0),
+    webhook_url   TEXT    NOT NULL,
+    format        TEXT    NOT NULL CHECK (format IN ('json', 'slack', 'dingtalk')),
+    created_by    TEXT    NOT NULL DEFAULT '',
+    created_at_ms INTEGER NOT NULL,
+    cluster       TEXT    NOT NULL DEFAULT ''
+);
+INSERT INTO alert_rules_old SELECT * FROM alert_rules;
+DROP TABLE alert_rules;
+ALTER TABLE alert_rules_old RENAME TO alert_rules;
+INSERT INTO alert_states SELECT * FROM alert_states_kept;
+DROP TABLE alert_states_kept;
