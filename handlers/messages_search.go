@@ -14,6 +14,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -44,6 +45,9 @@ type Messages struct {
 	Reads *ReadAudit
 	// Tails runs the live tails of topics; nil when no NameServer is configured.
 	Tails TailSource
+	// Masking hides from readers without the right to read bodies what its rules
+	// cover; nil hides nothing.
+	Masking *masking.Policy
 }
 
 func (h *Messages) now() time.Time {
@@ -73,15 +77,23 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 	ctx := c.Request.Context()
 	out := &msgOutcome{leave: func() {}}
 	start := time.Now()
+	mk := h.masker(c)
 	var err error
 	switch f.tab {
 	case views.TabKey:
 		if out.keyQ, err = f.keyQuery(); err != nil {
 			return nil, err
 		}
-		out.keyRes, err = h.Lookup.ByKey(ctx, out.keyQ)
+		q := out.keyQ
+		q.Filter = maskedFilter(mk, q.Filter)
+		if out.keyRes, err = h.Lookup.ByKey(ctx, q); err == nil {
+			maskMessages(mk, out.keyRes.Messages)
+		}
 	case views.TabID:
-		out.idRes, err = h.Lookup.ByID(ctx, f.idQuery())
+		if out.idRes, err = h.Lookup.ByID(ctx, f.idQuery()); err == nil {
+			out.idRes.Message = maskMessage(mk, out.idRes.Message)
+			maskMessages(mk, out.idRes.Copies)
+		}
 	default:
 		if out.rangeQ, err = f.rangeQuery(h.now(), page); err != nil {
 			return nil, err
@@ -89,8 +101,12 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 		if out.leave, err = h.enterHeavy(c); err != nil {
 			return nil, err
 		}
-		if out.rangeRes, err = h.Lookup.ByRange(ctx, out.rangeQ); err != nil {
+		q := out.rangeQ
+		q.Filter = maskedFilter(mk, q.Filter)
+		if out.rangeRes, err = h.Lookup.ByRange(ctx, q); err != nil {
 			out.leave()
+		} else {
+			maskMessages(mk, out.rangeRes.Messages)
 		}
 	}
 	out.took = time.Since(start)

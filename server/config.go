@@ -20,6 +20,7 @@ import (
 	"rmqconsole/auth/oidc"
 	"rmqconsole/decoder"
 	"rmqconsole/i18n"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -87,6 +88,9 @@ type Config struct {
 	// Decoders read message bodies by their topics' types (the decoders of --config);
 	// nil reads every body as JSON, text or hex.
 	Decoders *decoder.Registry
+	// Masking hides fields, properties and pattern matches of bodies from readers
+	// without the right to read them (the masking section of --config); nil hides nothing.
+	Masking *masking.Policy
 	// AuditStream is where the audit log is streamed (config_audit_stream.go); nil: nowhere.
 	AuditStream *AuditStreamConfig
 }
