@@ -173,6 +173,11 @@ func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 		Hint: l.T("message.born.hint", "Millis", m.BornTimestamp)}
 	store := views.DetailField{Label: l.T("message.field.store"), Value: views.TimeUTC(m.StoreTime()),
 		Hint: l.T("message.store.hint", "Millis", m.StoreTimestamp, "After", m.StoreTimestamp-m.BornTimestamp)}
+	crc := strconv.FormatUint(uint64(m.BodyCRC), 10)
+	if m.Masked {
+		// The stored body's checksum would let a reader test guesses of a masked value.
+		crc = masking.Marker
+	}
 	return []views.DetailField{
 		f("topic", m.Topic, true),
 		f("tags", m.Tags(), true),
@@ -188,7 +193,7 @@ func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 		f("flag", strconv.Itoa(m.Flag), true),
 		f("sysflag", fmt.Sprintf("%d (%s)", m.SysFlag, strings.Join(flags, ", ")), true),
 		f("storesize", l.N("message.bytes", m.StoreSize), false),
-		f("crc", strconv.FormatUint(uint64(m.BodyCRC), 10), true),
+		f("crc", crc, true),
 		f("prepared", strconv.FormatInt(m.PreparedTransactionOffset, 10), true),
 		f("format", "magic V"+strconv.Itoa(m.MagicVersion), false),
 	}
