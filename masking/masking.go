@@ -173,3 +173,18 @@ func sentTopic(m *rocketmq.Message) string {
 	}
 	return m.Topic
 }
+
+// HidesProperty reports whether the reader sees property name of topic's messages
+// masked: a search by that property (a message key in the broker's index, a tag) would
+// tell by what it finds what the rows hide.
+func (mk *Masker) HidesProperty(topic, name string) bool {
+	if mk == nil || mk.p.ReadsBodies(mk.role, mk.cluster, topic) {
+		return false
+	}
+	for i := range mk.p.rules {
+		if r := &mk.p.rules[i]; r.covers(mk.cluster, topic) && slices.Contains(r.properties, name) {
+			return true
+		}
+	}
+	return false
+}

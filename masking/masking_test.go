@@ -168,3 +168,11 @@ func TestLoadReadsTheMaskingSectionBesideTheClusters(t *testing.T) {
 		t.Fatal("a misspelt masking setting was accepted")
 	}
 }
+
+func TestHidesPropertySaysWhichSearchesWouldTellAMaskedValue(t *testing.T) {
+	p := policy(t, Config{Rules: []RuleConfig{{Topic: "orders-*", Properties: []string{"KEYS"}}}})
+	if !p.For(auth.Viewer, "c").HidesProperty("orders-1", "KEYS") || p.For(auth.Viewer, "c").HidesProperty("orders-1", "TAGS") ||
+		p.For(auth.Viewer, "c").HidesProperty("payments", "KEYS") || p.For(auth.Operator, "c").HidesProperty("orders-1", "KEYS") {
+		t.Error("HidesProperty does not follow the rules and the reader's role")
+	}
+}

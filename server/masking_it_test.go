@@ -40,7 +40,7 @@ func TestAViewerNeverSeesAMaskedValueWhereAnOperatorDoes(t *testing.T) {
 	if err := cl.CreateTopic(ctx, topic, 2); err != nil {
 		t.Fatal(err)
 	}
-	const email, userID = "zoe.secret@example.com", "user-77-hidden"
+	const email, userID, orderKey = "zoe.secret@example.com", "user-77-hidden", "order-key-secret-42"
 	conf := filepath.Join(t.TempDir(), "console.toml")
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`[[clusters]]
 name = "default"
@@ -49,7 +49,7 @@ namesrv = [%q]
 [[masking.rules]]
 topic = "masked-*"
 json_paths = ["customer.email"]
-properties = ["userId"]
+properties = ["userId", "KEYS"]
 `, cl.NameServer)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +57,7 @@ properties = ["userId"]
 	p := rmqclient.StartProducer(t, cl.NameServer, "")
 	m := primitive.NewMessage(topic, []byte(`{"order":42,"customer":{"name":"Zoë","email":"`+email+`"}}`))
 	m.WithProperty("userId", userID)
+	m.WithKeys([]string{orderKey})
 	sent, err := p.SendSync(ctx, m)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ properties = ["userId"]
 	}
 	leaks := func(what, s string) {
 		t.Helper()
-		if strings.Contains(s, email) || strings.Contains(s, userID) {
+		if strings.Contains(s, email) || strings.Contains(s, userID) || strings.Contains(s, orderKey) {
 			t.Errorf("%s shows a masked value to a viewer:\n%s", what, s)
 		}
 		if !strings.Contains(s, masking.Marker) {
@@ -180,6 +181,19 @@ properties = ["userId"]
 		if got := get(viewer, "/api/v1/messages?"+search(f).Encode()+"&scan=deep").Body.String(); strings.Contains(got, sent.OffsetMsgID) {
 			t.Errorf("deep scan with filter %v found the message for a viewer", f)
 		}
+	}
+
+	// A search by a masked key would tell the key by what it finds: refused to a viewer.
+	byKey := "/api/v1/messages?" + url.Values{"topic": {topic}, "key": {orderKey}}.Encode()
+	if rec := get(viewer, byKey); rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), sent.OffsetMsgID) {
+		t.Errorf("a viewer's search by a masked key: %d %s", rec.Code, rec.Body)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for !strings.Contains(get(operator, byKey).Body.String(), sent.OffsetMsgID) {
+		if time.Now().After(deadline) {
+			t.Fatal("an operator's search by key never found the message")
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 
 	// The operator reads it whole; only the operator may copy it.
