@@ -114,16 +114,19 @@ type Filter struct {
 	// mask, when set, is the message as the reader may see it (package masking):
 	// Match judges that, so which messages match tells nothing a masked page hides.
 	mask func(*rocketmq.Message) *rocketmq.Message
+	// masker names whose view mask gives, for Key.
+	masker string
 }
 
-// MaskedBy is f judging each message as mask turns it (nil: as stored). A filter that
-// asks for nothing stays as it is: it matches every message, masked or not.
-func (f *Filter) MaskedBy(mask func(*rocketmq.Message) *rocketmq.Message) *Filter {
+// MaskedBy is f judging each message as mask turns it (nil: as stored) for the reader
+// who names the view (a role), which Key carries. A filter that asks for nothing stays
+// as it is: it matches every message, masked or not.
+func (f *Filter) MaskedBy(who string, mask func(*rocketmq.Message) *rocketmq.Message) *Filter {
 	if f.IsZero() || mask == nil {
 		return f
 	}
 	g := *f
-	g.mask = mask
+	g.mask, g.masker = mask, who
 	return &g
 }
 
@@ -209,7 +212,8 @@ func (f *Filter) Query() Query { return f.q }
 func (f *Filter) Key() string {
 	k := f.q.Values().Encode()
 	if f != nil && f.mask != nil {
-		k += "&masked" // a masked reader's tail matches other messages than a reader's of bodies
+		// A masked reader's tail matches other messages than a reader's of bodies.
+		k += "&masked=" + url.QueryEscape(f.masker)
 	}
 	return k
 }

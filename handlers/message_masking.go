@@ -36,7 +36,7 @@ func maskedFilter(mk *masking.Masker, f *filter.Filter) *filter.Filter {
 	if mk == nil {
 		return f
 	}
-	return f.MaskedBy(mk.Masked)
+	return f.MaskedBy(mk.Reader(), mk.Masked)
 }
 
 // msgMaskedShort is a result row's note that m is masked; "" when it is not.

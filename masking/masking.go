@@ -118,6 +118,10 @@ func (mk *Masker) Message(m *rocketmq.Message) (*rocketmq.Message, bool) {
 	return &out, true
 }
 
+// Reader names whose view the masker gives: filters that mask carry it in their key,
+// so one live tail serves only readers who see the same.
+func (mk *Masker) Reader() string { return mk.role.String() }
+
 // Masked is fn for filters: the message as the reader may see it.
 func (mk *Masker) Masked(m *rocketmq.Message) *rocketmq.Message {
 	out, _ := mk.Message(m)
