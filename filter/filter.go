@@ -111,6 +111,23 @@ type Filter struct {
 	contains []byte
 	regex    *regexp.Regexp
 	json     *jsonCond
+	// mask, when set, is the message as the reader may see it (package masking):
+	// Match judges that, so which messages match tells nothing a masked page hides.
+	mask func(*rocketmq.Message) *rocketmq.Message
+	// masker names whose view mask gives, for Key.
+	masker string
+}
+
+// MaskedBy is f judging each message as mask turns it (nil: as stored) for the reader
+// who names the view (a role), which Key carries. A filter that asks for nothing stays
+// as it is: it matches every message, masked or not.
+func (f *Filter) MaskedBy(who string, mask func(*rocketmq.Message) *rocketmq.Message) *Filter {
+	if f.IsZero() || mask == nil {
+		return f
+	}
+	g := *f
+	g.mask, g.masker = mask, who
+	return &g
 }
 
 // Compile checks q and compiles it. Every problem is reported, as a fault.List of
@@ -192,7 +209,14 @@ func (f *Filter) Query() Query { return f.q }
 
 // Key identifies the filter: two filters with one key match the same messages, so one
 // live tail can serve every viewer of a topic and filter.
-func (f *Filter) Key() string { return f.q.Values().Encode() }
+func (f *Filter) Key() string {
+	k := f.q.Values().Encode()
+	if f != nil && f.mask != nil {
+		// A masked reader's tail matches other messages than a reader's of bodies.
+		k += "&masked=" + url.QueryEscape(f.masker)
+	}
+	return k
+}
 
 // IsZero reports whether the filter matches every message.
 func (f *Filter) IsZero() bool { return f == nil || f.q.IsZero() }
@@ -209,6 +233,9 @@ func (f *Filter) NeedsBody() bool {
 // Match reports whether m is one the filter asks for, judging the body as stored
 // after decompression. A nil Filter matches everything.
 func (f *Filter) Match(m *rocketmq.Message) bool {
+	if f != nil && f.mask != nil {
+		m = f.mask(m)
+	}
 	return f.MatchBody(m.Properties, m.Body)
 }
 

@@ -185,3 +185,23 @@ func TestSentencesAreInBothLanguages(t *testing.T) {
 		}
 	}
 }
+
+func TestAMaskedFilterJudgesTheMessageAsTheReaderSeesIt(t *testing.T) {
+	f, err := Compile(Query{BodyContains: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &rocketmq.Message{Body: []byte("a secret")}
+	hide := func(m *rocketmq.Message) *rocketmq.Message { return &rocketmq.Message{Body: []byte("a ••••")} }
+	masked := f.MaskedBy("viewer", hide)
+	if !f.Match(m) || masked.Match(m) {
+		t.Fatalf("unmasked matches %v, masked matches %v: want true, false", f.Match(m), masked.Match(m))
+	}
+	if masked.Key() == f.Key() {
+		t.Error("a masked filter shares its key (and so its live tail) with an unmasked one")
+	}
+	var none *Filter
+	if none.MaskedBy("viewer", hide) != nil {
+		t.Error("a filter that asks for nothing became one that asks for something")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"rmqconsole/decoder"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
 	"rmqconsole/views"
 )
 
@@ -22,7 +23,7 @@ func (h *Messages) Body(c *gin.Context) {
 	m := r.Message
 	if c.Query("part") == "row" {
 		h.recordBody(c, m, "row")
-		h.renderFragment(c, http.StatusOK, views.MessageBodyRow(h.bodyRowVM(i18n.From(c.Request.Context()), m)))
+		h.renderFragment(c, http.StatusOK, views.MessageBodyRow(h.bodyRowVM(c, i18n.From(c.Request.Context()), m)))
 		return
 	}
 	h.recordBody(c, m, "file")
@@ -33,9 +34,9 @@ func (h *Messages) Body(c *gin.Context) {
 
 // bodyRowVM is m's body decoded by its topic's decoder (JSON, text or hex without
 // one), cut as the message's page cuts it, with how it was read.
-func (h *Messages) bodyRowVM(l *i18n.Localizer, m lookup.Message) views.BodyRowVM {
+func (h *Messages) bodyRowVM(c *gin.Context, l *i18n.Localizer, m lookup.Message) views.BodyRowVM {
 	d := decoder.Decode(m.Message)
-	if h.Decoders != nil {
+	if h.Decoders != nil && !(m.Masked && masking.WholeBody(m.Body)) {
 		d = h.Decoders.Decode(h.ClusterName, m.Message)
 	}
 	text, cut := msgCutText([]byte(d.Text), msgBodyTextShown)
@@ -50,6 +51,7 @@ func (h *Messages) bodyRowVM(l *i18n.Localizer, m lookup.Message) views.BodyRowV
 	if d.Problem.ID != "" {
 		vm.Problem = l.Say(d.Problem)
 	}
+	vm.Masked = maskedNote(c, m)
 	if cut {
 		vm.CutNote = l.N("message.body.cut", len(m.Body))
 	}

@@ -19,7 +19,7 @@ import (
 
 // messageCopyVM is the message page's "copy to a topic", for operators.
 func messageCopyVM(c *gin.Context, m lookup.Message) *views.MessageCopyVM {
-	if !CallerRole(c).Allows(auth.Operator) || m.Message == nil {
+	if !CallerRole(c).Allows(auth.Operator) || m.Message == nil || m.Masked {
 		return nil
 	}
 	return &views.MessageCopyVM{Action: "/messages/" + url.PathEscape(c.Param("id")) + "/copy", Topic: m.Topic}
@@ -40,6 +40,12 @@ func (h *Messages) Copy(c *gin.Context) {
 	}
 	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
+		return
+	}
+	if r.Message.Masked {
+		// A copy would send the marker in place of the values: the copy needs the
+		// right to read bodies, as seeing the form does.
+		h.failInput(c, fault.New(fault.Refused, "masking.copy.refused", "Role", CallerRole(c).String()).Because("masked"))
 		return
 	}
 	// The form shows the body: a read like the message page's.

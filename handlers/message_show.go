@@ -19,6 +19,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
@@ -54,6 +55,11 @@ func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 		h.failInput(c, err)
 		return nil, false
 	}
+	// Every answer about one message (its page, body, copy, the API) shows it as the
+	// caller may read it.
+	mk := h.masker(c)
+	r.Message = maskMessage(mk, r.Message)
+	maskMessages(mk, r.Copies)
 	return r, true
 }
 
@@ -84,6 +90,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
 	vm.Body = msgBodyView(c, r.Message, h.topicDecoded(r.Message))
+	vm.Body.Masked = maskedNote(c, r.Message)
 	vm.Trace = traceVM(i18n.From(c.Request.Context()), traceAskedOf(c), r.Message, trace, traceErr)
 	if vm.Trace.Error != "" && status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
@@ -166,6 +173,11 @@ func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 		Hint: l.T("message.born.hint", "Millis", m.BornTimestamp)}
 	store := views.DetailField{Label: l.T("message.field.store"), Value: views.TimeUTC(m.StoreTime()),
 		Hint: l.T("message.store.hint", "Millis", m.StoreTimestamp, "After", m.StoreTimestamp-m.BornTimestamp)}
+	crc := strconv.FormatUint(uint64(m.BodyCRC), 10)
+	if m.Masked {
+		// The stored body's checksum would let a reader test guesses of a masked value.
+		crc = masking.Marker
+	}
 	return []views.DetailField{
 		f("topic", m.Topic, true),
 		f("tags", m.Tags(), true),
@@ -181,7 +193,7 @@ func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 		f("flag", strconv.Itoa(m.Flag), true),
 		f("sysflag", fmt.Sprintf("%d (%s)", m.SysFlag, strings.Join(flags, ", ")), true),
 		f("storesize", l.N("message.bytes", m.StoreSize), false),
-		f("crc", strconv.FormatUint(uint64(m.BodyCRC), 10), true),
+		f("crc", crc, true),
 		f("prepared", strconv.FormatInt(m.PreparedTransactionOffset, 10), true),
 		f("format", "magic V"+strconv.Itoa(m.MagicVersion), false),
 	}
@@ -246,7 +258,7 @@ func msgUniqKeyDecoded(l *i18n.Localizer, m lookup.Message) views.IDDecoded {
 // one an admin set), or nil when it has none: JSON, text and hex the page shows anyway.
 // A decoder that could not read this body says why in Problem.
 func (h *Messages) topicDecoded(m lookup.Message) *decoder.Decoded {
-	if h.Decoders == nil {
+	if h.Decoders == nil || m.Masked && masking.WholeBody(m.Body) {
 		return nil
 	}
 	d := h.Decoders.Decode(h.ClusterName, m.Message)

@@ -39,6 +39,9 @@ type MessageJSON struct {
 	// BodyError says why the body could not be decompressed (Body then holds the stored
 	// bytes).
 	BodyError string `json:"bodyError,omitempty"`
+	// Masked says the body or properties are masked for the caller's role (package
+	// masking): the masked values read "••••".
+	Masked bool `json:"masked,omitempty"`
 }
 
 // MessagesJSON answers GET /api/v1/messages: a range or key query.
@@ -123,6 +126,7 @@ func messageJSON(m lookup.Message) MessageJSON {
 		BornHost: msgHost(m.BornHost), StoreHost: msgHost(m.StoreHost),
 		ReconsumeTimes: m.ReconsumeTimes, Flag: m.Flag, SysFlag: m.SysFlag, StoreSize: m.StoreSize,
 		Properties: m.Properties, BodySize: len(m.Body), Compression: m.Compression, BodyError: m.BodyError,
+		Masked: m.Masked,
 	}
 	if j.Keys == nil {
 		j.Keys = []string{}

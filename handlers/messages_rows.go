@@ -30,7 +30,11 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 	if err == nil {
 		defer leave()
 		var r *lookup.Result
-		if r, err = h.Lookup.ByRange(c.Request.Context(), q); err == nil {
+		mk := h.masker(c)
+		mq := q
+		mq.Filter = maskedFilter(mk, q.Filter)
+		if r, err = h.Lookup.ByRange(c.Request.Context(), mq); err == nil {
+			maskMessages(mk, r.Messages)
 			piece.Rows, piece.More = msgPage(l, *f, q, r, rest)
 			piece.Failures = msgFailures(l, r.Failures)
 			h.recordList(c, store.ReadListMode, f.form.Topic, "page", len(piece.Rows))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ func (h *Messages) scanQuery(c *gin.Context, f *msgSearchForm) (lookup.ScanQuery
 	if err := errs.Err(); err != nil {
 		return q, err
 	}
+	q.Filter = maskedFilter(h.masker(c), q.Filter)
 	return q, q.Validate()
 }
 
@@ -90,6 +92,7 @@ func (h *Messages) scanAPI(c *gin.Context, f *msgSearchForm) {
 		h.Fail(c, err)
 		return
 	}
+	maskMessages(h.masker(c), res.Messages)
 	h.recordList(c, store.ReadListMode, f.form.Topic, "api", len(res.Messages))
 	// Without a range query messagesJSON leaves the range's counts out: ScanJSON has them.
 	r := &lookup.Result{Messages: res.Messages, Limit: lookup.ScanKeep, Truncated: res.Matched > int64(len(res.Messages)),
@@ -149,6 +152,7 @@ func (h *Messages) ScanWS(c *gin.Context) {
 	}
 	f := parseMsgSearchForm(c)
 	q, err := h.scanQuery(c, &f)
+	mk := h.masker(c)
 	leave := func() {}
 	if err == nil {
 		leave, err = h.enterHeavy(c)
@@ -170,7 +174,9 @@ func (h *Messages) ScanWS(c *gin.Context) {
 	shown := 0
 	res, err := h.Lookup.Scan(ctx, q, lookup.ScanSink{
 		Matches: func(ms []lookup.Message, p lookup.ScanProgress) {
-			rows := msgRows(l, ms[:min(len(ms), lookup.ScanKeep-shown)])
+			ms = slices.Clone(ms[:min(len(ms), lookup.ScanKeep-shown)])
+			maskMessages(mk, ms)
+			rows := msgRows(l, ms)
 			shown += len(rows)
 			if len(rows) > 0 {
 				send(views.ScanRows(rows))

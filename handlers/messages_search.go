@@ -14,6 +14,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -44,6 +45,9 @@ type Messages struct {
 	Reads *ReadAudit
 	// Tails runs the live tails of topics; nil when no NameServer is configured.
 	Tails TailSource
+	// Masking hides from readers without the right to read bodies what its rules
+	// cover; nil hides nothing.
+	Masking *masking.Policy
 }
 
 func (h *Messages) now() time.Time {
@@ -73,24 +77,43 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 	ctx := c.Request.Context()
 	out := &msgOutcome{leave: func() {}}
 	start := time.Now()
+	mk := h.masker(c)
 	var err error
 	switch f.tab {
 	case views.TabKey:
 		if out.keyQ, err = f.keyQuery(); err != nil {
 			return nil, err
 		}
-		out.keyRes, err = h.Lookup.ByKey(ctx, out.keyQ)
+		if mk.HidesProperty(out.keyQ.Topic, rocketmq.PropertyKeys) {
+			// The index finds by the key itself: what it finds would tell the key.
+			return nil, fault.New(fault.Refused, "masking.search.keys", "Topic", out.keyQ.Topic, "Role", CallerRole(c).String()).Because("masked")
+		}
+		q := out.keyQ
+		q.Filter = maskedFilter(mk, q.Filter)
+		if out.keyRes, err = h.Lookup.ByKey(ctx, q); err == nil {
+			maskMessages(mk, out.keyRes.Messages)
+		}
 	case views.TabID:
-		out.idRes, err = h.Lookup.ByID(ctx, f.idQuery())
+		if out.idRes, err = h.Lookup.ByID(ctx, f.idQuery()); err == nil {
+			out.idRes.Message = maskMessage(mk, out.idRes.Message)
+			maskMessages(mk, out.idRes.Copies)
+		}
 	default:
 		if out.rangeQ, err = f.rangeQuery(h.now(), page); err != nil {
 			return nil, err
 		}
+		if out.rangeQ.Tag != "" && mk.HidesProperty(out.rangeQ.Topic, rocketmq.PropertyTags) {
+			return nil, fault.New(fault.Refused, "masking.search.tags", "Topic", out.rangeQ.Topic, "Role", CallerRole(c).String()).Because("masked")
+		}
 		if out.leave, err = h.enterHeavy(c); err != nil {
 			return nil, err
 		}
-		if out.rangeRes, err = h.Lookup.ByRange(ctx, out.rangeQ); err != nil {
+		q := out.rangeQ
+		q.Filter = maskedFilter(mk, q.Filter)
+		if out.rangeRes, err = h.Lookup.ByRange(ctx, q); err != nil {
 			out.leave()
+		} else {
+			maskMessages(mk, out.rangeRes.Messages)
 		}
 	}
 	out.took = time.Since(start)

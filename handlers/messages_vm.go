@@ -38,6 +38,7 @@ func msgRow(l *i18n.Localizer, m lookup.Message) views.MessageRow {
 		QueueOffset: views.Thousands(m.QueueOffset),
 		Size:        views.Thousands(int64(len(m.Body))),
 		Preview:     msgPreview(l, m.Body),
+		Masked:      msgMaskedShort(l, m),
 		DetailURL:   msgDetailURLFor(id, m),
 		BodyURL:     msgBodyRowURL(id, m),
 		UniqKeyURL:  msgUniqKeyURL(m),

@@ -16,6 +16,7 @@ import (
 	"rmqconsole/decoding"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/masking"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -34,6 +35,9 @@ type DecodingService interface {
 type TopicDecoder struct {
 	*Env
 	Decoding DecodingService
+	// Masking and ClusterName mask the previewed body as the message pages would.
+	Masking     *masking.Policy
+	ClusterName string
 }
 
 func topicDecoderURL(topic string) string { return views.TopicURL(topic) + "/decoder" }
@@ -90,6 +94,13 @@ func (h *TopicDecoder) Post(c *gin.Context) {
 		return
 	}
 	vm.Preview = previewVM(l, p)
+	if p.Message != nil {
+		// The preview is the body decoded: it is masked as JSON, as its fields read.
+		if text, masked := h.Masking.For(CallerRole(c), h.ClusterName).Body(p.Message.Topic, []byte(p.Decoded.Text)); masked {
+			vm.Preview.Text, _ = msgCutText(text, previewShown)
+			vm.Preview.Masked = l.T("masking.note", "Role", CallerRole(c).String())
+		}
+	}
 	h.renderDecoder(c, http.StatusOK, vm)
 }
 

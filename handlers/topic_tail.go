@@ -16,6 +16,7 @@ import (
 	"rmqconsole/filter"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -33,7 +34,7 @@ const framesHTML = "html"
 
 // tailQuery reads the topic and filter of a tail from the request, compiling the filter
 // as the message search does; bad input is a fault.List with the topic's problem first.
-func tailQuery(c *gin.Context) (lookup.TailQuery, filter.Query, error) {
+func tailQuery(c *gin.Context, mk *masking.Masker) (lookup.TailQuery, filter.Query, error) {
 	q := lookup.TailQuery{Topic: c.Param("topic")}
 	fq := filter.QueryFrom(c.Query)
 	var errs fault.List
@@ -42,7 +43,7 @@ func tailQuery(c *gin.Context) (lookup.TailQuery, filter.Query, error) {
 		if err != nil {
 			errs = append(errs, fault.All(err)...)
 		}
-		q.Filter = flt
+		q.Filter = maskedFilter(mk, flt)
 	}
 	if err := msgAlsoTopic(errs, q.Topic); err != nil {
 		return q, fq, err
@@ -55,7 +56,7 @@ func tailQuery(c *gin.Context) (lookup.TailQuery, filter.Query, error) {
 func (h *Messages) TailPage(c *gin.Context) {
 	l := i18n.From(c.Request.Context())
 	topic := c.Param("topic")
-	q, fq, err := tailQuery(c)
+	q, fq, err := tailQuery(c, h.masker(c))
 	vm := views.TailVM{Topic: topic, Action: views.TopicTailURL(topic),
 		Filter: views.MessagesVM{Tab: "tail", Form: views.MessagesForm{Topic: topic, Where: fq.Where, BodyContains: fq.BodyContains,
 			BodyRegex: fq.BodyRegex, JSON: fq.JSON, JSONOp: fq.JSONOp, JSONValue: fq.JSONValue}}}
@@ -102,7 +103,8 @@ func (h *Messages) TailWS(c *gin.Context) {
 		failJSON(c, status, code, err)
 		return
 	}
-	q, _, err := tailQuery(c)
+	mk := h.masker(c)
+	q, _, err := tailQuery(c, mk)
 	if err == nil && (!websocket.IsWebSocketUpgrade(c.Request) || !sameOrigin(c.Request)) {
 		// Nothing starts, and no read is recorded, for what the upgrader will refuse.
 		_, _ = wsUpgrader.Upgrade(c.Writer, c.Request, nil)
@@ -144,7 +146,7 @@ func (h *Messages) TailWS(c *gin.Context) {
 	defer conn.Close()
 	ctx, stop := context.WithCancel(c.Request.Context())
 	defer stop()
-	w := &tailWriter{wsFrames: &wsFrames{conn: conn, base: h.Base, stop: stop}, l: i18n.From(ctx), page: page, skipped: resume.skipped}
+	w := &tailWriter{wsFrames: &wsFrames{conn: conn, base: h.Base, stop: stop}, l: i18n.From(ctx), page: page, skipped: resume.skipped, mask: mk}
 	if err != nil {
 		w.frame(ctx, lookup.TailFrame{Kind: lookup.TailEnded, Err: msgFirstProblem(err)})
 		w.close("refused")
@@ -196,6 +198,9 @@ type tailWriter struct {
 	page bool
 
 	skipped int64 // rows not drawn since the page opened
+	// mask is how this viewer reads bodies: one tail serves viewers who read them
+	// whole and viewers who do not.
+	mask *masking.Masker
 }
 
 // The types of the API's JSON frames.
@@ -217,6 +222,9 @@ type tailMessageJSON struct {
 
 // frame sends f; false when the viewer is gone.
 func (w *tailWriter) frame(ctx context.Context, f lookup.TailFrame) bool {
+	if f.Kind == lookup.TailMessage {
+		f.Message = maskMessage(w.mask, f.Message)
+	}
 	if w.page {
 		return w.sendHTML(ctx, w.pageFrame(f))
 	}

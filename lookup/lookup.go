@@ -134,6 +134,8 @@ func New(a Admin, opts Options) *Service {
 type Message struct {
 	BrokerName string
 	*rocketmq.Message
+	// Masked says that Message is a copy masked for its reader (package masking).
+	Masked bool
 }
 
 // BrokerFailure names a broker that did not answer a part of a query, and why.

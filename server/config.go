@@ -21,6 +21,7 @@ import (
 	"rmqconsole/decoder"
 	"rmqconsole/diagnosis"
 	"rmqconsole/i18n"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -88,6 +89,9 @@ type Config struct {
 	// Decoders read message bodies by their topics' types (the decoders of --config);
 	// nil reads every body as JSON, text or hex.
 	Decoders *decoder.Registry
+	// Masking hides fields, properties and pattern matches of bodies from readers
+	// without the right to read them (the masking section of --config); nil hides nothing.
+	Masking *masking.Policy
 	// AuditStream is where the audit log is streamed (config_audit_stream.go); nil: nowhere.
 	AuditStream *AuditStreamConfig
 	// diagnosis holds the diagnosis's limits that no setting names (DiskRatio,

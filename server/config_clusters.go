@@ -18,6 +18,7 @@ import (
 	"rmqconsole/decoder"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/masking"
 	"rmqconsole/rocketmq"
 )
 
@@ -56,6 +57,8 @@ type clusterFile struct {
 	Clusters []clusterEntry `toml:"clusters" yaml:"clusters"`
 	// Decoders are read and checked by package decoder (loadDecoders).
 	Decoders any `toml:"decoders" yaml:"decoders"`
+	// Masking is read and checked by package masking (loadMasking).
+	Masking any `toml:"masking" yaml:"masking"`
 }
 
 type clusterEntry struct {
@@ -124,8 +127,8 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 			return nil, fail("", "", err.Error())
 		}
 		for _, k := range md.Undecoded() {
-			if len(k) > 0 && k[0] == "decoders" {
-				continue // package decoder reads them, and refuses what it does not know
+			if len(k) > 0 && (k[0] == "decoders" || k[0] == "masking") {
+				continue // packages decoder and masking read them, and refuse what they do not know
 			}
 			return nil, failM("", k.String(), i18n.M("cli.clusterfile.unknown_setting"))
 		}
@@ -230,7 +233,25 @@ func clustersFromConfig(c *Config, v settingValues) error {
 	}
 	d := c.DefaultCluster()
 	c.NameServers, c.Proxies, c.Credentials = d.NameServers, d.Proxies, d.Credentials
+	if err := loadMasking(c, file); err != nil {
+		return err
+	}
 	return loadDecoders(c, file)
+}
+
+// loadMasking reads the file's masking rules, checked whole before the console starts:
+// a bad regular expression, JSON path or topic pattern stops the start with its sentence.
+func loadMasking(c *Config, file string) error {
+	p, err := masking.Load(file)
+	if err != nil {
+		fe := fault.As(err)
+		if fe == nil {
+			return &ClusterFileError{File: file, Reason: err.Error()}
+		}
+		return &ClusterFileError{File: file, Field: fe.Field, Reason: fe.Msg.String(), Say: fe.Msg}
+	}
+	c.Masking = p
+	return nil
 }
 
 // loadDecoders reads the file's decoders (how bodies of which topics are read), checked

@@ -10,7 +10,7 @@ import (
 // topics, and a message consumed again on one client.
 func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 	h := &handlers.Messages{Env: env, Heavy: handlers.NewHeavyGate(a.cfg.MaxHeavyQueries),
-		Decoders: a.svc.decoding, ClusterName: a.cc.Name, Reads: a.readAudit()}
+		Decoders: a.svc.decoding, ClusterName: a.cc.Name, Reads: a.readAudit(), Masking: a.cfg.Masking}
 	a.registry.MustRegister(heavyMetrics{h.Heavy})
 	dl := &handlers.DeadLetters{Env: env}
 	dlq := &handlers.DeadLetterList{Env: env}

@@ -11,7 +11,7 @@ import (
 func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 	h := &handlers.Topics{Env: env}
 	send := &handlers.TopicSend{Env: env}
-	dec := &handlers.TopicDecoder{Env: env, Decoding: a.svc.decoding}
+	dec := &handlers.TopicDecoder{Env: env, Decoding: a.svc.decoding, Masking: a.cfg.Masking, ClusterName: a.cc.Name}
 	if s := a.svc; s.topics != nil {
 		h.Topics, h.Changes, send.Sender = s.topics, s.topics, s.topics
 	}

@@ -97,6 +97,11 @@ func messageRows(rows []MessageRow) templ.Component {
 				esc(expand)
 				put(`" data-testid="body-expand">▸</a>`)
 			}
+			if r.Masked != "" {
+				put(`<small class="muted masked" data-testid="row-masked">`)
+				esc(r.Masked)
+				put(`</small> `)
+			}
 			put(`<span data-testid="body-preview" title="`)
 			esc(r.Preview)
 			put(`">`)

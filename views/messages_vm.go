@@ -122,7 +122,9 @@ type MessageRow struct {
 	QueueOffset string
 	Size        string
 	Preview     string
-	DetailURL   string
+	// Masked is the note that the row is masked for the reader's role; "" when not.
+	Masked    string
+	DetailURL string
 	// BodyURL answers the row under this one that shows the whole body, decoded.
 	BodyURL string
 	// UniqKeyURL opens the message by its unique key; "" when it has none.
@@ -270,6 +272,8 @@ type BodyView struct {
 	CutNote  string
 	Download string
 	Error    string
+	// Masked says what is masked for the reader's role; "" when nothing is.
+	Masked string
 }
 
 // BodyViewLink switches the body view.
@@ -347,6 +351,8 @@ type BodyRowVM struct {
 	CutNote   string
 	DetailURL string
 	Download  string
+	// Masked says what is masked for the reader's role; "" when nothing is.
+	Masked string
 }
 
 // FilterError reports whether a filter field is wrong, so the filter shows open.

@@ -56,6 +56,8 @@ type DecoderPreviewVM struct {
 	Problem      string
 	Text         string
 	CutNote      string
+	// Masked says the text is masked for the reader's role; "" when it is not.
+	Masked string
 }
 
 // DecoderRowVM is one decoder of the cluster's list.
