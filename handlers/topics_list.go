@@ -50,15 +50,15 @@ type TopicsJSON struct {
 	// All counts every topic read, before the filter.
 	All int `json:"all"`
 	// Next is the cursor of the following page; absent on the last one.
-	Next      string                 `json:"next,omitempty"`
-	CheckedAt time.Time              `json:"checkedAt"`
-	AgeSecond float64                `json:"ageSeconds"`
+	Next      string    `json:"next,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+	AgeSecond float64   `json:"ageSeconds"`
 	// FiguresOldestSeconds is the age of the oldest figure among the topics the filter
 	// keeps (absent when none is known); FiguresUnknown counts those with none yet. The
 	// sort by messages or TPS orders them by these figures, the unknown last.
-	FiguresOldestSeconds *float64 `json:"figuresOldestSeconds,omitempty"`
-	FiguresUnknown       int      `json:"figuresUnknown"`
-	Failures  []topics.BrokerFailure `json:"failures,omitempty"`
+	FiguresOldestSeconds *float64               `json:"figuresOldestSeconds,omitempty"`
+	FiguresUnknown       int                    `json:"figuresUnknown"`
+	Failures             []topics.BrokerFailure `json:"failures,omitempty"`
 	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }

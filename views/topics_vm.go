@@ -29,9 +29,9 @@ type TopicsVM struct {
 	Took              string
 	// SortNote says the order by messages or TPS is the figures' in memory, with their
 	// age and how many topics have none yet.
-	SortNote string
-	RefreshURL        string
-	Failures          []string
+	SortNote   string
+	RefreshURL string
+	Failures   []string
 	// Create is the create form, for operators; ChangeNote says why there is none.
 	Create     *TopicFormVM
 	ChangeNote string
