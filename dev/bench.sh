@@ -76,7 +76,7 @@ run_bench messages-tail ./lookup/ 'BenchmarkTailLatency' -benchtime=1x
 # ---- topics: the first page of the topic list on 1 000 more topics -----------------------
 #   The way before (every broker's configs, then GET_TOPIC_STATS_INFO per topic and broker)
 #   against now (configs alone, figures from the collector's memory), in the same run:
-#   ms/page and broker-calls/page for both, before/now; broker-calls/round of one round of
+#   ms/page and requests/page for both, before/now; requests/round of one round of
 #   the figure collector against its budget/round. Creates bench-topics-* and deletes them.
 run_bench topics-list ./topics/ 'BenchmarkTopicList1000Cold' -benchtime=5x
 
