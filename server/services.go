@@ -75,7 +75,9 @@ func (a *clusterApp) newServices() *services {
 	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
 	// Every topic's figures, within a call budget per round, for the list to read from
 	// memory: each console keeps its own, as each answers its own list.
-	a.background(s.topics.Figures(0, 0).Run)
+	if a.cfg.TopicFigures > 0 {
+		a.background(s.topics.Figures(a.cfg.TopicFigures, a.cfg.TopicFiguresBudget).Run)
+	}
 	s.brokers = brokers.New(a.rmq, a.cluster)
 	a.manageServices(s)
 	// One poll per watched broker whatever the number of viewers; ten minutes of samples
