@@ -93,8 +93,9 @@ type pair struct {
 	topic  string
 	broker cluster.Broker
 	system bool
-	f      *figure // nil when never read
-	rank   int
+	// knownAt is when its figure was last known true (zero when never read).
+	knownAt time.Time
+	rank    int
 }
 
 // The order in which figures are read: a lower rank first.
@@ -170,7 +171,10 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 					continue
 				}
 			}
-			p := pair{topic: t.Topic, broker: b, system: t.System, f: fg, rank: rankOld}
+			p := pair{topic: t.Topic, broker: b, system: t.System, rank: rankOld}
+			if fg != nil {
+				p.knownAt = fg.knownAt
+			}
 			switch {
 			case fs.viewed[t.Topic].After(onScreen):
 				p.rank = rankOnScreen
@@ -205,7 +209,7 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 			}
 			return -1
 		}
-		return cmp.Compare(knownAt(a.f).UnixNano(), knownAt(b.f).UnixNano())
+		return a.knownAt.Compare(b.knownAt)
 	})
 	n := min(len(todo), max(c.budget-r.Calls, 0))
 	for _, p := range todo[:n] {
@@ -255,13 +259,6 @@ func (c *FigureCollector) done(r Round) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = r
-}
-
-func knownAt(f *figure) time.Time {
-	if f == nil {
-		return time.Time{}
-	}
-	return f.knownAt
 }
 
 // markOf is a broker's commit-log range from its runtime info, taken at at. A broker
