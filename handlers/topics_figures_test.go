@@ -15,7 +15,7 @@ func TestTopicListSaysHowOldItsFiguresAre(t *testing.T) {
 	f := sampleTopics()
 	at := time.Now().Add(-12 * time.Second)
 	f.list.Topics[0].FiguresAt, f.list.Topics[0].StatsFrom = &at, 2 // orders
-	p := &f.list.Topics[1]                                             // payments: never read
+	p := &f.list.Topics[1]                                          // payments: never read
 	p.Messages, p.PutTPS, p.StatsFrom, p.FiguresUnknown = 0, nil, 0, topics.FiguresNotReadYet
 	r := topicsRouter(f)
 
