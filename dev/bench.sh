@@ -73,6 +73,13 @@ run_bench messages-anytopic ./lookup/ 'BenchmarkUniqueKeyWithoutTopic' -benchtim
 # Target: ms-p95 <= 1000 (store → row visible); ack-ms-p95 is store → SendSync returned.
 run_bench messages-tail ./lookup/ 'BenchmarkTailLatency' -benchtime=1x
 
+# ---- topics: the first page of the topic list on 1 000 more topics -----------------------
+#   The way before (every broker's configs, then GET_TOPIC_STATS_INFO per topic and broker)
+#   against now (configs alone, figures from the collector's memory), in the same run:
+#   ms/page and requests/page for both, before/now; requests/round of one round of
+#   the figure collector against its budget/round. Creates bench-topics-* and deletes them.
+run_bench topics-list ./topics/ 'BenchmarkTopicList1000Cold' -benchtime=5x
+
 # ---- consumer groups: the Performance section ------------------------------------
 # The first run seeds 1000 subscription groups bench-grp-NNNN with committed offsets
 # (RMQC_BENCH_GROUPS changes the count; about ten seconds); later runs reuse them.

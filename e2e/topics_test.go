@@ -61,8 +61,19 @@ func TestTopicPagesShowRouteQueuesGroupsProducers(t *testing.T) {
 			chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	)
-	if got := Get(t, ctx, "read stored messages", chromedp.Text(chromedp.CSS(row+` [data-testid="topic-messages"]`))); got != "5" {
-		t.Errorf("stored messages %q, want 5", got)
+	// The figures come from the console's collector, which reads a topic on screen
+	// first: refresh until they arrive, with their age.
+	for deadline := time.Now().Add(40 * time.Second); ; {
+		got := TextNow(t, ctx, "read stored messages", row+` [data-testid="topic-messages-count"]`)
+		age := TextNow(t, ctx, "read the figures' age", row+` [data-testid="topic-figures-age"]`)
+		if got == "5" && strings.HasSuffix(age, " ago") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stored messages %q (age %q), want 5 with its age", got, age)
+		}
+		Do(t, ctx, "refresh the list", chromedp.Sleep(time.Second), chromedp.Click(chromedp.CSS(`[data-testid="topics-refresh"]`)),
+			chromedp.Poll[chromedp.Void](`document.querySelector('`+row+`') !== null`, chromedp.WithPollingTimeout(10*time.Second)))
 	}
 	if loc := Get(t, ctx, "location", chromedp.Location()); !strings.Contains(loc, "q="+topic) {
 		t.Errorf("the filter is not in the URL: %s", loc)

@@ -21,11 +21,19 @@ type TopicReader interface {
 	Detail(ctx context.Context, q topics.DetailQuery) (*topics.Detail, error)
 }
 
+// TopicViewer is told which topics a reader has on screen.
+type TopicViewer interface {
+	Viewing(topics []string)
+}
+
 // Topics is /topics, /topics/{topic} and their API.
 type Topics struct {
 	*Env
 	// Topics is nil when no NameServer is configured.
 	Topics TopicReader
+	// Viewer is told which topics a page shows, so their figures are read first; nil
+	// when no NameServer is configured.
+	Viewer TopicViewer
 	// Changes creates, updates and deletes topics; nil when no NameServer is configured.
 	Changes TopicChanger
 	// Now is the clock, for the list's age (tests).
@@ -42,10 +50,15 @@ type TopicsJSON struct {
 	// All counts every topic read, before the filter.
 	All int `json:"all"`
 	// Next is the cursor of the following page; absent on the last one.
-	Next      string                 `json:"next,omitempty"`
-	CheckedAt time.Time              `json:"checkedAt"`
-	AgeSecond float64                `json:"ageSeconds"`
-	Failures  []topics.BrokerFailure `json:"failures,omitempty"`
+	Next      string    `json:"next,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+	AgeSecond float64   `json:"ageSeconds"`
+	// FiguresOldestSeconds is the age of the oldest figure among the topics the filter
+	// keeps (absent when none is known); FiguresUnknown counts those with none yet. The
+	// sort by messages or TPS orders them by these figures, the unknown last.
+	FiguresOldestSeconds *float64               `json:"figuresOldestSeconds,omitempty"`
+	FiguresUnknown       int                    `json:"figuresUnknown"`
+	Failures             []topics.BrokerFailure `json:"failures,omitempty"`
 	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
 	Errors []BrokerErrorJSON `json:"errors,omitempty"`
 }
@@ -112,14 +125,17 @@ func (h *Topics) List(c *gin.Context) {
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
 		return
 	}
-	pg, perr := topics.PageOf(topics.Select(l, q), q, limit, after)
+	sel := topics.Select(l, q)
+	pg, perr := topics.PageOf(sel, q, limit, after)
 	if perr != nil {
 		vm.FormError = errorMessage(c, perr, "")
 		vm.Error = lz.T("topics.error.filter")
 		h.renderPageOrFragment(c, http.StatusUnprocessableEntity, p, views.TopicsPage(vm))
 		return
 	}
-	vm = topicsVM(lz, vm, l, q, pg)
+	h.viewing(pg.Topics)
+	vm = topicsVM(lz, vm, l, q, pg, h.now())
+	vm.SortNote = figuresSortNote(lz, q, topics.Age(sel), h.now())
 	vm.Shown = shownThrough(c, len(pg.Topics))
 	if pg.Next != "" {
 		vm.NextURL = listPageURL(topicListURL(q, false), limit, pg.Next, vm.Shown, false)
@@ -165,13 +181,40 @@ func (h *Topics) ListAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	pg, err := topics.PageOf(topics.Select(l, q), q, limit, after)
+	sel := topics.Select(l, q)
+	pg, err := topics.PageOf(sel, q, limit, after)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, TopicsJSON{Topics: pg.Topics, Total: pg.Total, All: len(l.Topics), Next: pg.Next, CheckedAt: l.CheckedAt,
+	h.viewing(pg.Topics)
+	now := h.now()
+	for i, t := range pg.Topics {
+		if t.FiguresAt != nil {
+			age := now.Sub(*t.FiguresAt).Seconds()
+			pg.Topics[i].FiguresAgeSeconds = &age
+		}
+	}
+	age := topics.Age(sel)
+	var oldest *float64
+	if age.Oldest != nil {
+		v := now.Sub(*age.Oldest).Seconds()
+		oldest = &v
+	}
+	c.JSON(http.StatusOK, TopicsJSON{FiguresOldestSeconds: oldest, FiguresUnknown: age.Unknown, Topics: pg.Topics, Total: pg.Total, All: len(l.Topics), Next: pg.Next, CheckedAt: l.CheckedAt,
 		AgeSecond: h.now().Sub(l.CheckedAt).Seconds(), Failures: l.Failures, Errors: brokerErrorsJSON(l.Failures)})
+}
+
+// viewing tells the collector which topics a page shows.
+func (h *Topics) viewing(ts []topics.Summary) {
+	if h.Viewer == nil {
+		return
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Topic
+	}
+	h.Viewer.Viewing(names)
 }
 
 // topicListURL is /topics with q's filter and order.

@@ -21,7 +21,7 @@ func brokerErrorsJSON(fs []cluster.BrokerFailure) []BrokerErrorJSON {
 	return out
 }
 
-func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.ListQuery, pg topics.Page) views.TopicsVM {
+func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.ListQuery, pg topics.Page, now time.Time) views.TopicsVM {
 	vm.Total = pg.Total
 	for _, t := range l.Topics {
 		if t.System && !q.System {
@@ -29,7 +29,7 @@ func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.Li
 		}
 	}
 	for _, s := range pg.Topics {
-		vm.Rows = append(vm.Rows, topicRowVM(lz, s))
+		vm.Rows = append(vm.Rows, topicRowVM(lz, s, now))
 	}
 	vm.CheckedAt, vm.CheckedISO = views.TimeUTC(l.CheckedAt), views.ISO(l.CheckedAt)
 	vm.Took = l.Took.Round(time.Millisecond).String()
@@ -37,14 +37,53 @@ func topicsVM(lz *i18n.Localizer, vm views.TopicsVM, l *topics.List, q topics.Li
 	return vm
 }
 
-func topicRowVM(l *i18n.Localizer, s topics.Summary) views.TopicListRow {
+func topicRowVM(l *i18n.Localizer, s topics.Summary, now time.Time) views.TopicListRow {
 	r := views.TopicListRow{Topic: s.Topic, URL: views.TopicURL(s.Topic), MessagesURL: views.TopicMessagesURL(s.Topic),
 		Type: s.Type, System: s.System, ReadQueues: s.ReadQueues, WriteQueues: s.WriteQueues, Perm: permLabel(l, s.Perm),
-		PutTPS: tpsLabel(l, s.PutTPS), Messages: l.Int(s.Messages), Partial: s.StatsFrom < len(s.Brokers)}
+		PutTPS: tpsLabel(l, s.PutTPS), Messages: l.Int(s.Messages), Partial: s.StatsFrom > 0 && s.StatsFrom < len(s.Brokers)}
+	if s.FiguresAt != nil {
+		r.FiguresAge = ageLabel(l, now.Sub(*s.FiguresAt))
+		r.FiguresAt, r.FiguresISO = views.TimeUTC(*s.FiguresAt), views.ISO(*s.FiguresAt)
+	} else {
+		// Not 0: nothing was read yet, or the brokers did not answer.
+		r.PutTPS, r.Messages = l.T("topics.figures.unknown"), l.T("topics.figures.unknown")
+		r.FiguresWhy, r.FiguresWhyTitle = l.T("topics.figures."+s.FiguresUnknown), l.T("topics.figures."+s.FiguresUnknown+".title")
+	}
 	for _, b := range s.Brokers {
 		r.Brokers = append(r.Brokers, views.BrokerLink{Name: b, URL: views.BrokerURL(b), Unknown: slices.Contains(s.UnknownOn, b)})
 	}
 	return r
+}
+
+// ageLabel is how old a figure is, as the page's script writes it ("12 s ago"): the
+// text before the script runs, and without it.
+func ageLabel(l *i18n.Localizer, d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return l.T("topics.figures.ago.s", "N", max(s, 0))
+	case s < 3600:
+		return l.T("topics.figures.ago.m", "N", (s+30)/60)
+	case s < 86400:
+		return l.T("topics.figures.ago.h", "N", (s+1800)/3600)
+	}
+	return l.T("topics.figures.ago.d", "N", (s+43200)/86400)
+}
+
+// figuresSortNote says, when the list is sorted by messages or TPS, that the order is
+// the figures' in memory: how old the oldest is, and how many topics have none yet.
+func figuresSortNote(l *i18n.Localizer, q topics.ListQuery, age topics.FigureAge, now time.Time) string {
+	if q.Sort != "messages" && q.Sort != "tps" {
+		return ""
+	}
+	note := l.T("topics.figures.sorted")
+	if age.Oldest != nil {
+		note += l.T("topics.figures.sorted.oldest", "Age", ageLabel(l, now.Sub(*age.Oldest)))
+	}
+	if age.Unknown > 0 {
+		note += l.N("topics.figures.sorted.unknown", age.Unknown)
+	}
+	return note
 }
 
 func permLabel(l *i18n.Localizer, p int) string {

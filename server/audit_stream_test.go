@@ -62,7 +62,7 @@ func TestAuditReadsStreamedToTopicOnRealBroker(t *testing.T) {
 	}
 
 	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", cl.NameServer,
-		"--metrics-interval", "0", "--audit-stream-topic", auditTopic, "--audit-stream-poll", "20ms", "--audit-stream-retry", "20ms"}, noEnv, io.Discard)
+		"--metrics-interval", "0", "--topic-figures-interval", "0", "--audit-stream-topic", auditTopic, "--audit-stream-poll", "20ms", "--audit-stream-retry", "20ms"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

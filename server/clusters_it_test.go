@@ -130,7 +130,7 @@ roles = { alice = "operator" }
 name = "test"
 namesrv = [%q]
 `, prod.NameServer, test.NameServer)), 0o600)
-	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--config", conf, "--metrics-interval", "0"}, noEnv, io.Discard)
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--config", conf, "--metrics-interval", "0", "--topic-figures-interval", "0"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

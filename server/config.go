@@ -51,6 +51,10 @@ type Config struct {
 	LiveViewsPerUser, LiveGroups int
 	// MetricsInterval is how often every group's lag is read for /metrics; 0 turns it off.
 	MetricsInterval time.Duration
+	// TopicFigures is how often the topic list's figures are collected (0 turns it off),
+	// TopicFiguresBudget the most broker calls a collection makes.
+	TopicFigures       time.Duration
+	TopicFiguresBudget int
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
 	// doubles each attempt, five attempts in all.
 	AlertRetry time.Duration
@@ -129,6 +133,8 @@ var settings = []setting{
 	{"live-views-per-user", "RMQC_LIVE_VIEWS_PER_USER", "20"},
 	{"live-groups", "RMQC_LIVE_GROUPS", "100"},
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
+	{"topic-figures-interval", "RMQC_TOPIC_FIGURES_INTERVAL", "10s"},
+	{"topic-figures-budget", "RMQC_TOPIC_FIGURES_BUDGET", "200"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
 	{"alert-lang", "RMQC_ALERT_LANG", "en"},
 	{"lag-retention", "RMQC_LAG_RETENTION", "168h"},
@@ -323,6 +329,9 @@ func parseIntervals(c *Config, v settingValues) error {
 		return err
 	}
 	if c.MetricsInterval, err = v.duration("metrics-interval", time.Second, true, "cli.config.reason.metrics_interval"); err != nil {
+		return err
+	}
+	if c.TopicFigures, err = v.duration("topic-figures-interval", time.Second, true, "cli.config.reason.topic_figures_interval"); err != nil {
 		return err
 	}
 	if c.AlertRetry, err = v.duration("alert-retry", 100*time.Millisecond, false, "cli.config.reason.alert_retry"); err != nil {

@@ -9,7 +9,8 @@ func parseLiveLimits(c *Config, v settingValues) error {
 	for _, l := range []struct {
 		name string
 		to   *int
-	}{{"live-views-per-user", &c.LiveViewsPerUser}, {"live-groups", &c.LiveGroups}} {
+	}{{"live-views-per-user", &c.LiveViewsPerUser}, {"live-groups", &c.LiveGroups},
+		{"topic-figures-budget", &c.TopicFiguresBudget}} {
 		n, err := strconv.Atoi(v.get(l.name))
 		if err != nil || n < 1 {
 			return v.bad(l.name, "cli.config.reason.count")

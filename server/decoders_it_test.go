@@ -117,7 +117,7 @@ func TestAdminSetsATopicsProtobufDecoderThroughTheForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAuthApp(t, "--namesrv", cl.NameServer, "--metrics-interval", "0")
+	a := newAuthApp(t, "--namesrv", cl.NameServer, "--metrics-interval", "0", "--topic-figures-interval", "0")
 	addUsers(t, a, roleUsers)
 	admin := sessionCookie(t, a, "ada")
 	form := "/topics/" + url.PathEscape(topic) + "/decoder"

@@ -184,7 +184,7 @@ func TestTextIsRefusedBeforeAnyBroker(t *testing.T) {
 		"postgres": func(t *testing.T) []string { return []string{"--db", dev.RequirePostgres(t).NewDatabase(t)} },
 	} {
 		t.Run(name, func(t *testing.T) {
-			a := newAuthApp(t, append(db(t), "--namesrv", cl.NameServer, "--metrics-interval", "0")...)
+			a := newAuthApp(t, append(db(t), "--namesrv", cl.NameServer, "--metrics-interval", "0", "--topic-figures-interval", "0")...)
 			addUsers(t, a, roleUsers)
 			otto, ada := tokenOf(t, a, "otto"), tokenOf(t, a, "ada")
 			const id = "7F000001000051AF0000000000000001"
@@ -236,7 +236,7 @@ func TestTopicCreateOnADatabaseThatCannotTakeItIs503(t *testing.T) {
 	}
 	cl := dev.RequireCluster(t)
 	eachFaultyDB(t, func(t *testing.T, db faultyDB) {
-		a := db.newApp("--namesrv", cl.NameServer, "--metrics-interval", "0", "--no-auth", "true", "--db-timeout", "1s")
+		a := db.newApp("--namesrv", cl.NameServer, "--metrics-interval", "0", "--topic-figures-interval", "0", "--no-auth", "true", "--db-timeout", "1s")
 		topic := dev.UniqueName("d26-topic")
 		mend := db.stop(t, a)
 		defer mend()

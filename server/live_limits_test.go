@@ -24,7 +24,7 @@ import (
 func newLiveApp(t *testing.T, ns string, extra ...string) (*App, *httptest.Server) {
 	t.Helper()
 	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", ns,
-		"--metrics-interval", "0", "--group-poll", "500ms"}, extra...)
+		"--metrics-interval", "0", "--topic-figures-interval", "0", "--group-poll", "500ms"}, extra...)
 	cfg, err := ParseConfig(args, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)

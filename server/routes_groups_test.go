@@ -293,7 +293,7 @@ func TestGroupSettings(t *testing.T) {
 		bad  string
 	}{
 		{poll: time.Second, lag: 30 * time.Second},
-		{args: []string{"--group-poll", "250ms", "--metrics-interval", "0"}, poll: 250 * time.Millisecond},
+		{args: []string{"--group-poll", "250ms", "--metrics-interval", "0", "--topic-figures-interval", "0"}, poll: 250 * time.Millisecond},
 		{env: map[string]string{"RMQC_GROUP_POLL": "2s", "RMQC_METRICS_INTERVAL": "1m"}, poll: 2 * time.Second, lag: time.Minute},
 		{args: []string{"--group-poll", "10ms"}, bad: "group-poll"},
 		{args: []string{"--metrics-interval", "-1s"}, bad: "metrics-interval"},
@@ -327,7 +327,7 @@ func TestDownClusterGroupListSaysWhyInTheReadersLanguage(t *testing.T) {
 	stopped := ln.Addr().String()
 	ln.Close() // a NameServer that stopped: its port refuses connections
 	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", stopped,
-		"--metrics-interval", "0"}, noEnv, io.Discard)
+		"--metrics-interval", "0", "--topic-figures-interval", "0"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func newMessagesApp(t *testing.T, ns string) *App {
 	t.Helper()
 	// No lag collector: its reads in the background would count as broker calls the
 	// bad-input checks below assert were never made.
-	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", ns, "--metrics-interval", "0"}, noEnv, io.Discard)
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--namesrv", ns, "--metrics-interval", "0", "--topic-figures-interval", "0"}, noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

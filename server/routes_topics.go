@@ -13,7 +13,7 @@ func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 	send := &handlers.TopicSend{Env: env}
 	dec := &handlers.TopicDecoder{Env: env, Decoding: a.svc.decoding, Masking: a.cfg.Masking, ClusterName: a.cc.Name}
 	if s := a.svc; s.topics != nil {
-		h.Topics, h.Changes, send.Sender = s.topics, s.topics, s.topics
+		h.Topics, h.Viewer, h.Changes, send.Sender = s.topics, s.topics, s.topics, s.topics
 	}
 	return []route{
 		{http.MethodGet, "/topics", h.List, read},

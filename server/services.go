@@ -73,6 +73,11 @@ func (a *clusterApp) newServices() *services {
 	s.deadLetters = deadletters.New(deadletters.Config{Admin: a.rmq, Cluster: a.cluster, Finder: s.lookup,
 		Audit: a.store.Audit(), NameServers: a.nameServers()})
 	s.topics = topics.New(a.rmq, topics.Options{Cluster: a.cluster, Audit: a.store.Audit(), NameServers: a.nameServers()})
+	// Every topic's figures, within a call budget per round, for the list to read from
+	// memory: each console keeps its own, as each answers its own list.
+	if a.cfg.TopicFigures > 0 {
+		a.background(s.topics.Figures(a.cfg.TopicFigures, a.cfg.TopicFiguresBudget).Run)
+	}
 	s.brokers = brokers.New(a.rmq, a.cluster)
 	a.manageServices(s)
 	// One poll per watched broker whatever the number of viewers; ten minutes of samples

@@ -14,10 +14,12 @@ import (
 // benchTopics is how many topics the cold list is measured with.
 const benchTopics = 1000
 
-// The topic list of a cluster with 1000 more topics, cold (a new service each time, so
-// nothing is cached): ms per list and broker calls per list, against the bare calls for
-// the same data made one after another (all topic configs, then each topic's stats).
-// The list's fan-out is bounded (DefaultConcurrency calls in flight).
+// The first page of the topic list on a cluster with 1000 more topics, the way before
+// (a cold read: every broker's topic configs, then GET_TOPIC_STATS_INFO for each topic
+// and broker, DefaultConcurrency in flight) against the way now (the configs alone, the
+// figures from the collector's memory), in the same run: ms and broker calls per page
+// for both, their ratio, and what one collector round costs. Requests are all the client
+// sent, the NameServer's cluster info included (a round's budget counts broker calls).
 //
 //	RMQC_TEST_NAMESRV=127.0.0.1:19876 go test -run '^$' -bench TopicList -benchtime 5x ./topics/
 func BenchmarkTopicList1000Cold(b *testing.B) {
@@ -64,45 +66,82 @@ func BenchmarkTopicList1000Cold(b *testing.B) {
 		}
 	}()
 
-	// Baseline: the same broker calls, one after another.
-	baseStart := time.Now()
-	var all []string
-	for _, br := range cl.Brokers {
-		t, err := c.TopicConfigs(ctx, br.Addr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for n := range t.Topics {
-			if !rocketmq.IsSystemTopic(n) {
-				all = append(all, n)
-				if _, err := c.TopicStats(ctx, br.Addr, n); err != nil {
-					b.Fatal(err)
+	// Before: the cold read the list made, once per page.
+	coldRead := func() int {
+		var pairs []struct{ addr, topic string }
+		for _, br := range cl.Brokers {
+			t, err := c.TopicConfigs(ctx, br.Addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for n := range t.Topics {
+				if !rocketmq.IsSystemTopic(n) {
+					pairs = append(pairs, struct{ addr, topic string }{br.Addr, n})
 				}
 			}
 		}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, DefaultConcurrency)
+		for _, p := range pairs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				_, _ = c.TopicStats(ctx, p.addr, p.topic)
+			}()
+		}
+		wg.Wait()
+		return len(pairs)
 	}
-	bare := time.Since(baseStart)
-
-	var listed int
+	const coldRuns = 3
 	calls0 := c.TotalCalls()
+	coldStart := time.Now()
+	var all int
+	for range coldRuns {
+		all = coldRead()
+	}
+	cold := time.Since(coldStart) / coldRuns
+	coldCalls := float64(c.TotalCalls()-calls0) / coldRuns
+
+	// Now: a fresh service (nothing cached) answers the first page from the configs.
+	var listed int
+	calls0 = c.TotalCalls()
 	start := time.Now()
 	for b.Loop() {
-		l, err := New(c, Options{}).List(ctx, false, true)
+		svc := New(c, Options{})
+		l, err := svc.List(ctx, false, true)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if len(l.Failures) > 0 {
 			b.Fatalf("failures: %v", l.Failures)
 		}
+		q := ListQuery{Sort: "messages", Desc: true}
+		if _, err := PageOf(Select(l, q), q, 50, ""); err != nil {
+			b.Fatal(err)
+		}
 		listed = len(l.Topics)
 	}
 	per := time.Since(start) / time.Duration(b.N)
-	b.ReportMetric(float64(per.Microseconds())/1000, "ms/list")
-	b.ReportMetric(float64(bare.Microseconds())/1000, "ms/bare-sequential")
-	b.ReportMetric(float64(per)/float64(bare), "list/bare")
-	b.ReportMetric(float64(c.TotalCalls()-calls0)/float64(b.N), "broker-calls/list")
+	newCalls := float64(c.TotalCalls()-calls0) / float64(b.N)
+
+	// One collector round at the default budget, on a service that has read nothing yet.
+	col := New(c, Options{}).Figures(0, 0)
+	calls0 = c.TotalCalls()
+	roundStart := time.Now()
+	rd := col.Collect(ctx)
+	b.ReportMetric(float64(time.Since(roundStart).Microseconds())/1000, "ms/round")
+	b.ReportMetric(float64(c.TotalCalls()-calls0), "requests/round")
+	b.ReportMetric(float64(rd.Budget), "budget/round")
+
+	b.ReportMetric(float64(per.Microseconds())/1000, "ms/page")
+	b.ReportMetric(float64(cold.Microseconds())/1000, "ms/page-before")
+	b.ReportMetric(float64(cold)/float64(per), "before/now")
+	b.ReportMetric(newCalls, "requests/page")
+	b.ReportMetric(coldCalls, "requests/page-before")
 	b.ReportMetric(float64(listed), "topics/list")
-	if listed < benchTopics || len(all) < benchTopics {
-		b.Errorf("listed %d topics (bare %d), want at least %d", listed, len(all), benchTopics)
+	if listed < benchTopics || all < benchTopics {
+		b.Errorf("listed %d topics (before %d), want at least %d", listed, all, benchTopics)
 	}
 }

@@ -65,7 +65,12 @@ func TestIntegrationTopicListAndDetail(t *testing.T) {
 	if v.Is5() {
 		wantType = TypeNormal
 	}
+	// The list's figures come from the collector's rounds: the topic on screen is read
+	// first, and shows how old its figures are.
+	col := svc.Figures(time.Second, 0)
+	svc.Viewing([]string{topic})
 	dev.Eventually(t, 30*time.Second, "topic listed with its messages", func() error {
+		col.Collect(ctx)
 		l, err := svc.List(ctx, false, true)
 		if err != nil {
 			return err
@@ -77,6 +82,9 @@ func TestIntegrationTopicListAndDetail(t *testing.T) {
 		s := l.Topics[i]
 		if s.Messages != n || s.ReadQueues != 2*len(cl.Brokers) || s.Type != wantType || s.Perm != 6 || len(s.Brokers) != len(cl.Brokers) || s.StatsFrom != len(cl.Brokers) {
 			return fmt.Errorf("%+v", s)
+		}
+		if s.FiguresAt == nil || time.Since(*s.FiguresAt) > 20*time.Second || s.FiguresUnknown != "" {
+			return fmt.Errorf("figures of %s as of %v (%q)", topic, s.FiguresAt, s.FiguresUnknown)
 		}
 		if v.AtLeast(rocketmq.VersionOrdinal5_3_3) != (s.PutTPS != nil) {
 			return fmt.Errorf("put TPS %v on %s", s.PutTPS, v)

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -31,13 +30,21 @@ type Summary struct {
 	Brokers []string `json:"brokers"`
 	System  bool     `json:"system"`
 	// PutTPS is messages per second put to the topic, as 5.3.3+ brokers count it; nil
-	// when no broker of the topic reports it (4.x, 5.3.2 and older).
+	// when no broker of the topic reports it (4.x, 5.3.2 and older) or none was read yet.
 	PutTPS *float64 `json:"putTps"`
 	// Messages is how many messages the topic stores: each queue's max − min offset.
 	Messages int64 `json:"messages"`
-	// StatsFrom counts the brokers whose stats are in PutTPS and Messages; when it is
-	// below len(Brokers) the figures are partial and Failures name the missing.
+	// StatsFrom counts the brokers whose figures are in PutTPS and Messages; when it is
+	// below len(Brokers) the figures are partial.
 	StatsFrom int `json:"statsFrom"`
+	// The figures come from the collector's memory (FigureCollector), not from a call
+	// made for the list. FiguresAt is when the oldest of them was last known true (read
+	// from the broker, or confirmed unchanged since); nil when none was ever read, and
+	// FiguresUnknown then says why (FiguresNotReadYet, FiguresBrokerFailed).
+	FiguresAt      *time.Time `json:"figuresAt,omitempty"`
+	FiguresUnknown string     `json:"figuresUnknown,omitempty"`
+	// FiguresAgeSeconds is how old FiguresAt is when the list is answered.
+	FiguresAgeSeconds *float64 `json:"figuresAgeSeconds,omitempty"`
 	// UnknownOn are the brokers among Brokers that held the topic when they last
 	// answered and could not be read now (they failed, or are gone from the cluster):
 	// the queue counts include what they held then, the figures leave them out.
@@ -83,15 +90,35 @@ const (
 var errSkipped = errors.New("not asked: the broker did not answer an earlier call")
 
 // List returns every topic with its figures; system, retry and DLQ topics only when
-// withSystem is set. A list is reused for Options.ListTTL unless refresh is set. A
-// broker that fails is named in Failures and the others' topics are still listed.
+// withSystem is set. The topics are read from each broker's topic configs (one call per
+// broker), reused for Options.ListTTL unless refresh is set; the figures come from the
+// collector's memory at each call, with their age, and cost no call. A broker that
+// fails is named in Failures and the others' topics are still listed.
 func (s *Service) List(ctx context.Context, withSystem, refresh bool) (*List, error) {
+	l, err := s.topicList(ctx, refresh)
+	if err != nil {
+		return nil, err
+	}
+	out := *l
+	out.System = withSystem
+	out.Topics = make([]Summary, 0, len(l.Topics))
+	for _, t := range l.Topics {
+		if withSystem || !t.System {
+			out.Topics = append(out.Topics, t)
+		}
+	}
+	s.figures.fill(out.Topics)
+	return &out, nil
+}
+
+// topicList is every topic, system ones included, as the brokers' configs list them.
+func (s *Service) topicList(ctx context.Context, refresh bool) (*List, error) {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
-	if l := s.list; !refresh && l != nil && l.System == withSystem && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
+	if l := s.list; !refresh && l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
 		return l, nil
 	}
-	l, err := s.readList(ctx, withSystem)
+	l, err := s.readList(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +126,17 @@ func (s *Service) List(ctx context.Context, withSystem, refresh bool) (*List, er
 	return l, nil
 }
 
+// Viewing notes the topics a reader has on screen: the collector reads their figures
+// before the others'.
+func (s *Service) Viewing(topics []string) { s.figures.view(topics, s.opts.Now()) }
+
 // brokerTopics is one broker's topic configs and whether it is 5.x.
 type brokerTopics struct {
 	configs *rocketmq.TopicConfigTable
 	is5     bool
 }
 
-func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) {
+func (s *Service) readList(ctx context.Context) (*List, error) {
 	start := s.opts.Now()
 	if err := s.cluster.Refresh(ctx); err != nil {
 		return nil, fmt.Errorf("list topics: %w", err)
@@ -133,9 +164,6 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 		for _, name := range slices.Sorted(maps.Keys(bt.configs.Topics)) {
 			tc := bt.configs.Topics[name]
 			system := ci.IsSystemTopic(name)
-			if system && !withSystem {
-				continue
-			}
 			sm := byName[name]
 			if sm == nil {
 				sm = &Summary{Topic: name, System: system, Perm: tc.Perm, Type: messageType(tc, bt.is5)}
@@ -186,8 +214,7 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 			add(fl.Broker, held, true)
 		}
 	}
-	s.readStats(f, brokers, byName, order)
-	l := &List{Topics: make([]Summary, 0, len(order)), System: withSystem}
+	l := &List{Topics: make([]Summary, 0, len(order)), System: true}
 	for _, n := range order {
 		sm := byName[n]
 		slices.Sort(sm.Brokers)
@@ -198,57 +225,6 @@ func (s *Service) readList(ctx context.Context, withSystem bool) (*List, error) 
 	l.CheckedAt = s.opts.Now()
 	l.Took = l.CheckedAt.Sub(start)
 	return l, nil
-}
-
-// readStats asks each broker of each topic for the topic's stats (one call per topic
-// and broker, at most Options.Concurrency at once) and adds them up.
-func (s *Service) readStats(f *cluster.Fanout, brokers []cluster.Broker, byName map[string]*Summary, order []string) {
-	byBroker := map[string]cluster.Broker{}
-	for _, b := range brokers {
-		byBroker[b.Name] = b
-	}
-	var mu sync.Mutex // guards the summaries the answers add to
-	for _, name := range order {
-		sm := byName[name]
-		for _, bn := range sm.Brokers {
-			if slices.Contains(sm.UnknownOn, bn) {
-				continue // not read in this list: named in its failures
-			}
-			b := byBroker[bn]
-			f.Read(b, opTopicStats, func(ctx context.Context, addr string) error {
-				if f.NotAnswering(b.Name) {
-					return errSkipped
-				}
-				st, err := s.admin.TopicStats(ctx, addr, name)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				sm.StatsFrom++
-				sm.Messages += storedMessages(st)
-				if st.HasPutTps {
-					if sm.PutTPS == nil {
-						sm.PutTPS = new(float64)
-					}
-					*sm.PutTPS += st.PutTps
-				}
-				return nil
-			})
-		}
-	}
-	f.Wait()
-}
-
-// storedMessages is the sum over the queues of max − min offset.
-func storedMessages(st *rocketmq.TopicStats) int64 {
-	var n int64
-	for _, o := range st.Offsets {
-		if d := o.MaxOffset - o.MinOffset; d > 0 {
-			n += d
-		}
-	}
-	return n
 }
 
 // Select filters and orders a list's topics for q. Topics of the same value keep
@@ -280,7 +256,7 @@ func Order(q ListQuery) func(a, b Summary) int {
 		case "tps":
 			c = cmp.Compare(tps(a), tps(b))
 		case "messages":
-			c = cmp.Compare(a.Messages, b.Messages)
+			c = cmp.Compare(stored(a), stored(b))
 		default:
 			c = strings.Compare(a.Topic, b.Topic)
 		}
@@ -292,6 +268,15 @@ func Order(q ListQuery) func(a, b Summary) int {
 		}
 		return c
 	}
+}
+
+// stored is the sort key of the stored messages: -1 when no figure is known, so topics
+// without figures sort apart from empty ones.
+func stored(s Summary) int64 {
+	if s.StatsFrom == 0 {
+		return -1
+	}
+	return s.Messages
 }
 
 func tps(s Summary) float64 {

@@ -29,7 +29,8 @@ func PageOf(sel []Summary, q ListQuery, limit int, after string) (Page, error) {
 				n := int64(s.ReadQueues + s.WriteQueues)
 				c.Num = &n
 			case "messages":
-				c.Num = &s.Messages
+				n := stored(s)
+				c.Num = &n
 			case "tps":
 				c.Float = tps(s)
 			}
@@ -38,6 +39,9 @@ func PageOf(sel []Summary, q ListQuery, limit int, after string) (Page, error) {
 			s := Summary{Topic: c.Name, Type: c.Text}
 			if c.Num != nil {
 				s.ReadQueues, s.Messages = int(*c.Num), *c.Num
+				if s.Messages >= 0 {
+					s.StatsFrom = 1 // known figures: see stored
+				}
 			}
 			if c.Float >= 0 {
 				f := c.Float

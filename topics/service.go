@@ -29,17 +29,17 @@ type Admin interface {
 	ProducerInfos(ctx context.Context, addr string) (map[string][]rocketmq.ProducerInfo, error)
 	ProducerConnections(ctx context.Context, addr, producerGroup string) ([]rocketmq.Connection, error)
 	BrokerVersion(ctx context.Context, addr string) (rocketmq.BrokerVersion, error)
+	BrokerRuntimeInfo(ctx context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error)
 }
 
 var _ Admin = (*rocketmq.Client)(nil)
 
 // Defaults of Options.
 const (
-	// DefaultListTTL is how long a computed topic list is reused: it costs one
-	// GET_TOPIC_STATS_INFO per topic and broker.
+	// DefaultListTTL is how long a topic list is reused: it costs one
+	// GET_ALL_TOPIC_CONFIG per broker (its figures come from memory).
 	DefaultListTTL = 10 * time.Second
-	// DefaultConcurrency bounds the stats calls of one list, so a cluster with thousands
-	// of topics is asked steadily rather than all at once.
+	// DefaultConcurrency bounds the calls in flight of one list or collector round.
 	DefaultConcurrency = 16
 )
 
@@ -73,6 +73,8 @@ type Service struct {
 	listMu sync.Mutex // held while a list is computed, so concurrent cold requests compute it once
 	list   *List
 	held   cluster.Held[brokerTopics] // each broker's topics when it last answered the list
+	// figures are every topic's figures, kept by the FigureCollector.
+	figures *figures
 }
 
 // New returns a Service over admin.
@@ -95,7 +97,7 @@ func New(admin Admin, opts Options) *Service {
 		ch, _ = admin.(Changer)
 	}
 	sender, _ := admin.(Sender)
-	return &Service{admin: admin, changer: ch, sender: sender, cluster: c, opts: opts}
+	return &Service{admin: admin, changer: ch, sender: sender, cluster: c, opts: opts, figures: newFigures()}
 }
 
 // BrokerFailure names a broker that did not answer and why.

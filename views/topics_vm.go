@@ -27,8 +27,11 @@ type TopicsVM struct {
 	CheckedAt         string
 	CheckedISO        string
 	Took              string
-	RefreshURL        string
-	Failures          []string
+	// SortNote says the order by messages or TPS is the figures' in memory, with their
+	// age and how many topics have none yet.
+	SortNote   string
+	RefreshURL string
+	Failures   []string
 	// Create is the create form, for operators; ChangeNote says why there is none.
 	Create     *TopicFormVM
 	ChangeNote string
@@ -49,6 +52,11 @@ type TopicListRow struct {
 	Messages    string
 	// Partial says the figures miss brokers (named in the failures above the table).
 	Partial bool
+	// FiguresAge is how old the figures are ("12 s ago"), FiguresAt and FiguresISO
+	// when they were last known true; all "" when none is known, and FiguresWhy (with
+	// FiguresWhyTitle) says why.
+	FiguresAge, FiguresAt, FiguresISO string
+	FiguresWhy, FiguresWhyTitle       string
 }
 
 // BrokerLink is a broker name linking to its page.

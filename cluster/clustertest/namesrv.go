@@ -3,6 +3,8 @@ package clustertest
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strconv"
 
 	"rmqconsole/rocketmq"
 )
@@ -45,12 +47,16 @@ func (f *Fake) SetRuntime(addr string, table map[string]string) {
 	f.runtime[addr] = table
 }
 
-// BrokerRuntimeInfo answers the table SetRuntime gave the address.
+// BrokerRuntimeInfo answers the table SetRuntime gave the address, with the broker's
+// commit-log range (what Put stored) unless the table sets it.
 func (f *Fake) BrokerRuntimeInfo(ctx context.Context, addr string) (*rocketmq.BrokerRuntimeInfo, error) {
-	if _, err := f.enter(ctx, "BrokerRuntimeInfo", addr); err != nil {
+	b, err := f.enter(ctx, "BrokerRuntimeInfo", addr)
+	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &rocketmq.BrokerRuntimeInfo{Table: f.runtime[addr]}, nil
+	t := map[string]string{"commitLogMinOffset": "0", "commitLogMaxOffset": strconv.FormatInt(b.nextPhys, 10)}
+	maps.Copy(t, f.runtime[addr])
+	return &rocketmq.BrokerRuntimeInfo{Table: t}, nil
 }
