@@ -18,18 +18,18 @@ type TopicsVM struct {
 	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
 	// alone, for htmx to put in place of the "More" row. FirstURL is set past page one.
 	NextURL, MoreURL, FirstURL string
-	Filter            string
-	Type              string
-	Types             []string
-	System            bool
-	Sort              string
-	Desc              bool
-	SortLinks         map[string]SortLink
-	CheckedAt         string
-	CheckedISO        string
-	Took              string
-	RefreshURL        string
-	Failures          []string
+	Filter                     string
+	Type                       string
+	Types                      []string
+	System                     bool
+	Sort                       string
+	Desc                       bool
+	SortLinks                  map[string]SortLink
+	CheckedAt                  string
+	CheckedISO                 string
+	Took                       string
+	RefreshURL                 string
+	Failures                   []string
 	// Create is the create form, for operators; ChangeNote says why there is none.
 	Create     *TopicFormVM
 	ChangeNote string
