@@ -209,6 +209,8 @@ type MessageDetailVM struct {
 	Copies              []MessageRow
 	Groups              []GroupConsumeRow
 	GroupsNote          string
+	// GroupsPager pages Groups: a topic may have thousands.
+	GroupsPager Pager
 	ConsumeAgain        ConsumeAgainVM
 	Failures            []string
 	// FromSlaves say which brokers were read from a slave, and why.
