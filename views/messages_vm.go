@@ -210,9 +210,9 @@ type MessageDetailVM struct {
 	Groups              []GroupConsumeRow
 	GroupsNote          string
 	// GroupsPager pages Groups: a topic may have thousands.
-	GroupsPager Pager
-	ConsumeAgain        ConsumeAgainVM
-	Failures            []string
+	GroupsPager  Pager
+	ConsumeAgain ConsumeAgainVM
+	Failures     []string
 	// FromSlaves say which brokers were read from a slave, and why.
 	FromSlaves []string
 	// DeadLetter is set for a message in a retry or dead-letter topic.
