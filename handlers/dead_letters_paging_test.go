@@ -18,7 +18,9 @@ import (
 
 type fakeDLQOverview struct{ list []deadletters.GroupDLQ }
 
-func (f *fakeDLQOverview) Overview(context.Context) ([]deadletters.GroupDLQ, error) { return f.list, nil }
+func (f *fakeDLQOverview) Overview(context.Context) ([]deadletters.GroupDLQ, error) {
+	return f.list, nil
+}
 
 // bigDLQList is n dead-letter topics in Overview's order: many share a newest time and
 // a count, so the topic breaks ties; every seventh has never held a dead letter.
