@@ -129,6 +129,9 @@ func TestBrokerListLoadsFurtherPagesInPlace(t *testing.T) {
 	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__samePagedDocument === true`)) {
 		t.Errorf("the further rows reloaded the page instead of loading in place")
 	}
+	if n := Get(t, ctx, "count the tables", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="brokers-table"], main h1').length`)); n != 2 {
+		t.Errorf("%d broker tables and headings after loading in place; want one of each (rows alone, not a page in a row)", n)
+	}
 	if Get(t, ctx, "the Next link", chromedp.Evaluate[bool](`!!document.querySelector('a[data-testid="brokers-next"]')`)) {
 		t.Errorf("every process is shown, yet the Next page link is still offered")
 	}
