@@ -1,7 +1,6 @@
 package deadletters
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,15 +50,7 @@ func (s *Service) Overview(ctx context.Context) ([]GroupDLQ, error) {
 	}
 	// A topic deleted between the list and its route is no dead-letter topic any more.
 	out = slices.DeleteFunc(out, func(g GroupDLQ) bool { return !g.Exists })
-	slices.SortFunc(out, func(a, b GroupDLQ) int {
-		if c := b.Newest.Compare(a.Newest); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Stored, a.Stored); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Topic, b.Topic)
-	})
+	slices.SortFunc(out, overviewOrder)
 	return out, nil
 }
 

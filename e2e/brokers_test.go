@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +96,43 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 		t.Errorf("the chart's legend says %q, want 2006-01-02 15:04:05 UTC", legend)
 	}
 	Screenshot(t, ctx, "broker-chart")
+}
+
+// The broker list a process a page: the More row is in view, so every further process
+// loads in place, each once, and the plain Next link follows the rows shown until there
+// is no page left.
+func TestBrokerListLoadsFurtherPagesInPlace(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	procs := append(append([]dev.Broker{}, cl.Brokers...), cl.Slaves...)
+	if len(procs) < 2 {
+		t.Skip("the cluster has one broker process; paging needs two")
+	}
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	ctx := Browser(t)
+	Do(t, ctx, "open the brokers one a page",
+		chromedp.Navigate(con.URL+"/brokers?limit=1"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="brokers-table"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__samePagedDocument = true`),
+	)
+	Get(t, ctx, "every process loads in place", chromedp.Poll[bool](
+		fmt.Sprintf(`document.querySelectorAll('[data-testid="brokers-table"] tbody tr[data-addr]').length >= %d && !document.querySelector('[data-testid="brokers-more"]')`, len(procs)),
+		chromedp.WithPollingTimeout(20*time.Second)))
+	addrs := Get(t, ctx, "the rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="brokers-table"] tbody tr[data-addr]')).map(r => r.dataset.addr)`))
+	if len(addrs) != len(procs) {
+		t.Errorf("%d rows after loading in place, want the %d processes once each: %v", len(addrs), len(procs), addrs)
+	}
+	for _, p := range procs {
+		if !slices.Contains(addrs, p.Addr) {
+			t.Errorf("process %s at %s never loaded: %v", p.Name, p.Addr, addrs)
+		}
+	}
+	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__samePagedDocument === true`)) {
+		t.Errorf("the further rows reloaded the page instead of loading in place")
+	}
+	if n := Get(t, ctx, "count the tables", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="brokers-table"], main h1').length`)); n != 2 {
+		t.Errorf("%d broker tables and headings after loading in place; want one of each (rows alone, not a page in a row)", n)
+	}
+	if Get(t, ctx, "the Next link", chromedp.Evaluate[bool](`!!document.querySelector('a[data-testid="brokers-next"]')`)) {
+		t.Errorf("every process is shown, yet the Next page link is still offered")
+	}
 }

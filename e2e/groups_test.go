@@ -183,6 +183,16 @@ func TestGroupListFiltersAndLinks(t *testing.T) {
 	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__samePagedDocument === true`)) {
 		t.Errorf("the further rows reloaded the page (%d rows) instead of loading in place", len(rows))
 	}
+	// The plain Next link follows the rows loaded in place: it leads past every row now
+	// shown (or is gone with the last page), not to the second page.
+	if !Get(t, ctx, "the Next link", chromedp.Evaluate[bool](`(() => {
+		const n = document.querySelectorAll('[data-testid="groups-table"] tbody tr[data-group]').length;
+		const a = document.querySelector('a[data-testid="groups-next"]');
+		return a ? new URL(a.href).searchParams.get('shown') === String(n) : !document.querySelector('[data-testid="groups-more"]');
+	})()`)) {
+		t.Errorf("after rows loaded in place, the Next page link still leads to a page already shown: %s",
+			Get(t, ctx, "its address", chromedp.Evaluate[string](`(document.querySelector('a[data-testid="groups-next"]') || {}).href || ""`)))
+	}
 }
 
 // A user at the bound of live pages (one here) opens another: the page says so where its

@@ -119,3 +119,41 @@ func TestTopicPagesShowRouteQueuesGroupsProducers(t *testing.T) {
 		t.Errorf("at %s after following the group", loc)
 	}
 }
+
+// The topic list two rows a page, system topics shown (every cluster has several): the
+// More row is in view, so the following pages load in place, each topic once, and the
+// plain Next link follows the rows shown.
+func TestTopicListLoadsFurtherPagesInPlace(t *testing.T) {
+	cl := dev.RequireCluster(t)
+	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
+	ctx := Browser(t)
+	Do(t, ctx, "open the topics two a page",
+		chromedp.Navigate(con.URL+"/topics?system=1&limit=2"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="topics-next"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__samePagedDocument = true`),
+	)
+	Get(t, ctx, "further rows load in place", chromedp.Poll[bool](
+		`document.querySelectorAll('[data-testid="topics-table"] tbody tr[data-topic]').length >= 6`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	rows := Get(t, ctx, "the rows", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="topics-table"] tbody tr[data-topic]')).map(r => r.dataset.topic)`))
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r] {
+			t.Errorf("%s is listed twice after loading in place: %v", r, rows)
+		}
+		seen[r] = true
+	}
+	if !Get(t, ctx, "same document", chromedp.Evaluate[bool](`window.__samePagedDocument === true`)) {
+		t.Errorf("the further rows reloaded the page instead of loading in place")
+	}
+	if n := Get(t, ctx, "count the tables", chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="topics-table"], main h1').length`)); n != 2 {
+		t.Errorf("%d topic tables and headings after loading in place; want one of each (rows alone, not a page in a row)", n)
+	}
+	if !Get(t, ctx, "the Next link", chromedp.Evaluate[bool](`(() => {
+		const n = document.querySelectorAll('[data-testid="topics-table"] tbody tr[data-topic]').length;
+		const a = document.querySelector('a[data-testid="topics-next"]');
+		return a ? new URL(a.href).searchParams.get('shown') === String(n) : !document.querySelector('[data-testid="topics-more"]');
+	})()`)) {
+		t.Errorf("after rows loaded in place, the Next page link still leads to a page already shown")
+	}
+}

@@ -35,7 +35,13 @@ type Brokers struct {
 
 // BrokersJSON answers GET /api/v1/brokers.
 type BrokersJSON struct {
-	Brokers   []brokers.Runtime       `json:"brokers"`
+	// Brokers is one page: limit processes (paging.DefaultLimit when the request gives
+	// none), by broker name and id.
+	Brokers []brokers.Runtime `json:"brokers"`
+	// Total counts every process listed, on every page.
+	Total int `json:"total"`
+	// Next is the cursor of the following page; absent on the last one.
+	Next      string                  `json:"next,omitempty"`
 	CheckedAt time.Time               `json:"checkedAt"`
 	Failures  []cluster.BrokerFailure `json:"failures,omitempty"`
 	// Errors are Failures as {"broker","error"}. Deprecated: use failures.
@@ -58,28 +64,58 @@ func badBrokerName(name string) error {
 	return fault.InvalidField("name", "brokers.bad_name", "Name", views.Cut(name)).Because("bad_broker")
 }
 
-// List renders /brokers.
+// List renders /brokers, a page of processes at a time.
 func (h *Brokers) List(c *gin.Context) {
 	l := i18n.From(c.Request.Context())
 	p := h.page(c, l.T("brokers.title"), "brokers")
 	vm := views.BrokersVM{Configured: h.Brokers != nil}
-	if h.Brokers != nil {
+	limit, after, err := pageQuery(c)
+	switch {
+	case h.Brokers == nil:
+	case err != nil:
+		vm.Error = errorMessage(c, err, "")
+		h.render(c, http.StatusUnprocessableEntity, p, views.BrokersPage(vm))
+		return
+	default:
 		list, err := h.Brokers.List(c.Request.Context())
 		if err != nil {
 			vm.Error = l.T("brokers.read_failed", "Error", sayErr(l, err))
-		} else {
-			vm.Rows = brokerRows(l, list.Brokers)
-			vm.Failures = sayFailures(l, list.Failures)
-			vm.CheckedAt, vm.CheckedISO = views.TimeUTC(list.CheckedAt), views.ISO(list.CheckedAt)
+			break
+		}
+		pg, err := brokers.PageOf(list, limit, after)
+		if err != nil {
+			vm.Error = errorMessage(c, err, "")
+			h.render(c, http.StatusUnprocessableEntity, p, views.BrokersPage(vm))
+			return
+		}
+		vm.Rows = brokerRows(l, pg.Brokers)
+		vm.Failures = sayFailures(l, list.Failures)
+		vm.CheckedAt, vm.CheckedISO = views.TimeUTC(list.CheckedAt), views.ISO(list.CheckedAt)
+		vm.Total, vm.Shown = pg.Total, shownThrough(c, len(pg.Brokers))
+		if pg.Next != "" {
+			vm.NextURL = listPageURL("/brokers", limit, pg.Next, vm.Shown, false)
+			vm.MoreURL = listPageURL("/brokers", limit, pg.Next, vm.Shown, true)
+		}
+		if after != "" {
+			vm.FirstURL = "/brokers"
+		}
+		if c.Query("rows") == "1" && isHTMX(c) {
+			h.renderFragment(c, http.StatusOK, views.BrokerRowsFragment(vm))
+			return
 		}
 	}
 	h.render(c, http.StatusOK, p, views.BrokersPage(vm))
 }
 
-// ListAPI answers GET /api/v1/brokers.
+// ListAPI answers GET /api/v1/brokers[?limit=&cursor=].
 func (h *Brokers) ListAPI(c *gin.Context) {
 	if h.Brokers == nil {
 		h.Fail(c, errNoCluster())
+		return
+	}
+	limit, after, err := pageQuery(c)
+	if err != nil {
+		h.Fail(c, err)
 		return
 	}
 	l, err := h.Brokers.List(c.Request.Context())
@@ -87,7 +123,13 @@ func (h *Brokers) ListAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, BrokersJSON{Brokers: l.Brokers, CheckedAt: l.CheckedAt, Failures: l.Failures, Errors: brokerErrorsJSON(l.Failures)})
+	pg, err := brokers.PageOf(l, limit, after)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, BrokersJSON{Brokers: pg.Brokers, Total: pg.Total, Next: pg.Next, CheckedAt: l.CheckedAt, Failures: l.Failures,
+		Errors: brokerErrorsJSON(l.Failures)})
 }
 
 func (h *Brokers) detail(c *gin.Context) (*brokers.Detail, bool) {

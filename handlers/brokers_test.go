@@ -18,13 +18,20 @@ import (
 	"rmqconsole/i18n"
 )
 
-type fakeBrokers struct{ calls int }
+type fakeBrokers struct {
+	calls int
+	// list, when set, is the list answered.
+	list *brokers.List
+}
 
 var sampleRuntime = brokers.Runtime{Cluster: "DefaultCluster", Name: "broker-a", Addr: "10.0.0.1:10911", Role: "master", Version: "5.3.3",
 	PutTPS: 12.5, CommitLogMaxOffset: 123456, DiskRatio: 0.42, StartedAt: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC).UnixMilli()}
 
 func (f *fakeBrokers) List(context.Context) (*brokers.List, error) {
 	f.calls++
+	if f.list != nil {
+		return f.list, nil
+	}
 	slave := brokers.Runtime{Cluster: "DefaultCluster", Name: "broker-a", ID: 1, Addr: "10.0.0.2:10911", Role: "slave", Error: "i/o timeout"}
 	return &brokers.List{Brokers: []brokers.Runtime{sampleRuntime, slave}, CheckedAt: time.Now(),
 		Failures: []cluster.BrokerFailure{{Broker: "broker-a", Addr: slave.Addr, Op: "runtime info", Err: errors.New("i/o timeout")}}}, nil

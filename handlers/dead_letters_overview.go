@@ -28,19 +28,44 @@ type DeadLetterList struct {
 	Now     func() time.Time
 }
 
-// Show renders /dead-letters.
+// Show renders /dead-letters, a page of topics at a time.
 func (h *DeadLetterList) Show(c *gin.Context) {
 	l := i18n.From(c.Request.Context())
+	p := h.page(c, l.T("dlqs.title"), "deadletters")
 	vm := views.DeadLettersVM{Configured: h.Service != nil}
 	if h.Service != nil {
-		list, err := h.Service.Overview(c.Request.Context())
+		limit, after, err := pageQuery(c)
+		var list []deadletters.GroupDLQ
+		var pg deadletters.OverviewPage
+		if err == nil {
+			if list, err = h.Service.Overview(c.Request.Context()); err != nil {
+				vm.Error = l.T("dlqs.error", "Error", sayErr(l, err))
+				h.render(c, http.StatusOK, p, views.DeadLettersPage(vm))
+				return
+			}
+			pg, err = deadletters.PageOverview(list, limit, after)
+		}
 		if err != nil {
-			vm.Error = l.T("dlqs.error", "Error", sayErr(l, err))
-		} else {
-			vm = deadLettersVM(l, list, h.now())
+			vm.Error = errorMessage(c, err, "")
+			h.render(c, http.StatusUnprocessableEntity, p, views.DeadLettersPage(vm))
+			return
+		}
+		vm = deadLettersVM(l, pg.Topics, h.now())
+		vm.Count = l.N("dlqs.count", pg.Total)
+		vm.Total, vm.Shown = pg.Total, shownThrough(c, len(pg.Topics))
+		if pg.Next != "" {
+			vm.NextURL = listPageURL("/dead-letters", limit, pg.Next, vm.Shown, false)
+			vm.MoreURL = listPageURL("/dead-letters", limit, pg.Next, vm.Shown, true)
+		}
+		if after != "" {
+			vm.FirstURL = "/dead-letters"
+		}
+		if c.Query("rows") == "1" && isHTMX(c) {
+			h.renderFragment(c, http.StatusOK, views.DeadLetterRowsFragment(vm))
+			return
 		}
 	}
-	h.render(c, http.StatusOK, h.page(c, l.T("dlqs.title"), "deadletters"), views.DeadLettersPage(vm))
+	h.render(c, http.StatusOK, p, views.DeadLettersPage(vm))
 }
 
 func (h *DeadLetterList) now() time.Time {

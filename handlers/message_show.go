@@ -77,6 +77,10 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	if !ok {
 		return
 	}
+	if c.Query("rows") == "1" && isHTMX(c) {
+		h.messageGroupRows(c, r)
+		return
+	}
 	h.recordBody(c, r.Message, "page")
 	// The trace is read while the groups are: a frozen broker costs the page one wait.
 	var trace *lookup.MessageTrace
@@ -111,8 +115,21 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 		return
 	}
 	h.recordBody(c, r.Message, "api")
+	limit, after, err := pageQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
 	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	j := msgByIDJSON(r, groups)
+	if groups != nil {
+		pg, perr := lookup.PageGroups(groups.States, limit, after)
+		if perr != nil {
+			h.Fail(c, perr)
+			return
+		}
+		j.Groups, j.Total, j.Next = msgGroupsJSON(pg.States), pg.Total, pg.Next
+	}
 	if err != nil {
 		j.Errors = append(j.Errors, BrokerErrorJSON{Broker: r.Message.BrokerName, Error: "consumer groups: " + err.Error()})
 	}
@@ -147,8 +164,11 @@ func msgDetailVM(c *gin.Context, r *lookup.IDResult, gs *lookup.GroupStates, gro
 	case len(groups) == 0:
 		vm.GroupsNote = l.T("message.groups.none", "Topic", m.Topic)
 	}
-	for _, g := range groups {
-		vm.Groups = append(vm.Groups, msgGroupRow(l, g))
+	if len(groups) > 0 {
+		var err error
+		if vm.Groups, vm.GroupsPager, err = messageGroupsPage(c, groups); err != nil {
+			vm.GroupsNote = errorMessage(c, err, "")
+		}
 	}
 	return vm
 }

@@ -97,8 +97,14 @@ type MessageByIDJSON struct {
 	Copies []MessageJSON `json:"copies,omitempty"`
 	// Searched says how a unique key given without its topic was found.
 	Searched *lookup.TopicSearch `json:"searched,omitempty"`
-	// Groups say, for each group consuming the topic, whether it consumed the message.
+	// Groups say, for each group consuming the topic, whether it consumed the message:
+	// limit of them (paging.DefaultLimit when the request gives none), those with trouble
+	// first (unknown, not consumed, offline, popped, filtered, consumed), then by name.
 	Groups []GroupConsumeJSON `json:"groups"`
+	// Total counts every group of the topic, on every page.
+	Total int `json:"total"`
+	// Next is the cursor of the groups' following page; absent on the last one.
+	Next string `json:"next,omitempty"`
 	// Failures name the brokers that failed (see MessagesSummaryJSON).
 	Failures []lookup.BrokerFailure `json:"failures,omitempty"`
 	// Errors are Failures as {"broker","error"}; deprecated: use failures.

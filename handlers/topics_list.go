@@ -139,9 +139,14 @@ func (h *Topics) List(c *gin.Context) {
 	vm.Shown = shownThrough(c, len(pg.Topics))
 	if pg.Next != "" {
 		vm.NextURL = listPageURL(topicListURL(q, false), limit, pg.Next, vm.Shown, false)
+		vm.MoreURL = listPageURL(topicListURL(q, false), limit, pg.Next, vm.Shown, true)
 	}
 	if after != "" {
 		vm.FirstURL = topicListURL(q, false)
+	}
+	if c.Query("rows") == "1" && isHTMX(c) {
+		h.renderFragment(c, http.StatusOK, views.TopicRowsFragment(vm))
+		return
 	}
 	if !isHTMX(c) {
 		h.changeForms(c, &vm)

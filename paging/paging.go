@@ -71,22 +71,40 @@ func ParseLimit(s string) (int, error) {
 	return n, nil
 }
 
+// Encode is the cursor c of a page in q: c's Name and sort key, with q's order and
+// filter, in a form fit for a URL.
+func Encode(q Query, c Cursor) string {
+	c.Sort, c.Desc, c.Filter = q.Sort, q.Desc, q.hash()
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Decode reads a cursor Encode gave out for q. One that is not a cursor, or that belongs
+// to another order or filter, is bad input with a sentence that says which.
+func Decode(q Query, s string) (Cursor, error) {
+	var c Cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.Name == "" {
+		return Cursor{}, fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+	}
+	if c.Sort != q.Sort || c.Desc != q.Desc || c.Filter != q.hash() {
+		return Cursor{}, fault.InvalidField("cursor", "list.error.cursorQuery").Because("stale_cursor")
+	}
+	return c, nil
+}
+
 // Cut returns the rows of sel (sorted by k.Order) after the cursor after ("" for the
 // first page), at most limit, and the cursor of the next page ("" on the last). A
 // cursor that is not one, or that belongs to another order or filter, is bad input.
 func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, string, error) {
 	from := 0
 	if after != "" {
-		var c Cursor
-		b, err := base64.RawURLEncoding.DecodeString(after)
-		if err == nil {
-			err = json.Unmarshal(b, &c)
-		}
-		if err != nil || c.Name == "" {
-			return nil, "", fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
-		}
-		if c.Sort != q.Sort || c.Desc != q.Desc || c.Filter != q.hash() {
-			return nil, "", fault.InvalidField("cursor", "list.error.cursorQuery").Because("stale_cursor")
+		c, err := Decode(q, after)
+		if err != nil {
+			return nil, "", err
 		}
 		last := k.Row(c)
 		from, _ = slices.BinarySearchFunc(sel, last, k.Order)
@@ -98,8 +116,7 @@ func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, stri
 	if to >= len(sel) || to == from {
 		return sel[from:to], "", nil
 	}
-	c := Cursor{Sort: q.Sort, Desc: q.Desc, Filter: q.hash()}
+	var c Cursor
 	k.Key(sel[to-1], &c)
-	b, _ := json.Marshal(c)
-	return sel[from:to], base64.RawURLEncoding.EncodeToString(b), nil
+	return sel[from:to], Encode(q, c), nil
 }

@@ -8,6 +8,17 @@ type BrokersVM struct {
 	Failures   []string
 	CheckedAt  string
 	CheckedISO string
+	// Total counts every process; Shown the rows up to this page's last.
+	Total, Shown int
+	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
+	// alone. FirstURL is set past page one.
+	NextURL, MoreURL, FirstURL string
+}
+
+// Pager is the list's paging links and More row.
+func (vm BrokersVM) Pager() Pager {
+	return Pager{ID: "brokers", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+		CountID: "brokers.count", Shown: vm.Shown, Total: vm.Total}
 }
 
 // BrokerProcessRow is one broker process with its figures.

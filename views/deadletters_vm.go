@@ -110,6 +110,17 @@ type DeadLettersVM struct {
 	Rows  []DeadLetterRow
 	// Failures are the brokers that did not say, one sentence each.
 	Failures []string
+	// Total counts every dead-letter topic; Shown the rows up to this page's last.
+	Total, Shown int
+	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
+	// alone. FirstURL is set past page one.
+	NextURL, MoreURL, FirstURL string
+}
+
+// Pager is the list's paging links and More row.
+func (vm DeadLettersVM) Pager() Pager {
+	return Pager{ID: "dlqs", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+		CountID: "dlqs.shown", Shown: vm.Shown, Total: vm.Total}
 }
 
 // DeadLetterRow is one group's dead-letter topic.

@@ -564,3 +564,9 @@ func (t TrendVM) Class() string {
 	}
 	return "trend"
 }
+
+// Pager is the list's paging links and More row.
+func (vm GroupsVM) Pager() Pager {
+	return Pager{ID: "groups", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+		CountID: "groups.count", Shown: vm.Shown, Total: vm.Total}
+}

@@ -211,8 +211,10 @@ type MessageDetailVM struct {
 	Copies              []MessageRow
 	Groups              []GroupConsumeRow
 	GroupsNote          string
-	ConsumeAgain        ConsumeAgainVM
-	Failures            []string
+	// GroupsPager pages Groups: a topic may have thousands.
+	GroupsPager  Pager
+	ConsumeAgain ConsumeAgainVM
+	Failures     []string
 	// FromSlaves say which brokers were read from a slave, and why.
 	FromSlaves []string
 	// DeadLetter is set for a message in a retry or dead-letter topic.

@@ -15,18 +15,19 @@ type TopicsVM struct {
 	Total, Hidden int
 	// Shown counts the rows up to this page's last (earlier pages included).
 	Shown int
-	// NextURL is the page after this one ("" on the last); FirstURL is set past page one.
-	NextURL, FirstURL string
-	Filter            string
-	Type              string
-	Types             []string
-	System            bool
-	Sort              string
-	Desc              bool
-	SortLinks         map[string]SortLink
-	CheckedAt         string
-	CheckedISO        string
-	Took              string
+	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
+	// alone, for htmx to put in place of the "More" row. FirstURL is set past page one.
+	NextURL, MoreURL, FirstURL string
+	Filter                     string
+	Type                       string
+	Types                      []string
+	System                     bool
+	Sort                       string
+	Desc                       bool
+	SortLinks                  map[string]SortLink
+	CheckedAt                  string
+	CheckedISO                 string
+	Took                       string
 	// SortNote says the order by messages or TPS is the figures' in memory, with their
 	// age and how many topics have none yet.
 	SortNote   string
@@ -190,4 +191,10 @@ type TopicProducerRow struct {
 	Brokers    string
 	Heartbeat  string
 	HeartISO   string
+}
+
+// Pager is the list's paging links and More row.
+func (vm TopicsVM) Pager() Pager {
+	return Pager{ID: "topics", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+		CountID: "topics.count", Shown: vm.Shown, Total: vm.Total}
 }

@@ -1,0 +1,88 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"rmqconsole/deadletters"
+)
+
+type fakeDLQOverview struct{ list []deadletters.GroupDLQ }
+
+func (f *fakeDLQOverview) Overview(context.Context) ([]deadletters.GroupDLQ, error) {
+	return f.list, nil
+}
+
+// bigDLQList is n dead-letter topics in Overview's order: many share a newest time and
+// a count, so the topic breaks ties; every seventh has never held a dead letter.
+func bigDLQList(n int) []deadletters.GroupDLQ {
+	t0 := time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC)
+	var out []deadletters.GroupDLQ
+	for i := range n {
+		g := deadletters.GroupDLQ{Group: fmt.Sprintf("cg-%04d", i)}
+		g.Topic, g.Exists, g.Counted = "%DLQ%"+g.Group, true, 1
+		if i%7 != 0 {
+			g.Newest, g.Stored = t0.Add(-time.Duration(i%11)*time.Minute), int64(i%5)
+		}
+		out = append(out, g)
+	}
+	// The overview's order: the newest dead letters first, then the fullest, then by topic.
+	slices.SortFunc(out, func(a, b deadletters.GroupDLQ) int {
+		return cmp.Or(b.Newest.Compare(a.Newest), cmp.Compare(b.Stored, a.Stored), strings.Compare(a.Topic, b.Topic))
+	})
+	return out
+}
+
+func dlqRouter(list []deadletters.GroupDLQ) http.Handler {
+	r := newEngine()
+	h := &DeadLetterList{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Service: &fakeDLQOverview{list: list}}
+	r.GET("/dead-letters", h.Show)
+	return r
+}
+
+var dlqRowRE = regexp.MustCompile(`<tr data-testid="dlq-row" data-topic="([^"]+)"`)
+
+func TestDeadLetterListPagesEveryTopicOnceNewestFirst(t *testing.T) {
+	list := bigDLQList(400)
+	r := dlqRouter(list)
+	var seen []string
+	first := readPagedPage(t, r, "/dead-letters", "dlqs", dlqRowRE, false)
+	if len(first.rows) != 50 || !strings.Contains(first.body, "50 of 400 dead-letter topics") {
+		t.Fatalf("/dead-letters: %d rows; want 50 and “50 of 400 dead-letter topics”", len(first.rows))
+	}
+	p := first
+	for range 20 {
+		seen = append(seen, p.rows...)
+		if p.next == "" {
+			break
+		}
+		p = readPagedPage(t, r, p.next, "dlqs", dlqRowRE, false)
+	}
+	var want []string
+	for _, g := range list {
+		want = append(want, g.Topic)
+	}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("the pages show %d topics; want the %d in the overview's order, each once", len(seen), len(want))
+	}
+	for _, q := range []string{"limit=0", "cursor=%21%21"} {
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/dead-letters?"+q, nil))
+		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "page") {
+			t.Errorf("?%s: %d; want 422 with a sentence", q, rec.Code)
+		}
+	}
+}
+
+func TestDeadLetterListMoreRowLoadsTheNextRowsInPlace(t *testing.T) {
+	checkMoreInPlace(t, dlqRouter(bigDLQList(130)), "/dead-letters", "dlqs", dlqRowRE, 50)
+}

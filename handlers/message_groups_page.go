@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/gin-gonic/gin"
+
+	"rmqconsole/i18n"
+	"rmqconsole/lookup"
+	"rmqconsole/views"
+)
+
+// messageGroupsURL is the message page the request asked for (its topic kept), for the
+// links that page its groups.
+func messageGroupsURL(c *gin.Context) string {
+	u := c.Request.URL.Path
+	if t := c.Query("topic"); t != "" {
+		u += "?" + url.Values{"topic": {t}}.Encode()
+	}
+	return u
+}
+
+// messageGroupsPage is the page of states the request asks for (limit, cursor), the
+// groups with trouble first, as rows and the links that page them.
+func messageGroupsPage(c *gin.Context, states []lookup.GroupState) ([]views.GroupConsumeRow, views.Pager, error) {
+	l := i18n.From(c.Request.Context())
+	limit, after, err := pageQuery(c)
+	if err != nil {
+		return nil, views.Pager{}, err
+	}
+	pg, err := lookup.PageGroups(states, limit, after)
+	if err != nil {
+		return nil, views.Pager{}, err
+	}
+	var rows []views.GroupConsumeRow
+	for _, g := range pg.States {
+		rows = append(rows, msgGroupRow(l, g))
+	}
+	p := views.Pager{ID: "message-groups", CountID: "message.groups.count", Total: pg.Total, Shown: shownThrough(c, len(pg.States))}
+	base := messageGroupsURL(c)
+	if pg.Next != "" {
+		p.NextURL = listPageURL(base, limit, pg.Next, p.Shown, false)
+		p.MoreURL = listPageURL(base, limit, pg.Next, p.Shown, true)
+	}
+	if after != "" {
+		p.FirstURL = base
+	}
+	return rows, p, nil
+}
+
+// messageGroupRows answers the More row of a message's groups: the next rows alone,
+// without the message's body, trace or forms.
+func (h *Messages) messageGroupRows(c *gin.Context, r *lookup.IDResult) {
+	gs, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	rows, p, err := messageGroupsPage(c, gs.States)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
+	h.renderFragment(c, http.StatusOK, views.MessageGroupRowsFragment(rows, p))
+}

@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"testing"
+
+	"rmqconsole/cluster/clustertest"
+	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
+)
+
+// manyGroupsRouter is the message routes over a topic that n groups consume: every
+// third online and behind the message, the rest offline with offsets past it.
+func manyGroupsRouter(t *testing.T, n int) (http.Handler, string) {
+	t.Helper()
+	f := msgFake(2)
+	past := map[rocketmq.MessageQueue]int64{}
+	for _, b := range []string{"broker-a", "broker-b"} {
+		for q := range 2 {
+			past[rocketmq.MessageQueue{Topic: "T", BrokerName: b, QueueID: q}] = 1000
+		}
+	}
+	for i := range n {
+		g := &clustertest.Group{Name: fmt.Sprintf("app-%04d", i), Topics: []string{"T"}, Offsets: past}
+		if i%3 == 0 {
+			g.Clients, g.Offsets = []clustertest.Client{{ID: fmt.Sprintf("10.0.0.9@%d", i)}}, nil
+		}
+		f.AddGroup(g)
+	}
+	svc := lookup.New(f, lookup.Options{})
+	res, err := svc.ByRange(t.Context(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
+	if err != nil || len(res.Messages) != 1 {
+		t.Fatal(err)
+	}
+	return msgRouter(svc), res.Messages[0].OffsetMsgID()
+}
+
+func TestMessageGroupsComeAPageAtATimeTroubleFirst(t *testing.T) {
+	r, id := manyGroupsRouter(t, 300)
+	type page struct {
+		Groups []struct {
+			Group string `json:"group"`
+			State string `json:"state"`
+		} `json:"groups"`
+		Total int     `json:"total"`
+		Next  *string `json:"next"`
+	}
+	get := func(path string) page {
+		t.Helper()
+		rec := msgGet(t, r, path)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+		var p page
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := get("/api/v1/messages/" + id)
+	if len(first.Groups) != 50 || first.Total != 300 || first.Next == nil {
+		t.Fatalf("first page: %d groups of %d, next %v; want 50 of 300 and a cursor", len(first.Groups), first.Total, first.Next)
+	}
+	if first.Groups[0].State == string(lookup.Consumed) {
+		t.Fatalf("first page starts with a group that consumed the message: %+v", first.Groups[0])
+	}
+	var seen []string
+	var states []string
+	base := "/api/v1/messages/" + id + "?limit=70"
+	path := base
+	for range 20 {
+		p := get(path)
+		for _, g := range p.Groups {
+			seen = append(seen, g.Group)
+			states = append(states, g.State)
+		}
+		if p.Next == nil {
+			break
+		}
+		path = base + "&cursor=" + url.QueryEscape(*p.Next)
+	}
+	slices.Sort(seen)
+	if len(seen) != 300 || len(slices.Compact(seen)) != 300 {
+		t.Fatalf("the pages hold %d groups; want each of the 300 once", len(seen))
+	}
+	// Every group that has not consumed the message comes before any that has.
+	if c := slices.Index(states, string(lookup.Consumed)); c < 0 || slices.ContainsFunc(states[c:], func(s string) bool { return s == string(lookup.NotConsumed) }) {
+		t.Fatalf("a group that has not consumed the message comes after one that has")
+	}
+	for _, q := range []string{"limit=0", "cursor=%21%21"} {
+		if rec := msgGet(t, r, "/api/v1/messages/"+id+"?"+q); rec.Code != http.StatusBadRequest {
+			t.Errorf("?%s: %d; want 400", q, rec.Code)
+		}
+	}
+}
+
+func TestMessageGroupsMoreRowLoadsTheNextRowsInPlace(t *testing.T) {
+	r, id := manyGroupsRouter(t, 130)
+	checkMoreInPlace(t, r, "/messages/"+id, "message-groups", regexp.MustCompile(`<tr data-group="([^"]+)"><td class="mono"><a`), 50)
+}
