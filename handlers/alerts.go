@@ -125,9 +125,9 @@ func (h *Alerts) ruleID(c *gin.Context) (int64, bool) {
 // WebhookURL is redacted (scheme and host): any viewer may read the rules, and the path
 // and query of a Slack or DingTalk webhook are its secret.
 type AlertRuleJSON struct {
-	ID         int64               `json:"id"`
-	Name       string              `json:"name"`
-	Group      string              `json:"group"`
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Group string `json:"group"`
 	// Broker is the broker pattern of a rule on a broker's finding (Group is then "").
 	Broker     string              `json:"broker,omitempty"`
 	Metric     string              `json:"metric"`

@@ -88,6 +88,9 @@ func TestLastPageHasNoNext(t *testing.T) {
 		t.Fatalf("a page as long as the list: %d rows, next %q, %v", len(page), next, err)
 	}
 	page, next, _ = Cut(all, q, byLag, 60, "")
+	if len(page) != 60 || next == "" {
+		t.Fatalf("the first of two pages: %d rows, next %q", len(page), next)
+	}
 	page, next, err = Cut(all, q, byLag, 60, next)
 	if err != nil || len(page) != 40 || next != "" {
 		t.Fatalf("the second of two pages: %d rows, next %q, %v", len(page), next, err)
