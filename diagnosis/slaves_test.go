@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,15 +14,16 @@ import (
 	"rmqconsole/rocketmq"
 )
 
-// replication answers fixed replication statuses by master address, counting the calls;
-// a master without one answers "request code not supported", as a 4.x broker does.
+// replication answers fixed replication statuses by master address, counting the calls
+// (the engine asks the masters at once); a master without one answers "request code not
+// supported", as a 4.x broker does.
 type replication struct {
 	st    map[string]*rocketmq.HAStatus
-	calls int
+	calls atomic.Int64
 }
 
 func (r *replication) HAStatus(_ context.Context, addr string) (*rocketmq.HAStatus, error) {
-	r.calls++
+	r.calls.Add(1)
 	st, ok := r.st[addr]
 	if !ok {
 		return nil, fmt.Errorf("replication status of broker %s: %w", addr,
@@ -74,8 +76,8 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 		return got
 	}
 	got := read()
-	if rep.calls != 3 {
-		t.Errorf("%d replication statuses asked, want one per master with a slave (3)", rep.calls)
+	if n := rep.calls.Load(); n != 3 {
+		t.Errorf("%d replication statuses asked, want one per master with a slave (3)", n)
 	}
 	if len(got) != 2 || !strings.HasPrefix(got["10.0.0.2:10911"], "Slave 10.0.0.2:10911 is 3.0 MiB behind its master 10.0.0.1:10911 (limit 2.0 MiB") ||
 		!strings.HasPrefix(got["10.0.0.6:10911"], "Slave 10.0.0.6:10911's commit log ends at 90.0 MiB, its master 10.0.0.5:10911's at 100.0 MiB: 10.0 MiB behind") {
@@ -86,8 +88,8 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 	// wrote since the slave's last acknowledged offset. The 4.x master is not asked again.
 	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, MasterMaxOffset: 12 * mb}
 	got = read()
-	if rep.calls != 5 {
-		t.Errorf("%d replication statuses asked in all, want the 4.x master asked once", rep.calls)
+	if n := rep.calls.Load(); n != 5 {
+		t.Errorf("%d replication statuses asked in all, want the 4.x master asked once", n)
 	}
 	if !strings.HasPrefix(got["10.0.0.2:10911"], "Slave 10.0.0.2:10911 has no replication connection to its master 10.0.0.1:10911: it holds the commit log up to 7.0 MiB of 12.0 MiB, 5.0 MiB behind") {
 		t.Errorf("unconnected slave: %q", got["10.0.0.2:10911"])
