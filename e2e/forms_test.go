@@ -15,7 +15,7 @@ import (
 // fieldStatesJS lists every visible field of the form as name|aria-invalid|error text|
 // error colour|tick image, what a user sees of its state.
 const fieldStatesJS = `(() => Array.from(document.querySelectorAll(%q + ' input:not([type=hidden]), ' + %q + ' select')).map(e => {
-	const id = e.getAttribute('aria-describedby'), err = id && document.getElementById(id);
+	const err = (e.getAttribute('aria-describedby') || '').split(/\s+/).map(id => id && document.getElementById(id)).find(x => x);
 	const msg = err ? err.textContent.trim() : '';
 	return [e.name, e.getAttribute('aria-invalid'), msg, msg ? getComputedStyle(err).color : '', getComputedStyle(e).backgroundImage.slice(0, 40)].join('|');
 }).join('\n'))()`
