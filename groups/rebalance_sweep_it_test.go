@@ -3,9 +3,8 @@ package groups
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +14,8 @@ import (
 
 // sweeping runs the lag collector at a short interval with the rebalance sweep after each
 // collection, as the console's leader does, over a fresh store; nobody watches any group.
-func sweeping(t *testing.T, it *itCluster) (*store.Store, *RebalanceSweep) {
+// swept counts the sweeps done.
+func sweeping(t *testing.T, it *itCluster) (st *store.Store, sweep *RebalanceSweep, swept func() int64) {
 	t.Helper()
 	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "console.db"))
 	if err != nil {
@@ -26,32 +26,30 @@ func sweeping(t *testing.T, it *itCluster) (*store.Store, *RebalanceSweep) {
 	live := NewLive(it.svc, LiveOptions{Store: st, Rebalances: rlog})
 	t.Cleanup(live.Close)
 	// A budget the shared cluster's other groups cannot exhaust before this test's.
-	sweep := NewRebalanceSweep(it.svc, rlog, 2000, live.Watching)
+	sweep = NewRebalanceSweep(it.svc, rlog, 2000, live.Watching)
 	col := NewLagCollector(it.svc, 500*time.Millisecond)
 	col.Then(sweep.Sweep)
+	var n atomic.Int64
+	col.Then(func(context.Context, *List) { n.Add(1) }) // hooks run in order: after the sweep
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); col.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return st, sweep
+	return st, sweep, n.Load
 }
 
 // Real consumers join and leave a group nobody watches (no websocket, no watcher): the
 // collector's sweep records the joins, the queues that moved and the leave in the group's
 // stored timeline, each once.
 func TestSweepRecordsRebalancesOfAnUnwatchedGroup(t *testing.T) {
-	if strings.HasPrefix(os.Getenv("RMQ_VERSION"), "4.") {
-		// Known defect on 4.9.7 brokers: no sweep is seen within 30 s (found at the end
-		// of a session, not yet explained); 5.x passes.
-		t.Skip("the sweep is not seen on a 4.9.7 broker within 30 s: a known defect under investigation")
-	}
 	it := newIT(t)
 	topic := it.topic(t, "grp-sweep", 4)
 	group := dev.UniqueName("grp-sweep-cg")
-	st, sweep := sweeping(t, it)
-	// The group is new to the cluster: its first client's arrival is a join.
+	st, sweep, swept := sweeping(t, it)
+	// The group is new to the cluster: its first client's arrival is a join. (A sweep
+	// may have no candidate: a 4.x cluster has no group of its own online.)
 	dev.Eventually(t, 30*time.Second, "a first sweep", func() error {
-		if sweep.Last().Candidates == 0 && sweep.Last().Read == 0 {
+		if swept() == 0 {
 			return fmt.Errorf("no sweep yet")
 		}
 		return nil
