@@ -6,161 +6,74 @@ import (
 	"time"
 )
 
-// A console from before rules on diagnosis findings (schema 12) with a lag rule firing
-// upgrades in place: the rule and its state are kept, and a rule on a finding can then
-// be stored.
-func TestUpgradeKeepsAlertRulesAndTakesFindingRules(t *testing.T) {
-	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		now := time.UnixMilli(1_700_000_000_000).UTC()
-		old := openAtVersion(t, db, 12)
-		r := &AlertRule{Name: "orders behind", GroupPattern: "orders-*", Metric: "lag", Threshold: 100,
-			WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, r, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err != nil {
-			t.Fatal(err)
-		}
-		v := int64(150)
-		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now, Value: &v}}, nil); err != nil {
-			t.Fatal(err)
-		}
-		stuck := &AlertRule{Name: "stuck", GroupPattern: "orders-*", Metric: "consumerStuck", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, stuck, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err == nil {
-			t.Fatal("schema 12 stored a rule on consumerStuck")
-		}
-		old.Close()
-		s := db.open(t)
-		rules, err := s.AlertRules(ctx)
-		if err != nil || len(rules) != 1 || rules[0].Name != "orders behind" {
-			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
-		}
-		states, err := s.AlertStates(ctx)
-		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
-			t.Fatalf("states after the upgrade: %+v, %v", states, err)
-		}
-		stuck.ID = 0
-		if err := s.CreateAlertRule(ctx, stuck, &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}); err != nil {
-			t.Fatalf("a rule on consumerStuck: %v", err)
-		}
-	})
-}
-
-// A console from before rules on the later findings (schema 14) with a rule on a stuck
-// consumer firing upgrades in place: the rule and its state are kept, and rules on lost
-// messages, differing subscriptions and frequent rebalances can then be stored.
-func TestUpgradeKeepsAlertRulesAndTakesTheLaterFindingRules(t *testing.T) {
-	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		now := time.UnixMilli(1_700_000_000_000).UTC()
-		old := openAtVersion(t, db, 14)
-		audit := func() *AuditEntry {
-			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
-		}
-		r := &AlertRule{Name: "stuck", GroupPattern: "orders-*", Metric: "consumerStuck", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
-			t.Fatal(err)
-		}
-		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
-			t.Fatal(err)
-		}
-		lost := &AlertRule{Name: "lost", GroupPattern: "orders-*", Metric: "messagesLost", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, lost, audit()); err == nil {
-			t.Fatal("schema 14 stored a rule on messagesLost")
-		}
-		old.Close()
-		s := db.open(t)
-		rules, err := s.AlertRules(ctx)
-		if err != nil || len(rules) != 1 || rules[0].Name != "stuck" {
-			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
-		}
-		states, err := s.AlertStates(ctx)
-		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
-			t.Fatalf("states after the upgrade: %+v, %v", states, err)
-		}
-		for _, m := range []string{"messagesLost", "subscriptionDiffers", "rebalanceChurn"} {
-			rule := &AlertRule{Name: m, GroupPattern: "orders-*", Metric: m, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-			if err := s.CreateAlertRule(ctx, rule, audit()); err != nil {
-				t.Errorf("a rule on %s: %v", m, err)
-			}
-		}
-	})
-}
-
-// A console from before rules on retry storms and dead letters (schema 15) with a rule
-// on lost messages firing upgrades in place: the rule and its state are kept, and rules
-// on retryStorm and deadLettersArriving can then be stored.
-func TestUpgradeKeepsAlertRulesAndTakesRetryAndDeadLetterRules(t *testing.T) {
-	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		now := time.UnixMilli(1_700_000_000_000).UTC()
-		old := openAtVersion(t, db, 15)
-		audit := func() *AuditEntry {
-			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
-		}
-		r := &AlertRule{Name: "lost", GroupPattern: "orders-*", Metric: "messagesLost", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
-			t.Fatal(err)
-		}
-		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
-			t.Fatal(err)
-		}
-		storm := &AlertRule{Name: "storm", GroupPattern: "orders-*", Metric: "retryStorm", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, storm, audit()); err == nil {
-			t.Fatal("schema 15 stored a rule on retryStorm")
-		}
-		old.Close()
-		s := db.open(t)
-		rules, err := s.AlertRules(ctx)
-		if err != nil || len(rules) != 1 || rules[0].Name != "lost" {
-			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
-		}
-		states, err := s.AlertStates(ctx)
-		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
-			t.Fatalf("states after the upgrade: %+v, %v", states, err)
-		}
-		for _, m := range []string{"retryStorm", "deadLettersArriving"} {
-			rule := &AlertRule{Name: m, GroupPattern: "orders-*", Metric: m, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-			if err := s.CreateAlertRule(ctx, rule, audit()); err != nil {
-				t.Errorf("a rule on %s: %v", m, err)
-			}
-		}
-	})
-}
-
-// A console from before rules on blocked orderly queues (schema 17) with a rule firing
-// upgrades in place: the rule and its state are kept, and a rule on orderlyBlocked can
-// then be stored.
-func TestUpgradeKeepsAlertRulesAndTakesOrderlyBlockedRules(t *testing.T) {
-	eachDB(t, func(t *testing.T, db testDB) {
-		ctx := context.Background()
-		now := time.UnixMilli(1_700_000_000_000).UTC()
-		old := openAtVersion(t, db, 17)
-		audit := func() *AuditEntry {
-			return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
-		}
-		r := &AlertRule{Name: "storm", GroupPattern: "orders-*", Metric: "retryStorm", WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
-			t.Fatal(err)
-		}
-		if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
-			t.Fatal(err)
-		}
-		blocked := &AlertRule{Name: "blocked", GroupPattern: "orders-*", Metric: "orderlyBlocked", WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
-		if err := old.CreateAlertRule(ctx, blocked, audit()); err == nil {
-			t.Fatal("schema 17 stored a rule on orderlyBlocked")
-		}
-		old.Close()
-		s := db.open(t)
-		rules, err := s.AlertRules(ctx)
-		if err != nil || len(rules) != 1 || rules[0].Name != "storm" {
-			t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
-		}
-		states, err := s.AlertStates(ctx)
-		if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
-			t.Fatalf("states after the upgrade: %+v, %v", states, err)
-		}
-		blocked.ID = 0
-		if err := s.CreateAlertRule(ctx, blocked, audit()); err != nil {
-			t.Errorf("a rule on orderlyBlocked: %v", err)
-		}
-	})
+// A console from before a migration that widened the metrics alert rules may watch,
+// with a rule firing, upgrades in place: the rule and its state are kept, the old schema
+// refused a rule on a metric it did not know, and after the upgrade rules on every new
+// metric (with their patterns, and a state each) can be stored.
+func TestUpgradeKeepsAlertRulesAndTakesTheNewMetrics(t *testing.T) {
+	type metric struct{ name, pattern string }
+	for _, c := range []struct {
+		name string
+		from int64
+		// kept is the rule stored before the upgrade, firing.
+		kept metric
+		// added are the metrics the upgrade lets rules watch; the first is refused before.
+		added []metric
+	}{
+		{"finding rules (schema 12)", 12, metric{"lag", "orders-*"}, []metric{{"consumerStuck", "orders-*"}}},
+		{"the later finding rules (schema 14)", 14, metric{"consumerStuck", "orders-*"},
+			[]metric{{"messagesLost", "orders-*"}, {"subscriptionDiffers", "orders-*"}, {"rebalanceChurn", "orders-*"}}},
+		{"retry and dead-letter rules (schema 15)", 15, metric{"messagesLost", "orders-*"},
+			[]metric{{"retryStorm", "orders-*"}, {"deadLettersArriving", "orders-*"}}},
+		// A broker rule keeps its broker pattern in the rule's pattern; a NameServer rule
+		// has none, and its states are named by a NameServer.
+		{"broker and NameServer rules (schema 17)", 17, metric{"retryStorm", "orders-*"},
+			[]metric{{"brokerDiskFull", "broker-*"}, {"brokerFlowControl", "broker-a"}, {"slaveBehind", "*"}, {"nameServersDisagree", ""}, {"orderlyBlocked", "orders-*"}}},
+		// Schema 19 rebuilt the check schema 18 had widened: a broker rule survives it.
+		{"orderly rules (schema 18)", 18, metric{"brokerDiskFull", "broker-*"}, []metric{{"orderlyBlocked", "orders-*"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eachDB(t, func(t *testing.T, db testDB) {
+				ctx := context.Background()
+				now := time.UnixMilli(1_700_000_000_000).UTC()
+				audit := func() *AuditEntry {
+					return &AuditEntry{Actor: "alice", Mode: "alert-rule-create", Status: AuditApplied}
+				}
+				old := openAtVersion(t, db, c.from)
+				r := &AlertRule{Name: "kept", GroupPattern: c.kept.pattern, Metric: c.kept.name, Threshold: 100,
+					WebhookURL: "http://127.0.0.1:9/hook", Format: "json", CreatedAt: now}
+				if err := old.CreateAlertRule(ctx, r, audit()); err != nil {
+					t.Fatal(err)
+				}
+				v := int64(150)
+				if err := old.SaveAlertStates(ctx, []AlertState{{RuleID: r.ID, Group: "orders-a", State: "firing", Since: now, FiredAt: now, Value: &v}}, nil); err != nil {
+					t.Fatal(err)
+				}
+				refused := &AlertRule{Name: "new", GroupPattern: c.added[0].pattern, Metric: c.added[0].name, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+				if err := old.CreateAlertRule(ctx, refused, audit()); err == nil {
+					t.Fatalf("schema %d stored a rule on %s", c.from, c.added[0].name)
+				}
+				old.Close()
+				s := db.open(t)
+				rules, err := s.AlertRules(ctx)
+				if err != nil || len(rules) != 1 || rules[0].Name != "kept" || rules[0].Metric != c.kept.name {
+					t.Fatalf("rules after the upgrade: %+v, %v", rules, err)
+				}
+				states, err := s.AlertStates(ctx)
+				if err != nil || len(states) != 1 || states[0].State != "firing" || states[0].RuleID != r.ID {
+					t.Fatalf("states after the upgrade: %+v, %v", states, err)
+				}
+				for _, m := range c.added {
+					rule := &AlertRule{Name: m.name, GroupPattern: m.pattern, Metric: m.name, WebhookURL: r.WebhookURL, Format: "json", CreatedAt: now}
+					if err := s.CreateAlertRule(ctx, rule, audit()); err != nil {
+						t.Errorf("a rule on %s: %v", m.name, err)
+						continue
+					}
+					if err := s.SaveAlertStates(ctx, []AlertState{{RuleID: rule.ID, Group: "10.0.0.1:9876", State: "pending", Since: now}}, nil); err != nil {
+						t.Errorf("a state of the rule on %s: %v", m.name, err)
+					}
+				}
+			})
+		})
+	}
 }
