@@ -107,13 +107,26 @@ func (mk *Masker) Message(m *rocketmq.Message) (*rocketmq.Message, bool) {
 	}
 	out := *m
 	out.Body = maskBody(m.Body, paths, patterns)
+	changed := !bytes.Equal(out.Body, m.Body)
 	if len(props) > 0 && len(m.Properties) > 0 {
-		out.Properties = maps.Clone(m.Properties)
-		for k := range out.Properties {
-			if props[k] {
-				out.Properties[k] = Marker
-			}
+		hidden := false
+		for k := range m.Properties {
+			hidden = hidden || props[k]
 		}
+		if hidden {
+			out.Properties = maps.Clone(m.Properties)
+			for k := range out.Properties {
+				if props[k] {
+					out.Properties[k] = Marker
+				}
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		// Nothing of this message is covered: it is shown as it is, and says so (the
+		// copy form and the checksum follow this answer).
+		return m, false
 	}
 	return &out, true
 }
@@ -143,7 +156,8 @@ func WholeBody(body []byte) bool { return string(body) == Marker }
 // in (not JSON: text, Protobuf, anything binary) is masked whole: what cannot be found
 // cannot be kept from view, so nothing of it is shown.
 func maskBody(body []byte, paths []jsonPath, patterns []*regexp.Regexp) []byte {
-	if len(body) == 0 {
+	if len(body) == 0 || len(paths) == 0 && len(patterns) == 0 {
+		// A rule of properties alone leaves the body as it was stored, byte for byte.
 		return body
 	}
 	if len(paths) > 0 || looksJSON(body) {

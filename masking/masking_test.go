@@ -57,6 +57,19 @@ func TestPropertiesAreMaskedOnACopy(t *testing.T) {
 	}
 }
 
+func TestARuleOfPropertiesAloneLeavesTheBodyAndMasksOnlyWhatItFinds(t *testing.T) {
+	mk := viewerMasks(t, RuleConfig{Topic: "t", Properties: []string{"userId"}})
+	body := `{ "b": "<x>", "a": 1.50 }`
+	m, masked := mk.Message(&rocketmq.Message{Topic: "t", Body: []byte(body), Properties: map[string]string{"userId": "u1"}})
+	if !masked || string(m.Body) != body {
+		t.Fatalf("masked %v, body %q: want the property masked and the body as stored", masked, m.Body)
+	}
+	in := &rocketmq.Message{Topic: "t", Body: []byte(body), Properties: map[string]string{"other": "v"}}
+	if m, masked := mk.Message(in); masked || m != in {
+		t.Fatalf("a message without the rule's property was said masked (%v) or copied", masked)
+	}
+}
+
 func TestPatternsMaskTextAndTheStringsOfJSON(t *testing.T) {
 	mk := viewerMasks(t, RuleConfig{Topic: "t", Patterns: []string{`\b\d{16}\b`}})
 	for _, c := range []struct{ in, want string }{
