@@ -195,7 +195,8 @@ func msgFields(l *i18n.Localizer, m lookup.Message) []views.DetailField {
 		Hint: l.T("message.store.hint", "Millis", m.StoreTimestamp, "After", m.StoreTimestamp-m.BornTimestamp)}
 	crc := strconv.FormatUint(uint64(m.BodyCRC), 10)
 	if m.Masked {
-		// The stored body's checksum would let a reader test guesses of a masked value.
+		// Masker.Message clears the checksum of a masked body; the marker says so
+		// rather than a checksum of 0.
 		crc = masking.Marker
 	}
 	return []views.DetailField{

@@ -27,9 +27,12 @@ func viewerMasks(t *testing.T, rules ...RuleConfig) *Masker {
 func TestJSONPathsMaskNestedFieldsAndArrayElementsKeepingTheShape(t *testing.T) {
 	mk := viewerMasks(t, RuleConfig{Topic: "orders-*", JSONPaths: []string{"customer.email", "items.#.card", "notes.1", `a\.b`}})
 	body := `{"id":7,"customer":{"name":"Ann","email":"ann@example.com"},"items":[{"sku":"x","card":"4111111111111111"},{"sku":"y","card":{"n":"5500"}}],"notes":["keep","hide <b>"],"a.b":true,"a":{"b":"stays"}}`
-	m, masked := mk.Message(&rocketmq.Message{Topic: "orders-eu", Body: []byte(body)})
+	m, masked := mk.Message(&rocketmq.Message{Topic: "orders-eu", Body: []byte(body), BodyCRC: 12345})
 	if !masked {
 		t.Fatal("a message of a covered topic was not masked")
+	}
+	if m.BodyCRC != 0 {
+		t.Error("the checksum of the stored body is shown beside its masked copy")
 	}
 	want := `{"id":7,"customer":{"name":"Ann","email":"••••"},"items":[{"sku":"x","card":"••••"},{"sku":"y","card":"••••"}],"notes":["keep","••••"],"a.b":"••••","a":{"b":"stays"}}`
 	if string(m.Body) != want {
@@ -60,8 +63,8 @@ func TestPropertiesAreMaskedOnACopy(t *testing.T) {
 func TestARuleOfPropertiesAloneLeavesTheBodyAndMasksOnlyWhatItFinds(t *testing.T) {
 	mk := viewerMasks(t, RuleConfig{Topic: "t", Properties: []string{"userId"}})
 	body := `{ "b": "<x>", "a": 1.50 }`
-	m, masked := mk.Message(&rocketmq.Message{Topic: "t", Body: []byte(body), Properties: map[string]string{"userId": "u1"}})
-	if !masked || string(m.Body) != body {
+	m, masked := mk.Message(&rocketmq.Message{Topic: "t", Body: []byte(body), BodyCRC: 7, Properties: map[string]string{"userId": "u1"}})
+	if !masked || string(m.Body) != body || m.BodyCRC != 7 {
 		t.Fatalf("masked %v, body %q: want the property masked and the body as stored", masked, m.Body)
 	}
 	in := &rocketmq.Message{Topic: "t", Body: []byte(body), Properties: map[string]string{"other": "v"}}
