@@ -204,8 +204,15 @@ func (mk *Masker) HidesProperty(topic, name string) bool {
 	if mk == nil || mk.p.ReadsBodies(mk.role, mk.cluster, topic) {
 		return false
 	}
+	// A retry or dead letter topic holds messages of any topic its group consumes, each
+	// judged by its RETRY_TOPIC: any rule of the cluster that masks name may apply.
+	mixed := strings.HasPrefix(topic, "%RETRY%") || strings.HasPrefix(topic, "%DLQ%")
 	for i := range mk.p.rules {
-		if r := &mk.p.rules[i]; r.covers(mk.cluster, topic) && slices.Contains(r.properties, name) {
+		r := &mk.p.rules[i]
+		if !slices.Contains(r.properties, name) {
+			continue
+		}
+		if r.covers(mk.cluster, topic) || mixed && (r.cluster == "" || r.cluster == mk.cluster) {
 			return true
 		}
 	}

@@ -191,4 +191,13 @@ func TestHidesPropertySaysWhichSearchesWouldTellAMaskedValue(t *testing.T) {
 		p.For(auth.Viewer, "c").HidesProperty("payments", "KEYS") || p.For(auth.Operator, "c").HidesProperty("orders-1", "KEYS") {
 		t.Error("HidesProperty does not follow the rules and the reader's role")
 	}
+	for _, topic := range []string{"%DLQ%g", "%RETRY%g"} {
+		if !p.For(auth.Viewer, "c").HidesProperty(topic, "KEYS") || p.For(auth.Viewer, "c").HidesProperty(topic, "TAGS") {
+			t.Errorf("%s holds messages of masked topics: a search by KEYS must be refused, by TAGS not", topic)
+		}
+	}
+	other := policy(t, Config{Rules: []RuleConfig{{Topic: "orders-*", Cluster: "prod", Properties: []string{"KEYS"}}}})
+	if other.For(auth.Viewer, "test").HidesProperty("%DLQ%g", "KEYS") {
+		t.Error("a rule of cluster prod hid the keys of a dead letter topic of cluster test")
+	}
 }
