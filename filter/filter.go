@@ -114,12 +114,13 @@ type Filter struct {
 	// mask, when set, is the message as the reader may see it (package masking):
 	// Match judges that, so which messages match tells nothing a masked page hides.
 	mask func(*rocketmq.Message) *rocketmq.Message
-	// masker names whose view mask gives, for Key.
+	// masker names the view mask gives, for Key.
 	masker string
 }
 
-// MaskedBy is f judging each message as mask turns it (nil: as stored) for the reader
-// who names the view (a role), which Key carries. A filter that asks for nothing stays
+// MaskedBy is f judging each message as mask turns it (nil: as stored); who names that
+// view (masked or not, never a role: readers who see the same share a live tail), which
+// Key carries. A filter that asks for nothing stays
 // as it is: it matches every message, masked or not.
 func (f *Filter) MaskedBy(who string, mask func(*rocketmq.Message) *rocketmq.Message) *Filter {
 	if f.IsZero() || mask == nil {

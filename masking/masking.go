@@ -56,8 +56,12 @@ func (p *Policy) ReadsBodies(role auth.Role, cluster, topic string) bool {
 	if p == nil {
 		return true
 	}
-	return slices.Contains(p.readers, role)
+	return p.readsAll(role)
 }
+
+// readsAll reports whether role reads every topic's bodies unmasked: read_bodies is
+// per role today, so a masker is not needed for it at all.
+func (p *Policy) readsAll(role auth.Role) bool { return slices.Contains(p.readers, role) }
 
 // Masker masks messages for one reader on one cluster.
 type Masker struct {
@@ -67,9 +71,10 @@ type Masker struct {
 }
 
 // For is the masker of a caller with role on cluster; nil when nothing can be masked
-// for it, so the callers of a console without rules pay nothing.
+// for it (no rules, or a role that reads every body), so such callers pay nothing: their
+// filters are not wrapped and their live tails are the unmasked ones.
 func (p *Policy) For(role auth.Role, cluster string) *Masker {
-	if p == nil || len(p.rules) == 0 {
+	if p == nil || len(p.rules) == 0 || p.readsAll(role) {
 		return nil
 	}
 	return &Masker{p: p, role: role, cluster: cluster}
@@ -136,9 +141,13 @@ func (mk *Masker) Message(m *rocketmq.Message) (*rocketmq.Message, bool) {
 	return &out, true
 }
 
-// Reader names whose view the masker gives: filters that mask carry it in their key,
-// so one live tail serves only readers who see the same.
-func (mk *Masker) Reader() string { return mk.role.String() }
+// maskedView names the view every masker gives: the rules do not depend on the role, so
+// all readers without the right see the same masked messages.
+const maskedView = "masked"
+
+// Reader names the view the masker gives: filters that mask carry it in their key, so
+// one live tail serves every reader who sees the same, whatever the role's name.
+func (mk *Masker) Reader() string { return maskedView }
 
 // Masked is fn for filters: the message as the reader may see it.
 func (mk *Masker) Masked(m *rocketmq.Message) *rocketmq.Message {

@@ -120,6 +120,12 @@ func TestReadersOfBodiesSeeEverythingAndTheRolesAreConfigurable(t *testing.T) {
 	if _, masked := adminOnly.For(auth.Operator, "c").Message(in); !masked {
 		t.Error("read_bodies = [admin] did not mask an operator's message")
 	}
+	if def.For(auth.Operator, "c") != nil || adminOnly.For(auth.Admin, "c") != nil {
+		t.Error("a role that reads bodies got a masker: its filters would be wrapped and its tail keyed apart")
+	}
+	if def.For(auth.Viewer, "c").Reader() != adminOnly.For(auth.Operator, "c").Reader() {
+		t.Error("two roles that see the same masked view name it apart: their live tails would not be shared")
+	}
 	if (*Policy)(nil).For(auth.Viewer, "c") != nil || !(*Policy)(nil).ReadsBodies(auth.Viewer, "c", "t") {
 		t.Error("no policy must mask nothing")
 	}
