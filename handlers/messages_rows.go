@@ -20,7 +20,7 @@ func (h *Messages) rows(c *gin.Context, f *msgSearchForm) {
 	piece := views.MessageRowsPiece{PageURL: msgSearchURL("/messages", *f, f.cursor())}
 	status := http.StatusOK
 	l := i18n.From(c.Request.Context())
-	q, err := f.rangeQuery(h.now(), false)
+	q, err := h.rangeQuery(c, f, false)
 	rest := cmp.Or(q.Limit, lookup.RangeLimit)
 	q.Limit = min(rest, msgPieceRows)
 	var leave func()

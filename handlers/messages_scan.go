@@ -30,7 +30,7 @@ func wantsDeepScan(c *gin.Context, f *msgSearchForm) bool {
 // scanQuery is the form's range query as a deep scan, with the budget and time the
 // request sets (scanBudget in messages, scanTime as a Go duration or in seconds).
 func (h *Messages) scanQuery(c *gin.Context, f *msgSearchForm) (lookup.ScanQuery, error) {
-	rq, err := f.rangeQuery(h.now(), true)
+	rq, err := h.rangeQuery(c, f, true)
 	q := lookup.ScanQuery{RangeQuery: rq}
 	var errs fault.List
 	if fe, ok := err.(fault.List); ok {

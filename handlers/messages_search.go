@@ -81,12 +81,8 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 	var err error
 	switch f.tab {
 	case views.TabKey:
-		if out.keyQ, err = f.keyQuery(); err != nil {
+		if out.keyQ, err = h.keyQuery(c, f); err != nil {
 			return nil, err
-		}
-		if mk.HidesProperty(out.keyQ.Topic, rocketmq.PropertyKeys) {
-			// The index finds by the key itself: what it finds would tell the key.
-			return nil, fault.New(fault.Refused, "masking.search.keys", "Topic", out.keyQ.Topic, "Role", CallerRole(c).String()).Because("masked")
 		}
 		q := out.keyQ
 		q.Filter = maskedFilter(mk, q.Filter)
@@ -99,11 +95,8 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 			maskMessages(mk, out.idRes.Copies)
 		}
 	default:
-		if out.rangeQ, err = f.rangeQuery(h.now(), page); err != nil {
+		if out.rangeQ, err = h.rangeQuery(c, f, page); err != nil {
 			return nil, err
-		}
-		if out.rangeQ.Tag != "" && mk.HidesProperty(out.rangeQ.Topic, rocketmq.PropertyTags) {
-			return nil, fault.New(fault.Refused, "masking.search.tags", "Topic", out.rangeQ.Topic, "Role", CallerRole(c).String()).Because("masked")
 		}
 		if out.leave, err = h.enterHeavy(c); err != nil {
 			return nil, err
