@@ -20,7 +20,7 @@ func (h *Messages) Body(c *gin.Context) {
 	if !ok {
 		return
 	}
-	m := r.Message
+	m := h.shown(c, r).Message
 	if c.Query("part") == "row" {
 		h.recordBody(c, m, "row")
 		h.renderFragment(c, http.StatusOK, views.MessageBodyRow(h.bodyRowVM(c, i18n.From(c.Request.Context()), m)))

@@ -42,6 +42,7 @@ func (h *Messages) Copy(c *gin.Context) {
 	if !ok {
 		return
 	}
+	r = h.shown(c, r)
 	if r.Message.Masked {
 		// A copy would send the marker in place of the values: the copy needs the
 		// right to read bodies, as seeing the form does.

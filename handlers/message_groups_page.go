@@ -57,6 +57,7 @@ func (h *Messages) messageGroupRows(c *gin.Context, r *lookup.IDResult) {
 		h.Fail(c, err)
 		return
 	}
+	gs = maskedGroups(r.Message, h.shown(c, r).Message, gs)
 	rows, p, err := messageGroupsPage(c, gs.States)
 	if err != nil {
 		h.Fail(c, err)

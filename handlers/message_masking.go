@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/fault"
@@ -52,6 +55,25 @@ func maskMessages(mk *masking.Masker, ms []lookup.Message) {
 	for i := range ms {
 		ms[i] = maskMessage(mk, ms[i])
 	}
+}
+
+// maskedGroups is gs, read for the stored message, as the reader of seen (the message
+// as shown) may read it: a group that filters the message out names its tag, masked
+// when the reader sees the tag masked. The states stay true: they were judged by the
+// stored tag.
+func maskedGroups(stored, seen lookup.Message, gs *lookup.GroupStates) *lookup.GroupStates {
+	if gs == nil || seen.Tags() == stored.Tags() {
+		return gs
+	}
+	out := *gs
+	out.States = slices.Clone(gs.States)
+	for i, st := range out.States {
+		if st.State == lookup.Filtered {
+			out.States[i].Reason = i18n.TextOf(i18n.M("lookup.group.filtered", "Subscription", fmt.Sprintf("%q", st.Subscription),
+				"Tag", fmt.Sprintf("%q", seen.Tags())))
+		}
+	}
+	return &out
 }
 
 // maskedFilter is f judging messages as mk's reader sees them: a reader who filters on

@@ -33,7 +33,9 @@ const (
 )
 
 // find looks up the message of /messages/{id}[?topic=]. Bad input is a 422 for pages and
-// a 400 for the API; an id that names nothing is a 404.
+// a 400 for the API; an id that names nothing is a 404. The result is the stored
+// message, for the services (its groups' states, its trace): what the caller sees of it
+// is shown(r).
 func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 	if h.Lookup == nil {
 		if isAPI(c) {
@@ -55,12 +57,22 @@ func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 		h.failInput(c, err)
 		return nil, false
 	}
-	// Every answer about one message (its page, body, copy, the API) shows it as the
-	// caller may read it.
-	mk := h.masker(c)
-	r.Message = maskMessage(mk, r.Message)
-	maskMessages(mk, r.Copies)
 	return r, true
+}
+
+// shown is r as the caller may read it: every answer about one message (its page,
+// body, copy, the API) is built from it. r itself is left as stored: a tag masked
+// in the copy would make every group that filters by tag seem to filter the message out.
+func (h *Messages) shown(c *gin.Context, r *lookup.IDResult) *lookup.IDResult {
+	mk := h.masker(c)
+	if mk == nil {
+		return r
+	}
+	out := *r
+	out.Message = maskMessage(mk, r.Message)
+	out.Copies = slices.Clone(r.Copies)
+	maskMessages(mk, out.Copies)
+	return &out
 }
 
 // Show is GET /messages/{id}: the message's every field, its body, and each consumer
@@ -81,6 +93,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 		h.messageGroupRows(c, r)
 		return
 	}
+	seen := h.shown(c, r)
 	h.recordBody(c, r.Message, "page")
 	// The trace is read while the groups are: a frozen broker costs the page one wait.
 	var trace *lookup.MessageTrace
@@ -91,17 +104,18 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 		trace, traceErr = h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
 	}()
 	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	groups = maskedGroups(r.Message, seen.Message, groups)
 	<-traced
-	vm := msgDetailVM(c, r, groups, groupErr)
-	vm.Body = msgBodyView(c, r.Message, h.topicDecoded(r.Message))
-	vm.Body.Masked = maskedNote(c, r.Message)
-	vm.Trace = traceVM(i18n.From(c.Request.Context()), traceAskedOf(c), r.Message, trace, traceErr)
+	vm := msgDetailVM(c, seen, groups, groupErr)
+	vm.Body = msgBodyView(c, seen.Message, h.topicDecoded(seen.Message))
+	vm.Body.Masked = maskedNote(c, seen.Message)
+	vm.Trace = traceVM(i18n.From(c.Request.Context()), traceAskedOf(c), seen.Message, trace, traceErr)
 	if vm.Trace.Error != "" && status == http.StatusOK {
 		status = http.StatusUnprocessableEntity
 	}
-	vm.ConsumeAgain = consumeAgainVM(c, r.Message, groups)
-	vm.Reset = messageResetVM(c, r.Message, groups)
-	vm.Copy = messageCopyVM(c, r.Message)
+	vm.ConsumeAgain = consumeAgainVM(c, seen.Message, groups)
+	vm.Reset = messageResetVM(c, seen.Message, groups)
+	vm.Copy = messageCopyVM(c, seen.Message)
 	if direct != nil {
 		direct(&vm.ConsumeAgain)
 	}
@@ -120,8 +134,10 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	seen := h.shown(c, r)
 	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
-	j := msgByIDJSON(r, groups)
+	groups = maskedGroups(r.Message, seen.Message, groups)
+	j := msgByIDJSON(seen, groups)
 	if groups != nil {
 		pg, perr := lookup.PageGroups(groups.States, limit, after)
 		if perr != nil {
