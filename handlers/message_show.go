@@ -99,9 +99,11 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 	var trace *lookup.MessageTrace
 	var traceErr error
 	traced := make(chan struct{})
+	mk := h.masker(c)
 	go func() {
 		defer close(traced)
 		trace, traceErr = h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
+		trace = traceMasked(mk, r.Message, trace)
 	}()
 	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 	groups = maskedGroups(r.Message, seen.Message, groups)

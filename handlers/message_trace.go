@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -11,6 +13,8 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/masking"
+	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
 
@@ -30,7 +34,39 @@ func (h *Messages) TraceAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	t = traceMasked(h.masker(c), r.Message, t)
 	c.JSON(http.StatusOK, MessageTraceAnswerJSON{MsgID: r.Message.MsgID(), Trace: traceJSON(t), Note: traceOffNote(i18n.From(c.Request.Context()), t)})
+}
+
+// traceMasked is t with the keys and tags of its sends as mk's reader may see them: the
+// trace records them as sent, so the traced message m's rules (its topic's, or for a
+// retried or dead letter message its RETRY_TOPIC's) mask them as they mask m's own.
+func traceMasked(mk *masking.Masker, m lookup.Message, t *lookup.MessageTrace) *lookup.MessageTrace {
+	if mk == nil || t == nil || m.Message == nil || len(t.Published) == 0 {
+		return t
+	}
+	out := *t
+	out.Published = slices.Clone(t.Published)
+	for i := range out.Published {
+		p := &out.Published[i]
+		probe := *m.Message
+		probe.Body, probe.Properties = nil, maps.Clone(m.Properties)
+		if probe.Properties == nil {
+			probe.Properties = map[string]string{}
+		}
+		delete(probe.Properties, rocketmq.PropertyKeys)
+		delete(probe.Properties, rocketmq.PropertyTags)
+		if p.Keys != "" {
+			probe.Properties[rocketmq.PropertyKeys] = p.Keys
+		}
+		if p.Tags != "" {
+			probe.Properties[rocketmq.PropertyTags] = p.Tags
+		}
+		if seen, masked := mk.Message(&probe); masked {
+			p.Keys, p.Tags = seen.Properties[rocketmq.PropertyKeys], seen.Properties[rocketmq.PropertyTags]
+		}
+	}
+	return &out
 }
 
 // MessageTraceAnswerJSON answers GET /api/v1/messages/{id}/trace.
