@@ -166,26 +166,33 @@ func TestNewRefusesEveryBadRuleAtOnce(t *testing.T) {
 	}
 }
 
+func write(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLoadReadsTheMaskingSectionBesideTheClusters(t *testing.T) {
 	dir := t.TempDir()
 	toml := filepath.Join(dir, "c.toml")
-	os.WriteFile(toml, []byte("[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n\n[masking]\nread_bodies = [\"admin\"]\n[[masking.rules]]\ntopic = \"t\"\njson_paths = [\"a.b\"]\n"), 0o600)
+	write(t, toml, "[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n\n[masking]\nread_bodies = [\"admin\"]\n[[masking.rules]]\ntopic = \"t\"\njson_paths = [\"a.b\"]\n")
 	p, err := Load(toml)
 	if err != nil || p == nil || p.ReadsBodies(auth.Operator, "a", "t") {
 		t.Fatalf("Load toml: %v, %+v", err, p)
 	}
 	yml := filepath.Join(dir, "c.yaml")
-	os.WriteFile(yml, []byte("clusters:\n  - name: a\nmasking:\n  rules:\n    - topic: t\n      patterns: ['(']\n"), 0o600)
+	write(t, yml, "clusters:\n  - name: a\nmasking:\n  rules:\n    - topic: t\n      patterns: ['(']\n")
 	if _, err := Load(yml); err == nil || !strings.Contains(err.Error(), "patterns[0]") && !strings.Contains(fault.All(err)[0].Field, "patterns[0]") {
 		t.Fatalf("Load yaml with a bad pattern: %v", err)
 	}
 	none := filepath.Join(dir, "n.toml")
-	os.WriteFile(none, []byte("[[clusters]]\nname = \"a\"\n"), 0o600)
+	write(t, none, "[[clusters]]\nname = \"a\"\n")
 	if p, err := Load(none); p != nil || err != nil {
 		t.Fatalf("a file without masking: %v, %v", p, err)
 	}
 	unknown := filepath.Join(dir, "u.toml")
-	os.WriteFile(unknown, []byte("[masking]\nread_body = [\"admin\"]\n"), 0o600)
+	write(t, unknown, "[masking]\nread_body = [\"admin\"]\n")
 	if _, err := Load(unknown); err == nil {
 		t.Fatal("a misspelt masking setting was accepted")
 	}
