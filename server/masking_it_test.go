@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	rmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"rmqconsole/dev"
@@ -178,8 +180,11 @@ properties = ["userId", "KEYS"]
 		if got := listed(operator, f); len(got) != 1 {
 			t.Errorf("filter %v matched %d rows for an operator, want 1", f, len(got))
 		}
-		if got := get(viewer, "/api/v1/messages?"+search(f).Encode()+"&scan=deep").Body.String(); strings.Contains(got, sent.OffsetMsgID) {
-			t.Errorf("deep scan with filter %v found the message for a viewer", f)
+		if rec := get(viewer, "/api/v1/messages?"+search(f).Encode()+"&scan=deep"); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), sent.OffsetMsgID) {
+			t.Errorf("deep scan with filter %v for a viewer: %d, want 200 without the message:\n%s", f, rec.Code, rec.Body)
+		}
+		if rec := get(operator, "/api/v1/messages?"+search(f).Encode()+"&scan=deep"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), sent.OffsetMsgID) {
+			t.Errorf("deep scan with filter %v for an operator: %d, want 200 with the message:\n%s", f, rec.Code, rec.Body)
 		}
 	}
 
@@ -206,5 +211,153 @@ properties = ["userId", "KEYS"]
 	}
 	if rec := get(viewer, copyURL); rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), email) {
 		t.Errorf("a viewer's copy of a masked message: %d", rec.Code)
+	}
+}
+
+// A rule masks a topic's keys and tags. A viewer learns neither through the message's
+// trace, nor by searching the range by tag (its further rows, the deep scan), nor by a key
+// search of a dead letter topic, whose messages are masked by the topic they were sent
+// to; and the message's page still shows the true state of a group that subscribes by
+// that tag, judged by the stored tag.
+func TestAViewerLearnsNoMaskedKeyOrTagFromTracesSearchesOrGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	topic := dev.UniqueName("masked")
+	if err := cl.CreateTopic(ctx, topic, 1); err != nil {
+		t.Fatal(err)
+	}
+	const key, tag = "trace-key-secret-9", "tagsecret"
+	conf := filepath.Join(t.TempDir(), "console.toml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`[[clusters]]
+name = "default"
+namesrv = [%q]
+
+[[masking.rules]]
+topic = "masked-*"
+properties = ["KEYS", "TAGS"]
+`, cl.NameServer)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now().Add(-time.Minute).UnixMilli()
+	sent := dev.Produce(t, cl.NameServer, topic, dev.ProduceOptions{Key: key, Tag: tag, Trace: true})[0]
+	group := dev.UniqueName("gtag")
+	c, err := rmq.NewPushConsumer(consumer.WithNameServer([]string{cl.NameServer}), consumer.WithGroupName(group),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset), consumer.WithConsumerModel(consumer.Clustering))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Subscribe(topic, consumer.MessageSelector{Type: consumer.TAG, Expression: tag},
+		func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) { return consumer.ConsumeSuccess, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Shutdown() })
+
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--config", conf, "--metrics-interval", "0"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	addUsers(t, a, roleUsers)
+	viewer, operator := sessionCookie(t, a, "vera"), sessionCookie(t, a, "otto")
+	get := func(who *http.Cookie, target string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := newRequest(http.MethodGet, target, nil)
+		req.AddCookie(who)
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	msgURL := "/messages/" + sent.OffsetMsgID + "?topic=" + url.QueryEscape(topic)
+	hidden := func(what, s string) {
+		t.Helper()
+		if strings.Contains(s, key) || strings.Contains(s, tag) {
+			t.Errorf("%s shows a masked key or tag to a viewer:\n%s", what, s)
+		}
+	}
+
+	// The trace: read whole by the operator once the producer's record is in.
+	traceURL := "/api/v1/messages/" + sent.OffsetMsgID + "/trace?topic=" + url.QueryEscape(topic)
+	dev.Eventually(t, 60*time.Second, "the send's trace", func() error {
+		if s := get(operator, traceURL).Body.String(); !strings.Contains(s, key) || !strings.Contains(s, tag) {
+			return fmt.Errorf("the operator's trace has no key or tag yet: %s", s)
+		}
+		return nil
+	})
+	tr := get(viewer, traceURL)
+	if tr.Code != http.StatusOK || !strings.Contains(tr.Body.String(), masking.Marker) {
+		t.Errorf("a viewer's trace: %d %s", tr.Code, tr.Body)
+	}
+	hidden("the trace API", tr.Body.String())
+
+	// The group subscribes by the tag and has consumed the message: so it says, to both.
+	groupState := func(who *http.Cookie) (state string) {
+		var out struct {
+			Groups []struct{ Group, State string }
+		}
+		if err := json.Unmarshal(get(who, "/api/v1/messages/"+sent.OffsetMsgID+"?topic="+url.QueryEscape(topic)).Body.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range out.Groups {
+			if g.Group == group {
+				return g.State
+			}
+		}
+		return ""
+	}
+	dev.Eventually(t, 60*time.Second, "the tag group consumed the message", func() error {
+		if s := groupState(operator); s != "consumed" {
+			return fmt.Errorf("operator sees the group %q", s)
+		}
+		return nil
+	})
+	if s := groupState(viewer); s != "consumed" {
+		t.Errorf("a viewer sees the group that subscribes by the masked tag as %q, want consumed", s)
+	}
+	page, err := goquery.NewDocumentFromReader(get(viewer, msgURL).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The group's own subscription names the tag, as the group's page does: it is the
+	// group's, not the message's.
+	for _, part := range []string{"fields", "properties", "trace"} {
+		h, _ := page.Find(`[data-testid="` + part + `"]`).Html()
+		hidden("the message page's "+part, h)
+	}
+	if s := page.Find(`tr[data-group="` + group + `"] [data-testid="group-state"]`).Text(); s != "consumed" {
+		t.Errorf("the viewer's message page shows the tag's group as %q, want consumed", s)
+	}
+
+	// A search by the tag, on every path the range search takes.
+	search := url.Values{"tab": {"range"}, "topic": {topic}, "tag": {tag}, "begin": {strconv.FormatInt(begin, 10)},
+		"end": {strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)}}
+	for _, target := range []string{"/messages?" + search.Encode() + "&part=rows", "/api/v1/messages?" + search.Encode() + "&scan=deep",
+		"/messages/export?" + search.Encode() + "&format=csv"} {
+		rec := get(viewer, target)
+		if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), sent.OffsetMsgID) {
+			t.Errorf("%s: a viewer's search by a masked tag answered %d:\n%s", target, rec.Code, rec.Body)
+		}
+	}
+	if rec := get(operator, "/api/v1/messages?"+search.Encode()+"&scan=deep"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), sent.OffsetMsgID) {
+		t.Errorf("an operator's deep scan by the tag: %d %s", rec.Code, rec.Body)
+	}
+
+	// A dead letter topic holds messages of any topic its group consumes.
+	dlq := "/api/v1/messages?" + url.Values{"topic": {"%DLQ%" + group}, "key": {key}}.Encode()
+	if rec := get(viewer, dlq); rec.Code != http.StatusForbidden {
+		t.Errorf("a viewer's key search of a dead letter topic: %d %s", rec.Code, rec.Body)
+	}
+	if rec := get(operator, dlq); rec.Code == http.StatusForbidden {
+		t.Errorf("an operator's key search of a dead letter topic was refused: %s", rec.Body)
 	}
 }
