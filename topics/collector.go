@@ -27,7 +27,8 @@ const opRuntime = "runtime info"
 // Round is what one round of the collector did.
 type Round struct {
 	At time.Time
-	// Calls counts the broker calls made: configs, commit-log ranges, topic stats.
+	// Calls counts the broker calls made: configs (when the list was read again),
+	// commit-log ranges, topic stats.
 	Calls int
 	// Read counts the figures read; Confirmed those known unchanged without a call,
 	// their broker's commit log not having moved; Waiting those still to read.
@@ -110,8 +111,9 @@ const (
 func (c *FigureCollector) Collect(ctx context.Context) Round {
 	s := c.svc
 	r := Round{At: s.opts.Now(), Budget: c.budget}
-	// The topic configs: what the list reads too (reused within Options.ListTTL).
-	l, err := s.topicList(ctx, true)
+	// The topic configs: what the list reads too (reused within Options.ListTTL, so a
+	// round does not ask every broker for them again, nor hold the list meanwhile).
+	l, read, err := s.topicList(ctx, false)
 	if err != nil {
 		c.done(r)
 		return r
@@ -121,7 +123,9 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 		c.done(r)
 		return r
 	}
-	r.Calls += len(brokers)
+	if read {
+		r.Calls += len(brokers)
+	}
 	f := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	marks := cluster.EachRead(f, brokers, opRuntime, func(ctx context.Context, addr string) (*commitLogMark, error) {
 		at := s.opts.Now()
