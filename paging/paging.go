@@ -71,17 +71,17 @@ func ParseLimit(s string) (int, error) {
 	return n, nil
 }
 
-// Encode is the cursor c of a page in q: c's Name and sort key, with q's order and
+// encode is the cursor c of a page in q: c's Name and sort key, with q's order and
 // filter, in a form fit for a URL.
-func Encode(q Query, c Cursor) string {
+func encode(q Query, c Cursor) string {
 	c.Sort, c.Desc, c.Filter = q.Sort, q.Desc, q.hash()
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Decode reads a cursor Encode gave out for q. One that is not a cursor, or that belongs
+// decode reads a cursor encode gave out for q. One that is not a cursor, or that belongs
 // to another order or filter, is bad input with a sentence that says which.
-func Decode(q Query, s string) (Cursor, error) {
+func decode(q Query, s string) (Cursor, error) {
 	var c Cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil {
@@ -102,7 +102,7 @@ func Decode(q Query, s string) (Cursor, error) {
 func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, string, error) {
 	from := 0
 	if after != "" {
-		c, err := Decode(q, after)
+		c, err := decode(q, after)
 		if err != nil {
 			return nil, "", err
 		}
@@ -118,5 +118,5 @@ func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, stri
 	}
 	var c Cursor
 	k.Key(sel[to-1], &c)
-	return sel[from:to], Encode(q, c), nil
+	return sel[from:to], encode(q, c), nil
 }

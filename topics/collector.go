@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -51,9 +50,6 @@ type FigureCollector struct {
 	svc      *Service
 	interval time.Duration
 	budget   int
-
-	mu   sync.Mutex
-	last Round
 }
 
 // Figures returns the service's figure collector (Run starts it): a round every
@@ -82,13 +78,6 @@ func (c *FigureCollector) Run(ctx context.Context) {
 	}
 }
 
-// Last is what the last round did.
-func (c *FigureCollector) Last() Round {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last
-}
-
 // pair is one topic on one broker, a figure to keep.
 type pair struct {
 	topic  string
@@ -115,12 +104,10 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 	// round does not ask every broker for them again, nor hold the list meanwhile).
 	l, read, err := s.topicList(ctx, false)
 	if err != nil {
-		c.done(r)
 		return r
 	}
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		c.done(r)
 		return r
 	}
 	if read {
@@ -230,7 +217,6 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 	f.Wait()
 	r.Calls += n
 	r.Read, r.Waiting = n, len(todo)-n
-	c.done(r)
 	return r
 }
 
@@ -256,13 +242,7 @@ func (c *FigureCollector) note(p pair, st *rocketmq.TopicStats, at time.Time, er
 	n := storedMessages(st)
 	fg.grew = fg.known() && n > fg.messages
 	fg.messages, fg.tps, fg.hasTPS = n, st.PutTps, st.HasPutTps
-	fg.readAt, fg.knownAt, fg.failedAt = at, at, time.Time{}
-}
-
-func (c *FigureCollector) done(r Round) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.last = r
+	fg.knownAt, fg.failedAt = at, time.Time{}
 }
 
 // markOf is a broker's commit-log range from its runtime info, taken at at. A broker
