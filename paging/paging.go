@@ -57,6 +57,9 @@ type Keys[T any] struct {
 	Key func(T, *Cursor)
 	// Row is the row a cursor stands for, as far as Order looks at it.
 	Row func(Cursor) T
+	// Valid, when set, says a cursor's sort key is one a row can have; a cursor it
+	// refuses is bad input rather than a page that starts somewhere arbitrary.
+	Valid func(Cursor) bool
 }
 
 // ParseLimit reads a page size: "" is DefaultLimit, anything else 1..MaxLimit.
@@ -103,6 +106,9 @@ func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, stri
 	from := 0
 	if after != "" {
 		c, err := decode(q, after)
+		if err == nil && k.Valid != nil && !k.Valid(c) {
+			err = fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+		}
 		if err != nil {
 			return nil, "", err
 		}
