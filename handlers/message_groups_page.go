@@ -52,7 +52,7 @@ func messageGroupsPage(c *gin.Context, states []lookup.GroupState) ([]views.Grou
 // messageGroupRows answers the More row of a message's groups: the next rows alone,
 // without the message's body, trace or forms.
 func (h *Messages) messageGroupRows(c *gin.Context, r *lookup.IDResult) {
-	gs, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	gs, err := h.messageGroups(c, r)
 	if err != nil {
 		h.Fail(c, err)
 		return
@@ -63,4 +63,14 @@ func (h *Messages) messageGroupRows(c *gin.Context, r *lookup.IDResult) {
 		return
 	}
 	h.renderFragment(c, http.StatusOK, views.MessageGroupRowsFragment(rows, p))
+}
+
+// messageGroups is the message's group states: read afresh for the first page, and for
+// the pages after (a cursor) cut from the copy lookup keeps, so that paging asks no
+// broker again and no row moves between pages.
+func (h *Messages) messageGroups(c *gin.Context, r *lookup.IDResult) (*lookup.GroupStates, error) {
+	if c.Query("cursor") != "" {
+		return h.Lookup.KeptGroups(c.Request.Context(), r.Message, r.Failures...)
+	}
+	return h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
 }

@@ -90,7 +90,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 		defer close(traced)
 		trace, traceErr = h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
 	}()
-	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	groups, groupErr := h.messageGroups(c, r)
 	<-traced
 	vm := msgDetailVM(c, r, groups, groupErr)
 	vm.Body = msgBodyView(c, r.Message, h.topicDecoded(r.Message))
@@ -120,7 +120,7 @@ func (h *Messages) ShowAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	groups, err := h.messageGroups(c, r)
 	j := msgByIDJSON(r, groups)
 	if groups != nil {
 		pg, perr := lookup.PageGroups(groups.States, limit, after)

@@ -2,8 +2,11 @@ package lookup
 
 import (
 	"cmp"
+	"context"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"rmqconsole/paging"
 )
@@ -48,4 +51,44 @@ func PageGroups(states []GroupState, limit int, after string) (GroupPage, error)
 	sorted := slices.SortedFunc(slices.Values(states), groupStateKeys.Order)
 	rows, next, err := paging.Cut(sorted, paging.Query{Sort: "state"}, groupStateKeys, limit, after)
 	return GroupPage{States: rows, Total: len(states), Next: next}, err
+}
+
+// groupsKey names a message by where it is stored, for its kept group states.
+type groupsKey struct {
+	cluster, topic, broker string
+	queue                  int
+	offset                 int64
+}
+
+type keptGroups struct {
+	at     time.Time
+	states *GroupStates
+}
+
+func groupsKeyOf(cluster string, m Message) groupsKey {
+	return groupsKey{cluster: cluster, topic: m.Topic, broker: m.BrokerName, queue: m.QueueID, offset: m.QueueOffset}
+}
+
+// KeptGroups is m's group states as Groups last read them, when that was within
+// GroupsTTL, else read now (and kept). A message's later pages cut from this copy: a page
+// does not ask every broker of the topic again, and since states are the sort key, rows
+// whose state moved between two reads would repeat or be skipped. The answer is shared:
+// callers do not change it.
+func (s *Service) KeptGroups(ctx context.Context, m Message, failed ...BrokerFailure) (*GroupStates, error) {
+	s.keptMu.Lock()
+	k, ok := s.kept[groupsKeyOf(s.clusterName, m)]
+	s.keptMu.Unlock()
+	if ok && time.Since(k.at) < s.groupsTTL {
+		return k.states, nil
+	}
+	return s.Groups(ctx, m, failed...)
+}
+
+// keepGroups keeps gs for m, and forgets the copies older than GroupsTTL.
+func (s *Service) keepGroups(m Message, gs *GroupStates) {
+	now := time.Now()
+	s.keptMu.Lock()
+	defer s.keptMu.Unlock()
+	maps.DeleteFunc(s.kept, func(_ groupsKey, k keptGroups) bool { return now.Sub(k.at) >= s.groupsTTL })
+	s.kept[groupsKeyOf(s.clusterName, m)] = keptGroups{at: now, states: gs}
 }
