@@ -21,11 +21,21 @@ func messageGroupsURL(c *gin.Context) string {
 	return u
 }
 
+// messageGroupsQuery is the page of a message's groups the request asks for (limit,
+// cursor), refused as bad input before the message or its groups are read.
+func messageGroupsQuery(c *gin.Context) (int, string, error) {
+	limit, after, err := pageQuery(c)
+	if err == nil {
+		err = lookup.CheckGroupsCursor(after)
+	}
+	return limit, after, err
+}
+
 // messageGroupsPage is the page of states the request asks for (limit, cursor), the
 // groups with trouble first, as rows and the links that page them.
 func messageGroupsPage(c *gin.Context, states []lookup.GroupState) ([]views.GroupConsumeRow, views.Pager, error) {
 	l := i18n.From(c.Request.Context())
-	limit, after, err := pageQuery(c)
+	limit, after, err := messageGroupsQuery(c)
 	if err != nil {
 		return nil, views.Pager{}, err
 	}

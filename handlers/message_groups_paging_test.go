@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -162,6 +164,36 @@ func TestMessageGroupsLaterPagesAskNoBrokerAgain(t *testing.T) {
 	// Opened afresh, the page reads the groups again.
 	if p := get(base); p.Total != 121 {
 		t.Errorf("first page opened again counts %d groups; want 121", p.Total)
+	}
+}
+
+// A bad page of a message's groups is refused before the message or its groups are
+// read: 400 in the API, 422 on the page and its More row, and no broker is asked.
+func TestMessageGroupsBadPageIsRefusedBeforeAnyBroker(t *testing.T) {
+	r, id, f := manyGroupsCluster(t, 60)
+	rec := msgGet(t, r, "/api/v1/messages/"+id)
+	var first struct {
+		Next string `json:"next"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &first); err != nil || first.Next == "" {
+		t.Fatalf("first page: %v %s", err, rec.Body)
+	}
+	// The first page's cursor with a state rank no state has.
+	raw, _ := base64.RawURLEncoding.DecodeString(first.Next)
+	forged := base64.RawURLEncoding.EncodeToString(regexp.MustCompile(`"n":\d+`).ReplaceAll(raw, []byte(`"n":42`)))
+	before := f.Calls()
+	for _, q := range []string{"limit=0", "limit=x", "cursor=%21%21", "cursor=e30", "cursor=" + forged} {
+		for path, want := range map[string]int{"/api/v1/messages/" + id: http.StatusBadRequest, "/messages/" + id: http.StatusUnprocessableEntity} {
+			if rec := msgGet(t, r, path+"?"+q); rec.Code != want {
+				t.Errorf("%s?%s: %d; want %d", path, q, rec.Code, want)
+			}
+		}
+		if rec := msgGet(t, r, "/messages/"+id+"?rows=1&"+q, "HX-Request", "true"); rec.Code != http.StatusUnprocessableEntity {
+			t.Errorf("More row ?%s: %d; want 422", q, rec.Code)
+		}
+	}
+	if after := f.Calls(); !maps.Equal(before, after) {
+		t.Errorf("bad pages asked the brokers: %v, before %v", after, before)
 	}
 }
 

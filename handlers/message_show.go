@@ -73,6 +73,10 @@ func (h *Messages) Show(c *gin.Context) {
 // unique key) with status; direct, when set, adds the outcome of a request to consume
 // it again.
 func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct func(*views.ConsumeAgainVM)) {
+	if _, _, err := messageGroupsQuery(c); err != nil {
+		h.failInput(c, err)
+		return
+	}
 	r, ok := h.find(c, topic)
 	if !ok {
 		return
@@ -110,16 +114,16 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 
 // ShowAPI is GET /api/v1/messages/{id}.
 func (h *Messages) ShowAPI(c *gin.Context) {
+	limit, after, err := messageGroupsQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
 	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
 		return
 	}
 	h.recordBody(c, r.Message, "api")
-	limit, after, err := pageQuery(c)
-	if err != nil {
-		h.Fail(c, err)
-		return
-	}
 	groups, err := h.messageGroups(c, r)
 	j := msgByIDJSON(r, groups)
 	if groups != nil {

@@ -44,12 +44,23 @@ var groupStateKeys = paging.Keys[GroupState]{
 	},
 }
 
+var groupsQuery = paging.Query{Sort: "state"}
+
+// CheckGroupsCursor refuses a cursor (not "") PageGroups would refuse, before the groups
+// are read.
+func CheckGroupsCursor(after string) error {
+	if after == "" {
+		return nil
+	}
+	return paging.Check(groupsQuery, groupStateKeys, after)
+}
+
 // PageGroups cuts the page of a message's groups that follows after, a cursor from an
 // earlier page ("" for the first): the groups with trouble first (see stateOrder), then
 // by name. A topic may have thousands of groups; the page holds limit.
 func PageGroups(states []GroupState, limit int, after string) (GroupPage, error) {
 	sorted := slices.SortedFunc(slices.Values(states), groupStateKeys.Order)
-	rows, next, err := paging.Cut(sorted, paging.Query{Sort: "state"}, groupStateKeys, limit, after)
+	rows, next, err := paging.Cut(sorted, groupsQuery, groupStateKeys, limit, after)
 	return GroupPage{States: rows, Total: len(states), Next: next}, err
 }
 

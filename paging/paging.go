@@ -99,16 +99,28 @@ func decode(q Query, s string) (Cursor, error) {
 	return c, nil
 }
 
+// Check refuses a cursor after (not "") that Cut would refuse for q, so that a request
+// can be refused before any broker is asked for the rows.
+func Check[T any](q Query, k Keys[T], after string) error {
+	_, err := cursorOf(q, k, after)
+	return err
+}
+
+func cursorOf[T any](q Query, k Keys[T], after string) (Cursor, error) {
+	c, err := decode(q, after)
+	if err == nil && k.Valid != nil && !k.Valid(c) {
+		err = fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+	}
+	return c, err
+}
+
 // Cut returns the rows of sel (sorted by k.Order) after the cursor after ("" for the
 // first page), at most limit, and the cursor of the next page ("" on the last). A
 // cursor that is not one, or that belongs to another order or filter, is bad input.
 func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, string, error) {
 	from := 0
 	if after != "" {
-		c, err := decode(q, after)
-		if err == nil && k.Valid != nil && !k.Valid(c) {
-			err = fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
-		}
+		c, err := cursorOf(q, k, after)
 		if err != nil {
 			return nil, "", err
 		}
