@@ -16,7 +16,7 @@ import (
 // DeadLetterOverview lists the cluster's dead-letter topics; *deadletters.Service
 // implements it.
 type DeadLetterOverview interface {
-	Overview(ctx context.Context) ([]deadletters.GroupDLQ, error)
+	Overview(ctx context.Context, refresh bool) ([]deadletters.GroupDLQ, error)
 }
 
 // DeadLetterList is /dead-letters: every consumer group's dead-letter topic, the newest
@@ -38,7 +38,8 @@ func (h *DeadLetterList) Show(c *gin.Context) {
 		var list []deadletters.GroupDLQ
 		var pg deadletters.OverviewPage
 		if err == nil {
-			if list, err = h.Service.Overview(c.Request.Context()); err != nil {
+			refresh, _ := queryFlag(c.Query("refresh"))
+			if list, err = h.Service.Overview(c.Request.Context(), refresh); err != nil {
 				vm.Error = l.T("dlqs.error", "Error", sayErr(l, err))
 				h.render(c, http.StatusOK, p, views.DeadLettersPage(vm))
 				return

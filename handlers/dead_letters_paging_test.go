@@ -18,7 +18,7 @@ import (
 
 type fakeDLQOverview struct{ list []deadletters.GroupDLQ }
 
-func (f *fakeDLQOverview) Overview(context.Context) ([]deadletters.GroupDLQ, error) {
+func (f *fakeDLQOverview) Overview(context.Context, bool) ([]deadletters.GroupDLQ, error) {
 	return f.list, nil
 }
 
