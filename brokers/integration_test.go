@@ -34,7 +34,7 @@ func TestIntegrationBrokers(t *testing.T) {
 	var l *List
 	dev.Eventually(t, 60*time.Second, "runtime info of every broker", func() error {
 		var err error
-		if l, err = svc.List(ctx); err != nil {
+		if l, err = svc.List(ctx, true); err != nil {
 			return err
 		}
 		if len(l.Failures) > 0 {

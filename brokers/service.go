@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -38,6 +39,9 @@ type Service struct {
 	now     func() time.Time
 	// changes is set by EnableChanges.
 	changes *ChangeOptions
+
+	listMu sync.Mutex
+	list   *List
 }
 
 // New returns a Service over admin; c is the console's cluster view (nil builds one).
@@ -60,9 +64,28 @@ const (
 	opConfig  = "config"
 )
 
-// List reads the runtime figures of every broker process. A broker that fails keeps
-// its row with Error set and is named in Failures.
-func (s *Service) List(ctx context.Context) (*List, error) {
+// ListTTL is how long the broker list is reused: a page of it, the next pages and their
+// More rows cut from one copy instead of asking every process again.
+const ListTTL = 10 * time.Second
+
+// List is the runtime figures of every broker process, read within ListTTL unless
+// refresh is set. A broker that fails keeps its row with Error set and is named in
+// Failures.
+func (s *Service) List(ctx context.Context, refresh bool) (*List, error) {
+	s.listMu.Lock() // held while the list is read, so concurrent cold pages read it once
+	defer s.listMu.Unlock()
+	if l := s.list; !refresh && l != nil && s.now().Sub(l.CheckedAt) < ListTTL {
+		return l, nil
+	}
+	l, err := s.readList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.list = l
+	return l, nil
+}
+
+func (s *Service) readList(ctx context.Context) (*List, error) {
 	if err := s.cluster.Refresh(ctx); err != nil {
 		return nil, fmt.Errorf("list brokers: %w", err)
 	}

@@ -74,6 +74,12 @@ type Config struct {
 // concurrent use.
 type Service struct {
 	cfg Config
+
+	overviewMu sync.Mutex
+	overview   struct {
+		list []GroupDLQ
+		at   time.Time
+	}
 }
 
 // New returns a Service.

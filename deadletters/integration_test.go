@@ -160,7 +160,7 @@ func TestIntegrationResendDeadLetters(t *testing.T) {
 	}
 	// The overview lists the group's dead-letter topic among the cluster's, with its
 	// count and the store time of its newest dead letter (the newest message found).
-	all, err := e.svc.Overview(e.ctx(t, 60*time.Second))
+	all, err := e.svc.Overview(e.ctx(t, 60*time.Second), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"rmqconsole/rocketmq"
 )
@@ -21,9 +22,28 @@ type GroupDLQ struct {
 	TopicCount
 }
 
+// OverviewTTL is how long the overview is reused: a page of it, the next pages and
+// their More rows cut from one copy instead of counting every dead-letter topic again.
+const OverviewTTL = 10 * time.Second
+
 // Overview is every dead-letter topic of the cluster, those with the newest dead
-// letters first, then the fullest; broker failures are in each topic's Failures.
-func (s *Service) Overview(ctx context.Context) ([]GroupDLQ, error) {
+// letters first, then the fullest; broker failures are in each topic's Failures. It is
+// counted within OverviewTTL unless refresh is set; callers do not change it.
+func (s *Service) Overview(ctx context.Context, refresh bool) ([]GroupDLQ, error) {
+	s.overviewMu.Lock() // held while counting, so concurrent cold pages count once
+	defer s.overviewMu.Unlock()
+	if o := s.overview; !refresh && o.list != nil && time.Since(o.at) < OverviewTTL {
+		return o.list, nil
+	}
+	list, err := s.readOverview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.overview.list, s.overview.at = list, time.Now()
+	return list, nil
+}
+
+func (s *Service) readOverview(ctx context.Context) ([]GroupDLQ, error) {
 	names, err := s.cfg.Admin.TopicList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("topic list: %w", err)

@@ -17,7 +17,7 @@ type runtimes struct {
 	err error
 }
 
-func (r *runtimes) List(context.Context) (*brokers.List, error) {
+func (r *runtimes) List(context.Context, bool) (*brokers.List, error) {
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -267,7 +267,7 @@ const (
 // BrokerRuntimes reads every broker process's runtime figures: one
 // GET_BROKER_RUNTIME_INFO per process.
 type BrokerRuntimes interface {
-	List(ctx context.Context) (*brokers.List, error)
+	List(ctx context.Context, refresh bool) (*brokers.List, error)
 }
 
 // DefaultDeadLetterLookups is how many dead-letter topics one read counts at most: each
@@ -907,7 +907,7 @@ func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unrea
 	if e.opts.Brokers == nil {
 		return nil
 	}
-	l, err := e.opts.Brokers.List(ctx)
+	l, err := e.opts.Brokers.List(ctx, true)
 	if err != nil {
 		unread.add(UnreadBrokers, "", err)
 		return nil

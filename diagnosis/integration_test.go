@@ -287,7 +287,7 @@ func TestIntegrationClientsSubscribingDifferentlyAreFoundAndGo(t *testing.T) {
 // above it, it is not.
 func brokerPastTheDiskThreshold(t *testing.T, c *rocketmq.Client, cc *cluster.Cluster) {
 	bs := brokers.New(c, cc)
-	l, err := bs.List(t.Context())
+	l, err := bs.List(t.Context(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

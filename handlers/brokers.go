@@ -18,7 +18,7 @@ import (
 
 // BrokerReader is what the broker pages need from package brokers.
 type BrokerReader interface {
-	List(ctx context.Context) (*brokers.List, error)
+	List(ctx context.Context, refresh bool) (*brokers.List, error)
 	Detail(ctx context.Context, name string) (*brokers.Detail, error)
 }
 
@@ -77,7 +77,8 @@ func (h *Brokers) List(c *gin.Context) {
 		h.render(c, http.StatusUnprocessableEntity, p, views.BrokersPage(vm))
 		return
 	default:
-		list, err := h.Brokers.List(c.Request.Context())
+		refresh, _ := queryFlag(c.Query("refresh"))
+		list, err := h.Brokers.List(c.Request.Context(), refresh)
 		if err != nil {
 			vm.Error = l.T("brokers.read_failed", "Error", sayErr(l, err))
 			break
@@ -107,7 +108,7 @@ func (h *Brokers) List(c *gin.Context) {
 	h.render(c, http.StatusOK, p, views.BrokersPage(vm))
 }
 
-// ListAPI answers GET /api/v1/brokers[?limit=&cursor=].
+// ListAPI answers GET /api/v1/brokers[?refresh=&limit=&cursor=].
 func (h *Brokers) ListAPI(c *gin.Context) {
 	if h.Brokers == nil {
 		h.Fail(c, errNoCluster())
@@ -118,7 +119,8 @@ func (h *Brokers) ListAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	l, err := h.Brokers.List(c.Request.Context())
+	refresh, _ := queryFlag(c.Query("refresh"))
+	l, err := h.Brokers.List(c.Request.Context(), refresh)
 	if err != nil {
 		h.Fail(c, err)
 		return

@@ -180,10 +180,11 @@ func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
 	refused := groupDeadLettersIn(zh, nil, &rocketmq.AccessError{AccessKey: "rmqc", Denial: rocketmq.DenialBadSignature, Addr: "10.0.0.1:10911"}, time.Now(), true)
 	texts = append(texts, refused.Error)
 	// The overview of every dead-letter topic: a count not known, none stored, the broker that failed.
-	all := deadLettersVM(zh, []deadletters.GroupDLQ{
+	dlqs := []deadletters.GroupDLQ{
 		{Group: "billing", TopicCount: deadletters.TopicCount{Topic: "%DLQ%billing", Exists: true, Failures: []cluster.BrokerFailure{fail}}},
 		{Group: "drained", TopicCount: deadletters.TopicCount{Topic: "%DLQ%drained", Exists: true, Counted: 1}},
-	}, time.Now())
+	}
+	all := deadLettersVM(zh, dlqs, dlqs, time.Now())
 	texts = append(texts, all.Count)
 	texts = append(texts, all.Failures...)
 	for _, r := range all.Rows {

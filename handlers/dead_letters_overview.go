@@ -16,7 +16,7 @@ import (
 // DeadLetterOverview lists the cluster's dead-letter topics; *deadletters.Service
 // implements it.
 type DeadLetterOverview interface {
-	Overview(ctx context.Context) ([]deadletters.GroupDLQ, error)
+	Overview(ctx context.Context, refresh bool) ([]deadletters.GroupDLQ, error)
 }
 
 // DeadLetterList is /dead-letters: every consumer group's dead-letter topic, the newest
@@ -38,7 +38,8 @@ func (h *DeadLetterList) Show(c *gin.Context) {
 		var list []deadletters.GroupDLQ
 		var pg deadletters.OverviewPage
 		if err == nil {
-			if list, err = h.Service.Overview(c.Request.Context()); err != nil {
+			refresh, _ := queryFlag(c.Query("refresh"))
+			if list, err = h.Service.Overview(c.Request.Context(), refresh); err != nil {
 				vm.Error = l.T("dlqs.error", "Error", sayErr(l, err))
 				h.render(c, http.StatusOK, p, views.DeadLettersPage(vm))
 				return
@@ -50,8 +51,7 @@ func (h *DeadLetterList) Show(c *gin.Context) {
 			h.render(c, http.StatusUnprocessableEntity, p, views.DeadLettersPage(vm))
 			return
 		}
-		vm = deadLettersVM(l, pg.Topics, h.now())
-		vm.Count = l.N("dlqs.count", pg.Total)
+		vm = deadLettersVM(l, list, pg.Topics, h.now())
 		vm.Total, vm.Shown = pg.Total, shownThrough(c, len(pg.Topics))
 		if pg.Next != "" {
 			vm.NextURL = listPageURL("/dead-letters", limit, pg.Next, vm.Shown, false)
@@ -75,12 +75,16 @@ func (h *DeadLetterList) now() time.Time {
 	return time.Now()
 }
 
-// deadLettersVM is the overview in l's language: each topic's count and newest arrival,
-// or why either is unknown, and every broker that did not say, once.
-func deadLettersVM(l *i18n.Localizer, list []deadletters.GroupDLQ, now time.Time) views.DeadLettersVM {
-	vm := views.DeadLettersVM{Configured: true, Count: l.N("dlqs.count", len(list))}
+// deadLettersVM is the overview in l's language: each topic of the page rows with its
+// count and newest arrival, or why either is unknown, and every broker that did not say
+// of any topic in all, once (whichever page its topics fall on).
+func deadLettersVM(l *i18n.Localizer, all, rows []deadletters.GroupDLQ, now time.Time) views.DeadLettersVM {
+	vm := views.DeadLettersVM{Configured: true, Count: l.N("dlqs.count", len(all))}
 	var fails []cluster.BrokerFailure
-	for _, g := range list {
+	for _, g := range all {
+		fails = append(fails, g.Failures...)
+	}
+	for _, g := range rows {
 		row := views.DeadLetterRow{Group: g.Group, GroupURL: views.GroupURL(g.Group), Topic: g.Topic,
 			MessagesURL: views.DeadLetterMessagesURL(g.Topic, g.Newest, now)}
 		unknown := g.Counted == 0 && len(g.Failures) > 0
@@ -95,7 +99,6 @@ func deadLettersVM(l *i18n.Localizer, list []deadletters.GroupDLQ, now time.Time
 			row.Stored, row.Newest, row.NewestISO = l.Int(g.Stored), views.TimeUTC(g.Newest), views.ISO(g.Newest)
 		}
 		row.Partial = len(g.Failures) > 0 && !unknown
-		fails = append(fails, g.Failures...)
 		vm.Rows = append(vm.Rows, row)
 	}
 	vm.Failures = sayFailures(l, fails)

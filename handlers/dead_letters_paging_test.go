@@ -3,6 +3,7 @@ package handlers
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,12 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"rmqconsole/cluster"
 	"rmqconsole/deadletters"
 )
 
 type fakeDLQOverview struct{ list []deadletters.GroupDLQ }
 
-func (f *fakeDLQOverview) Overview(context.Context) ([]deadletters.GroupDLQ, error) {
+func (f *fakeDLQOverview) Overview(context.Context, bool) ([]deadletters.GroupDLQ, error) {
 	return f.list, nil
 }
 
@@ -85,4 +87,21 @@ func TestDeadLetterListPagesEveryTopicOnceNewestFirst(t *testing.T) {
 
 func TestDeadLetterListMoreRowLoadsTheNextRowsInPlace(t *testing.T) {
 	checkMoreInPlace(t, dlqRouter(bigDLQList(130)), "/dead-letters", "dlqs", dlqRowRE, 50)
+}
+
+// A broker that did not count a topic on the last page is named on the first, where a
+// reader looks, and the count says every topic.
+func TestDeadLetterListNamesBrokerFailuresOnEveryPage(t *testing.T) {
+	list := bigDLQList(130)
+	list[len(list)-1].Failures = []cluster.BrokerFailure{{Broker: "broker-z", Addr: "10.0.0.9:10911", Op: "topic stats", Err: errors.New("i/o timeout")}}
+	first := readPagedPage(t, dlqRouter(list), "/dead-letters", "dlqs", dlqRowRE, false)
+	if slices.Contains(first.rows, list[len(list)-1].Topic) {
+		t.Fatal("the failed topic is on the first page; want it on the last")
+	}
+	if !regexp.MustCompile(`data-testid="dlqs-failure">[^<]*broker-z`).MatchString(first.body) {
+		t.Errorf("the first page does not name broker-z, which failed to count a topic on the last page")
+	}
+	if !strings.Contains(first.body, `data-testid="dlqs-count">130 dead-letter topics<`) {
+		t.Errorf("the count does not say the 130 topics of every page")
+	}
 }

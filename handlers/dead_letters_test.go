@@ -125,13 +125,14 @@ func TestDeadLetterOverviewSaysWhatIsNotKnown(t *testing.T) {
 	l := i18n.Match("en")
 	now := time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
 	down := cluster.BrokerFailure{Broker: "broker-b", Addr: "10.0.0.2:10911", Err: fmt.Errorf("i/o timeout")}
-	vm := deadLettersVM(l, []deadletters.GroupDLQ{
+	list := []deadletters.GroupDLQ{
 		{Group: "billing", TopicCount: deadletters.TopicCount{Topic: "%DLQ%billing", Exists: true, Stored: 1234, Counted: 1, Newest: now.Add(-time.Minute)}},
 		{Group: "old", TopicCount: deadletters.TopicCount{Topic: "%DLQ%old", Exists: true, Stored: 3, Counted: 1, Newest: now.Add(-30 * 24 * time.Hour)}},
 		{Group: "drained", TopicCount: deadletters.TopicCount{Topic: "%DLQ%drained", Exists: true, Counted: 1}},
 		{Group: "dark", TopicCount: deadletters.TopicCount{Topic: "%DLQ%dark", Exists: true, Failures: []cluster.BrokerFailure{down}}},
 		{Group: "half", TopicCount: deadletters.TopicCount{Topic: "%DLQ%half", Exists: true, Stored: 2, Counted: 1, Newest: now, Failures: []cluster.BrokerFailure{down}}},
-	}, now)
+	}
+	vm := deadLettersVM(l, list, list, now)
 	var got []string
 	for _, r := range vm.Rows {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%t", r.Group, r.Stored, r.Newest, r.Partial))

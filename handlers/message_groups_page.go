@@ -21,11 +21,21 @@ func messageGroupsURL(c *gin.Context) string {
 	return u
 }
 
+// messageGroupsQuery is the page of a message's groups the request asks for (limit,
+// cursor), refused as bad input before the message or its groups are read.
+func messageGroupsQuery(c *gin.Context) (int, string, error) {
+	limit, after, err := pageQuery(c)
+	if err == nil {
+		err = lookup.CheckGroupsCursor(after)
+	}
+	return limit, after, err
+}
+
 // messageGroupsPage is the page of states the request asks for (limit, cursor), the
 // groups with trouble first, as rows and the links that page them.
 func messageGroupsPage(c *gin.Context, states []lookup.GroupState) ([]views.GroupConsumeRow, views.Pager, error) {
 	l := i18n.From(c.Request.Context())
-	limit, after, err := pageQuery(c)
+	limit, after, err := messageGroupsQuery(c)
 	if err != nil {
 		return nil, views.Pager{}, err
 	}
@@ -52,16 +62,28 @@ func messageGroupsPage(c *gin.Context, states []lookup.GroupState) ([]views.Grou
 // messageGroupRows answers the More row of a message's groups: the next rows alone,
 // without the message's body, trace or forms.
 func (h *Messages) messageGroupRows(c *gin.Context, r *lookup.IDResult) {
-	gs, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
+	gs, err := h.messageGroups(c, r, h.shown(c, r))
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	gs = maskedGroups(r.Message, h.shown(c, r).Message, gs)
 	rows, p, err := messageGroupsPage(c, gs.States)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
 	h.renderFragment(c, http.StatusOK, views.MessageGroupRowsFragment(rows, p))
+}
+
+// messageGroups is the message's group states as seen (r as the caller may read it)
+// tells them: read afresh for the first page, and for the pages after (a cursor) cut
+// from the copy lookup keeps, so that paging asks no broker again and no row moves
+// between pages. They are judged on the stored message, as the broker does.
+func (h *Messages) messageGroups(c *gin.Context, r, seen *lookup.IDResult) (*lookup.GroupStates, error) {
+	read := h.Lookup.Groups
+	if c.Query("cursor") != "" {
+		read = h.Lookup.KeptGroups
+	}
+	gs, err := read(c.Request.Context(), r.Message, r.Failures...)
+	return maskedGroups(r.Message, seen.Message, gs), err
 }

@@ -85,6 +85,10 @@ func (h *Messages) Show(c *gin.Context) {
 // unique key) with status; direct, when set, adds the outcome of a request to consume
 // it again.
 func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct func(*views.ConsumeAgainVM)) {
+	if _, _, err := messageGroupsQuery(c); err != nil {
+		h.failInput(c, err)
+		return
+	}
 	r, ok := h.find(c, topic)
 	if !ok {
 		return
@@ -105,8 +109,7 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 		trace, traceErr = h.Lookup.Trace(c.Request.Context(), r.Message, traceQuery(c), r.Failures...)
 		trace = traceMasked(mk, r.Message, trace)
 	}()
-	groups, groupErr := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
-	groups = maskedGroups(r.Message, seen.Message, groups)
+	groups, groupErr := h.messageGroups(c, r, seen)
 	<-traced
 	vm := msgDetailVM(c, seen, groups, groupErr)
 	vm.Body = msgBodyView(c, seen.Message, h.topicDecoded(seen.Message))
@@ -126,19 +129,18 @@ func (h *Messages) showMessage(c *gin.Context, status int, topic string, direct 
 
 // ShowAPI is GET /api/v1/messages/{id}.
 func (h *Messages) ShowAPI(c *gin.Context) {
+	limit, after, err := messageGroupsQuery(c)
+	if err != nil {
+		h.Fail(c, err)
+		return
+	}
 	r, ok := h.find(c, c.Query("topic"))
 	if !ok {
 		return
 	}
 	h.recordBody(c, r.Message, "api")
-	limit, after, err := pageQuery(c)
-	if err != nil {
-		h.Fail(c, err)
-		return
-	}
 	seen := h.shown(c, r)
-	groups, err := h.Lookup.Groups(c.Request.Context(), r.Message, r.Failures...)
-	groups = maskedGroups(r.Message, seen.Message, groups)
+	groups, err := h.messageGroups(c, r, seen)
 	j := msgByIDJSON(seen, groups)
 	if groups != nil {
 		pg, perr := lookup.PageGroups(groups.States, limit, after)

@@ -89,7 +89,17 @@ type GroupStates struct {
 // group whose state cannot be read is Unknown with the reason. Brokers named in failed
 // (those that did not answer the lookup that found m) are not asked again: the page waits
 // for a frozen broker once, not once per question.
+//
+// The answer is kept for GroupsTTL, for the pages after the first (KeptGroups).
 func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure) (*GroupStates, error) {
+	gs, err := s.readGroups(ctx, m, failed)
+	if err == nil {
+		s.keepGroups(m, gs)
+	}
+	return gs, err
+}
+
+func (s *Service) readGroups(ctx context.Context, m Message, failed []BrokerFailure) (*GroupStates, error) {
 	fails := s.cluster.Fanout(ctx)
 	route, err := s.route(ctx, m.Topic, opGroups, fails)
 	if err != nil {

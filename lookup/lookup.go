@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -70,6 +71,9 @@ type Options struct {
 	// console saw within ClientsMaxAge (default DefaultClientsMaxAge).
 	ClientLookups int
 	ClientsMaxAge time.Duration
+	// GroupsTTL is how long a message's group states are kept for its later pages
+	// (default DefaultGroupsTTL; see KeptGroups).
+	GroupsTTL time.Duration
 	// Direct and Audit let the service have a client consume a message again
 	// (ConsumeDirectly), audited in Audit under ClusterName (the NameServer list). Without
 	// them ConsumeDirectly answers ErrDirectUnavailable.
@@ -88,6 +92,9 @@ type Options struct {
 const (
 	DefaultClientLookups = 32
 	DefaultClientsMaxAge = 30 * time.Second
+	// DefaultGroupsTTL is long enough for a reader to page through a message's groups,
+	// short enough that its page, opened again, reads them afresh.
+	DefaultGroupsTTL = 20 * time.Second
 )
 
 // Service runs the lookups. It is safe for concurrent use.
@@ -98,6 +105,10 @@ type Service struct {
 
 	clientLookups int
 	clientsMaxAge time.Duration
+
+	groupsTTL time.Duration
+	keptMu    sync.Mutex
+	kept      map[groupsKey]keptGroups
 
 	direct      DirectConsumer
 	audit       ChangeLog
@@ -122,6 +133,10 @@ func New(a Admin, opts Options) *Service {
 	if s.clientsMaxAge <= 0 {
 		s.clientsMaxAge = DefaultClientsMaxAge
 	}
+	if s.groupsTTL = opts.GroupsTTL; s.groupsTTL <= 0 {
+		s.groupsTTL = DefaultGroupsTTL
+	}
+	s.kept = map[groupsKey]keptGroups{}
 	if s.cluster == nil {
 		s.cluster = cluster.New(a, cluster.Options{Parallelism: opts.Parallelism})
 	}

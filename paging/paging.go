@@ -57,6 +57,9 @@ type Keys[T any] struct {
 	Key func(T, *Cursor)
 	// Row is the row a cursor stands for, as far as Order looks at it.
 	Row func(Cursor) T
+	// Valid, when set, says a cursor's sort key is one a row can have; a cursor it
+	// refuses is bad input rather than a page that starts somewhere arbitrary.
+	Valid func(Cursor) bool
 }
 
 // ParseLimit reads a page size: "" is DefaultLimit, anything else 1..MaxLimit.
@@ -71,17 +74,17 @@ func ParseLimit(s string) (int, error) {
 	return n, nil
 }
 
-// Encode is the cursor c of a page in q: c's Name and sort key, with q's order and
+// encode is the cursor c of a page in q: c's Name and sort key, with q's order and
 // filter, in a form fit for a URL.
-func Encode(q Query, c Cursor) string {
+func encode(q Query, c Cursor) string {
 	c.Sort, c.Desc, c.Filter = q.Sort, q.Desc, q.hash()
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Decode reads a cursor Encode gave out for q. One that is not a cursor, or that belongs
+// decode reads a cursor encode gave out for q. One that is not a cursor, or that belongs
 // to another order or filter, is bad input with a sentence that says which.
-func Decode(q Query, s string) (Cursor, error) {
+func decode(q Query, s string) (Cursor, error) {
 	var c Cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil {
@@ -96,13 +99,28 @@ func Decode(q Query, s string) (Cursor, error) {
 	return c, nil
 }
 
+// Check refuses a cursor after (not "") that Cut would refuse for q, so that a request
+// can be refused before any broker is asked for the rows.
+func Check[T any](q Query, k Keys[T], after string) error {
+	_, err := cursorOf(q, k, after)
+	return err
+}
+
+func cursorOf[T any](q Query, k Keys[T], after string) (Cursor, error) {
+	c, err := decode(q, after)
+	if err == nil && k.Valid != nil && !k.Valid(c) {
+		err = fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+	}
+	return c, err
+}
+
 // Cut returns the rows of sel (sorted by k.Order) after the cursor after ("" for the
 // first page), at most limit, and the cursor of the next page ("" on the last). A
 // cursor that is not one, or that belongs to another order or filter, is bad input.
 func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, string, error) {
 	from := 0
 	if after != "" {
-		c, err := Decode(q, after)
+		c, err := cursorOf(q, k, after)
 		if err != nil {
 			return nil, "", err
 		}
@@ -118,5 +136,5 @@ func Cut[T any](sel []T, q Query, k Keys[T], limit int, after string) ([]T, stri
 	}
 	var c Cursor
 	k.Key(sel[to-1], &c)
-	return sel[from:to], Encode(q, c), nil
+	return sel[from:to], encode(q, c), nil
 }

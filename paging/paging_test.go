@@ -41,7 +41,7 @@ func rows(n int) []row {
 func TestCursorRoundTripKeepsNameAndSortKey(t *testing.T) {
 	q := Query{Sort: "lag", Desc: true, Filter: []string{"orders", "false"}}
 	n := int64(42)
-	c, err := Decode(q, Encode(q, Cursor{Name: "GID_orders", Num: &n, Float: 1.5, Text: "FIFO"}))
+	c, err := decode(q, encode(q, Cursor{Name: "GID_orders", Num: &n, Float: 1.5, Text: "FIFO"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +119,8 @@ func TestRowGoneSinceTheCursorIsNotSkippedOver(t *testing.T) {
 
 func TestBadCursorIsASentenceOnTheCursorField(t *testing.T) {
 	q := Query{Sort: "lag", Filter: []string{"a"}}
-	other := Encode(Query{Sort: "lag", Filter: []string{"b"}}, Cursor{Name: "g1"})
-	desc := Encode(Query{Sort: "lag", Desc: true, Filter: []string{"a"}}, Cursor{Name: "g1"})
+	other := encode(Query{Sort: "lag", Filter: []string{"b"}}, Cursor{Name: "g1"})
+	desc := encode(Query{Sort: "lag", Desc: true, Filter: []string{"a"}}, Cursor{Name: "g1"})
 	for _, tc := range []struct{ cursor, reason string }{
 		{"not a cursor!", "bad_cursor"},
 		{"eyJ4IjoxfQ", "bad_cursor"}, // {"x":1}: JSON, but names no row

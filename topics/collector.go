@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"rmqconsole/cluster"
@@ -27,7 +26,8 @@ const opRuntime = "runtime info"
 // Round is what one round of the collector did.
 type Round struct {
 	At time.Time
-	// Calls counts the broker calls made: configs, commit-log ranges, topic stats.
+	// Calls counts the broker calls made: configs (when the list was read again),
+	// commit-log ranges, topic stats.
 	Calls int
 	// Read counts the figures read; Confirmed those known unchanged without a call,
 	// their broker's commit log not having moved; Waiting those still to read.
@@ -50,9 +50,6 @@ type FigureCollector struct {
 	svc      *Service
 	interval time.Duration
 	budget   int
-
-	mu   sync.Mutex
-	last Round
 }
 
 // Figures returns the service's figure collector (Run starts it): a round every
@@ -81,13 +78,6 @@ func (c *FigureCollector) Run(ctx context.Context) {
 	}
 }
 
-// Last is what the last round did.
-func (c *FigureCollector) Last() Round {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last
-}
-
 // pair is one topic on one broker, a figure to keep.
 type pair struct {
 	topic  string
@@ -110,18 +100,19 @@ const (
 func (c *FigureCollector) Collect(ctx context.Context) Round {
 	s := c.svc
 	r := Round{At: s.opts.Now(), Budget: c.budget}
-	// The topic configs: what the list reads too (reused within Options.ListTTL).
-	l, err := s.topicList(ctx, true)
+	// The topic configs: what the list reads too (reused within Options.ListTTL, so a
+	// round does not ask every broker for them again, nor hold the list meanwhile).
+	l, read, err := s.topicList(ctx, false)
 	if err != nil {
-		c.done(r)
 		return r
 	}
 	brokers, err := s.cluster.Brokers(ctx)
 	if err != nil {
-		c.done(r)
 		return r
 	}
-	r.Calls += len(brokers)
+	if read {
+		r.Calls += len(brokers)
+	}
 	f := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	marks := cluster.EachRead(f, brokers, opRuntime, func(ctx context.Context, addr string) (*commitLogMark, error) {
 		at := s.opts.Now()
@@ -226,7 +217,6 @@ func (c *FigureCollector) Collect(ctx context.Context) Round {
 	f.Wait()
 	r.Calls += n
 	r.Read, r.Waiting = n, len(todo)-n
-	c.done(r)
 	return r
 }
 
@@ -252,13 +242,7 @@ func (c *FigureCollector) note(p pair, st *rocketmq.TopicStats, at time.Time, er
 	n := storedMessages(st)
 	fg.grew = fg.known() && n > fg.messages
 	fg.messages, fg.tps, fg.hasTPS = n, st.PutTps, st.HasPutTps
-	fg.readAt, fg.knownAt, fg.failedAt = at, at, time.Time{}
-}
-
-func (c *FigureCollector) done(r Round) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.last = r
+	fg.knownAt, fg.failedAt = at, time.Time{}
 }
 
 // markOf is a broker's commit-log range from its runtime info, taken at at. A broker

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,7 +74,9 @@ func TestTopicListFirstPageCostsBrokersNotTopics(t *testing.T) {
 	const brokers, topics, budget = 4, 5000, 2000
 	f, r, c := servedCluster(t, brokers, topics)
 	ctx := context.Background()
-	svc := New(c, Options{})
+	// The clock can be moved past the list's TTL; the collector's calls read it at once.
+	var ahead atomic.Int64
+	svc := New(c, Options{Now: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }})
 
 	before := r.Calls()
 	l, err := svc.List(ctx, false, true)
@@ -118,13 +121,21 @@ func TestTopicListFirstPageCostsBrokersNotTopics(t *testing.T) {
 		t.Fatalf("after %d rounds: %d topics without figures", rounds, a.Unknown)
 	}
 
-	// Nothing stored since: a round asks each broker for its configs and commit-log
-	// range, and confirms every figure without reading one.
+	// Nothing stored since: a round within the list's TTL asks each broker for its
+	// commit-log range alone, and confirms every figure without reading one.
 	before = r.Calls()
 	rd := col.Collect(ctx)
 	got = requests(r, before)
-	if got[rocketmq.CodeGetTopicStatsInfo] != 0 || total(got) != 2*brokers || rd.Confirmed != brokers*topics {
-		t.Errorf("quiet round: %v, confirmed %d of %d", got, rd.Confirmed, brokers*topics)
+	if got[rocketmq.CodeGetTopicStatsInfo] != 0 || total(got) != brokers || int64(rd.Calls) != brokers || rd.Confirmed != brokers*topics {
+		t.Errorf("quiet round: %v, counted %d, confirmed %d of %d", got, rd.Calls, rd.Confirmed, brokers*topics)
+	}
+	// Past the TTL the round reads the configs again, once per broker, and counts them.
+	ahead.Store(int64(DefaultListTTL))
+	before = r.Calls()
+	rd = col.Collect(ctx)
+	got = requests(r, before)
+	if got[rocketmq.CodeGetAllTopicConfig] != brokers || got[rocketmq.CodeGetTopicStatsInfo] != 0 || total(got) != 2*brokers || int64(rd.Calls) != 2*brokers {
+		t.Errorf("quiet round past the list's TTL: %v, counted %d", got, rd.Calls)
 	}
 
 	// Messages stored on broker-2 in a topic on screen: the next round reads it first,

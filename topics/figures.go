@@ -20,9 +20,9 @@ type figure struct {
 	messages int64
 	tps      float64
 	hasTPS   bool
-	// readAt is when GET_TOPIC_STATS_INFO answered them; knownAt is when they were last
-	// known true: readAt, or later, when the broker's commit log had not moved since.
-	readAt, knownAt time.Time
+	// knownAt is when they were last known true: when GET_TOPIC_STATS_INFO answered
+	// them, or later, when the broker's commit log had not moved since (zero: never read).
+	knownAt time.Time
 	// grew says the stored messages grew at the last read: a topic in use, read first
 	// when its broker's commit log moves again.
 	grew bool
@@ -31,7 +31,7 @@ type figure struct {
 }
 
 // known says the figure was read at least once.
-func (f *figure) known() bool { return !f.readAt.IsZero() }
+func (f *figure) known() bool { return !f.knownAt.IsZero() }
 
 // commitLogMark is a broker's commit-log range at a moment: while it stays the same, no
 // message was stored on the broker and none was deleted, so every topic's stored
@@ -107,8 +107,8 @@ func (fs *figures) fill(ts []Summary) {
 	}
 }
 
-// FigureAge is how old a list's figures are: the oldest known figure's time, how many
-// topics have none yet, and how many are older than the collector's interval allows.
+// FigureAge is how old a list's figures are: the oldest known figure's time and how many
+// topics have none yet.
 type FigureAge struct {
 	Oldest  *time.Time
 	Unknown int

@@ -95,7 +95,7 @@ var errSkipped = errors.New("not asked: the broker did not answer an earlier cal
 // collector's memory at each call, with their age, and cost no call. A broker that
 // fails is named in Failures and the others' topics are still listed.
 func (s *Service) List(ctx context.Context, withSystem, refresh bool) (*List, error) {
-	l, err := s.topicList(ctx, refresh)
+	l, _, err := s.topicList(ctx, refresh)
 	if err != nil {
 		return nil, err
 	}
@@ -111,19 +111,20 @@ func (s *Service) List(ctx context.Context, withSystem, refresh bool) (*List, er
 	return &out, nil
 }
 
-// topicList is every topic, system ones included, as the brokers' configs list them.
-func (s *Service) topicList(ctx context.Context, refresh bool) (*List, error) {
+// topicList is every topic, system ones included, as the brokers' configs list them;
+// read says the configs were asked for now rather than reused.
+func (s *Service) topicList(ctx context.Context, refresh bool) (l *List, read bool, err error) {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	if l := s.list; !refresh && l != nil && s.opts.Now().Sub(l.CheckedAt) < s.opts.ListTTL {
-		return l, nil
+		return l, false, nil
 	}
-	l, err := s.readList(ctx)
+	l, err = s.readList(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	s.list = l
-	return l, nil
+	return l, true, nil
 }
 
 // Viewing notes the topics a reader has on screen: the collector reads their figures
