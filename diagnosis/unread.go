@@ -31,6 +31,9 @@ type Unread struct {
 	What string `json:"what"`
 	// Subject names the broker process, NameServer or group, for a source one of several.
 	Subject string `json:"subject,omitempty"`
+	// Broker is the broker name of a read about one broker (its process's runtime, its
+	// master's replication status): that broker's findings are unknown.
+	Broker string `json:"broker,omitempty"`
 	// Cause is the error, as the source said it.
 	Cause string `json:"cause"`
 }
@@ -58,6 +61,11 @@ func (u *unreads) add(what, subject string, err error) { u.addCause(what, subjec
 
 func (u *unreads) addCause(what, subject, cause string) {
 	*u = append(*u, Unread{What: what, Subject: subject, Cause: cause})
+}
+
+// addBroker records that a read about broker name (subject names the process) failed.
+func (u *unreads) addBroker(what, name, subject, cause string) {
+	*u = append(*u, Unread{What: what, Subject: subject, Broker: name, Cause: cause})
 }
 
 // Unread returns what the last read could not read.
