@@ -222,8 +222,8 @@ type Options struct {
 	// out. LockLookups bounds the groups read at one read: default DefaultLockLookups.
 	Locks       OrderlyLocks
 	LockLookups int
-	// Replication asks masters how far their slaves have copied (*rocketmq.Client); nil,
-	// or a nil Brokers, leaves slaveBehind out.
+	// Replication asks masters how far their slaves have copied (*rocketmq.Client),
+	// through Cluster's fan-out; nil, or a nil Brokers or Cluster, leaves slaveBehind out.
 	Replication Replication
 	// SlaveBehindBytes is how far (bytes of commit log) a slave may be behind its master
 	// before it is said to fall behind. Default DefaultSlaveBehindBytes.
@@ -930,7 +930,7 @@ func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unrea
 		}
 		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
 	}
-	return append(out, e.slaveFindings(ctx, l, at)...), listed
+	return append(out, e.slaveFindings(ctx, l, at, unread)...), listed
 }
 
 // Brokers returns the broker names the last read's broker list named (none when the

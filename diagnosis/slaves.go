@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"rmqconsole/brokers"
@@ -24,9 +23,10 @@ type replicaSet struct {
 // slaveFindings finds the slaves that fall behind their master. The master is asked
 // (GET_BROKER_HA_STATUS), not the slave: a slave that is frozen or cut off cannot say
 // how far behind it is, and its master knows what it acknowledged last. A master that
-// did not answer the list is not asked (its own failure is named on the broker page).
-func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Time) []Finding {
-	if e.opts.Replication == nil {
+// did not answer the list is not asked (its own failure is named on the broker page); a
+// master whose answer failed is named in unread, and its slaves keep no finding.
+func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Time, unread *unreads) []Finding {
+	if e.opts.Replication == nil || e.opts.Cluster == nil {
 		return nil
 	}
 	sets := map[string]*replicaSet{}
@@ -57,19 +57,26 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 	e.mu.Unlock()
 	status := make([]*rocketmq.HAStatus, len(names))
 	unsupported := make([]bool, len(names))
-	var wg sync.WaitGroup
+	f := e.opts.Cluster.Fanout(ctx)
 	for i, n := range names {
 		addr := sets[n].master.Addr
 		if noHA[addr] {
 			unsupported[i] = true
 			continue
 		}
-		wg.Go(func() {
+		f.At(n, addr, "replication status", func(ctx context.Context, addr string) error {
 			st, err := e.opts.Replication.HAStatus(ctx, addr)
-			status[i], unsupported[i] = st, errors.Is(err, rocketmq.ErrNotSupported)
+			if errors.Is(err, rocketmq.ErrNotSupported) {
+				unsupported[i] = true
+				return nil
+			}
+			status[i] = st
+			return err
 		})
 	}
-	wg.Wait()
+	for _, fl := range f.Wait() {
+		unread.addBroker(UnreadReplication, fl.Broker, fl.Broker+" ("+fl.Addr+")", fl.Err.Error())
+	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()

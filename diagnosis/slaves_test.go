@@ -2,6 +2,7 @@ package diagnosis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"rmqconsole/brokers"
+	"rmqconsole/cluster"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -19,11 +21,15 @@ import (
 // supported", as a 4.x broker does.
 type replication struct {
 	st    map[string]*rocketmq.HAStatus
+	fail  map[string]error // masters whose answer fails
 	calls atomic.Int64
 }
 
 func (r *replication) HAStatus(_ context.Context, addr string) (*rocketmq.HAStatus, error) {
 	r.calls.Add(1)
+	if err := r.fail[addr]; err != nil {
+		return nil, err
+	}
 	st, ok := r.st[addr]
 	if !ok {
 		return nil, fmt.Errorf("replication status of broker %s: %w", addr,
@@ -60,7 +66,7 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 		"10.0.0.3:10911": {Master: true, MasterMaxOffset: 10 * mb, Connections: []rocketmq.HAConnection{
 			{Addr: "10.0.0.4:40000", AckOffset: 10*mb - 100, Diff: 100, InSync: true}}},
 	}}
-	e := New(Options{Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
+	e := New(Options{Cluster: cluster.New(nil, cluster.Options{}), Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
 	read := func() map[string]string {
 		t.Helper()
 		e.Observe(t.Context(), &groups.List{CheckedAt: at})
@@ -111,7 +117,7 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 	}
 
 	// A new master's slave acknowledged offset 0; its connection dropped, that 0 counts.
-	e = New(Options{Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
+	e = New(Options{Cluster: cluster.New(nil, cluster.Options{}), Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
 	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, Connections: []rocketmq.HAConnection{{Addr: "192.0.2.2:1", InSync: true}}}
 	rt.rs[1].Error = ""
 	if got = read(); got["10.0.0.2:10911"] != "" {
@@ -124,11 +130,34 @@ func TestSlaveBehindItsMasterIsFoundAndGoes(t *testing.T) {
 	}
 
 	// A slave never seen connected that does not answer: behind by an unknown amount.
-	e = New(Options{Brokers: rt, Replication: rep})
+	e = New(Options{Cluster: cluster.New(nil, cluster.Options{}), Brokers: rt, Replication: rep})
 	rep.st["10.0.0.1:10911"] = &rocketmq.HAStatus{Master: true, MasterMaxOffset: 12 * mb}
 	rt.rs[1].Error = "timeout"
 	got = read()
 	if !strings.Contains(got["10.0.0.2:10911"], "does not answer: how far behind the master's 12.0 MiB it is is unknown") {
 		t.Errorf("unknown: %v", got)
+	}
+}
+
+// A master whose replication status cannot be read is named in what the read could not
+// read, with its broker, and its slave keeps no finding: how far it is behind is
+// unknown, not nothing.
+func TestUnreadReplicationIsNamedWithItsBroker(t *testing.T) {
+	rt := &runtimes{rs: []brokers.Runtime{
+		{Name: "broker-a", ID: 0, Addr: "10.0.0.1:10911", Role: "master", CommitLogMaxOffset: 10 * mb},
+		{Name: "broker-a", ID: 1, Addr: "10.0.0.2:10911", Role: "slave", CommitLogMaxOffset: mb},
+	}}
+	rep := &replication{fail: map[string]error{"10.0.0.1:10911": errors.New("replication status of broker 10.0.0.1:10911: i/o timeout")}}
+	e := New(Options{Cluster: cluster.New(nil, cluster.Options{}), Brokers: rt, Replication: rep, SlaveBehindBytes: 2 * mb})
+	e.Observe(t.Context(), &groups.List{CheckedAt: time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)})
+	if fs, _ := e.Findings(); len(fs) != 0 {
+		t.Errorf("findings %+v, want none", fs)
+	}
+	u := e.Unread()
+	if len(u) != 1 || u[0].What != UnreadReplication || u[0].Broker != "broker-a" || !strings.Contains(u[0].Cause, "i/o timeout") {
+		t.Fatalf("unread %+v, want broker-a's replication status", u)
+	}
+	if s := i18n.Match("en").Say(u[0].Message()); !strings.HasPrefix(s, "Could not read the replication status of master broker-a (10.0.0.1:10911)") {
+		t.Errorf("unread says %q", s)
 	}
 }

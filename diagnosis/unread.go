@@ -17,6 +17,9 @@ const (
 	UnreadBrokers = "brokers"
 	// UnreadBroker: one broker process's runtime (Subject); its findings are missing.
 	UnreadBroker = "brokerRuntime"
+	// UnreadReplication: one master's replication status (Subject, Broker); its slaves'
+	// slaveBehind is missing.
+	UnreadReplication = "replication"
 	// UnreadNameServer: one NameServer's cluster info (Subject); it is left out of
 	// nameServersDisagree.
 	UnreadNameServer = "nameServer"
