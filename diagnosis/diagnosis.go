@@ -341,10 +341,9 @@ type Engine struct {
 	unread []Unread
 	listed []string
 	// acked is each slave's last offset acknowledged to its master, kept for when the
-	// master has dropped its connection (20 s without an answer); noHA the masters that
-	// do not know GET_BROKER_HA_STATUS (4.x). Only brokerFindings uses them.
+	// master has dropped its connection (20 s without an answer). Only brokerFindings
+	// uses it.
 	acked map[string]int64
-	noHA  map[string]bool
 }
 
 // evidenceTime is how evidence says a time.
@@ -404,7 +403,7 @@ func New(opts Options) *Engine {
 		opts.Keep = 2 * longest
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
-		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}, acked: map[string]int64{}, noHA: map[string]bool{}}
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}, acked: map[string]int64{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list

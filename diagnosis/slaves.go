@@ -2,8 +2,6 @@ package diagnosis
 
 import (
 	"context"
-	"errors"
-	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -52,25 +50,14 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 			}
 		}
 	})
-	e.mu.Lock()
-	noHA := maps.Clone(e.noHA)
-	e.mu.Unlock()
 	status := make([]*rocketmq.HAStatus, len(names))
-	unsupported := make([]bool, len(names))
 	f := e.opts.Cluster.Fanout(ctx)
 	for i, n := range names {
-		addr := sets[n].master.Addr
-		if noHA[addr] {
-			unsupported[i] = true
-			continue
+		if sets[n].master.Before5() {
+			continue // judged by the runtime figures
 		}
-		f.At(n, addr, "replication status", func(ctx context.Context, addr string) error {
-			st, err := e.opts.Replication.HAStatus(ctx, addr)
-			if errors.Is(err, rocketmq.ErrNotSupported) {
-				unsupported[i] = true
-				return nil
-			}
-			status[i] = st
+		f.At(n, sets[n].master.Addr, "replication status", func(ctx context.Context, addr string) (err error) {
+			status[i], err = e.opts.Replication.HAStatus(ctx, addr)
 			return err
 		})
 	}
@@ -84,8 +71,7 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 	var out []Finding
 	for i, n := range names {
 		rs := sets[n]
-		if unsupported[i] {
-			e.noHA[rs.master.Addr] = true
+		if rs.master.Before5() {
 			out = append(out, e.slavesByRuntime(rs, at)...)
 			continue
 		}
@@ -185,7 +171,7 @@ func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAS
 }
 
 // slavesByRuntime judges the slaves of a master that does not know GET_BROKER_HA_STATUS
-// (4.x) by the commit logs' max offsets in the runtime figures the list read: no call
+// (4.x, as its runtime says) by the commit logs' max offsets in the runtime figures the list read: no call
 // of its own. The two reads are moments apart, so a busy master seems a little ahead.
 // A slave that did not answer is not judged: how far behind it is is unknown, and the
 // broker page names its failure.
