@@ -381,7 +381,7 @@ func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []bro
 		}
 		fo.Go(a.broker, "offsets of subscribed topics", func(ctx context.Context, addr string) error {
 			stats := map[string]*rocketmq.ConsumeStats{d.Group: a.stats}
-			failed := s.skippedStats(ctx, addr, nil, map[string][]string{d.Group: need}, stats)
+			failed := s.skippedStats(ctx, a.broker.Name, addr, map[string][]string{d.Group: need}, stats)
 			a.stats = stats[d.Group]
 			mu.Lock()
 			defer mu.Unlock()
