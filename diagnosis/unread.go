@@ -57,6 +57,13 @@ func (u Unread) forGroup(group string) bool {
 	return false
 }
 
+// ForBroker reports whether the findings about the broker of that name may depend on u:
+// the broker list, or a read of that broker's own (a process's runtime, its master's
+// replication status).
+func (u Unread) ForBroker(name string) bool {
+	return u.What == UnreadBrokers || u.Broker == name
+}
+
 // unreads collects what one read could not read.
 type unreads []Unread
 
