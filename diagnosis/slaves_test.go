@@ -16,17 +16,21 @@ import (
 	"rmqconsole/rocketmq"
 )
 
-// replication answers fixed replication statuses by master address, counting the calls
-// (the engine asks the masters at once); a master without one answers "request code not
-// supported", as a 4.x broker does.
+// replication answers fixed replication statuses by master address, or, with real, what
+// real answers, counting the calls (the engine asks the masters at once); a master
+// without a status answers "request code not supported", as a 4.x broker does.
 type replication struct {
+	real  Replication
 	st    map[string]*rocketmq.HAStatus
 	fail  map[string]error // masters whose answer fails
 	calls atomic.Int64
 }
 
-func (r *replication) HAStatus(_ context.Context, addr string) (*rocketmq.HAStatus, error) {
+func (r *replication) HAStatus(ctx context.Context, addr string) (*rocketmq.HAStatus, error) {
 	r.calls.Add(1)
+	if r.real != nil {
+		return r.real.HAStatus(ctx, addr)
+	}
 	if err := r.fail[addr]; err != nil {
 		return nil, err
 	}
