@@ -15,7 +15,8 @@ import (
 
 // Observation is one group's lag at one read of the collector, or, with Target
 // TargetBroker or TargetNameServer, one broker's or NameServer's findings (Group then
-// names it).
+// names it). Every listed broker and configured NameServer is observed at each read,
+// with or without findings: one not observed keeps its rules' states.
 type Observation struct {
 	Target    string // "" is TargetGroup
 	Group     string
@@ -23,6 +24,10 @@ type Observation struct {
 	LagTimeMs *int64
 	// Findings are the kinds the diagnosis found for the group at this read.
 	Findings []string
+	// Unread: the diagnosis could not read the subject at this read (a broker's runtime
+	// or replication, a NameServer's cluster info), so its findings are unknown and a
+	// rule on them keeps its state.
+	Unread bool
 }
 
 // States of a rule for one group.
@@ -59,7 +64,7 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 	var deliveries []store.AlertDelivery
 	matched := make(map[int64]int, len(rules))
 	for _, r := range rules {
-		for _, o := range withCleared(r, obs, stored) {
+		for _, o := range obs {
 			if !covers(r, o) {
 				continue
 			}
@@ -68,6 +73,8 @@ func (s *Service) Evaluate(ctx context.Context, at time.Time, obs []Observation)
 			switch {
 			case r.Metric == MetricLagTime:
 				v = o.LagTimeMs
+			case IsFinding(r.Metric) && o.Unread:
+				v = nil
 			case IsFinding(r.Metric):
 				var found int64
 				if slices.Contains(o.Findings, r.Metric) {
@@ -129,30 +136,6 @@ func covers(r store.AlertRule, o Observation) bool {
 		return false
 	}
 	return target == TargetNameServer || Matches(r.GroupPattern, o.Group)
-}
-
-// withCleared adds to obs, for a rule on brokers or NameServers, an observation without
-// findings for each subject the rule is pending or firing for and obs does not name: a
-// broker or NameServer is observed only while it has a finding, so its absence is what
-// resolves the rule.
-func withCleared(r store.AlertRule, obs []Observation, stored []store.AlertState) []Observation {
-	target := Target(r.Metric)
-	if target == TargetGroup {
-		return obs
-	}
-	var extra []Observation
-	for _, st := range stored {
-		if st.RuleID != r.ID || st.State == StateResolved {
-			continue
-		}
-		if !slices.ContainsFunc(obs, func(o Observation) bool { return o.Target == target && o.Group == st.Group }) {
-			extra = append(extra, Observation{Target: target, Group: st.Group})
-		}
-	}
-	if len(extra) == 0 {
-		return obs
-	}
-	return append(slices.Clip(obs), extra...)
 }
 
 func (s *Service) matchedCount(rule int64) int {

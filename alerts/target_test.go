@@ -89,7 +89,7 @@ func TestBrokerAndNameServerRulesFireFromTheirFindings(t *testing.T) {
 		Observation{Target: TargetNameServer, Group: "10.0.0.9:9876", Findings: []string{MetricNameServers}}); n != 2 {
 		t.Fatalf("broker-a's disk full and a NameServer disagreeing: %d firing, want 2", n)
 	}
-	if n := read(); n != 0 { // nothing found any more: both resolve
+	if n := read(Observation{Target: TargetBroker, Group: "broker-a"}, Observation{Target: TargetNameServer, Group: "10.0.0.9:9876"}); n != 0 { // read, nothing found any more: both resolve
 		t.Fatalf("nothing found: %d firing, want 0", n)
 	}
 	got := rcv.got()
@@ -121,5 +121,48 @@ func TestBrokerAndNameServerRulesFireFromTheirFindings(t *testing.T) {
 	rules, _ := svc.ForGroup(t.Context(), "broker-a")
 	if len(rules) != 1 || rules[0].Metric != MetricStuck {
 		t.Errorf("rules shown on group broker-a's page: %+v, want the group rule alone", rules)
+	}
+}
+
+// A broker whose rule fires and whose read then fails (its runtime or its replication
+// did not answer) is unknown, not healthy: the rule stays firing and nobody is told it
+// resolved; a broker not observed at all keeps its state too. It resolves at the first
+// read that reads it and finds nothing.
+func TestBrokerRuleStaysFiringWhileTheBrokerIsUnread(t *testing.T) {
+	st := open(t)
+	rcv := newReceiver(t)
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	svc := NewService(st, Options{Now: func() time.Time { return now }})
+	if _, err := svc.Create(t.Context(), Who{Actor: "olga"}, FormInput("", "", "broker-*", MetricDiskFull, "", "", rcv.URL+"/hook", "")); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: time.Second}
+	read := func(obs ...Observation) int {
+		t.Helper()
+		if err := svc.Evaluate(t.Context(), now, obs); err != nil {
+			t.Fatal(err)
+		}
+		svc.sendDue(t.Context(), client)
+		now = now.Add(30 * time.Second)
+		n, _ := svc.Firing(t.Context())
+		return n
+	}
+	if n := read(Observation{Target: TargetBroker, Group: "broker-a", Findings: []string{MetricDiskFull}}); n != 1 {
+		t.Fatalf("broker-a's disk full: %d firing, want 1", n)
+	}
+	if n := read(Observation{Target: TargetBroker, Group: "broker-a", Unread: true}); n != 1 {
+		t.Errorf("broker-a unread: %d firing, want it still firing", n)
+	}
+	if n := read(); n != 1 {
+		t.Errorf("broker-a not observed: %d firing, want it still firing", n)
+	}
+	if got := rcv.got(); len(got) != 1 || strings.Contains(got[0], "[RESOLVED]") {
+		t.Fatalf("notifications while broker-a was unread %q, want the firing one alone", got)
+	}
+	if n := read(Observation{Target: TargetBroker, Group: "broker-a"}); n != 0 {
+		t.Errorf("broker-a read, nothing found: %d firing, want 0", n)
+	}
+	if got := rcv.got(); len(got) != 2 || !strings.Contains(got[1], "[RESOLVED]") {
+		t.Errorf("notifications %q, want firing then resolved", got)
 	}
 }

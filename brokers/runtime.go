@@ -63,6 +63,18 @@ type Runtime struct {
 	maxKnown bool
 }
 
+// Before5 reports whether the process runs a release before 5.0 (4.x), which knows none
+// of the 5.x requests (GET_BROKER_HA_STATUS among them); false when its version is
+// unknown. A row not read from a broker (decoded, or built by hand) says it by Version.
+func (r Runtime) Before5() bool {
+	if r.version.Ordinal > 0 {
+		return !r.version.Is5()
+	}
+	major, _, ok := strings.Cut(r.Version, ".")
+	n, err := strconv.Atoi(major)
+	return ok && err == nil && n < 5
+}
+
 // members are the broker's processes, by broker id, with no figures yet.
 func members(ci *rocketmq.ClusterInfo, b cluster.Broker) []Runtime {
 	var out []Runtime

@@ -222,8 +222,8 @@ type Options struct {
 	// out. LockLookups bounds the groups read at one read: default DefaultLockLookups.
 	Locks       OrderlyLocks
 	LockLookups int
-	// Replication asks masters how far their slaves have copied (*rocketmq.Client); nil,
-	// or a nil Brokers, leaves slaveBehind out.
+	// Replication asks masters how far their slaves have copied (*rocketmq.Client),
+	// through Cluster's fan-out; nil, or a nil Brokers or Cluster, leaves slaveBehind out.
 	Replication Replication
 	// SlaveBehindBytes is how far (bytes of commit log) a slave may be behind its master
 	// before it is said to fall behind. Default DefaultSlaveBehindBytes.
@@ -336,13 +336,14 @@ type Engine struct {
 	arrived map[string]Finding
 	// blocked is each orderly group's orderlyBlocked finding at its last read of locks.
 	blocked map[string]Finding
-	// unread is what the last read could not read (see Unread).
+	// unread is what the last read could not read (see Unread); listed the brokers the
+	// last read's broker list named.
 	unread []Unread
+	listed []string
 	// acked is each slave's last offset acknowledged to its master, kept for when the
-	// master has dropped its connection (20 s without an answer); noHA the masters that
-	// do not know GET_BROKER_HA_STATUS (4.x). Only brokerFindings uses them.
+	// master has dropped its connection (20 s without an answer). Only brokerFindings
+	// uses it.
 	acked map[string]int64
-	noHA  map[string]bool
 }
 
 // evidenceTime is how evidence says a time.
@@ -402,7 +403,7 @@ func New(opts Options) *Engine {
 		opts.Keep = 2 * longest
 	}
 	return &Engine{opts: opts, history: map[string][]point{}, offsets: map[string]groups.Offsets{}, since: map[string]time.Time{},
-		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}, acked: map[string]int64{}, noHA: map[string]bool{}}
+		dlq: map[string]dlqCount{}, arrived: map[string]Finding{}, blocked: map[string]Finding{}, acked: map[string]int64{}}
 }
 
 // Observe takes one read of the group list and works out the findings anew; a nil list
@@ -416,7 +417,8 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	locks := e.lockCandidates(l)                // before assess replaces the offsets it compares with
 	churn := e.rebalanceCounts(ctx, l, &unread) // before the lock: pages read findings meanwhile
 	found, consuming := e.assess(l, churn)
-	found = append(found, e.brokerFindings(ctx, l.CheckedAt, &unread)...)
+	brokerFound, listed := e.brokerFindings(ctx, l.CheckedAt, &unread)
+	found = append(found, brokerFound...)
 	found = append(found, e.nameServerFindings(ctx, l.CheckedAt, &unread)...)
 	found = append(found, e.orderlyBlocked(ctx, l, locks, &unread)...)
 	var written map[string]int64
@@ -440,7 +442,7 @@ func (e *Engine) Observe(ctx context.Context, l *groups.List) {
 	}
 	e.since = since
 	sortFindings(found)
-	e.findings, e.at, e.unread = found, l.CheckedAt, unread
+	e.findings, e.at, e.unread, e.listed = found, l.CheckedAt, unread, listed
 }
 
 // assess takes one read into the groups' history and works out the findings that need
@@ -902,28 +904,40 @@ func (e *Engine) retryStorm(g groups.Summary, h []point) (Finding, bool) {
 
 // brokerFindings reads every broker process's runtime figures and finds those whose
 // disk is nearly full or that refuse sends as busy. A process that did not answer has
-// no figures and no finding; it is named in unread.
-func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unreads) []Finding {
+// no figures and no finding; it is named in unread. listed are the broker names the
+// list named, gone ones left out.
+func (e *Engine) brokerFindings(ctx context.Context, at time.Time, unread *unreads) (found []Finding, listed []string) {
 	if e.opts.Brokers == nil {
-		return nil
+		return nil, nil
 	}
 	l, err := e.opts.Brokers.List(ctx, true)
 	if err != nil {
 		unread.add(UnreadBrokers, "", err)
-		return nil
+		return nil, nil
 	}
 	var out []Finding
 	for _, r := range l.Brokers {
 		if r.Gone {
 			continue
 		}
+		if !slices.Contains(listed, r.Name) {
+			listed = append(listed, r.Name)
+		}
 		if r.Error != "" {
-			unread.addCause(UnreadBroker, r.Name+" ("+r.Addr+")", r.Error)
+			unread.addBroker(UnreadBroker, r.Name, r.Name+" ("+r.Addr+")", r.Error)
 			continue
 		}
 		out = append(out, brokerRuntimeFindings(r, e.opts, at)...)
 	}
-	return append(out, e.slaveFindings(ctx, l, at)...)
+	return append(out, e.slaveFindings(ctx, l, at, unread)...), listed
+}
+
+// Brokers returns the broker names the last read's broker list named (none when the
+// list could not be read, or Brokers is nil): the brokers whose findings it looked for.
+func (e *Engine) Brokers() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.listed)
 }
 
 // brokerRuntimeFindings are one broker process's findings from its runtime figures.

@@ -25,10 +25,11 @@ type OrderlyLocks interface {
 	BlockedQueues(ctx context.Context, g groups.Summary, since time.Time) ([]groups.BlockedQueue, error)
 }
 
-// lockCandidates are the orderly groups of l whose locks the read reads: those with
-// messages waiting in queues whose committed offset did not move since the read before
-// (an orderly queue whose holder is gone consumes nothing), the ones blocked at the read
-// before first, then the most waiting. It must run before assess replaces e.offsets.
+// lockCandidates are the orderly groups of l that may be blocked: those with messages
+// waiting in queues whose committed offset did not move since the read before (an
+// orderly queue whose holder is gone consumes nothing), the ones blocked at the read
+// before first, then the most waiting; the read reads the locks of the first
+// LockLookups. It must run before assess replaces e.offsets.
 func (e *Engine) lockCandidates(l *groups.List) []groups.Summary {
 	if e.opts.Locks == nil {
 		return nil
@@ -69,8 +70,8 @@ func (e *Engine) lockCandidates(l *groups.List) []groups.Summary {
 		}
 		return cmp.Compare(b.waiting, a.waiting)
 	})
-	out := make([]groups.Summary, 0, min(len(cs), e.opts.LockLookups))
-	for _, c := range cs[:min(len(cs), e.opts.LockLookups)] {
+	out := make([]groups.Summary, 0, len(cs))
+	for _, c := range cs {
 		out = append(out, l.Groups[c.i])
 	}
 	return out
@@ -94,9 +95,10 @@ func (e *Engine) orderlyBlocked(ctx context.Context, l *groups.List, cands []gro
 		blocked []groups.BlockedQueue
 		err     error
 	}
-	answers := make([]answer, len(cands))
+	read := cands[:min(len(cands), e.opts.LockLookups)]
+	answers := make([]answer, len(read))
 	var wg sync.WaitGroup
-	for i, g := range cands {
+	for i, g := range read {
 		wg.Go(func() { answers[i].blocked, answers[i].err = e.opts.Locks.BlockedQueues(ctx, g, l.CheckedAt) })
 	}
 	wg.Wait()
@@ -108,7 +110,7 @@ func (e *Engine) orderlyBlocked(ctx context.Context, l *groups.List, cands []gro
 			next[g.Group] = f
 		}
 	}
-	for i, g := range cands {
+	for i, g := range read {
 		a := answers[i]
 		switch {
 		case a.err != nil:

@@ -160,3 +160,45 @@ func TestLockReadsAreBoundedMostWaitingFirst(t *testing.T) {
 		t.Errorf("locks read of %v, want the two with the most waiting", got)
 	}
 }
+
+// A group blocked at the read before and beyond LockLookups now (more groups are
+// blocked than one read reads the locks of) keeps its finding while its messages still
+// wait in a queue that does not move: only the reads are cut, not what was found.
+func TestABlockedGroupBeyondLockLookupsKeepsItsFinding(t *testing.T) {
+	at := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	left := at.Add(-40 * time.Second)
+	r := &lockReads{blocked: map[string][]groups.BlockedQueue{"most": blockedBy("10.0.0.6@gone", left, 100), "some": blockedBy("10.0.0.7@gone", left, 10)}}
+	e := New(Options{Locks: r, LockLookups: 2})
+	l := func(at time.Time) *groups.List {
+		out := &groups.List{CheckedAt: at}
+		for i, n := range []string{"most", "some"} {
+			out.Groups = append(out.Groups, orderlyRead(at, groups.ModeOrderly, 10, []int64{100, 10}[i], n).Groups...)
+		}
+		return out
+	}
+	blocked := func() []string {
+		fs, _ := e.Findings()
+		var out []string
+		for _, f := range fs {
+			if f.Kind == KindOrderlyBlocked {
+				out = append(out, f.Group)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	e.Observe(t.Context(), l(at))
+	e.Observe(t.Context(), l(at.Add(30*time.Second)))
+	if got := blocked(); !slices.Equal(got, []string{"most", "some"}) {
+		t.Fatalf("blocked %v, want most and some", got)
+	}
+	r.take()
+	e.opts.LockLookups = 1 // now more groups are blocked than one read reads
+	e.Observe(t.Context(), l(at.Add(60*time.Second)))
+	if got := r.take(); !slices.Equal(got, []string{"most"}) {
+		t.Errorf("locks read of %v, want the one with the most waiting alone", got)
+	}
+	if got := blocked(); !slices.Equal(got, []string{"most", "some"}) {
+		t.Errorf("blocked %v after a read that left some unread, want most and some still", got)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		Credentials: rocketmq.Credentials(dev.TestAccount(cl.NameServer))})
 	cc := cluster.New(c, cluster.Options{})
 	const limit = 2 << 20
-	asked := &countingReplication{Replication: c}
+	asked := &replication{real: c}
 	eng := New(Options{Cluster: cc, Brokers: brokers.New(c, cc), Replication: asked, SlaveBehindBytes: limit})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -54,7 +53,7 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 	if fs := behind(); len(fs) != 0 {
 		t.Fatalf("before the freeze: %+v, want no slave behind", fs)
 	}
-	if n := asked.n.Load(); n != int64(len(cl.Brokers)) {
+	if n := asked.calls.Load(); n != int64(len(cl.Brokers)) {
 		t.Errorf("one read asked %d replication statuses, want one per master with a slave (%d)", n, len(cl.Brokers))
 	}
 
@@ -123,15 +122,4 @@ func TestSlaveBehindItsMasterWhileFrozen(t *testing.T) {
 		return nil
 	})
 	t.Logf("gone %s after the thaw", time.Since(thaw).Round(time.Millisecond))
-}
-
-// countingReplication counts the replication statuses asked for.
-type countingReplication struct {
-	Replication
-	n atomic.Int64
-}
-
-func (r *countingReplication) HAStatus(ctx context.Context, addr string) (*rocketmq.HAStatus, error) {
-	r.n.Add(1)
-	return r.Replication.HAStatus(ctx, addr)
 }

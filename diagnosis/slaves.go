@@ -2,12 +2,8 @@ package diagnosis
 
 import (
 	"context"
-	"errors"
-	"maps"
-	"net"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"rmqconsole/brokers"
@@ -24,12 +20,14 @@ type replicaSet struct {
 // slaveFindings finds the slaves that fall behind their master. The master is asked
 // (GET_BROKER_HA_STATUS), not the slave: a slave that is frozen or cut off cannot say
 // how far behind it is, and its master knows what it acknowledged last. A master that
-// did not answer the list is not asked (its own failure is named on the broker page).
-func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Time) []Finding {
-	if e.opts.Replication == nil {
+// did not answer the list is not asked (its own failure is named on the broker page); a
+// master whose answer failed is named in unread, and its slaves keep no finding.
+func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Time, unread *unreads) []Finding {
+	if e.opts.Replication == nil || e.opts.Cluster == nil {
 		return nil
 	}
 	sets := map[string]*replicaSet{}
+	slaves := map[string]bool{} // every listed slave's address
 	for _, r := range l.Brokers {
 		if r.Gone {
 			continue // gone from the NameServers: the broker page says so
@@ -43,6 +41,7 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 			rs.master = r
 		} else {
 			rs.slaves = append(rs.slaves, r)
+			slaves[r.Addr] = true
 		}
 	}
 	names := slices.Sorted(func(yield func(string) bool) {
@@ -52,24 +51,20 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 			}
 		}
 	})
-	e.mu.Lock()
-	noHA := maps.Clone(e.noHA)
-	e.mu.Unlock()
 	status := make([]*rocketmq.HAStatus, len(names))
-	unsupported := make([]bool, len(names))
-	var wg sync.WaitGroup
+	f := e.opts.Cluster.Fanout(ctx)
 	for i, n := range names {
-		addr := sets[n].master.Addr
-		if noHA[addr] {
-			unsupported[i] = true
-			continue
+		if sets[n].master.Before5() {
+			continue // judged by the runtime figures
 		}
-		wg.Go(func() {
-			st, err := e.opts.Replication.HAStatus(ctx, addr)
-			status[i], unsupported[i] = st, errors.Is(err, rocketmq.ErrNotSupported)
+		f.At(n, sets[n].master.Addr, "replication status", func(ctx context.Context, addr string) (err error) {
+			status[i], err = e.opts.Replication.HAStatus(ctx, addr)
+			return err
 		})
 	}
-	wg.Wait()
+	for _, fl := range f.Wait() {
+		unread.addBroker(UnreadReplication, fl.Broker, fl.Broker+" ("+fl.Addr+")", fl.Err.Error())
+	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -77,8 +72,7 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 	var out []Finding
 	for i, n := range names {
 		rs := sets[n]
-		if unsupported[i] {
-			e.noHA[rs.master.Addr] = true
+		if rs.master.Before5() {
 			out = append(out, e.slavesByRuntime(rs, at)...)
 			continue
 		}
@@ -95,23 +89,12 @@ func (e *Engine) slaveFindings(ctx context.Context, l *brokers.List, at time.Tim
 	}
 	// A slave measured at neither read keeps no remembered offset.
 	for addr, off := range e.acked {
-		if _, ok := acked[addr]; !ok && stillListed(sets, addr) {
+		if _, ok := acked[addr]; !ok && slaves[addr] {
 			acked[addr] = off
 		}
 	}
 	e.acked = acked
 	return out
-}
-
-func stillListed(sets map[string]*replicaSet, addr string) bool {
-	for _, rs := range sets {
-		for _, s := range rs.slaves {
-			if s.Addr == addr {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // matchConnections pairs a master's slaves with its replication connections. The master
@@ -128,7 +111,7 @@ func matchConnections(slaves []brokers.Runtime, conns []rocketmq.HAConnection) m
 		return out
 	}
 	for _, s := range slaves {
-		host := hostOf(s.Addr)
+		host := rocketmq.HostOf(s.Addr)
 		for i, c := range conns {
 			if c.Host() == host && (out[s.Addr] == nil || c.Diff > out[s.Addr].Diff) {
 				out[s.Addr] = &conns[i]
@@ -145,73 +128,68 @@ func matchConnections(slaves []brokers.Runtime, conns []rocketmq.HAConnection) m
 // acknowledged offset, when one was seen, or by its own runtime figures when it answered
 // them; a slave that neither did nor answered is behind by an unknown amount.
 func (e *Engine) slaveBehind(rs *replicaSet, s brokers.Runtime, st *rocketmq.HAStatus, conn *rocketmq.HAConnection, acked map[string]int64, at time.Time) (Finding, bool) {
-	f := Finding{Kind: KindSlaveBehind, Severity: Warning, Subject: rs.master.Name, Broker: rs.master.Name, Addr: s.Addr,
-		Since: at, Action: brokerURL(rs.master.Name), ActionKind: "broker"}
 	end := mib(st.MasterMaxOffset)
+	ack, wasAcked := e.acked[s.Addr] // 0 too: a slave of a new master acknowledges 0
 	switch {
 	case conn != nil:
 		acked[s.Addr] = conn.AckOffset
 		if conn.Diff < e.opts.SlaveBehindBytes && conn.InSync {
 			return Finding{}, false
 		}
-		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind", "Addr", s.Addr, "Master", rs.master.Addr, "Behind", mib(conn.Diff),
-			"Acked", mib(conn.AckOffset), "Max", end, "Limit", mib(e.opts.SlaveBehindBytes), "Rate", mib(conn.BytesPerSecond))
-	case hasAck(e.acked, s.Addr):
-		ack := e.acked[s.Addr] // 0 too: a slave of a new master acknowledges 0
+		return slaveFinding(rs, s, at, i18n.M("diagnosis.evidence.slaveBehind", "Addr", s.Addr, "Master", rs.master.Addr, "Behind", mib(conn.Diff),
+			"Acked", mib(conn.AckOffset), "Max", end, "Limit", mib(e.opts.SlaveBehindBytes), "Rate", mib(conn.BytesPerSecond))), true
+	case wasAcked:
 		if st.MasterMaxOffset-ack < e.opts.SlaveBehindBytes && s.Error == "" && s.CommitLogMaxOffset >= ack {
 			// Not connected this moment, but answering and near: a reconnect, not a fall.
 			return Finding{}, false
 		}
-		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind.unconnected", "Addr", s.Addr, "Master", rs.master.Addr,
-			"Behind", mib(st.MasterMaxOffset-ack), "Acked", mib(ack), "Max", end)
+		return slaveFinding(rs, s, at, i18n.M("diagnosis.evidence.slaveBehind.unconnected", "Addr", s.Addr, "Master", rs.master.Addr,
+			"Behind", mib(st.MasterMaxOffset-ack), "Acked", mib(ack), "Max", end)), true
 	case s.Error == "":
-		behind := st.MasterMaxOffset - s.CommitLogMaxOffset
-		if behind < e.opts.SlaveBehindBytes {
+		behind, ok := e.runtimeBehind(st.MasterMaxOffset, s)
+		if !ok {
 			return Finding{}, false
 		}
-		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind.unconnected", "Addr", s.Addr, "Master", rs.master.Addr,
-			"Behind", mib(behind), "Acked", mib(s.CommitLogMaxOffset), "Max", end)
+		return slaveFinding(rs, s, at, i18n.M("diagnosis.evidence.slaveBehind.unconnected", "Addr", s.Addr, "Master", rs.master.Addr,
+			"Behind", mib(behind), "Acked", mib(s.CommitLogMaxOffset), "Max", end)), true
 	default:
-		f.Evidence = i18n.M("diagnosis.evidence.slaveBehind.unknown", "Addr", s.Addr, "Master", rs.master.Addr, "Max", end)
+		return slaveFinding(rs, s, at, i18n.M("diagnosis.evidence.slaveBehind.unknown", "Addr", s.Addr, "Master", rs.master.Addr, "Max", end)), true
 	}
-	return f, true
 }
 
 // slavesByRuntime judges the slaves of a master that does not know GET_BROKER_HA_STATUS
-// (4.x) by the commit logs' max offsets in the runtime figures the list read: no call
-// of its own. The two reads are moments apart, so a busy master seems a little ahead.
-// A slave that did not answer is not judged: how far behind it is is unknown, and the
-// broker page names its failure.
+// (4.x, as its runtime says) by the commit logs' max offsets in the runtime figures the
+// list read: no call of its own. The two reads are moments apart, so a busy master seems
+// a little ahead. A slave that did not answer is not judged: how far behind it is is
+// unknown, and the broker page names its failure.
 func (e *Engine) slavesByRuntime(rs *replicaSet, at time.Time) []Finding {
 	var out []Finding
 	for _, s := range rs.slaves {
-		if s.Error != "" || s.CommitLogMaxOffset <= 0 || rs.master.CommitLogMaxOffset <= 0 {
+		if s.CommitLogMaxOffset <= 0 || rs.master.CommitLogMaxOffset <= 0 {
 			continue
 		}
-		behind := rs.master.CommitLogMaxOffset - s.CommitLogMaxOffset
-		if behind < e.opts.SlaveBehindBytes {
-			continue
-		}
-		out = append(out, Finding{Kind: KindSlaveBehind, Severity: Warning, Subject: rs.master.Name, Broker: rs.master.Name,
-			Addr: s.Addr, Since: at, Action: brokerURL(rs.master.Name), ActionKind: "broker",
-			Evidence: i18n.M("diagnosis.evidence.slaveBehind.runtime", "Addr", s.Addr, "Master", rs.master.Addr,
+		if behind, ok := e.runtimeBehind(rs.master.CommitLogMaxOffset, s); ok {
+			out = append(out, slaveFinding(rs, s, at, i18n.M("diagnosis.evidence.slaveBehind.runtime", "Addr", s.Addr, "Master", rs.master.Addr,
 				"Behind", mib(behind), "Slave", mib(s.CommitLogMaxOffset), "Max", mib(rs.master.CommitLogMaxOffset),
-				"Limit", mib(e.opts.SlaveBehindBytes))})
+				"Limit", mib(e.opts.SlaveBehindBytes))))
+		}
 	}
 	return out
 }
 
-func hasAck(acked map[string]int64, addr string) bool {
-	_, ok := acked[addr]
-	return ok
+// runtimeBehind is how far slave s is behind a master whose commit log ends at max, by
+// the end s's runtime figures told; ok when s answered and is at least SlaveBehindBytes
+// behind.
+func (e *Engine) runtimeBehind(max int64, s brokers.Runtime) (behind int64, ok bool) {
+	behind = max - s.CommitLogMaxOffset
+	return behind, s.Error == "" && behind >= e.opts.SlaveBehindBytes
 }
 
-func hostOf(addr string) string {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return host
+// slaveFinding is the slaveBehind finding about slave s of rs, acted on at its broker's
+// page.
+func slaveFinding(rs *replicaSet, s brokers.Runtime, at time.Time, ev i18n.Message) Finding {
+	return Finding{Kind: KindSlaveBehind, Severity: Warning, Subject: rs.master.Name, Broker: rs.master.Name, Addr: s.Addr,
+		Since: at, Action: brokerURL(rs.master.Name), ActionKind: "broker", Evidence: ev}
 }
 
 // mib says a byte count in MiB with one decimal ("0.3 MiB"): offsets and gaps of a

@@ -17,6 +17,9 @@ const (
 	UnreadBrokers = "brokers"
 	// UnreadBroker: one broker process's runtime (Subject); its findings are missing.
 	UnreadBroker = "brokerRuntime"
+	// UnreadReplication: one master's replication status (Subject, Broker); its slaves'
+	// slaveBehind is missing.
+	UnreadReplication = "replication"
 	// UnreadNameServer: one NameServer's cluster info (Subject); it is left out of
 	// nameServersDisagree.
 	UnreadNameServer = "nameServer"
@@ -31,6 +34,9 @@ type Unread struct {
 	What string `json:"what"`
 	// Subject names the broker process, NameServer or group, for a source one of several.
 	Subject string `json:"subject,omitempty"`
+	// Broker is the broker name of a read about one broker (its process's runtime, its
+	// master's replication status): that broker's findings are unknown.
+	Broker string `json:"broker,omitempty"`
 	// Cause is the error, as the source said it.
 	Cause string `json:"cause"`
 }
@@ -51,6 +57,13 @@ func (u Unread) forGroup(group string) bool {
 	return false
 }
 
+// ForBroker reports whether the findings about the broker of that name may depend on u:
+// the broker list, or a read of that broker's own (a process's runtime, its master's
+// replication status).
+func (u Unread) ForBroker(name string) bool {
+	return u.What == UnreadBrokers || u.Broker == name
+}
+
 // unreads collects what one read could not read.
 type unreads []Unread
 
@@ -58,6 +71,11 @@ func (u *unreads) add(what, subject string, err error) { u.addCause(what, subjec
 
 func (u *unreads) addCause(what, subject, cause string) {
 	*u = append(*u, Unread{What: what, Subject: subject, Cause: cause})
+}
+
+// addBroker records that a read about broker name (subject names the process) failed.
+func (u *unreads) addBroker(what, name, subject, cause string) {
+	*u = append(*u, Unread{What: what, Subject: subject, Broker: name, Cause: cause})
 }
 
 // Unread returns what the last read could not read.

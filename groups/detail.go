@@ -324,9 +324,10 @@ func (s *Service) Detail(ctx context.Context, group string) (*Detail, error) {
 		}
 	}
 	s.subs.note(group, slices.Collect(maps.Keys(subs)), d.CheckedAt)
-	s.addSkippedTopics(ctx, d, answers, subs)
+	routes := s.subscribedRoutes(ctx, subs)
+	s.addSkippedTopics(ctx, d, answers, subs, routes)
 	statsFailed := d.mergeStats(answers)
-	s.fillRouteQueues(ctx, d, subs, statsFailed)
+	s.fillRouteQueues(d, routes, statsFailed)
 	d.applyOwners(infos)
 	if consumesByPop(d.ConsumeType) {
 		d.Pop = s.popProgress(ctx, d, subs, brokers)
@@ -357,8 +358,8 @@ func (s *Service) detailLagTimes(ctx context.Context, d *Detail, brokers []clust
 // addSkippedTopics reads, on each broker whose consume stats left out topics the group's
 // clients subscribe to and that have queues there, those topics' offsets (see
 // subscribed.go), so the total counts every subscribed topic; one that cannot be read
-// is named in Failures.
-func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []brokerAnswer, subs map[string]bool) {
+// is named in Failures. routes are the subscribed topics' (subscribedRoutes).
+func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []brokerAnswer, subs map[string]bool, routes map[string]topicRoute) {
 	if d.MessageModel == "BROADCASTING" {
 		return // the brokers keep no useful offsets of broadcasting groups
 	}
@@ -371,7 +372,7 @@ func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []bro
 		}
 		var need []string
 		for _, t := range leftOut(subs, a.stats) {
-			if r, err := s.cluster.Route(ctx, t); err == nil && slices.ContainsFunc(r.ReadQueues(), func(mq rocketmq.MessageQueue) bool { return mq.BrokerName == a.broker.Name }) {
+			if r := routes[t]; r.err == nil && slices.ContainsFunc(r.route.ReadQueues(), func(mq rocketmq.MessageQueue) bool { return mq.BrokerName == a.broker.Name }) {
 				need = append(need, t)
 			}
 		}
@@ -380,7 +381,7 @@ func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []bro
 		}
 		fo.Go(a.broker, "offsets of subscribed topics", func(ctx context.Context, addr string) error {
 			stats := map[string]*rocketmq.ConsumeStats{d.Group: a.stats}
-			failed := s.skippedStats(ctx, addr, nil, map[string][]string{d.Group: need}, stats)
+			failed := s.skippedStats(ctx, a.broker.Name, addr, map[string][]string{d.Group: need}, stats)
 			a.stats = stats[d.Group]
 			mu.Lock()
 			defer mu.Unlock()
@@ -391,6 +392,29 @@ func (s *Service) addSkippedTopics(ctx context.Context, d *Detail, answers []bro
 		})
 	}
 	fo.Wait()
+}
+
+// topicRoute is one topic's route, or why it could not be read.
+type topicRoute struct {
+	route *cluster.Route
+	err   error
+}
+
+// subscribedRoutes reads the route of every topic of subs at once, for addSkippedTopics
+// and fillRouteQueues alike.
+func (s *Service) subscribedRoutes(ctx context.Context, subs map[string]bool) map[string]topicRoute {
+	topics := slices.Sorted(maps.Keys(subs))
+	read := make([]topicRoute, len(topics))
+	var wg sync.WaitGroup
+	for i, t := range topics {
+		wg.Go(func() { read[i].route, read[i].err = s.cluster.Route(ctx, t) })
+	}
+	wg.Wait()
+	out := make(map[string]topicRoute, len(topics))
+	for i, t := range topics {
+		out[t] = read[i]
+	}
+	return out
 }
 
 // noteClients remembers what the brokers (or, for gRPC clients, the Proxies) said of the
@@ -612,34 +636,27 @@ func (d *Detail) applyRunningInfos(infos []*rocketmq.ConsumerRunningInfo) {
 // fillRouteQueues adds a row for every readable queue of a subscribed topic that has no
 // stats yet (nothing committed, or its broker did not answer), so no queue is silently
 // missing from the table.
-func (s *Service) fillRouteQueues(ctx context.Context, d *Detail, subs map[string]bool, statsFailed map[string]error) {
+func (s *Service) fillRouteQueues(d *Detail, routes map[string]topicRoute, statsFailed map[string]error) {
 	have := map[rocketmq.MessageQueue]bool{}
 	for _, q := range d.Queues {
 		have[q.Queue()] = true
 	}
-	topics := slices.Sorted(maps.Keys(subs))
-	routes := make([]*cluster.Route, len(topics))
-	errs := make([]error, len(topics))
-	var wg sync.WaitGroup
-	for i, t := range topics {
-		wg.Go(func() { routes[i], errs[i] = s.cluster.Route(ctx, t) })
-	}
-	wg.Wait()
-	for i, t := range topics {
-		if errs[i] != nil {
-			if errors.Is(errs[i], rocketmq.ErrTopicNotFound) {
+	for _, t := range slices.Sorted(maps.Keys(routes)) {
+		route, err := routes[t].route, routes[t].err
+		if err != nil {
+			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if !rocketmq.IsRetryTopic(t) {
 					d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Err: i18n.M("group.note.noRoute")})
 				}
 				continue
 			}
-			d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Op: "route", Err: errs[i]})
+			d.Failures = append(d.Failures, BrokerFailure{Broker: "topic " + t, Op: "route", Err: err})
 			continue
 		}
-		for _, g := range routes[i].Gone {
+		for _, g := range route.Gone {
 			d.Failures = append(d.Failures, g.Failure(t, "route"))
 		}
-		for _, mq := range routes[i].ReadQueues() {
+		for _, mq := range route.ReadQueues() {
 			if have[mq] {
 				continue
 			}

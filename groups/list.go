@@ -146,7 +146,13 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 		l.Needs5x = i18n.TextOf(ms...)
 	}
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
-	reads := cluster.Each(fo, brokers, "subscription groups", s.brokerGroups)
+	masters := make(map[string]string, len(brokers)) // master address → broker name
+	for _, b := range brokers {
+		masters[b.Master] = b.Name
+	}
+	reads := cluster.Each(fo, brokers, "subscription groups", func(ctx context.Context, addr string) (*brokerRead, error) {
+		return s.brokerGroups(ctx, masters[addr], addr)
+	})
 	l.Failures = fo.Wait()
 	// Which masters know each group: only they can hold its offsets.
 	on := map[string][]int{}
@@ -248,7 +254,7 @@ type brokerRead struct {
 //     consume stats of all groups grows faster than its groups: 0.3 s for 1 000 groups,
 //     past 10 s for 9 000 on 5.3.3 (see the protocol notes), while its offset table is
 //     one copy (0.03 s for 9 000 groups).
-func (s *Service) brokerGroups(ctx context.Context, addr string) (*brokerRead, error) {
+func (s *Service) brokerGroups(ctx context.Context, broker, addr string) (*brokerRead, error) {
 	t, err := s.admin.SubscriptionGroups(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -261,7 +267,7 @@ func (s *Service) brokerGroups(ctx context.Context, addr string) (*brokerRead, e
 			return r, nil
 		}
 		r.stats = all.Groups
-		r.uncounted = s.addSkipped(ctx, addr, r)
+		r.uncounted = s.addSkipped(ctx, broker, addr, r)
 		return r, nil
 	}
 	r.limited = true
@@ -272,7 +278,7 @@ func (s *Service) brokerGroups(ctx context.Context, addr string) (*brokerRead, e
 // addSkipped adds the queues of subscribed topics the broker's consume stats left out
 // (see subscribed.go): one offset-table read and one topic-stats read per such topic,
 // only on a broker that left some out.
-func (s *Service) addSkipped(ctx context.Context, addr string, r *brokerRead) map[string]map[string]error {
+func (s *Service) addSkipped(ctx context.Context, broker, addr string, r *brokerRead) map[string]map[string]error {
 	now := s.opts.Now()
 	need := map[string][]string{}
 	for g := range r.table.Groups {
@@ -295,7 +301,7 @@ func (s *Service) addSkipped(ctx context.Context, addr string, r *brokerRead) ma
 	if r.stats == nil {
 		r.stats = map[string]*rocketmq.ConsumeStats{}
 	}
-	return s.skippedStats(ctx, addr, nil, need, r.stats)
+	return s.skippedStats(ctx, broker, addr, need, r.stats)
 }
 
 // offsetTableStats builds consume stats from the broker's offset table and the max

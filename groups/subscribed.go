@@ -2,6 +2,7 @@ package groups
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -77,11 +78,12 @@ func (s *subscribed) topics(group string, now time.Time) map[string]bool {
 }
 
 // skippedStats adds to stats (by group) the queues of the topics each group of need
-// subscribes to that the broker's consume stats left out: their committed offsets from
-// the broker's offset table (offs, nil to read it) and the topic's max offsets. It
-// returns, by group, the topics it could not read with why.
-func (s *Service) skippedStats(ctx context.Context, addr string, offs map[string]map[string]map[int]int64,
-	need map[string][]string, stats map[string]*rocketmq.ConsumeStats) map[string]map[string]error {
+// subscribes to that the consume stats of broker (its master at addr) left out: their
+// committed offsets from the broker's offset table and the topic's max offsets, one
+// topic-stats read per topic, at most Options.Concurrency at once. It returns, by group,
+// the topics it could not read with why.
+func (s *Service) skippedStats(ctx context.Context, broker, addr string, need map[string][]string,
+	stats map[string]*rocketmq.ConsumeStats) map[string]map[string]error {
 	failed := map[string]map[string]error{}
 	fail := func(g, t string, err error) {
 		if failed[g] == nil {
@@ -89,16 +91,14 @@ func (s *Service) skippedStats(ctx context.Context, addr string, offs map[string
 		}
 		failed[g][t] = err
 	}
-	if offs == nil {
-		var err error
-		if offs, err = s.admin.ConsumerOffsets(ctx, addr); err != nil {
-			for g, ts := range need {
-				for _, t := range ts {
-					fail(g, t, err)
-				}
+	offs, err := s.admin.ConsumerOffsets(ctx, addr)
+	if err != nil {
+		for g, ts := range need {
+			for _, t := range ts {
+				fail(g, t, err)
 			}
-			return failed
 		}
+		return failed
 	}
 	byTopic := map[string][]string{}
 	for g, ts := range need {
@@ -108,14 +108,28 @@ func (s *Service) skippedStats(ctx context.Context, addr string, offs map[string
 			}
 		}
 	}
-	for _, t := range slices.Sorted(maps.Keys(byTopic)) {
-		ts, err := s.admin.TopicStats(ctx, addr, t)
-		if err != nil {
+	topics := slices.Sorted(maps.Keys(byTopic))
+	read := make([]*rocketmq.TopicStats, len(topics))
+	errs := make([]error, len(topics))
+	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
+	for i, t := range topics {
+		fo.At(broker, addr, "topic stats of "+t, func(ctx context.Context, addr string) error {
+			read[i], errs[i] = s.admin.TopicStats(ctx, addr, t)
+			return errs[i]
+		})
+	}
+	fo.Wait()
+	for i, t := range topics {
+		if err := errs[i]; err != nil || read[i] == nil {
+			if err == nil { // not asked: the read's time ran out first
+				err = fmt.Errorf("topic stats of %s not asked: %w", t, context.Cause(ctx))
+			}
 			for _, g := range byTopic[t] {
 				fail(g, t, err)
 			}
 			continue
 		}
+		ts := read[i]
 		for _, g := range byTopic[t] {
 			cs := stats[g]
 			if cs == nil {

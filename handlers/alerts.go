@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -60,9 +62,7 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 	}
 	for _, d := range deliveries {
 		row := alertDeliveryRowVM(l, d)
-		if r, ok := byID[d.RuleID]; ok { // a deleted rule's deliveries were about groups or are gone with it
-			row.GroupURL = alertSubjectURL(r, d.Group)
-		}
+		row.GroupURL = alertDeliveryURL(byID, d)
 		vm.Deliveries = append(vm.Deliveries, row)
 	}
 	h.render(c, status, p, views.AlertsPage(vm))
@@ -299,6 +299,33 @@ func alertSubjectURL(r store.AlertRule, subject string) string {
 	}
 	return views.GroupURL(subject)
 }
+
+// alertDeliveryURL links a delivery to its subject's page, by its rule's metric; a
+// deleted rule's metric is gone with it, and the JSON body it sent names the kind of
+// subject instead (a Slack or DingTalk text does not: a group's page, as before).
+func alertDeliveryURL(rules map[int64]store.AlertRule, d store.AlertDelivery) string {
+	r, ok := rules[d.RuleID]
+	if !ok {
+		r.Metric = targetMetric[cmp.Or(deliveredTarget(d), alerts.TargetGroup)]
+	}
+	return alertSubjectURL(r, d.Group)
+}
+
+// deliveredTarget is the kind of subject a delivery's JSON body names ("group",
+// "broker", "nameServer"); "" for a Slack or DingTalk text.
+func deliveredTarget(d store.AlertDelivery) string {
+	var body struct {
+		Target string `json:"target"`
+	}
+	if json.Unmarshal([]byte(d.Body), &body) != nil {
+		return ""
+	}
+	return body.Target
+}
+
+// targetMetric is a metric of each kind of subject, to link a subject by its kind.
+var targetMetric = map[string]string{alerts.TargetGroup: alerts.MetricLag, alerts.TargetBroker: alerts.MetricDiskFull,
+	alerts.TargetNameServer: alerts.MetricNameServers}
 
 func alertValue(r store.AlertRule, v *int64) string {
 	if v == nil || alerts.IsFinding(r.Metric) {

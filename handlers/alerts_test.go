@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -118,5 +119,26 @@ func TestAlertRuleRefusalsSayWhyAndWhere(t *testing.T) {
 	if rec.Code != http.StatusBadRequest || e.Kind != "invalid" || e.Field != "group" ||
 		!strings.Contains(e.Error, "bad name!") || !strings.Contains(e.Error, "-5") || !strings.Contains(e.Error, "soon") || !strings.Contains(e.Error, "http") {
 		t.Errorf("a rule with four mistakes in the API: %d %+v, want one 400 naming all four", rec.Code, e)
+	}
+}
+
+// A delivery links to its subject's page: a broker's by its rule, or, once the rule is
+// deleted, by the kind of subject its JSON body named; a deleted rule's Slack text,
+// which names none, links to the group's page as before.
+func TestADeletedRulesDeliveryLinksByItsSubjectsKind(t *testing.T) {
+	r := store.AlertRule{ID: 1, Metric: alerts.MetricDiskFull}
+	rules := map[int64]store.AlertRule{1: r}
+	body := string(alerts.Body(r, store.AlertState{Group: "broker-a"}, "firing", time.Now(), "", ""))
+	for _, c := range []struct {
+		d    store.AlertDelivery
+		want string
+	}{
+		{store.AlertDelivery{RuleID: 1, Group: "broker-a", Body: body}, "/brokers/broker-a"},
+		{store.AlertDelivery{RuleID: 2, Group: "broker-a", Body: body}, "/brokers/broker-a"},
+		{store.AlertDelivery{RuleID: 2, Group: "orders", Body: `{"text":"[FIRING] …"}`}, "/groups/orders"},
+	} {
+		if got := alertDeliveryURL(rules, c.d); got != c.want {
+			t.Errorf("delivery of rule %d about %s links %q, want %q", c.d.RuleID, c.d.Group, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -103,12 +104,14 @@ func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM 
 	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForGroup(group) }, e.UnreadFor(group))
 }
 
-// brokerDiagnosisVM says the findings about the broker of that name for its page.
+// brokerDiagnosisVM says the findings about the broker of that name for its page, and
+// which of its own reads failed (its runtime, its replication status).
 func brokerDiagnosisVM(l *i18n.Localizer, e Findings, name string) views.DiagnosisVM {
 	if e == nil {
 		return views.DiagnosisVM{}
 	}
-	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForBroker(name) }, nil)
+	unread := slices.DeleteFunc(e.Unread(), func(u diagnosis.Unread) bool { return !u.ForBroker(name) })
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForBroker(name) }, unread)
 }
 
 // sayFindings says the findings read reads, and what the read could not read, in l's

@@ -76,7 +76,7 @@ func TestEveryKindOfFindingIsSaidInBothLanguages(t *testing.T) {
 func TestEveryUnreadSourceIsSaidInBothLanguages(t *testing.T) {
 	var us []diagnosis.Unread
 	for _, what := range []string{diagnosis.UnreadDeadLetters, diagnosis.UnreadRebalances, diagnosis.UnreadBrokers,
-		diagnosis.UnreadBroker, diagnosis.UnreadNameServer, diagnosis.UnreadLocks} {
+		diagnosis.UnreadBroker, diagnosis.UnreadReplication, diagnosis.UnreadNameServer, diagnosis.UnreadLocks} {
 		us = append(us, diagnosis.Unread{What: what, Subject: "subject-x", Cause: "cause-y"})
 	}
 	for _, lang := range []string{"en", "zh-CN"} {
@@ -151,5 +151,20 @@ func TestWhatTheLastReadCouldNotReadIsShownAndAnswered(t *testing.T) {
 	h.Engine = findingsOf{stuck}
 	if rec = msgGet(t, r, "/api/v1/diagnosis"); strings.Contains(rec.Body.String(), "unread") {
 		t.Errorf("answer %s: no unread field when everything was read", rec.Body.String())
+	}
+}
+
+// A broker's page says which of that broker's own reads failed (a process's runtime, its
+// master's replication status) and a failed broker list, not another broker's or a
+// group's.
+func TestTheBrokerPageSaysItsOwnUnreadReads(t *testing.T) {
+	e := partlyRead{unread: []diagnosis.Unread{
+		{What: diagnosis.UnreadBroker, Subject: "broker-a (10.0.0.2:10911)", Broker: "broker-a", Cause: "timeout-a"},
+		{What: diagnosis.UnreadReplication, Subject: "broker-b (10.0.0.3:10911)", Broker: "broker-b", Cause: "timeout-b"},
+		{What: diagnosis.UnreadLocks, Subject: "broker-a", Cause: "timeout-g"},
+	}}
+	vm := brokerDiagnosisVM(i18n.Match("en"), e, "broker-a")
+	if len(vm.Unread) != 1 || !strings.Contains(vm.Unread[0], "the runtime of broker broker-a (10.0.0.2:10911)") || !strings.Contains(vm.Unread[0], "timeout-a") {
+		t.Errorf("broker-a's page says unread %q, want its runtime alone", vm.Unread)
 	}
 }

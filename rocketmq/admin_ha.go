@@ -13,7 +13,6 @@ type HAStatus struct {
 	Master bool `json:"master"`
 	// MasterMaxOffset is a master's commit-log max offset (bytes) when it answered.
 	MasterMaxOffset int64 `json:"masterCommitLogMaxOffset"`
-	InSyncSlaves    int   `json:"inSyncSlaveNums"`
 	// Connections are a master's replication connections, one per connected slave.
 	Connections []HAConnection `json:"haConnectionInfo"`
 }
@@ -34,10 +33,13 @@ type HAConnection struct {
 }
 
 // Host is the slave's host, to match with the remoting addresses of the broker's slaves.
-func (h HAConnection) Host() string {
-	host, _, err := net.SplitHostPort(h.Addr)
+func (h HAConnection) Host() string { return HostOf(h.Addr) }
+
+// HostOf is the host of a "host:port" address; addr itself when it has no port.
+func HostOf(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return h.Addr
+		return addr
 	}
 	return host
 }

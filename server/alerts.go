@@ -31,50 +31,55 @@ func (a *clusterApp) alertService() *alerts.Service {
 	return svc
 }
 
-// evaluateAlerts applies the rules to one read of every group.
+// evaluateAlerts applies the rules to one read of every group, and of every broker the
+// diagnosis listed and every configured NameServer: each observed with its findings,
+// none when it has none, or as unread when the diagnosis could not read it, so that a
+// rule on it keeps its state instead of resolving.
 func (a *clusterApp) evaluateAlerts(ctx context.Context, svc *alerts.Service, l *groups.List, diag *diagnosis.Engine) {
-	found := map[string][]string{}
-	var others []alerts.Observation // a broker's or a NameServer's findings
+	found := map[[2]string][]string{} // target and subject → kinds found
+	var others []alerts.Observation   // the brokers and NameServers
 	if diag != nil {
 		fs, _ := diag.Findings()
 		for _, f := range fs {
 			switch {
 			case f.Group != "":
-				found[f.Group] = append(found[f.Group], f.Kind)
+				found[[2]string{alerts.TargetGroup, f.Group}] = append(found[[2]string{alerts.TargetGroup, f.Group}], f.Kind)
 			case f.Broker != "":
-				others = append(others, alerts.Observation{Target: alerts.TargetBroker, Group: f.Broker, Findings: []string{f.Kind}})
+				found[[2]string{alerts.TargetBroker, f.Broker}] = append(found[[2]string{alerts.TargetBroker, f.Broker}], f.Kind)
 			case f.NameServer != "":
-				others = append(others, alerts.Observation{Target: alerts.TargetNameServer, Group: f.NameServer, Findings: []string{f.Kind}})
+				found[[2]string{alerts.TargetNameServer, f.NameServer}] = append(found[[2]string{alerts.TargetNameServer, f.NameServer}], f.Kind)
 			}
+		}
+		unread := map[[2]string]bool{}
+		for _, u := range diag.Unread() {
+			switch {
+			case u.Broker != "":
+				unread[[2]string{alerts.TargetBroker, u.Broker}] = true
+			case u.What == diagnosis.UnreadNameServer:
+				unread[[2]string{alerts.TargetNameServer, u.Subject}] = true
+			}
+		}
+		observe := func(target, subject string) {
+			k := [2]string{target, subject}
+			others = append(others, alerts.Observation{Target: target, Group: subject, Findings: found[k], Unread: unread[k]})
+		}
+		for _, b := range diag.Brokers() {
+			observe(alerts.TargetBroker, b)
+		}
+		for _, ns := range a.rmq.NameServers() { // as the diagnosis names them
+			observe(alerts.TargetNameServer, ns)
 		}
 	}
 	obs := make([]alerts.Observation, 0, len(l.Groups)+len(others))
 	for _, g := range l.Groups {
 		if !g.System {
-			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs, Findings: found[g.Group]})
+			obs = append(obs, alerts.Observation{Group: g.Group, Lag: g.TotalLag, LagTimeMs: g.MaxLagTimeMs, Findings: found[[2]string{alerts.TargetGroup, g.Group}]})
 		}
 	}
-	obs = append(obs, mergeObservations(others)...)
+	obs = append(obs, others...)
 	if err := svc.Evaluate(ctx, l.CheckedAt, obs); err != nil && ctx.Err() == nil {
 		a.log.Error("evaluate alert rules", "err", err)
 	}
-}
-
-// mergeObservations puts the findings of one broker (several processes may each have
-// one) or NameServer in one observation: a rule keeps one state per broker.
-func mergeObservations(obs []alerts.Observation) []alerts.Observation {
-	var out []alerts.Observation
-	at := map[[2]string]int{}
-	for _, o := range obs {
-		k := [2]string{o.Target, o.Group}
-		if i, ok := at[k]; ok {
-			out[i].Findings = append(out[i].Findings, o.Findings...)
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, o)
-	}
-	return out
 }
 
 // alertMetrics exposes where the alert rules stand: one series per rule and group that
