@@ -251,7 +251,9 @@ properties = ["KEYS", "TAGS"]
 		t.Fatal(err)
 	}
 	if err := c.Subscribe(topic, consumer.MessageSelector{Type: consumer.TAG, Expression: tag},
-		func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) { return consumer.ConsumeSuccess, nil }); err != nil {
+		func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Start(); err != nil {
