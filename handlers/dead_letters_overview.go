@@ -79,7 +79,7 @@ func (h *DeadLetterList) now() time.Time {
 // count and newest arrival, or why either is unknown, and every broker that did not say
 // of any topic in all, once (whichever page its topics fall on).
 func deadLettersVM(l *i18n.Localizer, all, rows []deadletters.GroupDLQ, now time.Time) views.DeadLettersVM {
-	vm := views.DeadLettersVM{Configured: true, Count: l.N("dlqs.count", len(all))}
+	vm := views.DeadLettersVM{Configured: true, Total: len(all)}
 	var fails []cluster.BrokerFailure
 	for _, g := range all {
 		fails = append(fails, g.Failures...)
