@@ -15,9 +15,9 @@ type AuditListVM struct {
 	// alone. FirstURL is set past page one.
 	NextURL, MoreURL, FirstURL string
 	ExportCSV                  string
-	ExportJSON string
-	Chain      ChainVM
-	Error      string
+	ExportJSON                 string
+	Chain                      ChainVM
+	Error                      string
 }
 
 // Pager is the list's paging links and More row.

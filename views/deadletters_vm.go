@@ -105,7 +105,7 @@ type DeadLettersVM struct {
 	Configured bool
 	// Error says why the topics could not be listed.
 	Error string
-	Rows []DeadLetterRow
+	Rows  []DeadLetterRow
 	// Failures are the brokers that did not say, one sentence each.
 	Failures []string
 	// Total counts every dead-letter topic; Shown the rows up to this page's last.
