@@ -2,6 +2,7 @@ package lookup
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -57,6 +58,22 @@ func sendScanRange(t *testing.T, e *itEnv, topic string, n int, hits map[int]boo
 	for err := range errs {
 		t.Fatal(err)
 	}
+	// A sent message is in the commit log; a scan reads the consume queues, which the
+	// broker writes a moment later (longer on a loaded machine): wait until they hold all n.
+	dev.Eventually(t, 30*time.Second, "every message in the consume queues", func() error {
+		var stored int64
+		for _, q := range qs {
+			max, err := e.c.MaxOffset(ctx, addr[q.BrokerName], q)
+			if err != nil {
+				return err
+			}
+			stored += max
+		}
+		if stored != int64(n) {
+			return fmt.Errorf("%d of %d", stored, n)
+		}
+		return nil
+	})
 	return begin, time.Now().Add(time.Second)
 }
 
