@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -115,6 +116,9 @@ func (h *GroupShow) Show(c *gin.Context) {
 			t.PopRetry, err = h.DeadLetters.PopRetryTopics(c.Request.Context(), group, popTopics(d))
 		}
 		vm.DeadLetters = groupDeadLettersIn(l, t, err, time.Now(), d.ClientsUnknown)
+	}
+	if !MayGroup(c, group, rights.Reset) {
+		vm.ResetURL = "" // the caller's rights do not cover resetting this group
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }

@@ -29,7 +29,9 @@ type SeveralResets struct {
 	*Env
 	// Service is nil when no NameServer is configured.
 	Service SeveralService
-	Now     func() time.Time
+	// Refusals records requests the caller's rights refuse (nil records none).
+	Refusals RightsRefusals
+	Now      func() time.Time
 }
 
 func (h *SeveralResets) now() time.Time {
@@ -129,7 +131,15 @@ func (h *SeveralResets) PreviewAPI(c *gin.Context) {
 		badResetRequest(c, errs)
 		return
 	}
+	asked := j.input().asked()
+	if !mayResetGroups(c, h.Env, h.Refusals, req.Groups, asked) {
+		return
+	}
 	p, err := h.Service.PlanSeveral(c.Request.Context(), req)
+	// A pattern's groups are known once planned; the plan changed nothing.
+	if err == nil && !mayResetGroups(c, h.Env, h.Refusals, planGroups(p), asked) {
+		return
+	}
 	switch {
 	case fault.Is(err, fault.Invalid):
 		badResetRequest(c, fault.All(err))
@@ -249,7 +259,13 @@ func (h *SeveralResets) Preview(c *gin.Context) {
 	var p *resets.SeveralPlan
 	var err error
 	if len(errs) == 0 {
+		if !mayResetGroups(c, h.Env, h.Refusals, req.Groups, in.asked()) {
+			return
+		}
 		p, err = h.Service.PlanSeveral(ctx, req)
+		if err == nil && !mayResetGroups(c, h.Env, h.Refusals, planGroups(p), in.asked()) {
+			return
+		}
 		errs = fault.All(err)
 		if !fault.Is(err, fault.Invalid) {
 			errs = nil

@@ -1,12 +1,19 @@
 package handlers
 
 import (
+	"context"
+	"slices"
+
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
 	"rmqconsole/fault"
+	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/resets"
 	"rmqconsole/rights"
+	"rmqconsole/store"
+	"rmqconsole/topics"
 )
 
 // RightsKey is the gin context key under which the access check stores the caller's
@@ -58,4 +65,65 @@ func MayTopic(c *gin.Context, topic string, a rights.Action) bool {
 // MayGroup: see MayTopic.
 func MayGroup(c *gin.Context, group string, a rights.Action) bool {
 	return CallerRights(c).Allows(rights.Group, group, a)
+}
+
+// visibleTopics is l with only the topics the caller may see; l itself is shared with
+// other callers and left as it is.
+func visibleTopics(c *gin.Context, l *topics.List) *topics.List {
+	r := CallerRights(c)
+	if !r.Limited() || l == nil {
+		return l
+	}
+	out := *l
+	out.Topics = slices.DeleteFunc(slices.Clone(l.Topics), func(s topics.Summary) bool {
+		return !r.Allows(rights.Topic, s.Topic, rights.ReadMetadata)
+	})
+	return &out
+}
+
+// visibleGroups is l with only the groups the caller may see; l is left as it is.
+func visibleGroups(c *gin.Context, l *groups.List) *groups.List {
+	r := CallerRights(c)
+	if !r.Limited() || l == nil {
+		return l
+	}
+	out := *l
+	out.Groups = slices.DeleteFunc(slices.Clone(l.Groups), func(s groups.Summary) bool {
+		return !r.Allows(rights.Group, s.Group, rights.ReadMetadata)
+	})
+	return &out
+}
+
+// RightsRefusals records a change the caller's rights refused in the audit log, as a
+// reset refused for the caller's role is (package resets implements it).
+type RightsRefusals interface {
+	RefuseRole(ctx context.Context, who resets.Who, group string, asked resets.Asked, why i18n.Message) *store.AuditEntry
+}
+
+// mayResetGroups answers 403, recorded through rec when set, unless the caller may reset
+// every one of groups. It serves requests whose groups are known only from their body
+// or from the plan a pattern made.
+func mayResetGroups(c *gin.Context, env *Env, rec RightsRefusals, groups []string, asked resets.Asked) bool {
+	r := CallerRights(c)
+	for _, g := range groups {
+		if r.Allows(rights.Group, g, rights.Reset) {
+			continue
+		}
+		say := r.Refusal(rights.Group, g, rights.Reset)
+		if rec != nil {
+			rec.RefuseRole(c.Request.Context(), who(c), g, asked, say.Msg)
+		}
+		env.Fail(c, say)
+		return false
+	}
+	return true
+}
+
+// planGroups are the groups a plan of several resets names.
+func planGroups(p *resets.SeveralPlan) []string {
+	out := make([]string, 0, len(p.Groups))
+	for _, g := range p.Groups {
+		out = append(out, g.Group)
+	}
+	return out
 }

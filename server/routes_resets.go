@@ -13,7 +13,7 @@ import (
 // (read-only: no route edits or deletes an audit entry).
 func (a *clusterApp) resetRoutes(env *handlers.Env) []route {
 	h := &handlers.Resets{Env: env}
-	several := &handlers.SeveralResets{Env: env}
+	several := &handlers.SeveralResets{Env: env, Refusals: a.svc.resets}
 	if a.rmq != nil {
 		h.Service, several.Service = a.svc.resets, a.svc.resets
 	}

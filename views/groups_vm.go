@@ -265,8 +265,9 @@ func NewSparklineOver(l *i18n.Localizer, values []float64, over string) Sparklin
 type GroupVM struct {
 	Configured bool
 	Group      string
-	ResetURL   string
-	WSURL      string
+	// ResetURL is the group's reset form; "" hides the link (the caller may not reset it).
+	ResetURL string
+	WSURL    string
 	// Poll is the live view's poll interval, as text.
 	Poll string
 	GroupHeader
