@@ -132,12 +132,12 @@ func (h *SeveralResets) PreviewAPI(c *gin.Context) {
 		return
 	}
 	asked := j.input().asked()
-	if !mayResetGroups(c, h.Env, h.Refusals, req.Groups, asked) {
+	if !mayResetGroups(c, h.Env, h.Refusals, req.Topic, req.Groups, asked) {
 		return
 	}
 	p, err := h.Service.PlanSeveral(c.Request.Context(), req)
 	// A pattern's groups are known once planned; the plan changed nothing.
-	if err == nil && !mayResetGroups(c, h.Env, h.Refusals, planGroups(p), asked) {
+	if err == nil && !mayResetGroups(c, h.Env, h.Refusals, "", planGroups(p), asked) {
 		return
 	}
 	switch {
@@ -259,11 +259,11 @@ func (h *SeveralResets) Preview(c *gin.Context) {
 	var p *resets.SeveralPlan
 	var err error
 	if len(errs) == 0 {
-		if !mayResetGroups(c, h.Env, h.Refusals, req.Groups, in.asked()) {
+		if !mayResetGroups(c, h.Env, h.Refusals, req.Topic, req.Groups, in.asked()) {
 			return
 		}
 		p, err = h.Service.PlanSeveral(ctx, req)
-		if err == nil && !mayResetGroups(c, h.Env, h.Refusals, planGroups(p), in.asked()) {
+		if err == nil && !mayResetGroups(c, h.Env, h.Refusals, "", planGroups(p), in.asked()) {
 			return
 		}
 		errs = fault.All(err)

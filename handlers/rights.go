@@ -100,11 +100,19 @@ type RightsRefusals interface {
 	RefuseRole(ctx context.Context, who resets.Who, group string, asked resets.Asked, why i18n.Message) *store.AuditEntry
 }
 
-// mayResetGroups answers 403, recorded through rec when set, unless the caller may reset
-// every one of groups. It serves requests whose groups are known only from their body
-// or from the plan a pattern made.
-func mayResetGroups(c *gin.Context, env *Env, rec RightsRefusals, groups []string, asked resets.Asked) bool {
+// mayResetGroups answers 403, recorded through rec when set, unless the caller may see
+// topic and reset every one of groups. It serves requests whose topic and groups are
+// known only from their body or from the plan a pattern made.
+func mayResetGroups(c *gin.Context, env *Env, rec RightsRefusals, topic string, groups []string, asked resets.Asked) bool {
 	r := CallerRights(c)
+	if topic != "" && !r.Allows(rights.Topic, topic, rights.ReadMetadata) {
+		say := r.Refusal(rights.Topic, topic, rights.ReadMetadata)
+		if rec != nil {
+			rec.RefuseRole(c.Request.Context(), who(c), "", asked, say.Msg)
+		}
+		env.Fail(c, say)
+		return false
+	}
 	for _, g := range groups {
 		if r.Allows(rights.Group, g, rights.Reset) {
 			continue

@@ -1,0 +1,250 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"rmqconsole/auth"
+	"rmqconsole/dev"
+	"rmqconsole/dev/rmqclient"
+	"rmqconsole/store"
+)
+
+// rightsFile is the rights table the tests configure: two teams, each operating its
+// own topics and groups, and every viewer reading the metadata of all of them.
+const rightsFile = `[[clusters]]
+name = "default"
+namesrv = [%q]
+
+[[rights]]
+subjects = ["user:paula"]
+topics = ["payments-*"]
+groups = ["payments-*"]
+actions = ["read-metadata", "read-bodies", "reset", "send", "manage-groups"]
+
+[[rights]]
+subjects = ["user:oscar"]
+topics = ["orders-*"]
+groups = ["orders-*"]
+actions = ["read-metadata", "read-bodies", "reset", "send", "manage-groups"]
+
+[[rights]]
+subjects = ["role:viewer"]
+topics = ["*"]
+groups = ["*"]
+actions = ["read-metadata"]
+`
+
+// A payments operator sees only the payments team's topics and groups, through the API
+// and the pages, with a session or an API token; the orders team's group cannot be
+// reset by them (refused and audited, whether the group is named in the path, in a
+// request body or matched by a pattern), and its pages answer a sentence, not the
+// group. The orders operator is the mirror image, the viewer reads everything, and an
+// admin is not narrowed.
+func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local RocketMQ")
+	}
+	cl := dev.RequireCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// One suffix for all four names, so one filter finds them among the cluster's others.
+	suffix := strings.TrimPrefix(dev.UniqueName("x"), "x-")
+	payTopic, ordTopic, payGroup, ordGroup := "payments-"+suffix, "orders-"+suffix, "payments-g-"+suffix, "orders-g-"+suffix
+	for _, topic := range []string{payTopic, ordTopic} {
+		if err := cl.CreateTopic(ctx, topic, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range []string{payGroup, ordGroup} {
+		if _, err := cl.MQAdmin(ctx, "updateSubGroup", "-c", cl.ClusterName, "-g", g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An orders group consuming a payments topic: a pattern over that topic's groups
+	// reaches the other team's group.
+	rmqclient.StartCountingConsumer(t, cl.NameServer, ordGroup, payTopic)
+	conf := filepath.Join(t.TempDir(), "console.toml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(rightsFile, cl.NameServer)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--config", conf, "--metrics-interval", "0"}, noEnv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	addUsers(t, a, map[string]auth.Role{"paula": auth.Operator, "oscar": auth.Operator, "vera": auth.Viewer, "ada": auth.Admin})
+	secret, _, err := a.sec.auth.CreateToken(ctx, "paula", "ci", "paula")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type caller func(*http.Request)
+	cookie := func(name string) caller {
+		c := sessionCookie(t, a, name)
+		return func(r *http.Request) { r.AddCookie(c) }
+	}
+	paula, oscar, vera, ada := cookie("paula"), cookie("oscar"), cookie("vera"), cookie("ada")
+	paulaToken := caller(func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+secret) })
+	call := func(who caller, method, target, body string) *httptest.ResponseRecorder {
+		t.Helper()
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req := newRequest(method, target, rd)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		who(req)
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	names := func(who caller, list, field string) map[string]bool {
+		t.Helper()
+		rec := call(who, http.MethodGet, "/api/v1/"+list+"?refresh=1&q="+suffix, "")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", list, rec.Code, rec.Body)
+		}
+		var out map[string]json.RawMessage
+		var rows []map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out[list], &rows); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, row := range rows {
+			seen[row[field].(string)] = true
+		}
+		return seen
+	}
+
+	// Lists: each team its own, the viewer and the admin both.
+	for _, tc := range []struct {
+		who      string
+		c        caller
+		pay, ord bool
+	}{{"paula", paula, true, false}, {"paula's token", paulaToken, true, false}, {"oscar", oscar, false, true},
+		{"vera", vera, true, true}, {"ada", ada, true, true}} {
+		topics, groups := names(tc.c, "topics", "topic"), names(tc.c, "groups", "group")
+		if topics[payTopic] != tc.pay || topics[ordTopic] != tc.ord || groups[payGroup] != tc.pay || groups[ordGroup] != tc.ord {
+			t.Errorf("%s lists payments %v/%v and orders %v/%v, want payments %v and orders %v", tc.who,
+				topics[payTopic], groups[payGroup], topics[ordTopic], groups[ordGroup], tc.pay, tc.ord)
+		}
+	}
+	// The list pages show the same.
+	page := call(paula, http.MethodGet, "/groups?refresh=1&q="+suffix, "").Body.String()
+	if !strings.Contains(page, payGroup) || strings.Contains(page, ordGroup) {
+		t.Errorf("paula's groups page: payments shown %v, orders shown %v", strings.Contains(page, payGroup), strings.Contains(page, ordGroup))
+	}
+	page = call(paula, http.MethodGet, "/topics?refresh=1&q="+suffix, "").Body.String()
+	if !strings.Contains(page, payTopic) || strings.Contains(page, ordTopic) {
+		t.Errorf("paula's topics page: payments shown %v, orders shown %v", strings.Contains(page, payTopic), strings.Contains(page, ordTopic))
+	}
+
+	// Her own group: read, and its page offers the reset.
+	if rec := call(paula, http.MethodGet, "/api/v1/groups/"+payGroup, ""); rec.Code != http.StatusOK {
+		t.Errorf("paula reads %s: %d %.300s", payGroup, rec.Code, rec.Body)
+	}
+	doc := func(rec *httptest.ResponseRecorder) *goquery.Document {
+		d, err := goquery.NewDocumentFromReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := doc(call(paula, http.MethodGet, "/groups/"+payGroup, "")); d.Find(`[data-testid="reset-link"]`).Length() != 1 {
+		t.Error("paula's own group page offers no reset")
+	}
+	// The viewer's rights do not cover resets: the link is hidden from her too.
+	if d := doc(call(vera, http.MethodGet, "/groups/"+payGroup, "")); d.Find(`[data-testid="reset-link"]`).Length() != 0 {
+		t.Error("the viewer is offered a reset her rights do not allow")
+	}
+	if d := doc(call(oscar, http.MethodGet, "/groups/"+ordGroup, "")); d.Find(`[data-testid="reset-link"]`).Length() != 1 {
+		t.Error("oscar's own group page offers no reset")
+	}
+
+	// The other team's group and topic: a sentence, by page and by API, in both languages.
+	for _, target := range []string{"/groups/" + ordGroup, "/topics/" + ordTopic, "/groups/" + ordGroup + "/reset", "/api/v1/groups/" + ordGroup,
+		"/api/v1/topics/" + ordTopic, "/messages?topic=" + ordTopic} {
+		for _, c := range []caller{paula, paulaToken} {
+			rec := call(c, http.MethodGet, target, "")
+			if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "Your rights on cluster default do not let you") {
+				t.Errorf("paula GET %s: %d %.400s, want 403 with a sentence", target, rec.Code, rec.Body)
+			}
+		}
+	}
+	zh := func(r *http.Request) { paula(r); r.Header.Set("Accept-Language", "zh-CN") }
+	if rec := call(zh, http.MethodGet, "/groups/"+ordGroup, ""); rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "上的权限不允许") {
+		t.Errorf("paula's refusal in Chinese: %d %.400s", rec.Code, rec.Body)
+	}
+
+	// The pattern finds the orders group once its consumer has registered.
+	pattern := `{"topic":"` + payTopic + `","groupPattern":"orders-*","mode":"latest"}`
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		rec := call(ada, http.MethodPost, "/api/v1/resets/preview", pattern)
+		if rec.Code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the orders consumer of %s never showed: %d %.300s", payTopic, rec.Code, rec.Body)
+		}
+	}
+
+	// Resetting the orders group: refused and audited, however it is named.
+	reset := `{"topic":"` + ordTopic + `","mode":"latest","reason":"not mine"}`
+	for _, tc := range []struct{ who, target, body string }{
+		{"path", "/api/v1/groups/" + ordGroup + "/reset-preview", reset},
+		{"path, apply", "/api/v1/groups/" + ordGroup + "/resets", reset},
+		{"groups", "/api/v1/resets/preview", `{"topic":"` + ordTopic + `","groups":["` + payGroup + `","` + ordGroup + `"],"mode":"latest"}`},
+		{"a topic not hers", "/api/v1/resets/preview", `{"topic":"` + ordTopic + `","groups":["` + payGroup + `"],"mode":"latest"}`},
+		{"groupPattern", "/api/v1/resets/preview", `{"topic":"` + payTopic + `","groupPattern":"orders-*","mode":"latest"}`},
+	} {
+		for _, c := range []caller{paula, paulaToken} {
+			rec := call(c, http.MethodPost, tc.target, tc.body)
+			if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "Your rights on cluster default do not let you") {
+				t.Errorf("paula's reset by %s: %d %.400s, want 403", tc.who, rec.Code, rec.Body)
+			}
+		}
+	}
+	entries, _, err := a.store.Audit().List(ctx, store.AuditFilter{Status: store.AuditRefused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, e := range entries {
+		if e.Actor == "paula" && strings.Contains(e.Error.String(), "do not let you") {
+			refused++
+		}
+	}
+	if refused != 10 {
+		t.Errorf("%d refused resets audited for paula, want 10: %+v", refused, entries)
+	}
+	// Her own group's preview is not refused by her rights.
+	own := `{"topic":"` + payTopic + `","mode":"latest"}`
+	if rec := call(paulaToken, http.MethodPost, "/api/v1/groups/"+payGroup+"/reset-preview", own); rec.Code == http.StatusForbidden {
+		t.Errorf("paula's preview of her own group refused: %.400s", rec.Body)
+	}
+	// The admin is not narrowed.
+	if rec := call(ada, http.MethodGet, "/api/v1/groups/"+ordGroup, ""); rec.Code != http.StatusOK {
+		t.Errorf("ada reads %s: %d", ordGroup, rec.Code)
+	}
+}
