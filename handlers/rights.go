@@ -135,3 +135,12 @@ func planGroups(p *resets.SeveralPlan) []string {
 	}
 	return out
 }
+
+// visibleTopicNames are the names the caller may see, for the topic choices of forms.
+func visibleTopicNames(c *gin.Context, names []string) []string {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return names
+	}
+	return slices.DeleteFunc(slices.Clone(names), func(t string) bool { return !r.Allows(rights.Topic, t, rights.ReadMetadata) })
+}
