@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -11,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/rights"
 	"rmqconsole/views"
 )
 
@@ -24,6 +26,9 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 		return
 	}
 	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
+	if !h.mayConsumeAgain(c, req.Topic, req.Group) {
+		return
+	}
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), req)
 	switch {
 	case fault.Is(err, fault.Invalid), fault.Is(err, fault.Conflict):
@@ -65,6 +70,9 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 	}
 	if in.Topic == "" {
 		in.Topic = c.Query("topic")
+	}
+	if !h.mayConsumeAgain(c, in.Topic, in.Group) {
+		return
 	}
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), h.directRequest(c, in.Topic, in.Group, in.ClientID))
 	if err != nil && a == nil {
@@ -208,4 +216,20 @@ func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) vi
 		vm.Note = l.T("message.again.none", "Topic", m.Topic, "Broker", m.BrokerName)
 	}
 	return vm
+}
+
+// mayConsumeAgain answers 403 unless the caller may reset the group (consuming a message
+// again moves what the group has seen) and read the topic's messages, both named in the
+// body.
+func (h *Messages) mayConsumeAgain(c *gin.Context, topic, group string) bool {
+	r := CallerRights(c)
+	switch {
+	case !r.Allows(rights.Group, strings.TrimSpace(group), rights.Reset):
+		h.Fail(c, r.Refusal(rights.Group, group, rights.Reset))
+	case topic != "" && !r.Allows(rights.Topic, strings.TrimSpace(topic), rights.ReadBodies):
+		h.Fail(c, r.Refusal(rights.Topic, topic, rights.ReadBodies))
+	default:
+		return true
+	}
+	return false
 }
