@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -15,6 +16,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -77,6 +79,9 @@ func (h *Alerts) Create(c *gin.Context) {
 		WebhookURL: in.WebhookURL, Format: in.Format}
 	// Shown again only when refused: escaped, what the free-text rule does not take.
 	shownAll(&form.Name, &form.Group, &form.Broker, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
+	if !mayWatch(c, h.Env, in.Group) {
+		return
+	}
 	_, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if fes := fault.All(err); len(fes) > 0 && fes[0].Code == fault.Invalid {
 		l := i18n.From(c.Request.Context())
@@ -212,6 +217,9 @@ func (h *Alerts) CreateAPI(c *gin.Context) {
 	var in alerts.RuleInput
 	if err := decodeAPIBody(c, &in); err != nil {
 		h.Fail(c, bodyError(err, "bad_json", "alerts.error.json", "Shape", alertRuleShape))
+		return
+	}
+	if !mayWatch(c, h.Env, in.Group) {
 		return
 	}
 	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
@@ -371,4 +379,17 @@ func groupAlertsVM(l *i18n.Localizer, group string, rules []alerts.RuleView) []v
 		out = append(out, a)
 	}
 	return out
+}
+
+// mayWatch answers 403 unless the caller may manage the alert rules of the groups
+// pattern covers. A pattern is let through only when a rule of the caller's rights
+// covers it as written ("payments-*" under "payments-*"), so a wider one ("*") that
+// would watch another team's groups is refused.
+func mayWatch(c *gin.Context, env *Env, pattern string) bool {
+	r := CallerRights(c)
+	if pattern = strings.TrimSpace(pattern); pattern == "" || r.Allows(rights.Group, pattern, rights.ManageAlerts) {
+		return true
+	}
+	env.Fail(c, r.Refusal(rights.Group, pattern, rights.ManageAlerts))
+	return false
 }
