@@ -10,6 +10,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/lookup"
 	"rmqconsole/resets"
 	"rmqconsole/rights"
 	"rmqconsole/store"
@@ -143,4 +144,18 @@ func visibleTopicNames(c *gin.Context, names []string) []string {
 		return names
 	}
 	return slices.DeleteFunc(slices.Clone(names), func(t string) bool { return !r.Allows(rights.Topic, t, rights.ReadMetadata) })
+}
+
+// visibleGroupStates is a message's group states without the groups the caller may
+// not see; gs is left as it is (lookup keeps it for the later pages).
+func visibleGroupStates(c *gin.Context, gs *lookup.GroupStates) *lookup.GroupStates {
+	r := CallerRights(c)
+	if !r.Limited() || gs == nil {
+		return gs
+	}
+	out := *gs
+	out.States = slices.DeleteFunc(slices.Clone(gs.States), func(s lookup.GroupState) bool {
+		return !r.Allows(rights.Group, s.Group, rights.ReadMetadata)
+	})
+	return &out
 }

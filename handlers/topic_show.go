@@ -10,6 +10,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -72,6 +73,9 @@ func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail)
 		return
 	}
 	vm.Send = sendFormFor(c, d.Topic)
+	if !MayTopic(c, d.Topic, rights.ManageTopics) {
+		return // the caller's rights do not cover changing this topic: no update or delete form
+	}
 	var brokers []string
 	form := &views.TopicFormVM{Update: true, Action: views.TopicURL(d.Topic), Topic: d.Topic, Order: d.Order}
 	for i, r := range d.Route {
