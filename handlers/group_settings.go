@@ -16,9 +16,9 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
-	"rmqconsole/rights"
 	"rmqconsole/subgroups"
 	"rmqconsole/views"
 )

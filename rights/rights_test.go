@@ -44,7 +44,7 @@ func TestRulesGrantByWhoClusterNameAndAction(t *testing.T) {
 		{paula, "prod-1", Group, "payments-settle", Reset, true},
 		{paula, "prod-1", Group, "orders-ship", Reset, false},
 		{paula, "prod-1", Topic, "orders", ReadMetadata, false},
-		{paula, "prod-1", Topic, "payments-in", ReadBodies, false}, // not granted
+		{paula, "prod-1", Topic, "payments-in", ReadBodies, false},              // not granted
 		{paula, "prod-1", Topic, "%RETRY%payments-settle", ReadMetadata, false}, // not written so
 		{oscar, "dev", Topic, "%DLQ%orders-ship", ReadMetadata, true},
 		{oscar, "dev", Group, "payments-settle", ReadMetadata, false},

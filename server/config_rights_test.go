@@ -35,10 +35,10 @@ func TestRightsAreReadFromTheClusterFileAndCheckedAtStart(t *testing.T) {
 		t.Fatalf("no rights section: %v %+v", err, cfg.Rights)
 	}
 	for body, want := range map[string]string{
-		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nsubjects = [\"user:a\"]\nactions = [\"purge\"]\n":               "rights[0].actions[0]",
-		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nactions = [\"reset\"]\n":                                         "rights[0].subjects",
+		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nsubjects = [\"user:a\"]\nactions = [\"purge\"]\n":                    "rights[0].actions[0]",
+		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nactions = [\"reset\"]\n":                                             "rights[0].subjects",
 		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nsubjects = [\"user:a\"]\ntopics = [\"a[\"]\nactions = [\"reset\"]\n": "rights[0].topics[0]",
-		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nsubjects = [\"user:a\"]\nactions = [\"reset\"]\nwho = 1\n":          "rights",
+		"[[clusters]]\nname = \"a\"\nnamesrv = [\"h:9876\"]\n[[rights]]\nsubjects = [\"user:a\"]\nactions = [\"reset\"]\nwho = 1\n":           "rights",
 	} {
 		_, err := ParseConfig([]string{"--config", writeFile(t, "bad.toml", body)}, env(nil), io.Discard)
 		var fe *ClusterFileError
