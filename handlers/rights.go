@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
+	"rmqconsole/deadletters"
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -158,4 +159,15 @@ func visibleGroupStates(c *gin.Context, gs *lookup.GroupStates) *lookup.GroupSta
 		return !r.Allows(rights.Group, s.Group, rights.ReadMetadata)
 	})
 	return &out
+}
+
+// visibleDeadLetters keeps the dead-letter topics of the groups the caller may see.
+func visibleDeadLetters(c *gin.Context, list []deadletters.GroupDLQ) []deadletters.GroupDLQ {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return list
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(d deadletters.GroupDLQ) bool {
+		return !r.Allows(rights.Group, d.Group, rights.ReadMetadata)
+	})
 }
