@@ -52,7 +52,7 @@ func (h *Home) Show(c *gin.Context) {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
 		h.countGroups(c.Request.Context(), &vm)
-		vm.Diagnosis = diagnosisVM(l, h.Diagnosis, "")
+		vm.Diagnosis = overviewDiagnosisVM(c, l, h.Diagnosis)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))

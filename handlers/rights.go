@@ -3,11 +3,13 @@ package handlers
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"rmqconsole/auth"
 	"rmqconsole/deadletters"
+	"rmqconsole/diagnosis"
 	"rmqconsole/fault"
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
@@ -16,6 +18,7 @@ import (
 	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/topics"
+	"rmqconsole/views"
 )
 
 // RightsKey is the gin context key under which the access check stores the caller's
@@ -170,4 +173,27 @@ func visibleDeadLetters(c *gin.Context, list []deadletters.GroupDLQ) []deadlette
 	return slices.DeleteFunc(slices.Clone(list), func(d deadletters.GroupDLQ) bool {
 		return !r.Allows(rights.Group, d.Group, rights.ReadMetadata)
 	})
+}
+
+// visibleFindings keeps the findings about brokers, NameServers and the groups the
+// caller may see.
+func visibleFindings(c *gin.Context, fs []diagnosis.Finding) []diagnosis.Finding {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return fs
+	}
+	return slices.DeleteFunc(slices.Clone(fs), func(f diagnosis.Finding) bool {
+		return f.Group != "" && !r.Allows(rights.Group, f.Group, rights.ReadMetadata)
+	})
+}
+
+// overviewDiagnosisVM is the cluster's findings as the caller may see them.
+func overviewDiagnosisVM(c *gin.Context, l *i18n.Localizer, e Findings) views.DiagnosisVM {
+	if e == nil {
+		return views.DiagnosisVM{}
+	}
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) {
+		fs, at := e.Findings()
+		return visibleFindings(c, fs), at
+	}, e.Unread())
 }
