@@ -60,7 +60,10 @@ func (h *Home) Show(c *gin.Context) {
 	var p views.Page
 	if h.Alerts != nil {
 		// The navigation's count is the list the page leads with: one read for both.
-		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), l, h.Alerts.FiringNow)
+		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), l, func(ctx context.Context) ([]alerts.FiringAlert, error) {
+			firing, err := h.Alerts.FiringNow(ctx)
+			return visibleFiring(c, firing), err
+		})
 		p = h.chrome(c, l.T("home.page"), "home")
 		p.Firing = len(vm.Firing)
 	} else {

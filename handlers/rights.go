@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/alerts"
 	"rmqconsole/auth"
 	"rmqconsole/deadletters"
 	"rmqconsole/diagnosis"
@@ -196,4 +197,15 @@ func overviewDiagnosisVM(c *gin.Context, l *i18n.Localizer, e Findings) views.Di
 		fs, at := e.Findings()
 		return visibleFindings(c, fs), at
 	}, e.Unread())
+}
+
+// visibleFiring keeps the firing alerts on brokers and on the groups the caller may see.
+func visibleFiring(c *gin.Context, firing []alerts.FiringAlert) []alerts.FiringAlert {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return firing
+	}
+	return slices.DeleteFunc(slices.Clone(firing), func(f alerts.FiringAlert) bool {
+		return alerts.Target(f.Rule.Metric) == alerts.TargetGroup && !r.Allows(rights.Group, f.State.Group, rights.ReadMetadata)
+	})
 }
