@@ -101,11 +101,17 @@ func (a *clusterApp) rightsAllow(c *gin.Context, env *handlers.Env, caller *auth
 		return true
 	}
 	kind, name, action, ok := deniedResource(c, r, rule.action)
+	if rule.limitedRefused {
+		kind, name, action, ok = rights.Cluster, "", "limited", false
+	}
 	if ok {
 		return true
 	}
 	defer c.Abort()
 	say := r.Refusal(kind, name, action)
+	if rule.limitedRefused {
+		say = &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: i18n.M("rights.resend.limited")}
+	}
 	a.log.Warn("refused by rights", "user", caller.Name, "method", c.Request.Method, "path", c.Request.URL.Path,
 		"kind", kind.String(), "name", name, "action", string(action))
 	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {

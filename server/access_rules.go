@@ -42,6 +42,9 @@ type accessRule struct {
 	// the rights of the config file grant it (access.go checks it). Every route naming
 	// a topic or group has one (TestEveryRouteNamingATopicOrGroupHasAnAction).
 	action rights.Action
+	// limitedRefused refuses the route to callers whose rights are limited: its
+	// resource is known only to the service.
+	limitedRefused bool
 }
 
 // on is r for a route doing a.
@@ -69,8 +72,10 @@ var (
 	// resetPreview: a preview needs an operator too; a refused one is not audited: it
 	// would have changed nothing, so nothing was attempted.
 	resetPreview = accessRule{need: auth.Operator, what: "access.what.preview_resets", action: rights.Reset}
-	// resend: resending dead letters sends messages to the cluster.
-	resend = accessRule{need: auth.Operator, what: "access.what.resend", action: rights.Send}
+	// resend: resending dead letters sends messages to the cluster. Which topic they go
+	// back to is known only once the service has read them, so a caller whose rights
+	// are limited to some topics is refused (limitedRefused) rather than let through.
+	resend = accessRule{need: auth.Operator, what: "access.what.resend", action: rights.Send, limitedRefused: true}
 	// consumeAgain: a message consumed again on one client of a group.
 	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly", action: rights.Reset}
 

@@ -238,6 +238,17 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 	if refused != 10 {
 		t.Errorf("%d refused resets audited for paula, want 10: %+v", refused, entries)
 	}
+	// Other changes named only in a body: a topic of the other team, an alert rule
+	// wider than her groups, a dead letter (its topic known only once read).
+	for _, tc := range []struct{ target, body string }{
+		{"/api/v1/topics", `{"topic":"orders-new-` + suffix + `","readQueueNums":1,"writeQueueNums":1}`},
+		{"/api/v1/alert-rules", `{"group":"*","metric":"lag","threshold":10,"for":"1m","webhookUrl":"https://hooks.example.com/x"}`},
+		{"/api/v1/messages/resend", `{"ids":["0A0000010000000000000001"],"topic":"%DLQ%` + ordGroup + `"}`},
+	} {
+		if rec := call(paulaToken, http.MethodPost, tc.target, tc.body); rec.Code != http.StatusForbidden {
+			t.Errorf("paula POST %s: %d %.300s, want 403", tc.target, rec.Code, rec.Body)
+		}
+	}
 	// Her own group's preview is not refused by her rights.
 	own := `{"topic":"` + payTopic + `","mode":"latest"}`
 	if rec := call(paulaToken, http.MethodPost, "/api/v1/groups/"+payGroup+"/reset-preview", own); rec.Code == http.StatusForbidden {
