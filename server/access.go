@@ -101,7 +101,7 @@ func (a *clusterApp) rightsAllow(c *gin.Context, env *handlers.Env, caller *auth
 		return true
 	}
 	kind, name, action, ok := deniedResource(c, r, rule.action)
-	if rule.limitedRefused {
+	if rule.limitedRefused != "" {
 		kind, name, action, ok = rights.Cluster, "", "limited", false
 	}
 	if ok {
@@ -109,8 +109,8 @@ func (a *clusterApp) rightsAllow(c *gin.Context, env *handlers.Env, caller *auth
 	}
 	defer c.Abort()
 	say := r.Refusal(kind, name, action)
-	if rule.limitedRefused {
-		say = &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: i18n.M("rights.resend.limited")}
+	if rule.limitedRefused != "" {
+		say = &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: i18n.M(rule.limitedRefused)}
 	}
 	a.log.Warn("refused by rights", "user", caller.Name, "method", c.Request.Method, "path", c.Request.URL.Path,
 		"kind", kind.String(), "name", name, "action", string(action))

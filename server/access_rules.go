@@ -42,9 +42,10 @@ type accessRule struct {
 	// the rights of the config file grant it (access.go checks it). Every route naming
 	// a topic or group has one (TestEveryRouteNamingATopicOrGroupHasAnAction).
 	action rights.Action
-	// limitedRefused refuses the route to callers whose rights are limited: its
-	// resource is known only to the service.
-	limitedRefused bool
+	// limitedRefused, when set, refuses the route to callers whose rights are limited,
+	// with this sentence of the catalogues: what it touches is known only to the
+	// service, or spans every topic and group.
+	limitedRefused string
 }
 
 // on is r for a route doing a.
@@ -61,6 +62,9 @@ var (
 	probe = accessRule{open: true, anonymous: true}
 	// read: reading needs a viewer.
 	read = accessRule{need: auth.Viewer, what: "access.what.read", action: rights.ReadMetadata}
+	// metrics: the Prometheus endpoint names every group and topic, so a caller whose
+	// rights are limited to some of them is refused it.
+	metrics = accessRule{need: auth.Viewer, what: "access.what.read", action: rights.ReadMetadata, limitedRefused: "rights.metrics.limited"}
 	// readBodies: reading a topic's messages (search, tail) needs a viewer too.
 	readBodies = read.on(rights.ReadBodies)
 	// change: any other action needs an operator.
@@ -75,7 +79,7 @@ var (
 	// resend: resending dead letters sends messages to the cluster. Which topic they go
 	// back to is known only once the service has read them, so a caller whose rights
 	// are limited to some topics is refused (limitedRefused) rather than let through.
-	resend = accessRule{need: auth.Operator, what: "access.what.resend", action: rights.Send, limitedRefused: true}
+	resend = accessRule{need: auth.Operator, what: "access.what.resend", action: rights.Send, limitedRefused: "rights.resend.limited"}
 	// consumeAgain: a message consumed again on one client of a group.
 	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly", action: rights.Reset}
 

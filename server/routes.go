@@ -80,7 +80,7 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/clusters", home.ClustersAPI, read},
 		{http.MethodGet, "/api", docs.Show, read},
 		{http.MethodGet, "/api/v1/openapi.json", docs.Document, read},
-		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), read},
+		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), metrics},
 	}
 }
 
