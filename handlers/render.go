@@ -20,6 +20,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
@@ -58,7 +59,8 @@ func (e *Env) page(c *gin.Context, title, nav string) views.Page {
 // chrome is page without the firing count, for a page that has read the firing alerts
 // itself (the overview) and need not read them twice.
 func (e *Env) chrome(c *gin.Context, title, nav string) views.Page {
-	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
+	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base),
+		NoAudit: !CallerRights(c).Allows(rights.Cluster, "", rights.ReadAudit)}
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a

@@ -173,6 +173,14 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 	}
 	if d := doc(call(paula, http.MethodGet, "/groups/"+payGroup, "")); d.Find(`[data-testid="reset-link"]`).Length() != 1 {
 		t.Error("paula's own group page offers no reset")
+	} else if d.Find(`[data-testid="nav-audit"]`).Length() != 0 {
+		t.Error("paula, whose rights do not cover the audit log, is offered its link")
+	}
+	if rec := call(paula, http.MethodGet, "/api/v1/audit", ""); rec.Code != http.StatusForbidden {
+		t.Errorf("paula reads the audit log: %d", rec.Code)
+	}
+	if d := doc(call(ada, http.MethodGet, "/groups/"+payGroup, "")); d.Find(`[data-testid="nav-audit"]`).Length() != 1 {
+		t.Error("the admin is not offered the audit log")
 	}
 	// The viewer's rights do not cover resets: the link is hidden from her too.
 	if d := doc(call(vera, http.MethodGet, "/groups/"+payGroup, "")); d.Find(`[data-testid="reset-link"]`).Length() != 0 {
