@@ -12,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
+	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -185,7 +186,7 @@ func (h *SeveralResets) ApplyAPI(c *gin.Context) {
 		return
 	}
 	res, err := h.Service.ApplySeveral(c.Request.Context(), resets.SeveralConfirmation{PlanID: j.PlanID, Confirmed: j.Confirm,
-		Reason: strings.TrimSpace(j.Reason), Who: who(c)})
+		Reason: strings.TrimSpace(j.Reason), Who: who(c), May: h.mayReset(c)})
 	switch {
 	case fault.Is(err, fault.Invalid):
 		badResetRequest(c, fault.All(err))
@@ -315,7 +316,7 @@ func (h *SeveralResets) Apply(c *gin.Context) {
 	}
 	in := resetFormInput(c)
 	res, err := h.Service.ApplySeveral(ctx, resets.SeveralConfirmation{PlanID: in.PlanID,
-		Confirmed: in.Confirm, Reason: strings.TrimSpace(in.Reason), Who: who(c)})
+		Confirmed: in.Confirm, Reason: strings.TrimSpace(in.Reason), Who: who(c), May: h.mayReset(c)})
 	if res == nil {
 		status, _ := errorStatus(err)
 		if fault.Is(err, fault.Invalid) {
@@ -347,4 +348,23 @@ func (h *SeveralResets) Apply(c *gin.Context) {
 		status = http.StatusServiceUnavailable
 	}
 	h.render(c, status, title, views.SeveralResetPage(vm))
+}
+
+// mayReset is the check ApplySeveral makes of every group of the preview it applies: a
+// preview id may have been made by someone with wider rights. A refusal is recorded.
+func (h *SeveralResets) mayReset(c *gin.Context) func(group string) error {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return nil
+	}
+	return func(group string) error {
+		if r.Allows(rights.Group, group, rights.Reset) {
+			return nil
+		}
+		say := r.Refusal(rights.Group, group, rights.Reset)
+		if h.Refusals != nil {
+			h.Refusals.RefuseRole(c.Request.Context(), who(c), group, resets.Asked{Params: map[string]string{"planId": c.PostForm("planId")}}, say.Msg)
+		}
+		return say
+	}
 }

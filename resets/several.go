@@ -218,6 +218,10 @@ type SeveralConfirmation struct {
 	// Reason, when set, replaces the preview's.
 	Reason string
 	Who    Who
+	// May, when set, is asked about every group of the preview before any is reset: an
+	// error refuses the whole apply (the caller's rights may not cover a group of a
+	// preview someone else made).
+	May func(group string) error
 }
 
 // GroupOutcome is how one group of a reset of several groups went: its audit entry
@@ -253,6 +257,14 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 	}
 	if s.admin == nil {
 		return nil, errNoCluster()
+	}
+	// Asked before the preview is taken, so a refused apply leaves it to its maker.
+	if p, ok := s.several.peek(c.PlanID, s.now()); ok && c.May != nil {
+		for _, g := range p.Groups {
+			if err := c.May(g.Group); err != nil {
+				return nil, err
+			}
+		}
 	}
 	p, found, expired, err := s.several.take(c.PlanID, s.now())
 	switch {
