@@ -44,6 +44,14 @@ func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 		h.Fail(c, err)
 		return nil, false
 	}
+	if r := CallerRights(c); r.Limited() {
+		// Another team's group consuming the topic is not shown to this caller.
+		out := *d
+		out.Groups = slices.DeleteFunc(slices.Clone(d.Groups), func(g topics.GroupLag) bool {
+			return !r.Allows(rights.Group, g.Group, rights.ReadMetadata)
+		})
+		d = &out
+	}
 	return d, true
 }
 

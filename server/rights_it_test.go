@@ -222,6 +222,13 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 		}
 	}
 
+	// Her topic's page does not name the orders group consuming it.
+	if rec := call(paula, http.MethodGet, "/api/v1/topics/"+payTopic, ""); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), ordGroup) {
+		t.Errorf("paula's topic %s: %d, names the orders group: %v", payTopic, rec.Code, strings.Contains(rec.Body.String(), ordGroup))
+	}
+	if rec := call(ada, http.MethodGet, "/api/v1/topics/"+payTopic, ""); !strings.Contains(rec.Body.String(), ordGroup) {
+		t.Errorf("the admin's view of %s does not name the orders group consuming it: %.300s", payTopic, rec.Body)
+	}
 	// Resetting the orders group: refused and audited, however it is named.
 	reset := `{"topic":"` + ordTopic + `","mode":"latest","reason":"not mine"}`
 	for _, tc := range []struct{ who, target, body string }{
