@@ -58,7 +58,7 @@ CLIENT_GO_PKGS := rocketmq|resets|topics|deadletters|sqlfilter
 # Once they are over, `.ci/run` starts its second lane's cluster beside the rest of make
 # test, which may start no cluster of its own: there RMQC_TEST_PRIVATE=off makes
 # dev.RequirePrivateCluster fail a test not named here.
-PRIVATE_TESTS := TestTwoClustersAtOnce|TestKilledBrokerIsNamedByEveryList|TestFrozenBrokerOnMetrics|TestFrozenBrokerGroupList|TestFrozenBrokerStartupReconciler|TestHeavyQueriesCapped|TestPreviewWithAFrozenThenKilledBrokerOnARealCluster|TestResetsGoOnlyToMastersOnARealCluster|TestReadsFallBackToTheSlaveOfAFrozenMaster|TestFrozenThenKilledBrokerOnARealCluster|TestClusterSwitch|TestMessagesLostWhenTheBrokerDeletesWhatAGroupHasNotRead|TestSlaveBehindItsMasterWhileFrozen
+PRIVATE_TESTS := TestTwoClustersAtOnce|TestKilledBrokerIsNamedByEveryList|TestFrozenBrokerOnMetrics|TestFrozenBrokerGroupList|TestFrozenBrokerStartupReconciler|TestHeavyQueriesCapped|TestPreviewWithAFrozenThenKilledBrokerOnARealCluster|TestResetsGoOnlyToMastersOnARealCluster|TestReadsFallBackToTheSlaveOfAFrozenMaster|TestFrozenThenKilledBrokerOnARealCluster|TestClusterSwitch|TestMessagesLostWhenTheBrokerDeletesWhatAGroupHasNotRead|TestSlaveBehindItsMasterWhileFrozen|TestGroupListOfTenThousandGroupsOnARealBroker
 PRIVATE_PKGS := e2e|lookup|server|resets|diagnosis
 EARLY_PKGS := dev|groups
 
@@ -66,6 +66,9 @@ EARLY_PKGS := dev|groups
 # Test packages run one at a time (-p 1): several start a private cluster of their own
 # and the browser tests run Chromium, and on a 2-core machine running them side by side
 # starved the groups watcher's real consumers of CPU without making the run shorter.
+# The browser tests (e2e/, once their private-cluster tests are over) are the exception:
+# they spend most of their quarter of an hour waiting on pages and live updates, so they
+# run beside the other race-checked packages, their output shown when both are over.
 # The client-go integration tests are the exception: they mostly wait on the broker and
 # on consumers, use names of their own, and run two packages at a time, as they do on 4.9.7;
 # but rocketmq/'s run alone first: its consumers in the test binary count every
@@ -94,16 +97,23 @@ test: lint check-generated
 	  proxy=$$(sed -n 's/^RMQC_PROXY=//p' <<<"$$env"); \
 	  if [ -n "$$proxy" ]; then export RMQC_TEST_PROXY=$$proxy RMQC_TEST_PROXY_GRPC=$$(sed -n 's/^RMQDEV_PROXY_GRPC=//p' <<<"$$env"); fi; \
 	fi; \
-	$(GO) test -p 1 -parallel 6 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) \
-	  && $(GO) test -p 1 -race -count=1 -timeout 25m -run '^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(PRIVATE_PKGS))) \
-	  && echo "make test: the tests with private clusters are over; the rest start no cluster" \
-	  && export RMQC_TEST_PRIVATE=off \
-	  && $(GO) test -p 1 -race -count=1 -timeout 25m -skip '^($(PRIVATE_TESTS))$$' $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS)|$(EARLY_PKGS))$$') \
-	  && (cd deploy && $(GO) test -count=1 -timeout 5m ./...) \
-	  && $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration|^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) \
-	  && echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race" \
-	  && $(GO) test -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' ./rocketmq/ \
-	  && $(GO) test -p 2 -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst rocketmq|,,$(CLIENT_GO_PKGS)))); rc=$$?; \
+	run() { \
+	  $(GO) test -p 1 -parallel 6 -race -count=1 -timeout 25m $(addprefix ./,$(subst |, ,$(EARLY_PKGS))) || return; \
+	  $(GO) test -p 1 -race -count=1 -timeout 25m -run '^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(PRIVATE_PKGS))) || return; \
+	  echo "make test: the tests with private clusters are over; the rest start no cluster"; \
+	  export RMQC_TEST_PRIVATE=off; \
+	  e2e_log=$$(mktemp); \
+	  $(GO) test -race -count=1 -timeout 25m -skip '^($(PRIVATE_TESTS))$$' ./e2e/ >$$e2e_log 2>&1 & e2e=$$!; \
+	  $(GO) test -p 1 -race -count=1 -timeout 25m -skip '^($(PRIVATE_TESTS))$$' $$($(GO) list ./... | grep -v -E '/($(CLIENT_GO_PKGS)|$(EARLY_PKGS)|e2e)$$'); rc=$$?; \
+	  wait $$e2e || rc=1; cat $$e2e_log; rm -f $$e2e_log; \
+	  [ $$rc = 0 ] || return $$rc; \
+	  (cd deploy && $(GO) test -count=1 -timeout 5m ./...) || return; \
+	  $(GO) test -race -count=1 -timeout 10m -skip '^TestIntegration|^($(PRIVATE_TESTS))$$' $(addprefix ./,$(subst |, ,$(CLIENT_GO_PKGS))) || return; \
+	  echo "make test: every race-checked test passed; the integration tests of $(subst |, ,$(CLIENT_GO_PKGS)) follow, without -race"; \
+	  $(GO) test -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' ./rocketmq/ || return; \
+	  $(GO) test -p 2 -parallel 6 -count=1 -timeout 20m -run '^TestIntegration' $(addprefix ./,$(subst |, ,$(subst rocketmq|,,$(CLIENT_GO_PKGS)))); \
+	}; \
+	run; rc=$$?; \
 	if [ $$started = 1 ]; then $(RMQDEV) down; fi; \
 	exit $$rc
 

@@ -64,8 +64,9 @@ const (
 	opConfig  = "config"
 )
 
-// ListTTL is how long the broker list is reused: a page of it, the next pages and their
-// More rows cut from one copy instead of asking every process again.
+// ListTTL is how long the broker list is reused for the pages after the first and their
+// More rows, cut from one copy instead of asking every process again (the first page
+// reads afresh: handlers/brokers.go).
 const ListTTL = 10 * time.Second
 
 // List is the runtime figures of every broker process, read within ListTTL unless

@@ -150,6 +150,20 @@ func (c *Cluster) Fanout(ctx context.Context) *Fanout {
 		failed: map[string]bool{}, silent: map[string]bool{}, seen: map[failureKey]bool{}, slaves: map[string]SlaveRead{}}
 }
 
+// Route reads the topic's route for op, as Cluster.Route does, and records each broker
+// that served the topic a moment ago and is missing now as failing op: its messages and
+// offsets are missing from what the fan-out answers.
+func (f *Fanout) Route(topic, op string) (*Route, error) {
+	r, err := f.c.Route(f.ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range r.Gone {
+		f.Fail(g.Failure(topic, op))
+	}
+	return r, nil
+}
+
 // Limit sets how many calls are in flight at once (instead of Options.Parallelism); call
 // it before the first call.
 func (f *Fanout) Limit(n int) *Fanout {

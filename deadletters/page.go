@@ -38,9 +38,18 @@ var overviewKeys = paging.Keys[GroupDLQ]{
 	},
 }
 
+// overviewQuery is the overview's one order, which its cursors belong to.
+var overviewQuery = paging.Query{Sort: "newest"}
+
+// CheckOverviewCursor refuses a cursor (not "") PageOverview would refuse, so that a
+// request is refused before the overview is counted.
+func CheckOverviewCursor(after string) error {
+	return paging.Check(overviewQuery, overviewKeys, after)
+}
+
 // PageOverview cuts the page of list (as Overview returns it) that follows after, a
 // cursor from an earlier page ("" for the first).
 func PageOverview(list []GroupDLQ, limit int, after string) (OverviewPage, error) {
-	rows, next, err := paging.Cut(list, paging.Query{Sort: "newest"}, overviewKeys, limit, after)
+	rows, next, err := paging.Cut(list, overviewQuery, overviewKeys, limit, after)
 	return OverviewPage{Topics: rows, Total: len(list), Next: next}, err
 }

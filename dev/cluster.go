@@ -48,6 +48,9 @@ type Options struct {
 	Detached bool
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// Seed, when set, is written into each master's config files before its first
+	// start (seed.go): thousands of groups and topics at no broker call.
+	Seed *Seed
 }
 
 // Broker is one broker master of the cluster.
@@ -161,7 +164,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
 	c.toolsHome = filepath.Join(c.Dir, "tools")
-	if err := prepareDirs(c.Dir, specs); err != nil {
+	if err := prepareDirs(c.Dir, specs, opts.Seed); err != nil {
 		return nil, fmt.Errorf("start rocketmq %s: %w", version, err)
 	}
 	if c.ACL && is4x(version) {
@@ -195,7 +198,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-func prepareDirs(dir string, specs []brokerSpec) error {
+func prepareDirs(dir string, specs []brokerSpec, seed *Seed) error {
 	for _, d := range []string{"namesrv", "tools"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return err
@@ -204,6 +207,11 @@ func prepareDirs(dir string, specs []brokerSpec) error {
 	for _, b := range specs {
 		if err := os.MkdirAll(filepath.Join(dir, b.proc(), "store"), 0o755); err != nil {
 			return err
+		}
+		if seed != nil && b.id == 0 {
+			if err := seed.write(filepath.Join(dir, b.proc(), "store", "config")); err != nil {
+				return err
+			}
 		}
 	}
 	// One ROCKETMQ_HOME for every process: only 4.x reads it (conf/logback_*.xml).

@@ -173,12 +173,7 @@ func RequirePrivateClusterWithSlaves(t testing.TB) *Cluster {
 
 func requirePrivate(t testing.TB, p *privateCluster, slaves bool) *Cluster {
 	t.Helper()
-	// make test runs these tests in a phase of their own, before the phase that
-	// runs beside CI's second cluster: a private cluster started there would make
-	// three at once on a 2-core machine, and loaded brokers fall behind.
-	if os.Getenv("RMQC_TEST_PRIVATE") == "off" {
-		t.Fatalf("%s starts a private cluster, which this phase of make test forbids (RMQC_TEST_PRIVATE=off): add its name to PRIVATE_TESTS in the Makefile", t.Name())
-	}
+	privateAllowed(t)
 	timeout := testStartupTimeout
 	if slaves {
 		timeout *= 2 // five JVMs, on a machine busy with other packages' clusters
@@ -204,6 +199,41 @@ func requirePrivate(t testing.TB, p *privateCluster, slaves bool) *Cluster {
 		}
 	})
 	return required(t, p.cluster, p.err, p.missing)
+}
+
+// privateAllowed fails t where make test forbids private clusters: make test runs
+// the tests that start one in a phase of their own, before the phase that runs
+// beside CI's second cluster, where a private cluster would make three at once on a
+// 2-core machine, and loaded brokers fall behind.
+func privateAllowed(t testing.TB) {
+	t.Helper()
+	if os.Getenv("RMQC_TEST_PRIVATE") == "off" {
+		t.Fatalf("%s starts a private cluster, which this phase of make test forbids (RMQC_TEST_PRIVATE=off): add its name to PRIVATE_TESTS in the Makefile", t.Name())
+	}
+}
+
+// RequireSeededCluster starts a private one-broker cluster of t's own whose broker
+// holds seed from its first start, and kills it when t ends (nothing of it is
+// reused). Each call starts a cluster: share it between the subtests that need it.
+func RequireSeededCluster(t testing.TB, seed *Seed) *Cluster {
+	t.Helper()
+	requireHarness(t, "RequireSeededCluster")
+	privateAllowed(t)
+	version := VersionFromEnv()
+	if missing := MissingTools(version); len(missing) > 0 {
+		return required(t, nil, nil, missing)
+	}
+	ports, err := FreePorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(context.Background(), Options{Version: version, Ports: ports, Seed: seed,
+		StartupTimeout: testStartupTimeout, Log: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Kill() })
+	return c
 }
 
 // testStartupTimeout is longer than Start's default: test packages start their

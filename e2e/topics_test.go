@@ -122,7 +122,7 @@ func TestTopicPagesShowRouteQueuesGroupsProducers(t *testing.T) {
 
 // The topic list two rows a page, system topics shown (every cluster has several): the
 // More row is in view, so the following pages load in place, each topic once, and the
-// plain Next link follows the rows shown.
+// plain Next link follows the rows shown, as the count above the list does.
 func TestTopicListLoadsFurtherPagesInPlace(t *testing.T) {
 	cl := dev.RequireCluster(t)
 	con := StartConsole(t, "RMQC_NAMESRV="+cl.NameServer)
@@ -155,5 +155,14 @@ func TestTopicListLoadsFurtherPagesInPlace(t *testing.T) {
 		return a ? new URL(a.href).searchParams.get('shown') === String(n) : !document.querySelector('[data-testid="topics-more"]');
 	})()`)) {
 		t.Errorf("after rows loaded in place, the Next page link still leads to a page already shown")
+	}
+	// The "n of total" above the table counts the rows now shown, not the first page's two.
+	if !Get(t, ctx, "the count", chromedp.Poll[bool](`(() => {
+		const n = document.querySelectorAll('[data-testid="topics-table"] tbody tr[data-topic]').length;
+		const c = document.querySelectorAll('[data-testid="topics-shown"]');
+		return n > 2 && c.length === 1 && parseInt(c[0].textContent.replace(/,/g, ''), 10) === n;
+	})()`, chromedp.WithPollingTimeout(10*time.Second))) {
+		t.Errorf("after rows loaded in place, the count above the list does not say how many are shown: %q",
+			Get(t, ctx, "read the count", chromedp.Evaluate[string](`document.querySelector('[data-testid="topics-count"]').textContent`)))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
+	"rmqconsole/paging"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -23,6 +24,8 @@ import (
 // writes: no route edits or deletes an entry.
 type AuditReader interface {
 	List(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, bool, error)
+	// Count is how many entries f keeps on every page.
+	Count(ctx context.Context, f store.AuditFilter) (int64, error)
 	Get(ctx context.Context, id int64) (*store.AuditEntry, error)
 	Verify(ctx context.Context) (*store.ChainReport, error)
 }
@@ -49,6 +52,9 @@ type auditQuery struct {
 	filter  store.AuditFilter
 	// errs is every filter that cannot be read, in the order of the form.
 	errs fault.List
+	// limit is the page size; after the cursor the page starts after ("" on the first).
+	limit int
+	after string
 }
 
 // bad adds a filter that cannot be read: the API answers it "bad_request", as always.
@@ -124,6 +130,8 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 	if !q.filter.Since.IsZero() && !q.filter.Until.IsZero() && !q.filter.Until.After(q.filter.Since) {
 		q.bad("until", "audit.filter.end_before_start")
 	}
+	// before=<id> pages as the list did before it took cursors; kept for the links and
+	// scripts that still say it.
 	if s := get("before"); s != "" {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
 			q.filter.BeforeID = n
@@ -131,15 +139,54 @@ func (h *Audit) parseAuditQuery(c *gin.Context) auditQuery {
 			q.bad("before", "audit.filter.bad_before")
 		}
 	}
-	if s := get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			q.bad("limit", "audit.filter.bad_limit")
+	var err error
+	if q.limit, err = paging.ParseLimit(c.Query("limit")); err != nil {
+		q.errs.Add(fault.As(err))
+	}
+	q.filter.Limit = q.limit
+	if q.after = c.Query("cursor"); q.after != "" && len(q.errs) == 0 {
+		cur, err := paging.Decode(q.pageQuery(), q.after)
+		if err == nil && (cur.Num == nil || *cur.Num < 1) {
+			err = fault.InvalidField("cursor", "list.error.cursor").Because("bad_cursor")
+		}
+		if err != nil {
+			q.errs.Add(fault.As(err))
 		} else {
-			q.filter.Limit = n
+			q.filter.BeforeID = *cur.Num
 		}
 	}
 	return q
+}
+
+// pageQuery is the order and filter the list's cursors belong to: newest first, by id,
+// under the filters as read, so a cursor of another filter is refused.
+func (q auditQuery) pageQuery() paging.Query {
+	f := q.filter
+	return paging.Query{Sort: "id", Desc: true, Filter: []string{f.Kind, f.Cluster, f.Group, f.Topic, f.Actor,
+		string(f.Status), strconv.FormatBool(f.HideRefused), f.Since.String(), f.Until.String()}}
+}
+
+// cursorAfter is the cursor of the page that ends with the entry id.
+func (q auditQuery) cursorAfter(id int64) string {
+	return paging.Encode(q.pageQuery(), paging.Cursor{Name: strconv.FormatInt(id, 10), Num: &id})
+}
+
+// auditPage is one page of the entries q keeps, newest first: the entries, how many
+// match on every page, and the cursor of the next page ("" on the last).
+func (h *Audit) auditPage(ctx context.Context, q auditQuery) ([]store.AuditEntry, int, string, error) {
+	entries, more, err := h.Entries.List(ctx, q.filter)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	total, err := h.Entries.Count(ctx, q.filter)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	next := ""
+	if more && len(entries) > 0 {
+		next = q.cursorAfter(entries[len(entries)-1].ID)
+	}
+	return entries, int(total), next, nil
 }
 
 // refusedText is the free-text rule's refusal of a filter, as a filter that cannot be
@@ -178,7 +225,8 @@ func (q auditQuery) values() url.Values {
 	return v
 }
 
-// List is GET /audit.
+// List is GET /audit, a page of entries at a time; with rows=1 from htmx, the next
+// page's rows alone for the More row.
 func (h *Audit) List(c *gin.Context) {
 	q := h.parseAuditQuery(c)
 	ctx := c.Request.Context()
@@ -187,19 +235,19 @@ func (h *Audit) List(c *gin.Context) {
 	for _, s := range store.AuditStatuses {
 		vm.Statuses = append(vm.Statuses, string(s))
 	}
-	vm.Chain = h.chainVM(ctx)
 	vm.Clusters = h.clusterOptions(l, q)
 	base := q.values()
 	vm.ExportCSV = "/audit/export?" + withFormat(base, "csv")
 	vm.ExportJSON = "/audit/export?" + withFormat(base, "json")
-	status := http.StatusOK
+	p := h.page(c, l.T("audit.title"), "audit")
+	rowsOnly := c.Query("rows") == "1" && isHTMX(c)
 	if len(q.errs) > 0 {
-		status = http.StatusUnprocessableEntity
+		vm.Chain = h.chainVM(ctx)
 		vm.Error = l.T("audit.filter.invalid", "Errors", q.errs.Say(l))
-		h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
+		h.render(c, http.StatusUnprocessableEntity, p, views.AuditListPage(vm))
 		return
 	}
-	entries, more, err := h.Entries.List(ctx, q.filter)
+	entries, total, next, err := h.auditPage(ctx, q)
 	if err != nil {
 		h.Fail(c, err)
 		return
@@ -211,15 +259,24 @@ func (h *Audit) List(c *gin.Context) {
 		}
 		vm.Rows = append(vm.Rows, row)
 	}
-	if more && len(entries) > 0 {
-		older := q.values()
-		older.Set("before", strconv.FormatInt(entries[len(entries)-1].ID, 10))
-		vm.More, vm.OlderURL = true, "/audit?"+older.Encode()
+	list := "/audit"
+	if len(base) > 0 {
+		list += "?" + base.Encode()
+	}
+	vm.Total, vm.Shown = total, shownThrough(c, len(entries))
+	if next != "" {
+		vm.NextURL = listPageURL(list, q.limit, next, vm.Shown, false)
+		vm.MoreURL = listPageURL(list, q.limit, next, vm.Shown, true)
 	}
 	if q.filter.BeforeID > 0 {
-		vm.NewestURL = "/audit?" + base.Encode()
+		vm.FirstURL = list
 	}
-	h.render(c, status, h.page(c, l.T("audit.title"), "audit"), views.AuditListPage(vm))
+	if rowsOnly {
+		h.renderFragment(c, http.StatusOK, views.AuditRowsFragment(vm))
+		return
+	}
+	vm.Chain = h.chainVM(ctx)
+	h.render(c, http.StatusOK, p, views.AuditListPage(vm))
 }
 
 // clusterOptions is the filter's cluster choice when the console has several clusters
@@ -298,14 +355,21 @@ func (h *Audit) chainVM(ctx context.Context) views.ChainVM {
 
 // AuditListJSON is GET /api/v1/audit.
 type AuditListJSON struct {
+	// Entries is one page, newest first: limit entries (paging.DefaultLimit when the
+	// request gives none).
 	Entries []AuditEntryJSON `json:"entries"`
 	Limit   int              `json:"limit"`
-	// Truncated is set when older entries matched; ask again with before=<last id>.
+	// Total counts the entries the filter keeps, on every page.
+	Total int `json:"total"`
+	// Next is the cursor of the following page; absent on the last one.
+	Next string `json:"next,omitempty"`
+	// Truncated is set when older entries matched. Deprecated: use next.
 	Truncated bool               `json:"truncated"`
 	Chain     *store.ChainReport `json:"chain,omitempty"`
 }
 
-// ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&hideRefused=&since=&until=&before=&limit=].
+// ListAPI is GET /api/v1/audit[?group=&topic=&actor=&status=&hideRefused=&since=&until=&kind=&cluster=&limit=&cursor=]
+// (before=<id> still pages as it did).
 func (h *Audit) ListAPI(c *gin.Context) {
 	q := h.parseAuditQuery(c)
 	if len(q.errs) > 0 {
@@ -313,15 +377,12 @@ func (h *Audit) ListAPI(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	entries, more, err := h.Entries.List(ctx, q.filter)
+	entries, total, next, err := h.auditPage(ctx, q)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.filter.Limit, Truncated: more}
-	if out.Limit == 0 {
-		out.Limit = store.AuditDefaultLimit
-	}
+	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.limit, Total: total, Next: next, Truncated: next != ""}
 	for i := range entries {
 		out.Entries[i] = auditEntryJSON(&entries[i])
 	}

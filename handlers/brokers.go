@@ -77,8 +77,7 @@ func (h *Brokers) List(c *gin.Context) {
 		h.render(c, http.StatusUnprocessableEntity, p, views.BrokersPage(vm))
 		return
 	default:
-		refresh, _ := queryFlag(c.Query("refresh"))
-		list, err := h.Brokers.List(c.Request.Context(), refresh)
+		list, err := h.Brokers.List(c.Request.Context(), brokersAfresh(c, after))
 		if err != nil {
 			vm.Error = l.T("brokers.read_failed", "Error", sayErr(l, err))
 			break
@@ -108,6 +107,15 @@ func (h *Brokers) List(c *gin.Context) {
 	h.render(c, http.StatusOK, p, views.BrokersPage(vm))
 }
 
+// brokersAfresh says whether the broker list must be read afresh: for its first page,
+// where a broker that failed a moment ago must show, and on Refresh. Only the pages
+// after it (a cursor) are cut from the copy read within brokers.ListTTL, so that their
+// rows neither repeat nor go missing.
+func brokersAfresh(c *gin.Context, cursor string) bool {
+	refresh, _ := queryFlag(c.Query("refresh"))
+	return refresh || cursor == ""
+}
+
 // ListAPI answers GET /api/v1/brokers[?refresh=&limit=&cursor=].
 func (h *Brokers) ListAPI(c *gin.Context) {
 	if h.Brokers == nil {
@@ -119,8 +127,7 @@ func (h *Brokers) ListAPI(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	refresh, _ := queryFlag(c.Query("refresh"))
-	l, err := h.Brokers.List(c.Request.Context(), refresh)
+	l, err := h.Brokers.List(c.Request.Context(), brokersAfresh(c, after))
 	if err != nil {
 		h.Fail(c, err)
 		return

@@ -99,3 +99,30 @@ func TestBrokersMoreRowLoadsTheNextRowsInPlace(t *testing.T) {
 	r := brokersRouter(&fakeBrokers{list: bigBrokerList(100)})
 	checkMoreInPlace(t, r, "/brokers", "brokers", regexp.MustCompile(`<tr data-broker="([^"]+" data-addr="[^"]+)"`), 50)
 }
+
+// The first page of the broker list, page or API, reads every broker afresh, so that a
+// broker that failed a moment ago shows there; the pages after it, and their More rows,
+// are cut from the copy kept since, so that no row repeats or goes missing.
+func TestBrokerListFirstPageReadsAfreshLaterPagesTheKeptCopy(t *testing.T) {
+	f := &fakeBrokers{list: bigBrokerList(100)}
+	r := brokersRouter(f)
+	first := httptest.NewRecorder()
+	r.ServeHTTP(first, httptest.NewRequest(http.MethodGet, "/api/v1/brokers", nil))
+	var p struct {
+		Next string `json:"next"`
+	}
+	if err := json.Unmarshal(first.Body.Bytes(), &p); err != nil || p.Next == "" {
+		t.Fatalf("the first page: %v, next %q", err, p.Next)
+	}
+	for _, path := range []string{"/brokers", "/api/v1/brokers?cursor=" + url.QueryEscape(p.Next),
+		"/brokers?cursor=" + url.QueryEscape(p.Next), "/brokers?refresh=1&cursor=" + url.QueryEscape(p.Next)} {
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, rec.Code)
+		}
+	}
+	if want := []bool{true, true, false, false, true}; fmt.Sprint(f.afresh) != fmt.Sprint(want) {
+		t.Errorf("fresh reads asked: %v; want %v (first pages and Refresh afresh, later pages kept)", f.afresh, want)
+	}
+}

@@ -20,6 +20,8 @@ import (
 
 type fakeBrokers struct {
 	calls int
+	// afresh records, per List call, whether it asked for a fresh read.
+	afresh []bool
 	// list, when set, is the list answered.
 	list *brokers.List
 }
@@ -27,8 +29,9 @@ type fakeBrokers struct {
 var sampleRuntime = brokers.Runtime{Cluster: "DefaultCluster", Name: "broker-a", Addr: "10.0.0.1:10911", Role: "master", Version: "5.3.3",
 	PutTPS: 12.5, CommitLogMaxOffset: 123456, DiskRatio: 0.42, StartedAt: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC).UnixMilli()}
 
-func (f *fakeBrokers) List(context.Context, bool) (*brokers.List, error) {
+func (f *fakeBrokers) List(_ context.Context, refresh bool) (*brokers.List, error) {
 	f.calls++
+	f.afresh = append(f.afresh, refresh)
 	if f.list != nil {
 		return f.list, nil
 	}

@@ -185,7 +185,7 @@ func TestGroupDeadLettersSayNoEnglishInChinese(t *testing.T) {
 		{Group: "drained", TopicCount: deadletters.TopicCount{Topic: "%DLQ%drained", Exists: true, Counted: 1}},
 	}
 	all := deadLettersVM(zh, dlqs, dlqs, time.Now())
-	texts = append(texts, all.Count)
+	texts = append(texts, zh.N("dlqs.shown", all.Total, "Shown", zh.Int(2)))
 	texts = append(texts, all.Failures...)
 	for _, r := range all.Rows {
 		texts = append(texts, r.Stored, r.Newest)

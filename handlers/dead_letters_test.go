@@ -147,8 +147,8 @@ func TestDeadLetterOverviewSaysWhatIsNotKnown(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if vm.Count != "5 dead-letter topics" || len(vm.Failures) != 1 || !strings.Contains(vm.Failures[0], "broker-b") {
-		t.Errorf("count %q, failures %q: want 5 topics and broker-b named once", vm.Count, vm.Failures)
+	if vm.Total != 5 || len(vm.Failures) != 1 || !strings.Contains(vm.Failures[0], "broker-b") {
+		t.Errorf("count %d, failures %q: want 5 topics and broker-b named once", vm.Total, vm.Failures)
 	}
 	// A link to the messages covers the newest dead letter, however old.
 	if u := vm.Rows[1].MessagesURL; !strings.Contains(u, "begin=2026-11-05") || !strings.Contains(u, "topic=%25DLQ%25old") {

@@ -12,6 +12,7 @@ import (
 	"rmqconsole/filter"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
 
@@ -77,6 +78,28 @@ func parseMsgSearchForm(c *gin.Context) msgSearchForm {
 		f.submitted = q.Has("topic") || q.Has("begin") || q.Has("end") || q.Has("tag")
 	}
 	return f
+}
+
+// rangeQuery is the form's range query for the caller: every range search (the page,
+// its further rows, the deep scan, the exports, the API) is built here, so a search by
+// a tag the caller sees masked is refused on every path. The brokers compare the tag
+// with the stored one: which rows match would tell the tag.
+func (h *Messages) rangeQuery(c *gin.Context, f *msgSearchForm, fillDefaults bool) (lookup.RangeQuery, error) {
+	q, err := f.rangeQuery(h.now(), fillDefaults)
+	if err == nil && q.Tag != "" && h.masker(c).HidesProperty(q.Topic, rocketmq.PropertyTags) {
+		return q, fault.New(fault.Refused, "masking.search.tags", "Topic", q.Topic, "Role", CallerRole(c).String()).Because("masked")
+	}
+	return q, err
+}
+
+// keyQuery is the form's key query for the caller, refused when the caller sees the
+// topic's keys masked: the index finds by the key itself, so what it finds would tell it.
+func (h *Messages) keyQuery(c *gin.Context, f *msgSearchForm) (lookup.KeyQuery, error) {
+	q, err := f.keyQuery()
+	if err == nil && h.masker(c).HidesProperty(q.Topic, rocketmq.PropertyKeys) {
+		return q, fault.New(fault.Refused, "masking.search.keys", "Topic", q.Topic, "Role", CallerRole(c).String()).Because("masked")
+	}
+	return q, err
 }
 
 // rangeQuery turns the form into a range query. On the page, a missing begin or end is

@@ -12,6 +12,7 @@ import (
 
 	"rmqconsole/decoder"
 	"rmqconsole/fault"
+	"rmqconsole/filter"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/masking"
@@ -120,6 +121,36 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 		return nil, err
 	}
 	return out, nil
+}
+
+// masker is how the caller reads bodies on this cluster (package masking decides);
+// nil when nothing is masked.
+func (h *Messages) masker(c *gin.Context) *masking.Masker {
+	return h.Masking.For(CallerRole(c), h.ClusterName)
+}
+
+// maskedFilter is f judging messages as mk's reader sees them: a reader who filters on
+// a masked value must not learn it by which rows match.
+func maskedFilter(mk *masking.Masker, f *filter.Filter) *filter.Filter {
+	if mk == nil {
+		return f
+	}
+	return f.MaskedBy(mk.Reader(), mk.Masked)
+}
+
+// maskMessage is m as mk's reader may see it.
+func maskMessage(mk *masking.Masker, m lookup.Message) lookup.Message {
+	if out, ok := mk.Message(m.Message); ok {
+		m.Message, m.Masked = out, true
+	}
+	return m
+}
+
+// maskMessages masks ms in place.
+func maskMessages(mk *masking.Masker, ms []lookup.Message) {
+	for i := range ms {
+		ms[i] = maskMessage(mk, ms[i])
+	}
 }
 
 // Search is GET /messages: the search form, and the result when the form was sent.

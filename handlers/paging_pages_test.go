@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,8 +48,9 @@ func readPagedPage(t *testing.T, h http.Handler, path, id string, rowRE *regexp.
 
 // checkMoreInPlace opens a paged list at path (its first page of want rows), follows
 // its More row as htmx does, and checks that the answer is the next rows alone with a
-// More row of its own and the Next link replaced to point past every row now shown; and
-// that without JavaScript the Next link leads to the same rows.
+// More row of its own, the Next link replaced to point past every row now shown and the
+// "n of total" replaced to count them; and that without JavaScript the Next link leads
+// to the same rows.
 func checkMoreInPlace(t *testing.T, h http.Handler, path, id string, rowRE *regexp.Regexp, want int) {
 	t.Helper()
 	first := readPagedPage(t, h, path, id, rowRE, false)
@@ -70,6 +72,23 @@ func checkMoreInPlace(t *testing.T, h http.Handler, path, id string, rowRE *rege
 	}
 	if frag.more == "" || frag.nextOOB == "" || !strings.Contains(frag.body, "<template>") {
 		t.Fatalf("%s: More %q, out-of-band Next %q; want a further More row and the Next link replaced", first.more, frag.more, frag.nextOOB)
+	}
+	// The list's "n of total" counts the rows now shown, not the first page's.
+	shown := func(body string, oob bool) string {
+		re := `<span id="` + id + `-shown" data-testid="` + id + `-shown">([\d,]+) of `
+		if oob {
+			re = `<span id="` + id + `-shown" data-testid="` + id + `-shown" hx-swap-oob="true">([\d,]+) of `
+		}
+		if m := regexp.MustCompile(re).FindStringSubmatch(body); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	if n := shown(first.body, false); n != strconv.Itoa(len(first.rows)) {
+		t.Fatalf("%s: the count says %q shown; want %d", path, n, len(first.rows))
+	}
+	if n := shown(frag.body, true); n != strconv.Itoa(len(first.rows)+len(frag.rows)) {
+		t.Fatalf("%s: the count replaced out of band says %q shown; want %d", first.more, n, len(first.rows)+len(frag.rows))
 	}
 	if frag.nextOOB == first.next {
 		t.Fatalf("after the rows loaded in place, Next still points at them: %s", frag.nextOOB)

@@ -36,15 +36,6 @@ type Resets struct {
 	Now func() time.Time
 }
 
-func (h *Resets) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
-}
-
-func who(c *gin.Context) resets.Who { return resets.Who{Actor: Actor(c), Addr: c.ClientIP()} }
-
 // resetZones are suggested in the time zone field; any IANA name or offset is accepted.
 var resetZones = []string{"UTC", "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Moscow", "America/New_York",
 	"America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "Asia/Kolkata", "Asia/Shanghai",

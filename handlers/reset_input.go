@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,77 @@ type resetInput struct {
 	Reason     string `json:"reason,omitempty"`
 	PlanID     string `json:"planId,omitempty"`
 	Confirm    bool   `json:"confirm,omitempty"`
+}
+
+// who is the person asking, as a reset's audit entry names them.
+func who(c *gin.Context) resets.Who { return resets.Who{Actor: Actor(c), Addr: c.ClientIP()} }
+
+// now is the clock a request's times are read against: Now, else time.Now.
+func (h *Resets) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// readForm parses and validates the reset form of the request. Without a cluster, or on
+// bad input, it answers the request itself and ok is false.
+func (h *Resets) readForm(c *gin.Context, applying bool) (group string, in resetInput, req resets.Request, ok bool) {
+	group = c.Param("group")
+	in = resetFormInput(c)
+	if h.Service == nil {
+		h.noCluster(c)
+		return group, in, req, false
+	}
+	req, errs := in.request(group, h.now())
+	if len(errs) > 0 {
+		h.refuseApply(c, applying, group, in, errs)
+		h.formWithErrors(c, group, in.shown(), errs)
+		return group, in, req, false
+	}
+	return group, in, req, true
+}
+
+// refuseApply has an apply refused for its input recorded, when the service records
+// such a refusal (text the free-text rule refuses: see resets.Service.RefuseInput).
+func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in resetInput, errs fault.List) {
+	if applying {
+		h.Service.RefuseInput(c.Request.Context(), who(c), group, in.asked(), errs)
+	}
+}
+
+func (h *Resets) noCluster(c *gin.Context) {
+	if isAPI(c) {
+		h.Fail(c, fault.New(fault.Unavailable, "reset.no_cluster.api").Because("no_cluster"))
+		return
+	}
+	vm := views.ResetVM{Group: c.Param("group")}
+	h.render(c, http.StatusServiceUnavailable, h.page(c, i18n.From(c.Request.Context()).T("reset.page.bare"), "groups"), views.ResetPage(vm))
+}
+
+// readAPI is readForm for an API body: without a cluster, or on bad input, it answers
+// the request itself and ok is false.
+func (h *Resets) readAPI(c *gin.Context, applying bool) (in resetInput, req resets.Request, ok bool) {
+	if h.Service == nil {
+		h.noCluster(c)
+		return in, req, false
+	}
+	group := c.Param("group")
+	in, err := resetAPIInput(c)
+	if _, input := err.(fault.List); err != nil && !input {
+		h.Fail(c, err) // not declared JSON (415)
+		return in, req, false
+	}
+	errs := fault.All(err)
+	if len(errs) == 0 {
+		req, errs = in.request(group, h.now())
+	}
+	if len(errs) > 0 {
+		h.refuseApply(c, applying, group, in, errs)
+		badResetRequest(c, errs)
+		return in, req, false
+	}
+	return in, req, true
 }
 
 // resetFormInput reads the form of a page (POST body, or the query of GET deep links).
@@ -96,6 +168,31 @@ func decodeResetBody(c *gin.Context, v any) error {
 		return fault.List{{Code: fault.Invalid, Field: "body", Msg: be.Msg, Err: be.Err}}
 	}
 	return nil
+}
+
+// badRequestJSON is a 400 answer naming every wrong field, in English.
+type badRequestJSON struct {
+	Error  string      `json:"error"`
+	Code   string      `json:"code"`
+	Kind   string      `json:"kind"`
+	Fields []fieldJSON `json:"fields"`
+}
+
+// fieldJSON is one wrong field of a request and why.
+type fieldJSON struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func badResetRequest(c *gin.Context, errs fault.List) {
+	body := badRequestJSON{Code: "bad_request", Kind: string(fault.Invalid), Fields: make([]fieldJSON, len(errs))}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Msg.String()
+		body.Fields[i] = fieldJSON{Field: e.Field, Message: msgs[i]}
+	}
+	body.Error = "Nothing was changed: " + strings.Join(msgs, " ")
+	c.JSON(http.StatusBadRequest, body)
 }
 
 // input is the body as the form would have typed it.

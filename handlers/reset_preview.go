@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,32 +38,6 @@ func (h *Resets) Preview(c *gin.Context) {
 	h.render(c, http.StatusOK, h.page(c, l.T("reset.page.preview", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
 }
 
-// readForm parses and validates the reset form of the request. Without a cluster, or on
-// bad input, it answers the request itself and ok is false.
-func (h *Resets) readForm(c *gin.Context, applying bool) (group string, in resetInput, req resets.Request, ok bool) {
-	group = c.Param("group")
-	in = resetFormInput(c)
-	if h.Service == nil {
-		h.noCluster(c)
-		return group, in, req, false
-	}
-	req, errs := in.request(group, h.now())
-	if len(errs) > 0 {
-		h.refuseApply(c, applying, group, in, errs)
-		h.formWithErrors(c, group, in.shown(), errs)
-		return group, in, req, false
-	}
-	return group, in, req, true
-}
-
-// refuseApply has an apply refused for its input recorded, when the service records
-// such a refusal (text the free-text rule refuses: see resets.Service.RefuseInput).
-func (h *Resets) refuseApply(c *gin.Context, applying bool, group string, in resetInput, errs fault.List) {
-	if applying {
-		h.Service.RefuseInput(c.Request.Context(), who(c), group, in.asked(), errs)
-	}
-}
-
 // formWithErrors answers 422 with the form as typed and a sentence on each wrong field.
 func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, errs fault.List) {
 	l := i18n.From(c.Request.Context())
@@ -74,40 +47,6 @@ func (h *Resets) formWithErrors(c *gin.Context, group string, in resetInput, err
 		vm.Error = l.T("reset.nothing_changed", "Errors", errs.Say(l))
 	}
 	h.render(c, http.StatusUnprocessableEntity, h.page(c, l.T("reset.page", "Group", group), "groups"), views.ResetPage(vm.ResetVM))
-}
-
-func (h *Resets) noCluster(c *gin.Context) {
-	if isAPI(c) {
-		h.Fail(c, fault.New(fault.Unavailable, "reset.no_cluster.api").Because("no_cluster"))
-		return
-	}
-	vm := views.ResetVM{Group: c.Param("group")}
-	h.render(c, http.StatusServiceUnavailable, h.page(c, i18n.From(c.Request.Context()).T("reset.page.bare"), "groups"), views.ResetPage(vm))
-}
-
-// readAPI is readForm for an API body: without a cluster, or on bad input, it answers
-// the request itself and ok is false.
-func (h *Resets) readAPI(c *gin.Context, applying bool) (in resetInput, req resets.Request, ok bool) {
-	if h.Service == nil {
-		h.noCluster(c)
-		return in, req, false
-	}
-	group := c.Param("group")
-	in, err := resetAPIInput(c)
-	if _, input := err.(fault.List); err != nil && !input {
-		h.Fail(c, err) // not declared JSON (415)
-		return in, req, false
-	}
-	errs := fault.All(err)
-	if len(errs) == 0 {
-		req, errs = in.request(group, h.now())
-	}
-	if len(errs) > 0 {
-		h.refuseApply(c, applying, group, in, errs)
-		badResetRequest(c, errs)
-		return in, req, false
-	}
-	return in, req, true
 }
 
 // PreviewAPI is POST /api/v1/groups/{group}/reset-preview: the plan, changing nothing.
@@ -125,31 +64,6 @@ func (h *Resets) PreviewAPI(c *gin.Context) {
 	default:
 		c.JSON(http.StatusOK, planJSON(p, h.Service.ExpiresAt(p)))
 	}
-}
-
-// badRequestJSON is a 400 answer naming every wrong field, in English.
-type badRequestJSON struct {
-	Error  string      `json:"error"`
-	Code   string      `json:"code"`
-	Kind   string      `json:"kind"`
-	Fields []fieldJSON `json:"fields"`
-}
-
-// fieldJSON is one wrong field of a request and why.
-type fieldJSON struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
-
-func badResetRequest(c *gin.Context, errs fault.List) {
-	body := badRequestJSON{Code: "bad_request", Kind: string(fault.Invalid), Fields: make([]fieldJSON, len(errs))}
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = e.Msg.String()
-		body.Fields[i] = fieldJSON{Field: e.Field, Message: msgs[i]}
-	}
-	body.Error = "Nothing was changed: " + strings.Join(msgs, " ")
-	c.JSON(http.StatusBadRequest, body)
 }
 
 // PlanJSON is the preview as the API answers it.

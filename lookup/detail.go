@@ -101,7 +101,7 @@ func (s *Service) Groups(ctx context.Context, m Message, failed ...BrokerFailure
 
 func (s *Service) readGroups(ctx context.Context, m Message, failed []BrokerFailure) (*GroupStates, error) {
 	fails := s.cluster.Fanout(ctx)
-	route, err := s.route(ctx, m.Topic, opGroups, fails)
+	route, err := s.route(fails, m.Topic, opGroups)
 	if err != nil {
 		return nil, err
 	}

@@ -135,7 +135,7 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	m := found.Message
 	a := &DirectAnswer{Message: m, Group: req.Group}
-	route, err := s.route(ctx, m.Topic, "consume directly", s.cluster.Fanout(ctx))
+	route, err := s.route(s.cluster.Fanout(ctx), m.Topic, "consume directly")
 	if err != nil {
 		return nil, err
 	}

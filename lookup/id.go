@@ -174,7 +174,7 @@ func (s *Service) byOffsetMsgID(ctx context.Context, q IDQuery) (*IDResult, erro
 
 func (s *Service) byUniqueKey(ctx context.Context, q IDQuery) (*IDResult, error) {
 	fails := s.cluster.Fanout(ctx)
-	route, err := s.route(ctx, q.Topic, opUniqueKey, fails)
+	route, err := s.route(fails, q.Topic, opUniqueKey)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,17 @@
 package lookup
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
+	"rmqconsole/filter"
 	"rmqconsole/freetext"
 	"rmqconsole/i18n"
 	"rmqconsole/rocketmq"
@@ -224,22 +227,15 @@ func (r *Result) After(q RangeQuery, n int) Cursor {
 	return Cursor{End: time.UnixMilli(last).UTC(), Skip: skip}
 }
 
-// route returns the topic's route. A topic the NameServer does not know is an Invalid
-// fault on the topic field (reason unknownTopic); a broker that served the topic a
-// moment ago and is missing from the route now is recorded in fo as failing op, since
-// its messages are missing from the answer.
-func (s *Service) route(ctx context.Context, topic, op string, fo *cluster.Fanout) (*cluster.Route, error) {
-	r, err := s.cluster.Route(ctx, topic)
+// route reads the topic's route for op through fo (cluster.Fanout.Route: a broker
+// missing from it now is recorded as failing op). A topic the NameServer does not know
+// is an Invalid fault on the topic field (reason unknownTopic).
+func (s *Service) route(fo *cluster.Fanout, topic, op string) (*cluster.Route, error) {
+	r, err := fo.Route(topic, op)
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
 		return nil, invalid("topic", unknownTopic, "lookup.topic.unknown", "Topic", quote(topic))
 	}
-	if err != nil {
-		return nil, err
-	}
-	for _, g := range r.Gone {
-		fo.Fail(g.Failure(topic, op))
-	}
-	return r, nil
+	return r, err
 }
 
 // unknownTopic is the API code of a topic the NameServer does not know.
@@ -289,4 +285,152 @@ func checkText(f freetext.Field, s string) error {
 		return &fault.Error{Code: fault.Invalid, Reason: "bad_" + f.Name, Field: f.Name, Msg: te.Msg, Err: te}
 	}
 	return nil
+}
+
+// KeyQuery asks the brokers' key index for a topic's messages with a key, optionally
+// stored within [Begin, End] (zero times are unbounded).
+type KeyQuery struct {
+	Topic string
+	Key   string
+	Begin time.Time
+	End   time.Time
+	// Filter keeps only the messages it matches; nil keeps all.
+	Filter *filter.Filter
+}
+
+// Validate checks the query without asking any broker: nil, or an Invalid fault on the
+// field at fault.
+func (q *KeyQuery) Validate() error {
+	q.Topic = strings.TrimSpace(q.Topic)
+	q.Key = strings.TrimSpace(q.Key)
+	if err := checkTopic(q.Topic); err != nil {
+		return err
+	}
+	if q.Key == "" {
+		return invalid("key", "missing_key", "lookup.key.missing")
+	}
+	if err := checkKey(q.Key); err != nil {
+		return err
+	}
+	if !q.Begin.IsZero() && !q.End.IsZero() && q.Begin.After(q.End) {
+		return invalid("begin", "bad_range", "lookup.range.reversed.key",
+			"Begin", q.Begin.UTC().Format(time.DateTime+" UTC"), "End", q.End.UTC().Format(time.DateTime+" UTC"))
+	}
+	return nil
+}
+
+// checkKey says what is wrong with a key, one rule per sentence.
+func checkKey(k string) error {
+	if len(k) > maxTextLen {
+		return invalid("key", "bad_key", "lookup.key.long", "Max", maxTextLen, "Len", len(k))
+	}
+	if err := checkText(freetext.MessageKey, k); err != nil {
+		return err
+	}
+	if strings.ContainsAny(k, " \t\r\n") {
+		return invalid("key", "bad_key", "lookup.key.spaces")
+	}
+	return nil
+}
+
+// ByKey asks every broker of the topic for the messages indexed under q.Key
+// (QUERY_MESSAGE), merges their answers, drops duplicates and returns the newest
+// KeyLimit, newest first. A broker answers at most KeyLimit messages itself (its newest
+// index entries); when one did, older matches may exist that no broker returned, and the
+// result says so.
+func (s *Service) ByKey(ctx context.Context, q KeyQuery) (*Result, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	fails := s.cluster.Fanout(ctx)
+	route, err := s.route(fails, q.Topic, opKey)
+	if err != nil {
+		return nil, err
+	}
+	brokers := route.Brokers
+	// An index entry keeps its store time as whole seconds after the index file's first
+	// timestamp, so the broker compares a time up to a second before the real one. It
+	// is asked from a second early; the exact range is applied here.
+	begin, end := q.Begin, q.End
+	if !begin.IsZero() {
+		begin = begin.Add(-time.Second)
+	}
+	answers := cluster.EachRead(fails, brokers, opKey, func(ctx context.Context, addr string) ([]*rocketmq.Message, error) {
+		r, err := s.admin.QueryMessageByKey(ctx, addr, q.Topic, q.Key, KeyLimit, begin, end)
+		if err != nil {
+			return nil, err
+		}
+		return r.Messages, nil
+	})
+
+	res := &Result{Limit: KeyLimit}
+	var found []Message
+	for i, msgs := range answers {
+		if len(msgs) >= KeyLimit {
+			res.CappedBrokers = append(res.CappedBrokers, brokers[i].Name)
+		}
+		for _, m := range msgs {
+			if inWindow(m, q) && q.Filter.Match(m) {
+				found = append(found, Message{BrokerName: brokers[i].Name, Message: m})
+			}
+		}
+	}
+	found = dedupe(found)
+	slices.SortFunc(found, newestFirst)
+	res.Total = int64(len(found))
+	res.TotalIsLowerBound = len(res.CappedBrokers) > 0
+	res.Truncated = len(found) > KeyLimit || res.TotalIsLowerBound
+	if len(found) > KeyLimit {
+		found = found[:KeyLimit]
+	}
+	res.Messages = found
+	res.Failures = fails.Wait()
+	res.FromSlaves = fails.FromSlaves()
+	return res, nil
+}
+
+// inWindow applies the optional time range exactly.
+func inWindow(m *rocketmq.Message, q KeyQuery) bool {
+	if !q.Begin.IsZero() && m.StoreTimestamp < q.Begin.UnixMilli() {
+		return false
+	}
+	if !q.End.IsZero() && m.StoreTimestamp > q.End.UnixMilli() {
+		return false
+	}
+	return true
+}
+
+// dedupe drops repeated answers for one stored message (one position in one queue).
+func dedupe(ms []Message) []Message {
+	type pos struct {
+		broker string
+		queue  int
+		offset int64
+	}
+	seen := make(map[pos]bool, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		p := pos{m.BrokerName, m.QueueID, m.QueueOffset}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, m)
+	}
+	return out
+}
+
+// newestFirst orders messages by store time, newest first; ties keep a stable order by
+// broker, queue and offset so a repeated query shows the same list.
+func newestFirst(a, b Message) int {
+	if c := cmp.Compare(b.StoreTimestamp, a.StoreTimestamp); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.BrokerName, b.BrokerName); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.QueueID, b.QueueID); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.QueueOffset, a.QueueOffset)
 }

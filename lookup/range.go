@@ -1,7 +1,6 @@
 package lookup
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -151,7 +150,7 @@ func (s *Service) ByRange(ctx context.Context, q RangeQuery) (*Result, error) {
 // messages by share, then slices back in time until enough matched.
 func (s *Service) byRange(ctx context.Context, q RangeQuery) (*Result, error) {
 	fails := s.cluster.Fanout(ctx)
-	route, err := s.route(ctx, q.Topic, opRange, fails)
+	route, err := s.route(fails, q.Topic, opRange)
 	if err != nil {
 		return nil, err
 	}
@@ -336,21 +335,6 @@ func (s *Service) newestByShare(ctx context.Context, ws []window, need int64, fi
 	fails.Wait()
 	more, n := s.pullWindows(ctx, ws, short, filter, fails)
 	return append(found, more...), read + n
-}
-
-// newestFirst orders messages by store time, newest first; ties keep a stable order by
-// broker, queue and offset so a repeated query shows the same list.
-func newestFirst(a, b Message) int {
-	if c := cmp.Compare(b.StoreTimestamp, a.StoreTimestamp); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.BrokerName, b.BrokerName); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.QueueID, b.QueueID); c != 0 {
-		return c
-	}
-	return cmp.Compare(b.QueueOffset, a.QueueOffset)
 }
 
 // slack is how many messages more than wanted a cut may leave to pull: searching

@@ -109,7 +109,7 @@ func (s *Service) Scan(ctx context.Context, q ScanQuery, sink ScanSink) (*ScanRe
 	}
 	start := time.Now()
 	fails := s.cluster.Fanout(ctx).Limit(scanParallel)
-	route, err := s.route(ctx, q.Topic, opRange, fails)
+	route, err := s.route(fails, q.Topic, opRange)
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func (s *Service) follow(ctx context.Context, q TailQuery, emit func(TailEvent),
 	defer t.wg.Wait()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	route, err := s.route(ctx, q.Topic, opTail, s.cluster.Fanout(ctx))
+	route, err := s.route(s.cluster.Fanout(ctx), q.Topic, opTail)
 	if err != nil {
 		return err
 	}

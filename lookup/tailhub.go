@@ -426,7 +426,7 @@ func (s *Service) Tail(ctx context.Context, q TailQuery, admit Admit) (*TailView
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := s.route(ctx, q.Topic, opTail, s.cluster.Fanout(ctx)); err != nil {
+	if _, err := s.route(s.cluster.Fanout(ctx), q.Topic, opTail); err != nil {
 		return nil, err
 	}
 	return s.tails.Watch(q, admit)

@@ -99,6 +99,13 @@ func decode(q Query, s string) (Cursor, error) {
 	return c, nil
 }
 
+// Encode is the cursor of a page of q that ends at the row c names, for a list a
+// database cuts (by its sort key) rather than Cut.
+func Encode(q Query, c Cursor) string { return encode(q, c) }
+
+// Decode reads a cursor Encode gave out for q, refused as Cut refuses one.
+func Decode(q Query, s string) (Cursor, error) { return decode(q, s) }
+
 // Check refuses a cursor after (not "") that Cut would refuse for q, so that a request
 // can be refused before any broker is asked for the rows.
 func Check[T any](q Query, k Keys[T], after string) error {

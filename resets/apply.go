@@ -195,16 +195,24 @@ func staleReasons(plan *Plan, snap *Snapshot, now time.Time, ttl time.Duration) 
 	return r
 }
 
-// errorMessage is err said for the person who asked: a fault's own sentence, a broker's
-// failure in the cluster layer's words, any other error as it says itself.
-func errorMessage(err error) i18n.Message {
-	if fe := fault.As(err); fe != nil {
-		return fe.Msg
+// topic is the topic a plan reads the group's offsets on at apply.
+func (p *Plan) topic() string {
+	switch {
+	case p.Undo != nil && len(p.Undo.Topics) == 1:
+		return p.Undo.Topics[0]
+	case p.Message != nil:
+		return p.Message.Queue.Topic
 	}
-	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
-		return m
+	return p.Request.Topic
+}
+
+// replan is a fresh plan of req on snap, for a refused apply.
+func (s *Service) replan(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
+	o, _, err := s.origin(ctx, req, nil)
+	if err != nil {
+		return nil, err
 	}
-	return i18n.Plain(err.Error())
+	return s.planFrom(ctx, req, snap, o)
 }
 
 // methodFor is how a broker is asked given the group's state, "" when it cannot reset

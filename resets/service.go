@@ -211,3 +211,15 @@ func (s *Service) Close() { s.refusals.flush(s) }
 func wrapf(err error, format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, err)...)
 }
+
+// errorMessage is err said for the person who asked: a fault's own sentence, a broker's
+// failure in the cluster layer's words, any other error as it says itself.
+func errorMessage(err error) i18n.Message {
+	if fe := fault.As(err); fe != nil {
+		return fe.Msg
+	}
+	if m, ok := cluster.ErrorMessage(err).(i18n.Message); ok {
+		return m
+	}
+	return i18n.Plain(err.Error())
+}

@@ -193,7 +193,7 @@ func (s *Service) Snapshot(ctx context.Context, group, topic string) (*Snapshot,
 	if err := r.groupExists(); err != nil {
 		return nil, err
 	}
-	if err := r.route(ctx, topic); err != nil {
+	if err := r.route(topic); err != nil {
 		return nil, err
 	}
 	r.readQueues()
@@ -309,13 +309,16 @@ func (r *snapshotRead) groupExists() error {
 
 // route finds each topic's queues on each of its brokers: the topic asked for, or every
 // topic the group consumes.
-func (r *snapshotRead) route(ctx context.Context, topic string) error {
+func (r *snapshotRead) route(topic string) error {
 	r.snap.Topics = sortedKeys(r.groupTopics)
 	if topic != "" {
 		r.snap.Topics = []string{topic}
 	}
 	for _, t := range r.snap.Topics {
-		route, err := r.s.cluster.Route(ctx, t)
+		// A broker that served the topic a moment ago and is gone now (killed) is a
+		// failure: its queues cannot be reset, and the preview must say so rather than
+		// look complete.
+		route, err := r.fo.Route(t, opRoute)
 		if err != nil {
 			if errors.Is(err, rocketmq.ErrTopicNotFound) {
 				if topic != "" {
@@ -340,11 +343,6 @@ func (r *snapshotRead) route(ctx context.Context, topic string) error {
 
 // addRoute plans the reading of topic t's queues on each of its brokers with a master.
 func (r *snapshotRead) addRoute(t string, route *cluster.Route) {
-	// A broker that served the topic a moment ago and is gone now (killed): its
-	// queues cannot be reset, and the preview must say so rather than look complete.
-	for _, g := range route.Gone {
-		r.fo.Fail(g.Failure(t, opRoute))
-	}
 	byBroker := map[string][]rocketmq.MessageQueue{}
 	for _, mq := range route.ReadQueues() {
 		byBroker[mq.BrokerName] = append(byBroker[mq.BrokerName], mq)

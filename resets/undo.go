@@ -185,23 +185,3 @@ func undoWarnings(u *Undo) []i18n.Message {
 	}
 	return w
 }
-
-// topic is the topic a plan reads the group's offsets on at apply.
-func (p *Plan) topic() string {
-	switch {
-	case p.Undo != nil && len(p.Undo.Topics) == 1:
-		return p.Undo.Topics[0]
-	case p.Message != nil:
-		return p.Message.Queue.Topic
-	}
-	return p.Request.Topic
-}
-
-// replan is a fresh plan of req on snap, for a refused apply.
-func (s *Service) replan(ctx context.Context, req Request, snap *Snapshot) (*Plan, error) {
-	o, _, err := s.origin(ctx, req, nil)
-	if err != nil {
-		return nil, err
-	}
-	return s.planFrom(ctx, req, snap, o)
-}

@@ -38,6 +38,7 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 
 		// Every group's dead-letter topic, newest arrivals first.
 		{http.MethodGet, "/dead-letters", dlq.Show, read},
+		{http.MethodGet, "/api/v1/dead-letters", dlq.API, read},
 
 		// Dead letters back to their original topics: one, or all a search showed.
 		{http.MethodPost, "/messages/resend", dl.ResendAll, resend},

@@ -833,6 +833,39 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 		limit = AuditDefaultLimit
 	}
 	limit = min(limit, 1000)
+	q := l.matching(ctx, f)
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	var rows []auditRow
+	if err := q.Order("id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("list audit entries: %w", err)
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	out := make([]AuditEntry, len(rows))
+	for i := range rows {
+		out[i] = rows[i].entry()
+	}
+	return out, more, nil
+}
+
+// Count is how many entries match f on every page: its BeforeID and Limit do not count.
+// One COUNT over the filter's indexed columns, so that a list can say "50 of 1,234".
+func (l *AuditLog) Count(ctx context.Context, f AuditFilter) (int64, error) {
+	ctx, cancel := l.deadline(ctx)
+	defer cancel()
+	var n int64
+	if err := l.matching(ctx, f).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("count audit entries: %w", err)
+	}
+	return n, nil
+}
+
+// matching selects the entries f's filters keep, before paging.
+func (l *AuditLog) matching(ctx context.Context, f AuditFilter) *gorm.DB {
 	q := l.db.WithContext(ctx).Model(&auditRow{})
 	clusters := l.db.Where("1 = 1")
 	if f.Cluster != "" {
@@ -869,22 +902,7 @@ func (l *AuditLog) List(ctx context.Context, f AuditFilter) ([]AuditEntry, bool,
 	if !f.Until.IsZero() {
 		q = q.Where("started_at < ?", fmtAuditTime(f.Until))
 	}
-	if f.BeforeID > 0 {
-		q = q.Where("id < ?", f.BeforeID)
-	}
-	var rows []auditRow
-	if err := q.Order("id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list audit entries: %w", err)
-	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	out := make([]AuditEntry, len(rows))
-	for i := range rows {
-		out[i] = rows[i].entry()
-	}
-	return out, more, nil
+	return q
 }
 
 // ChainProblem is one place where the chain does not hold.

@@ -206,7 +206,8 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 	}
 }
 
-// Filters select by group, topic, actor, status and time; paging goes back by id.
+// Filters select by group, topic, actor, status and time, and count what they select;
+// paging goes back by id.
 func TestAuditListFilters(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		s, _ := openAuditStore(t, db)
@@ -246,6 +247,9 @@ func TestAuditListFilters(t *testing.T) {
 			if got := count(tc.f); got != tc.want {
 				t.Errorf("%s: %d entries, want %d", name, got, tc.want)
 			}
+			if n, err := l.Count(ctx, tc.f); err != nil || n != int64(tc.want) {
+				t.Errorf("%s: counted %d (%v), want %d", name, n, err, tc.want)
+			}
 		}
 		page, more, err := l.List(ctx, AuditFilter{Limit: 2})
 		if err != nil || len(page) != 2 || !more || page[0].ID <= page[1].ID {
@@ -254,6 +258,10 @@ func TestAuditListFilters(t *testing.T) {
 		rest, more, err := l.List(ctx, AuditFilter{Limit: 2, BeforeID: page[1].ID})
 		if err != nil || len(rest) != 1 || more || rest[0].ID >= page[1].ID {
 			t.Fatalf("second page: %+v, more %v, %v", rest, more, err)
+		}
+		// The count is of every page: a page's bound and size do not narrow it.
+		if n, err := l.Count(ctx, AuditFilter{Limit: 2, BeforeID: page[1].ID}); err != nil || n != 3 {
+			t.Errorf("counted %d (%v) past the first page; want the 3 entries of every page", n, err)
 		}
 	})
 }

@@ -9,15 +9,29 @@ type AuditListVM struct {
 	// Clusters is the cluster filter's choices, nil when the console has one cluster.
 	Clusters []AuditClusterOption
 	Rows     []AuditRowVM
-	// More is set when older entries matched; OlderURL shows them.
-	More     bool
-	OlderURL string
-	// NewestURL goes back to the first page when paging.
-	NewestURL  string
-	ExportCSV  string
-	ExportJSON string
-	Chain      ChainVM
-	Error      string
+	// Total counts the entries the filters keep; Shown the rows up to this page's last.
+	Total, Shown int
+	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
+	// alone. FirstURL is set past page one.
+	NextURL, MoreURL, FirstURL string
+	ExportCSV                  string
+	ExportJSON                 string
+	Chain                      ChainVM
+	Error                      string
+}
+
+// Pager is the list's paging links and More row.
+func (vm AuditListVM) Pager() Pager {
+	return Pager{ID: "audit", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+		CountID: "audit.shown", Shown: vm.Shown, Total: vm.Total}
+}
+
+// columns is how many columns the list's table has: one more with a cluster column.
+func (vm AuditListVM) columns() int {
+	if len(vm.Clusters) > 0 {
+		return 11
+	}
+	return 10
 }
 
 // AuditClusterOption is one choice of the audit list's cluster filter: every cluster

@@ -105,8 +105,6 @@ type DeadLettersVM struct {
 	Configured bool
 	// Error says why the topics could not be listed.
 	Error string
-	// Count says how many dead-letter topics there are.
-	Count string
 	Rows  []DeadLetterRow
 	// Failures are the brokers that did not say, one sentence each.
 	Failures []string
