@@ -92,6 +92,8 @@ func (h *GroupShow) Show(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	view := viewOfGroup(CallerRights(c), group)
+	d, hist, recent = view.detail(d), view.history(hist), view.events(recent)
 	poll := time.Second
 	if h.Live != nil {
 		poll = h.Live.Interval()
@@ -165,5 +167,5 @@ func (h *GroupShow) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, d)
+	c.JSON(http.StatusOK, viewOfGroup(CallerRights(c), group).detail(d))
 }

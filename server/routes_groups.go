@@ -26,7 +26,7 @@ func (a *clusterApp) groupRoutes(env *handlers.Env) []route {
 	}
 	if s.groups != nil {
 		list.Groups, show.Groups, client.Clients = s.groups, s.groups, s.groups
-		show.Live, live.Live = s.groupsLive, s.groupsLive
+		show.Live, live.Live, live.Views = s.groupsLive, s.groupsLive, s.liveViews
 		show.DeadLetters = s.deadLetters
 	}
 	return []route{

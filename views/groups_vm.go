@@ -351,6 +351,8 @@ type GroupHeader struct {
 	MixedNote string
 	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
 	Needs5x string
+	// HiddenTopics says how many topics the caller's rights leave out; "" when none.
+	HiddenTopics string
 }
 
 // PopVM splits a POP group's backlog: never popped, revived for retry, in flight.
