@@ -402,7 +402,7 @@ func mayWatch(c *gin.Context, env *Env, pattern string) bool {
 	if pattern = strings.TrimSpace(pattern); pattern == "" || r.Allows(rights.Group, pattern, rights.ManageAlerts) {
 		return true
 	}
-	env.Fail(c, r.Refusal(rights.Group, pattern, rights.ManageAlerts))
+	refuseChange(c, env, rights.Group, pattern, rights.ManageAlerts)
 	return false
 }
 

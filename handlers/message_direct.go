@@ -88,9 +88,33 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 }
 
 func (h *Messages) directRequest(c *gin.Context, topic, group, clientID string) lookup.DirectRequest {
-	return lookup.DirectRequest{ID: c.Param("id"), Topic: topic, Group: group, ClientID: clientID,
+	req := lookup.DirectRequest{ID: c.Param("id"), Topic: topic, Group: group, ClientID: clientID,
 		Actor: Actor(c), ActorAddr: c.ClientIP()}
+	if CallerRights(c).Limited() {
+		req.Rights = directRights{c: c}
+	}
+	return req
 }
+
+// directRights check a consume-directly request against the caller's rights on the
+// message's own topic, once the service has read the message (its id names no topic).
+type directRights struct{ c *gin.Context }
+
+// MayConsumeAgain asks for send on the topic: the client runs its listener on the
+// message once more, with whatever that does downstream, as if it had been sent to the
+// group again; the caller sees the client's answer, never the body, so read-bodies
+// would ask for the wrong thing. A refusal is audited, as a refused change is.
+func (d directRights) MayConsumeAgain(topic string) error {
+	r := CallerRights(d.c)
+	if r.Allows(rights.Topic, topic, rights.Send) {
+		return nil
+	}
+	recordRefusal(d.c, rights.Topic, topic, rights.Send)
+	return r.Refusal(rights.Topic, topic, rights.Send)
+}
+
+// MaySee: see lookup.DirectRights.
+func (d directRights) MaySee(topic string) bool { return MayTopic(d.c, topic, rights.ReadMetadata) }
 
 // DirectAnswerJSON is the API's answer to a consume-directly request.
 type DirectAnswerJSON struct {
@@ -225,9 +249,9 @@ func (h *Messages) mayConsumeAgain(c *gin.Context, topic, group string) bool {
 	r := CallerRights(c)
 	switch {
 	case !r.Allows(rights.Group, strings.TrimSpace(group), rights.Reset):
-		h.Fail(c, r.Refusal(rights.Group, group, rights.Reset))
-	case topic != "" && !r.Allows(rights.Topic, strings.TrimSpace(topic), rights.ReadBodies):
-		h.Fail(c, r.Refusal(rights.Topic, topic, rights.ReadBodies))
+		refuseChange(c, h.Env, rights.Group, group, rights.Reset)
+	case topic != "" && !r.Allows(rights.Topic, strings.TrimSpace(topic), rights.Send): // send: see directRights
+		refuseChange(c, h.Env, rights.Topic, topic, rights.Send)
 	default:
 		return true
 	}

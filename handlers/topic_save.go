@@ -145,7 +145,7 @@ func (h *Topics) SaveForm(c *gin.Context) {
 	}
 	r, vm, err := topicFormRequest(c)
 	if err == nil && !MayTopic(c, r.Topic, rights.ManageTopics) { // a new topic's name is in the form
-		h.Fail(c, CallerRights(c).Refusal(rights.Topic, r.Topic, rights.ManageTopics))
+		refuseChange(c, h.Env, rights.Topic, r.Topic, rights.ManageTopics)
 		return
 	}
 	vm.Action = "/topics"
@@ -303,7 +303,7 @@ func (h *Topics) decodeSave(c *gin.Context, r *topics.SaveRequest) bool {
 func (h *Topics) save(c *gin.Context, r topics.SaveRequest) {
 	l := i18n.From(c.Request.Context())
 	if !MayTopic(c, r.Topic, rights.ManageTopics) { // a new topic's name is in the body
-		h.Fail(c, CallerRights(c).Refusal(rights.Topic, r.Topic, rights.ManageTopics))
+		refuseChange(c, h.Env, rights.Topic, r.Topic, rights.ManageTopics)
 		return
 	}
 	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)

@@ -95,7 +95,7 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 // a message's topic) and for lists and buttons. A refused change is audited, as a reset
 // refused for the role is; a refused read is not (nothing was attempted).
 func (a *clusterApp) rightsAllow(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule) bool {
-	r := handlers.Rights{Table: a.cfg.Rights, Caller: caller, Cluster: a.cc.Name}
+	r := handlers.Rights{Table: a.cfg.Rights, Caller: caller, Cluster: a.cc.Name, Refusals: a.svc.resets}
 	c.Set(handlers.RightsKey, r)
 	if !r.Limited() || rule.action == "" {
 		return true

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
 
 	"rmqconsole/auth"
 	"rmqconsole/dev"
@@ -222,6 +224,72 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 		}
 	}
 
+	// The orders group consumes a payments topic: oscar reads his group without that
+	// topic's name anywhere (queues, subscriptions, clients, rebalances, live frames),
+	// told in a sentence how many topics are left out; the viewer, who may read every
+	// topic, sees it.
+	var adaGroup struct {
+		Clients []struct {
+			ClientID      string           `json:"clientId"`
+			Subscriptions []map[string]any `json:"subscriptions"`
+		} `json:"clients"`
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		rec := call(ada, http.MethodGet, "/api/v1/groups/"+ordGroup, "")
+		json.Unmarshal(rec.Body.Bytes(), &adaGroup)
+		if len(adaGroup.Clients) > 0 && strings.Contains(rec.Body.String(), payTopic) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the admin's view of %s never named %s: %.400s", ordGroup, payTopic, rec.Body)
+		}
+	}
+	clientPath := "/groups/" + ordGroup + "/clients/" + url.PathEscape(adaGroup.Clients[0].ClientID)
+	for _, target := range []string{"/api/v1/groups/" + ordGroup, "/groups/" + ordGroup, "/api/v1" + clientPath, clientPath,
+		"/api/v1/groups/" + ordGroup + "/rebalances", "/api/v1/groups/" + ordGroup + "/lag-history"} {
+		rec := call(oscar, http.MethodGet, target, "")
+		if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), payTopic) {
+			t.Errorf("oscar GET %s: %d, names %s: %v", target, rec.Code, payTopic, strings.Contains(rec.Body.String(), payTopic))
+		}
+		if strings.Contains(target, "rebalances") || strings.Contains(target, "lag-history") {
+			continue
+		}
+		if body := rec.Body.String(); !strings.Contains(body, `"hiddenTopics":1`) && !strings.Contains(body, "1 topic is left out here") {
+			t.Errorf("oscar GET %s does not say one topic is left out: %.600s", target, body)
+		}
+	}
+	if rec := call(vera, http.MethodGet, "/api/v1/groups/"+ordGroup, ""); !strings.Contains(rec.Body.String(), payTopic) || strings.Contains(rec.Body.String(), "hiddenTopics") {
+		t.Errorf("the viewer's view of %s does not name %s, or says topics are hidden: %.400s", ordGroup, payTopic, rec.Body)
+	}
+	// Live frames: oscar's leave the topic out, the viewer's (rendered apart) name it.
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	liveFrame := func(name string) string {
+		t.Helper()
+		h := http.Header{"Origin": {srv.URL}, "Cookie": {sessionCookie(t, a, name).String()}}
+		ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/ws/groups/"+ordGroup, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		_ = ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+		var all strings.Builder
+		for !strings.Contains(all.String(), "group-clients") || !strings.Contains(all.String(), "group-summary") {
+			_, msg, err := ws.ReadMessage()
+			if err != nil {
+				t.Fatalf("%s's live view of %s: %v after %.300s", name, ordGroup, err, all.String())
+			}
+			all.Write(msg)
+		}
+		return all.String()
+	}
+	if f := liveFrame("oscar"); strings.Contains(f, payTopic) || !strings.Contains(f, "1 topic is left out here") {
+		t.Errorf("oscar's live frame names %s: %v, says one topic is left out: %v", payTopic, strings.Contains(f, payTopic), strings.Contains(f, "1 topic is left out here"))
+	}
+	if f := liveFrame("vera"); !strings.Contains(f, payTopic) {
+		t.Errorf("the viewer's live frame does not name %s", payTopic)
+	}
+
 	// Her topic's page does not name the orders group consuming it.
 	if rec := call(paula, http.MethodGet, "/api/v1/topics/"+payTopic, ""); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), ordGroup) {
 		t.Errorf("paula's topic %s: %d, names the orders group: %v", payTopic, rec.Code, strings.Contains(rec.Body.String(), ordGroup))
@@ -282,5 +350,59 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 	// The admin is not narrowed.
 	if rec := call(ada, http.MethodGet, "/api/v1/groups/"+ordGroup, ""); rec.Code != http.StatusOK {
 		t.Errorf("ada reads %s: %d", ordGroup, rec.Code)
+	}
+
+	// Consuming a message again, named by id only: the message's own topic is checked
+	// once it is read. The orders group consumes the payments topic, but oscar may not
+	// send to it, so his own group may not consume a payments message again.
+	rec := call(ada, http.MethodPost, "/api/v1/topics/"+payTopic+"/messages", `{"body":"again"}`)
+	var sent struct {
+		MsgID string `json:"msgId"`
+	}
+	if json.Unmarshal(rec.Body.Bytes(), &sent); rec.Code != http.StatusOK || sent.MsgID == "" {
+		t.Fatalf("send to %s: %d %.300s", payTopic, rec.Code, rec.Body)
+	}
+	again := `{"group":"` + ordGroup + `","clientId":"nobody@x"}`
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		// The admin is refused for the client only (after the id lookup found the message).
+		rec := call(ada, http.MethodPost, "/api/v1/messages/"+sent.MsgID+"/consume-directly", again)
+		if rec.Code != http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("message %s never found: %.300s", sent.MsgID, rec.Body)
+		}
+	}
+	if rec := call(oscar, http.MethodPost, "/api/v1/messages/"+sent.MsgID+"/consume-directly", again); rec.Code != http.StatusForbidden ||
+		!strings.Contains(rec.Body.String(), "send messages to topic "+payTopic) {
+		t.Errorf("oscar consumes a payments message again by API: %d %.400s, want 403 naming the topic", rec.Code, rec.Body)
+	}
+	form := newRequest(http.MethodPost, "/messages/"+sent.MsgID+"/consume-directly", strings.NewReader("group="+ordGroup+"&clientId=nobody@x"))
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	oscar(form)
+	pageRec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(pageRec, form)
+	if pageRec.Code != http.StatusForbidden || !strings.Contains(pageRec.Body.String(), "send messages to topic "+payTopic) {
+		t.Errorf("oscar consumes a payments message again by the page: %d %.400s, want 403 naming the topic", pageRec.Code, pageRec.Body)
+	}
+	// Changes named in a body and refused by rights are audited, as refused resets are.
+	for _, tc := range []struct{ target, body string }{
+		{"/api/v1/topics", `{"topic":"payments-new-` + suffix + `","readQueueNums":1,"writeQueueNums":1}`},
+		{"/api/v1/alert-rules", `{"group":"*","metric":"lag","threshold":10,"for":"1m","webhookUrl":"https://hooks.example.com/x"}`},
+	} {
+		if rec := call(oscar, http.MethodPost, tc.target, tc.body); rec.Code != http.StatusForbidden {
+			t.Errorf("oscar POST %s: %d %.300s, want 403", tc.target, rec.Code, rec.Body)
+		}
+	}
+	entries, _, err = a.store.Audit().List(ctx, store.AuditFilter{Status: store.AuditRefused, Actor: "oscar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]int{}
+	for _, e := range entries {
+		modes[e.Mode]++
+	}
+	if modes["rights-send"] != 2 || modes["rights-manage-topics"] != 1 || modes["rights-manage-alerts"] != 1 {
+		t.Errorf("oscar's refused changes audited by mode: %v, want rights-send 2 (API and page), rights-manage-topics 1, rights-manage-alerts 1", modes)
 	}
 }
