@@ -51,7 +51,7 @@ func (h *Home) Show(c *gin.Context) {
 		if err != nil && ov == nil {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
-		h.countGroups(c.Request.Context(), &vm)
+		h.countGroups(c, &vm)
 		vm.Diagnosis = overviewDiagnosisVM(c, l, h.Diagnosis)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
@@ -88,11 +88,11 @@ func (h *Home) API(c *gin.Context) {
 
 // countGroups fills the groups card from the (cached) group list, leaving it a link
 // when the list cannot be read in time.
-func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
+func (h *Home) countGroups(c *gin.Context, vm *views.HomeVM) {
 	if h.Groups == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, homeGroupsWait)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), homeGroupsWait)
 	defer cancel()
 	l, err := h.Groups.List(ctx, false)
 	if err != nil {
@@ -100,7 +100,7 @@ func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
 		return
 	}
 	vm.GroupsKnown = true
-	for _, g := range l.Groups {
+	for _, g := range visibleGroups(c, l).Groups { // count only the groups the caller may see
 		if g.System {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/alerts"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
@@ -38,6 +39,9 @@ type Env struct {
 	Cluster *views.ClusterChrome
 	// Firing counts the alerts firing now, for the navigation; nil: no alerts.
 	Firing func(ctx context.Context) (int, error)
+	// FiringNow lists them, for the navigation of a caller whose rights narrow what they
+	// see: only the alerts on brokers and on their groups are counted.
+	FiringNow func(ctx context.Context) ([]alerts.FiringAlert, error)
 }
 
 // firingReadTimeout bounds the navigation's read of the alert states: a slow database
@@ -51,7 +55,12 @@ func (e *Env) page(c *gin.Context, title, nav string) views.Page {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), firingReadTimeout)
 		defer cancel()
 		// A failed read shows no count; the alerts page and /metrics name the failure.
-		p.Firing, _ = e.Firing(ctx)
+		if CallerRights(c).Limited() && e.FiringNow != nil {
+			firing, _ := e.FiringNow(ctx)
+			p.Firing = len(visibleFiring(c, firing))
+		} else {
+			p.Firing, _ = e.Firing(ctx)
+		}
 	}
 	return p
 }

@@ -128,6 +128,7 @@ func (h *SeveralResets) PreviewAPI(c *gin.Context) {
 		return
 	}
 	req, errs := severalRequest(j.input(), j.Topic, j.Groups, j.GroupPattern, h.now())
+	req.MaySee = groupsSeen(c)
 	if len(errs) > 0 {
 		badResetRequest(c, errs)
 		return
@@ -257,6 +258,7 @@ func (h *SeveralResets) Preview(c *gin.Context) {
 	}
 	groups := strings.FieldsFunc(vm.Groups, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' || r == ' ' })
 	req, errs := severalRequest(in, vm.Topic, groups, strings.TrimSpace(vm.Pattern), h.now())
+	req.MaySee = groupsSeen(c)
 	var p *resets.SeveralPlan
 	var err error
 	if len(errs) == 0 {

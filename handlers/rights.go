@@ -165,6 +165,16 @@ func recordRefusal(c *gin.Context, kind rights.Kind, name string, a rights.Actio
 	}
 }
 
+// groupsSeen says which groups the caller may see, for a service's sentence that lists
+// groups; nil when the caller's rights do not narrow them.
+func groupsSeen(c *gin.Context) func(group string) bool {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return nil
+	}
+	return func(g string) bool { return r.Allows(rights.Group, g, rights.ReadMetadata) }
+}
+
 // planGroups are the groups a plan of several resets names.
 func planGroups(p *resets.SeveralPlan) []string {
 	out := make([]string, 0, len(p.Groups))
@@ -228,7 +238,19 @@ func overviewDiagnosisVM(c *gin.Context, l *i18n.Localizer, e Findings) views.Di
 	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) {
 		fs, at := e.Findings()
 		return visibleFindings(c, fs), at
-	}, e.Unread())
+	}, visibleUnread(c, e.Unread()))
+}
+
+// visibleUnread keeps what the diagnosis could not read but the reads of the locks of
+// groups the caller may not see: they name the group.
+func visibleUnread(c *gin.Context, us []diagnosis.Unread) []diagnosis.Unread {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return us
+	}
+	return slices.DeleteFunc(slices.Clone(us), func(u diagnosis.Unread) bool {
+		return u.What == diagnosis.UnreadLocks && !r.Allows(rights.Group, u.Subject, rights.ReadMetadata)
+	})
 }
 
 // visibleFiring keeps the firing alerts on brokers and on the groups the caller may see.
@@ -457,5 +479,5 @@ func (r Rights) visibleAuditEntries(page []store.AuditEntry, defaultCluster stri
 	if !r.Limited() {
 		return page
 	}
-	return slices.DeleteFunc(page, func(e store.AuditEntry) bool { return !r.auditVisible(&e, defaultCluster) })
+	return slices.DeleteFunc(slices.Clone(page), func(e store.AuditEntry) bool { return !r.auditVisible(&e, defaultCluster) })
 }

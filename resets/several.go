@@ -34,6 +34,9 @@ type SeveralRequest struct {
 	// Request holds the mode, its fields and the reason; its Group and Topic are set
 	// for each group.
 	Request Request
+	// MaySee, when set, says which groups a refusal may name: a pattern that matches
+	// nothing lists the topic's groups the caller may see, not the others.
+	MaySee func(group string) bool `json:"-"`
 }
 
 // GroupPlan is one group of a reset of several groups: its plan, or why it cannot be
@@ -154,7 +157,9 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 	}
 	var all, out []string
 	for g := range seen {
-		all = append(all, g)
+		if r.MaySee == nil || r.MaySee(g) {
+			all = append(all, g)
+		}
 		if ok, _ := path.Match(r.GroupPattern, g); ok {
 			out = append(out, g)
 		}

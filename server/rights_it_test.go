@@ -44,6 +44,12 @@ groups = ["orders-*"]
 actions = ["read-metadata", "read-bodies", "reset", "send", "manage-groups"]
 
 [[rights]]
+subjects = ["user:petra"]
+topics = ["payments-*"]
+groups = ["payments-*"]
+actions = ["read-metadata", "read-audit"]
+
+[[rights]]
 subjects = ["role:viewer"]
 topics = ["*"]
 groups = ["*"]
@@ -92,7 +98,7 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
-	addUsers(t, a, map[string]auth.Role{"paula": auth.Operator, "oscar": auth.Operator, "vera": auth.Viewer, "ada": auth.Admin})
+	addUsers(t, a, map[string]auth.Role{"paula": auth.Operator, "oscar": auth.Operator, "vera": auth.Viewer, "ada": auth.Admin, "petra": auth.Operator})
 	secret, _, err := a.sec.auth.CreateToken(ctx, "paula", "ci", "paula")
 	if err != nil {
 		t.Fatal(err)
@@ -404,5 +410,82 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 	}
 	if modes["rights-send"] != 2 || modes["rights-manage-topics"] != 1 || modes["rights-manage-alerts"] != 1 {
 		t.Errorf("oscar's refused changes audited by mode: %v, want rights-send 2 (API and page), rights-manage-topics 1, rights-manage-alerts 1", modes)
+	}
+
+	// The audit log, read by petra, whose rights cover the payments team's topics and
+	// groups and the log: only the entries naming payments topics and groups alone, by
+	// page, entry, API and export; neither another team's nor the cluster-wide ones
+	// (which name no topic or group); and a total said to be unknown, not a wrong one.
+	petra := cookie("petra")
+	record := func(group string, topics ...string) int64 {
+		t.Helper()
+		e := &store.AuditEntry{StartedAt: time.Now(), FinishedAt: time.Now(), Actor: "ada", ClusterName: "default", Group: group,
+			Topics: topics, Mode: "rights-audit-" + suffix, Status: store.AuditRefused, Params: json.RawMessage(`{}`)}
+		if err := a.store.Audit().Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
+	}
+	mine := []int64{record(payGroup, payTopic), record("", payTopic), record(payGroup)}
+	theirs := map[int64]string{record(ordGroup, ordTopic): "orders", record(payGroup, ordTopic): "a payments group on an orders topic",
+		record(""): "cluster-wide"}
+	seen := map[int64]bool{}
+	cursor := ""
+	for pages := 0; ; pages++ {
+		rec := call(petra, http.MethodGet, "/api/v1/audit?limit=2&cursor="+url.QueryEscape(cursor), "")
+		var page struct {
+			Entries []struct {
+				ID int64 `json:"id"`
+			} `json:"entries"`
+			Total        *int   `json:"total"`
+			TotalUnknown bool   `json:"totalUnknown"`
+			Next         string `json:"next"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); rec.Code != http.StatusOK || err != nil {
+			t.Fatalf("petra's audit log: %d %v %.300s", rec.Code, err, rec.Body)
+		}
+		if page.Total != nil || !page.TotalUnknown {
+			t.Errorf("petra's audit page says total %v, unknown %v: want no total", page.Total, page.TotalUnknown)
+		}
+		for _, e := range page.Entries {
+			seen[e.ID] = true
+		}
+		if cursor = page.Next; cursor == "" || pages > 50 {
+			break
+		}
+	}
+	for _, id := range mine {
+		if !seen[id] {
+			t.Errorf("petra's audit log lacks entry %d of her team", id)
+		}
+		if rec := call(petra, http.MethodGet, fmt.Sprintf("/api/v1/audit/%d", id), ""); rec.Code != http.StatusOK {
+			t.Errorf("petra GET her team's entry %d: %d", id, rec.Code)
+		}
+	}
+	for id, what := range theirs {
+		if seen[id] {
+			t.Errorf("petra's audit log lists the %s entry %d", what, id)
+		}
+		for _, target := range []string{fmt.Sprintf("/api/v1/audit/%d", id), fmt.Sprintf("/audit/%d", id)} {
+			if rec := call(petra, http.MethodGet, target, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), ordGroup) {
+				t.Errorf("petra GET %s (%s): %d, want 404 naming nothing", target, what, rec.Code)
+			}
+		}
+	}
+	for _, target := range []string{"/audit", "/audit/export?format=json", "/audit/export?format=csv"} {
+		body := call(petra, http.MethodGet, target, "").Body.String()
+		if !strings.Contains(body, payGroup) || strings.Contains(body, ordGroup) || strings.Contains(body, ordTopic) {
+			t.Errorf("petra GET %s: names her group %v, the orders group %v, the orders topic %v", target,
+				strings.Contains(body, payGroup), strings.Contains(body, ordGroup), strings.Contains(body, ordTopic))
+		}
+		if target == "/audit" && !strings.Contains(body, "the total is unknown") {
+			t.Errorf("petra's audit page does not say its total is unknown")
+		}
+	}
+	var adaAudit struct {
+		Total *int `json:"total"`
+	}
+	if rec := call(ada, http.MethodGet, "/api/v1/audit?limit=1", ""); json.Unmarshal(rec.Body.Bytes(), &adaAudit) != nil || adaAudit.Total == nil || *adaAudit.Total < 6 {
+		t.Errorf("the admin's audit log total: %v, want every entry counted: %.300s", adaAudit.Total, rec.Body)
 	}
 }
