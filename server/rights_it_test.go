@@ -482,6 +482,42 @@ func TestATeamSeesOnlyItsTopicsAndGroupsAndCannotResetAnotherTeamsGroup(t *testi
 			t.Errorf("petra's audit page does not say its total is unknown")
 		}
 	}
+	// Small counts and sentences: the overview's groups online, the navigation's firing
+	// alerts, and a pattern that matches nothing name only what paula may see.
+	home := func(who caller) *goquery.Document { return doc(call(who, http.MethodGet, "/", "")) }
+	if n := home(paula).Find(`[data-testid="groups-online"]`).Text(); n != "0" {
+		t.Errorf("paula's overview counts %q groups online; none of hers is", n)
+	}
+	if n := home(ada).Find(`[data-testid="groups-online"]`).Text(); n == "0" || n == "" {
+		t.Errorf("the admin's overview counts %q groups online; the orders group is", n)
+	}
+	rec = call(ada, http.MethodPost, "/api/v1/alert-rules", `{"group":"`+ordGroup+`","metric":"lag","threshold":10,"for":"1m","webhookUrl":"https://hooks.example.com/x"}`)
+	var created struct {
+		Rule struct {
+			ID int64 `json:"id"`
+		} `json:"rule"`
+	}
+	rule := &created.Rule
+	if json.Unmarshal(rec.Body.Bytes(), &created); rule.ID == 0 {
+		t.Fatalf("alert rule on %s: %d %.300s", ordGroup, rec.Code, rec.Body)
+	}
+	now := time.Now()
+	if err := a.store.SaveAlertStates(ctx, []store.AlertState{{RuleID: rule.ID, Group: ordGroup, State: "firing", Since: now, FiredAt: now}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if home(paula).Find(`[data-testid="nav-alerts-firing"]`).Length() != 0 || doc(call(paula, http.MethodGet, "/groups/"+payGroup, "")).Find(`[data-testid="nav-alerts-firing"]`).Length() != 0 {
+		t.Error("paula's navigation counts an alert firing on the orders group")
+	}
+	if doc(call(ada, http.MethodGet, "/groups/"+payGroup, "")).Find(`[data-testid="nav-alerts-firing"]`).Length() != 1 {
+		t.Error("the admin's navigation does not count the alert firing on the orders group")
+	}
+	rec = call(paula, http.MethodPost, "/api/v1/resets/preview", `{"topic":"`+payTopic+`","groupPattern":"payments-none-*","mode":"latest"}`)
+	if rec.Code == http.StatusOK || rec.Code == http.StatusForbidden || strings.Contains(rec.Body.String(), ordGroup) {
+		t.Errorf("paula's pattern matching nothing: %d %.400s, want a refusal naming no orders group", rec.Code, rec.Body)
+	}
+	if rec := call(ada, http.MethodPost, "/api/v1/resets/preview", `{"topic":"`+payTopic+`","groupPattern":"payments-none-*","mode":"latest"}`); !strings.Contains(rec.Body.String(), ordGroup) {
+		t.Errorf("the admin's pattern matching nothing does not list the topic's groups: %.400s", rec.Body)
+	}
 	var adaAudit struct {
 		Total *int `json:"total"`
 	}
