@@ -91,6 +91,8 @@ type Service struct {
 	failures *failureLimiter
 	// proxySeen is when each proxy-named user was last seen (signins.go).
 	proxySeen *proxySeen
+	// groups are each externally signed-in user's provider groups (external.go).
+	groups *providerGroups
 }
 
 // New returns a service over st.
@@ -111,7 +113,7 @@ func New(st Store, cfg Config) *Service {
 		cfg.Now = time.Now
 	}
 	s := &Service{st: st, cfg: cfg, throttle: newThrottle(cfg.Throttle), failures: newFailureLimiter(FailureWindow),
-		proxySeen: &proxySeen{users: map[string]time.Time{}}}
+		proxySeen: &proxySeen{users: map[string]time.Time{}}, groups: &providerGroups{of: map[string][]string{}}}
 	// Unknown user names are checked against this hash, so a wrong name takes as long
 	// as a wrong password and sign-in does not reveal which names exist. Made on first
 	// use: it costs as much as a sign-in.
@@ -139,6 +141,9 @@ type Caller struct {
 	// Via says how the caller was recognised: "session", "token" or "proxy" (local mode
 	// makes no Caller).
 	Via string
+	// Groups are the identity provider's groups of the user at their latest sign-in
+	// through it (rights may name them); none for local users.
+	Groups []string
 }
 
 // CheckUserName accepts 1 to 64 letters, digits and . _ @ - (names appear in URLs, in the
@@ -400,7 +405,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Caller, error) {
 			return nil, err
 		}
 	}
-	return &Caller{Name: su.User.Name, Role: role, Via: "session"}, nil
+	return &Caller{Name: su.User.Name, Role: role, Via: "session", Groups: s.groups.get(su.User.Name)}, nil
 }
 
 // Logout ends the session of a cookie's token. An unknown token is not an error: the

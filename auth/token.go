@@ -134,7 +134,8 @@ func (s *Service) TokenCaller(ctx context.Context, secret string) (*Caller, erro
 			return nil, err
 		}
 	}
-	return &Caller{Name: row.UserName, Role: role, Via: "token"}, nil
+	// A token acts with its user's rights, provider groups included.
+	return &Caller{Name: row.UserName, Role: role, Via: "token", Groups: s.groups.get(row.UserName)}, nil
 }
 
 func toToken(r *store.APITokenUser) *Token {

@@ -83,6 +83,7 @@ type configFile struct {
 	Decoders []Entry `toml:"decoders" yaml:"decoders"`
 	Clusters any     `toml:"clusters" yaml:"clusters"`
 	Masking  any     `toml:"masking" yaml:"masking"` // read by package masking
+	Rights   any     `toml:"rights" yaml:"rights"`   // read by package rights
 }
 
 // Load reads and checks a decoders file, TOML (.toml) or YAML (.yaml, .yml). Every
@@ -107,7 +108,7 @@ func Parse(ctx context.Context, raw []byte, file string) (*Registry, error) {
 			return nil, fileFault(file, "", i18n.M("decode.config.syntax", "Error", err.Error()))
 		}
 		for _, k := range md.Undecoded() {
-			if len(k) > 0 && (k[0] == "clusters" || k[0] == "masking") {
+			if len(k) > 0 && (k[0] == "clusters" || k[0] == "masking" || k[0] == "rights") {
 				continue
 			}
 			return nil, fileFault(file, k.String(), i18n.M("decode.config.unknown", "Setting", k.String()))

@@ -47,6 +47,9 @@ type ClientInfo struct {
 	// PopQueues are the queues a 5.x POP consumer reads.
 	PopQueues []PopQueue     `json:"popQueues,omitempty"`
 	Topics    []TopicConsume `json:"topics"`
+	// HiddenTopics counts the topics left out because the caller's rights do not let
+	// them read their metadata (set by the console as it answers; 0 otherwise).
+	HiddenTopics int `json:"hiddenTopics,omitempty"`
 	// Jstack is the thread (Java) or goroutine (Go) dump, when asked for and sent.
 	JstackAsked bool   `json:"jstackAsked"`
 	Jstack      string `json:"jstack,omitempty"`

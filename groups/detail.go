@@ -73,6 +73,9 @@ type Detail struct {
 	// did not answer (a slave's copy of the offsets can be a few seconds behind).
 	FromSlaves []cluster.SlaveRead `json:"fromSlaves,omitempty"`
 	CheckedAt  time.Time           `json:"checkedAt"`
+	// HiddenTopics counts the topics left out because the caller's rights do not let
+	// them read their metadata (set by the console as it answers; 0 otherwise).
+	HiddenTopics int `json:"hiddenTopics,omitempty"`
 
 	// clientsKnown: some broker answered the connection list, so Clients is the truth.
 	clientsKnown bool

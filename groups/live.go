@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,6 +70,19 @@ type Frame = live.Frame
 // read that language, and sends the same bytes to each of them.
 type Renderer interface {
 	Render(ctx context.Context, u *Update) (Frame, error)
+}
+
+// ViewSep separates, in the language a viewer watches in (WatchIn, Open), the language
+// tag from a view: viewers of one group who may see different parts of it (the
+// console's rights by topic) are sent frames rendered apart, once per language and view.
+const ViewSep = "\x00"
+
+type viewKey struct{}
+
+// ViewOf is the view the frame being rendered is for ("" when the viewers named none).
+func ViewOf(ctx context.Context) string {
+	v, _ := ctx.Value(viewKey{}).(string)
+	return v
 }
 
 // RenderFunc adapts a function to Renderer.
@@ -407,7 +421,8 @@ func (w *watch) renderer(u *Update) func(lang string) Frame {
 }
 
 func (w *watch) render(u *Update, lang string) Frame {
-	ctx := i18n.With(context.Background(), i18n.Match(lang))
+	tag, view, _ := strings.Cut(lang, ViewSep)
+	ctx := context.WithValue(i18n.With(context.Background(), i18n.Match(tag)), viewKey{}, view)
 	b, err := w.l.opts.Renderer.Render(ctx, u)
 	if err != nil {
 		w.l.opts.Log.Error("render live group frame", "group", w.group, "lang", lang, "err", err)

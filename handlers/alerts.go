@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -15,6 +17,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -49,11 +52,15 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 		h.Fail(c, err)
 		return
 	}
+	rules = visibleAlertRules(c, rules)
 	deliveries, err := h.Rules.Deliveries(c.Request.Context(), 50)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
+	deliveries = slices.DeleteFunc(deliveries, func(d store.AlertDelivery) bool {
+		return d.Group != "" && cmp.Or(deliveredTarget(d), alerts.TargetGroup) == alerts.TargetGroup && !MayGroup(c, d.Group, rights.ReadMetadata)
+	})
 	vm := views.AlertsVM{CanEdit: CallerRole(c).Allows(auth.Operator), Form: form}
 	byID := make(map[int64]store.AlertRule, len(rules))
 	for _, r := range rules {
@@ -77,6 +84,9 @@ func (h *Alerts) Create(c *gin.Context) {
 		WebhookURL: in.WebhookURL, Format: in.Format}
 	// Shown again only when refused: escaped, what the free-text rule does not take.
 	shownAll(&form.Name, &form.Group, &form.Broker, &form.Metric, &form.Threshold, &form.For, &form.WebhookURL, &form.Format)
+	if !mayWatch(c, h.Env, in.Group) {
+		return
+	}
 	_, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if fes := fault.All(err); len(fes) > 0 && fes[0].Code == fault.Invalid {
 		l := i18n.From(c.Request.Context())
@@ -103,6 +113,9 @@ func (h *Alerts) Create(c *gin.Context) {
 func (h *Alerts) Delete(c *gin.Context) {
 	id, ok := h.ruleID(c)
 	if !ok {
+		return
+	}
+	if !h.mayDelete(c, id) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
@@ -200,6 +213,7 @@ func (h *Alerts) List(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	rules = visibleAlertRules(c, rules)
 	out := make([]AlertRuleJSON, len(rules))
 	for i, r := range rules {
 		out[i] = alertRuleJSON(r)
@@ -214,6 +228,9 @@ func (h *Alerts) CreateAPI(c *gin.Context) {
 		h.Fail(c, bodyError(err, "bad_json", "alerts.error.json", "Shape", alertRuleShape))
 		return
 	}
+	if !mayWatch(c, h.Env, in.Group) {
+		return
+	}
 	r, err := h.Rules.Create(c.Request.Context(), alertWho(c), in)
 	if err != nil {
 		h.Fail(c, err)
@@ -226,6 +243,9 @@ func (h *Alerts) CreateAPI(c *gin.Context) {
 func (h *Alerts) DeleteAPI(c *gin.Context) {
 	id, ok := h.ruleID(c)
 	if !ok {
+		return
+	}
+	if !h.mayDelete(c, id) {
 		return
 	}
 	if err := h.Rules.Delete(c.Request.Context(), alertWho(c), id); err != nil {
@@ -371,4 +391,61 @@ func groupAlertsVM(l *i18n.Localizer, group string, rules []alerts.RuleView) []v
 		out = append(out, a)
 	}
 	return out
+}
+
+// mayWatch answers 403 unless the caller may manage the alert rules of the groups
+// pattern covers. A pattern is let through only when a rule of the caller's rights
+// covers it as written ("payments-*" under "payments-*"), so a wider one ("*") that
+// would watch another team's groups is refused.
+func mayWatch(c *gin.Context, env *Env, pattern string) bool {
+	r := CallerRights(c)
+	if pattern = strings.TrimSpace(pattern); pattern == "" || r.Allows(rights.Group, pattern, rights.ManageAlerts) {
+		return true
+	}
+	refuseChange(c, env, rights.Group, pattern, rights.ManageAlerts)
+	return false
+}
+
+// visibleAlertRules keeps the rules on groups the caller may see (a pattern as written,
+// as mayWatch judges it) and the rules on brokers, each with the states of the groups
+// the caller may see.
+func visibleAlertRules(c *gin.Context, rules []alerts.RuleView) []alerts.RuleView {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return rules
+	}
+	var out []alerts.RuleView
+	for _, rv := range rules {
+		if alerts.Target(rv.Metric) != alerts.TargetGroup {
+			out = append(out, rv)
+			continue
+		}
+		if !r.Allows(rights.Group, rv.GroupPattern, rights.ReadMetadata) {
+			continue
+		}
+		rv.States = slices.DeleteFunc(slices.Clone(rv.States), func(st store.AlertState) bool {
+			return !r.Allows(rights.Group, st.Group, rights.ReadMetadata)
+		})
+		out = append(out, rv)
+	}
+	return out
+}
+
+// mayDelete answers 403 unless the caller may manage the alert rules of the groups the
+// rule id watches. An id that names no rule is left to the service to answer.
+func (h *Alerts) mayDelete(c *gin.Context, id int64) bool {
+	if !CallerRights(c).Limited() {
+		return true
+	}
+	rules, err := h.Rules.Rules(c.Request.Context(), 0)
+	if err != nil {
+		h.Fail(c, err)
+		return false
+	}
+	for _, rv := range rules {
+		if rv.ID == id && alerts.Target(rv.Metric) == alerts.TargetGroup {
+			return mayWatch(c, h.Env, rv.GroupPattern)
+		}
+	}
+	return true
 }

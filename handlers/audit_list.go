@@ -172,8 +172,17 @@ func (q auditQuery) cursorAfter(id int64) string {
 }
 
 // auditPage is one page of the entries q keeps, newest first: the entries, how many
-// match on every page, and the cursor of the next page ("" on the last).
-func (h *Audit) auditPage(ctx context.Context, q auditQuery) ([]store.AuditEntry, int, string, error) {
+// match on every page (-1 when unknown), and the cursor of the next page ("" on the
+// last). For a caller whose rights narrow what they see, the store's pages are read
+// and the entries they may not see dropped (rights are patterns, which no WHERE over
+// names can express), up to auditScanPages pages; counting what they may see would
+// read the whole log, so the total is then unknown.
+func (h *Audit) auditPage(c *gin.Context, q auditQuery) ([]store.AuditEntry, int, string, error) {
+	ctx := c.Request.Context()
+	r := CallerRights(c)
+	if r.Limited() {
+		return h.visiblePage(c, q, r)
+	}
 	entries, more, err := h.Entries.List(ctx, q.filter)
 	if err != nil {
 		return nil, 0, "", err
@@ -187,6 +196,43 @@ func (h *Audit) auditPage(ctx context.Context, q auditQuery) ([]store.AuditEntry
 		next = q.cursorAfter(entries[len(entries)-1].ID)
 	}
 	return entries, int(total), next, nil
+}
+
+// auditScanPages bounds the store pages one page of a narrowed caller reads: a page
+// may then hold fewer entries than its limit, and its cursor goes on from the last
+// entry read.
+const auditScanPages = 20
+
+// visiblePage is auditPage for a caller whose rights narrow what they see.
+func (h *Audit) visiblePage(c *gin.Context, q auditQuery, r Rights) ([]store.AuditEntry, int, string, error) {
+	f := q.filter
+	want := f.Limit
+	if want <= 0 {
+		want = store.AuditDefaultLimit
+	}
+	var out []store.AuditEntry
+	for range auditScanPages {
+		page, more, err := h.Entries.List(c.Request.Context(), f)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		for i, e := range page {
+			f.BeforeID = e.ID
+			if !r.auditVisible(&e, h.DefaultCluster) {
+				continue
+			}
+			if out = append(out, e); len(out) == want {
+				if i < len(page)-1 || more {
+					return out, -1, q.cursorAfter(e.ID), nil
+				}
+				return out, -1, "", nil
+			}
+		}
+		if !more || len(page) == 0 {
+			return out, -1, "", nil
+		}
+	}
+	return out, -1, q.cursorAfter(f.BeforeID), nil
 }
 
 // refusedText is the free-text rule's refusal of a filter, as a filter that cannot be
@@ -247,7 +293,7 @@ func (h *Audit) List(c *gin.Context) {
 		h.render(c, http.StatusUnprocessableEntity, p, views.AuditListPage(vm))
 		return
 	}
-	entries, total, next, err := h.auditPage(ctx, q)
+	entries, total, next, err := h.auditPage(c, q)
 	if err != nil {
 		h.Fail(c, err)
 		return
@@ -264,6 +310,7 @@ func (h *Audit) List(c *gin.Context) {
 		list += "?" + base.Encode()
 	}
 	vm.Total, vm.Shown = total, shownThrough(c, len(entries))
+	vm.TotalUnknown = total < 0
 	if next != "" {
 		vm.NextURL = listPageURL(list, q.limit, next, vm.Shown, false)
 		vm.MoreURL = listPageURL(list, q.limit, next, vm.Shown, true)
@@ -359,8 +406,11 @@ type AuditListJSON struct {
 	// request gives none).
 	Entries []AuditEntryJSON `json:"entries"`
 	Limit   int              `json:"limit"`
-	// Total counts the entries the filter keeps, on every page.
-	Total int `json:"total"`
+	// Total counts the entries the filter keeps, on every page; null, with
+	// TotalUnknown, for a caller whose rights hide some entries (counting those they may
+	// see would read the whole log).
+	Total        *int `json:"total"`
+	TotalUnknown bool `json:"totalUnknown,omitempty"`
 	// Next is the cursor of the following page; absent on the last one.
 	Next string `json:"next,omitempty"`
 	// Truncated is set when older entries matched. Deprecated: use next.
@@ -377,12 +427,15 @@ func (h *Audit) ListAPI(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	entries, total, next, err := h.auditPage(ctx, q)
+	entries, total, next, err := h.auditPage(c, q)
 	if err != nil {
 		h.Fail(c, err)
 		return
 	}
-	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.limit, Total: total, Next: next, Truncated: next != ""}
+	out := AuditListJSON{Entries: make([]AuditEntryJSON, len(entries)), Limit: q.limit, Total: &total, Next: next, Truncated: next != ""}
+	if total < 0 {
+		out.Total, out.TotalUnknown = nil, true
+	}
 	for i := range entries {
 		out.Entries[i] = auditEntryJSON(&entries[i])
 	}

@@ -27,6 +27,11 @@ func (h *Audit) entry(c *gin.Context) (*store.AuditEntry, bool) {
 		h.Fail(c, err)
 		return nil, false
 	}
+	if !CallerRights(c).auditVisible(e, h.DefaultCluster) {
+		// As if it did not exist: even its group's name is not the caller's to see.
+		h.Fail(c, fault.New(fault.NotFound, "audit.no_entry", "ID", id))
+		return nil, false
+	}
 	return e, true
 }
 

@@ -188,6 +188,8 @@ func deadLetterVM(c *gin.Context, m *rocketmq.Message) views.DeadLetterVM {
 		d.ResendNote = l.T("deadletters.note.notopic")
 	case !CallerRole(c).Allows(auth.Operator):
 		d.ResendNote = l.T("deadletters.note.operators", "Topic", o.Topic)
+	case CallerRights(c).Limited():
+		d.ResendNote = l.T("rights.resend.limited")
 	default:
 		d.CanResend = true
 	}
@@ -209,6 +211,8 @@ func resendSearchVM(c *gin.Context, topic string, msgs []lookup.Message, truncat
 		r.Note = l.T("deadletters.search.toomany", "Max", deadletters.MaxResend, "N", l.Int(int64(len(msgs))))
 	case !CallerRole(c).Allows(auth.Operator):
 		r.Note = l.N("deadletters.search.operators", len(msgs))
+	case CallerRights(c).Limited():
+		r.Note = l.T("rights.resend.limited")
 	default:
 		r.CanResend = true
 		for _, m := range msgs {

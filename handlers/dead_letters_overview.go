@@ -44,6 +44,7 @@ func (h *DeadLetterList) Show(c *gin.Context) {
 				h.render(c, http.StatusOK, p, views.DeadLettersPage(vm))
 				return
 			}
+			list = visibleDeadLetters(c, list)
 			pg, err = deadletters.PageOverview(list, limit, after)
 		}
 		if err != nil {

@@ -52,7 +52,7 @@ func (h *Diagnosis) API(c *gin.Context) {
 	var at time.Time
 	if h.Engine != nil {
 		fs, at = h.Engine.Findings()
-		unread = h.Engine.Unread()
+		fs, unread = visibleFindings(c, fs), visibleUnread(c, h.Engine.Unread())
 	}
 	h.answer(c, fs, unread, at)
 }

@@ -60,7 +60,7 @@ func (h *GroupClient) read(c *gin.Context) (*groups.ClientInfo, bool) {
 		h.Fail(c, err)
 		return nil, false
 	}
-	return ci, true
+	return viewOfGroup(CallerRights(c), group).client(ci), true
 }
 
 // Show renders the client page.
@@ -96,6 +96,9 @@ func clientPageVM(l *i18n.Localizer, ci *groups.ClientInfo) views.ClientVM {
 		Mode: ci.ConsumeMode, ConsumeFrom: ci.ConsumeFromWhere, CheckedAt: views.TimeUTC(ci.CheckedAt), CheckedISO: views.ISO(ci.CheckedAt),
 		Unavailable: l.SayText(ci.Unavailable), JstackAsked: ci.JstackAsked, Jstack: ci.Jstack}
 	vm.Started, vm.StartedISO = groupEpochMs(ci.StartedAt)
+	if ci.HiddenTopics > 0 {
+		vm.HiddenTopics = l.N("rights.hidden_topics", ci.HiddenTopics)
+	}
 	for _, s := range ci.Settings {
 		vm.Settings = append(vm.Settings, clientSettingRow(l, s))
 	}

@@ -93,6 +93,8 @@ type GroupLive struct {
 	// Quota bounds the live views each user has open, shared with the broker pages; nil
 	// bounds nothing.
 	Quota *live.Quota
+	// Views share the viewers' rights with the frames' renderer (GroupFrames.Views).
+	Views *LiveViews
 }
 
 // Serve upgrades the request and streams the group's frames until the browser leaves,
@@ -109,7 +111,7 @@ func (h *GroupLive) Serve(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	streamLive(c, h.Quota, func(group string) (*live.Viewer, error) {
-		return h.Live.Open(ctx, group, i18n.From(ctx).Lang())
+		return h.Live.Open(ctx, group, h.Views.viewFor(CallerRights(c), i18n.From(ctx).Lang()))
 	}, group)
 }
 
@@ -219,11 +221,14 @@ func wsWritePump(conn *websocket.Conn, frames <-chan live.Frame, dropped func() 
 type GroupFrames struct {
 	// Base rebases the frames' links onto the cluster the hub watches.
 	Base ClusterBase
+	// Views are the rights of the viewers, for frames rendered for a view.
+	Views *LiveViews
 }
 
 // Render implements groups.Renderer: one message with everything but the queue rows,
 // and the rows, when any changed, in a second message, in the language of ctx.
 func (g GroupFrames) Render(ctx context.Context, u *groups.Update) (groups.Frame, error) {
+	u = g.Views.update(ctx, u)
 	vm := frameVM(i18n.From(ctx), u)
 	var head bytes.Buffer
 	if err := views.GroupLiveFrame(vm).Render(ctx, &head); err != nil {

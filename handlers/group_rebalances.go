@@ -33,6 +33,11 @@ type RebalancesJSON struct {
 	Days []RebalanceDayJSON `json:"days"`
 	// DuplicatesNote says what duplicatesAtRisk is: an upper bound, and where it comes from.
 	DuplicatesNote string `json:"duplicatesNote"`
+	// HiddenEvents counts the events of this page left out because they move queues of
+	// topics the caller's rights hide (HiddenTopics counts those topics): the history
+	// ends when Events and HiddenEvents together are fewer than Limit.
+	HiddenEvents int `json:"hiddenEvents,omitempty"`
+	HiddenTopics int `json:"hiddenTopics,omitempty"`
 }
 
 // RebalanceDayJSON is one UTC day of moves.
@@ -73,8 +78,10 @@ func (h *GroupRebalances) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	events := groups.EventsFromStore(stored)
-	out := RebalancesJSON{Group: group, Events: events, Limit: limit, Rebalances: groups.Rebalances(events),
+	all := groups.EventsFromStore(stored)
+	view := viewOfGroup(CallerRights(c), group)
+	events := view.events(all)
+	out := RebalancesJSON{HiddenEvents: len(all) - len(events), HiddenTopics: view.hiddenCount(), Group: group, Events: events, Limit: limit, Rebalances: groups.Rebalances(events),
 		Days: make([]RebalanceDayJSON, len(days)), DuplicatesNote: groups.DuplicatesNote.String()}
 	if out.Rebalances == nil {
 		out.Rebalances = []groups.Rebalance{}

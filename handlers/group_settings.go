@@ -16,6 +16,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/subgroups"
@@ -69,7 +70,8 @@ func (h *GroupSettings) Show(c *gin.Context) {
 // Without a cluster or with a name RocketMQ refuses it answers itself and ok is false.
 func (h *GroupSettings) readPage(c *gin.Context, cfg *subgroups.Config) (views.GroupSettingsVM, bool) {
 	group := c.Param("group")
-	vm := views.GroupSettingsVM{Group: group, CanChange: CallerRole(c).Allows(auth.Operator), CanDelete: CallerRole(c).Allows(auth.Admin)}
+	manage := MayGroup(c, group, rights.ManageGroups) // the caller's rights on this group
+	vm := views.GroupSettingsVM{Group: group, CanChange: CallerRole(c).Allows(auth.Operator) && manage, CanDelete: CallerRole(c).Allows(auth.Admin) && manage}
 	if h.Settings == nil {
 		h.Fail(c, errNoCluster())
 		return vm, false

@@ -9,6 +9,7 @@ import (
 
 	"rmqconsole/groups"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -91,6 +92,8 @@ func (h *GroupShow) Show(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
+	view := viewOfGroup(CallerRights(c), group)
+	d, hist, recent = view.detail(d), view.history(hist), view.events(recent)
 	poll := time.Second
 	if h.Live != nil {
 		poll = h.Live.Interval()
@@ -115,6 +118,9 @@ func (h *GroupShow) Show(c *gin.Context) {
 			t.PopRetry, err = h.DeadLetters.PopRetryTopics(c.Request.Context(), group, popTopics(d))
 		}
 		vm.DeadLetters = groupDeadLettersIn(l, t, err, time.Now(), d.ClientsUnknown)
+	}
+	if !MayGroup(c, group, rights.Reset) {
+		vm.ResetURL = "" // the caller's rights do not cover resetting this group
 	}
 	h.render(c, http.StatusOK, p, views.GroupPage(vm))
 }
@@ -161,5 +167,5 @@ func (h *GroupShow) API(c *gin.Context) {
 		h.Fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, d)
+	c.JSON(http.StatusOK, viewOfGroup(CallerRights(c), group).detail(d))
 }

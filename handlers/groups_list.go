@@ -112,6 +112,7 @@ func (h *GroupsList) Show(c *gin.Context) {
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Groups.List(c.Request.Context(), refresh)
+	l = visibleGroups(c, l)
 	if err != nil {
 		vm.Error = loc.T("groups.error.read", "Error", groupErrText(loc, err))
 		h.renderPageOrFragment(c, http.StatusOK, p, views.GroupsPage(vm))
@@ -178,6 +179,7 @@ func (h *GroupsList) API(c *gin.Context) {
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Groups.List(c.Request.Context(), refresh)
+	l = visibleGroups(c, l)
 	if err != nil {
 		h.Fail(c, err)
 		return

@@ -209,6 +209,9 @@ func headerVM(l *i18n.Localizer, d *groups.Detail, hist *groups.History) views.G
 		ConsumeMode: d.ConsumeMode,
 		CheckedAt:   views.TimeUTC(d.CheckedAt), CheckedISO: views.ISO(d.CheckedAt), Failures: sayFailures(l, d.Failures),
 		FromSlaves: sayFromSlaves(l, d.FromSlaves, "cluster.slave.what.offsets")}
+	if d.HiddenTopics > 0 {
+		h.HiddenTopics = l.N("rights.hidden_topics", d.HiddenTopics)
+	}
 	if hist != nil && len(hist.Totals) > 1 {
 		vals := make([]float64, 0, groups.QueueSamples)
 		for _, s := range hist.Totals[max(0, len(hist.Totals)-groups.QueueSamples):] {

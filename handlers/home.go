@@ -51,8 +51,8 @@ func (h *Home) Show(c *gin.Context) {
 		if err != nil && ov == nil {
 			vm.Errors = append(vm.Errors, err.Error())
 		}
-		h.countGroups(c.Request.Context(), &vm)
-		vm.Diagnosis = diagnosisVM(l, h.Diagnosis, "")
+		h.countGroups(c, &vm)
+		vm.Diagnosis = overviewDiagnosisVM(c, l, h.Diagnosis)
 	}
 	if h.Clusters != nil && h.Cluster != nil {
 		vm.Clusters = h.clusterRows(l, h.Clusters(c.Request.Context()))
@@ -60,7 +60,10 @@ func (h *Home) Show(c *gin.Context) {
 	var p views.Page
 	if h.Alerts != nil {
 		// The navigation's count is the list the page leads with: one read for both.
-		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), l, h.Alerts.FiringNow)
+		vm.Firing, vm.FiringError = firingRows(c.Request.Context(), l, func(ctx context.Context) ([]alerts.FiringAlert, error) {
+			firing, err := h.Alerts.FiringNow(ctx)
+			return visibleFiring(c, firing), err
+		})
 		p = h.chrome(c, l.T("home.page"), "home")
 		p.Firing = len(vm.Firing)
 	} else {
@@ -85,11 +88,11 @@ func (h *Home) API(c *gin.Context) {
 
 // countGroups fills the groups card from the (cached) group list, leaving it a link
 // when the list cannot be read in time.
-func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
+func (h *Home) countGroups(c *gin.Context, vm *views.HomeVM) {
 	if h.Groups == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, homeGroupsWait)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), homeGroupsWait)
 	defer cancel()
 	l, err := h.Groups.List(ctx, false)
 	if err != nil {
@@ -97,7 +100,7 @@ func (h *Home) countGroups(ctx context.Context, vm *views.HomeVM) {
 		return
 	}
 	vm.GroupsKnown = true
-	for _, g := range l.Groups {
+	for _, g := range visibleGroups(c, l).Groups { // count only the groups the caller may see
 		if g.System {
 			continue
 		}

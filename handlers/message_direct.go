@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -11,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/rights"
 	"rmqconsole/views"
 )
 
@@ -24,6 +26,9 @@ func (h *Messages) ConsumeDirectly(c *gin.Context) {
 		return
 	}
 	req := h.directRequest(c, c.PostForm("topic"), c.PostForm("group"), c.PostForm("clientId"))
+	if !h.mayConsumeAgain(c, req.Topic, req.Group) {
+		return
+	}
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), req)
 	switch {
 	case fault.Is(err, fault.Invalid), fault.Is(err, fault.Conflict):
@@ -66,6 +71,9 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 	if in.Topic == "" {
 		in.Topic = c.Query("topic")
 	}
+	if !h.mayConsumeAgain(c, in.Topic, in.Group) {
+		return
+	}
 	a, err := h.Lookup.ConsumeDirectly(c.Request.Context(), h.directRequest(c, in.Topic, in.Group, in.ClientID))
 	if err != nil && a == nil {
 		h.Fail(c, err)
@@ -80,9 +88,33 @@ func (h *Messages) ConsumeDirectlyAPI(c *gin.Context) {
 }
 
 func (h *Messages) directRequest(c *gin.Context, topic, group, clientID string) lookup.DirectRequest {
-	return lookup.DirectRequest{ID: c.Param("id"), Topic: topic, Group: group, ClientID: clientID,
+	req := lookup.DirectRequest{ID: c.Param("id"), Topic: topic, Group: group, ClientID: clientID,
 		Actor: Actor(c), ActorAddr: c.ClientIP()}
+	if CallerRights(c).Limited() {
+		req.Rights = directRights{c: c}
+	}
+	return req
 }
+
+// directRights check a consume-directly request against the caller's rights on the
+// message's own topic, once the service has read the message (its id names no topic).
+type directRights struct{ c *gin.Context }
+
+// MayConsumeAgain asks for send on the topic: the client runs its listener on the
+// message once more, with whatever that does downstream, as if it had been sent to the
+// group again; the caller sees the client's answer, never the body, so read-bodies
+// would ask for the wrong thing. A refusal is audited, as a refused change is.
+func (d directRights) MayConsumeAgain(topic string) error {
+	r := CallerRights(d.c)
+	if r.Allows(rights.Topic, topic, rights.Send) {
+		return nil
+	}
+	recordRefusal(d.c, rights.Topic, topic, rights.Send)
+	return r.Refusal(rights.Topic, topic, rights.Send)
+}
+
+// MaySee: see lookup.DirectRights.
+func (d directRights) MaySee(topic string) bool { return MayTopic(d.c, topic, rights.ReadMetadata) }
 
 // DirectAnswerJSON is the API's answer to a consume-directly request.
 type DirectAnswerJSON struct {
@@ -208,4 +240,20 @@ func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) vi
 		vm.Note = l.T("message.again.none", "Topic", m.Topic, "Broker", m.BrokerName)
 	}
 	return vm
+}
+
+// mayConsumeAgain answers 403 unless the caller may reset the group (consuming a message
+// again moves what the group has seen) and read the topic's messages, both named in the
+// body.
+func (h *Messages) mayConsumeAgain(c *gin.Context, topic, group string) bool {
+	r := CallerRights(c)
+	switch {
+	case !r.Allows(rights.Group, strings.TrimSpace(group), rights.Reset):
+		refuseChange(c, h.Env, rights.Group, group, rights.Reset)
+	case topic != "" && !r.Allows(rights.Topic, strings.TrimSpace(topic), rights.Send): // send: see directRights
+		refuseChange(c, h.Env, rights.Topic, topic, rights.Send)
+	default:
+		return true
+	}
+	return false
 }

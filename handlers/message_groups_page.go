@@ -85,5 +85,5 @@ func (h *Messages) messageGroups(c *gin.Context, r, seen *lookup.IDResult) (*loo
 		read = h.Lookup.KeptGroups
 	}
 	gs, err := read(c.Request.Context(), r.Message, r.Failures...)
-	return maskedGroups(r.Message, seen.Message, gs), err
+	return visibleGroupStates(c, maskedGroups(r.Message, seen.Message, gs)), err
 }

@@ -12,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/lookup"
 	"rmqconsole/resets"
+	"rmqconsole/rights"
 	"rmqconsole/views"
 )
 
@@ -27,7 +28,7 @@ func messageResetVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) *v
 	}
 	if gs != nil {
 		for _, g := range gs.States {
-			if (g.Subscribed || g.ConsumerOffset >= 0) && !slices.Contains(vm.Groups, g.Group) {
+			if (g.Subscribed || g.ConsumerOffset >= 0) && !slices.Contains(vm.Groups, g.Group) && MayGroup(c, g.Group, rights.Reset) {
 				vm.Groups = append(vm.Groups, g.Group)
 			}
 		}

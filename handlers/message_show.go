@@ -20,6 +20,7 @@ import (
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/masking"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
@@ -55,6 +56,11 @@ func (h *Messages) find(c *gin.Context, topic string) (*lookup.IDResult, bool) {
 		return nil, false
 	case err != nil: // a message not found is a 404, a broker failure a 502/504 (errorStatus)
 		h.failInput(c, err)
+		return nil, false
+	}
+	// Its topic is known only now: the caller must be let read the topic's messages.
+	if t := r.Message.Topic; !MayTopic(c, t, rights.ReadBodies) {
+		h.Fail(c, CallerRights(c).Refusal(rights.Topic, t, rights.ReadBodies))
 		return nil, false
 	}
 	return r, true

@@ -16,6 +16,7 @@ import (
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
 	"rmqconsole/masking"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 	"rmqconsole/views"
@@ -92,6 +93,11 @@ func (h *Messages) runSearch(c *gin.Context, f *msgSearchForm, page bool) (*msgO
 		}
 	case views.TabID:
 		if out.idRes, err = h.Lookup.ByID(ctx, f.idQuery()); err == nil {
+			// The id named no topic the access check could see: the message's own.
+			if t := out.idRes.Message.Topic; !MayTopic(c, t, rights.ReadBodies) {
+				out.idRes = nil
+				return nil, CallerRights(c).Refusal(rights.Topic, t, rights.ReadBodies)
+			}
 			out.idRes.Message = maskMessage(mk, out.idRes.Message)
 			maskMessages(mk, out.idRes.Copies)
 		}
@@ -164,7 +170,7 @@ func (h *Messages) Search(c *gin.Context) {
 		if err != nil {
 			vm.TopicsError = sayErr(l, err)
 		}
-		vm.Topics = topics
+		vm.Topics = visibleTopicNames(c, topics)
 		if f.submitted && wantsDeepScan(c, &f) {
 			status = h.scanPage(c, &f, &vm)
 		} else if f.submitted {

@@ -17,9 +17,11 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gin-gonic/gin"
 
+	"rmqconsole/alerts"
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/views"
 )
@@ -37,6 +39,9 @@ type Env struct {
 	Cluster *views.ClusterChrome
 	// Firing counts the alerts firing now, for the navigation; nil: no alerts.
 	Firing func(ctx context.Context) (int, error)
+	// FiringNow lists them, for the navigation of a caller whose rights narrow what they
+	// see: only the alerts on brokers and on their groups are counted.
+	FiringNow func(ctx context.Context) ([]alerts.FiringAlert, error)
 }
 
 // firingReadTimeout bounds the navigation's read of the alert states: a slow database
@@ -50,7 +55,12 @@ func (e *Env) page(c *gin.Context, title, nav string) views.Page {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), firingReadTimeout)
 		defer cancel()
 		// A failed read shows no count; the alerts page and /metrics name the failure.
-		p.Firing, _ = e.Firing(ctx)
+		if CallerRights(c).Limited() && e.FiringNow != nil {
+			firing, _ := e.FiringNow(ctx)
+			p.Firing = len(visibleFiring(c, firing))
+		} else {
+			p.Firing, _ = e.Firing(ctx)
+		}
 	}
 	return p
 }
@@ -58,7 +68,8 @@ func (e *Env) page(c *gin.Context, title, nav string) views.Page {
 // chrome is page without the firing count, for a page that has read the firing alerts
 // itself (the overview) and need not read them twice.
 func (e *Env) chrome(c *gin.Context, title, nav string) views.Page {
-	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base)}
+	return views.Page{Title: title, Nav: nav, Warning: e.Warning, User: SignedInUser(c), Cluster: e.Cluster, Base: string(e.Base),
+		NoAudit: !CallerRights(c).Allows(rights.Cluster, "", rights.ReadAudit)}
 }
 
 // render writes a full page: layout around body. It renders into a buffer first, so a

@@ -12,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
+	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/views"
 )
@@ -29,7 +30,9 @@ type SeveralResets struct {
 	*Env
 	// Service is nil when no NameServer is configured.
 	Service SeveralService
-	Now     func() time.Time
+	// Refusals records requests the caller's rights refuse (nil records none).
+	Refusals RightsRefusals
+	Now      func() time.Time
 }
 
 func (h *SeveralResets) now() time.Time {
@@ -125,11 +128,20 @@ func (h *SeveralResets) PreviewAPI(c *gin.Context) {
 		return
 	}
 	req, errs := severalRequest(j.input(), j.Topic, j.Groups, j.GroupPattern, h.now())
+	req.MaySee = groupsSeen(c)
 	if len(errs) > 0 {
 		badResetRequest(c, errs)
 		return
 	}
+	asked := j.input().asked()
+	if !mayResetGroups(c, h.Env, h.Refusals, req.Topic, req.Groups, asked) {
+		return
+	}
 	p, err := h.Service.PlanSeveral(c.Request.Context(), req)
+	// A pattern's groups are known once planned; the plan changed nothing.
+	if err == nil && !mayResetGroups(c, h.Env, h.Refusals, "", planGroups(p), asked) {
+		return
+	}
 	switch {
 	case fault.Is(err, fault.Invalid):
 		badResetRequest(c, fault.All(err))
@@ -175,7 +187,7 @@ func (h *SeveralResets) ApplyAPI(c *gin.Context) {
 		return
 	}
 	res, err := h.Service.ApplySeveral(c.Request.Context(), resets.SeveralConfirmation{PlanID: j.PlanID, Confirmed: j.Confirm,
-		Reason: strings.TrimSpace(j.Reason), Who: who(c)})
+		Reason: strings.TrimSpace(j.Reason), Who: who(c), May: h.mayReset(c)})
 	switch {
 	case fault.Is(err, fault.Invalid):
 		badResetRequest(c, fault.All(err))
@@ -246,10 +258,17 @@ func (h *SeveralResets) Preview(c *gin.Context) {
 	}
 	groups := strings.FieldsFunc(vm.Groups, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' || r == ' ' })
 	req, errs := severalRequest(in, vm.Topic, groups, strings.TrimSpace(vm.Pattern), h.now())
+	req.MaySee = groupsSeen(c)
 	var p *resets.SeveralPlan
 	var err error
 	if len(errs) == 0 {
+		if !mayResetGroups(c, h.Env, h.Refusals, req.Topic, req.Groups, in.asked()) {
+			return
+		}
 		p, err = h.Service.PlanSeveral(ctx, req)
+		if err == nil && !mayResetGroups(c, h.Env, h.Refusals, "", planGroups(p), in.asked()) {
+			return
+		}
 		errs = fault.All(err)
 		if !fault.Is(err, fault.Invalid) {
 			errs = nil
@@ -299,7 +318,7 @@ func (h *SeveralResets) Apply(c *gin.Context) {
 	}
 	in := resetFormInput(c)
 	res, err := h.Service.ApplySeveral(ctx, resets.SeveralConfirmation{PlanID: in.PlanID,
-		Confirmed: in.Confirm, Reason: strings.TrimSpace(in.Reason), Who: who(c)})
+		Confirmed: in.Confirm, Reason: strings.TrimSpace(in.Reason), Who: who(c), May: h.mayReset(c)})
 	if res == nil {
 		status, _ := errorStatus(err)
 		if fault.Is(err, fault.Invalid) {
@@ -331,4 +350,23 @@ func (h *SeveralResets) Apply(c *gin.Context) {
 		status = http.StatusServiceUnavailable
 	}
 	h.render(c, status, title, views.SeveralResetPage(vm))
+}
+
+// mayReset is the check ApplySeveral makes of every group of the preview it applies: a
+// preview id may have been made by someone with wider rights. A refusal is recorded.
+func (h *SeveralResets) mayReset(c *gin.Context) func(group string) error {
+	r := CallerRights(c)
+	if !r.Limited() {
+		return nil
+	}
+	return func(group string) error {
+		if r.Allows(rights.Group, group, rights.Reset) {
+			return nil
+		}
+		say := r.Refusal(rights.Group, group, rights.Reset)
+		if h.Refusals != nil {
+			h.Refusals.RefuseRole(c.Request.Context(), who(c), group, resets.Asked{Params: map[string]string{"planId": c.PostForm("planId")}}, say.Msg)
+		}
+		return say
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/store"
 	"rmqconsole/topics"
 	"rmqconsole/views"
@@ -143,6 +144,10 @@ func (h *Topics) SaveForm(c *gin.Context) {
 		return
 	}
 	r, vm, err := topicFormRequest(c)
+	if err == nil && !MayTopic(c, r.Topic, rights.ManageTopics) { // a new topic's name is in the form
+		refuseChange(c, h.Env, rights.Topic, r.Topic, rights.ManageTopics)
+		return
+	}
 	vm.Action = "/topics"
 	if vm.Update {
 		vm.Action = views.TopicURL(vm.Topic)
@@ -297,6 +302,10 @@ func (h *Topics) decodeSave(c *gin.Context, r *topics.SaveRequest) bool {
 // save asks the service for r and answers its outcome.
 func (h *Topics) save(c *gin.Context, r topics.SaveRequest) {
 	l := i18n.From(c.Request.Context())
+	if !MayTopic(c, r.Topic, rights.ManageTopics) { // a new topic's name is in the body
+		refuseChange(c, h.Env, rights.Topic, r.Topic, rights.ManageTopics)
+		return
+	}
 	saved, err := h.Changes.Save(c.Request.Context(), topicWho(c), r)
 	if fe := fault.As(err); fe != nil && fe.Reason == topics.ReasonExists {
 		update := h.Base.URL("/api/v1/topics/" + url.PathEscape(r.Topic))

@@ -12,6 +12,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -156,7 +157,7 @@ func sendFormRequest(vm views.TopicSendVM, loc *time.Location) (topics.SendReque
 
 // sendFormFor is the empty send form of a topic's page, for operators.
 func sendFormFor(c *gin.Context, topic string) *views.TopicSendVM {
-	if !CallerRole(c).Allows(auth.Operator) {
+	if !CallerRole(c).Allows(auth.Operator) || !MayTopic(c, topic, rights.Send) {
 		return nil
 	}
 	return &views.TopicSendVM{Action: views.TopicURL(topic) + "/messages", Topic: topic}

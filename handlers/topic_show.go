@@ -10,6 +10,7 @@ import (
 	"rmqconsole/cluster"
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
+	"rmqconsole/rights"
 	"rmqconsole/topics"
 	"rmqconsole/views"
 )
@@ -43,6 +44,14 @@ func (h *Topics) detail(c *gin.Context) (*topics.Detail, bool) {
 		h.Fail(c, err)
 		return nil, false
 	}
+	if r := CallerRights(c); r.Limited() {
+		// Another team's group consuming the topic is not shown to this caller.
+		out := *d
+		out.Groups = slices.DeleteFunc(slices.Clone(d.Groups), func(g topics.GroupLag) bool {
+			return !r.Allows(rights.Group, g.Group, rights.ReadMetadata)
+		})
+		d = &out
+	}
 	return d, true
 }
 
@@ -72,6 +81,9 @@ func (h *Topics) topicForms(c *gin.Context, vm *views.TopicVM, d *topics.Detail)
 		return
 	}
 	vm.Send = sendFormFor(c, d.Topic)
+	if !MayTopic(c, d.Topic, rights.ManageTopics) {
+		return // the caller's rights do not cover changing this topic: no update or delete form
+	}
 	var brokers []string
 	form := &views.TopicFormVM{Update: true, Action: views.TopicURL(d.Topic), Topic: d.Topic, Order: d.Order}
 	for i, r := range d.Route {

@@ -120,6 +120,7 @@ func (h *Topics) List(c *gin.Context) {
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
+	l = visibleTopics(c, l)
 	if err != nil {
 		vm.Error = lz.T("topics.error.read", "Error", sayErr(lz, err))
 		h.renderPageOrFragment(c, http.StatusOK, p, views.TopicsPage(vm))
@@ -182,6 +183,7 @@ func (h *Topics) ListAPI(c *gin.Context) {
 	}
 	refresh, _ := queryFlag(c.Query("refresh"))
 	l, err := h.Topics.List(c.Request.Context(), q.System, refresh)
+	l = visibleTopics(c, l)
 	if err != nil {
 		h.Fail(c, err)
 		return

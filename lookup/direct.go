@@ -49,6 +49,18 @@ type DirectRequest struct {
 	// Actor and ActorAddr are who asked, for the audit log.
 	Actor     string `json:"-"`
 	ActorAddr string `json:"-"`
+	// Rights, when set, are asked about the message's own topic once the message is
+	// read, before anything else is: an id names no topic, so only then is it known.
+	Rights DirectRights `json:"-"`
+}
+
+// DirectRights are the caller's rights over the message a request names.
+type DirectRights interface {
+	// MayConsumeAgain answers nil when the caller may have a message of topic consumed
+	// again, else the refusal to answer.
+	MayConsumeAgain(topic string) error
+	// MaySee reports whether a refusal may name topic (one the group subscribes to).
+	MaySee(topic string) bool
 }
 
 // The answers a client gives (CMResult), in RocketMQ's words.
@@ -134,6 +146,11 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 		return nil, err
 	}
 	m := found.Message
+	if req.Rights != nil {
+		if err := req.Rights.MayConsumeAgain(m.Topic); err != nil {
+			return nil, err
+		}
+	}
 	a := &DirectAnswer{Message: m, Group: req.Group}
 	route, err := s.route(s.cluster.Fanout(ctx), m.Topic, "consume directly")
 	if err != nil {
@@ -153,8 +170,12 @@ func (s *Service) ConsumeDirectly(ctx context.Context, req DirectRequest) (*Dire
 	}
 	a.MessageModel = conn.MessageModel
 	if _, ok := conn.Subscriptions[m.Topic]; !ok {
+		subscribed := slices.Sorted(maps.Keys(conn.Subscriptions))
+		if req.Rights != nil { // name only the topics the caller may see
+			subscribed = slices.DeleteFunc(subscribed, func(t string) bool { return !req.Rights.MaySee(t) })
+		}
 		return nil, refusal("group_not_subscribed", "lookup.direct.notsubscribed", "Group", req.Group, "Topic", m.Topic,
-			"Topics", strings.Join(slices.Sorted(maps.Keys(conn.Subscriptions)), ", "))
+			"Topics", strings.Join(subscribed, ", "))
 	}
 	i := slices.IndexFunc(conn.Connections, func(c rocketmq.Connection) bool { return c.ClientID == req.ClientID })
 	if i < 0 {

@@ -141,6 +141,7 @@ type configFile struct {
 	Masking  *Config `toml:"masking" yaml:"masking"`
 	Clusters any     `toml:"clusters" yaml:"clusters"`
 	Decoders any     `toml:"decoders" yaml:"decoders"`
+	Rights   any     `toml:"rights" yaml:"rights"`
 }
 
 // Load reads and checks the masking section of a config file, TOML (.toml) or YAML

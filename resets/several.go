@@ -34,6 +34,9 @@ type SeveralRequest struct {
 	// Request holds the mode, its fields and the reason; its Group and Topic are set
 	// for each group.
 	Request Request
+	// MaySee, when set, says which groups a refusal may name: a pattern that matches
+	// nothing lists the topic's groups the caller may see, not the others.
+	MaySee func(group string) bool `json:"-"`
 }
 
 // GroupPlan is one group of a reset of several groups: its plan, or why it cannot be
@@ -154,7 +157,9 @@ func (s *Service) severalGroups(ctx context.Context, r SeveralRequest) ([]string
 	}
 	var all, out []string
 	for g := range seen {
-		all = append(all, g)
+		if r.MaySee == nil || r.MaySee(g) {
+			all = append(all, g)
+		}
 		if ok, _ := path.Match(r.GroupPattern, g); ok {
 			out = append(out, g)
 		}
@@ -218,6 +223,10 @@ type SeveralConfirmation struct {
 	// Reason, when set, replaces the preview's.
 	Reason string
 	Who    Who
+	// May, when set, is asked about every group of the preview before any is reset: an
+	// error refuses the whole apply (the caller's rights may not cover a group of a
+	// preview someone else made).
+	May func(group string) error
 }
 
 // GroupOutcome is how one group of a reset of several groups went: its audit entry
@@ -253,6 +262,14 @@ func (s *Service) ApplySeveral(ctx context.Context, c SeveralConfirmation) (*Sev
 	}
 	if s.admin == nil {
 		return nil, errNoCluster()
+	}
+	// Asked before the preview is taken, so a refused apply leaves it to its maker.
+	if p, ok := s.several.peek(c.PlanID, s.now()); ok && c.May != nil {
+		for _, g := range p.Groups {
+			if err := c.May(g.Group); err != nil {
+				return nil, err
+			}
+		}
 	}
 	p, found, expired, err := s.several.take(c.PlanID, s.now())
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -13,6 +14,7 @@ import (
 	"rmqconsole/handlers"
 	"rmqconsole/i18n"
 	"rmqconsole/resets"
+	"rmqconsole/rights"
 )
 
 // access is the middleware that finds who the caller is and applies the route's access
@@ -79,8 +81,86 @@ func (a *clusterApp) access(env *handlers.Env) gin.HandlerFunc {
 			a.refuse(c, env, caller, rule, need)
 			return
 		}
+		if !a.rightsAllow(c, env, caller, rule) {
+			return
+		}
 		c.Next()
 	}
+}
+
+// rightsAllow applies the rights of the config file (package rights) to the topic and
+// the group the request names in its path (:topic, :group) or query (topic=, group=),
+// and to actions on the cluster as a whole (ACL, the audit log). The caller's rights
+// are kept in the context for handlers that learn the resource later (a request body,
+// a message's topic) and for lists and buttons. A refused change is audited, as a reset
+// refused for the role is; a refused read is not (nothing was attempted).
+func (a *clusterApp) rightsAllow(c *gin.Context, env *handlers.Env, caller *auth.Caller, rule accessRule) bool {
+	r := handlers.Rights{Table: a.cfg.Rights, Caller: caller, Cluster: a.cc.Name, Refusals: a.svc.resets}
+	c.Set(handlers.RightsKey, r)
+	if !r.Limited() || rule.action == "" {
+		return true
+	}
+	kind, name, action, ok := deniedResource(c, r, rule.action)
+	if rule.limitedRefused != "" {
+		kind, name, action, ok = rights.Cluster, "", "limited", false
+	}
+	if ok {
+		return true
+	}
+	defer c.Abort()
+	say := r.Refusal(kind, name, action)
+	if rule.limitedRefused != "" {
+		say = &fault.Error{Code: fault.Refused, Reason: "forbidden", Msg: i18n.M(rule.limitedRefused)}
+	}
+	a.log.Warn("refused by rights", "user", caller.Name, "method", c.Request.Method, "path", c.Request.URL.Path,
+		"kind", kind.String(), "name", name, "action", string(action))
+	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead {
+		group, asked := "", resets.Asked{Mode: rule.mode, Params: map[string]string{"path": c.Request.URL.Path}}
+		if kind == rights.Group {
+			group = name
+		}
+		if rule.action == rights.Reset && rule.mode == "" {
+			asked = handlers.ResetAsked(c)
+		} else if asked.Mode == "" {
+			asked.Mode = "rights-" + string(rule.action)
+		}
+		a.svc.resets.RefuseRole(c.Request.Context(), resets.Who{Actor: caller.Name, Addr: c.ClientIP()}, group, asked, say.Msg)
+	}
+	env.Fail(c, say)
+	return false
+}
+
+// groupActions are done to a group: the topic a request names beside is only read.
+// The others are done to a topic, and a group named beside is only read.
+var groupActions = []rights.Action{rights.Reset, rights.ManageGroups, rights.ManageAlerts}
+
+// deniedResource finds what the request names that the caller may not touch: ok is
+// true when there is nothing.
+func deniedResource(c *gin.Context, r handlers.Rights, action rights.Action) (rights.Kind, string, rights.Action, bool) {
+	if action == rights.ManageACL || action == rights.ReadAudit {
+		return rights.Cluster, "", action, r.Allows(rights.Cluster, "", action)
+	}
+	onGroup := slices.Contains(groupActions, action)
+	for _, res := range []struct {
+		kind rights.Kind
+		name string
+		own  bool
+	}{
+		{rights.Group, c.Param("group"), onGroup}, {rights.Group, c.Query("group"), onGroup},
+		{rights.Topic, c.Param("topic"), !onGroup}, {rights.Topic, c.Query("topic"), !onGroup},
+	} {
+		if res.name == "" {
+			continue
+		}
+		need := action
+		if !res.own {
+			need = rights.ReadMetadata
+		}
+		if !r.Allows(res.kind, res.name, need) {
+			return res.kind, res.name, need, false
+		}
+	}
+	return rights.Cluster, "", "", true
 }
 
 // identify returns the caller named by a trusted proxy, a bearer token or a session

@@ -7,6 +7,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/brokers"
 	"rmqconsole/decoding"
+	"rmqconsole/rights"
 	"rmqconsole/subgroups"
 )
 
@@ -37,6 +38,20 @@ type accessRule struct {
 	what string
 	// body is the largest request body the route takes; 0 is MaxRequestBody.
 	body int64
+	// action is what the route does to the topic or group its path or query names, as
+	// the rights of the config file grant it (access.go checks it). Every route naming
+	// a topic or group has one (TestEveryRouteNamingATopicOrGroupHasAnAction).
+	action rights.Action
+	// limitedRefused, when set, refuses the route to callers whose rights are limited,
+	// with this sentence of the catalogues: what it touches is known only to the
+	// service, or spans every topic and group.
+	limitedRefused string
+}
+
+// on is r for a route doing a.
+func (r accessRule) on(a rights.Action) accessRule {
+	r.action = a
+	return r
 }
 
 // The rules of the route tables.
@@ -46,32 +61,39 @@ var (
 	// probe: assets and probes, without even looking at credentials.
 	probe = accessRule{open: true, anonymous: true}
 	// read: reading needs a viewer.
-	read = accessRule{need: auth.Viewer, what: "access.what.read"}
+	read = accessRule{need: auth.Viewer, what: "access.what.read", action: rights.ReadMetadata}
+	// metrics: the Prometheus endpoint names every group and topic, so a caller whose
+	// rights are limited to some of them is refused it.
+	metrics = accessRule{need: auth.Viewer, what: "access.what.read", action: rights.ReadMetadata, limitedRefused: "rights.metrics.limited"}
+	// readBodies: reading a topic's messages (search, tail) needs a viewer too.
+	readBodies = read.on(rights.ReadBodies)
 	// change: any other action needs an operator.
 	change = accessRule{need: auth.Operator, what: "access.what.change"}
 	// ownTokens: every signed-in user manages their own API tokens; an admin, anyone's.
 	ownTokens = accessRule{need: auth.Viewer, others: auth.Admin, what: "access.what.others_tokens"}
 	// resetApply: resetting offsets needs an operator, and a refused attempt is audited.
-	resetApply = accessRule{need: auth.Operator, audited: true, what: "access.what.reset"}
+	resetApply = accessRule{need: auth.Operator, audited: true, what: "access.what.reset", action: rights.Reset}
 	// resetPreview: a preview needs an operator too; a refused one is not audited: it
 	// would have changed nothing, so nothing was attempted.
-	resetPreview = accessRule{need: auth.Operator, what: "access.what.preview_resets"}
-	// resend: resending dead letters sends messages to the cluster.
-	resend = accessRule{need: auth.Operator, what: "access.what.resend"}
+	resetPreview = accessRule{need: auth.Operator, what: "access.what.preview_resets", action: rights.Reset}
+	// resend: resending dead letters sends messages to the cluster. Which topic they go
+	// back to is known only once the service has read them, so a caller whose rights
+	// are limited to some topics is refused (limitedRefused) rather than let through.
+	resend = accessRule{need: auth.Operator, what: "access.what.resend", action: rights.Send, limitedRefused: "rights.resend.limited"}
 	// consumeAgain: a message consumed again on one client of a group.
-	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly"}
+	consumeAgain = accessRule{need: auth.Operator, what: "access.what.consume_directly", action: rights.Reset}
 
 	// Consumer groups' subscription settings: creating and changing them is an
 	// operator's, as topics and resets are; deleting a group, which can drop its
 	// committed offsets for good, is an admin's (an operator can stop a group
 	// reversibly: consumeEnable).
-	groupSettings = accessRule{need: auth.Operator, audited: true, mode: subgroups.ModeUpdate, what: "access.what.group_settings"}
-	groupDelete   = accessRule{need: auth.Admin, audited: true, mode: subgroups.ModeDelete, what: "access.what.group_delete"}
+	groupSettings = accessRule{need: auth.Operator, audited: true, mode: subgroups.ModeUpdate, what: "access.what.group_settings", action: rights.ManageGroups}
+	groupDelete   = accessRule{need: auth.Admin, audited: true, mode: subgroups.ModeDelete, what: "access.what.group_delete", action: rights.ManageGroups}
 	// ACL 2.0 users and policies are an admin's, reading included (who may do what on
 	// the cluster is itself sensitive); a refused change is audited, a refused read or
 	// preview is not.
-	aclRead   = accessRule{need: auth.Admin, what: "access.what.acl"}
-	aclChange = accessRule{need: auth.Admin, audited: true, mode: modeACLChange, what: "access.what.acl"}
+	aclRead   = accessRule{need: auth.Admin, what: "access.what.acl", action: rights.ManageACL}
+	aclChange = accessRule{need: auth.Admin, audited: true, mode: modeACLChange, what: "access.what.acl", action: rights.ManageACL}
 	// Brokers' configuration: admins change it (a refused apply is audited); reading it,
 	// drift included, is a viewer's.
 	brokerConfigPreview = accessRule{need: auth.Admin, what: "access.what.broker_config"}
@@ -79,7 +101,7 @@ var (
 	// How a topic's bodies are read is an admin's, as the config file is the operator's;
 	// the form carries a descriptor set or .proto file, twice (base64 beside the upload)
 	// at most.
-	topicDecoder = accessRule{need: auth.Admin, body: 3 * decoding.MaxSource, what: "access.what.topic_decoder"}
+	topicDecoder = accessRule{need: auth.Admin, body: 3 * decoding.MaxSource, what: "access.what.topic_decoder", action: rights.ManageTopics}
 )
 
 // forUnknown is the rule of a path no route matches (it is answered 404 or 405): reading

@@ -22,6 +22,7 @@ import (
 	"rmqconsole/diagnosis"
 	"rmqconsole/i18n"
 	"rmqconsole/masking"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -96,6 +97,9 @@ type Config struct {
 	// Masking hides fields, properties and pattern matches of bodies from readers
 	// without the right to read them (the masking section of --config); nil hides nothing.
 	Masking *masking.Policy
+	// Rights narrow what callers below admin may see and do to the topics and groups
+	// their rules name (the [[rights]] entries of --config); nil narrows nothing.
+	Rights *rights.Table
 	// AuditStream is where the audit log is streamed (config_audit_stream.go); nil: nowhere.
 	AuditStream *AuditStreamConfig
 	// diagnosis holds the diagnosis's limits that no setting names (DiskRatio,

@@ -19,6 +19,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/masking"
+	"rmqconsole/rights"
 	"rmqconsole/rocketmq"
 )
 
@@ -59,6 +60,8 @@ type clusterFile struct {
 	Decoders any `toml:"decoders" yaml:"decoders"`
 	// Masking is read and checked by package masking (loadMasking).
 	Masking any `toml:"masking" yaml:"masking"`
+	// Rights are read and checked by package rights (loadRights).
+	Rights any `toml:"rights" yaml:"rights"`
 }
 
 type clusterEntry struct {
@@ -127,8 +130,8 @@ func parseClusterFile(path string) ([]ClusterConfig, error) {
 			return nil, fail("", "", err.Error())
 		}
 		for _, k := range md.Undecoded() {
-			if len(k) > 0 && (k[0] == "decoders" || k[0] == "masking") {
-				continue // packages decoder and masking read them, and refuse what they do not know
+			if len(k) > 0 && (k[0] == "decoders" || k[0] == "masking" || k[0] == "rights") {
+				continue // packages decoder, masking and rights read them, and refuse what they do not know
 			}
 			return nil, failM("", k.String(), i18n.M("cli.clusterfile.unknown_setting"))
 		}
@@ -236,6 +239,9 @@ func clustersFromConfig(c *Config, v settingValues) error {
 	if err := loadMasking(c, file); err != nil {
 		return err
 	}
+	if err := loadRights(c, file); err != nil {
+		return err
+	}
 	return loadDecoders(c, file)
 }
 
@@ -251,6 +257,21 @@ func loadMasking(c *Config, file string) error {
 		return &ClusterFileError{File: file, Field: fe.Field, Reason: fe.Msg.String(), Say: fe.Msg}
 	}
 	c.Masking = p
+	return nil
+}
+
+// loadRights reads the file's rights (who may see and act on which topics and groups),
+// checked whole before the console starts.
+func loadRights(c *Config, file string) error {
+	t, err := rights.Load(file)
+	if err != nil {
+		fe := fault.As(err)
+		if fe == nil {
+			return &ClusterFileError{File: file, Reason: err.Error()}
+		}
+		return &ClusterFileError{File: file, Field: fe.Field, Reason: fe.Msg.String(), Say: fe.Msg}
+	}
+	c.Rights = t
 	return nil
 }
 

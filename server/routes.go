@@ -25,7 +25,7 @@ func (a *clusterApp) routes() *gin.Engine {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	_ = r.SetTrustedProxies(a.trustedProxyList()) // validated by the configuration
-	env := &handlers.Env{Log: a.log, Warning: a.warning, Base: a.base, Cluster: a.chrome(), Firing: a.svc.alerts.Firing}
+	env := &handlers.Env{Log: a.log, Warning: a.warning, Base: a.base, Cluster: a.chrome(), Firing: a.svc.alerts.Firing, FiringNow: a.svc.alerts.FiringNow}
 	r.Use(recovery(a.log), requestLog(a.log, slowRequest), securityHeaders(a.secure, a.sec.formTargets), a.rebaseRedirects())
 	r.Use(handlers.Localize) // the language of every answer, refusals included
 	r.Use(a.httpMetrics())   // request counts and times for /metrics (metrics.go)
@@ -80,7 +80,7 @@ func (a *clusterApp) consoleRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/clusters", home.ClustersAPI, read},
 		{http.MethodGet, "/api", docs.Show, read},
 		{http.MethodGet, "/api/v1/openapi.json", docs.Document, read},
-		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), read},
+		{http.MethodGet, "/metrics", gin.WrapH(a.metricsHandler()), metrics},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"rmqconsole/handlers"
+	"rmqconsole/rights"
 )
 
 // groupRoutes are the pages and API of consumer groups, the live group websocket, and
@@ -25,7 +26,7 @@ func (a *clusterApp) groupRoutes(env *handlers.Env) []route {
 	}
 	if s.groups != nil {
 		list.Groups, show.Groups, client.Clients = s.groups, s.groups, s.groups
-		show.Live, live.Live = s.groupsLive, s.groupsLive
+		show.Live, live.Live, live.Views = s.groupsLive, s.groupsLive, s.liveViews
 		show.DeadLetters = s.deadLetters
 	}
 	return []route{
@@ -43,10 +44,10 @@ func (a *clusterApp) groupRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/api/v1/diagnosis", diag.API, read},
 
 		{http.MethodGet, "/alerts", alerts.Show, read},
-		{http.MethodPost, "/alerts", alerts.Create, change},
-		{http.MethodPost, "/alerts/:id/delete", alerts.Delete, change},
+		{http.MethodPost, "/alerts", alerts.Create, change.on(rights.ManageAlerts)},
+		{http.MethodPost, "/alerts/:id/delete", alerts.Delete, change.on(rights.ManageAlerts)},
 		{http.MethodGet, "/api/v1/alert-rules", alerts.List, read},
-		{http.MethodPost, "/api/v1/alert-rules", alerts.CreateAPI, change},
-		{http.MethodDelete, "/api/v1/alert-rules/:id", alerts.DeleteAPI, change},
+		{http.MethodPost, "/api/v1/alert-rules", alerts.CreateAPI, change.on(rights.ManageAlerts)},
+		{http.MethodDelete, "/api/v1/alert-rules/:id", alerts.DeleteAPI, change.on(rights.ManageAlerts)},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"rmqconsole/handlers"
+	"rmqconsole/rights"
 )
 
 // manageRoutes are the pages and API that change what the cluster is made of: consumer
@@ -20,11 +21,11 @@ func (a *clusterApp) manageRoutes(env *handlers.Env) []route {
 	return []route{
 		{http.MethodGet, "/group-settings", gs.Create, read},
 		{http.MethodGet, "/groups/:group/settings", gs.Show, read},
-		{http.MethodPost, "/groups/:group/settings/preview", gs.Preview, change},
+		{http.MethodPost, "/groups/:group/settings/preview", gs.Preview, change.on(rights.ManageGroups)},
 		{http.MethodPost, "/groups/:group/settings/apply", gs.Apply, groupSettings},
 		{http.MethodPost, "/groups/:group/delete", gs.Delete, groupDelete},
 		{http.MethodGet, "/api/v1/groups/:group/config", gs.ConfigAPI, read},
-		{http.MethodPost, "/api/v1/groups/:group/config-preview", gs.PreviewAPI, change},
+		{http.MethodPost, "/api/v1/groups/:group/config-preview", gs.PreviewAPI, change.on(rights.ManageGroups)},
 		{http.MethodPut, "/api/v1/groups/:group/config", gs.ApplyAPI, groupSettings},
 		{http.MethodDelete, "/api/v1/groups/:group", gs.DeleteAPI, groupDelete},
 

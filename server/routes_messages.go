@@ -19,22 +19,22 @@ func (a *clusterApp) messageRoutes(env *handlers.Env) []route {
 		h.Tails = s.lookup
 	}
 	return []route{
-		{http.MethodGet, "/messages", h.Search, read},
-		{http.MethodGet, "/messages/export", h.Export, read},
+		{http.MethodGet, "/messages", h.Search, readBodies},
+		{http.MethodGet, "/messages/export", h.Export, readBodies},
 		{http.MethodGet, "/messages/:id", h.Show, read},
 		{http.MethodGet, "/messages/:id/body", h.Body, read},
 		// The send form of another topic, filled from the message: a read, as every page
 		// is; sending it is the change.
 		{http.MethodGet, "/messages/:id/copy", h.Copy, read},
-		{http.MethodGet, "/api/v1/messages", h.API, read},
+		{http.MethodGet, "/api/v1/messages", h.API, readBodies},
 		{http.MethodGet, "/api/v1/messages/:id", h.ShowAPI, read},
 		{http.MethodGet, "/api/v1/messages/:id/trace", h.TraceAPI, read},
 		// A deep scan streamed to its page; it holds a heavy-query slot while it runs.
-		{http.MethodGet, "/ws/messages/scan", h.ScanWS, read},
+		{http.MethodGet, "/ws/messages/scan", h.ScanWS, readBodies},
 		// A topic's live tail and its page (beside the topic's page, but served by the
 		// message handler, whose heavy-query gate one tail of a topic holds while it runs).
-		{http.MethodGet, "/ws/topics/:topic/tail", h.TailWS, read},
-		{http.MethodGet, "/topics/:topic/tail", h.TailPage, read},
+		{http.MethodGet, "/ws/topics/:topic/tail", h.TailWS, readBodies},
+		{http.MethodGet, "/topics/:topic/tail", h.TailPage, readBodies},
 
 		// Every group's dead-letter topic, newest arrivals first.
 		{http.MethodGet, "/dead-letters", dlq.Show, read},

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"rmqconsole/handlers"
+	"rmqconsole/rights"
 )
 
 // topicRoutes are the pages and API of topics. Changes are an operator's, each audited
@@ -20,15 +21,15 @@ func (a *clusterApp) topicRoutes(env *handlers.Env) []route {
 		{http.MethodGet, "/topics/:topic", h.Show, read},
 		{http.MethodGet, "/api/v1/topics", h.ListAPI, read},
 		{http.MethodGet, "/api/v1/topics/:topic", h.ShowAPI, read},
-		{http.MethodPost, "/topics", h.SaveForm, change},
-		{http.MethodPost, "/topics/:topic", h.SaveForm, change},
-		{http.MethodPost, "/topics/:topic/delete", h.DeleteForm, change},
-		{http.MethodPost, "/api/v1/topics", h.SaveAPI, change},
-		{http.MethodPut, "/api/v1/topics/:topic", h.UpdateAPI, change},
-		{http.MethodDelete, "/api/v1/topics/:topic", h.DeleteAPI, change},
+		{http.MethodPost, "/topics", h.SaveForm, change.on(rights.ManageTopics)},
+		{http.MethodPost, "/topics/:topic", h.SaveForm, change.on(rights.ManageTopics)},
+		{http.MethodPost, "/topics/:topic/delete", h.DeleteForm, change.on(rights.ManageTopics)},
+		{http.MethodPost, "/api/v1/topics", h.SaveAPI, change.on(rights.ManageTopics)},
+		{http.MethodPut, "/api/v1/topics/:topic", h.UpdateAPI, change.on(rights.ManageTopics)},
+		{http.MethodDelete, "/api/v1/topics/:topic", h.DeleteAPI, change.on(rights.ManageTopics)},
 		// A message sent from the console, audited by the service.
-		{http.MethodPost, "/topics/:topic/messages", send.SendForm, change},
-		{http.MethodPost, "/api/v1/topics/:topic/messages", send.SendAPI, change},
+		{http.MethodPost, "/topics/:topic/messages", send.SendForm, change.on(rights.Send)},
+		{http.MethodPost, "/api/v1/topics/:topic/messages", send.SendAPI, change.on(rights.Send)},
 		// How the topic's bodies are read: anyone sees it, an admin sets it.
 		{http.MethodGet, "/topics/:topic/decoder", dec.Show, read},
 		{http.MethodPost, "/topics/:topic/decoder", dec.Post, topicDecoder},

@@ -29,7 +29,10 @@ type services struct {
 	groups      *groups.Service
 	// groupsLive watches the groups viewers have open; brokersLive polls the brokers
 	// whose page is open.
-	groupsLive  *groups.Live
+	groupsLive *groups.Live
+	// liveViews are the rights of the callers watching groups live: their frames
+	// leave out the topics those rights hide.
+	liveViews   *handlers.LiveViews
 	topics      *topics.Service
 	brokers     *brokers.Service
 	brokersLive *live.Hub
@@ -85,10 +88,11 @@ func (a *clusterApp) newServices() *services {
 	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300, brokerPoll)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
 	a.onClose(s.brokersLive.Close)
 	s.groups = groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
+	s.liveViews = &handlers.LiveViews{}
 	s.groupsLive = groups.NewLive(s.groups, groups.LiveOptions{
 		Interval: a.cfg.GroupPoll,
 		Timeout:  a.cfg.Timeout,
-		Renderer: handlers.GroupFrames{Base: a.base},
+		Renderer: handlers.GroupFrames{Base: a.base, Views: s.liveViews},
 		Store:    a.store,
 		Log:      a.log.With("component", "live-groups"),
 		// A name no broker knows starts no watcher, and only so many groups are

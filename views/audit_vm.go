@@ -11,6 +11,8 @@ type AuditListVM struct {
 	Rows     []AuditRowVM
 	// Total counts the entries the filters keep; Shown the rows up to this page's last.
 	Total, Shown int
+	// TotalUnknown: the caller's rights hide some entries, and Total is not counted.
+	TotalUnknown bool
 	// NextURL is the page after this one ("" on the last); MoreURL fetches its rows
 	// alone. FirstURL is set past page one.
 	NextURL, MoreURL, FirstURL string
@@ -22,8 +24,12 @@ type AuditListVM struct {
 
 // Pager is the list's paging links and More row.
 func (vm AuditListVM) Pager() Pager {
-	return Pager{ID: "audit", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
+	p := Pager{ID: "audit", FirstURL: vm.FirstURL, NextURL: vm.NextURL, MoreURL: vm.MoreURL,
 		CountID: "audit.shown", Shown: vm.Shown, Total: vm.Total}
+	if vm.TotalUnknown {
+		p.CountID, p.Total = "audit.shown.unknown", vm.Shown
+	}
+	return p
 }
 
 // columns is how many columns the list's table has: one more with a cluster column.

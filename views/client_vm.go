@@ -15,7 +15,9 @@ type ClientVM struct {
 	Started, StartedISO             string
 	CheckedAt, CheckedISO           string
 	// Unavailable says why the client's own report is missing.
-	Unavailable   string
+	Unavailable string
+	// HiddenTopics says how many topics the caller's rights leave out; "" when none.
+	HiddenTopics  string
 	Settings      []SettingRow
 	Properties    []PropertyRow
 	Subscriptions []SubscriptionRow

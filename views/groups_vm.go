@@ -265,8 +265,9 @@ func NewSparklineOver(l *i18n.Localizer, values []float64, over string) Sparklin
 type GroupVM struct {
 	Configured bool
 	Group      string
-	ResetURL   string
-	WSURL      string
+	// ResetURL is the group's reset form; "" hides the link (the caller may not reset it).
+	ResetURL string
+	WSURL    string
 	// Poll is the live view's poll interval, as text.
 	Poll string
 	GroupHeader
@@ -350,6 +351,8 @@ type GroupHeader struct {
 	MixedNote string
 	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
 	Needs5x string
+	// HiddenTopics says how many topics the caller's rights leave out; "" when none.
+	HiddenTopics string
 }
 
 // PopVM splits a POP group's backlog: never popped, revived for retry, in flight.
