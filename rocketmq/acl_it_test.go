@@ -89,7 +89,7 @@ func TestIntegrationACL(t *testing.T) {
 			}
 			return nil
 		})
-		out, err := e.cluster.MQAdmin(ctxT(t), "consumerProgress", "-g", group)
+		out, err := e.cluster.MQAdmin(ctxJVM(t), "consumerProgress", "-g", group)
 		if err != nil {
 			t.Fatal(err)
 		}

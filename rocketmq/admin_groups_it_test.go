@@ -336,7 +336,7 @@ func TestIntegrationConsumerGroup(t *testing.T) {
 // checkConsumerProgress compares ConsumeStats with mqadmin consumerProgress.
 func (e *itEnv) checkConsumerProgress(t *testing.T, group, topic string, stats *ConsumeStats) {
 	t.Helper()
-	out, err := e.cluster.MQAdmin(ctxT(t), "consumerProgress", "-g", group)
+	out, err := e.cluster.MQAdmin(ctxJVM(t), "consumerProgress", "-g", group)
 	if err != nil {
 		t.Fatal(err)
 	}

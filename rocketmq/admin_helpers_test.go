@@ -69,6 +69,14 @@ func (e *itEnv) createTopic(t *testing.T, prefix string, n int) string {
 	return topic
 }
 
+// ctxJVM bounds a call that runs mqadmin: a JVM of its own, which on a loaded 2-core
+// machine takes well over ctxT's 15 s to start, answer and exit.
+func ctxJVM(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	t.Cleanup(cancel)

@@ -236,7 +236,7 @@ func TestIntegrationMessages(t *testing.T) {
 		return nil
 	})
 	// mqadmin's own key query agrees.
-	out, err := e.cluster.MQAdmin(ctxT(t), "queryMsgByKey", "-t", topic, "-k", shared)
+	out, err := e.cluster.MQAdmin(ctxJVM(t), "queryMsgByKey", "-t", topic, "-k", shared)
 	if err != nil {
 		t.Fatal(err)
 	}

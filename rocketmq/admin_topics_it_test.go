@@ -65,7 +65,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev.Eventually(t, 60*time.Second, "mqadmin topicRoute after update", func() error {
-		out, err := e.cluster.MQAdmin(ctxT(t), "topicRoute", "-t", topic)
+		out, err := e.cluster.MQAdmin(ctxJVM(t), "topicRoute", "-t", topic)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func TestIntegrationTopicCreateUpdateDelete(t *testing.T) {
 	if _, err := e.c.TopicRoute(ctxT(t), topic); !errors.Is(err, ErrTopicNotFound) {
 		t.Errorf("route after delete: %v", err)
 	}
-	if out, err := e.cluster.MQAdmin(ctxT(t), "topicStatus", "-t", topic); err == nil {
+	if out, err := e.cluster.MQAdmin(ctxJVM(t), "topicStatus", "-t", topic); err == nil {
 		t.Errorf("mqadmin topicStatus after delete succeeded: %s", out)
 	}
 }
