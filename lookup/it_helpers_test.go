@@ -104,11 +104,24 @@ func sendAll(t testing.TB, p rmq.Producer, workers int, msgs ...*primitive.Messa
 		wg.Go(func() {
 			for i := range next {
 				m := msgs[i]
-				before := time.Now().Truncate(time.Millisecond)
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				r, err := p.SendSync(ctx, m)
-				cancel()
-				after := time.Now()
+				var before, after time.Time
+				var r *primitive.SendResult
+				var err error
+				// A broker under flow control refuses a send it did not store ("broker
+				// busy"), and real producers send again: so does this, a few times.
+				for attempt := 0; attempt < 4; attempt++ {
+					if attempt > 0 {
+						time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+					}
+					before = time.Now().Truncate(time.Millisecond)
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					r, err = p.SendSync(ctx, m)
+					cancel()
+					after = time.Now()
+					if err == nil || !strings.Contains(err.Error(), "broker busy") {
+						break
+					}
+				}
 				if err != nil || r.Status != primitive.SendOK {
 					errs <- fmt.Errorf("send %q: %v %v", m.Body, err, r)
 					continue
