@@ -8,11 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"rmqconsole/configfile"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-	"github.com/goccy/go-yaml"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"rmqconsole/fault"
@@ -101,24 +100,19 @@ func Load(ctx context.Context, file string) (*Registry, error) {
 // and its directory is where relative paths start.
 func Parse(ctx context.Context, raw []byte, file string) (*Registry, error) {
 	var f configFile
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".toml":
-		md, err := toml.Decode(string(raw), &f)
-		if err != nil {
-			return nil, fileFault(file, "", i18n.M("decode.config.syntax", "Error", err.Error()))
+	// The decoders own the file's top level; the other sections are other packages'.
+	owns := func(k []string) bool {
+		return len(k) == 0 || (k[0] != "clusters" && k[0] != "masking" && k[0] != "rights")
+	}
+	if err := configfile.Decode(raw, file, &f, owns); err != nil {
+		switch e := err.(*configfile.Error); e.Problem {
+		case configfile.Unknown:
+			return nil, fileFault(file, e.Setting, i18n.M("decode.config.unknown", "Setting", e.Setting))
+		case configfile.Format:
+			return nil, fileFault(file, "", i18n.M("decode.config.format"))
+		default:
+			return nil, fileFault(file, "", i18n.M("decode.config.syntax", "Error", e.Detail))
 		}
-		for _, k := range md.Undecoded() {
-			if len(k) > 0 && (k[0] == "clusters" || k[0] == "masking" || k[0] == "rights") {
-				continue
-			}
-			return nil, fileFault(file, k.String(), i18n.M("decode.config.unknown", "Setting", k.String()))
-		}
-	case ".yaml", ".yml":
-		if err := yaml.NewDecoder(bytes.NewReader(raw), yaml.DisallowUnknownField()).Decode(&f); err != nil {
-			return nil, fileFault(file, "", i18n.M("decode.config.syntax", "Error", yaml.FormatError(err, false, true)))
-		}
-	default:
-		return nil, fileFault(file, "", i18n.M("decode.config.format"))
 	}
 	r, err := New(ctx, filepath.Dir(file), f.Decoders...)
 	if err != nil {

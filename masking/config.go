@@ -1,16 +1,12 @@
 package masking
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
+	"rmqconsole/configfile"
 	"strings"
-
-	"github.com/BurntSushi/toml"
-	"github.com/goccy/go-yaml"
 
 	"rmqconsole/auth"
 	"rmqconsole/fault"
@@ -152,23 +148,8 @@ func Load(file string) (*Policy, error) {
 		return nil, fileFault(file, "", i18n.M("masking.config.unreadable", "Error", err.Error()))
 	}
 	var f configFile
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".toml":
-		md, err := toml.Decode(string(raw), &f)
-		if err != nil {
-			return nil, fileFault(file, "", i18n.M("masking.config.syntax", "Error", err.Error()))
-		}
-		for _, k := range md.Undecoded() {
-			if len(k) > 1 && k[0] == "masking" {
-				return nil, fileFault(file, k.String(), i18n.M("masking.config.unknown", "Setting", k.String()))
-			}
-		}
-	case ".yaml", ".yml":
-		if err := yaml.NewDecoder(bytes.NewReader(raw), yaml.DisallowUnknownField()).Decode(&f); err != nil {
-			return nil, fileFault(file, "", i18n.M("masking.config.syntax", "Error", yaml.FormatError(err, false, true)))
-		}
-	default:
-		return nil, fileFault(file, "", i18n.M("masking.config.syntax", "Error", "the file name must end in .toml, .yaml or .yml"))
+	if err := configfile.Decode(raw, file, &f, configfile.Section("masking")); err != nil {
+		return nil, decodeFault(file, err.(*configfile.Error))
 	}
 	if f.Masking == nil {
 		return nil, nil
@@ -183,6 +164,14 @@ func Load(file string) (*Policy, error) {
 		return nil, out
 	}
 	return p, nil
+}
+
+// decodeFault says in this package's sentences why the file did not decode.
+func decodeFault(file string, e *configfile.Error) error {
+	if e.Problem == configfile.Unknown {
+		return fileFault(file, e.Setting, i18n.M("masking.config.unknown", "Setting", e.Setting))
+	}
+	return fileFault(file, "", i18n.M("masking.config.syntax", "Error", e.Detail))
 }
 
 func fileFault(file, field string, what i18n.Message) error {
