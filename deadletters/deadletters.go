@@ -198,7 +198,8 @@ func (s *Service) PopRetryTopics(ctx context.Context, group string, topics []str
 
 func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 	tc := TopicCount{Topic: topic}
-	route, err := s.cfg.Cluster.Route(ctx, topic)
+	fo := s.cfg.Cluster.Fanout(ctx)
+	route, err := fo.Route(topic, "topic stats") // a broker gone from it failed to count
 	if errors.Is(err, cluster.ErrTopicNotFound) {
 		return tc, nil
 	}
@@ -206,7 +207,6 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		return tc, fmt.Errorf("route of %s: %w", topic, err)
 	}
 	tc.Exists = true
-	fo := s.cfg.Cluster.Fanout(ctx)
 	stats := cluster.EachRead(fo, route.Brokers, "topic stats", func(ctx context.Context, addr string) (*rocketmq.TopicStats, error) {
 		return s.cfg.Admin.TopicStats(ctx, addr, topic)
 	})
@@ -224,9 +224,6 @@ func (s *Service) count(ctx context.Context, topic string) (TopicCount, error) {
 		}
 	}
 	tc.Failures = fo.Wait()
-	for _, g := range route.Gone {
-		tc.Failures = append(tc.Failures, g.Failure(topic, "topic stats"))
-	}
 	return tc, nil
 }
 

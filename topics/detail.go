@@ -142,7 +142,8 @@ type DetailQuery struct {
 // Detail reads one topic from its brokers. A topic no NameServer knows is NotFound; a
 // broker that fails is named in Failures.
 func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
-	r, err := s.cluster.Route(ctx, q.Topic)
+	f := s.cluster.Fanout(ctx)
+	r, err := f.Route(q.Topic, opRoute) // a broker gone from it is a failure of the page
 	if errors.Is(err, rocketmq.ErrTopicNotFound) {
 		return nil, NotFound(q.Topic)
 	}
@@ -152,10 +153,6 @@ func (s *Service) Detail(ctx context.Context, q DetailQuery) (*Detail, error) {
 	ci, _ := s.cluster.Info(ctx) // without it, only the name patterns decide
 	rd := &detailRead{s: s, q: q, d: &Detail{Topic: q.Topic, System: ci.IsSystemTopic(q.Topic), Type: TypeUnknown, Route: routeOf(r)},
 		groups: map[string]bool{}, conns: map[string]map[string]*ProducerConnection{}}
-	f := s.cluster.Fanout(ctx)
-	for _, g := range r.Gone {
-		f.Fail(g.Failure(q.Topic, opRoute))
-	}
 	for _, b := range r.Brokers {
 		rd.stats(f, b)
 		rd.config(f, b)
