@@ -26,7 +26,7 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`a[data-testid="broker-count"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="brokers-table"]`)),
 	)
-	rows := Get(t, ctx, "read the brokers", chromedp.Text(chromedp.CSS(`[data-testid="brokers-table"] tbody`)))
+	rows := TextNow(t, ctx, "read the brokers", `[data-testid="brokers-table"] tbody`)
 	for _, m := range append(cl.Brokers, cl.Slaves...) {
 		if !strings.Contains(rows, m.Addr) {
 			t.Errorf("broker %s at %s missing: %s", m.Name, m.Addr, rows)
@@ -36,7 +36,7 @@ func TestBrokerPagesShowRuntimeAndConfig(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`tr[data-addr="`+b.Addr+`"] a`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="broker-config"]`)),
 	)
-	if v := Get(t, ctx, "read the version", chromedp.Text(chromedp.CSS(`tr[data-addr="`+b.Addr+`"] [data-testid="broker-version"]`))); v != cl.Version {
+	if v := TextNow(t, ctx, "read the version", `tr[data-addr="`+b.Addr+`"] [data-testid="broker-version"]`); v != cl.Version {
 		t.Errorf("version %q, want %s", v, cl.Version)
 	}
 	// The configuration (some four hundred keys) is closed, by section, until opened: the

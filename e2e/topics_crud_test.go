@@ -297,8 +297,10 @@ func TestTopicChangesInTheBrowser(t *testing.T) {
 	}
 	submitSave := func(what string) {
 		Get(t, ctx, "mark the form", chromedp.Evaluate[bool](`document.querySelector('#topic-save').dataset.old = "1"; true`))
+		// A click by script: a pointer click lands where the button was when it was measured,
+		// and a page still settling can move it.
 		Do(t, ctx, what,
-			chromedp.Click(chromedp.CSS(`[data-testid="topic-save-button"]`)),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="topic-save-button"]').click()`),
 			chromedp.Poll[chromedp.Void](`!document.querySelector('#topic-save').dataset.old`, chromedp.WithPollingTimeout(30*time.Second)))
 	}
 	// The browser's own min check would stop the form; the console must refuse it too.

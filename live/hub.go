@@ -321,6 +321,9 @@ func (w *watch) run() {
 }
 
 func (w *watch) tick() {
+	if w.ctx.Err() != nil { // stopped while the ticker fired: select chose the tick
+		return
+	}
 	w.h.ticks.Add(1)
 	ctx, cancel := context.WithTimeout(w.ctx, w.h.opts.Timeout)
 	t := w.src.Poll(ctx)

@@ -49,6 +49,8 @@ func TestOnePollPerTickForAllViewers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A poll that began as the poller stopped may still end; none begins after.
+	time.Sleep(20 * time.Millisecond)
 	stopped := polls.Load()
 	time.Sleep(100 * time.Millisecond)
 	if polls.Load() != stopped {
