@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
@@ -115,7 +114,7 @@ func (s *Service) signInExternal(ctx context.Context, id Identity, addr, userAge
 		return nil, fault.New(fault.Refused, "login.external.no_role", "Name", id.Name,
 			"Provider", providerLabel(id.Provider), "Groups", groups).Because("no_role")
 	}
-	u, err := s.st.SignInExternalUser(ctx, id.Name, id.Role.String(), id.Provider, s.now().UnixMilli())
+	u, err := s.st.SignInExternalUser(ctx, id.Name, id.Role.String(), id.Provider, id.Groups, s.now().UnixMilli())
 	if errors.Is(err, store.ErrLocalUser) {
 		return nil, fault.Wrap(err, fault.Refused, "login.external.local_user", "Name", id.Name,
 			"Provider", providerLabel(id.Provider)).Because("local_user")
@@ -123,34 +122,12 @@ func (s *Service) signInExternal(ctx context.Context, id Identity, addr, userAge
 	if err != nil {
 		return nil, err
 	}
-	s.groups.set(id.Name, id.Groups)
 	ns, err := s.startSession(ctx, u, addr, userAgent)
 	if ns != nil {
-		ns.Caller.Via, ns.Provider, ns.Caller.Groups = "session", id.Provider, s.groups.get(id.Name)
+		ns.Caller.Via, ns.Provider, ns.Caller.Groups = "session", id.Provider, u.Groups()
 	}
 	return ns, err
 }
 
 // providerLabel names a provider in a sentence: "LDAP", "OpenID Connect".
 func providerLabel(p string) i18n.Message { return i18n.M("login.provider." + p) }
-
-// providerGroups keeps the groups an identity provider gave each user at their latest
-// sign-in, for rights that name groups. They are held in memory only (the database has
-// no place for them): after a restart a user matches no group rule, so sees less rather
-// than more, until they sign in again.
-type providerGroups struct {
-	mu sync.Mutex
-	of map[string][]string
-}
-
-func (p *providerGroups) set(user string, groups []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.of[user] = slices.Clone(groups)
-}
-
-func (p *providerGroups) get(user string) []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.of[user]
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,29 @@ func TestDirectoryUsersSignInBesideLocalUsers(t *testing.T) {
 	// A directory user has no console password to set.
 	if _, err := s.SetPassword(ctx, "lena", []byte("new-password")); fault.As(err) == nil || fault.As(err).Code != fault.Invalid || fault.As(err).Field != "name" {
 		t.Fatalf("set the password of a directory user: %v", err)
+	}
+}
+
+// A directory user's groups are kept with the user: a console started afresh on the same
+// database (a restart, another replica) gives the user's session and API tokens the
+// groups of their latest sign-in, which rights may name.
+func TestProviderGroupsOutliveARestart(t *testing.T) {
+	s, st, _ := newDirectoryService(t)
+	ctx := context.Background()
+	ns, err := s.Login(ctx, "lena", []byte("lena-pass"), "10.0.0.1", "")
+	if err != nil || !slices.Equal(ns.Caller.Groups, []string{"admins"}) {
+		t.Fatalf("sign-in: %+v, %v", ns, err)
+	}
+	secret, _, err := s.CreateToken(ctx, "lena", "ci", "lena")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := New(st, s.cfg)
+	if c, err := again.Session(ctx, ns.Token); err != nil || !slices.Equal(c.Groups, []string{"admins"}) {
+		t.Fatalf("session after a restart: %+v, %v", c, err)
+	}
+	if c, err := again.TokenCaller(ctx, secret); err != nil || !slices.Equal(c.Groups, []string{"admins"}) {
+		t.Fatalf("token after a restart: %+v, %v", c, err)
 	}
 }
 

@@ -28,7 +28,7 @@ type Store interface {
 	CountUsers(ctx context.Context) (int64, error)
 	SetPassword(ctx context.Context, name, hash string, now int64) (int64, error)
 	DeleteUser(ctx context.Context, name string) error
-	SignInExternalUser(ctx context.Context, name, role, provider string, now int64) (*store.User, error)
+	SignInExternalUser(ctx context.Context, name, role, provider string, groups []string, now int64) (*store.User, error)
 
 	CreateSession(ctx context.Context, s *store.Session) error
 	SessionByTokenHash(ctx context.Context, hash string) (*store.SessionUser, error)
@@ -92,7 +92,6 @@ type Service struct {
 	// proxySeen is when each proxy-named user was last seen (signins.go).
 	proxySeen *proxySeen
 	// groups are each externally signed-in user's provider groups (external.go).
-	groups *providerGroups
 }
 
 // New returns a service over st.
@@ -113,7 +112,7 @@ func New(st Store, cfg Config) *Service {
 		cfg.Now = time.Now
 	}
 	s := &Service{st: st, cfg: cfg, throttle: newThrottle(cfg.Throttle), failures: newFailureLimiter(FailureWindow),
-		proxySeen: &proxySeen{users: map[string]time.Time{}}, groups: &providerGroups{of: map[string][]string{}}}
+		proxySeen: &proxySeen{users: map[string]time.Time{}}}
 	// Unknown user names are checked against this hash, so a wrong name takes as long
 	// as a wrong password and sign-in does not reveal which names exist. Made on first
 	// use: it costs as much as a sign-in.
@@ -405,7 +404,7 @@ func (s *Service) Session(ctx context.Context, token string) (*Caller, error) {
 			return nil, err
 		}
 	}
-	return &Caller{Name: su.User.Name, Role: role, Via: "session", Groups: s.groups.get(su.User.Name)}, nil
+	return &Caller{Name: su.User.Name, Role: role, Via: "session", Groups: su.User.Groups()}, nil
 }
 
 // Logout ends the session of a cookie's token. An unknown token is not an error: the

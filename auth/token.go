@@ -135,7 +135,7 @@ func (s *Service) TokenCaller(ctx context.Context, secret string) (*Caller, erro
 		}
 	}
 	// A token acts with its user's rights, provider groups included.
-	return &Caller{Name: row.UserName, Role: role, Via: "token", Groups: s.groups.get(row.UserName)}, nil
+	return &Caller{Name: row.UserName, Role: role, Via: "token", Groups: row.UserGroups()}, nil
 }
 
 func toToken(r *store.APITokenUser) *Token {

@@ -153,6 +153,9 @@ type Finding struct {
 	NameServer string `json:"nameServer,omitempty"`
 	// Evidence is the numbers that show it, as a sentence of the catalogues.
 	Evidence i18n.Message `json:"-"`
+	// Topics are the topics Evidence names, so that a reader who may not see one of
+	// them is not shown it.
+	Topics []string `json:"-"`
 	// Since is the first read that showed it.
 	Since time.Time `json:"since"`
 	// Action is the page where it is dealt with (a path of the console).
@@ -781,6 +784,7 @@ func (e *Engine) subscriptions(g groups.Summary) (Finding, bool) {
 		return Finding{}, false
 	}
 	var each []string
+	named := map[string]bool{}
 	for i, c := range sp.Clients {
 		if i == maxNamedClients {
 			each = append(each, "…")
@@ -789,6 +793,7 @@ func (e *Engine) subscriptions(g groups.Summary) (Finding, bool) {
 		subs := make([]string, len(c.Subscriptions))
 		for j, s := range c.Subscriptions {
 			subs[j] = s.Topic + " (" + s.Expression + ")"
+			named[s.Topic] = true
 		}
 		if len(subs) == 0 {
 			subs = []string{"-"}
@@ -797,7 +802,7 @@ func (e *Engine) subscriptions(g groups.Summary) (Finding, bool) {
 	}
 	ev := i18n.M("diagnosis.evidence.subscriptions", "Clients", len(sp.Clients), "Each", strings.Join(each, "; "))
 	return Finding{Kind: KindSubscriptions, Severity: Warning, Subject: g.Group, Group: g.Group, Evidence: ev,
-		Since: sp.At, Action: groupURL(g.Group), ActionKind: "group"}, true
+		Topics: slices.Sorted(maps.Keys(named)), Since: sp.At, Action: groupURL(g.Group), ActionKind: "group"}, true
 }
 
 // maxNamedQueues bounds the queues a finding's evidence names; the count covers all.
@@ -839,7 +844,7 @@ func lost(g groups.Summary, at time.Time) (Finding, bool) {
 	}
 	ev := i18n.M("diagnosis.evidence.lost", "Count", count, "QueueCount", queues, "Queues", strings.Join(names, ", "))
 	return Finding{Kind: KindLost, Severity: Critical, Subject: g.Group, Group: g.Group, Evidence: ev,
-		Since: at, Action: action, ActionKind: "reset"}, true
+		Topics: slices.Sorted(maps.Keys(topics)), Since: at, Action: action, ActionKind: "reset"}, true
 }
 
 // retried is how many messages were written to the retry queues both reads saw, between

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -42,6 +43,9 @@ func TestCommittedOffsetsBelowTheMinOffsetAreMessagesLost(t *testing.T) {
 	f := fs[0]
 	if f.Kind != KindLost || f.Severity != Critical || f.Group != "orders-g" || !f.Since.Equal(at) {
 		t.Errorf("finding %+v, want messagesLost (critical) about orders-g since %v", f, at)
+	}
+	if !slices.Equal(f.Topics, []string{"orders"}) {
+		t.Errorf("topics named %v, want orders", f.Topics)
 	}
 	if want := "/groups/orders-g/reset?mode=earliest&topic=orders"; f.Action != want || f.ActionKind != "reset" {
 		t.Errorf("action %s %q, want reset %q", f.ActionKind, f.Action, want)

@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -134,9 +135,11 @@ func (e *Engine) orderlyBlocked(ctx context.Context, l *groups.List, cands []gro
 func blockedFinding(group string, qs []groups.BlockedQueue, at time.Time) Finding {
 	var waiting int64
 	var each i18n.Text
+	topics := map[string]bool{}
 	since := at
 	for i, q := range qs {
 		waiting += q.Lag
+		topics[q.Topic] = true
 		if i < maxNamedQueues {
 			each = append(each, q.Lock.Warning...)
 		}
@@ -149,5 +152,5 @@ func blockedFinding(group string, qs []groups.BlockedQueue, at time.Time) Findin
 	}
 	ev := i18n.M("diagnosis.evidence.orderlyBlocked", "Count", i18n.Count(len(qs)), "Waiting", waiting, "Each", each)
 	return Finding{Kind: KindOrderlyBlocked, Severity: Warning, Subject: group, Group: group, Evidence: ev,
-		Since: since, Action: groupURL(group), ActionKind: "group"}
+		Topics: slices.Sorted(maps.Keys(topics)), Since: since, Action: groupURL(group), ActionKind: "group"}
 }

@@ -99,6 +99,9 @@ func TestAnOrderlyQueueBlockedByAGoneHolderIsFoundFromALockRead(t *testing.T) {
 	if f.Kind != KindOrderlyBlocked || f.Severity != Warning || f.Group != "ord" || f.Action != "/groups/ord" || !f.Since.Equal(left.Truncate(time.Millisecond)) {
 		t.Errorf("finding %+v, want orderlyBlocked (warning) about ord since the holder left, acted on at its page", f)
 	}
+	if !slices.Equal(f.Topics, []string{"t"}) {
+		t.Errorf("topics named %v, want t", f.Topics)
+	}
 	for _, lang := range []string{"en", "zh-CN"} {
 		if ev := i18n.Match(lang).Say(f.Evidence); !strings.Contains(ev, "10.0.0.6@gone") || !strings.Contains(ev, "7") || strings.Contains(ev, "diagnosis.") {
 			t.Errorf("%s evidence %q: want the holder and the messages waiting", lang, ev)

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ func TestClientsOfOneGroupSubscribingDifferentlyAreFound(t *testing.T) {
 	if f.Kind != KindSubscriptions || f.Severity != Warning || f.Group != "orders-g" || !f.Since.Equal(at) ||
 		f.Action != "/groups/orders-g" || f.ActionKind != "group" {
 		t.Errorf("finding %+v, want subscriptionDiffers (warning) about orders-g since %v, to the group page", f, at)
+	}
+	if !slices.Equal(f.Topics, []string{"orders", "refunds"}) {
+		t.Errorf("topics named %v, want orders and refunds", f.Topics)
 	}
 	if got, want := i18n.Match("en").Say(f.Evidence), "The 2 clients of the group do not subscribe alike (10.0.0.5@1#1: orders (TagA); 10.0.0.6@2#1: orders (TagB), refunds (*)). Queues are shared out among all of them, so messages of a topic given to a client that subscribes otherwise wait or are filtered out. Make every client of the group subscribe to the same topics with the same expressions, or give the different ones a group of their own."; got != want {
 		t.Errorf("evidence %q, want %q", got, want)

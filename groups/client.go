@@ -53,6 +53,9 @@ type ClientInfo struct {
 	// Jstack is the thread (Java) or goroutine (Go) dump, when asked for and sent.
 	JstackAsked bool   `json:"jstackAsked"`
 	Jstack      string `json:"jstack,omitempty"`
+	// JstackWithheld: the dump was sent but names a topic left out by the caller's
+	// rights, so it is not shown.
+	JstackWithheld bool `json:"jstackWithheld,omitempty"`
 	// Unavailable says why the client's own report could not be read (a gRPC client
 	// behind a Proxy, a client that left); everything from the report is then empty.
 	Unavailable i18n.Text `json:"unavailable,omitempty"`

@@ -68,7 +68,7 @@ func (h *Diagnosis) GroupAPI(c *gin.Context) {
 	var at time.Time
 	if h.Engine != nil {
 		fs, at = h.Engine.ForGroup(group)
-		unread = h.Engine.UnreadFor(group)
+		fs, unread = visibleFindings(c, fs), h.Engine.UnreadFor(group)
 	}
 	h.answer(c, fs, unread, at)
 }
@@ -93,15 +93,23 @@ func (h *Diagnosis) answer(c *gin.Context, fs []diagnosis.Finding, unread []diag
 	c.JSON(http.StatusOK, body)
 }
 
-// diagnosisVM says findings in l's language for the overview and a group's page.
-func diagnosisVM(l *i18n.Localizer, e Findings, group string) views.DiagnosisVM {
+// diagnosisVM says the cluster's findings in l's language, whoever asks.
+func diagnosisVM(l *i18n.Localizer, e Findings) views.DiagnosisVM {
 	if e == nil {
 		return views.DiagnosisVM{}
 	}
-	if group == "" {
-		return sayFindings(l, e.Findings, e.Unread())
+	return sayFindings(l, e.Findings, e.Unread())
+}
+
+// groupDiagnosisVM says the findings about group for its page, as the caller may see them.
+func groupDiagnosisVM(c *gin.Context, l *i18n.Localizer, e Findings, group string) views.DiagnosisVM {
+	if e == nil {
+		return views.DiagnosisVM{}
 	}
-	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) { return e.ForGroup(group) }, e.UnreadFor(group))
+	return sayFindings(l, func() ([]diagnosis.Finding, time.Time) {
+		fs, at := e.ForGroup(group)
+		return visibleFindings(c, fs), at
+	}, e.UnreadFor(group))
 }
 
 // brokerDiagnosisVM says the findings about the broker of that name for its page, and

@@ -60,7 +60,7 @@ func TestEveryKindOfFindingIsSaidInBothLanguages(t *testing.T) {
 		}
 	}
 	for _, lang := range []string{"en", "zh-CN"} {
-		vm := diagnosisVM(i18n.Match(lang), fs, "")
+		vm := diagnosisVM(i18n.Match(lang), fs)
 		for _, r := range vm.Rows {
 			for _, s := range []string{r.KindLabel, r.SeverityLabel, r.ActionLabel, r.Evidence} {
 				if s == "" || strings.HasPrefix(s, "diagnosis.") {
@@ -80,7 +80,7 @@ func TestEveryUnreadSourceIsSaidInBothLanguages(t *testing.T) {
 		us = append(us, diagnosis.Unread{What: what, Subject: "subject-x", Cause: "cause-y"})
 	}
 	for _, lang := range []string{"en", "zh-CN"} {
-		vm := diagnosisVM(i18n.Match(lang), partlyRead{unread: us}, "")
+		vm := diagnosisVM(i18n.Match(lang), partlyRead{unread: us})
 		if len(vm.Unread) != len(us) {
 			t.Fatalf("%s: %d lines, want %d", lang, len(vm.Unread), len(us))
 		}

@@ -131,7 +131,10 @@ func clientPageVM(l *i18n.Localizer, ci *groups.ClientInfo) views.ClientVM {
 			PullTPS: views.Rate(t.PullTPS), PullRT: views.Rate(t.PullRT), ConsumeTPS: views.Rate(t.ConsumeOKTPS), ConsumeRT: views.Rate(t.ConsumeRT),
 			FailedTPS: views.Rate(t.ConsumeFailedTPS), FailedLastHour: views.Thousands(t.ConsumeFailedMsgs)})
 	}
-	if ci.JstackAsked && ci.Jstack == "" {
+	switch {
+	case ci.JstackWithheld:
+		vm.JstackNote = l.T("client.jstack.withheld")
+	case ci.JstackAsked && ci.Jstack == "":
 		vm.JstackNote = l.T("client.jstack.none")
 	}
 	return vm

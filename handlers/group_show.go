@@ -104,7 +104,7 @@ func (h *GroupShow) Show(c *gin.Context) {
 	}
 	vm := groupPageVM(l, d, hist, recent, days, daysErr, poll)
 	vm.LagChart, vm.Trend = h.lagChart(c, group)
-	vm.Diagnosis = diagnosisVM(l, h.Diagnosis, group)
+	vm.Diagnosis = groupDiagnosisVM(c, l, h.Diagnosis, group)
 	if h.Alerts != nil {
 		rules, err := h.Alerts.ForGroup(c.Request.Context(), group)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -219,15 +220,40 @@ func visibleDeadLetters(c *gin.Context, list []deadletters.GroupDLQ) []deadlette
 }
 
 // visibleFindings keeps the findings about brokers, NameServers and the groups the
-// caller may see.
+// caller may see; a kept finding whose evidence names a topic of the group the caller
+// may not see has its evidence withheld, as the group's page leaves that topic out.
 func visibleFindings(c *gin.Context, fs []diagnosis.Finding) []diagnosis.Finding {
 	r := CallerRights(c)
 	if !r.Limited() {
 		return fs
 	}
-	return slices.DeleteFunc(slices.Clone(fs), func(f diagnosis.Finding) bool {
+	out := slices.DeleteFunc(slices.Clone(fs), func(f diagnosis.Finding) bool {
 		return f.Group != "" && !r.Allows(rights.Group, f.Group, rights.ReadMetadata)
 	})
+	for i, f := range out {
+		v := viewOfGroup(r, f.Group)
+		for _, t := range f.Topics {
+			v.shows(t)
+		}
+		if n := v.hiddenCount(); n > 0 {
+			out[i] = withheld(f, n)
+		}
+	}
+	return out
+}
+
+// withheld is f with its evidence replaced by a sentence saying why it is not shown, and
+// its action led to the group's own page or reset form rather than a topic's.
+func withheld(f diagnosis.Finding, hidden int) diagnosis.Finding {
+	f.Evidence = i18n.M("rights.evidence_withheld", "Count", i18n.Count(hidden))
+	f.Topics = nil
+	if u, err := url.Parse(f.Action); err == nil {
+		q := u.Query()
+		q.Del("topic")
+		u.RawQuery = q.Encode()
+		f.Action = u.String()
+	}
+	return f
 }
 
 // overviewDiagnosisVM is the cluster's findings as the caller may see them.
@@ -347,17 +373,23 @@ func (v *groupView) client(ci *groups.ClientInfo) *groups.ClientInfo {
 	out.Topics = slices.DeleteFunc(slices.Clone(ci.Topics), func(t groups.TopicConsume) bool { return !v.shows(t.Topic) })
 	if len(v.hidden) > 0 {
 		out.Properties = maps.Clone(ci.Properties)
-		maps.DeleteFunc(out.Properties, func(_, value string) bool {
-			for t := range v.hidden {
-				if strings.Contains(value, t) {
-					return true
-				}
-			}
-			return false
-		})
+		maps.DeleteFunc(out.Properties, func(_, value string) bool { return v.namesHidden(value) })
+	}
+	if out.Jstack != "" && v.namesHidden(out.Jstack) {
+		out.Jstack, out.JstackWithheld = "", true
 	}
 	out.HiddenTopics = len(v.hidden)
 	return &out
+}
+
+// namesHidden reports whether text names a topic the filter has left out so far.
+func (v *groupView) namesHidden(text string) bool {
+	for t := range v.hidden {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // hiddenCount is how many topics the filter has left out so far.

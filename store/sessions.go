@@ -51,6 +51,7 @@ func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*SessionUs
 		       s.created_at AS s_created_at, s.last_seen_at AS s_last_seen_at,
 		       s.expires_at AS s_expires_at, s.remote_addr AS s_remote_addr, s.user_agent AS s_user_agent,
 		       u.id AS u_id, u.name AS u_name, u.role AS u_role, u.password_hash AS u_password_hash, u.provider AS u_provider,
+		       u.provider_groups AS u_provider_groups,
 		       u.created_at AS u_created_at, u.updated_at AS u_updated_at
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = ?`, hash).Scan(&su).Error
@@ -131,7 +132,13 @@ type APITokenUser struct {
 	APIToken
 	UserName string
 	UserRole string
+	// UserProviderGroups are the owner's provider groups (a JSON array); read them with
+	// UserGroups.
+	UserProviderGroups string
 }
+
+// UserGroups are the token owner's identity provider groups at their latest sign-in.
+func (t APITokenUser) UserGroups() []string { return decodeGroups(t.UserProviderGroups) }
 
 // ErrTokenNotFound means no token has that id (for that user) or that secret.
 var ErrTokenNotFound = errors.New("API token not found")
@@ -146,7 +153,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, t *APIToken) error {
 	return nil
 }
 
-const tokenUserSelect = `SELECT t.*, u.name AS user_name, u.role AS user_role
+const tokenUserSelect = `SELECT t.*, u.name AS user_name, u.role AS user_role, u.provider_groups AS user_provider_groups
 	FROM api_tokens t JOIN users u ON u.id = t.user_id`
 
 // APITokenByHash returns the token with that secret hash (revoked or not), or

@@ -3,24 +3,50 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 )
 
-// A user of an identity provider is created at the first sign-in, gets the role of
-// every later one, and never takes over a local user.
+// A user of an identity provider is created at the first sign-in, gets the role and the
+// groups of every later one (read back with their sessions and tokens, by another
+// console on the same database too), and never takes over a local user.
 func TestSignInExternalUser(t *testing.T) {
 	eachDB(t, func(t *testing.T, db testDB) {
 		s, ctx := db.open(t), context.Background()
-		u, err := s.SignInExternalUser(ctx, "lena", "admin", "ldap", 1)
-		if err != nil || u.ID == 0 || u.Provider != "ldap" || u.Role != "admin" || u.PasswordHash != "" {
-			t.Fatalf("first sign-in: %+v, %v", u, err)
+		u, err := s.SignInExternalUser(ctx, "lena", "admin", "ldap", []string{"payments", "cn=ops,ou=groups"}, 1)
+		if err != nil || u.ID == 0 || u.Provider != "ldap" || u.Role != "admin" || u.PasswordHash != "" ||
+			!slices.Equal(u.Groups(), []string{"payments", "cn=ops,ou=groups"}) {
+			t.Fatalf("first sign-in: %+v (groups %q), %v", u, u.Groups(), err)
 		}
-		u, err = s.SignInExternalUser(ctx, "lena", "operator", "oidc", 2)
+		u, err = s.SignInExternalUser(ctx, "lena", "operator", "oidc", []string{"orders"}, 2)
 		if err != nil || u.Role != "operator" || u.Provider != "oidc" || u.UpdatedAt != 2 {
 			t.Fatalf("later sign-in: %+v, %v", u, err)
 		}
-		if got, _ := s.UserByName(ctx, "lena"); got.Role != "operator" || got.Provider != "oidc" {
+		if got, _ := s.UserByName(ctx, "lena"); got.Role != "operator" || got.Provider != "oidc" || !slices.Equal(got.Groups(), []string{"orders"}) {
 			t.Fatalf("stored: %+v", got)
+		}
+		if err := s.CreateSession(ctx, &Session{TokenHash: "lena-s", UserID: u.ID, CreatedAt: 2, LastSeenAt: 2, ExpiresAt: 1 << 41}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateAPIToken(ctx, &APIToken{UserID: u.ID, Name: "ci", TokenHash: "lena-t", Hint: "rmq_le", CreatedBy: "lena", CreatedAt: 2}); err != nil {
+			t.Fatal(err)
+		}
+		other := s
+		if db.dialect == Postgres {
+			other = db.open(t) // a second console on the same database
+		}
+		if su, err := other.SessionByTokenHash(ctx, "lena-s"); err != nil || !slices.Equal(su.User.Groups(), []string{"orders"}) {
+			t.Fatalf("session's user groups: %+v, %v", su, err)
+		}
+		if tu, err := other.APITokenByHash(ctx, "lena-t"); err != nil || !slices.Equal(tu.UserGroups(), []string{"orders"}) {
+			t.Fatalf("token's user groups: %+v, %v", tu, err)
+		}
+		// Signed in again in no group: the groups go.
+		if _, err := s.SignInExternalUser(ctx, "lena", "operator", "oidc", nil, 3); err != nil {
+			t.Fatal(err)
+		}
+		if tu, _ := other.APITokenByHash(ctx, "lena-t"); tu == nil || len(tu.UserGroups()) != 0 {
+			t.Fatalf("groups after a sign-in in none: %+v", tu)
 		}
 		if err := s.CreateUser(ctx, &User{Name: "tess", Role: "viewer", PasswordHash: "x", CreatedAt: 1, UpdatedAt: 1}); err != nil {
 			t.Fatal(err)
@@ -28,7 +54,7 @@ func TestSignInExternalUser(t *testing.T) {
 		if got, _ := s.UserByName(ctx, "tess"); got.Provider != ProviderLocal {
 			t.Fatalf("a user added with a password is %q, want local", got.Provider)
 		}
-		if _, err := s.SignInExternalUser(ctx, "tess", "admin", "oidc", 3); !errors.Is(err, ErrLocalUser) {
+		if _, err := s.SignInExternalUser(ctx, "tess", "admin", "oidc", []string{"x"}, 3); !errors.Is(err, ErrLocalUser) {
 			t.Fatalf("provider over a local user: %v", err)
 		}
 		if got, _ := s.UserByName(ctx, "tess"); got.Role != "viewer" || got.Provider != ProviderLocal {

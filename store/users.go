@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -18,8 +19,31 @@ type User struct {
 	Role         string
 	PasswordHash string
 	Provider     string `gorm:"default:local"`
-	CreatedAt    int64  `gorm:"autoCreateTime:false"`
-	UpdatedAt    int64  `gorm:"autoUpdateTime:false"`
+	// ProviderGroups are the identity provider's groups of the user at their latest
+	// sign-in, as a JSON array; read them with Groups.
+	ProviderGroups string
+	CreatedAt      int64 `gorm:"autoCreateTime:false"`
+	UpdatedAt      int64 `gorm:"autoUpdateTime:false"`
+}
+
+// Groups are the identity provider's groups of the user at their latest sign-in through
+// it; none for a local user.
+func (u User) Groups() []string { return decodeGroups(u.ProviderGroups) }
+
+func decodeGroups(text string) []string {
+	var gs []string
+	if text != "" {
+		_ = json.Unmarshal([]byte(text), &gs) // written by SignInExternalUser alone
+	}
+	return gs
+}
+
+func encodeGroups(gs []string) string {
+	if len(gs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(gs)
+	return string(b)
 }
 
 // ProviderLocal is the provider of users with a password kept by the console.
@@ -131,12 +155,13 @@ func (s *Store) DeleteUser(ctx context.Context, name string) error {
 // SignInExternalUser records a user an identity provider vouched for: it creates the
 // user at the first sign-in and sets their role and provider at every later one. A
 // local user of that name is left alone (ErrLocalUser).
-func (s *Store) SignInExternalUser(ctx context.Context, name, role, provider string, now int64) (*User, error) {
+func (s *Store) SignInExternalUser(ctx context.Context, name, role, provider string, groups []string, now int64) (*User, error) {
 	var u User
+	gs := encodeGroups(groups)
 	err := s.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		err := tx.Where("name = ?", name).Take(&u).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			u = User{Name: name, Role: role, Provider: provider, CreatedAt: now, UpdatedAt: now}
+			u = User{Name: name, Role: role, Provider: provider, ProviderGroups: gs, CreatedAt: now, UpdatedAt: now}
 			return tx.Create(&u).Error
 		}
 		if err != nil {
@@ -145,11 +170,12 @@ func (s *Store) SignInExternalUser(ctx context.Context, name, role, provider str
 		if u.Provider == ProviderLocal || u.Provider == "" {
 			return ErrLocalUser
 		}
-		if u.Role == role && u.Provider == provider {
+		if u.Role == role && u.Provider == provider && u.ProviderGroups == gs {
 			return nil
 		}
-		u.Role, u.Provider, u.UpdatedAt = role, provider, now
-		return tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"role": role, "provider": provider, "updated_at": now}).Error
+		u.Role, u.Provider, u.ProviderGroups, u.UpdatedAt = role, provider, gs, now
+		return tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"role": role, "provider": provider,
+			"provider_groups": gs, "updated_at": now}).Error
 	})
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		// Another console created the user at the same moment: the next sign-in updates it.
