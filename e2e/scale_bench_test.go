@@ -355,8 +355,10 @@ func scaleViewers(b *testing.B, s scaleSize, latency string, sc *simCluster) {
 	const groups = 50
 	for _, viewers := range []int{groups, 4 * groups} {
 		b.Run(fmt.Sprintf("viewers=%d", viewers), func(b *testing.B) {
+			// Every viewer is the same caller (local mode, one address): the limit of live
+			// pages per user is lifted, as it is for the viewers of many people.
 			con := StartConsole(b, "RMQC_NAMESRV="+sc.nameServer, "RMQC_GROUP_POLL=1s", "RMQC_METRICS_INTERVAL=0",
-				"RMQC_LOG_LEVEL=info", "RMQC_TIMEOUT=30s")
+				"RMQC_LOG_LEVEL=info", "RMQC_TIMEOUT=30s", "RMQC_LIVE_VIEWS_PER_USER="+strconv.Itoa(viewers))
 			var wg sync.WaitGroup
 			conns := make([]*websocket.Conn, viewers)
 			for i := range conns {
