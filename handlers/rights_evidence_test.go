@@ -42,7 +42,7 @@ func TestEvidenceNamingAHiddenTopicIsWithheld(t *testing.T) {
 		Action: "/groups/settle-g/reset?mode=earliest&topic=orders-x", ActionKind: "reset"}
 	subs := diagnosis.Finding{Kind: diagnosis.KindSubscriptions, Severity: diagnosis.Warning, Subject: "settle-g", Group: "settle-g",
 		Evidence: i18n.M("diagnosis.evidence.subscriptions", "Clients", 2, "Each", "a: payments-x (*); b: %RETRY%settle-g (*)"),
-		Topics: []string{"payments-x", "%RETRY%settle-g"}, Action: "/groups/settle-g", ActionKind: "group"}
+		Topics:   []string{"payments-x", "%RETRY%settle-g"}, Action: "/groups/settle-g", ActionKind: "group"}
 
 	got := visibleFindings(contextWith(paulasRights(t)), []diagnosis.Finding{lost, subs})
 	if len(got) != 2 {
