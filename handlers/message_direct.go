@@ -12,6 +12,7 @@ import (
 	"rmqconsole/fault"
 	"rmqconsole/i18n"
 	"rmqconsole/lookup"
+	"rmqconsole/paging"
 	"rmqconsole/rights"
 	"rmqconsole/views"
 )
@@ -224,12 +225,21 @@ func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) vi
 		Topic:      m.Topic,
 		CanConsume: CallerRole(c).Allows(auth.Operator),
 	}
+	unlisted := 0 // groups whose clients the read did not list
 	if gs != nil {
+		// A topic consumed by thousands of groups has thousands of clients: the page lists
+		// the first ones and names any other in a form of its own.
 		for _, g := range gs.States {
+			if g.Clients == nil && g.State != lookup.Offline {
+				unlisted++
+			}
 			if !g.Subscribed {
 				continue
 			}
 			for _, cl := range g.Clients {
+				if vm.Total++; len(vm.Clients) == paging.DefaultLimit {
+					continue
+				}
 				vm.Clients = append(vm.Clients, views.ConsumeAgainClient{Group: g.Group, GroupURL: views.GroupURL(g.Group),
 					ClientID: cl.ClientID, ClientAddr: cl.ClientAddr, Language: cl.Language,
 					Version: cl.VersionName(), MessageModel: g.MessageModel})
@@ -238,6 +248,14 @@ func consumeAgainVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) vi
 	}
 	if len(vm.Clients) == 0 {
 		vm.Note = l.T("message.again.none", "Topic", m.Topic, "Broker", m.BrokerName)
+	}
+	switch more := vm.Total - len(vm.Clients); {
+	case more > 0 && unlisted > 0:
+		vm.Others = l.T("message.again.others.both", "Clients", more, "Groups", unlisted)
+	case more > 0:
+		vm.Others = l.T("message.again.others.clients", "Clients", more)
+	case unlisted > 0:
+		vm.Others = l.T("message.again.others.groups", "Groups", unlisted)
 	}
 	return vm
 }

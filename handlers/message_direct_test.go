@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/cluster/clustertest"
 	"rmqconsole/lookup"
+	"rmqconsole/paging"
 	"rmqconsole/rocketmq"
 	"rmqconsole/store"
 )
@@ -131,5 +133,61 @@ func TestConsumeDirectlyAPIWithoutAnAnswer(t *testing.T) {
 	entries, _, _ := st.Audit().List(t.Context(), store.AuditFilter{})
 	if len(entries) != 1 {
 		t.Errorf("%d audit entries, want 1", len(entries))
+	}
+}
+
+// A topic consumed by more groups and clients than a page lists: the first clients are
+// rows, the others are named in a form of their own that reaches any of them, and the
+// reset's group is typed with the first groups suggested.
+func TestConsumeAgainAndResetPastAPageOfGroups(t *testing.T) {
+	dc := &directClient{answer: &rocketmq.ConsumeMessageDirectlyResult{ConsumeResult: "CR_SUCCESS"}}
+	f := msgFake(2)
+	const n = 60
+	for i := range n {
+		f.AddGroup(&clustertest.Group{Name: fmt.Sprintf("g-%03d", i), Topics: []string{"T"},
+			Clients: []clustertest.Client{{ID: fmt.Sprintf("10.0.0.9@c%03d", i)}, {ID: fmt.Sprintf("10.0.0.8@c%03d", i)}},
+			Offsets: map[rocketmq.MessageQueue]int64{{Topic: "T", BrokerName: "broker-a", QueueID: 0}: 0}})
+	}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "rmqconsole.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc := lookup.New(f, lookup.Options{Direct: dc, Audit: st.Audit(), ClusterName: "ns:9876"})
+	res, err := svc.ByRange(t.Context(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
+	if err != nil || len(res.Messages) != 1 {
+		t.Fatal(err)
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := newEngine()
+	r.Use(func(c *gin.Context) { c.Set(RoleKey, auth.Operator); c.Set(ActorKey, "otto") })
+	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc}
+	r.GET("/messages/:id", h.Show)
+	r.POST("/messages/:id/consume-directly", h.ConsumeDirectly)
+	m := res.Messages[0]
+
+	doc := msgDoc(t, msgGet(t, r, "/messages/"+m.OffsetMsgID()))
+	if rows := doc.Find(`[data-testid="consume-again-clients"] tr[data-client]`).Length(); rows != paging.DefaultLimit {
+		t.Errorf("%d client rows, want the first %d", rows, paging.DefaultLimit)
+	}
+	// The read lists the clients of its first groups alone (lookup's bound): 2 clients
+	// each of those, past the rows, and the groups it did not list are named.
+	listed := lookup.DefaultClientLookups
+	if others := doc.Find(`[data-testid="consume-again-others"]`).Text(); !strings.Contains(others, fmt.Sprintf("%d more clients, and the clients of %d groups", 2*listed-paging.DefaultLimit, n-listed)) {
+		t.Errorf("others sentence %q", others)
+	}
+	if doc.Find(`[data-testid="consume-again-other-form"] input[name="clientId"]`).Length() != 1 {
+		t.Error("no form naming another client")
+	}
+	if doc.Find(`[data-testid="reset-group-select"]`).Length() != 0 || doc.Find(`[data-testid="reset-group-input"]`).Length() != 1 ||
+		doc.Find(`datalist#reset-groups option`).Length() != paging.DefaultLimit || !strings.Contains(doc.Find(`[data-testid="reset-groups-note"]`).Text(), "60 groups") {
+		t.Errorf("reset's group: select %d, input %d, suggestions %d, note %q", doc.Find(`[data-testid="reset-group-select"]`).Length(),
+			doc.Find(`[data-testid="reset-group-input"]`).Length(), doc.Find(`datalist#reset-groups option`).Length(), doc.Find(`[data-testid="reset-groups-note"]`).Text())
+	}
+	// The last client, past the rows, through the form.
+	rec := directPost(r, "/messages/"+m.OffsetMsgID()+"/consume-directly", "application/x-www-form-urlencoded",
+		url.Values{"group": {"g-059"}, "clientId": {"10.0.0.9@c059"}, "topic": {"T"}}.Encode())
+	if rec.Code != http.StatusOK || len(dc.asked) != 1 || !strings.Contains(dc.asked[0], "g-059 10.0.0.9@c059") {
+		t.Errorf("consume again on the 60th client: %d, asked %v", rec.Code, dc.asked)
 	}
 }

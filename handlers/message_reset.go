@@ -11,6 +11,7 @@ import (
 	"rmqconsole/auth"
 	"rmqconsole/fault"
 	"rmqconsole/lookup"
+	"rmqconsole/paging"
 	"rmqconsole/resets"
 	"rmqconsole/rights"
 	"rmqconsole/views"
@@ -34,6 +35,11 @@ func messageResetVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) *v
 		}
 	}
 	slices.Sort(vm.Groups)
+	// Thousands of groups make no list one picks from: the first ones are suggested,
+	// and any is typed.
+	if vm.Total = len(vm.Groups); vm.Total > paging.DefaultLimit {
+		vm.Groups = vm.Groups[:paging.DefaultLimit]
+	}
 	return vm
 }
 

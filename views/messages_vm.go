@@ -238,8 +238,14 @@ type MessageCopyVM struct {
 // the topic to choose from, re-consume from it or skip past it.
 type MessageResetVM struct {
 	Action, MsgID, Topic string
-	Groups               []string
+	// Groups are offered in a list; past paging.DefaultLimit they are the first ones,
+	// Total counts all, and the group is typed (the list then only suggests).
+	Groups []string
+	Total  int
 }
+
+// Typed reports whether the group is typed rather than picked: too many to list.
+func (vm MessageResetVM) Typed() bool { return vm.Total > len(vm.Groups) }
 
 // DetailField is one labelled value of the detail page.
 type DetailField struct {
@@ -304,9 +310,13 @@ type ConsumeAgainVM struct {
 	Action, Topic string
 	// CanConsume: the caller may ask (an operator); others see the clients only.
 	CanConsume bool
-	Clients    []ConsumeAgainClient
-	// Note explains an empty Clients.
-	Note string
+	// Clients are the first paging.DefaultLimit clients; Total counts them all, and
+	// past the first ones a client is named in a form of its own (Others).
+	Clients []ConsumeAgainClient
+	Total   int
+	// Note explains an empty Clients; Others, when set, says how many more clients
+	// there are and leads to the form that names one.
+	Note, Others string
 	// Refused is why the last request was not sent ("" when it was, or none was made).
 	Refused string
 	Answer  *ConsumeAgainAnswer
