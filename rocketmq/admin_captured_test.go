@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"rmqconsole/dev"
@@ -320,5 +321,41 @@ func TestRunningInfoSpellings(t *testing.T) {
 	}
 	if st := info.StatusTable["T"]; st.PullRT != 0 || st.PullTPS != 1.5 || st.ConsumeFailedMsgs != 3 {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// A broker's topic config table read again unchanged is the table decoded before (the
+// same one, not decoded again); a changed answer is decoded afresh.
+func TestUnchangedTopicConfigsAreDecodedOnce(t *testing.T) {
+	bodies := []string{
+		`{"dataVersion":{"timestamp":1,"counter":1},"topicConfigTable":{"A":{"topicName":"A","perm":6}}}`,
+		`{"dataVersion":{"timestamp":1,"counter":1},"topicConfigTable":{"A":{"topicName":"A","perm":6}}}`,
+		`{"dataVersion":{"timestamp":2,"counter":2},"topicConfigTable":{"A":{"topicName":"A","perm":6},"B":{"topicName":"B","perm":6}}}`,
+	}
+	var n atomic.Int32
+	srv := startFake(t, func(_ int, c net.Conn) {
+		for {
+			req, err := readFrame(c)
+			if err != nil {
+				return
+			}
+			body := bodies[min(int(n.Add(1))-1, len(bodies)-1)]
+			if send(c, reply(req, CodeSuccess, nil, []byte(body))) != nil {
+				return
+			}
+		}
+	})
+	c := newTestClient(t, srv.addr())
+	first, err := c.TopicConfigs(bg(), srv.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.TopicConfigs(bg(), srv.addr())
+	if err != nil || again != first {
+		t.Fatalf("the same answer read again: %p, want the table decoded first (%p), %v", again, first, err)
+	}
+	changed, err := c.TopicConfigs(bg(), srv.addr())
+	if err != nil || changed == first || len(changed.Topics) != 2 || changed.DataVersion.Counter != 2 {
+		t.Fatalf("a changed answer: %+v, %v; want it decoded afresh", changed, err)
 	}
 }

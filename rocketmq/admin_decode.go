@@ -2,6 +2,7 @@ package rocketmq
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -11,11 +12,19 @@ func decodeBody(body []byte, v any) error {
 	if len(body) == 0 {
 		return fmt.Errorf("empty body")
 	}
-	norm, err := NormalizeJSON(body)
-	if err != nil {
-		return err
+	// Most answers are JSON already: decode them at once (Unmarshal checks the whole
+	// body before it writes to v), and normalize only those that are not, as fastjson
+	// writes maps with object keys.
+	err := json.Unmarshal(body, v)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		norm, nerr := NormalizeJSON(body)
+		if nerr != nil {
+			return nerr
+		}
+		err = json.Unmarshal(norm, v)
 	}
-	if err := json.Unmarshal(norm, v); err != nil {
+	if err != nil {
 		return fmt.Errorf("decode body: %w", err)
 	}
 	return nil

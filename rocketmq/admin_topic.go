@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,18 +36,39 @@ type TopicConfigTable struct {
 	Topics      map[string]TopicConfig `json:"topicConfigTable"`
 }
 
-// TopicConfigs returns the configuration of every topic on the broker at addr.
+// TopicConfigs returns the configuration of every topic on the broker at addr. The
+// table is shared with the other callers that read the same answer: it must not be
+// changed.
 func (c *Client) TopicConfigs(ctx context.Context, addr string) (*TopicConfigTable, error) {
 	resp, err := c.call(ctx, addr, CodeGetAllTopicConfig, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("topic configs on %s: %w", addr, err)
 	}
+	// A broker's table of thousands of topics is the same answer read after read, and
+	// decoding it is most of a topic list's time: an answer identical to the last one
+	// (same length and hash) is answered with the table decoded from that one.
+	sum := maphash.Bytes(topicConfigSeed, resp.Body)
+	if last, ok := c.topicConfigs.Load(addr); ok {
+		if d := last.(decodedTopicConfigs); d.sum == sum && d.size == len(resp.Body) {
+			return d.table, nil
+		}
+	}
 	var t TopicConfigTable
 	if err := decodeBody(resp.Body, &t); err != nil {
 		return nil, fmt.Errorf("topic configs on %s: %w", addr, err)
 	}
+	c.topicConfigs.Store(addr, decodedTopicConfigs{sum: sum, size: len(resp.Body), table: &t})
 	return &t, nil
 }
+
+// decodedTopicConfigs is a broker's last topic config table, with its answer's hash.
+type decodedTopicConfigs struct {
+	sum   uint64
+	size  int
+	table *TopicConfigTable
+}
+
+var topicConfigSeed = maphash.MakeSeed()
 
 // TopicOffset is one queue's offset range (GET_TOPIC_STATS_INFO).
 type TopicOffset struct {

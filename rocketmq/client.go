@@ -76,6 +76,8 @@ type Client struct {
 
 	versionMu sync.Mutex
 	versions  map[string]BrokerVersion
+
+	topicConfigs sync.Map // broker address -> decodedTopicConfigs
 }
 
 type cachedRoute struct {
