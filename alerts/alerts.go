@@ -68,6 +68,10 @@ const (
 var findingMetrics = []string{MetricStuck, MetricSlow, MetricLost, MetricSubscriptions, MetricChurn, MetricRetryStorm, MetricDeadLetters, MetricOrderly,
 	MetricDiskFull, MetricFlowControl, MetricSlaveBehind, MetricNameServers}
 
+// Metrics are every metric a rule can watch, in the order forms and the API list them:
+// the group's figures, its findings, then the brokers' and the NameServers'.
+var Metrics = append([]string{MetricLag, MetricLagTime}, findingMetrics...)
+
 // What a rule targets: the subjects its states are kept for.
 const (
 	TargetGroup      = "group"      // consumer groups, by name or pattern

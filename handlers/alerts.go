@@ -61,6 +61,7 @@ func (h *Alerts) showWith(c *gin.Context, status int, form views.AlertForm) {
 	deliveries = slices.DeleteFunc(deliveries, func(d store.AlertDelivery) bool {
 		return d.Group != "" && cmp.Or(deliveredTarget(d), alerts.TargetGroup) == alerts.TargetGroup && !MayGroup(c, d.Group, rights.ReadMetadata)
 	})
+	form.Metrics = alertMetrics()
 	vm := views.AlertsVM{CanEdit: CallerRole(c).Allows(auth.Operator), Form: form}
 	byID := make(map[int64]store.AlertRule, len(rules))
 	for _, r := range rules {
@@ -256,7 +257,17 @@ func (h *Alerts) DeleteAPI(c *gin.Context) {
 }
 
 // alertRuleShape is the JSON a rule is posted as, quoted by the API's error.
-const alertRuleShape = `{"group" or "broker", "metric": "lag"|"lagTime"|"consumerStuck"|"slowConsumer"|"messagesLost"|"subscriptionDiffers"|"rebalanceChurn"|"retryStorm"|"deadLettersArriving"|"orderlyBlocked"|"brokerDiskFull"|"brokerFlowControl"|"slaveBehind"|"nameServersDisagree", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+var alertRuleShape = `{"group" or "broker", "metric": "` + strings.Join(alerts.Metrics, `"|"`) +
+	`", "threshold", "for": "2m", "webhookUrl", "format": "json"|"slack"|"dingtalk"}`
+
+// alertMetrics are the metrics the rule form offers, as alerts lists them.
+func alertMetrics() []views.AlertMetric {
+	out := make([]views.AlertMetric, len(alerts.Metrics))
+	for i, m := range alerts.Metrics {
+		out[i] = views.AlertMetric{Name: m, OfGroups: alerts.Target(m) == alerts.TargetGroup}
+	}
+	return out
+}
 
 func alertCondition(l *i18n.Localizer, r store.AlertRule) string {
 	id := "alerts.condition.lag"

@@ -142,3 +142,38 @@ func TestADeletedRulesDeliveryLinksByItsSubjectsKind(t *testing.T) {
 		}
 	}
 }
+
+// The rule form offers every metric alerts knows, each once, said in words: the groups'
+// in the list, the brokers' and NameServers' grouped apart. The API's shape of a rule
+// names them all too.
+func TestTheRuleFormOffersEveryMetric(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "console.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	gin.SetMode(gin.TestMode)
+	r := newEngine()
+	r.Use(func(c *gin.Context) { c.Set(RoleKey, auth.Operator) })
+	h := &Alerts{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Rules: alerts.NewService(st, alerts.Options{})}
+	r.GET("/alerts", h.Show)
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/alerts", nil))
+	doc, err := goquery.NewDocumentFromReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range alerts.Metrics {
+		o := doc.Find(`select[name="metric"] option[value="` + m + `"]`)
+		inGroup := o.ParentsFiltered("optgroup").Length() == 1
+		if o.Length() != 1 || strings.Contains(o.Text(), "alerts.") || inGroup != (alerts.Target(m) != alerts.TargetGroup) {
+			t.Errorf("metric %s: %d options %q, grouped apart %v", m, o.Length(), o.Text(), inGroup)
+		}
+		if !strings.Contains(alertRuleShape, `"`+m+`"`) {
+			t.Errorf("the rule's shape leaves out %s", m)
+		}
+	}
+	if n := doc.Find(`select[name="metric"] option`).Length(); n != len(alerts.Metrics) {
+		t.Errorf("%d options, want %d", n, len(alerts.Metrics))
+	}
+}

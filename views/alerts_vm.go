@@ -36,9 +36,18 @@ type AlertsVM struct {
 // Field.
 type AlertForm struct {
 	Name, Group, Broker, Metric, Threshold, For, WebhookURL, Format string
+	// Metrics are the metrics offered, those of groups first; the others (brokers',
+	// NameServers') are grouped apart.
+	Metrics []AlertMetric
 	// FieldErrors is the sentence for each refused field; Error all of them together.
 	FieldErrors map[string]string
 	Error       string
+}
+
+// AlertMetric is one metric a rule can watch; OfGroups: it is about consumer groups.
+type AlertMetric struct {
+	Name     string
+	OfGroups bool
 }
 
 // FieldError returns the sentence for a field, "" when it is fine.
