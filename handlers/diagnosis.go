@@ -93,14 +93,6 @@ func (h *Diagnosis) answer(c *gin.Context, fs []diagnosis.Finding, unread []diag
 	c.JSON(http.StatusOK, body)
 }
 
-// diagnosisVM says the cluster's findings in l's language, whoever asks.
-func diagnosisVM(l *i18n.Localizer, e Findings) views.DiagnosisVM {
-	if e == nil {
-		return views.DiagnosisVM{}
-	}
-	return sayFindings(l, e.Findings, e.Unread())
-}
-
 // groupDiagnosisVM says the findings about group for its page, as the caller may see them.
 func groupDiagnosisVM(c *gin.Context, l *i18n.Localizer, e Findings, group string) views.DiagnosisVM {
 	if e == nil {

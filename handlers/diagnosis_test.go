@@ -59,9 +59,11 @@ func TestEveryKindOfFindingIsSaidInBothLanguages(t *testing.T) {
 				Evidence: i18n.M("diagnosis.evidence.lost", "Count", 1, "QueueCount", 1, "Queues", "t/b/0"), Action: "/groups/g", ActionKind: action})
 		}
 	}
+	c := contextWith(Rights{})
 	for _, lang := range []string{"en", "zh-CN"} {
-		vm := diagnosisVM(i18n.Match(lang), fs)
-		for _, r := range vm.Rows {
+		l := i18n.Match(lang)
+		overview, group := overviewDiagnosisVM(c, l, fs), groupDiagnosisVM(c, l, fs, "g")
+		for _, r := range append(overview.Rows, group.Rows...) {
 			for _, s := range []string{r.KindLabel, r.SeverityLabel, r.ActionLabel, r.Evidence} {
 				if s == "" || strings.HasPrefix(s, "diagnosis.") {
 					t.Errorf("%s: finding %s with action %s says %q", lang, r.Kind, r.ActionLabel, s)
@@ -80,7 +82,7 @@ func TestEveryUnreadSourceIsSaidInBothLanguages(t *testing.T) {
 		us = append(us, diagnosis.Unread{What: what, Subject: "subject-x", Cause: "cause-y"})
 	}
 	for _, lang := range []string{"en", "zh-CN"} {
-		vm := diagnosisVM(i18n.Match(lang), partlyRead{unread: us})
+		vm := overviewDiagnosisVM(contextWith(Rights{}), i18n.Match(lang), partlyRead{unread: us})
 		if len(vm.Unread) != len(us) {
 			t.Fatalf("%s: %d lines, want %d", lang, len(vm.Unread), len(us))
 		}
