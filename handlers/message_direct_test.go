@@ -35,10 +35,18 @@ func (d *directClient) ConsumeMessageDirectly(_ context.Context, addr, group, cl
 	return d.answer, d.err
 }
 
-func directRouter(t *testing.T, role auth.Role, dc *directClient) (*gin.Engine, *store.Store, lookup.Message) {
+// directRouter serves a message's page and its consume-again routes over two messages of
+// topic T, consumed by gs (by default group g with one client), and answers the first
+// message.
+func directRouter(t *testing.T, role auth.Role, dc *directClient, gs ...*clustertest.Group) (*gin.Engine, *store.Store, lookup.Message) {
 	t.Helper()
 	f := msgFake(2)
-	f.AddGroup(&clustertest.Group{Name: "g", Topics: []string{"T"}, Clients: []clustertest.Client{{ID: "10.0.0.9@one"}}})
+	if len(gs) == 0 {
+		gs = []*clustertest.Group{{Name: "g", Topics: []string{"T"}, Clients: []clustertest.Client{{ID: "10.0.0.9@one"}}}}
+	}
+	for _, g := range gs {
+		f.AddGroup(g)
+	}
 	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "rmqconsole.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -141,30 +149,14 @@ func TestConsumeDirectlyAPIWithoutAnAnswer(t *testing.T) {
 // reset's group is typed with the first groups suggested.
 func TestConsumeAgainAndResetPastAPageOfGroups(t *testing.T) {
 	dc := &directClient{answer: &rocketmq.ConsumeMessageDirectlyResult{ConsumeResult: "CR_SUCCESS"}}
-	f := msgFake(2)
 	const n = 60
+	var gs []*clustertest.Group
 	for i := range n {
-		f.AddGroup(&clustertest.Group{Name: fmt.Sprintf("g-%03d", i), Topics: []string{"T"},
+		gs = append(gs, &clustertest.Group{Name: fmt.Sprintf("g-%03d", i), Topics: []string{"T"},
 			Clients: []clustertest.Client{{ID: fmt.Sprintf("10.0.0.9@c%03d", i)}, {ID: fmt.Sprintf("10.0.0.8@c%03d", i)}},
 			Offsets: map[rocketmq.MessageQueue]int64{{Topic: "T", BrokerName: "broker-a", QueueID: 0}: 0}})
 	}
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "rmqconsole.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := lookup.New(f, lookup.Options{Direct: dc, Audit: st.Audit(), ClusterName: "ns:9876"})
-	res, err := svc.ByRange(t.Context(), lookup.RangeQuery{Topic: "T", Begin: msgT0, End: msgT0})
-	if err != nil || len(res.Messages) != 1 {
-		t.Fatal(err)
-	}
-	gin.SetMode(gin.ReleaseMode)
-	r := newEngine()
-	r.Use(func(c *gin.Context) { c.Set(RoleKey, auth.Operator); c.Set(ActorKey, "otto") })
-	h := &Messages{Env: &Env{Log: slog.New(slog.DiscardHandler)}, Lookup: svc}
-	r.GET("/messages/:id", h.Show)
-	r.POST("/messages/:id/consume-directly", h.ConsumeDirectly)
-	m := res.Messages[0]
+	r, _, m := directRouter(t, auth.Operator, dc, gs...)
 
 	doc := msgDoc(t, msgGet(t, r, "/messages/"+m.OffsetMsgID()))
 	if rows := doc.Find(`[data-testid="consume-again-clients"] tr[data-client]`).Length(); rows != paging.DefaultLimit {
