@@ -130,7 +130,7 @@ func BenchmarkGroupList(b *testing.B) {
 					}
 					k := 0
 					for _, bd := range ci.Brokers {
-						r, err := s.brokerGroups(ctx, bd.BrokerName, bd.Addrs[0])
+						r, err := s.brokerGroups(ctx, bd.BrokerName, bd.Addrs[0], DefaultMaxOffsetReads)
 						if err != nil || r.statsErr != nil {
 							b.Fatal(err, r.statsErr)
 						}

@@ -39,8 +39,12 @@ type Summary struct {
 	// included); nil when none is, with the reason in LagNote.
 	TotalLag *int64 `json:"totalLag"`
 	// LagNote says why TotalLag is unknown, or which queues it leaves out.
-	LagNote    i18n.Text `json:"lagNote,omitempty"`
-	ConsumeTPS float64   `json:"consumeTps"`
+	LagNote i18n.Text `json:"lagNote,omitempty"`
+	// MaxOffsetsAt: TotalLag counts max offsets kept from an earlier pass (a broker
+	// read from its offset table, see maxOffsets), the oldest read at this time; messages
+	// stored since are not counted. Nil when every max offset was read in this pass.
+	MaxOffsetsAt *time.Time `json:"maxOffsetsAt,omitempty"`
+	ConsumeTPS   float64    `json:"consumeTps"`
 	// MaxLagTimeMs is the group's time behind: the age of its oldest unconsumed message
 	// over its queues (0 when caught up); nil when unknown, with the reason (or what it
 	// leaves out) in MaxLagTimeNote.
@@ -150,8 +154,10 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	for _, b := range brokers {
 		masters[b.Master] = b.Name
 	}
+	// The max offsets one pass reads are shared out between the brokers.
+	maxOffsetReads := max(1, s.opts.MaxOffsetReads/len(brokers))
 	reads := cluster.Each(fo, brokers, "subscription groups", func(ctx context.Context, addr string) (*brokerRead, error) {
-		return s.brokerGroups(ctx, masters[addr], addr)
+		return s.brokerGroups(ctx, masters[addr], addr, maxOffsetReads)
 	})
 	l.Failures = fo.Wait()
 	// Which masters know each group: only they can hold its offsets.
@@ -180,7 +186,7 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	for i, g := range names {
 		for _, bi := range on[g] {
 			r, b := reads[bi], brokers[bi]
-			gs := groupStats{broker: b, limited: r.limited, uncounted: r.uncounted[g]}
+			gs := groupStats{broker: b, limited: r.limited, uncounted: r.uncounted[g], maxOffsetsAt: r.maxOffsetsAt[g]}
 			if r.statsErr != nil {
 				gs.fail = &BrokerFailure{Broker: b.Name, Addr: b.Master, Op: "consume stats", Err: r.statsErr}
 				if held, at, ok := s.held.Last(b.Name, start); ok {
@@ -244,6 +250,9 @@ type brokerRead struct {
 	// uncounted are, by group, the subscribed topics the stats left out that could not
 	// be read, with why (see subscribed.go).
 	uncounted map[string]map[string]error
+	// maxOffsetsAt: read from the offset table, when the oldest max offsets each group's
+	// lag counts were read, for the groups that count some kept from an earlier pass.
+	maxOffsetsAt map[string]time.Time
 }
 
 // brokerGroups reads one master's subscription groups, then every group's offsets:
@@ -254,7 +263,7 @@ type brokerRead struct {
 //     consume stats of all groups grows faster than its groups: 0.3 s for 1 000 groups,
 //     past 10 s for 9 000 on 5.3.3 (see the protocol notes), while its offset table is
 //     one copy (0.03 s for 9 000 groups).
-func (s *Service) brokerGroups(ctx context.Context, broker, addr string) (*brokerRead, error) {
+func (s *Service) brokerGroups(ctx context.Context, broker, addr string, maxOffsetReads int) (*brokerRead, error) {
 	t, err := s.admin.SubscriptionGroups(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -271,7 +280,7 @@ func (s *Service) brokerGroups(ctx context.Context, broker, addr string) (*broke
 		return r, nil
 	}
 	r.limited = true
-	r.stats, r.statsErr = s.offsetTableStats(ctx, addr)
+	r.statsErr = s.offsetTableStats(ctx, broker, addr, maxOffsetReads, r)
 	return r, nil
 }
 
@@ -306,63 +315,45 @@ func (s *Service) addSkipped(ctx context.Context, broker, addr string, r *broker
 
 // offsetTableStats builds consume stats from the broker's offset table and the max
 // offsets of its topics, retry topics left out (a group has one each: asking each would
-// be one request per group again).
-func (s *Service) offsetTableStats(ctx context.Context, addr string) (map[string]*rocketmq.ConsumeStats, error) {
+// be one request per group again). The max offsets are read for at most budget topics
+// (all of them on the broker's first read) and kept (see maxOffsets); r.maxOffsetsAt
+// says, by group, when the oldest of those its lag counts were read.
+func (s *Service) offsetTableStats(ctx context.Context, broker, addr string, budget int, r *brokerRead) error {
 	offs, err := s.admin.ConsumerOffsets(ctx, addr)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// The names are collected first: the answers are written into topics while the
-	// requests are still being started.
-	var names []string
-	seen := map[string]bool{}
-	for _, byTopic := range offs {
-		for t := range byTopic {
-			if !rocketmq.IsRetryTopic(t) && !seen[t] {
-				seen[t] = true
-				names = append(names, t)
-			}
-		}
-	}
-	topics := make(map[string]*rocketmq.TopicStats, len(names))
+	pass := s.opts.Now()
+	names := s.maxOffsets.toRead(broker, offs, budget)
+	read := make(map[string]keptMax, len(names))
 	var mu sync.Mutex
 	fo := s.cluster.Fanout(ctx).Limit(s.opts.Concurrency)
 	for _, t := range names {
 		fo.At(addr, addr, "topic stats", func(ctx context.Context, addr string) error {
+			at := s.opts.Now()
 			ts, err := s.admin.TopicStats(ctx, addr, t)
+			k := keptMax{at: at, gone: true}
 			switch {
 			case errors.Is(err, rocketmq.ErrTopicNotFound): // deleted; its offsets linger
 			case err != nil:
 				return err
 			default:
-				mu.Lock()
-				topics[t] = ts
-				mu.Unlock()
+				k = keep(ts, at)
 			}
+			mu.Lock()
+			read[t] = k
+			mu.Unlock()
 			return nil
 		})
 	}
 	// One failure per operation is kept: the first, which the broker's stats fail with.
-	if fs := fo.Wait(); len(fs) > 0 {
-		return nil, fs[0].Err
+	fs := fo.Wait()
+	s.maxOffsets.note(broker, read)
+	if len(fs) > 0 {
+		return fs[0].Err
 	}
-	out := make(map[string]*rocketmq.ConsumeStats, len(offs))
-	for g, byTopic := range offs {
-		cs := &rocketmq.ConsumeStats{Offsets: map[rocketmq.MessageQueue]rocketmq.OffsetWrapper{}}
-		for t, qs := range byTopic {
-			ts := topics[t]
-			if ts == nil {
-				continue
-			}
-			for mq, to := range ts.Offsets {
-				if off, ok := qs[mq.QueueID]; ok {
-					cs.Offsets[mq] = rocketmq.OffsetWrapper{BrokerOffset: to.MaxOffset, ConsumerOffset: off}
-				}
-			}
-		}
-		out[g] = cs
-	}
-	return out, nil
+	r.stats, r.maxOffsetsAt = s.maxOffsets.consumeStats(broker, offs, pass)
+	return nil
 }
 
 // groupStats is what one master's broker-wide consume stats said about a group.
@@ -375,6 +366,9 @@ type groupStats struct {
 	held    []rocketmq.MessageQueue
 	heldAt  time.Time
 	limited bool // see brokerRead.limited
+	// maxOffsetsAt: when the oldest max offsets the lag counts were read, if before this
+	// pass (see brokerRead.maxOffsetsAt).
+	maxOffsetsAt time.Time
 	// uncounted: subscribed topics whose lag could not be read there, with why.
 	uncounted map[string]error
 }
@@ -555,10 +549,14 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	var total int64
 	known, unknown := 0, 0
 	var limited []string
+	var maxOffsetsAt time.Time
 	uncounted := map[string]error{}
 	for _, a := range stats {
 		if a.limited {
 			limited = append(limited, a.broker.Name)
+		}
+		if !a.maxOffsetsAt.IsZero() && (maxOffsetsAt.IsZero() || a.maxOffsetsAt.Before(maxOffsetsAt)) {
+			maxOffsetsAt = a.maxOffsetsAt
 		}
 		maps.Copy(uncounted, a.uncounted)
 		if a.fail != nil {
@@ -618,6 +616,10 @@ func summarise(group string, stats []groupStats, seen *cluster.SeenConsumers, ma
 	}
 	if len(limited) > 0 {
 		sum.LagNote = sum.LagNote.And(i18n.M("group.note.offsetTable", "Brokers", strings.Join(limited, ", "), "Max", maxGroups))
+	}
+	if !maxOffsetsAt.IsZero() && sum.TotalLag != nil {
+		sum.MaxOffsetsAt = &maxOffsetsAt
+		sum.LagNote = sum.LagNote.And(i18n.M("group.note.maxOffsetsAt", "At", maxOffsetsAt.UTC().Format("2006-01-02 15:04:05 UTC")))
 	}
 	return sum
 }

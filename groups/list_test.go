@@ -308,6 +308,66 @@ func TestListReadsEveryTopicOfAnOffsetTableOnce(t *testing.T) {
 	}
 }
 
+// Read from the offset table, a broker's topics are all read once, then at most
+// MaxOffsetReads a pass: first those a committed offset has passed, then the oldest. The
+// lag of a group counted from kept max offsets says when they were read.
+func TestListReadsABoundedNumberOfMaxOffsetsAfterTheFirstPass(t *testing.T) {
+	f := newScenario()
+	for i := range 30 {
+		topic := fmt.Sprintf("T%02d", i)
+		f.AddTopic(topic, 1, "broker-a")
+		f.setOffsets(fmt.Sprintf("g%02d", i), "broker-a", topic, map[int][2]int64{0: {100, int64(100 - i)}})
+	}
+	var mu sync.Mutex
+	now := time.Now().Truncate(time.Second)
+	first := now
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := NewService(f, Options{BrokerStatsMaxGroups: 10, MaxOffsetReads: 5, Now: clock})
+	said := "as read at " + first.UTC().Format("2006-01-02 15:04:05 UTC")
+	l, err := s.List(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Calls()["TopicStats"]; n != 30 {
+		t.Fatalf("first pass: %d TopicStats calls, want every topic read (30)", n)
+	}
+	if g := find(l, "g20"); g == nil || g.MaxOffsetsAt != nil {
+		t.Fatalf("first pass, g20: %+v; want every max offset read in the pass", g)
+	}
+
+	// g25 consumes past what was kept of T25: its max offsets are read first.
+	f.setOffsets("g25", "broker-a", "T25", map[int][2]int64{0: {110, 105}})
+	mu.Lock()
+	now = now.Add(30 * time.Second)
+	mu.Unlock()
+	l, err = s.List(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Calls()["TopicStats"]; n != 35 {
+		t.Errorf("second pass: %d TopicStats calls, want 5 more (35)", n-30)
+	}
+	if g := find(l, "g25"); g == nil || g.TotalLag == nil || *g.TotalLag != 5 || g.MaxOffsetsAt != nil {
+		t.Errorf("g25: %+v; want lag 5 from T25's max offsets read again", g)
+	}
+	fresh := 0
+	for _, g := range l.Groups {
+		if !strings.HasPrefix(g.Group, "g") {
+			continue
+		}
+		if g.MaxOffsetsAt == nil {
+			fresh++
+			continue
+		}
+		if !g.MaxOffsetsAt.Equal(first) || !strings.Contains(g.LagNote.String(), said) {
+			t.Errorf("%s: max offsets at %v, note %q; want those of the first pass, said", g.Group, g.MaxOffsetsAt, g.LagNote.String())
+		}
+	}
+	if fresh != 5 {
+		t.Errorf("%d groups counted from max offsets read in the second pass, want 5", fresh)
+	}
+}
+
 // With no more groups than ClientLookups, a refresh lists every group's clients again,
 // so a client that just joined shows at once.
 func TestListRefreshSeesAClientThatJustJoined(t *testing.T) {

@@ -63,6 +63,10 @@ type Options struct {
 	// LagTimeLookups bounds the store-time reads (one per group, topic and broker with a
 	// lagging queue whose store time is not remembered) of one pass of the list.
 	LagTimeLookups int
+	// MaxOffsetReads bounds the topics' max offsets one pass of the list reads from the
+	// brokers read from their offset table, once each of their topics was read (see
+	// maxOffsets); DefaultMaxOffsetReads when zero.
+	MaxOffsetReads int
 	Log            *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
@@ -81,6 +85,7 @@ type Service struct {
 	held       cluster.Held[heldGroups] // what each master held when it last answered the list
 	modes      modeMemory
 	storeTimes storeTimes
+	maxOffsets maxOffsets // the max offsets of the brokers read from their offset table
 	subs       subscribed // the topics each group's clients were seen subscribing to
 }
 
@@ -97,6 +102,9 @@ func NewService(admin Admin, opts Options) *Service {
 	}
 	if opts.LagTimeLookups <= 0 {
 		opts.LagTimeLookups = DefaultLagTimeLookups
+	}
+	if opts.MaxOffsetReads <= 0 {
+		opts.MaxOffsetReads = DefaultMaxOffsetReads
 	}
 	if opts.BrokerStatsMaxGroups <= 0 {
 		opts.BrokerStatsMaxGroups = DefaultBrokerStatsMaxGroups
