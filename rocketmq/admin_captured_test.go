@@ -332,6 +332,36 @@ func TestUnchangedTopicConfigsAreDecodedOnce(t *testing.T) {
 		`{"dataVersion":{"timestamp":1,"counter":1},"topicConfigTable":{"A":{"topicName":"A","perm":6}}}`,
 		`{"dataVersion":{"timestamp":2,"counter":2},"topicConfigTable":{"A":{"topicName":"A","perm":6},"B":{"topicName":"B","perm":6}}}`,
 	}
+	decodedOnce(t, bodies, func(c *Client, addr string) (any, int, error) {
+		ct, err := c.TopicConfigs(bg(), addr)
+		if err != nil {
+			return nil, 0, err
+		}
+		return ct, len(ct.Topics), nil
+	})
+}
+
+// So is a broker's subscription group table.
+func TestUnchangedSubscriptionGroupsAreDecodedOnce(t *testing.T) {
+	bodies := []string{
+		`{"dataVersion":{"timestamp":1,"counter":1},"subscriptionGroupTable":{"g":{"groupName":"g","consumeEnable":true}}}`,
+		`{"dataVersion":{"timestamp":1,"counter":1},"subscriptionGroupTable":{"g":{"groupName":"g","consumeEnable":true}}}`,
+		`{"dataVersion":{"timestamp":2,"counter":2},"subscriptionGroupTable":{"g":{"groupName":"g"},"h":{"groupName":"h"}}}`,
+	}
+	decodedOnce(t, bodies, func(c *Client, addr string) (any, int, error) {
+		st, err := c.SubscriptionGroups(bg(), addr)
+		if err != nil {
+			return nil, 0, err
+		}
+		return st, len(st.Groups), nil
+	})
+}
+
+// decodedOnce has a broker answer bodies in turn (the first two the same) to read, and
+// checks the second read is the value decoded by the first, the third a new one of two
+// entries.
+func decodedOnce(t *testing.T, bodies []string, read func(c *Client, addr string) (v any, entries int, err error)) {
+	t.Helper()
 	var n atomic.Int32
 	srv := startFake(t, func(_ int, c net.Conn) {
 		for {
@@ -346,16 +376,16 @@ func TestUnchangedTopicConfigsAreDecodedOnce(t *testing.T) {
 		}
 	})
 	c := newTestClient(t, srv.addr())
-	first, err := c.TopicConfigs(bg(), srv.addr())
+	first, _, err := read(c, srv.addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := c.TopicConfigs(bg(), srv.addr())
+	again, _, err := read(c, srv.addr())
 	if err != nil || again != first {
 		t.Fatalf("the same answer read again: %p, want the table decoded first (%p), %v", again, first, err)
 	}
-	changed, err := c.TopicConfigs(bg(), srv.addr())
-	if err != nil || changed == first || len(changed.Topics) != 2 || changed.DataVersion.Counter != 2 {
+	changed, entries, err := read(c, srv.addr())
+	if err != nil || changed == first || entries != 2 {
 		t.Fatalf("a changed answer: %+v, %v; want it decoded afresh", changed, err)
 	}
 }

@@ -532,17 +532,20 @@ type SubscriptionGroupTable struct {
 }
 
 // SubscriptionGroups returns every subscription group configured on the
-// broker at addr, system groups included.
+// broker at addr, system groups included. The table is shared with the other callers
+// that read the same answer: it must not be changed.
 func (c *Client) SubscriptionGroups(ctx context.Context, addr string) (*SubscriptionGroupTable, error) {
 	resp, err := c.call(ctx, addr, CodeGetAllSubscriptionGroup, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("subscription groups on %s: %w", addr, err)
 	}
-	var t SubscriptionGroupTable
-	if err := decodeBody(resp.Body, &t); err != nil {
+	// Like topic configs, a broker's table of thousands of groups is the same answer
+	// read after read.
+	t, err := c.subscriptionGroups.decode(addr, resp.Body)
+	if err != nil {
 		return nil, fmt.Errorf("subscription groups on %s: %w", addr, err)
 	}
-	return &t, nil
+	return t, nil
 }
 
 // TopicConsumerGroups returns the groups that consume a topic on the broker

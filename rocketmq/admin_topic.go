@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,30 +44,13 @@ func (c *Client) TopicConfigs(ctx context.Context, addr string) (*TopicConfigTab
 		return nil, fmt.Errorf("topic configs on %s: %w", addr, err)
 	}
 	// A broker's table of thousands of topics is the same answer read after read, and
-	// decoding it is most of a topic list's time: an answer identical to the last one
-	// (same length and hash) is answered with the table decoded from that one.
-	sum := maphash.Bytes(topicConfigSeed, resp.Body)
-	if last, ok := c.topicConfigs.Load(addr); ok {
-		if d := last.(decodedTopicConfigs); d.sum == sum && d.size == len(resp.Body) {
-			return d.table, nil
-		}
-	}
-	var t TopicConfigTable
-	if err := decodeBody(resp.Body, &t); err != nil {
+	// decoding it is most of a topic list's time.
+	t, err := c.topicConfigs.decode(addr, resp.Body)
+	if err != nil {
 		return nil, fmt.Errorf("topic configs on %s: %w", addr, err)
 	}
-	c.topicConfigs.Store(addr, decodedTopicConfigs{sum: sum, size: len(resp.Body), table: &t})
-	return &t, nil
+	return t, nil
 }
-
-// decodedTopicConfigs is a broker's last topic config table, with its answer's hash.
-type decodedTopicConfigs struct {
-	sum   uint64
-	size  int
-	table *TopicConfigTable
-}
-
-var topicConfigSeed = maphash.MakeSeed()
 
 // TopicOffset is one queue's offset range (GET_TOPIC_STATS_INFO).
 type TopicOffset struct {

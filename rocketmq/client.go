@@ -77,7 +77,8 @@ type Client struct {
 	versionMu sync.Mutex
 	versions  map[string]BrokerVersion
 
-	topicConfigs sync.Map // broker address -> decodedTopicConfigs
+	topicConfigs       lastDecoded[TopicConfigTable]
+	subscriptionGroups lastDecoded[SubscriptionGroupTable]
 }
 
 type cachedRoute struct {
