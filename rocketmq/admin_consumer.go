@@ -732,18 +732,30 @@ func (c *Client) ConsumerOffsets(ctx context.Context, addr string) (map[string]m
 	if err != nil {
 		return nil, fmt.Errorf("consumer offsets on %s: %w", addr, err)
 	}
+	out, err := parseOffsetTable(resp.Body)
+	if err != nil {
+		out, err = decodeOffsetTable(resp.Body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("consumer offsets on %s: %w", addr, err)
+	}
+	return out, nil
+}
+
+// decodeOffsetTable is the generic path of parseOffsetTable: normalized, then decoded.
+func decodeOffsetTable(body []byte) (map[string]map[string]map[int]int64, error) {
 	var raw struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
-	if err := decodeBody(resp.Body, &raw); err != nil {
-		return nil, fmt.Errorf("consumer offsets on %s: %w", addr, err)
+	if err := decodeBody(body, &raw); err != nil {
+		return nil, err
 	}
 	out := map[string]map[string]map[int]int64{}
 	for key, queues := range raw.OffsetTable {
 		// Keys are topic@group; neither name may contain '@'.
 		topic, group, ok := strings.Cut(key, "@")
 		if !ok {
-			return nil, fmt.Errorf("consumer offsets on %s: key %q is not topic@group", addr, key)
+			return nil, fmt.Errorf("key %q is not topic@group", key)
 		}
 		byTopic := out[group]
 		if byTopic == nil {
@@ -754,7 +766,7 @@ func (c *Client) ConsumerOffsets(ctx context.Context, addr string) (map[string]m
 		for id, off := range queues {
 			n, err := strconv.Atoi(id)
 			if err != nil {
-				return nil, fmt.Errorf("consumer offsets on %s: queue id %q of %s: %w", addr, id, key, err)
+				return nil, fmt.Errorf("queue id %q of %s: %w", id, key, err)
 			}
 			qs[n] = off
 		}

@@ -1,0 +1,86 @@
+package rocketmq
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// The one-pass reader of an offset table answers what the generic path answers: for the
+// captured answers of real brokers, and for what fastjson may also write (quoted keys,
+// escapes, white space, fields around the table).
+func TestOffsetTableReadInOnePassAsDecoded(t *testing.T) {
+	bodies := map[string]string{
+		"quoted ids":   `{"offsetTable":{"T@g":{"0":5,"1":-1}}}`,
+		"escapes":      `{"offsetTable":{"T\u0041@g\"1":{0:5}}}`,
+		"white space":  " {\n \"offsetTable\" : { \"T@g\" : { 0 : 5 , 3 : 9 } } }\n",
+		"around":       `{"dataVersion":{"counter":3,"stateVersion":0,"timestamp":1700000000000},"groupTopicMap":{"g":["T"]},"offsetTable":{"T@g":{0:5}},"x":[1,[true,null],{"a":-1.5e3}]}`,
+		"empty":        `{"offsetTable":{}}`,
+		"none at all":  `{}`,
+		"two topics":   `{"offsetTable":{"T@g":{0:5},"U@g":{0:7},"T@h":{2:1}}}`,
+		"large offset": `{"offsetTable":{"T@g":{0:9007199254740993}}}`,
+	}
+	files, err := filepath.Glob("testdata/captured/*/consumer_offsets.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("captured offset tables: %v, %v", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[f] = string(b)
+	}
+	for name, body := range bodies {
+		got, err := parseOffsetTable([]byte(body))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		want, err := decodeOffsetTable([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: the generic path: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %v\nwant %v", name, got, want)
+		}
+	}
+	if got, _ := parseOffsetTable([]byte(`{"offsetTable":{"T@g":{0:5}}}`)); got["g"]["T"][0] != 5 {
+		t.Errorf("T@g queue 0: %v, want 5", got)
+	}
+	// What it does not expect is an error, for the generic path to take.
+	for _, body := range []string{`{"offsetTable":{"Tg":{0:5}}}`, `{"offsetTable":{"T@g":{0:5}}`, `{"offsetTable":{"T@g":{a:5}}}`, `{"offsetTable":{"T@g":{0:5.5}}}`, `[]`} {
+		if got, err := parseOffsetTable([]byte(body)); err == nil {
+			t.Errorf("%s: %v, want an error", body, got)
+		}
+	}
+}
+
+// The one-pass reader against the generic path, on an offset table of 12 500 groups
+// (a broker of the 100x scale simulation): go test -run '^$' -bench OffsetTable ./rocketmq/
+func BenchmarkOffsetTable(b *testing.B) {
+	body := []byte(`{"offsetTable":{`)
+	for g := range 12500 {
+		if g > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, `"scale-topic-0`+strconv.Itoa(g%5000)+`@scale-group-0`+strconv.Itoa(g)+`":{0:123456,1:123457,2:123458,3:123459}`...)
+	}
+	body = append(body, "}}"...)
+	b.Run("one-pass", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := parseOffsetTable(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("generic", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := decodeOffsetTable(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
