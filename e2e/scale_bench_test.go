@@ -293,6 +293,9 @@ func scaleRun(b *testing.B, s scaleSize, latency string) {
 	page("group-list-page", "/groups?refresh=1&q="+group, contains(group))
 	page("topic-list-api", "/api/v1/topics?refresh=1&q="+hot, contains(hot))
 	page("topic-list-page", "/topics?refresh=1&q="+hot, contains(hot))
+	// The first pages as a reader opens them: the lists just read are served from memory.
+	page("group-list-first-page", "/groups", contains("scale-group-"))
+	page("topic-list-first-page", "/topics", contains("scale-topic-"))
 	page("group-page", "/groups/"+group, contains(group))
 	page("message-page", "/messages/"+msg, contains(hot))
 	page("message-api", "/api/v1/messages/"+msg, contains(hot))

@@ -54,7 +54,7 @@ func TestListIsCachedWithItsAgeAndRefreshedOnRequest(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := NewService(f, Options{ListTTL: 30 * time.Second, Now: clock})
+	s := NewService(f, Options{ListTTL: 30 * time.Second, ListStale: 2 * time.Minute, Now: clock})
 	l1, _ := s.List(context.Background(), false)
 	calls := f.TotalCalls()
 	mu.Lock()
@@ -68,13 +68,31 @@ func TestListIsCachedWithItsAgeAndRefreshedOnRequest(t *testing.T) {
 	if f.TotalCalls() == calls || !l3.CheckedAt.After(l1.CheckedAt) {
 		t.Fatal("refresh did not read the brokers again")
 	}
+	// Past the TTL, the list is served at once while a fresh one is read; the next
+	// caller gets that one.
 	mu.Lock()
 	now = now.Add(31 * time.Second)
 	mu.Unlock()
-	calls = f.TotalCalls()
-	s.List(context.Background(), false)
-	if f.TotalCalls() == calls {
-		t.Fatal("a list older than the TTL was served")
+	l4, _ := s.List(context.Background(), false)
+	if l4 != l3 {
+		t.Fatal("a list older than the TTL (but not stale) was not served at once")
+	}
+	var l5 *List
+	for range 500 {
+		if l5, _ = s.List(context.Background(), false); l5 != l3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if l5 == l3 || !l5.CheckedAt.After(l3.CheckedAt) {
+		t.Fatal("no fresh list was read after the stale one was served")
+	}
+	// A list older than ListStale (2 minutes here) is not served: the caller waits.
+	mu.Lock()
+	now = now.Add(3 * time.Minute)
+	mu.Unlock()
+	if l6, _ := s.List(context.Background(), false); l6 == l5 || !l6.CheckedAt.After(l5.CheckedAt) {
+		t.Fatal("a stale list was served")
 	}
 }
 

@@ -55,6 +55,9 @@ type Options struct {
 	// ListTTL is how long a computed group list is served from the cache before a
 	// request recomputes it. The list always says how old it is.
 	ListTTL time.Duration
+	// ListStale is how old a list may be and still be served while a fresh one is
+	// computed (see Service.List); 4 × ListTTL when zero, at least ListTTL.
+	ListStale time.Duration
 	// ClientLookups bounds how many groups' online clients one pass of the list reads
 	// (one connection list each); the rest show what an earlier pass saw.
 	ClientLookups int
@@ -97,6 +100,10 @@ func NewService(admin Admin, opts Options) *Service {
 	if opts.ListTTL <= 0 {
 		opts.ListTTL = DefaultListTTL
 	}
+	if opts.ListStale <= 0 {
+		opts.ListStale = 4 * opts.ListTTL
+	}
+	opts.ListStale = max(opts.ListStale, opts.ListTTL)
 	if opts.ClientLookups <= 0 {
 		opts.ClientLookups = DefaultClientLookups
 	}

@@ -56,6 +56,9 @@ type Config struct {
 	// TopicFiguresBudget the most broker calls a collection makes.
 	TopicFigures       time.Duration
 	TopicFiguresBudget int
+	// GroupMaxOffsetReads bounds the topics' max offsets one pass of the group list
+	// reads from the brokers with too many groups for GET_BROKER_CONSUME_STATS.
+	GroupMaxOffsetReads int
 	// AlertRetry is the first delay before a failed alert delivery is retried; it
 	// doubles each attempt, five attempts in all.
 	AlertRetry time.Duration
@@ -139,6 +142,7 @@ var settings = []setting{
 	{"metrics-interval", "RMQC_METRICS_INTERVAL", "30s"},
 	{"topic-figures-interval", "RMQC_TOPIC_FIGURES_INTERVAL", "10s"},
 	{"topic-figures-budget", "RMQC_TOPIC_FIGURES_BUDGET", "200"},
+	{"group-max-offset-reads", "RMQC_GROUP_MAX_OFFSET_READS", "2000"},
 	{"alert-retry", "RMQC_ALERT_RETRY", "2s"},
 	{"alert-lang", "RMQC_ALERT_LANG", "en"},
 	{"lag-retention", "RMQC_LAG_RETENTION", "168h"},

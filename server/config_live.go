@@ -10,7 +10,7 @@ func parseLiveLimits(c *Config, v settingValues) error {
 		name string
 		to   *int
 	}{{"live-views-per-user", &c.LiveViewsPerUser}, {"live-groups", &c.LiveGroups},
-		{"topic-figures-budget", &c.TopicFiguresBudget}} {
+		{"topic-figures-budget", &c.TopicFiguresBudget}, {"group-max-offset-reads", &c.GroupMaxOffsetReads}} {
 		n, err := strconv.Atoi(v.get(l.name))
 		if err != nil || n < 1 {
 			return v.bad(l.name, "cli.config.reason.count")

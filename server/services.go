@@ -87,7 +87,8 @@ func (a *clusterApp) newServices() *services {
 	// at the poll interval.
 	s.brokersLive = live.New(handlers.BrokerFrames(s.brokers, brokers.NewSeries(300, brokerPoll)), live.Options{Interval: brokerPoll, Timeout: a.cfg.Timeout})
 	a.onClose(s.brokersLive.Close)
-	s.groups = groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster})
+	s.groups = groups.NewService(a.rmq, groups.Options{Log: a.log.With("component", "groups"), Cluster: a.cluster,
+		MaxOffsetReads: a.cfg.GroupMaxOffsetReads})
 	s.liveViews = &handlers.LiveViews{}
 	s.groupsLive = groups.NewLive(s.groups, groups.LiveOptions{
 		Interval: a.cfg.GroupPoll,
