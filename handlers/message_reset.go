@@ -29,12 +29,14 @@ func messageResetVM(c *gin.Context, m lookup.Message, gs *lookup.GroupStates) *v
 	}
 	if gs != nil {
 		for _, g := range gs.States {
-			if (g.Subscribed || g.ConsumerOffset >= 0) && !slices.Contains(vm.Groups, g.Group) && MayGroup(c, g.Group, rights.Reset) {
+			if (g.Subscribed || g.ConsumerOffset >= 0) && MayGroup(c, g.Group, rights.Reset) {
 				vm.Groups = append(vm.Groups, g.Group)
 			}
 		}
 	}
+	// Sorted, each once: a topic of 5 000 groups made a search per group quadratic.
 	slices.Sort(vm.Groups)
+	vm.Groups = slices.Compact(vm.Groups)
 	// Thousands of groups make no list one picks from: the first ones are suggested,
 	// and any is typed.
 	if vm.Total = len(vm.Groups); vm.Total > paging.DefaultLimit {
