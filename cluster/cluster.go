@@ -25,7 +25,7 @@ import (
 type Client interface {
 	ClusterInfo(ctx context.Context) (*rocketmq.ClusterInfo, error)
 	TopicRoute(ctx context.Context, topic string) (*rocketmq.TopicRoute, error)
-	SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error)
+	SubscriptionGroupNames(ctx context.Context, addr string) (rocketmq.GroupNames, error)
 }
 
 var _ Client = (*rocketmq.Client)(nil)
@@ -411,11 +411,11 @@ func (f *Fanout) GroupConfigured(group string) (bool, error) {
 	}
 	ask := slices.DeleteFunc(slices.Clone(brokers), func(b Broker) bool { return f.NotAnswering(b.Name) })
 	found := Each(f, ask, "subscription groups", func(ctx context.Context, addr string) (bool, error) {
-		t, err := f.c.ns.SubscriptionGroups(ctx, addr)
+		names, err := f.c.ns.SubscriptionGroupNames(ctx, addr)
 		if err != nil {
 			return false, err
 		}
-		_, ok := t.Groups[group]
+		_, ok := names[group]
 		return ok, nil
 	})
 	if slices.Contains(found, true) {

@@ -134,7 +134,7 @@ func BenchmarkGroupList(b *testing.B) {
 						if err != nil || r.statsErr != nil {
 							b.Fatal(err, r.statsErr)
 						}
-						k += len(r.table.Groups)
+						k += len(r.groups)
 					}
 					return k
 				})

@@ -45,7 +45,7 @@ func (c *Client) TopicConfigs(ctx context.Context, addr string) (*TopicConfigTab
 	}
 	// A broker's table of thousands of topics is the same answer read after read, and
 	// decoding it is most of a topic list's time.
-	t, err := c.topicConfigs.decode(addr, resp.Body)
+	t, err := c.topicConfigs.decode(addr, resp.Body, decodeAs[TopicConfigTable])
 	if err != nil {
 		return nil, fmt.Errorf("topic configs on %s: %w", addr, err)
 	}

@@ -78,7 +78,7 @@ type Client struct {
 	versions  map[string]BrokerVersion
 
 	topicConfigs       lastDecoded[TopicConfigTable]
-	subscriptionGroups lastDecoded[SubscriptionGroupTable]
+	groupNames         lastDecoded[GroupNames]
 }
 
 type cachedRoute struct {

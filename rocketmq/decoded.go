@@ -23,17 +23,28 @@ type decoded[T any] struct {
 
 var decodedSeed = maphash.MakeSeed()
 
-func (l *lastDecoded[T]) decode(addr string, body []byte) (*T, error) {
+// decode answers body, from addr, with the value decoded from the same body last time,
+// or decodes it with read.
+func (l *lastDecoded[T]) decode(addr string, body []byte, read func([]byte) (*T, error)) (*T, error) {
 	sum := maphash.Bytes(decodedSeed, body)
 	if last, ok := l.m.Load(addr); ok {
 		if d := last.(decoded[T]); d.sum == sum && d.size == len(body) {
 			return d.value, nil
 		}
 	}
+	v, err := read(body)
+	if err != nil {
+		return nil, err
+	}
+	l.m.Store(addr, decoded[T]{sum: sum, size: len(body), value: v})
+	return v, nil
+}
+
+// decodeAs is decodeBody into a new T.
+func decodeAs[T any](body []byte) (*T, error) {
 	v := new(T)
 	if err := decodeBody(body, v); err != nil {
 		return nil, err
 	}
-	l.m.Store(addr, decoded[T]{sum: sum, size: len(body), value: v})
 	return v, nil
 }

@@ -84,3 +84,36 @@ func BenchmarkOffsetTable(b *testing.B) {
 		}
 	})
 }
+
+// The names read in one pass from a subscription group table are its keys, for the
+// captured answers of real brokers and for a body only the generic path reads.
+func TestGroupNamesReadInOnePassAsDecoded(t *testing.T) {
+	files, err := filepath.Glob("testdata/captured/*/subscription_groups.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("captured subscription groups: %v, %v", files, err)
+	}
+	bodies := map[string][]byte{"bare keys": []byte(`{"subscriptionGroupTable":{"g":{"groupName":"g","attributes":{}}},"forbiddenTable":{"g":{"T":1}},"dataVersion":{"counter":2}}`)}
+	for _, f := range files {
+		if bodies[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range bodies {
+		var table SubscriptionGroupTable
+		if err := decodeBody(body, &table); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := parseGroupNames(body)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(*got) != len(table.Groups) || len(*got) == 0 {
+			t.Errorf("%s: %d names, want the table's %d", name, len(*got), len(table.Groups))
+		}
+		for g := range table.Groups {
+			if _, ok := (*got)[g]; !ok {
+				t.Errorf("%s: %q missing", name, g)
+			}
+		}
+	}
+}

@@ -427,6 +427,19 @@ func (b *broker) data() rocketmq.BrokerData {
 	return rocketmq.BrokerData{Cluster: "DefaultCluster", BrokerName: b.name, Addrs: addrs}
 }
 
+// SubscriptionGroupNames answers the names of SubscriptionGroups (counted as it).
+func (f *Fake) SubscriptionGroupNames(ctx context.Context, addr string) (rocketmq.GroupNames, error) {
+	t, err := f.SubscriptionGroups(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	names := make(rocketmq.GroupNames, len(t.Groups))
+	for g := range t.Groups {
+		names[g] = struct{}{}
+	}
+	return names, nil
+}
+
 // SubscriptionGroups answers every group added to the fake as configured on every broker.
 func (f *Fake) SubscriptionGroups(ctx context.Context, addr string) (*rocketmq.SubscriptionGroupTable, error) {
 	if _, err := f.enter(ctx, "SubscriptionGroups", addr); err != nil {
