@@ -77,8 +77,8 @@ type Client struct {
 	versionMu sync.Mutex
 	versions  map[string]BrokerVersion
 
-	topicConfigs       lastDecoded[TopicConfigTable]
-	groupNames         lastDecoded[GroupNames]
+	topicConfigs lastDecoded[TopicConfigTable]
+	groupNames   lastDecoded[GroupNames]
 }
 
 type cachedRoute struct {
