@@ -238,6 +238,21 @@ func (s *Service) readList(ctx context.Context) (*List, error) {
 	return l, nil
 }
 
+// KeptMaxOffsets counts the groups of l whose lag counts max offsets kept from an
+// earlier pass (Summary.MaxOffsetsAt), and the oldest of those.
+func KeptMaxOffsets(l *List) (n int, oldest time.Time) {
+	for _, g := range l.Groups {
+		if g.MaxOffsetsAt == nil {
+			continue
+		}
+		n++
+		if oldest.IsZero() || g.MaxOffsetsAt.Before(oldest) {
+			oldest = *g.MaxOffsetsAt
+		}
+	}
+	return n, oldest
+}
+
 // listLagTimes fills the queues' time behind from remembered store times and starts in
 // fo at most LagTimeLookups store-time reads, the most lagging first, for the rest.
 func (s *Service) listLagTimes(fo *cluster.Fanout, brokers []cluster.Broker, sums []Summary) {

@@ -154,6 +154,10 @@ func (h *GroupsList) Show(c *gin.Context) {
 	vm.Took = msSpan(loc, l.Took.Milliseconds(), time.Millisecond)
 	vm.Failures = sayFailures(loc, l.Failures)
 	vm.Needs5x = loc.SayText(l.Needs5x)
+	if n, at := groups.KeptMaxOffsets(l); n > 0 {
+		vm.MaxOffsets = loc.N("groups.maxOffsets", n)
+		vm.MaxOffsetsAt, vm.MaxOffsetsISO = views.TimeUTC(at), views.ISO(at)
+	}
 	if c.Query("rows") == "1" && isHTMX(c) {
 		h.renderFragment(c, http.StatusOK, views.GroupRowsFragment(vm))
 		return

@@ -712,3 +712,26 @@ func TestRefusedGroupPageSaysRetryTopicsAndAssignmentUnknown(t *testing.T) {
 		}
 	}
 }
+
+// When some groups' lag counts max offsets kept from an earlier pass, the group list
+// says how many and since when, and the API gives each one's maxOffsetsAt; otherwise
+// it says nothing of it.
+func TestGroupListSaysWhenLagCountsKeptMaxOffsets(t *testing.T) {
+	r := newGroupRouter(t, true)
+	if n := doc(t, r.get(t, "/groups")).Find(`[data-testid="groups-max-offsets"]`).Length(); n != 0 {
+		t.Fatalf("%d sentences on kept max offsets where no lag counts any", n)
+	}
+	at := time.Date(2026, 12, 7, 9, 30, 0, 0, time.UTC)
+	r.fg.mu.Lock()
+	for i := range r.fg.list.Groups[:2] {
+		r.fg.list.Groups[i].MaxOffsetsAt = &at
+	}
+	r.fg.mu.Unlock()
+	got := doc(t, r.get(t, "/groups")).Find(`[data-testid="groups-max-offsets"]`).Text()
+	if !strings.Contains(got, "The lag of 2 groups counts max offsets kept from earlier reads, the oldest read 2026-12-07 09:30:00") || !strings.Contains(got, "A group's own page reads them afresh") {
+		t.Errorf("the list says %q", got)
+	}
+	if body := r.get(t, "/api/v1/groups").Body.String(); !strings.Contains(body, `"maxOffsetsAt":"2026-12-07T09:30:00Z"`) {
+		t.Errorf("the API does not give maxOffsetsAt: %.300s", body)
+	}
+}

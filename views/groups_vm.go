@@ -41,6 +41,9 @@ type GroupsVM struct {
 	Failures                   []string
 	// Needs5x says gRPC clients, the Proxy and POP need RocketMQ 5.x (4.x clusters).
 	Needs5x string
+	// MaxOffsets says how many groups' lag counts max offsets kept from an earlier
+	// read, and since when (MaxOffsetsAt, MaxOffsetsISO); "" when none does.
+	MaxOffsets, MaxOffsetsAt, MaxOffsetsISO string
 }
 
 // SortLink is a column header's link.
