@@ -384,6 +384,21 @@ func TestListReadsABoundedNumberOfMaxOffsetsAfterTheFirstPass(t *testing.T) {
 	if fresh != 5 {
 		t.Errorf("%d groups counted from max offsets read in the second pass, want 5", fresh)
 	}
+
+	// T25 grew between its two reads: a topic in use is read before older ones that did
+	// not, though it was read a pass ago.
+	mu.Lock()
+	now = now.Add(30 * time.Second)
+	mu.Unlock()
+	if l, err = s.List(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	if g := find(l, "g25"); g == nil || g.MaxOffsetsAt != nil {
+		t.Errorf("third pass, g25: %+v; want T25, in use, read again", g)
+	}
+	if g := find(l, "g29"); g == nil || g.MaxOffsetsAt == nil || !g.MaxOffsetsAt.Equal(first) {
+		t.Errorf("third pass, g29: %+v; want T29, quiet, left to a later pass", g)
+	}
 }
 
 // With no more groups than ClientLookups, a refresh lists every group's clients again,

@@ -30,6 +30,9 @@ type keptMax struct {
 	queues []int64 // by queue id; -1: the broker did not list the queue
 	at     time.Time
 	gone   bool // the broker said the topic does not exist (its offsets linger)
+	// grew: some queue's max offset was higher than at the read before, a topic in use,
+	// whose kept max offsets fall behind between reads.
+	grew bool
 }
 
 func keep(ts *rocketmq.TopicStats, at time.Time) keptMax {
@@ -51,11 +54,22 @@ func (k keptMax) max(q int) (int64, bool) {
 	return k.queues[q], true
 }
 
+// The order in which a pass reads topics' max offsets: a lower rank first, the oldest
+// first within a rank.
+const (
+	rankNeverRead = iota
+	// rankPassed: a committed offset is past the kept max offsets, which are behind for
+	// certain (the lag would show 0).
+	rankPassed
+	// rankInUse: the topic grew at its last read. Its consumers did not pass it, so some
+	// may be stuck while it grows: the lag that matters most to see.
+	rankInUse
+	rankOld
+)
+
 // toRead picks which of the topics a broker's offset table names (offs: group → topic →
 // queue id → committed offset) a pass reads: all of them when the broker's are not kept
-// yet, else at most budget: those never read first, then those whose kept max offsets a
-// committed offset has passed (they are behind for certain, and the lag would show 0),
-// then the oldest. Topics gone from the offset table are forgotten.
+// yet, else at most budget, by rank. Topics gone from the offset table are forgotten.
 func (m *maxOffsets) toRead(broker string, offs map[string]map[string]map[int]int64, budget int) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -64,7 +78,6 @@ func (m *maxOffsets) toRead(broker string, offs map[string]map[string]map[int]in
 		topic  string
 		rank   int
 		at     time.Time
-		listed bool
 	}
 	cands := map[string]*cand{}
 	for _, byTopic := range offs {
@@ -75,17 +88,20 @@ func (m *maxOffsets) toRead(broker string, offs map[string]map[string]map[int]in
 			c := cands[t]
 			if c == nil {
 				k, ok := kept[t]
-				c = &cand{topic: t, rank: 2, at: k.at}
-				if !ok {
-					c.rank = 0
+				c = &cand{topic: t, rank: rankOld, at: k.at}
+				switch {
+				case !ok:
+					c.rank = rankNeverRead
+				case k.grew:
+					c.rank = rankInUse
 				}
 				cands[t] = c
 			}
-			if c.rank == 2 {
+			if c.rank > rankPassed {
 				k := kept[t]
 				for q, off := range qs {
 					if mx, ok := k.max(q); ok && off > mx {
-						c.rank = 1
+						c.rank = rankPassed
 						break
 					}
 				}
@@ -127,6 +143,14 @@ func (m *maxOffsets) note(broker string, read map[string]keptMax) {
 		m.byBroker[broker] = kept
 	}
 	for t, k := range read {
+		if was, ok := kept[t]; ok {
+			for q := range k.queues {
+				if mx, ok := was.max(q); ok && k.queues[q] > mx {
+					k.grew = true
+					break
+				}
+			}
+		}
 		kept[t] = k
 	}
 }
