@@ -75,9 +75,9 @@ func (m *maxOffsets) toRead(broker string, offs map[string]map[string]map[int]in
 	defer m.mu.Unlock()
 	kept := m.byBroker[broker]
 	type cand struct {
-		topic  string
-		rank   int
-		at     time.Time
+		topic string
+		rank  int
+		at    time.Time
 	}
 	cands := map[string]*cand{}
 	for _, byTopic := range offs {
