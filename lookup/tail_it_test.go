@@ -79,6 +79,22 @@ func TestIntegrationTailSeesEveryNewMessageOnceInQueueOrder(t *testing.T) {
 	before := sendAll(t, p, 2, msg(topic, "before-0", "", nil, nil), msg(topic, "before-1", "", nil, nil))
 
 	ctx := ctxT(t)
+	// A send is answered once the message is in the commit log; the broker puts it in its
+	// queue's index a moment later, and only then does the queue's max offset, where the
+	// tail starts, count it. On a loaded machine that moment can outlast the tail's start.
+	waitFor(t, 30*time.Second, "the messages sent before the tail are in their queues' max offsets", func() bool {
+		var stored int64
+		for _, br := range e.cl.Brokers {
+			st, err := e.c.TopicStats(ctx, br.Addr, topic)
+			if err != nil {
+				return false
+			}
+			for _, o := range st.Offsets {
+				stored += o.MaxOffset
+			}
+		}
+		return stored >= int64(len(before))
+	})
 	a, err := svc.Tail(ctx, TailQuery{Topic: topic}, nil)
 	if err != nil {
 		t.Fatal(err)
