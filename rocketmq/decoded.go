@@ -8,7 +8,7 @@ import (
 // lastDecoded keeps, by broker address, the last answer decoded into a T with the hash
 // of its body: an answer identical to the last one (same length and hash) is answered
 // with the value decoded from that one. For the broker-wide tables (topic configs,
-// subscription groups) that are the same answer read after read, and whose decoding is
+// subscription group names) that are the same answer read after read, and whose decoding is
 // most of a list's time on a broker of thousands of entries. The value is shared by
 // every caller: it must not be changed.
 type lastDecoded[T any] struct {

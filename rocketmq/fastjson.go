@@ -102,15 +102,19 @@ func (n *normalizer) describe() string {
 	return strconv.QuoteRune(rune(n.in[n.pos]))
 }
 
-func (n *normalizer) skipSpace() {
-	for n.pos < len(n.in) {
-		switch n.in[n.pos] {
+func (n *normalizer) skipSpace() { n.pos = spaceEnd(n.in, n.pos) }
+
+// spaceEnd is the index of the first byte of b from i on that is not JSON white space.
+func spaceEnd(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			n.pos++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (n *normalizer) value(depth int) error {

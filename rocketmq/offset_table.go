@@ -56,8 +56,9 @@ func parseOffsetTable(body []byte) (map[string]map[string]map[int]int64, error) 
 
 // jsonScan reads the JSON that fastjson writes, keys bare or quoted, without reflection.
 type jsonScan struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int // of the values skip is inside, bounded as the normalizer bounds them
 }
 
 var errUnexpected = errors.New("unexpected input")
@@ -66,16 +67,7 @@ func (s *jsonScan) fail(want string) error {
 	return fmt.Errorf("at byte %d: want %s: %w", s.i, want, errUnexpected)
 }
 
-func (s *jsonScan) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *jsonScan) ws() { s.i = spaceEnd(s.b, s.i) }
 
 // next skips white space and reports whether the next byte is c, taking it if so.
 func (s *jsonScan) next(c byte) bool {
@@ -87,15 +79,31 @@ func (s *jsonScan) next(c byte) bool {
 	return false
 }
 
-// object reads {key: value, ...}, calling member for each key with the value next.
-func (s *jsonScan) object(member func(key string) error) error {
-	if !s.next('{') {
-		return s.fail("{")
+// list reads open, items separated by commas, and close, calling item for each.
+func (s *jsonScan) list(open, close byte, item func() error) error {
+	if !s.next(open) {
+		return s.fail(string(open))
 	}
-	if s.next('}') {
+	if s.next(close) {
 		return nil
 	}
 	for {
+		if err := item(); err != nil {
+			return err
+		}
+		if s.next(',') {
+			continue
+		}
+		if s.next(close) {
+			return nil
+		}
+		return s.fail(", or " + string(close))
+	}
+}
+
+// object reads {key: value, ...}, calling member for each key with the value next.
+func (s *jsonScan) object(member func(key string) error) error {
+	return s.list('{', '}', func() error {
 		key, err := s.key()
 		if err != nil {
 			return err
@@ -103,17 +111,8 @@ func (s *jsonScan) object(member func(key string) error) error {
 		if !s.next(':') {
 			return s.fail(":")
 		}
-		if err := member(key); err != nil {
-			return err
-		}
-		if s.next(',') {
-			continue
-		}
-		if s.next('}') {
-			return nil
-		}
-		return s.fail(", or }")
-	}
+		return member(key)
+	})
 }
 
 // key is a quoted string or, as fastjson writes integer keys, a bare number.
@@ -122,14 +121,23 @@ func (s *jsonScan) key() (string, error) {
 	if s.i < len(s.b) && s.b[s.i] == '"' {
 		return s.str()
 	}
+	if d := s.digits(); d != "" {
+		return d, nil
+	}
+	return "", s.fail("a key")
+}
+
+// digits reads an optional minus sign and the digits after it ("" when none).
+func (s *jsonScan) digits() string {
+	s.ws()
 	start := s.i
-	for s.i < len(s.b) && (s.b[s.i] == '-' || s.b[s.i] >= '0' && s.b[s.i] <= '9') {
+	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
 	}
-	if s.i == start {
-		return "", s.fail("a key")
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
 	}
-	return string(s.b[start:s.i]), nil
+	return string(s.b[start:s.i])
 }
 
 // str reads a quoted string; one with escapes is left to strconv, whose escapes are
@@ -163,15 +171,8 @@ func (s *jsonScan) str() (string, error) {
 
 // int reads an integer.
 func (s *jsonScan) int() (int64, error) {
-	s.ws()
 	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
+	n, err := strconv.ParseInt(s.digits(), 10, 64)
 	if err != nil {
 		s.i = start
 		return 0, s.fail("an integer")
@@ -185,27 +186,17 @@ func (s *jsonScan) skip() error {
 	if s.i >= len(s.b) {
 		return s.fail("a value")
 	}
-	switch c := s.b[s.i]; {
-	case c == '{':
-		return s.object(func(string) error { return s.skip() })
-	case c == '[':
-		s.i++
-		if s.next(']') {
-			return nil
+	switch c := s.b[s.i]; c {
+	case '{', '[':
+		if s.depth++; s.depth > maxJSONDepth {
+			return fmt.Errorf("at byte %d: nesting deeper than %d levels: %w", s.i, maxJSONDepth, errUnexpected)
 		}
-		for {
-			if err := s.skip(); err != nil {
-				return err
-			}
-			if s.next(',') {
-				continue
-			}
-			if s.next(']') {
-				return nil
-			}
-			return s.fail(", or ]")
+		defer func() { s.depth-- }()
+		if c == '{' {
+			return s.object(func(string) error { return s.skip() })
 		}
-	case c == '"':
+		return s.list('[', ']', s.skip)
+	case '"':
 		_, err := s.str()
 		return err
 	default: // a number or a literal
