@@ -300,12 +300,7 @@ func TestListReadsABrokerWithManyGroupsFromItsOffsetTable(t *testing.T) {
 // Read from the offset table, every topic's max offsets are asked once, side by side,
 // and each group's lag is its own topic's.
 func TestListReadsEveryTopicOfAnOffsetTableOnce(t *testing.T) {
-	f := newScenario()
-	for i := range 30 {
-		topic := fmt.Sprintf("T%02d", i)
-		f.AddTopic(topic, 1, "broker-a")
-		f.setOffsets(fmt.Sprintf("g%02d", i), "broker-a", topic, map[int][2]int64{0: {100, int64(100 - i)}})
-	}
+	f := thirtyTopics()
 	f.SlowAll(time.Millisecond)
 	s := NewService(f, Options{BrokerStatsMaxGroups: 10, Concurrency: 4})
 	l, err := s.List(context.Background(), true)
@@ -330,12 +325,7 @@ func TestListReadsEveryTopicOfAnOffsetTableOnce(t *testing.T) {
 // MaxOffsetReads a pass: first those a committed offset has passed, then the oldest. The
 // lag of a group counted from kept max offsets says when they were read.
 func TestListReadsABoundedNumberOfMaxOffsetsAfterTheFirstPass(t *testing.T) {
-	f := newScenario()
-	for i := range 30 {
-		topic := fmt.Sprintf("T%02d", i)
-		f.AddTopic(topic, 1, "broker-a")
-		f.setOffsets(fmt.Sprintf("g%02d", i), "broker-a", topic, map[int][2]int64{0: {100, int64(100 - i)}})
-	}
+	f := thirtyTopics()
 	var mu sync.Mutex
 	now := time.Now().Truncate(time.Second)
 	first := now
@@ -399,6 +389,18 @@ func TestListReadsABoundedNumberOfMaxOffsetsAfterTheFirstPass(t *testing.T) {
 	if g := find(l, "g29"); g == nil || g.MaxOffsetsAt == nil || !g.MaxOffsetsAt.Equal(first) {
 		t.Errorf("third pass, g29: %+v; want T29, quiet, left to a later pass", g)
 	}
+}
+
+// thirtyTopics is broker-a with topics T00..T29 of one queue each, at max offset 100, and
+// groups g00..g29, group gNN consuming TNN with a lag of NN.
+func thirtyTopics() scenario {
+	f := newScenario()
+	for i := range 30 {
+		topic := fmt.Sprintf("T%02d", i)
+		f.AddTopic(topic, 1, "broker-a")
+		f.setOffsets(fmt.Sprintf("g%02d", i), "broker-a", topic, map[int][2]int64{0: {100, int64(100 - i)}})
+	}
+	return f
 }
 
 // With no more groups than ClientLookups, a refresh lists every group's clients again,

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -22,15 +23,7 @@ func TestOffsetTableReadInOnePassAsDecoded(t *testing.T) {
 		"two topics":   `{"offsetTable":{"T@g":{0:5},"U@g":{0:7},"T@h":{2:1}}}`,
 		"large offset": `{"offsetTable":{"T@g":{0:9007199254740993}}}`,
 	}
-	files, err := filepath.Glob("testdata/captured/*/consumer_offsets.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("captured offset tables: %v, %v", files, err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, b := range captured(t, "consumer_offsets.json") {
 		bodies[f] = string(b)
 	}
 	for name, body := range bodies {
@@ -51,7 +44,8 @@ func TestOffsetTableReadInOnePassAsDecoded(t *testing.T) {
 		t.Errorf("T@g queue 0: %v, want 5", got)
 	}
 	// What it does not expect is an error, for the generic path to take.
-	for _, body := range []string{`{"offsetTable":{"Tg":{0:5}}}`, `{"offsetTable":{"T@g":{0:5}}`, `{"offsetTable":{"T@g":{a:5}}}`, `{"offsetTable":{"T@g":{0:5.5}}}`, `[]`} {
+	deep := `{"x":` + strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1) + `,"offsetTable":{}}`
+	for _, body := range []string{`{"offsetTable":{"Tg":{0:5}}}`, `{"offsetTable":{"T@g":{0:5}}`, `{"offsetTable":{"T@g":{a:5}}}`, `{"offsetTable":{"T@g":{0:5.5}}}`, `[]`, deep} {
 		if got, err := parseOffsetTable([]byte(body)); err == nil {
 			t.Errorf("%s: %v, want an error", body, got)
 		}
@@ -88,16 +82,8 @@ func BenchmarkOffsetTable(b *testing.B) {
 // The names read in one pass from a subscription group table are its keys, for the
 // captured answers of real brokers and for a body only the generic path reads.
 func TestGroupNamesReadInOnePassAsDecoded(t *testing.T) {
-	files, err := filepath.Glob("testdata/captured/*/subscription_groups.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("captured subscription groups: %v, %v", files, err)
-	}
-	bodies := map[string][]byte{"bare keys": []byte(`{"subscriptionGroupTable":{"g":{"groupName":"g","attributes":{}}},"forbiddenTable":{"g":{"T":1}},"dataVersion":{"counter":2}}`)}
-	for _, f := range files {
-		if bodies[f], err = os.ReadFile(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bodies := captured(t, "subscription_groups.json")
+	bodies["bare keys"] = []byte(`{"subscriptionGroupTable":{"g":{"groupName":"g","attributes":{}}},"forbiddenTable":{"g":{"T":1}},"dataVersion":{"counter":2}}`)
 	for name, body := range bodies {
 		var table SubscriptionGroupTable
 		if err := decodeBody(body, &table); err != nil {
@@ -116,4 +102,20 @@ func TestGroupNamesReadInOnePassAsDecoded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// captured is every release's captured answer named name, by file.
+func captured(t *testing.T, name string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata/captured/*", name))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("captured %s: %v, %v", name, files, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		if out[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
